@@ -1,0 +1,459 @@
+/*
+ * cfg.c - see cfg.h. Unknown settings are errors, so a typo in a
+ * profile never silently changes what the scheduler does.
+ */
+#include "config.h"
+
+#include "cfg.h"
+
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static const char *const point_names[] = {
+    "queue_sort", "pre_filter", "filter", "post_filter", "pre_score", "score",
+    "reserve",    "permit",     "pre_bind", "bind",      "post_bind"};
+
+const char *config_point_name(unsigned bit)
+{
+    for (unsigned i = 0; i < sizeof point_names / sizeof *point_names; i++)
+        if (bit == 1u << i)
+            return point_names[i];
+    return NULL;
+}
+
+unsigned config_point_parse(const char *name)
+{
+    for (unsigned i = 0; i < sizeof point_names / sizeof *point_names; i++)
+        if (strcmp(name, point_names[i]) == 0)
+            return 1u << i;
+    return 0;
+}
+
+static int serr(const cfg *c, const config_setting_t *s, char *err,
+                size_t errlen, const char *what)
+{
+    return errf(err, errlen, "%s:%d: %s", c->file,
+                s ? config_setting_source_line(s) : 0, what);
+}
+
+/* Reject any member of group not in allowed. */
+static int check_keys(const cfg *c, const config_setting_t *group,
+                      const char *const *allowed, char *err, size_t errlen)
+{
+    int n = config_setting_length(group);
+    for (int i = 0; i < n; i++) {
+        config_setting_t *m = config_setting_get_elem(group, (unsigned)i);
+        const char *name = config_setting_name(m);
+        int ok = 0;
+        for (const char *const *a = allowed; *a; a++)
+            if (name && strcmp(name, *a) == 0)
+                ok = 1;
+        if (!ok) {
+            strbuf b;
+            sb_init(&b);
+            for (const char *const *a = allowed; *a; a++)
+                sb_printf(&b, "%s%s", a == allowed ? "" : ", ", *a);
+            errf(err, errlen, "%s:%d: unknown setting '%s' (expected one of: %s)",
+                 c->file, config_setting_source_line(m), name ? name : "?",
+                 b.s);
+            sb_free(&b);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Read an optional string member; *out stays NULL when absent. */
+static int get_str(const cfg *c, const config_setting_t *group,
+                   const char *key, int required, char **out, char *err,
+                   size_t errlen)
+{
+    config_setting_t *s = config_setting_get_member(group, key);
+    if (!s) {
+        if (required)
+            return errf(err, errlen, "%s:%d: missing setting '%s'", c->file,
+                        config_setting_source_line(group), key);
+        return 0;
+    }
+    if (config_setting_type(s) != CONFIG_TYPE_STRING)
+        return errf(err, errlen, "%s:%d: '%s' must be a string", c->file,
+                    config_setting_source_line(s), key);
+    const char *v = config_setting_get_string(s);
+    if (required && !*v)
+        return errf(err, errlen, "%s:%d: '%s' must not be empty", c->file,
+                    config_setting_source_line(s), key);
+    *out = xstrdup(v);
+    return 0;
+}
+
+static int get_int(const cfg *c, const config_setting_t *group,
+                   const char *key, long long min, long long max,
+                   long long *out, char *err, size_t errlen)
+{
+    config_setting_t *s = config_setting_get_member(group, key);
+    if (!s)
+        return 0;
+    int t = config_setting_type(s);
+    if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
+        return errf(err, errlen, "%s:%d: '%s' must be an integer", c->file,
+                    config_setting_source_line(s), key);
+    long long v = config_setting_get_int64(s);
+    if (v < min || v > max)
+        return errf(err, errlen, "%s:%d: '%s' must be between %lld and %lld, got %lld",
+                    c->file, config_setting_source_line(s), key, min, max, v);
+    *out = v;
+    return 0;
+}
+
+static int get_bool(const cfg *c, const config_setting_t *group,
+                    const char *key, int *out, char *err, size_t errlen)
+{
+    config_setting_t *s = config_setting_get_member(group, key);
+    if (!s)
+        return 0;
+    if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+        return errf(err, errlen, "%s:%d: '%s' must be true or false", c->file,
+                    config_setting_source_line(s), key);
+    *out = config_setting_get_bool(s);
+    return 0;
+}
+
+static int valid_path(const char *p)
+{
+    if (!p || !*p || *p == '.' || p[strlen(p) - 1] == '.')
+        return 0;
+    return strstr(p, "..") == NULL;
+}
+
+static int load_plugin(cfg *c, cfg_profile *pr, const config_setting_t *s,
+                       cfg_plugin *pl, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"name", "as", "path", "weight", "points",
+                                       "args", NULL};
+    memset(pl, 0, sizeof *pl);
+    pl->line = config_setting_source_line(s);
+    pl->weight = 1;
+    pl->points = PT_ALL;
+    if (config_setting_type(s) == CONFIG_TYPE_STRING) {
+        pl->name = xstrdup(config_setting_get_string(s));
+    } else if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
+        if (check_keys(c, s, keys, err, errlen) < 0 ||
+            get_str(c, s, "name", 1, &pl->name, err, errlen) < 0 ||
+            get_str(c, s, "as", 0, &pl->instance, err, errlen) < 0 ||
+            get_str(c, s, "path", 0, &pl->path, err, errlen) < 0)
+            return -1;
+        long long w = 1;
+        if (get_int(c, s, "weight", 0, 1000000, &w, err, errlen) < 0)
+            return -1;
+        pl->weight = (int)w;
+        config_setting_t *pts = config_setting_get_member(s, "points");
+        if (pts) {
+            if (!config_setting_is_aggregate(pts) ||
+                config_setting_is_group(pts))
+                return serr(c, pts, err, errlen,
+                            "'points' must be a list of extension point names");
+            pl->points = 0;
+            for (int i = 0; i < config_setting_length(pts); i++) {
+                const char *n = config_setting_get_string_elem(pts, i);
+                unsigned bit = n ? config_point_parse(n) : 0;
+                if (!bit)
+                    return errf(err, errlen,
+                                "%s:%d: unknown extension point '%s' (expected queue_sort, "
+                                "pre_filter, filter, post_filter, pre_score, score, reserve, "
+                                "permit, pre_bind, bind or post_bind)",
+                                c->file, config_setting_source_line(pts),
+                                n ? n : "?");
+                pl->points |= bit;
+            }
+        }
+        config_setting_t *a = config_setting_get_member(s, "args");
+        if (a && !config_setting_is_group(a))
+            return serr(c, a, err, errlen, "'args' must be a group { key = value; }");
+        pl->args = a;
+    } else {
+        return serr(c, s, err, errlen,
+                    "a plugin entry must be a name or a group { name = \"...\"; }");
+    }
+    if (!*pl->name)
+        return serr(c, s, err, errlen, "plugin name must not be empty");
+    if (!pl->instance)
+        pl->instance = xstrdup(pl->name);
+    for (size_t i = 0; i < pr->n_plugins; i++)
+        if (strcmp(pr->plugins[i].instance, pl->instance) == 0)
+            return errf(err, errlen,
+                        "%s:%d: profile '%s' lists '%s' twice (give the second one a "
+                        "different name with as = \"...\")",
+                        c->file, pl->line, pr->name, pl->instance);
+    return 0;
+}
+
+static void free_plugin(cfg_plugin *pl)
+{
+    free(pl->name);
+    free(pl->instance);
+    free(pl->path);
+}
+
+static int load_kind(cfg *c, const config_setting_t *g, const char *what,
+                     char **kind, char **api, char **sched_field, char *err,
+                     size_t errlen)
+{
+    static const char *const wkeys[] = {"kind", "api_version", "scheduler_name_field", NULL};
+    static const char *const tkeys[] = {"kind", "api_version", NULL};
+    config_setting_t *s = config_setting_get_member(g, what);
+    if (!s)
+        return errf(err, errlen, "%s:%d: missing setting '%s'", c->file,
+                    config_setting_source_line(g), what);
+    if (!config_setting_is_group(s))
+        return serr(c, s, err, errlen, "must be a group { kind = \"...\"; }");
+    if (check_keys(c, s, sched_field ? wkeys : tkeys, err, errlen) < 0 ||
+        get_str(c, s, "kind", 1, kind, err, errlen) < 0 ||
+        get_str(c, s, "api_version", 0, api, err, errlen) < 0)
+        return -1;
+    if (sched_field) {
+        if (get_str(c, s, "scheduler_name_field", 0, sched_field, err, errlen) < 0)
+            return -1;
+        if (*sched_field && !valid_path(*sched_field))
+            return serr(c, s, err, errlen,
+                        "scheduler_name_field: expected a dotted path like spec.schedulerName");
+    }
+    return 0;
+}
+
+static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p,
+                        char *err, size_t errlen)
+{
+    static const char *const keys[] = {"name", "default", "workload", "target", "binding",
+                                       "tie_break", "backoff", "max_unschedulable_ms",
+                                       "plugins", NULL};
+    static const char *const bkeys[] = {"field", NULL};
+    static const char *const bokeys[] = {"initial_ms", "max_ms", NULL};
+    memset(p, 0, sizeof *p);
+    p->line = config_setting_source_line(s);
+    p->backoff_initial_ms = 1000;
+    p->backoff_max_ms = 10000;
+    p->max_unschedulable_ms = 300000;
+    if (!config_setting_is_group(s))
+        return serr(c, s, err, errlen, "a profile must be a group { name = ...; }");
+    if (check_keys(c, s, keys, err, errlen) < 0 ||
+        get_str(c, s, "name", 1, &p->name, err, errlen) < 0 ||
+        get_bool(c, s, "default", &p->is_default, err, errlen) < 0 ||
+        load_kind(c, s, "workload", &p->workload_kind, &p->workload_api_version,
+                  &p->scheduler_name_field, err, errlen) < 0 ||
+        load_kind(c, s, "target", &p->target_kind, &p->target_api_version, NULL, err,
+                  errlen) < 0)
+        return -1;
+    config_setting_t *b = config_setting_get_member(s, "binding");
+    if (!b)
+        return errf(err, errlen, "%s:%d: profile '%s': missing setting 'binding'", c->file,
+                    p->line, p->name);
+    if (!config_setting_is_group(b) || check_keys(c, b, bkeys, err, errlen) < 0 ||
+        get_str(c, b, "field", 1, &p->binding_field, err, errlen) < 0) {
+        if (!config_setting_is_group(b))
+            serr(c, b, err, errlen, "binding must be a group { field = \"spec.nodeName\"; }");
+        return -1;
+    }
+    if (!valid_path(p->binding_field))
+        return serr(c, b, err, errlen,
+                    "binding.field: expected a dotted path like spec.nodeName");
+    char *tb = NULL;
+    if (get_str(c, s, "tie_break", 0, &tb, err, errlen) < 0)
+        return -1;
+    if (tb) {
+        int ok = strcmp(tb, "name") == 0 || strcmp(tb, "name-desc") == 0;
+        p->tie_break_desc = strcmp(tb, "name-desc") == 0;
+        free(tb);
+        if (!ok)
+            return serr(c, config_setting_get_member(s, "tie_break"), err, errlen,
+                        "tie_break: expected \"name\" or \"name-desc\"");
+    }
+    config_setting_t *bo = config_setting_get_member(s, "backoff");
+    if (bo) {
+        long long v;
+        if (!config_setting_is_group(bo) || check_keys(c, bo, bokeys, err, errlen) < 0)
+            return config_setting_is_group(bo)
+                       ? -1
+                       : serr(c, bo, err, errlen, "backoff must be a group");
+        v = (long long)p->backoff_initial_ms;
+        if (get_int(c, bo, "initial_ms", 1, 86400000LL, &v, err, errlen) < 0)
+            return -1;
+        p->backoff_initial_ms = (uint64_t)v;
+        v = (long long)p->backoff_max_ms;
+        if (get_int(c, bo, "max_ms", 1, 86400000LL, &v, err, errlen) < 0)
+            return -1;
+        p->backoff_max_ms = (uint64_t)v;
+        if (p->backoff_max_ms < p->backoff_initial_ms)
+            return serr(c, bo, err, errlen, "backoff.max_ms must be >= backoff.initial_ms");
+    }
+    long long mu = (long long)p->max_unschedulable_ms;
+    if (get_int(c, s, "max_unschedulable_ms", 1, 86400000LL * 7, &mu, err, errlen) < 0)
+        return -1;
+    p->max_unschedulable_ms = (uint64_t)mu;
+
+    config_setting_t *pl = config_setting_get_member(s, "plugins");
+    if (!pl)
+        return errf(err, errlen, "%s:%d: profile '%s': missing setting 'plugins'", c->file,
+                    p->line, p->name);
+    if (!config_setting_is_list(pl) && !config_setting_is_array(pl))
+        return serr(c, pl, err, errlen, "plugins must be a list ( { name = \"...\"; }, ... )");
+    int n = config_setting_length(pl);
+    p->plugins = xcalloc((size_t)n, sizeof *p->plugins);
+    for (int i = 0; i < n; i++) {
+        if (load_plugin(c, p, config_setting_get_elem(pl, (unsigned)i), &p->plugins[i], err,
+                        errlen) < 0) {
+            free_plugin(&p->plugins[i]);
+            return -1;
+        }
+        p->n_plugins++;
+    }
+    return 0;
+}
+
+static void free_profile(cfg_profile *p)
+{
+    free(p->name);
+    free(p->workload_kind);
+    free(p->workload_api_version);
+    free(p->scheduler_name_field);
+    free(p->target_kind);
+    free(p->target_api_version);
+    free(p->binding_field);
+    for (size_t i = 0; i < p->n_plugins; i++)
+        free_plugin(&p->plugins[i]);
+    free(p->plugins);
+}
+
+int config_load(const char *file, cfg *c, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"plugin_dirs", "parallelism", "store", "profiles",
+                                       NULL};
+    static const char *const skeys[] = {"type", "path", NULL};
+    memset(c, 0, sizeof *c);
+    c->file = xstrdup(file);
+    char *tmp = xstrdup(file);
+    c->dir = xstrdup(dirname(tmp));
+    free(tmp);
+    c->parallelism = 0;
+    config_init(&c->lc);
+    if (access(file, R_OK) != 0) {
+        errf(err, errlen, "%s: cannot read the config file: %m", file);
+        goto fail;
+    }
+    if (!config_read_file(&c->lc, file)) {
+        errf(err, errlen, "%s:%d: %s", config_error_file(&c->lc) ? config_error_file(&c->lc)
+                                                                  : file,
+             config_error_line(&c->lc), config_error_text(&c->lc));
+        goto fail;
+    }
+    config_setting_t *root = config_root_setting(&c->lc);
+    if (check_keys(c, root, keys, err, errlen) < 0)
+        goto fail;
+
+    config_setting_t *dirs = config_setting_get_member(root, "plugin_dirs");
+    if (dirs) {
+        if (!config_setting_is_array(dirs) && !config_setting_is_list(dirs)) {
+            serr(c, dirs, err, errlen, "plugin_dirs must be a list of strings [ \"dir\", ... ]");
+            goto fail;
+        }
+        int n = config_setting_length(dirs);
+        c->plugin_dirs = xcalloc((size_t)n, sizeof *c->plugin_dirs);
+        for (int i = 0; i < n; i++) {
+            const char *d = config_setting_get_string_elem(dirs, i);
+            if (!d) {
+                serr(c, dirs, err, errlen, "plugin_dirs must be a list of strings");
+                goto fail;
+            }
+            c->plugin_dirs[c->n_plugin_dirs++] =
+                d[0] == '/' ? xstrdup(d) : xasprintf("%s/%s", c->dir, d);
+        }
+    }
+    long long par = 0;
+    if (get_int(c, root, "parallelism", 0, 256, &par, err, errlen) < 0)
+        goto fail;
+    c->parallelism = (int)par;
+
+    config_setting_t *st = config_setting_get_member(root, "store");
+    c->store_type = xstrdup("file");
+    if (st) {
+        if (!config_setting_is_group(st)) {
+            serr(c, st, err, errlen, "store must be a group { type = \"file\"; path = \"...\"; }");
+            goto fail;
+        }
+        char *type = NULL;
+        if (check_keys(c, st, skeys, err, errlen) < 0 ||
+            get_str(c, st, "type", 0, &type, err, errlen) < 0 ||
+            get_str(c, st, "path", 0, &c->store_path, err, errlen) < 0)
+            goto fail;
+        if (type) {
+            free(c->store_type);
+            c->store_type = type;
+        }
+        if (strcmp(c->store_type, "file") != 0) {
+            serr(c, st, err, errlen, "store.type: expected \"file\" (the only store so far)");
+            goto fail;
+        }
+        if (c->store_path && c->store_path[0] != '/') {
+            char *abs = xasprintf("%s/%s", c->dir, c->store_path);
+            free(c->store_path);
+            c->store_path = abs;
+        }
+    }
+
+    config_setting_t *profs = config_setting_get_member(root, "profiles");
+    if (!profs) {
+        errf(err, errlen, "%s: missing setting 'profiles'", file);
+        goto fail;
+    }
+    if (!config_setting_is_list(profs) || config_setting_length(profs) == 0) {
+        serr(c, profs, err, errlen, "profiles must be a non-empty list ( { ... }, ... )");
+        goto fail;
+    }
+    int n = config_setting_length(profs);
+    c->profiles = xcalloc((size_t)n, sizeof *c->profiles);
+    for (int i = 0; i < n; i++) {
+        cfg_profile *p = &c->profiles[i];
+        if (load_profile(c, config_setting_get_elem(profs, (unsigned)i), p, err, errlen) < 0) {
+            free_profile(p);
+            goto fail;
+        }
+        c->n_profiles++;
+        for (int j = 0; j < i; j++) {
+            const cfg_profile *q = &c->profiles[j];
+            if (strcmp(q->name, p->name) == 0) {
+                errf(err, errlen, "%s:%d: a profile named '%s' already exists (line %d)", file,
+                     p->line, p->name, q->line);
+                goto fail;
+            }
+            if (p->is_default && q->is_default &&
+                strcmp(q->workload_kind, p->workload_kind) == 0) {
+                errf(err, errlen, "%s:%d: profiles '%s' and '%s' are both default for kind %s",
+                     file, p->line, q->name, p->name, p->workload_kind);
+                goto fail;
+            }
+        }
+    }
+    return 0;
+fail:
+    config_free(c);
+    return -1;
+}
+
+void config_free(cfg *c)
+{
+    for (size_t i = 0; i < c->n_profiles; i++)
+        free_profile(&c->profiles[i]);
+    free(c->profiles);
+    for (size_t i = 0; i < c->n_plugin_dirs; i++)
+        free(c->plugin_dirs[i]);
+    free(c->plugin_dirs);
+    free(c->store_type);
+    free(c->store_path);
+    free(c->file);
+    free(c->dir);
+    config_destroy(&c->lc);
+    memset(c, 0, sizeof *c);
+}

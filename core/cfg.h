@@ -1,0 +1,83 @@
+/*
+ * cfg.h - the host configuration (libconfig).
+ *
+ * Global settings (plugin directories, store, parallelism, logging) and the
+ * profiles: which workload kind a profile schedules and which scheduler
+ * name it answers to, the target kind, the binding field, queue timings,
+ * tie-breaking, and the ordered plugin list with weights and arguments.
+ * Nothing about a kind is hard-coded in the core: it all comes from here.
+ * Every error names the file and line. Plugin arguments are checked against
+ * each plugin's declared schema later, by the loader (args.c), which is why
+ * the libconfig tree stays alive with the config.
+ */
+#ifndef TRELLIS_CFG_H
+#define TRELLIS_CFG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libconfig.h>
+
+/* extension points a plugin entry may be restricted to */
+enum {
+    PT_QUEUE_SORT = 1u << 0,
+    PT_PRE_FILTER = 1u << 1,
+    PT_FILTER = 1u << 2,
+    PT_POST_FILTER = 1u << 3,
+    PT_PRE_SCORE = 1u << 4,
+    PT_SCORE = 1u << 5,
+    PT_RESERVE = 1u << 6,
+    PT_PERMIT = 1u << 7,
+    PT_PRE_BIND = 1u << 8,
+    PT_BIND = 1u << 9,
+    PT_POST_BIND = 1u << 10,
+    PT_ALL = (1u << 11) - 1
+};
+/* Name of an extension point bit ("filter"); NULL if unknown. */
+const char *config_point_name(unsigned bit);
+/* Parse a point name; 0 if unknown. */
+unsigned config_point_parse(const char *name);
+
+typedef struct cfg_plugin {
+    char *name;     /* plugin name (the .so is <name>.so) */
+    char *instance; /* name within the profile: `as`, default = name */
+    char *path;     /* explicit file, or NULL to search the directories */
+    int weight;     /* score weight, default 1 */
+    unsigned points; /* PT_* mask the entry may take part in */
+    const config_setting_t *args; /* group or NULL; owned by the config */
+    int line;
+} cfg_plugin;
+
+typedef struct cfg_profile {
+    char *name; /* the scheduler name this profile answers to */
+    int is_default; /* also takes workloads with an empty scheduler name */
+    char *workload_kind, *workload_api_version; /* api_version may be NULL */
+    char *scheduler_name_field; /* may be NULL: every workload of the kind */
+    char *target_kind, *target_api_version;
+    char *binding_field; /* e.g. "spec.nodeName" */
+    int tie_break_desc;  /* 0: smallest name wins a tie, 1: largest */
+    uint64_t backoff_initial_ms, backoff_max_ms, max_unschedulable_ms;
+    cfg_plugin *plugins;
+    size_t n_plugins;
+    int line;
+} cfg_profile;
+
+typedef struct cfg {
+    char *file; /* path as given */
+    char *dir;  /* directory of the file, for relative plugin_dirs */
+    char **plugin_dirs; /* resolved against dir */
+    size_t n_plugin_dirs;
+    int parallelism;
+    char *store_type; /* "file" */
+    char *store_path; /* may be NULL */
+    cfg_profile *profiles;
+    size_t n_profiles;
+    config_t lc;
+} cfg;
+
+/* Load and check a config. 0, or -1 with err "file:line: what". On error
+ * nothing needs freeing. */
+int config_load(const char *file, cfg *c, char *err, size_t errlen);
+void config_free(cfg *c);
+
+#endif

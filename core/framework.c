@@ -1,0 +1,570 @@
+/*
+ * framework.c - see framework.h.
+ */
+#include "config.h"
+
+#include "framework.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "util.h"
+
+/* Targets are filtered in blocks of whole bitmap words. */
+#define FILTER_BLOCK 256
+#define SCORE_BLOCK 256
+
+static void plist_add(plist *l, trellis_plugin *pl)
+{
+    l->v = xrealloc(l->v, (l->n + 1) * sizeof *l->v);
+    l->v[l->n++] = pl;
+}
+
+void framework_build(profile *p)
+{
+    for (size_t i = 0; i < p->n_plugins; i++) {
+        trellis_plugin *pl = p->plugins[i];
+        const plugin_hooks *h = &pl->h;
+        unsigned pt = pl->points;
+        pl->index = (int)i;
+        if (h->less && (pt & PT_QUEUE_SORT) && !p->queue_sort)
+            p->queue_sort = pl;
+        if (h->prepare_workload || h->amounts)
+            plist_add(&p->prepare_workload, pl);
+        if (h->prepare_target)
+            plist_add(&p->prepare_target, pl);
+        if (h->pre_filter && (pt & PT_PRE_FILTER))
+            plist_add(&p->pre_filter, pl);
+        if (h->filter && (pt & PT_FILTER))
+            plist_add(&p->filter, pl);
+        if (h->post_filter && (pt & PT_POST_FILTER))
+            plist_add(&p->post_filter, pl);
+        if (h->pre_score && (pt & PT_PRE_SCORE))
+            plist_add(&p->pre_score, pl);
+        if (h->score && (pt & PT_SCORE))
+            plist_add(&p->score, pl);
+        if ((h->reserve || h->unreserve) && (pt & PT_RESERVE))
+            plist_add(&p->reserve, pl);
+        if (h->permit && (pt & PT_PERMIT))
+            plist_add(&p->permit, pl);
+        if (h->pre_bind && (pt & PT_PRE_BIND))
+            plist_add(&p->pre_bind, pl);
+        if (h->bind && (pt & PT_BIND))
+            plist_add(&p->bind, pl);
+        if (h->post_bind && (pt & PT_POST_BIND))
+            plist_add(&p->post_bind, pl);
+    }
+}
+
+/* Free the arena's chunks (see cycle_alloc in hostapi.c); keep the newest
+ * one for the next cycle when keep is set. */
+static void arena_release(trellis_cycle *c, int keep)
+{
+    char *chunk = c->arena;
+    if (!chunk)
+        return;
+    char *old = *(char **)chunk;
+    while (old) {
+        char *next = *(char **)old;
+        free(old);
+        old = next;
+    }
+    *(char **)chunk = NULL;
+    if (keep) {
+        c->arena_used = 16;
+        return;
+    }
+    free(chunk);
+    c->arena = NULL;
+    c->arena_cap = c->arena_used = 0;
+}
+
+void cycle_init(trellis_cycle *c)
+{
+    memset(c, 0, sizeof *c);
+}
+
+void cycle_free(trellis_cycle *c)
+{
+    free(c->slots);
+    free(c->skip_filter);
+    free(c->skip_score);
+    arena_release(c, 0);
+    free(c->pass);
+    free(c->cands);
+    free(c->feasible);
+    free(c->feasible_idx);
+    free(c->scores);
+    free(c->totals);
+    memset(c, 0, sizeof *c);
+}
+
+/* Size the buffers for this profile and snapshot; they only grow, so a
+ * steady state allocates nothing. */
+void framework_cycle_reset(trellis_cycle *c, profile *p, trellis_object *w)
+{
+    c->p = p;
+    c->w = w;
+    if (p->n_plugins > c->cap_plugins) {
+        c->cap_plugins = p->n_plugins;
+        c->slots = xrealloc(c->slots, c->cap_plugins * sizeof *c->slots);
+        c->skip_filter = xrealloc(c->skip_filter, c->cap_plugins);
+        c->skip_score = xrealloc(c->skip_score, c->cap_plugins);
+    }
+    memset(c->slots, 0, p->n_plugins * sizeof *c->slots);
+    memset(c->skip_filter, 0, p->n_plugins);
+    memset(c->skip_score, 0, p->n_plugins);
+    arena_release(c, 1);
+    c->targets = p->snap.targets;
+    c->n = p->snap.n;
+    if (c->n > c->cap_targets) {
+        size_t cap = c->n + 64;
+        c->pass = xrealloc(c->pass, ((cap + 63) / 64) * sizeof *c->pass);
+        c->cands = xrealloc(c->cands, cap * sizeof *c->cands);
+        c->feasible = xrealloc(c->feasible, cap * sizeof *c->feasible);
+        c->feasible_idx = xrealloc(c->feasible_idx, cap * sizeof *c->feasible_idx);
+        c->totals = xrealloc(c->totals, cap * sizeof *c->totals);
+        c->cap_targets = cap;
+    }
+    c->n_feasible = 0;
+    c->scored = 0;
+    c->pre_plugin = -1;
+    memset(&c->pre_status, 0, sizeof c->pre_status);
+    c->in_post_filter = 0;
+    c->changed = 0;
+    c->failed = 0;
+    c->error_plugin = NULL;
+    memset(&c->error_status, 0, sizeof c->error_status);
+}
+
+/* The profile plugin whose prepare failed on o, or NULL. */
+static const trellis_plugin *invalid_for(const profile *p, const trellis_object *o)
+{
+    if (o->prepare_failed_slot < 0)
+        return NULL;
+    for (size_t i = 0; i < p->n_plugins; i++)
+        if (p->plugins[i]->slot == o->prepare_failed_slot)
+            return p->plugins[i];
+    return NULL;
+}
+
+static void filter_block(void *ctx, size_t b, size_t e)
+{
+    trellis_cycle *c = ctx;
+    profile *p = c->p;
+    uint64_t *pass = c->pass;
+    for (size_t i = b; i < e; i++) {
+        pass[i / 64] |= 1ull << (i % 64);
+        c->cands[i].rej = -1;
+        c->cands[i].code = TRELLIS_SUCCESS;
+        c->cands[i].explained = 0;
+        if (c->targets[i]->obj->prepare_failed_slot >= 0 &&
+            invalid_for(p, c->targets[i]->obj)) {
+            pass[i / 64] &= ~(1ull << (i % 64));
+            c->cands[i].rej = REJ_INVALID;
+            c->cands[i].code = TRELLIS_UNRESOLVABLE;
+        }
+    }
+    trellis_status st;
+    for (size_t k = 0; k < p->filter.n; k++) {
+        trellis_plugin *pl = p->filter.v[k];
+        if (c->skip_filter[pl->index])
+            continue;
+        if (pl->h.filter_batch) {
+            uint64_t before[FILTER_BLOCK / 64];
+            size_t w0 = b / 64, nw = (e - b + 63) / 64;
+            memcpy(before, &pass[w0], nw * sizeof *pass);
+            pl->h.filter_batch(pl, c, c->w, (const trellis_target *const *)&c->targets[b],
+                               e - b, &pass[w0]);
+            for (size_t wi = 0; wi < nw; wi++) {
+                /* a batch filter may only clear bits */
+                uint64_t gone = before[wi] & ~pass[w0 + wi];
+                pass[w0 + wi] &= before[wi];
+                while (gone) {
+                    size_t i = (w0 + wi) * 64 + (size_t)__builtin_ctzll(gone);
+                    gone &= gone - 1;
+                    c->cands[i].rej = (int16_t)k;
+                    c->cands[i].code = CODE_UNKNOWN;
+                }
+            }
+            continue;
+        }
+        for (size_t wi = b / 64; wi * 64 < e; wi++) {
+            uint64_t bits = pass[wi];
+            while (bits) {
+                size_t i = wi * 64 + (size_t)__builtin_ctzll(bits);
+                bits &= bits - 1;
+                if (i >= e)
+                    break;
+                int rc = pl->h.filter(pl, c, c->w, c->targets[i], &st);
+                if (rc != TRELLIS_SUCCESS) {
+                    pass[wi] &= ~(1ull << (i % 64));
+                    c->cands[i].rej = (int16_t)k;
+                    c->cands[i].code = (uint8_t)(rc == TRELLIS_UNSCHEDULABLE ||
+                                                         rc == TRELLIS_UNRESOLVABLE ||
+                                                         rc == TRELLIS_ERROR
+                                                     ? rc
+                                                     : TRELLIS_ERROR);
+                }
+            }
+        }
+    }
+}
+
+static void score_block(void *ctx, size_t b, size_t e)
+{
+    trellis_cycle *c = ctx;
+    profile *p = c->p;
+    size_t nf = c->n_feasible;
+    trellis_status st;
+    for (size_t k = 0; k < p->score.n; k++) {
+        trellis_plugin *pl = p->score.v[k];
+        int64_t *out = &c->scores[k * nf];
+        if (c->skip_score[pl->index]) {
+            for (size_t j = b; j < e; j++)
+                out[j] = 0;
+            continue;
+        }
+        if (pl->h.score_batch) {
+            pl->h.score_batch(pl, c, c->w, (const trellis_target *const *)&c->feasible[b],
+                              e - b, &out[b]);
+            continue;
+        }
+        for (size_t j = b; j < e; j++) {
+            int64_t v = 0;
+            if (pl->h.score(pl, c, c->w, c->feasible[j], &v, &st) != TRELLIS_SUCCESS)
+                v = INT64_MIN; /* reported by the caller */
+            out[j] = v;
+        }
+    }
+}
+
+static void set_error(trellis_cycle *c, const trellis_plugin *pl, const trellis_status *st,
+                      char *msg, size_t msglen, const char *what)
+{
+    c->failed = 1;
+    c->error_plugin = pl;
+    if (st)
+        c->error_status = *st;
+    snprintf(msg, msglen, "plugin %s: %s%s%s", pl ? pl->name : "?", what,
+             st && st->message[0] ? ": " : "", st ? st->message : "");
+}
+
+int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who,
+                      trellis_status *st)
+{
+    profile *p = c->p;
+    cand *cd = &c->cands[i];
+    memset(st, 0, sizeof *st);
+    *who = NULL;
+    if (cd->rej == -1)
+        return TRELLIS_SUCCESS;
+    if (cd->rej == REJ_PRE_FILTER) {
+        *st = c->pre_status;
+        *who = c->pre_plugin >= 0 ? p->plugins[c->pre_plugin] : NULL;
+        return st->code;
+    }
+    if (cd->rej == REJ_INVALID) {
+        const trellis_object *o = c->targets[i]->obj;
+        *who = invalid_for(p, o);
+        st->code = TRELLIS_UNRESOLVABLE;
+        snprintf(st->reason, sizeof st->reason, "InvalidTarget");
+        snprintf(st->message, sizeof st->message, "%s",
+                 o->prepare_error ? o->prepare_error : "the target is malformed");
+        return st->code;
+    }
+    /* rerun the plain filters in order; the first rejection is the one */
+    for (size_t k = 0; k < p->filter.n; k++) {
+        trellis_plugin *pl = p->filter.v[k];
+        if (c->skip_filter[pl->index])
+            continue;
+        int rc = pl->h.filter(pl, c, c->w, c->targets[i], st);
+        if (rc != TRELLIS_SUCCESS) {
+            *who = pl;
+            st->code = rc;
+            if (!st->reason[0])
+                snprintf(st->reason, sizeof st->reason, "Rejected");
+            cd->code = (uint8_t)rc;
+            cd->explained = 1;
+            return rc;
+        }
+    }
+    /* the batch filter rejected a target its plain filter accepts */
+    *who = p->filter.v[cd->rej];
+    st->code = TRELLIS_ERROR;
+    snprintf(st->reason, sizeof st->reason, "InconsistentFilter");
+    snprintf(st->message, sizeof st->message,
+             "the batch filter rejected this target but the plain filter accepts it");
+    cd->code = TRELLIS_ERROR;
+    cd->explained = 1;
+    return TRELLIS_ERROR;
+}
+
+int framework_filter_without(trellis_cycle *c, const struct trellis_target *t,
+                             const trellis_object *const *victims, size_t n,
+                             trellis_status *st)
+{
+    profile *p = c->p;
+    int nc = p->snap.n_counters;
+    struct trellis_target tmp = *t;
+    tmp.wl = NULL;
+    tmp.n_wl = 0;
+    tmp.cap_wl = 0;
+    /* the copy lives on the heap only for this call */
+    trellis_object **wl = xmalloc((t->n_wl ? t->n_wl : 1) * sizeof *wl);
+    int64_t *sums = xmalloc((size_t)(nc ? nc : 1) * sizeof *sums);
+    if (nc)
+        memcpy(sums, t->sums, (size_t)nc * sizeof *sums);
+    for (size_t i = 0; i < t->n_wl; i++) {
+        int gone = 0;
+        for (size_t j = 0; j < n && !gone; j++)
+            gone = victims[j] == t->wl[i] ||
+                   (strcmp(victims[j]->key, t->wl[i]->key) == 0 &&
+                    strcmp(victims[j]->kind, t->wl[i]->kind) == 0);
+        if (gone) {
+            if (t->wl[i]->counters)
+                for (int k = 0; k < nc; k++)
+                    sums[k] -= t->wl[i]->counters[k];
+        } else {
+            wl[tmp.n_wl++] = t->wl[i];
+        }
+    }
+    tmp.wl = wl;
+    tmp.sums = sums;
+    int rc = TRELLIS_SUCCESS;
+    memset(st, 0, sizeof *st);
+    if (invalid_for(p, t->obj)) {
+        rc = TRELLIS_UNRESOLVABLE;
+        snprintf(st->reason, sizeof st->reason, "InvalidTarget");
+    }
+    for (size_t k = 0; k < p->filter.n && rc == TRELLIS_SUCCESS; k++) {
+        trellis_plugin *pl = p->filter.v[k];
+        if (c->skip_filter[pl->index])
+            continue;
+        rc = pl->h.filter(pl, c, c->w, &tmp, st);
+    }
+    st->code = rc;
+    free(wl);
+    free(sums);
+    return rc;
+}
+
+typedef struct tally {
+    char reason[TRELLIS_REASON_MAX];
+    size_t count;
+} tally;
+
+static int by_count(const void *a, const void *b)
+{
+    const tally *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count < y->count ? 1 : -1;
+    return strcmp(x->reason, y->reason);
+}
+
+char *framework_unschedulable_message(trellis_cycle *c)
+{
+    strbuf b;
+    sb_init(&b);
+    sb_printf(&b, "0/%zu targets are available", c->n);
+    if (c->n == 0) {
+        sb_printf(&b, ": no %s exists.", c->p->cfg->target_kind);
+        return sb_steal(&b);
+    }
+    tally *t = xcalloc(c->n, sizeof *t);
+    size_t nt = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const trellis_plugin *who;
+        trellis_status st;
+        framework_explain(c, i, &who, &st);
+        size_t k;
+        for (k = 0; k < nt; k++)
+            if (strcmp(t[k].reason, st.reason) == 0)
+                break;
+        if (k == nt) {
+            snprintf(t[nt].reason, sizeof t[nt].reason, "%s", st.reason);
+            nt++;
+        }
+        t[k].count++;
+    }
+    qsort(t, nt, sizeof *t, by_count);
+    for (size_t k = 0; k < nt; k++)
+        sb_printf(&b, "%s %zu %s", k ? "," : ":", t[k].count, t[k].reason);
+    sb_puts(&b, ".");
+    free(t);
+    return sb_steal(&b);
+}
+
+fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, int explain,
+                             const struct trellis_target **best, char *msg, size_t msglen)
+{
+    framework_cycle_reset(c, p, w);
+    *best = NULL;
+    msg[0] = '\0';
+    const trellis_plugin *bad = invalid_for(p, w);
+    if (bad) {
+        snprintf(msg, msglen, "%s", w->prepare_error ? w->prepare_error : "malformed workload");
+        return FW_ERROR;
+    }
+
+    /* pre-filter */
+    trellis_status st;
+    int all_rejected = 0;
+    for (size_t k = 0; k < p->pre_filter.n; k++) {
+        trellis_plugin *pl = p->pre_filter.v[k];
+        memset(&st, 0, sizeof st);
+        int rc = pl->h.pre_filter(pl, c, w, &st);
+        if (rc == TRELLIS_SUCCESS)
+            continue;
+        if (rc == TRELLIS_SKIP) {
+            c->skip_filter[pl->index] = 1;
+            continue;
+        }
+        if (rc == TRELLIS_UNSCHEDULABLE || rc == TRELLIS_UNRESOLVABLE) {
+            st.code = rc;
+            if (!st.reason[0])
+                snprintf(st.reason, sizeof st.reason, "PreFilterRejected");
+            c->pre_status = st;
+            c->pre_plugin = pl->index;
+            all_rejected = 1;
+            break;
+        }
+        set_error(c, pl, &st, msg, msglen, "pre-filter failed");
+        return FW_ERROR;
+    }
+
+    /* filter */
+    size_t words = (c->n + 63) / 64;
+    memset(c->pass, 0, words * sizeof *c->pass);
+    if (all_rejected) {
+        for (size_t i = 0; i < c->n; i++) {
+            c->cands[i].rej = REJ_PRE_FILTER;
+            c->cands[i].code = (uint8_t)c->pre_status.code;
+            c->cands[i].explained = 1;
+        }
+    } else {
+        pool_run(p->sched_pool, c->n, FILTER_BLOCK, filter_block, c);
+    }
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->pass[i / 64] & (1ull << (i % 64))) {
+            c->feasible_idx[c->n_feasible] = (uint32_t)i;
+            c->feasible[c->n_feasible++] = c->targets[i];
+        } else if (c->cands[i].code == TRELLIS_ERROR) {
+            const trellis_plugin *who;
+            framework_explain(c, i, &who, &st);
+            set_error(c, who, &st, msg, msglen, "filter failed");
+            return FW_ERROR;
+        }
+    }
+
+    if (c->n_feasible == 0) {
+        /* post-filter: every rejection needs its code (unschedulable or
+         * unresolvable) so the plugin knows where evicting could help */
+        for (size_t i = 0; i < c->n; i++) {
+            if (c->cands[i].code == CODE_UNKNOWN) {
+                const trellis_plugin *who;
+                framework_explain(c, i, &who, &st);
+            }
+        }
+        c->in_post_filter = 1;
+        for (size_t k = 0; k < p->post_filter.n; k++) {
+            trellis_plugin *pl = p->post_filter.v[k];
+            memset(&st, 0, sizeof st);
+            int rc = pl->h.post_filter(pl, c, w, &st);
+            if (rc == TRELLIS_SUCCESS) {
+                c->changed = 1;
+                break;
+            }
+            if (rc == TRELLIS_ERROR) {
+                c->in_post_filter = 0;
+                set_error(c, pl, &st, msg, msglen, "post-filter failed");
+                return FW_ERROR;
+            }
+        }
+        c->in_post_filter = 0;
+        return FW_UNSCHEDULABLE;
+    }
+
+    if (c->n_feasible == 1 && !explain) {
+        *best = c->feasible[0];
+        return FW_SCHEDULED;
+    }
+
+    /* pre-score */
+    for (size_t k = 0; k < p->pre_score.n; k++) {
+        trellis_plugin *pl = p->pre_score.v[k];
+        memset(&st, 0, sizeof st);
+        int rc = pl->h.pre_score(pl, c, w, (const trellis_target *const *)c->feasible,
+                                 c->n_feasible, &st);
+        if (rc == TRELLIS_SKIP)
+            c->skip_score[pl->index] = 1;
+        else if (rc != TRELLIS_SUCCESS) {
+            set_error(c, pl, &st, msg, msglen, "pre-score failed");
+            return FW_ERROR;
+        }
+    }
+
+    /* score */
+    size_t nf = c->n_feasible;
+    size_t need = p->score.n * nf;
+    if (need > c->cap_scores) {
+        c->cap_scores = need + 64;
+        c->scores = xrealloc(c->scores, c->cap_scores * sizeof *c->scores);
+    }
+    if (p->score.n)
+        pool_run(p->sched_pool, nf, SCORE_BLOCK, score_block, c);
+    memset(c->totals, 0, nf * sizeof *c->totals);
+    for (size_t k = 0; k < p->score.n; k++) {
+        trellis_plugin *pl = p->score.v[k];
+        int64_t *sc = &c->scores[k * nf];
+        if (c->skip_score[pl->index])
+            continue;
+        for (size_t j = 0; j < nf; j++)
+            if (sc[j] == INT64_MIN) {
+                memset(&st, 0, sizeof st);
+                int64_t v;
+                pl->h.score(pl, c, w, c->feasible[j], &v, &st);
+                snprintf(msg, msglen, "plugin %s: score failed for target %s%s%s", pl->name,
+                         c->feasible[j]->name, st.message[0] ? ": " : "", st.message);
+                c->failed = 1;
+                return FW_ERROR;
+            }
+        if (pl->h.normalize) {
+            memset(&st, 0, sizeof st);
+            if (pl->h.normalize(pl, c, w, (const trellis_target *const *)c->feasible, nf, sc,
+                                &st) != TRELLIS_SUCCESS) {
+                set_error(c, pl, &st, msg, msglen, "normalize failed");
+                return FW_ERROR;
+            }
+        }
+        for (size_t j = 0; j < nf; j++) {
+            if (sc[j] < 0 || sc[j] > TRELLIS_MAX_SCORE) {
+                snprintf(msg, msglen,
+                         "plugin %s: score %lld for target %s is outside 0..%d", pl->name,
+                         (long long)sc[j], c->feasible[j]->name, TRELLIS_MAX_SCORE);
+                c->failed = 1;
+                return FW_ERROR;
+            }
+            c->totals[j] += (int64_t)pl->weight * sc[j];
+        }
+    }
+    c->scored = 1;
+
+    /* select: feasible targets are in name order, so the first maximum is
+     * the smallest name and the last maximum the largest */
+    size_t bi = 0;
+    for (size_t j = 1; j < nf; j++) {
+        if (c->totals[j] > c->totals[bi] ||
+            (c->totals[j] == c->totals[bi] && p->cfg->tie_break_desc))
+            bi = j;
+    }
+    if (c->nominated_name) {
+        /* a post-filter made room there for this workload */
+        for (size_t j = 0; j < nf; j++)
+            if (strcmp(c->feasible[j]->name, c->nominated_name) == 0)
+                bi = j;
+    }
+    *best = c->feasible[bi];
+    return FW_SCHEDULED;
+}

@@ -1,0 +1,124 @@
+/*
+ * framework.h - a profile's plugins and the scheduling algorithm.
+ *
+ * A profile is the runtime side of a config profile: its plugin instances
+ * grouped per extension point in config order, its queue and its snapshot.
+ * framework_schedule runs one workload's scheduling algorithm against the
+ * snapshot: pre-filter, filter over all targets in parallel blocks (batch
+ * hooks where offered), post-filter when nothing fits, pre-score, score in
+ * parallel, normalize, weighted totals, and selection. The highest total
+ * wins; equal totals go to the smallest target name (tie_break = "name") or
+ * the largest ("name-desc"), so the result never depends on the number of
+ * workers. Reasons for rejections are not collected in the hot loop: when
+ * they are needed (an unschedulable workload, --explain, post-filter) the
+ * plain filters are run again for the rejected targets only.
+ */
+#ifndef TRELLIS_FRAMEWORK_H
+#define TRELLIS_FRAMEWORK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cfg.h"
+#include "plugin.h"
+#include "pool.h"
+#include "queue.h"
+#include "snapshot.h"
+
+struct sched;
+struct decision;
+
+typedef struct plist {
+    trellis_plugin **v;
+    size_t n;
+} plist;
+
+typedef struct profile {
+    const cfg_profile *cfg;
+    struct sched *sched;
+    int index;
+    trellis_plugin **plugins; /* config order */
+    size_t n_plugins;
+    trellis_plugin *queue_sort;
+    plist pre_filter, filter, post_filter, pre_score, score, reserve, permit, pre_bind, bind,
+        post_bind, prepare_workload, prepare_target;
+    queue q;
+    snapshot snap;
+    struct pool *sched_pool;
+} profile;
+
+/* Per-target verdict in a cycle. */
+typedef struct cand {
+    int16_t rej;   /* index into profile->filter of the first rejecting plugin, -1 */
+    uint8_t code;  /* trellis_code; CODE_UNKNOWN until explained */
+    uint8_t explained;
+} cand;
+#define CODE_UNKNOWN 0xff
+#define REJ_PRE_FILTER (-2) /* rejected by a pre_filter for every target */
+#define REJ_INVALID (-3)    /* the target's object failed a plugin's prepare */
+
+struct trellis_cycle {
+    profile *p;
+    trellis_object *w;
+    struct decision *d;
+    /* per plugin of the profile (by index) */
+    void **slots;
+    unsigned char *skip_filter, *skip_score;
+    size_t cap_plugins;
+    /* the arena behind cycle_alloc */
+    char *arena;
+    size_t arena_cap, arena_used;
+    /* the snapshot this cycle looks at */
+    struct trellis_target **targets;
+    size_t n;
+    uint64_t *pass; /* bitmap over targets */
+    cand *cands;
+    size_t cap_targets;
+    /* feasible targets and scores */
+    const struct trellis_target **feasible;
+    uint32_t *feasible_idx;
+    size_t n_feasible;
+    int64_t *scores; /* [score plugin][feasible] */
+    int64_t *totals;
+    size_t cap_scores;
+    int scored;
+    /* pre_filter rejection for all targets */
+    trellis_status pre_status;
+    int pre_plugin;
+    /* post_filter */
+    int in_post_filter;
+    const char *nominated_name; /* set by the caller: prefer this target */
+    int changed; /* a post_filter evicted or created something */
+    int failed;  /* an ERROR status ended the cycle */
+    trellis_status error_status;
+    const trellis_plugin *error_plugin;
+};
+
+/* Build a profile's plugin lists from its instances. */
+void framework_build(profile *p);
+void cycle_init(trellis_cycle *c);
+/* Start a cycle for w: clear the per-plugin slots and the arena, size the
+ * buffers to the profile's snapshot. */
+void framework_cycle_reset(trellis_cycle *c, profile *p, trellis_object *w);
+void cycle_free(trellis_cycle *c);
+
+typedef enum { FW_SCHEDULED = 0, FW_UNSCHEDULABLE, FW_ERROR } fw_result;
+
+/* Run the algorithm for w. On FW_SCHEDULED *best is the chosen target.
+ * On FW_UNSCHEDULABLE, post-filters have run (c->changed tells whether one
+ * made room). On FW_ERROR, msg says why. explain: score every feasible
+ * target even when only one fits. */
+fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, int explain,
+                             const struct trellis_target **best, char *msg, size_t msglen);
+
+/* The first rejection of target i, with its status (runs plain filters). */
+int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who,
+                      trellis_status *st);
+/* Filters over t as if victims were gone (post-filter support). */
+int framework_filter_without(trellis_cycle *c, const struct trellis_target *t,
+                             const trellis_object *const *victims, size_t n,
+                             trellis_status *st);
+/* "0/N targets are available: 2 TaintNotTolerated, 1 InsufficientResources." */
+char *framework_unschedulable_message(trellis_cycle *c);
+
+#endif

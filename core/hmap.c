@@ -1,0 +1,119 @@
+/*
+ * hmap.c - see hmap.h.
+ */
+#include "config.h"
+
+#include "hmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static const char tomb_marker[] = "";
+#define HMAP_TOMB tomb_marker
+
+void hmap_init(hmap *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+void hmap_free(hmap *m)
+{
+    free(m->slots);
+    hmap_init(m);
+}
+
+uint64_t hmap_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h | 1;
+}
+
+static hmap_slot *find(const hmap *m, const char *key, uint64_t h)
+{
+    if (!m->cap)
+        return NULL;
+    size_t mask = m->cap - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        hmap_slot *s = &m->slots[i];
+        if (!s->key)
+            return NULL;
+        if (s->key != HMAP_TOMB && s->hash == h && strcmp(s->key, key) == 0)
+            return s;
+    }
+}
+
+void *hmap_get(const hmap *m, const char *key)
+{
+    hmap_slot *s = find(m, key, hmap_hash(key));
+    return s ? s->val : NULL;
+}
+
+static void rehash(hmap *m, size_t cap)
+{
+    hmap_slot *old = m->slots;
+    size_t oldcap = m->cap;
+    m->slots = xcalloc(cap, sizeof *m->slots);
+    m->cap = cap;
+    m->len = m->used = 0;
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i].key && old[i].key != HMAP_TOMB)
+            hmap_put(m, old[i].key, old[i].val);
+    free(old);
+}
+
+void *hmap_put(hmap *m, const char *key, void *val)
+{
+    uint64_t h = hmap_hash(key);
+    hmap_slot *s = find(m, key, h);
+    if (s) {
+        void *prev = s->val;
+        s->val = val;
+        s->key = key;
+        return prev;
+    }
+    if ((m->used + 1) * 4 >= m->cap * 3)
+        rehash(m, m->cap ? (m->len * 2 >= m->cap ? m->cap * 2 : m->cap) : 16);
+    size_t mask = m->cap - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        s = &m->slots[i];
+        if (!s->key || s->key == HMAP_TOMB) {
+            if (!s->key)
+                m->used++;
+            s->key = key;
+            s->val = val;
+            s->hash = h;
+            m->len++;
+            return NULL;
+        }
+    }
+}
+
+void *hmap_del(hmap *m, const char *key)
+{
+    hmap_slot *s = find(m, key, hmap_hash(key));
+    if (!s)
+        return NULL;
+    void *v = s->val;
+    s->key = HMAP_TOMB;
+    s->val = NULL;
+    m->len--;
+    return v;
+}
+
+hmap_slot *hmap_next(const hmap *m, size_t *i)
+{
+    for (; *i < m->cap; (*i)++) {
+        hmap_slot *s = &m->slots[*i];
+        if (s->key && s->key != HMAP_TOMB) {
+            (*i)++;
+            return s;
+        }
+    }
+    return NULL;
+}

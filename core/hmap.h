@@ -1,0 +1,36 @@
+/*
+ * hmap.h - a string-keyed hash map (open addressing, linear probing).
+ *
+ * The cache and the file store index objects by key with it. Keys are
+ * borrowed: the caller keeps them alive while they are in the map (they
+ * usually point into the object they index).
+ */
+#ifndef TRELLIS_HMAP_H
+#define TRELLIS_HMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct hmap_slot {
+    const char *key; /* NULL = empty; HMAP_TOMB = deleted */
+    void *val;
+    uint64_t hash;
+} hmap_slot;
+
+typedef struct hmap {
+    hmap_slot *slots;
+    size_t cap, len, used; /* used counts tombstones too */
+} hmap;
+
+void hmap_init(hmap *m);
+void hmap_free(hmap *m);
+uint64_t hmap_hash(const char *s);
+void *hmap_get(const hmap *m, const char *key);
+/* Insert or replace; returns the previous value or NULL. */
+void *hmap_put(hmap *m, const char *key, void *val);
+/* Remove; returns the removed value or NULL. */
+void *hmap_del(hmap *m, const char *key);
+/* Iterate: i starts at 0; returns the next occupied slot or NULL. */
+hmap_slot *hmap_next(const hmap *m, size_t *i);
+
+#endif

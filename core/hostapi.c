@@ -1,0 +1,319 @@
+/*
+ * hostapi.c - see hostapi.h.
+ */
+#include "config.h"
+
+#include "hostapi.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "args.h"
+#include "cache.h"
+#include "framework.h"
+#include "log.h"
+#include "object.h"
+#include "plugin.h"
+#include "scheduler.h"
+#include "util.h"
+
+#define ARENA_CHUNK (64 * 1024)
+
+/* registration: only during init, once per hook */
+#define REG(fn_name, field, type)                                                          \
+    static int fn_name(trellis_plugin *self, type fn)                                      \
+    {                                                                                      \
+        if (!self || !self->in_init || !fn || self->h.field)                              \
+            return -1;                                                                     \
+        self->h.field = fn;                                                                \
+        return 0;                                                                          \
+    }
+REG(reg_prepare_workload, prepare_workload, trellis_prepare_fn)
+REG(reg_prepare_target, prepare_target, trellis_prepare_fn)
+REG(reg_release, release, trellis_release_fn)
+REG(reg_queue_sort, less, trellis_less_fn)
+REG(reg_pre_filter, pre_filter, trellis_pre_filter_fn)
+REG(reg_filter, filter, trellis_filter_fn)
+REG(reg_filter_batch, filter_batch, trellis_filter_batch_fn)
+REG(reg_post_filter, post_filter, trellis_post_filter_fn)
+REG(reg_pre_score, pre_score, trellis_pre_score_fn)
+REG(reg_score, score, trellis_score_fn)
+REG(reg_score_batch, score_batch, trellis_score_batch_fn)
+REG(reg_normalize, normalize, trellis_normalize_fn)
+REG(reg_reserve, reserve, trellis_reserve_fn)
+REG(reg_unreserve, unreserve, trellis_unreserve_fn)
+REG(reg_permit, permit, trellis_permit_fn)
+REG(reg_pre_bind, pre_bind, trellis_bind_fn)
+REG(reg_bind, bind, trellis_bind_fn)
+REG(reg_post_bind, post_bind, trellis_post_bind_fn)
+#undef REG
+
+#define MAX_COUNTERS 16
+
+static int declare_counters(trellis_plugin *self, int n, trellis_amounts_fn fn)
+{
+    if (!self || !self->in_init || !fn || n < 1 || n > MAX_COUNTERS || self->n_counters)
+        return -1;
+    self->n_counters = n;
+    self->h.amounts = fn;
+    return 0;
+}
+
+static void set_private(trellis_plugin *self, void *data, void (*free_fn)(void *))
+{
+    if (self->priv_free && self->priv && self->priv != data)
+        self->priv_free(self->priv);
+    self->priv = data;
+    self->priv_free = free_fn;
+}
+
+static void *get_private(const trellis_plugin *self)
+{
+    return self->priv;
+}
+
+static const char *profile_name(const trellis_plugin *self)
+{
+    return self->profile ? ((profile *)self->profile)->cfg->name : "";
+}
+
+static const char *binding_field(const trellis_plugin *self)
+{
+    return self->profile ? ((profile *)self->profile)->cfg->binding_field : "";
+}
+
+static void plugin_log(const trellis_plugin *self, trellis_log_level level, const char *fmt,
+                       ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    log_vmsg(level, self ? self->name : "plugin", fmt, ap);
+    va_end(ap);
+}
+
+static int status(trellis_status *st, trellis_code code, const char *reason, const char *fmt,
+                  ...)
+{
+    if (!st)
+        return code;
+    st->code = code;
+    snprintf(st->reason, sizeof st->reason, "%s", reason ? reason : "");
+    st->message[0] = '\0';
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(st->message, sizeof st->message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+static const char *obj_kind(const trellis_object *o) { return o->kind; }
+static const char *obj_api(const trellis_object *o) { return o->api_version; }
+static const char *obj_ns(const trellis_object *o) { return o->namespace_; }
+static const char *obj_name(const trellis_object *o) { return o->name; }
+static const char *obj_uid(const trellis_object *o) { return o->uid; }
+
+static void *object_data(const trellis_plugin *self, const trellis_object *o)
+{
+    if (!o || self->slot < 0 || (size_t)self->slot >= o->naux)
+        return NULL;
+    return o->aux[self->slot];
+}
+
+static const trellis_object *target_object(const trellis_target *t) { return t->obj; }
+static const char *target_name(const trellis_target *t) { return t->name; }
+static size_t target_workload_count(const trellis_target *t) { return t->n_wl; }
+
+static const trellis_object *target_workload(const trellis_target *t, size_t i)
+{
+    return i < t->n_wl ? t->wl[i] : NULL;
+}
+
+static const int64_t *target_counters(const trellis_plugin *self, const trellis_target *t)
+{
+    return self->n_counters ? t->sums + self->counter_off : NULL;
+}
+
+static const int64_t *workload_counters(const trellis_plugin *self, const trellis_object *w)
+{
+    return self->n_counters && w->counters ? w->counters + self->counter_off : NULL;
+}
+
+static void cycle_set(trellis_cycle *c, const trellis_plugin *self, void *data)
+{
+    if (c && self && (size_t)self->index < c->cap_plugins)
+        c->slots[self->index] = data;
+}
+
+static void *cycle_get(const trellis_cycle *c, const trellis_plugin *self)
+{
+    if (c && self && (size_t)self->index < c->cap_plugins)
+        return c->slots[self->index];
+    return NULL;
+}
+
+/* The arena is a list of chunks kept across cycles: the first word of each
+ * chunk points to the next one. */
+static void *cycle_alloc(trellis_cycle *c, size_t size)
+{
+    size = (size + 15) & ~(size_t)15;
+    if (size > (size_t)1 << 30)
+        return NULL;
+    if (!c->arena || c->arena_used + size > c->arena_cap) {
+        size_t cap = size + 16 > ARENA_CHUNK ? size + 16 : ARENA_CHUNK;
+        char *chunk = xmalloc(cap);
+        *(char **)chunk = c->arena; /* keep the old chunk for release */
+        c->arena = chunk;
+        c->arena_cap = cap;
+        c->arena_used = 16;
+    }
+    void *p = c->arena + c->arena_used;
+    c->arena_used += size;
+    memset(p, 0, size);
+    return p;
+}
+
+static size_t cycle_target_count(const trellis_cycle *c) { return c->n; }
+
+static const trellis_target *cycle_target(const trellis_cycle *c, size_t i)
+{
+    return i < c->n ? c->targets[i] : NULL;
+}
+
+static int cycle_target_code(const trellis_cycle *c, size_t i)
+{
+    if (i >= c->n)
+        return TRELLIS_ERROR;
+    if (c->cands[i].code == CODE_UNKNOWN) {
+        const trellis_plugin *who;
+        trellis_status st;
+        return framework_explain((trellis_cycle *)c, i, &who, &st);
+    }
+    return c->cands[i].code;
+}
+
+static int cycle_filter_without(trellis_cycle *c, const trellis_target *t,
+                                const trellis_object *const *victims, size_t n,
+                                trellis_status *st)
+{
+    trellis_status tmp;
+    if (!c->in_post_filter)
+        return TRELLIS_ERROR;
+    return framework_filter_without(c, t, victims, n, st ? st : &tmp);
+}
+
+static int evict(trellis_cycle *c, const trellis_plugin *self, const trellis_object *victim,
+                 const char *reason, char *err, size_t errlen)
+{
+    return sched_evict(c, self, victim, reason, err, errlen);
+}
+
+static int create_target(trellis_cycle *c, const trellis_plugin *self, const char *json,
+                         char *err, size_t errlen)
+{
+    return sched_create_target(c, self, json, err, errlen);
+}
+
+static int nominate(trellis_cycle *c, const trellis_target *t)
+{
+    return sched_nominate(c, t);
+}
+
+static int store_set_field(const trellis_plugin *self, const trellis_object *o,
+                           const char *path, const char *value, char *err, size_t errlen)
+{
+    return sched_store_set_field(self, o, path, value, err, errlen);
+}
+
+static int permit_allow(const trellis_plugin *self, const char *ns, const char *name)
+{
+    return sched_permit_set(self, ns, name, 1, NULL);
+}
+
+static int permit_reject(const trellis_plugin *self, const char *ns, const char *name,
+                         const char *reason)
+{
+    return sched_permit_set(self, ns, name, 0, reason);
+}
+
+static const trellis_host table = {
+    .size = sizeof(trellis_host),
+    .sdk_major = TRELLIS_SDK_MAJOR,
+    .sdk_minor = TRELLIS_SDK_MINOR,
+    .register_prepare_workload = reg_prepare_workload,
+    .register_prepare_target = reg_prepare_target,
+    .register_release = reg_release,
+    .declare_counters = declare_counters,
+    .register_queue_sort = reg_queue_sort,
+    .register_pre_filter = reg_pre_filter,
+    .register_filter = reg_filter,
+    .register_filter_batch = reg_filter_batch,
+    .register_post_filter = reg_post_filter,
+    .register_pre_score = reg_pre_score,
+    .register_score = reg_score,
+    .register_score_batch = reg_score_batch,
+    .register_normalize = reg_normalize,
+    .register_reserve = reg_reserve,
+    .register_unreserve = reg_unreserve,
+    .register_permit = reg_permit,
+    .register_pre_bind = reg_pre_bind,
+    .register_bind = reg_bind,
+    .register_post_bind = reg_post_bind,
+    .set_private = set_private,
+    .get_private = get_private,
+    .profile_name = profile_name,
+    .binding_field = binding_field,
+    .log = plugin_log,
+    .status = status,
+    .arg_string = args_string,
+    .arg_int = args_int,
+    .arg_bool = args_bool,
+    .arg_double = args_double,
+    .arg_list_len = args_list_len,
+    .arg_list_at = args_list_at,
+    .object_kind = obj_kind,
+    .object_api_version = obj_api,
+    .object_namespace = obj_ns,
+    .object_name = obj_name,
+    .object_uid = obj_uid,
+    .object_label = object_label,
+    .object_annotation = object_annotation,
+    .object_get = object_get,
+    .object_data = object_data,
+    .value_type = value_type,
+    .value_string = value_string,
+    .value_int = value_int,
+    .value_double = value_double,
+    .value_bool = value_bool,
+    .value_len = value_len,
+    .value_at = value_at,
+    .value_get = value_get,
+    .value_path = value_path,
+    .value_foreach = value_foreach,
+    .target_object = target_object,
+    .target_name = target_name,
+    .target_workload_count = target_workload_count,
+    .target_workload = target_workload,
+    .target_counters = target_counters,
+    .workload_counters = workload_counters,
+    .cycle_set = cycle_set,
+    .cycle_get = cycle_get,
+    .cycle_alloc = cycle_alloc,
+    .cycle_target_count = cycle_target_count,
+    .cycle_target = cycle_target,
+    .cycle_target_code = cycle_target_code,
+    .cycle_filter_without = cycle_filter_without,
+    .evict = evict,
+    .create_target = create_target,
+    .nominate = nominate,
+    .store_set_field = store_set_field,
+    .permit_allow = permit_allow,
+    .permit_reject = permit_reject,
+};
+
+const trellis_host *hostapi_table(void)
+{
+    return &table;
+}

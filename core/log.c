@@ -1,0 +1,82 @@
+/*
+ * log.c - see log.h. A mutex keeps lines from worker threads whole.
+ */
+#include "config.h"
+
+#include "log.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+static trellis_log_level cur_level = TRELLIS_LOG_WARN;
+static int as_json;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *const names[] = {"error", "warn", "info", "debug"};
+
+void log_set_level(trellis_log_level level)
+{
+    cur_level = level;
+}
+
+trellis_log_level log_get_level(void)
+{
+    return cur_level;
+}
+
+void log_set_json(int json)
+{
+    as_json = json;
+}
+
+int log_parse_level(const char *s)
+{
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+void log_vmsg(trellis_log_level level, const char *who, const char *fmt,
+              va_list ap)
+{
+    if (level > cur_level)
+        return;
+    char msg[2048];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    char when[40];
+    size_t n = strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(when + n, sizeof when - n, ".%03ldZ", ts.tv_nsec / 1000000);
+    pthread_mutex_lock(&lock);
+    if (as_json) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "time", json_object_new_string(when));
+        json_object_object_add(o, "level", json_object_new_string(names[level]));
+        if (who)
+            json_object_object_add(o, "plugin", json_object_new_string(who));
+        json_object_object_add(o, "msg", json_object_new_string(msg));
+        fprintf(stderr, "%s\n",
+                json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+        json_object_put(o);
+    } else if (who) {
+        fprintf(stderr, "%s %s [%s] %s\n", when, names[level], who, msg);
+    } else {
+        fprintf(stderr, "%s %s %s\n", when, names[level], msg);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void log_msg(trellis_log_level level, const char *who, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    log_vmsg(level, who, fmt, ap);
+    va_end(ap);
+}

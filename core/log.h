@@ -1,0 +1,30 @@
+/*
+ * log.h - leveled logging to stderr, one line per event, as text or JSON.
+ *
+ * The host logs through log_msg; plugins log through the host table, which
+ * passes the plugin's name as `who` so every plugin line carries it.
+ */
+#ifndef TRELLIS_LOG_H
+#define TRELLIS_LOG_H
+
+#include <stdarg.h>
+
+#include "trellis/plugin.h"
+#include "util.h"
+
+void log_set_level(trellis_log_level level);
+trellis_log_level log_get_level(void);
+void log_set_json(int json);
+/* Parse "error", "warn", "info", "debug"; -1 when unknown. */
+int log_parse_level(const char *s);
+void log_msg(trellis_log_level level, const char *who, const char *fmt, ...)
+    UTIL_PRINTF(3, 4);
+void log_vmsg(trellis_log_level level, const char *who, const char *fmt,
+              va_list ap);
+
+#define log_error(...) log_msg(TRELLIS_LOG_ERROR, NULL, __VA_ARGS__)
+#define log_warn(...) log_msg(TRELLIS_LOG_WARN, NULL, __VA_ARGS__)
+#define log_info(...) log_msg(TRELLIS_LOG_INFO, NULL, __VA_ARGS__)
+#define log_debug(...) log_msg(TRELLIS_LOG_DEBUG, NULL, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,430 @@
+/*
+ * main.c - the trellis command line: schedule, validate, plugins.
+ *
+ * Parses options, loads the config, opens the store and the scheduler,
+ * and prints decisions. Exit status: 0 when every decision was made and
+ * written (unschedulable workloads included), 1 for bad usage, 2 when the
+ * run cannot start (config, plugin, store), 3 when decisions were made but
+ * some could not be written back.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "cfg.h"
+#include "hostapi.h"
+#include "log.h"
+#include "output.h"
+#include "plugin.h"
+#include "scheduler.h"
+#include "store_file.h"
+#include "util.h"
+
+#define DEFAULT_CONFIG TRELLIS_SYSCONFDIR "/trellis.cfg"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: trellis [--help] [--version] COMMAND [OPTIONS]\n"
+            "\n"
+            "Place workloads onto targets through plugins.\n"
+            "\n"
+            "Commands:\n"
+            "  schedule  schedule every pending workload once and write the bindings back\n"
+            "  validate  check a config: syntax, plugins, their arguments\n"
+            "  plugins   list the plugins found in the plugin directories\n"
+            "\n"
+            "Options:\n"
+            "  -c, --config FILE       config file (default %s)\n"
+            "  -s, --state DIR         state directory of manifests (file store)\n"
+            "  -o, --output FORMAT     table or json (default: table on a terminal, else "
+            "json)\n"
+            "      --explain           show every candidate target with each plugin's verdict\n"
+            "  -n, --dry-run           decide and print; write nothing\n"
+            "  -j, --parallelism N     worker threads (default: config, else CPUs up to 16)\n"
+            "  -P, --plugin-dir DIR    search DIR for plugins first (repeatable; also\n"
+            "                          TRELLIS_PLUGIN_PATH, colon separated)\n"
+            "      --describe NAME     with 'plugins': print a plugin's arguments\n"
+            "  -v, --verbose           log more (repeat for debug)\n"
+            "      --log-level LEVEL   error, warn, info or debug\n"
+            "      --log-format FMT    text or json\n"
+            "  -h, --help              show this help\n"
+            "  -V, --version           show the version and SDK version\n"
+            "\n"
+            "Examples:\n"
+            "  trellis schedule --config /etc/trellis/kube.cfg --state ./cluster --dry-run\n"
+            "  trellis schedule -c kube.cfg -s ./cluster -o json --explain\n"
+            "  trellis validate /etc/trellis/kube.cfg\n"
+            "  trellis plugins --describe taint-toleration\n"
+            "\n"
+            "See trellis(1).\n",
+            DEFAULT_CONFIG);
+}
+
+typedef struct opts {
+    const char *cmd;
+    const char *config;
+    const char *state;
+    const char *output;
+    const char *describe;
+    int explain, dry_run, parallelism;
+    char **dirs;
+    size_t n_dirs;
+    char *env_path; /* owned copy of TRELLIS_PLUGIN_PATH */
+} opts;
+
+static void add_dir(opts *o, char *d)
+{
+    o->dirs = xrealloc(o->dirs, (o->n_dirs + 1) * sizeof *o->dirs);
+    o->dirs[o->n_dirs++] = d;
+}
+
+static int parse(int argc, char **argv, opts *o)
+{
+    enum { OPT_EXPLAIN = 256, OPT_DESCRIBE, OPT_LOG_LEVEL, OPT_LOG_FORMAT };
+    static const struct option longopts[] = {
+        {"config", required_argument, NULL, 'c'},
+        {"state", required_argument, NULL, 's'},
+        {"output", required_argument, NULL, 'o'},
+        {"explain", no_argument, NULL, OPT_EXPLAIN},
+        {"dry-run", no_argument, NULL, 'n'},
+        {"parallelism", required_argument, NULL, 'j'},
+        {"plugin-dir", required_argument, NULL, 'P'},
+        {"describe", required_argument, NULL, OPT_DESCRIBE},
+        {"verbose", no_argument, NULL, 'v'},
+        {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+        {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0}};
+    int ch;
+    while ((ch = getopt_long(argc, argv, "+c:s:o:nj:P:vhV", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'c': o->config = optarg; break;
+        case 's': o->state = optarg; break;
+        case 'o':
+            if (strcmp(optarg, "json") != 0 && strcmp(optarg, "table") != 0) {
+                fprintf(stderr, "trellis: --output: expected table or json, got '%s'\n",
+                        optarg);
+                return -1;
+            }
+            o->output = optarg;
+            break;
+        case OPT_EXPLAIN: o->explain = 1; break;
+        case 'n': o->dry_run = 1; break;
+        case 'j': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 256) {
+                fprintf(stderr, "trellis: --parallelism: expected 1..256, got '%s'\n", optarg);
+                return -1;
+            }
+            o->parallelism = (int)v;
+            break;
+        }
+        case 'P': add_dir(o, optarg); break;
+        case OPT_DESCRIBE: o->describe = optarg; break;
+        case 'v':
+            if (log_get_level() < TRELLIS_LOG_DEBUG)
+                log_set_level(log_get_level() + 1);
+            break;
+        case OPT_LOG_LEVEL: {
+            int l = log_parse_level(optarg);
+            if (l < 0) {
+                fprintf(stderr, "trellis: --log-level: expected error, warn, info or debug, "
+                                "got '%s'\n",
+                        optarg);
+                return -1;
+            }
+            log_set_level((trellis_log_level)l);
+            break;
+        }
+        case OPT_LOG_FORMAT:
+            if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0) {
+                fprintf(stderr, "trellis: --log-format: expected text or json, got '%s'\n",
+                        optarg);
+                return -1;
+            }
+            log_set_json(strcmp(optarg, "json") == 0);
+            break;
+        case 'h': usage(stdout); exit(0);
+        case 'V':
+            printf("trellis %s (plugin SDK %d.%d)\n", PACKAGE_VERSION, TRELLIS_SDK_MAJOR,
+                   TRELLIS_SDK_MINOR);
+            exit(0);
+        default:
+            fprintf(stderr, "Try 'trellis --help'.\n");
+            return -1;
+        }
+    }
+    /* options may follow the command too */
+    if (optind < argc && !o->cmd) {
+        o->cmd = argv[optind++];
+        if (optind < argc && argv[optind][0] == '-') {
+            int rest = argc - optind + 1;
+            char **sub = argv + optind - 1;
+            optind = 1;
+            return parse(rest, sub, o);
+        }
+    }
+    if (optind < argc) {
+        if (strcmp(o->cmd ? o->cmd : "", "validate") == 0 && !o->config)
+            o->config = argv[optind++];
+    }
+    if (optind < argc) {
+        fprintf(stderr, "trellis: unexpected argument '%s'\nTry 'trellis --help'.\n",
+                argv[optind]);
+        return -1;
+    }
+    const char *env = getenv("TRELLIS_PLUGIN_PATH");
+    if (env && *env && !o->env_path) {
+        o->env_path = xstrdup(env);
+        for (char *tok = strtok(o->env_path, ":"); tok; tok = strtok(NULL, ":"))
+            add_dir(o, tok);
+    }
+    return 0;
+}
+
+static int cmd_schedule(opts *o, int validate_only)
+{
+    char err[2048];
+    cfg c;
+    const char *file = o->config ? o->config : DEFAULT_CONFIG;
+    if (config_load(file, &c, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: %s\n", err);
+        return 2;
+    }
+    sched s;
+    if (sched_open(&s, &c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: %s\n", err);
+        sched_close(&s);
+        config_free(&c);
+        return 2;
+    }
+    if (validate_only) {
+        size_t n = 0;
+        for (size_t i = 0; i < c.n_profiles; i++)
+            n += c.profiles[i].n_plugins;
+        printf("%s: ok (%zu profile%s, %zu plugin instance%s)\n", file, c.n_profiles,
+               c.n_profiles == 1 ? "" : "s", n, n == 1 ? "" : "s");
+        sched_close(&s);
+        config_free(&c);
+        return 0;
+    }
+    const char *dir = o->state ? o->state : c.store_path;
+    if (!dir) {
+        fprintf(stderr, "trellis: no state directory: give --state DIR or store.path in %s\n",
+                file);
+        sched_close(&s);
+        config_free(&c);
+        return 1;
+    }
+    store *st = store_file_open(dir, o->dry_run, err, sizeof err);
+    if (!st) {
+        fprintf(stderr, "trellis: %s\n", err);
+        sched_close(&s);
+        config_free(&c);
+        return 2;
+    }
+    s.explain = o->explain;
+    int rc = 0;
+    if (sched_load(&s, st, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: %s\n", err);
+        rc = 2;
+    } else {
+        log_info("loaded %zu targets and %zu workloads (%zu pending) from %s in %.1f ms",
+                 s.n_targets_loaded, s.n_workloads_loaded, s.n_pending, dir,
+                 (double)s.load_ns / 1e6);
+        if (sched_run_once(&s, err, sizeof err) < 0) {
+            fprintf(stderr, "trellis: not written: %s\n", err);
+            rc = 3;
+        }
+        log_info("scheduled in %.1f ms", (double)s.schedule_ns / 1e6);
+        int json = o->output ? strcmp(o->output, "json") == 0 : !isatty(STDOUT_FILENO);
+        if (json)
+            output_json(stdout, &s);
+        else
+            output_table(stdout, &s);
+        if (s.n_manifest_errors)
+            fprintf(stderr, "trellis: %zu malformed document%s skipped (see above)\n",
+                    s.n_manifest_errors, s.n_manifest_errors == 1 ? "" : "s");
+    }
+    sched_close(&s);
+    st->ops->destroy(st);
+    config_free(&c);
+    return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmd_plugins(opts *o)
+{
+    char err[2048];
+    cfg c;
+    int have_cfg = 0;
+    if (o->config) {
+        if (config_load(o->config, &c, err, sizeof err) < 0) {
+            fprintf(stderr, "trellis: %s\n", err);
+            return 2;
+        }
+        have_cfg = 1;
+    }
+    char **dirs = NULL;
+    size_t nd = 0;
+    for (size_t i = 0; i < o->n_dirs; i++) {
+        dirs = xrealloc(dirs, (nd + 1) * sizeof *dirs);
+        dirs[nd++] = o->dirs[i];
+    }
+    for (size_t i = 0; have_cfg && i < c.n_plugin_dirs; i++) {
+        dirs = xrealloc(dirs, (nd + 1) * sizeof *dirs);
+        dirs[nd++] = c.plugin_dirs[i];
+    }
+    dirs = xrealloc(dirs, (nd + 1) * sizeof *dirs);
+    dirs[nd++] = (char *)TRELLIS_PLUGINDIR;
+
+    int rc = 0, found = 0;
+    if (!o->describe)
+        printf("%-20s %-8s %-5s %-60s %s\n", "NAME", "VERSION", "SDK", "HOOKS", "FILE");
+    char **seen = NULL;
+    size_t n_seen = 0;
+    for (size_t d = 0; d < nd; d++) {
+        DIR *dp = opendir(dirs[d]);
+        if (!dp)
+            continue;
+        char **files = NULL;
+        size_t nf = 0;
+        struct dirent *e;
+        while ((e = readdir(dp)))
+            if (str_endswith(e->d_name, ".so")) {
+                files = xrealloc(files, (nf + 1) * sizeof *files);
+                files[nf++] = xasprintf("%s/%s", dirs[d], e->d_name);
+            }
+        closedir(dp);
+        qsort(files, nf, sizeof *files, cmp_str);
+        for (size_t i = 0; i < nf; i++) {
+            plugin_module m;
+            if (registry_open_file(files[i], &m, err, sizeof err) < 0) {
+                if (!o->describe)
+                    fprintf(stderr, "trellis: %s\n", err);
+                rc = 2;
+                free(files[i]);
+                continue;
+            }
+            const trellis_plugin_desc *ds = m.desc;
+            int dup = 0;
+            for (size_t k = 0; k < n_seen; k++)
+                if (strcmp(seen[k], ds->name) == 0)
+                    dup = 1;
+            if (dup) {
+                if (!o->describe)
+                    fprintf(stderr, "trellis: %s: plugin '%s' is shadowed by an earlier "
+                                    "directory\n",
+                            files[i], ds->name);
+                free(m.path);
+                free(files[i]);
+                continue;
+            }
+            seen = xrealloc(seen, (n_seen + 1) * sizeof *seen);
+            seen[n_seen++] = xstrdup(ds->name);
+            /* run init with default arguments to learn the hooks */
+            char hooks[512] = "(needs arguments)";
+            trellis_args *a = args_build(ds->args, NULL, "-", err, sizeof err);
+            if (a) {
+                trellis_plugin pl;
+                memset(&pl, 0, sizeof pl);
+                pl.mod = &m;
+                pl.name = ds->name;
+                pl.slot = -1;
+                pl.args = a;
+                pl.in_init = 1;
+                char ierr[512] = "";
+                if (ds->init(&pl, hostapi_table(), a, ierr, sizeof ierr) == 0) {
+                    pl.in_init = 0;
+                    registry_hook_names(&pl, hooks, sizeof hooks);
+                } else {
+                    snprintf(hooks, sizeof hooks, "(init with defaults failed: %s)", ierr);
+                }
+                if (ds->fini)
+                    ds->fini(&pl);
+                if (pl.priv_free)
+                    pl.priv_free(pl.priv);
+                args_free(a);
+            }
+            if (o->describe) {
+                if (strcmp(o->describe, ds->name) == 0) {
+                    found = 1;
+                    printf("%s %s (SDK %d.%d) - %s\n", ds->name, ds->version ? ds->version : "",
+                           ds->sdk_major, ds->sdk_minor,
+                           ds->description ? ds->description : "");
+                    printf("file:  %s\nhooks: %s\n", m.path, hooks);
+                    printf("arguments:\n");
+                    if (!ds->args || !ds->args[0].key)
+                        printf("  (none)\n");
+                    for (const trellis_arg_spec *as = ds->args; as && as->key; as++)
+                        printf("  %-22s %-12s default %-18s %s\n", as->key,
+                               args_type_name(as->type),
+                               as->default_value ? (*as->default_value ? as->default_value
+                                                                       : "\"\"")
+                                                 : "(required)",
+                               as->doc ? as->doc : "");
+                }
+            } else {
+                char sdk[16];
+                snprintf(sdk, sizeof sdk, "%d.%d", ds->sdk_major, ds->sdk_minor);
+                printf("%-20s %-8s %-5s %-60s %s\n", ds->name, ds->version ? ds->version : "",
+                       sdk, hooks, m.path);
+            }
+            free(m.path);
+            free(files[i]);
+        }
+        free(files);
+    }
+    for (size_t k = 0; k < n_seen; k++)
+        free(seen[k]);
+    free(seen);
+    free(dirs);
+    if (have_cfg)
+        config_free(&c);
+    if (o->describe && !found) {
+        fprintf(stderr, "trellis: plugin '%s' not found\n", o->describe);
+        return 2;
+    }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    opts o;
+    memset(&o, 0, sizeof o);
+    if (parse(argc, argv, &o) < 0)
+        return 1;
+    int rc;
+    if (!o.cmd) {
+        usage(stderr);
+        rc = 1;
+    } else if (strcmp(o.cmd, "schedule") == 0) {
+        rc = cmd_schedule(&o, 0);
+    } else if (strcmp(o.cmd, "validate") == 0) {
+        rc = cmd_schedule(&o, 1);
+    } else if (strcmp(o.cmd, "plugins") == 0) {
+        rc = cmd_plugins(&o);
+    } else if (strcmp(o.cmd, "help") == 0) {
+        usage(stdout);
+        rc = 0;
+    } else {
+        fprintf(stderr, "trellis: unknown command '%s'\nTry 'trellis --help'.\n", o.cmd);
+        rc = 1;
+    }
+    free(o.dirs);
+    free(o.env_path);
+    return rc;
+}

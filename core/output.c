@@ -1,0 +1,158 @@
+/*
+ * output.c - see output.h.
+ */
+#include "config.h"
+
+#include "output.h"
+
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "util.h"
+
+const char *output_result_name(dec_result r)
+{
+    switch (r) {
+    case DEC_SCHEDULED: return "scheduled";
+    case DEC_UNSCHEDULABLE: return "unschedulable";
+    case DEC_ERROR: return "error";
+    case DEC_PENDING: break;
+    }
+    return "unschedulable";
+}
+
+static json_object *ids_json(const obj_id *ids, size_t n)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; i < n; i++) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "kind", json_object_new_string(ids[i].kind));
+        json_object_object_add(o, "namespace", json_object_new_string(ids[i].namespace_));
+        json_object_object_add(o, "name", json_object_new_string(ids[i].name));
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
+void output_json(FILE *f, sched *s)
+{
+    sched_sorted_decisions(s);
+    json_object *root = json_object_new_object();
+    json_object *arr = json_object_new_array();
+    size_t counts[4] = {0};
+    for (size_t i = 0; i < s->n_dec; i++) {
+        decision *d = s->decisions[i];
+        json_object *o = json_object_new_object();
+        json_object *w = json_object_new_object();
+        json_object_object_add(w, "kind", json_object_new_string(d->w->kind));
+        json_object_object_add(w, "namespace", json_object_new_string(d->w->namespace_));
+        json_object_object_add(w, "name", json_object_new_string(d->w->name));
+        json_object_object_add(o, "workload", w);
+        json_object_object_add(o, "profile", json_object_new_string(d->p->cfg->name));
+        dec_result r = d->result == DEC_PENDING ? DEC_UNSCHEDULABLE : d->result;
+        counts[r]++;
+        json_object_object_add(o, "result", json_object_new_string(output_result_name(r)));
+        json_object *t = json_object_new_array();
+        for (size_t k = 0; k < d->n_targets; k++)
+            json_object_array_add(t, json_object_new_string(d->targets[k]));
+        json_object_object_add(o, "targets", t);
+        json_object_object_add(o, "message",
+                               json_object_new_string(d->message ? d->message : ""));
+        json_object_object_add(o, "evicted", ids_json(d->evicted, d->n_evicted));
+        json_object_object_add(o, "created", ids_json(d->created, d->n_created));
+        if (s->explain) {
+            json_object *ca = json_object_new_array();
+            for (size_t k = 0; k < d->n_cands; k++) {
+                const dec_cand *c = &d->cands[k];
+                json_object *co = json_object_new_object();
+                json_object_object_add(co, "target", json_object_new_string(c->target));
+                json_object_object_add(co, "verdict",
+                                       json_object_new_string(c->feasible ? "feasible"
+                                                                          : "rejected"));
+                if (!c->feasible) {
+                    json_object_object_add(co, "plugin", json_object_new_string(c->plugin));
+                    json_object_object_add(co, "code", json_object_new_string(c->code));
+                    json_object_object_add(co, "reason", json_object_new_string(c->reason));
+                }
+                if (c->has_score) {
+                    json_object_object_add(co, "score", json_object_new_int64(c->score));
+                    json_object *sc = json_object_new_object();
+                    for (size_t j = 0; j < d->p->score.n; j++)
+                        json_object_object_add(sc, d->p->score.v[j]->name,
+                                               json_object_new_int64(c->scores[j]));
+                    json_object_object_add(co, "scores", sc);
+                }
+                json_object_array_add(ca, co);
+            }
+            json_object_object_add(o, "candidates", ca);
+        }
+        json_object_array_add(arr, o);
+    }
+    json_object_object_add(root, "decisions", arr);
+    json_object *sum = json_object_new_object();
+    json_object_object_add(sum, "scheduled", json_object_new_int64((int64_t)counts[1]));
+    json_object_object_add(sum, "unschedulable", json_object_new_int64((int64_t)counts[2]));
+    json_object_object_add(sum, "error", json_object_new_int64((int64_t)counts[3]));
+    json_object_object_add(root, "summary", sum);
+    fprintf(f, "%s\n",
+            json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+                                                     JSON_C_TO_STRING_SPACED |
+                                                     JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(root);
+}
+
+void output_table(FILE *f, sched *s)
+{
+    sched_sorted_decisions(s);
+    size_t ww = strlen("WORKLOAD"), pw = strlen("PROFILE"), tw = strlen("TARGETS");
+    char buf[512];
+    for (size_t i = 0; i < s->n_dec; i++) {
+        decision *d = s->decisions[i];
+        snprintf(buf, sizeof buf, "%s/%s", d->w->kind, d->w->key);
+        if (strlen(buf) > ww)
+            ww = strlen(buf);
+        if (strlen(d->p->cfg->name) > pw)
+            pw = strlen(d->p->cfg->name);
+        size_t tl = 0;
+        for (size_t k = 0; k < d->n_targets; k++)
+            tl += strlen(d->targets[k]) + (k ? 1 : 0);
+        if (tl > tw)
+            tw = tl;
+    }
+    fprintf(f, "%-*s  %-*s  %-13s  %-*s  %s\n", (int)ww, "WORKLOAD", (int)pw, "PROFILE",
+            "RESULT", (int)tw, "TARGETS", "MESSAGE");
+    size_t counts[4] = {0};
+    for (size_t i = 0; i < s->n_dec; i++) {
+        decision *d = s->decisions[i];
+        dec_result r = d->result == DEC_PENDING ? DEC_UNSCHEDULABLE : d->result;
+        counts[r]++;
+        strbuf t;
+        sb_init(&t);
+        for (size_t k = 0; k < d->n_targets; k++)
+            sb_printf(&t, "%s%s", k ? "," : "", d->targets[k]);
+        snprintf(buf, sizeof buf, "%s/%s", d->w->kind, d->w->key);
+        fprintf(f, "%-*s  %-*s  %-13s  %-*s  %s\n", (int)ww, buf, (int)pw, d->p->cfg->name,
+                output_result_name(r), (int)tw, t.s ? t.s : "-",
+                d->message ? d->message : "");
+        sb_free(&t);
+        for (size_t k = 0; k < d->n_evicted; k++)
+            fprintf(f, "    evicted %s %s%s%s\n", d->evicted[k].kind, d->evicted[k].namespace_,
+                    *d->evicted[k].namespace_ ? "/" : "", d->evicted[k].name);
+        for (size_t k = 0; k < d->n_created; k++)
+            fprintf(f, "    created %s %s\n", d->created[k].kind, d->created[k].name);
+        if (s->explain) {
+            for (size_t k = 0; k < d->n_cands; k++) {
+                const dec_cand *c = &d->cands[k];
+                if (c->feasible)
+                    fprintf(f, "    %-20s feasible  score %lld\n", c->target,
+                            (long long)c->score);
+                else
+                    fprintf(f, "    %-20s rejected  %s %s: %s\n", c->target, c->plugin,
+                            c->code, c->reason);
+            }
+        }
+    }
+    fprintf(f, "%zu scheduled, %zu unschedulable, %zu error\n", counts[1], counts[2],
+            counts[3]);
+}

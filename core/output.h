@@ -1,0 +1,24 @@
+/*
+ * output.h - printing decisions.
+ *
+ * The JSON form is a stable contract (see trellis(1)):
+ *   {"decisions": [{"workload": {"kind", "namespace", "name"}, "profile",
+ *     "result": "scheduled" | "unschedulable" | "error", "targets": [names],
+ *     "message", "evicted": [ids], "created": [ids],
+ *     "candidates": [{"target", "verdict": "feasible" | "rejected", "plugin",
+ *                     "code", "reason", "score", "scores": {plugin: n}}]}],
+ *    "summary": {"scheduled", "unschedulable", "error"}}
+ * with "candidates" only under --explain. The table form is for people.
+ */
+#ifndef TRELLIS_OUTPUT_H
+#define TRELLIS_OUTPUT_H
+
+#include <stdio.h>
+
+#include "scheduler.h"
+
+void output_json(FILE *f, sched *s);
+void output_table(FILE *f, sched *s);
+const char *output_result_name(dec_result r);
+
+#endif

@@ -1,0 +1,260 @@
+/*
+ * plugin.c - see plugin.h.
+ */
+#include "config.h"
+
+#include "plugin.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hostapi.h"
+#include "util.h"
+
+void registry_init(registry *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+void registry_free(registry *r)
+{
+    for (size_t i = r->n_inst; i-- > 0;) {
+        trellis_plugin *pl = r->inst[i];
+        if (pl->mod->desc->fini)
+            pl->mod->desc->fini(pl);
+        if (pl->priv_free)
+            pl->priv_free(pl->priv);
+        args_free(pl->args);
+        free(pl);
+    }
+    free(r->inst);
+    for (size_t i = 0; i < r->n_mods; i++) {
+        /* never dlclose: a plugin may have left callbacks registered in
+         * libraries it uses, and there is no safe way to unhook them */
+        free(r->mods[i]->path);
+        free(r->mods[i]);
+    }
+    free(r->mods);
+    memset(r, 0, sizeof *r);
+}
+
+static int valid_name(const char *n)
+{
+    if (!n || !*n)
+        return 0;
+    for (const char *p = n; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
+            return 0;
+    return 1;
+}
+
+int registry_open_file(const char *path, plugin_module *m, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!dl)
+        return errf(err, errlen, "%s: cannot load: %s", path, dlerror());
+    trellis_plugin_entry_fn entry;
+    *(void **)&entry = dlsym(dl, TRELLIS_PLUGIN_ENTRY);
+    if (!entry)
+        return errf(err, errlen,
+                    "%s: no symbol '%s': not a trellis plugin (declare it with TRELLIS_PLUGIN())",
+                    path, TRELLIS_PLUGIN_ENTRY);
+    const trellis_plugin_desc *d = entry();
+    if (!d)
+        return errf(err, errlen, "%s: %s() returned NULL", path, TRELLIS_PLUGIN_ENTRY);
+    /* the first three fields protect the rest: read nothing else first */
+    if (d->sdk_major != TRELLIS_SDK_MAJOR)
+        return errf(err, errlen,
+                    "%s: incompatible SDK: plugin built against SDK %d.%d, host has SDK %d.%d "
+                    "(major version differs: rebuild the plugin against this host's "
+                    "trellis/plugin.h)",
+                    path, d->sdk_major, d->sdk_minor, TRELLIS_SDK_MAJOR, TRELLIS_SDK_MINOR);
+    if (d->sdk_minor > TRELLIS_SDK_MINOR)
+        return errf(err, errlen,
+                    "%s: incompatible SDK: plugin built against SDK %d.%d, host has SDK %d.%d "
+                    "(plugin needs a newer host: minor %d > %d)",
+                    path, d->sdk_major, d->sdk_minor, TRELLIS_SDK_MAJOR, TRELLIS_SDK_MINOR,
+                    d->sdk_minor, TRELLIS_SDK_MINOR);
+    if (d->size < sizeof(trellis_plugin_desc))
+        return errf(err, errlen,
+                    "%s: descriptor is %zu bytes, SDK %d.%d needs %zu: rebuild the plugin", path,
+                    d->size, d->sdk_major, d->sdk_minor, sizeof(trellis_plugin_desc));
+    if (!valid_name(d->name))
+        return errf(err, errlen, "%s: plugin name '%s' is not valid (expected [a-z0-9-]+)",
+                    path, d->name ? d->name : "(null)");
+    if (!d->init)
+        return errf(err, errlen, "%s: plugin '%s' has no init function", path, d->name);
+    for (const trellis_arg_spec *a = d->args; a && a->key; a++)
+        if (a->type < TRELLIS_ARG_STRING || a->type > TRELLIS_ARG_STRING_LIST)
+            return errf(err, errlen, "%s: plugin '%s': argument '%s' has unknown type %d",
+                        path, d->name, a->key, (int)a->type);
+    m->path = xstrdup(path);
+    m->dl = dl;
+    m->desc = d;
+    return 0;
+}
+
+int registry_load(registry *r, const char *name, const char *path, char *const *dirs,
+                  size_t n_dirs, plugin_module **out, char *err, size_t errlen)
+{
+    char *found = NULL;
+    if (path) {
+        found = xstrdup(path);
+    } else {
+        for (size_t i = 0; i < r->n_mods; i++)
+            if (strcmp(r->mods[i]->desc->name, name) == 0) {
+                *out = r->mods[i];
+                return 0;
+            }
+        for (size_t i = 0; i < n_dirs && !found; i++) {
+            char *cand = xasprintf("%s/%s.so", dirs[i], name);
+            if (access(cand, F_OK) == 0)
+                found = cand;
+            else
+                free(cand);
+        }
+        if (!found) {
+            strbuf b;
+            sb_init(&b);
+            for (size_t i = 0; i < n_dirs; i++)
+                sb_printf(&b, "%s%s", i ? ", " : "", dirs[i]);
+            errf(err, errlen, "plugin '%s': %s.so not found in %s", name, name,
+                 n_dirs ? b.s : "(no plugin directory configured)");
+            sb_free(&b);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < r->n_mods; i++)
+        if (strcmp(r->mods[i]->path, found) == 0) {
+            free(found);
+            *out = r->mods[i];
+            return 0;
+        }
+    plugin_module m;
+    if (registry_open_file(found, &m, err, errlen) < 0) {
+        free(found);
+        return -1;
+    }
+    if (!path && strcmp(m.desc->name, name) != 0) {
+        errf(err, errlen, "%s: declares the name '%s', expected '%s'", found, m.desc->name,
+             name);
+        free(m.path);
+        free(found);
+        return -1;
+    }
+    for (size_t i = 0; i < r->n_mods; i++)
+        if (strcmp(r->mods[i]->desc->name, m.desc->name) == 0) {
+            errf(err, errlen, "%s: duplicate plugin name '%s': %s declares it already",
+                 found, m.desc->name, r->mods[i]->path);
+            free(m.path);
+            free(found);
+            return -1;
+        }
+    free(found);
+    plugin_module *pm = xmalloc(sizeof *pm);
+    *pm = m;
+    r->mods = xrealloc(r->mods, (r->n_mods + 1) * sizeof *r->mods);
+    r->mods[r->n_mods++] = pm;
+    *out = pm;
+    return 0;
+}
+
+int registry_instantiate(registry *r, plugin_module *m, struct profile *p,
+                         const cfg_plugin *pc, const char *cfg_file, trellis_plugin **out,
+                         char *err, size_t errlen)
+{
+    trellis_plugin *pl = xcalloc(1, sizeof *pl);
+    pl->mod = m;
+    pl->name = pc->instance;
+    pl->profile = p;
+    pl->cfg = pc;
+    pl->weight = pc->weight;
+    pl->points = pc->points;
+    pl->slot = -1;
+    pl->args = args_build(m->desc->args, pc->args, cfg_file, err, errlen);
+    if (!pl->args) {
+        free(pl);
+        return -1;
+    }
+    pl->in_init = 1;
+    char ierr[512] = "";
+    int rc = m->desc->init(pl, hostapi_table(), pl->args, ierr, sizeof ierr);
+    pl->in_init = 0;
+    if (rc != 0) {
+        errf(err, errlen, "%s:%d: plugin '%s' (%s): init failed: %s", cfg_file, pc->line,
+             pl->name, m->path, ierr[0] ? ierr : "(no message)");
+        if (m->desc->fini)
+            m->desc->fini(pl);
+        if (pl->priv_free)
+            pl->priv_free(pl->priv);
+        args_free(pl->args);
+        free(pl);
+        return -1;
+    }
+    if (pl->h.filter_batch && !pl->h.filter) {
+        errf(err, errlen,
+             "%s:%d: plugin '%s' registered a batch filter without the plain filter that "
+             "explains its rejections",
+             cfg_file, pc->line, pl->name);
+        goto undo;
+    }
+    if (pl->h.score_batch && !pl->h.score) {
+        errf(err, errlen, "%s:%d: plugin '%s' registered a batch score without the plain score",
+             cfg_file, pc->line, pl->name);
+        goto undo;
+    }
+    if (pl->h.prepare_workload || pl->h.prepare_target)
+        pl->slot = r->n_slots++;
+    if (pl->n_counters) {
+        pl->counter_off = r->n_counters;
+        r->n_counters += pl->n_counters;
+    }
+    r->inst = xrealloc(r->inst, (r->n_inst + 1) * sizeof *r->inst);
+    r->inst[r->n_inst++] = pl;
+    *out = pl;
+    return 0;
+undo:
+    if (m->desc->fini)
+        m->desc->fini(pl);
+    if (pl->priv_free)
+        pl->priv_free(pl->priv);
+    args_free(pl->args);
+    free(pl);
+    return -1;
+}
+
+const char *registry_hook_names(const trellis_plugin *pl, char *buf, size_t len)
+{
+    strbuf b;
+    sb_init(&b);
+    const plugin_hooks *h = &pl->h;
+#define HOOK(f, n)                                                                         \
+    if (h->f)                                                                              \
+        sb_printf(&b, "%s%s", b.len ? "," : "", n);
+    HOOK(prepare_workload, "prepare-workload")
+    HOOK(prepare_target, "prepare-target")
+    HOOK(amounts, "counters")
+    HOOK(less, "queue-sort")
+    HOOK(pre_filter, "pre-filter")
+    HOOK(filter, "filter")
+    HOOK(filter_batch, "filter-batch")
+    HOOK(post_filter, "post-filter")
+    HOOK(pre_score, "pre-score")
+    HOOK(score, "score")
+    HOOK(score_batch, "score-batch")
+    HOOK(normalize, "normalize")
+    HOOK(reserve, "reserve")
+    HOOK(unreserve, "unreserve")
+    HOOK(permit, "permit")
+    HOOK(pre_bind, "pre-bind")
+    HOOK(bind, "bind")
+    HOOK(post_bind, "post-bind")
+#undef HOOK
+    snprintf(buf, len, "%s", b.s ? b.s : "-");
+    sb_free(&b);
+    return buf;
+}

@@ -1,0 +1,98 @@
+/*
+ * plugin.h - the plugin loader and registry.
+ *
+ * Loads the .so of each plugin a profile names (and only those), checks the
+ * descriptor's size and SDK version before calling anything else in it,
+ * creates one instance per (profile, plugin entry) with its validated
+ * arguments, runs init, and records the hooks init registered. Instances
+ * that prepare per-object data get a slot in every object's aux array;
+ * instances that declare counters get a range of the per-workload counter
+ * vector. Modules are never dlclose()d while the host runs.
+ */
+#ifndef TRELLIS_PLUGIN_REGISTRY_H
+#define TRELLIS_PLUGIN_REGISTRY_H
+
+#include <stddef.h>
+
+#include "args.h"
+#include "cfg.h"
+#include "trellis/plugin.h"
+
+struct profile;
+
+typedef struct plugin_module {
+    char *path; /* the file it came from */
+    void *dl;
+    const trellis_plugin_desc *desc;
+} plugin_module;
+
+typedef struct plugin_hooks {
+    trellis_prepare_fn prepare_workload, prepare_target;
+    trellis_release_fn release;
+    trellis_amounts_fn amounts;
+    trellis_less_fn less;
+    trellis_pre_filter_fn pre_filter;
+    trellis_filter_fn filter;
+    trellis_filter_batch_fn filter_batch;
+    trellis_post_filter_fn post_filter;
+    trellis_pre_score_fn pre_score;
+    trellis_score_fn score;
+    trellis_score_batch_fn score_batch;
+    trellis_normalize_fn normalize;
+    trellis_reserve_fn reserve;
+    trellis_unreserve_fn unreserve;
+    trellis_permit_fn permit;
+    trellis_bind_fn pre_bind, bind;
+    trellis_post_bind_fn post_bind;
+} plugin_hooks;
+
+struct trellis_plugin {
+    plugin_module *mod;
+    const char *name; /* instance name, owned by the config */
+    struct profile *profile;
+    const cfg_plugin *cfg;
+    int weight;
+    unsigned points; /* PT_* the config allows */
+    trellis_args *args;
+    void *priv;
+    void (*priv_free)(void *);
+    int index;       /* position in the profile's plugin list */
+    int slot;        /* aux slot in objects, -1 when none */
+    int counter_off; /* offset in the workload counter vector */
+    int n_counters;
+    int in_init;
+    plugin_hooks h;
+};
+
+typedef struct registry {
+    plugin_module **mods;
+    size_t n_mods;
+    trellis_plugin **inst;
+    size_t n_inst;
+    int n_slots;
+    int n_counters;
+} registry;
+
+void registry_init(registry *r);
+/* fini every instance, free private data; modules stay loaded. */
+void registry_free(registry *r);
+
+/* Find and load the module for a plugin name (or an explicit path). The
+ * search order is dirs[0..n). An already loaded module of that name is
+ * returned again. 0, or -1 with err naming the file and the cause. */
+int registry_load(registry *r, const char *name, const char *path,
+                  char *const *dirs, size_t n_dirs, plugin_module **out,
+                  char *err, size_t errlen);
+/* Open one file and check it (used by `trellis plugins` to list a
+ * directory). The module is not registered. */
+int registry_open_file(const char *path, plugin_module *m, char *err,
+                       size_t errlen);
+/* Create an instance and run its init. 0, or -1 with err. */
+int registry_instantiate(registry *r, plugin_module *m, struct profile *p,
+                         const cfg_plugin *pc, const char *cfg_file,
+                         trellis_plugin **out, char *err, size_t errlen);
+/* Names of the hooks an instance registered, comma separated, into buf. */
+const char *registry_hook_names(const trellis_plugin *pl, char *buf,
+                                size_t len);
+
+#endif

@@ -1,0 +1,265 @@
+/*
+ * queue.c - see queue.h.
+ */
+#include "config.h"
+
+#include "queue.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+void queue_init(queue *q, uint64_t backoff_initial_ms, uint64_t backoff_max_ms,
+                uint64_t max_unschedulable_ms)
+{
+    memset(q, 0, sizeof *q);
+    hmap_init(&q->items);
+    q->backoff_initial_ms = backoff_initial_ms;
+    q->backoff_max_ms = backoff_max_ms;
+    q->max_unschedulable_ms = max_unschedulable_ms;
+}
+
+static void free_item(qitem *it)
+{
+    object_unref(it->w);
+    free(it->key);
+    free(it);
+}
+
+void queue_free(queue *q)
+{
+    size_t i = 0;
+    hmap_slot *s;
+    while ((s = hmap_next(&q->items, &i)))
+        free_item(s->val);
+    hmap_free(&q->items);
+    free(q->active.v);
+    free(q->backoff.v);
+    memset(q, 0, sizeof *q);
+}
+
+/* heap ordering: active uses the queue-sort hook, backoff the due time */
+static int before(const queue *q, const qheap *h, const qitem *a, const qitem *b)
+{
+    if (h == &q->backoff) {
+        if (a->ready_ms != b->ready_ms)
+            return a->ready_ms < b->ready_ms;
+        return a->seq < b->seq;
+    }
+    if (q->less) {
+        if (q->less(q->less_ud, a->w, a->seq, b->w, b->seq))
+            return 1;
+        if (q->less(q->less_ud, b->w, b->seq, a->w, a->seq))
+            return 0;
+    }
+    return a->seq < b->seq;
+}
+
+static void hswap(qheap *h, size_t i, size_t j)
+{
+    qitem *t = h->v[i];
+    h->v[i] = h->v[j];
+    h->v[j] = t;
+    h->v[i]->hidx = i;
+    h->v[j]->hidx = j;
+}
+
+static void up(const queue *q, qheap *h, size_t i)
+{
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!before(q, h, h->v[i], h->v[p]))
+            break;
+        hswap(h, i, p);
+        i = p;
+    }
+}
+
+static void down(const queue *q, qheap *h, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < h->n && before(q, h, h->v[l], h->v[m]))
+            m = l;
+        if (r < h->n && before(q, h, h->v[r], h->v[m]))
+            m = r;
+        if (m == i)
+            break;
+        hswap(h, i, m);
+        i = m;
+    }
+}
+
+static void hpush(const queue *q, qheap *h, qitem *it)
+{
+    grow(&h->v, &h->cap, h->n + 1, sizeof *h->v);
+    it->hidx = h->n;
+    h->v[h->n++] = it;
+    up(q, h, it->hidx);
+}
+
+static void hremove(const queue *q, qheap *h, qitem *it)
+{
+    size_t i = it->hidx;
+    h->n--;
+    if (i != h->n) {
+        h->v[i] = h->v[h->n];
+        h->v[i]->hidx = i;
+        down(q, h, i);
+        up(q, h, i);
+    }
+}
+
+static void to_active(queue *q, qitem *it)
+{
+    it->state = Q_ACTIVE;
+    hpush(q, &q->active, it);
+}
+
+/* take an item out of wherever it is */
+static void detach(queue *q, qitem *it)
+{
+    if (it->state == Q_ACTIVE)
+        hremove(q, &q->active, it);
+    else if (it->state == Q_BACKOFF)
+        hremove(q, &q->backoff, it);
+    else if (it->state == Q_UNSCHEDULABLE)
+        q->n_unschedulable--;
+    it->state = 0;
+}
+
+void queue_add(queue *q, trellis_object *w, uint64_t now_ms)
+{
+    char *key = xasprintf("%s/%s", w->kind, w->key);
+    qitem *it = hmap_get(&q->items, key);
+    if (it) {
+        free(key);
+        trellis_object *old = it->w;
+        it->w = object_ref(w);
+        object_unref(old);
+        if (it->state == Q_UNSCHEDULABLE) {
+            detach(q, it);
+            to_active(q, it);
+        } else if (it->state == Q_ACTIVE) {
+            /* the order may depend on the object */
+            hremove(q, &q->active, it);
+            hpush(q, &q->active, it);
+        }
+        (void)now_ms;
+        return;
+    }
+    it = xcalloc(1, sizeof *it);
+    it->w = object_ref(w);
+    it->key = key;
+    it->seq = q->next_seq++;
+    hmap_put(&q->items, it->key, it);
+    to_active(q, it);
+}
+
+static void flush_backoff(queue *q, uint64_t now_ms)
+{
+    while (q->backoff.n && q->backoff.v[0]->ready_ms <= now_ms) {
+        qitem *it = q->backoff.v[0];
+        detach(q, it);
+        to_active(q, it);
+    }
+}
+
+qitem *queue_pop(queue *q, uint64_t now_ms)
+{
+    flush_backoff(q, now_ms);
+    if (!q->active.n)
+        return NULL;
+    qitem *it = q->active.v[0];
+    detach(q, it);
+    it->state = Q_IN_FLIGHT;
+    return it;
+}
+
+void queue_done(queue *q, qitem *it)
+{
+    hmap_del(&q->items, it->key);
+    free_item(it);
+}
+
+uint64_t queue_backoff_ms(const queue *q, unsigned attempts)
+{
+    uint64_t d = q->backoff_initial_ms;
+    for (unsigned i = 1; i < attempts && d < q->backoff_max_ms; i++)
+        d *= 2;
+    return d < q->backoff_max_ms ? d : q->backoff_max_ms;
+}
+
+void queue_requeue(queue *q, qitem *it, int unschedulable, uint64_t now_ms)
+{
+    it->attempts++;
+    it->ready_ms = now_ms + queue_backoff_ms(q, it->attempts);
+    if (unschedulable) {
+        it->state = Q_UNSCHEDULABLE;
+        it->unsched_ms = now_ms;
+        q->n_unschedulable++;
+    } else {
+        it->state = Q_BACKOFF;
+        hpush(q, &q->backoff, it);
+    }
+}
+
+void queue_retry_now(queue *q, qitem *it)
+{
+    it->attempts++;
+    to_active(q, it);
+}
+
+static void move_unschedulable(queue *q, uint64_t now_ms, int only_expired)
+{
+    size_t i = 0;
+    hmap_slot *s;
+    while ((s = hmap_next(&q->items, &i))) {
+        qitem *it = s->val;
+        if (it->state != Q_UNSCHEDULABLE)
+            continue;
+        if (only_expired && now_ms - it->unsched_ms < q->max_unschedulable_ms)
+            continue;
+        detach(q, it);
+        if (it->ready_ms <= now_ms) {
+            to_active(q, it);
+        } else {
+            it->state = Q_BACKOFF;
+            hpush(q, &q->backoff, it);
+        }
+    }
+}
+
+void queue_move_all(queue *q, uint64_t now_ms)
+{
+    move_unschedulable(q, now_ms, 0);
+}
+
+void queue_flush_unschedulable(queue *q, uint64_t now_ms)
+{
+    move_unschedulable(q, now_ms, 1);
+}
+
+void queue_delete(queue *q, const trellis_object *w)
+{
+    char key[768];
+    snprintf(key, sizeof key, "%s/%s", w->kind, w->key);
+    qitem *it = hmap_get(&q->items, key);
+    if (!it || it->state == Q_IN_FLIGHT)
+        return;
+    detach(q, it);
+    hmap_del(&q->items, it->key);
+    free_item(it);
+}
+
+uint64_t queue_next_due(const queue *q)
+{
+    return q->backoff.n ? q->backoff.v[0]->ready_ms : UINT64_MAX;
+}
+
+size_t queue_len(const queue *q)
+{
+    return q->items.len;
+}

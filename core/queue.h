@@ -1,0 +1,81 @@
+/*
+ * queue.h - the scheduling queue of one profile.
+ *
+ * Three places, as in kube-scheduler: the active heap, ordered by the
+ * profile's queue-sort hook (FIFO when it has none); the backoff heap,
+ * ordered by the time a workload may be tried again, with a delay that
+ * doubles per failed attempt from the profile's initial to its maximum
+ * backoff; and the unschedulable pool, which holds workloads that did not
+ * fit until something changes (queue_move_all) or until they have waited
+ * the profile's maximum time there. Times are passed in by the caller
+ * (milliseconds of a monotonic clock), so tests drive the clock.
+ */
+#ifndef TRELLIS_QUEUE_H
+#define TRELLIS_QUEUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hmap.h"
+#include "object.h"
+
+enum { Q_ACTIVE = 1, Q_BACKOFF, Q_UNSCHEDULABLE, Q_IN_FLIGHT };
+
+typedef struct qitem {
+    trellis_object *w; /* one reference */
+    char *key;         /* owned: "Kind/namespace/name" */
+    uint64_t seq;      /* first time queued, for FIFO order */
+    unsigned attempts;
+    uint64_t ready_ms;   /* backoff: may be retried from then */
+    uint64_t unsched_ms; /* when it entered the unschedulable pool */
+    int state;
+    size_t hidx;
+} qitem;
+
+typedef struct qheap {
+    qitem **v;
+    size_t n, cap;
+} qheap;
+
+typedef struct queue {
+    qheap active, backoff;
+    hmap items; /* key -> qitem, every state */
+    size_t n_unschedulable;
+    uint64_t next_seq;
+    uint64_t backoff_initial_ms, backoff_max_ms, max_unschedulable_ms;
+    /* queue order: nonzero when a goes before b */
+    int (*less)(void *ud, const trellis_object *a, uint64_t as, const trellis_object *b,
+                uint64_t bs);
+    void *less_ud;
+} queue;
+
+void queue_init(queue *q, uint64_t backoff_initial_ms, uint64_t backoff_max_ms,
+                uint64_t max_unschedulable_ms);
+void queue_free(queue *q);
+/* Add a pending workload, or replace the object of a queued one; a changed
+ * workload in the unschedulable pool goes back to active. */
+void queue_add(queue *q, trellis_object *w, uint64_t now_ms);
+/* Pop the next workload to schedule (moving due backoff items first), or
+ * NULL. The item is in flight until queue_done or a requeue. */
+qitem *queue_pop(queue *q, uint64_t now_ms);
+/* The in-flight item was scheduled (or given up): forget it. */
+void queue_done(queue *q, qitem *it);
+/* The attempt failed: unschedulable -> pool, otherwise -> backoff. */
+void queue_requeue(queue *q, qitem *it, int unschedulable, uint64_t now_ms);
+/* Put an in-flight item back in active at once (after a post-filter made
+ * room for it). */
+void queue_retry_now(queue *q, qitem *it);
+/* Something changed: unschedulable workloads go to backoff, or to active
+ * when their backoff has passed. */
+void queue_move_all(queue *q, uint64_t now_ms);
+/* Move workloads that waited longer than max_unschedulable_ms. */
+void queue_flush_unschedulable(queue *q, uint64_t now_ms);
+/* Remove a workload wherever it is (not in flight). */
+void queue_delete(queue *q, const trellis_object *w);
+/* Backoff delay after `attempts` failures. */
+uint64_t queue_backoff_ms(const queue *q, unsigned attempts);
+/* Earliest time a backoff item becomes due, or UINT64_MAX. */
+uint64_t queue_next_due(const queue *q);
+size_t queue_len(const queue *q);
+
+#endif

@@ -1,0 +1,740 @@
+/*
+ * scheduler.c - see scheduler.h.
+ */
+#include "config.h"
+
+#include "scheduler.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "util.h"
+
+static int less_adapter(void *ud, const trellis_object *a, uint64_t as,
+                        const trellis_object *b, uint64_t bs)
+{
+    trellis_plugin *pl = ud;
+    return pl->h.less(pl, a, as, b, bs);
+}
+
+static int kind_matches(const trellis_object *o, const char *kind, const char *api)
+{
+    return strcmp(o->kind, kind) == 0 && (!api || strcmp(o->api_version, api) == 0);
+}
+
+profile *sched_profile_for(const sched *s, const trellis_object *w)
+{
+    for (size_t i = 0; i < s->n_profiles; i++) {
+        profile *p = &s->profiles[i];
+        const cfg_profile *pc = p->cfg;
+        if (!kind_matches(w, pc->workload_kind, pc->workload_api_version))
+            continue;
+        if (!pc->scheduler_name_field)
+            return p;
+        const char *name = value_string(object_get(w, pc->scheduler_name_field));
+        if (!name || !*name) {
+            if (pc->is_default || strcmp(pc->name, "default-scheduler") == 0)
+                return p;
+        } else if (strcmp(name, pc->name) == 0) {
+            return p;
+        }
+    }
+    return NULL;
+}
+
+/* The profile whose binding field places w, for counting bound workloads:
+ * its own scheduler's, else the first profile of its kind. */
+static profile *owner_for(const sched *s, const trellis_object *w)
+{
+    profile *p = sched_profile_for(s, w);
+    if (p)
+        return p;
+    for (size_t i = 0; i < s->n_profiles; i++)
+        if (kind_matches(w, s->profiles[i].cfg->workload_kind,
+                         s->profiles[i].cfg->workload_api_version))
+            return &s->profiles[i];
+    return NULL;
+}
+
+int sched_open(sched *s, cfg *c, char *const *extra_dirs, size_t n_extra, int parallelism,
+               char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    s->cfg = c;
+    s->max_attempts = 5;
+    registry_init(&s->reg);
+    hmap_init(&s->dec_by_key);
+    cycle_init(&s->cycle);
+    size_t nd = n_extra + c->n_plugin_dirs + 1;
+    char **dirs = xcalloc(nd, sizeof *dirs);
+    size_t k = 0;
+    for (size_t i = 0; i < n_extra; i++)
+        dirs[k++] = extra_dirs[i];
+    for (size_t i = 0; i < c->n_plugin_dirs; i++)
+        dirs[k++] = c->plugin_dirs[i];
+    dirs[k++] = (char *)TRELLIS_PLUGINDIR;
+
+    int par = parallelism > 0 ? parallelism : c->parallelism;
+    if (par <= 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        par = n > 0 ? (int)(n < 16 ? n : 16) : 1;
+    }
+    s->pool = pool_new(par);
+
+    s->n_profiles = c->n_profiles;
+    s->profiles = xcalloc(c->n_profiles, sizeof *s->profiles);
+    int rc = 0;
+    for (size_t i = 0; i < c->n_profiles && rc == 0; i++) {
+        profile *p = &s->profiles[i];
+        const cfg_profile *pc = &c->profiles[i];
+        p->cfg = pc;
+        p->sched = s;
+        p->index = (int)i;
+        p->sched_pool = s->pool;
+        p->plugins = xcalloc(pc->n_plugins ? pc->n_plugins : 1, sizeof *p->plugins);
+        for (size_t j = 0; j < pc->n_plugins; j++) {
+            plugin_module *m;
+            trellis_plugin *pl;
+            const cfg_plugin *e = &pc->plugins[j];
+            if (registry_load(&s->reg, e->name, e->path, dirs, k, &m, err, errlen) < 0) {
+                errprefix(err, errlen, "%s:%d: profile '%s'", c->file, e->line, pc->name);
+                rc = -1;
+                break;
+            }
+            if (registry_instantiate(&s->reg, m, p, e, c->file, &pl, err, errlen) < 0) {
+                rc = -1;
+                break;
+            }
+            p->plugins[p->n_plugins++] = pl;
+        }
+    }
+    free(dirs);
+    if (rc < 0)
+        return -1;
+    for (size_t i = 0; i < s->n_profiles; i++) {
+        profile *p = &s->profiles[i];
+        const cfg_profile *pc = p->cfg;
+        framework_build(p);
+        size_t n_sort = 0;
+        for (size_t j = 0; j < p->n_plugins; j++)
+            if (p->plugins[j]->h.less && (p->plugins[j]->points & PT_QUEUE_SORT))
+                n_sort++;
+        if (n_sort > 1)
+            return errf(err, errlen,
+                        "%s:%d: profile '%s': %zu plugins sort the queue; exactly one may "
+                        "(restrict the others with points = [...])",
+                        c->file, pc->line, pc->name, n_sort);
+        if (p->bind.n == 0)
+            return errf(err, errlen,
+                        "%s:%d: profile '%s': no plugin binds workloads (add default-binder)",
+                        c->file, pc->line, pc->name);
+        queue_init(&p->q, pc->backoff_initial_ms, pc->backoff_max_ms,
+                   pc->max_unschedulable_ms);
+        if (p->queue_sort) {
+            p->q.less = less_adapter;
+            p->q.less_ud = p->queue_sort;
+        }
+        snapshot_init(&p->snap, pc->target_kind, s->reg.n_counters);
+    }
+    cache_init(&s->cache, s->reg.n_counters);
+    return 0;
+}
+
+/* Let the plugins of the profiles concerned prepare o. */
+static void prepare(sched *s, trellis_object *o, int as_workload)
+{
+    if (!o->aux && s->reg.n_slots) {
+        o->aux = xcalloc((size_t)s->reg.n_slots, sizeof *o->aux);
+        o->naux = (size_t)s->reg.n_slots;
+    }
+    if (as_workload && !o->counters && s->reg.n_counters)
+        o->counters = xcalloc((size_t)s->reg.n_counters, sizeof *o->counters);
+    for (size_t i = 0; i < s->n_profiles; i++) {
+        profile *p = &s->profiles[i];
+        const cfg_profile *pc = p->cfg;
+        if (as_workload ? !kind_matches(o, pc->workload_kind, pc->workload_api_version)
+                        : !kind_matches(o, pc->target_kind, pc->target_api_version))
+            continue;
+        plist *l = as_workload ? &p->prepare_workload : &p->prepare_target;
+        for (size_t k = 0; k < l->n; k++) {
+            trellis_plugin *pl = l->v[k];
+            trellis_prepare_fn fn = as_workload ? pl->h.prepare_workload : pl->h.prepare_target;
+            if (fn && pl->slot >= 0) {
+                char perr[512] = "";
+                void *data = NULL;
+                if (fn(pl, o, &data, perr, sizeof perr) != 0) {
+                    char who[256];
+                    log_warn("%s:%d: %s: plugin %s: %s", o->file ? o->file : "-", o->line,
+                             object_describe(o, who, sizeof who), pl->name,
+                             perr[0] ? perr : "malformed");
+                    if (o->prepare_failed_slot < 0) {
+                        o->prepare_failed_slot = pl->slot;
+                        o->prepare_error = xasprintf("plugin %s: %s", pl->name,
+                                                     perr[0] ? perr : "malformed object");
+                    }
+                }
+                o->aux[pl->slot] = data;
+            }
+            if (as_workload && pl->h.amounts)
+                pl->h.amounts(pl, o, o->counters + pl->counter_off);
+        }
+    }
+    grow(&s->prepared, &s->cap_prepared, s->n_prepared + 1, sizeof *s->prepared);
+    s->prepared[s->n_prepared++] = object_ref(o);
+}
+
+static int is_target_kind(const sched *s, const trellis_object *o)
+{
+    for (size_t i = 0; i < s->n_profiles; i++)
+        if (kind_matches(o, s->profiles[i].cfg->target_kind,
+                         s->profiles[i].cfg->target_api_version))
+            return 1;
+    return 0;
+}
+
+int sched_load(sched *s, store *st, char *err, size_t errlen)
+{
+    uint64_t t0 = now_ns();
+    s->st = st;
+    manifest_set ms;
+    manifest_set_init(&ms);
+    if (st->ops->list(st, &ms, err, errlen) < 0) {
+        manifest_set_free(&ms);
+        return -1;
+    }
+    for (size_t i = 0; i < ms.n_errors; i++) {
+        const manifest_error *e = &ms.errors[i];
+        log_warn("%s:%d: %s (skipped)", e->file, e->line, e->message);
+    }
+    s->n_manifest_errors = ms.n_errors;
+    /* targets first, so bound workloads find them */
+    for (size_t i = 0; i < ms.n_objects; i++) {
+        trellis_object *o = ms.objects[i];
+        if (!is_target_kind(s, o))
+            continue;
+        prepare(s, o, 0);
+        cache_set_target(&s->cache, o);
+        s->n_targets_loaded++;
+    }
+    for (size_t i = 0; i < ms.n_objects; i++) {
+        trellis_object *o = ms.objects[i];
+        profile *own = owner_for(s, o);
+        if (!own)
+            continue;
+        prepare(s, o, 1);
+        s->n_workloads_loaded++;
+        const char *bound = value_string(object_get(o, own->cfg->binding_field));
+        if (bound && *bound) {
+            cache_add_bound(&s->cache, o, own->cfg->target_kind, bound);
+            continue;
+        }
+        profile *p = sched_profile_for(s, o);
+        if (p) {
+            queue_add(&p->q, o, 0);
+            s->n_pending++;
+        }
+    }
+    manifest_set_free(&ms);
+    s->load_ns = now_ns() - t0;
+    return 0;
+}
+
+static char *dec_key(const trellis_object *w)
+{
+    return xasprintf("%s/%s", w->kind, w->key);
+}
+
+static decision *decision_for(sched *s, trellis_object *w, profile *p)
+{
+    char *k = dec_key(w);
+    decision *d = hmap_get(&s->dec_by_key, k);
+    if (d) {
+        free(k);
+        if (d->w != w) {
+            object_unref(d->w);
+            d->w = object_ref(w);
+        }
+        d->p = p;
+        return d;
+    }
+    d = xcalloc(1, sizeof *d);
+    d->w = object_ref(w);
+    d->p = p;
+    grow(&s->decisions, &s->cap_dec, s->n_dec + 1, sizeof *s->decisions);
+    s->decisions[s->n_dec++] = d;
+    /* the key is owned by the map entry; freed in sched_close */
+    hmap_put(&s->dec_by_key, k, d);
+    return d;
+}
+
+static void set_result(decision *d, dec_result r, const char *msg, const char *target)
+{
+    d->result = r;
+    free(d->message);
+    d->message = msg ? xstrdup(msg) : NULL;
+    for (size_t i = 0; i < d->n_targets; i++)
+        free(d->targets[i]);
+    free(d->targets);
+    d->targets = NULL;
+    d->n_targets = 0;
+    if (target) {
+        d->targets = xcalloc(1, sizeof *d->targets);
+        d->targets[0] = xstrdup(target);
+        d->n_targets = 1;
+    }
+}
+
+static void free_cands(decision *d)
+{
+    for (size_t i = 0; i < d->n_cands; i++) {
+        dec_cand *c = &d->cands[i];
+        free(c->target);
+        free(c->plugin);
+        free(c->code);
+        free(c->reason);
+        free(c->scores);
+    }
+    free(d->cands);
+    d->cands = NULL;
+    d->n_cands = 0;
+}
+
+static void record_candidates(trellis_cycle *c, decision *d)
+{
+    free_cands(d);
+    d->n_cands = c->n;
+    d->cands = xcalloc(c->n ? c->n : 1, sizeof *d->cands);
+    size_t j = 0; /* index among feasible targets, which keep snapshot order */
+    for (size_t i = 0; i < c->n; i++) {
+        dec_cand *dc = &d->cands[i];
+        dc->target = xstrdup(c->targets[i]->name);
+        const trellis_plugin *who;
+        trellis_status st;
+        int code = framework_explain(c, i, &who, &st);
+        dc->feasible = code == TRELLIS_SUCCESS;
+        if (!dc->feasible) {
+            dc->plugin = xstrdup(who ? who->name : "-");
+            dc->code = xstrdup(st.reason);
+            dc->reason = xstrdup(st.message);
+            continue;
+        }
+        if (c->scored && j < c->n_feasible && c->feasible_idx[j] == i) {
+            dc->has_score = 1;
+            dc->score = c->totals[j];
+            size_t ns = c->p->score.n;
+            dc->scores = xcalloc(ns ? ns : 1, sizeof *dc->scores);
+            for (size_t k = 0; k < ns; k++)
+                dc->scores[k] = c->scores[k * c->n_feasible + j];
+        }
+        j++;
+    }
+}
+
+static void unreserve_all(profile *p, trellis_cycle *c, trellis_object *w,
+                          const struct trellis_target *t)
+{
+    for (size_t k = p->reserve.n; k-- > 0;) {
+        trellis_plugin *pl = p->reserve.v[k];
+        if (pl->h.unreserve)
+            pl->h.unreserve(pl, c, w, t);
+    }
+}
+
+/* Undo an assumption after a failure in reserve, permit or binding. */
+static void fail_assumed(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it,
+                         cache_target *ct, dec_result r, const char *msg)
+{
+    unreserve_all(p, c, it->w, &ct->t);
+    cache_forget(&s->cache, it->w, ct);
+    set_result(d, r, msg, NULL);
+    queue_requeue(&p->q, it, r == DEC_UNSCHEDULABLE, 0);
+}
+
+static void bind_cycle(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it,
+                       cache_target *ct)
+{
+    trellis_status st;
+    char msg[1024];
+    const struct trellis_target *t = &ct->t;
+    for (size_t k = 0; k < p->pre_bind.n; k++) {
+        trellis_plugin *pl = p->pre_bind.v[k];
+        memset(&st, 0, sizeof st);
+        if (pl->h.pre_bind(pl, c, it->w, t, &st) != TRELLIS_SUCCESS) {
+            snprintf(msg, sizeof msg, "plugin %s: pre-bind failed: %s", pl->name, st.message);
+            fail_assumed(s, p, c, d, it, ct, DEC_ERROR, msg);
+            return;
+        }
+    }
+    int handled = 0;
+    for (size_t k = 0; k < p->bind.n && !handled; k++) {
+        trellis_plugin *pl = p->bind.v[k];
+        memset(&st, 0, sizeof st);
+        int rc = pl->h.bind(pl, c, it->w, t, &st);
+        if (rc == TRELLIS_SKIP)
+            continue;
+        if (rc != TRELLIS_SUCCESS) {
+            snprintf(msg, sizeof msg, "plugin %s: bind failed: %s", pl->name, st.message);
+            fail_assumed(s, p, c, d, it, ct, DEC_ERROR, msg);
+            return;
+        }
+        handled = 1;
+    }
+    if (!handled) {
+        fail_assumed(s, p, c, d, it, ct, DEC_ERROR, "no bind plugin handled the workload");
+        return;
+    }
+    for (size_t k = 0; k < p->post_bind.n; k++) {
+        trellis_plugin *pl = p->post_bind.v[k];
+        pl->h.post_bind(pl, c, it->w, t);
+    }
+    cache_finish_binding(&s->cache, it->w, ct);
+    set_result(d, DEC_SCHEDULED, NULL, ct->name);
+    free(d->nominated);
+    d->nominated = NULL;
+    queue_done(&p->q, it);
+}
+
+static void assume_and_bind(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it,
+                            const struct trellis_target *best)
+{
+    cache_target *ct = cache_get_target(&s->cache, p->cfg->target_kind, best->name);
+    trellis_status st;
+    char msg[1024];
+    cache_assume(&s->cache, it->w, ct);
+    for (size_t k = 0; k < p->reserve.n; k++) {
+        trellis_plugin *pl = p->reserve.v[k];
+        if (!pl->h.reserve)
+            continue;
+        memset(&st, 0, sizeof st);
+        if (pl->h.reserve(pl, c, it->w, best, &st) != TRELLIS_SUCCESS) {
+            snprintf(msg, sizeof msg, "plugin %s: reserve failed: %s", pl->name, st.message);
+            fail_assumed(s, p, c, d, it, ct, DEC_ERROR, msg);
+            return;
+        }
+    }
+    uint64_t wait_ms = 0;
+    int wait = 0;
+    for (size_t k = 0; k < p->permit.n; k++) {
+        trellis_plugin *pl = p->permit.v[k];
+        memset(&st, 0, sizeof st);
+        uint64_t to = 0;
+        int rc = pl->h.permit(pl, c, it->w, best, &to, &st);
+        if (rc == TRELLIS_SUCCESS)
+            continue;
+        if (rc == TRELLIS_WAIT) {
+            wait = 1;
+            if (to > wait_ms)
+                wait_ms = to;
+            continue;
+        }
+        snprintf(msg, sizeof msg, "plugin %s: permit rejected: %s%s%s", pl->name, st.reason,
+                 st.message[0] ? ": " : "", st.message);
+        fail_assumed(s, p, c, d, it, ct, DEC_UNSCHEDULABLE, msg);
+        return;
+    }
+    if (wait) {
+        grow(&s->waiting, &s->cap_waiting, s->n_waiting + 1, sizeof *s->waiting);
+        waiting *wt = &s->waiting[s->n_waiting++];
+        memset(wt, 0, sizeof *wt);
+        wt->d = d;
+        wt->p = p;
+        wt->it = it;
+        wt->target = &ct->t;
+        wt->deadline_ms = wait_ms;
+        set_result(d, DEC_PENDING, "waiting on permit", NULL);
+        return;
+    }
+    bind_cycle(s, p, c, d, it, ct);
+}
+
+static void schedule_one(sched *s, profile *p, qitem *it)
+{
+    decision *d = decision_for(s, it->w, p);
+    d->attempts++;
+    snapshot_update(&p->snap, &s->cache);
+    trellis_cycle *c = &s->cycle;
+    c->d = d;
+    c->nominated_name = d->nominated;
+    char msg[1024];
+    const struct trellis_target *best = NULL;
+    fw_result r = framework_schedule(p, c, it->w, s->explain, &best, msg, sizeof msg);
+    c->nominated_name = NULL;
+    if (s->explain)
+        record_candidates(c, d);
+    if (r == FW_ERROR) {
+        set_result(d, DEC_ERROR, msg, NULL);
+        queue_requeue(&p->q, it, 0, 0);
+        return;
+    }
+    if (r == FW_UNSCHEDULABLE) {
+        char *m = framework_unschedulable_message(c);
+        set_result(d, DEC_UNSCHEDULABLE, m, NULL);
+        free(m);
+        if (c->changed && d->attempts < s->max_attempts)
+            queue_retry_now(&p->q, it);
+        else
+            queue_requeue(&p->q, it, 1, 0);
+        return;
+    }
+    assume_and_bind(s, p, c, d, it, best);
+}
+
+/* Bind workloads whose permit wait ended; with `final`, every wait ends
+ * (a one-shot run has no later moment to allow them). */
+static void process_waiting(sched *s, int final)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < s->n_waiting; i++) {
+        waiting *wt = &s->waiting[i];
+        cache_target *ct = (cache_target *)wt->target;
+        trellis_cycle *c = &s->cycle;
+        if (wt->allowed) {
+            framework_cycle_reset(c, wt->p, wt->it->w);
+            c->d = wt->d;
+            bind_cycle(s, wt->p, c, wt->d, wt->it, ct);
+        } else if (wt->rejected || final) {
+            char msg[512];
+            if (wt->rejected)
+                snprintf(msg, sizeof msg, "rejected while waiting on permit: %s",
+                         wt->reject_reason ? wt->reject_reason : "");
+            else
+                snprintf(msg, sizeof msg, "PermitTimeout: still waiting on permit when the "
+                                          "run ended");
+            framework_cycle_reset(c, wt->p, wt->it->w);
+            fail_assumed(s, wt->p, c, wt->d, wt->it, ct, DEC_UNSCHEDULABLE, msg);
+        } else {
+            s->waiting[k++] = *wt;
+            continue;
+        }
+        free(wt->reject_reason);
+    }
+    s->n_waiting = k;
+}
+
+int sched_run_once(sched *s, char *err, size_t errlen)
+{
+    uint64_t t0 = now_ns();
+    for (;;) {
+        int progress = 0;
+        for (size_t i = 0; i < s->n_profiles; i++) {
+            profile *p = &s->profiles[i];
+            qitem *it = queue_pop(&p->q, 0);
+            if (!it)
+                continue;
+            progress = 1;
+            schedule_one(s, p, it);
+            if (s->n_waiting)
+                process_waiting(s, 0);
+        }
+        if (!progress)
+            break;
+    }
+    process_waiting(s, 1);
+    s->schedule_ns = now_ns() - t0;
+    if (s->st && s->st->ops->flush(s->st, err, errlen) < 0)
+        return -1;
+    return 0;
+}
+
+int sched_evict(trellis_cycle *c, const trellis_plugin *pl, const trellis_object *victim,
+                const char *reason, char *err, size_t errlen)
+{
+    sched *s = c->p->sched;
+    if (!c->in_post_filter)
+        return errf(err, errlen, "evict is only allowed in a post-filter");
+    cache_workload *cw = cache_get_workload(&s->cache, victim);
+    if (!cw || !cw->n_as)
+        return errf(err, errlen, "%s %s is not assigned to any target", victim->kind,
+                    victim->key);
+    trellis_object *v = object_ref(cw->obj);
+    profile *vp = owner_for(s, v);
+    store_edit e = {vp ? vp->cfg->binding_field : c->p->cfg->binding_field, NULL};
+    if (s->st->ops->patch(s->st, v, &e, 1, err, errlen) < 0) {
+        object_unref(v);
+        return -1;
+    }
+    strbuf from;
+    sb_init(&from);
+    while (cw->n_as) {
+        sb_printf(&from, "%s%s", from.len ? "," : "", cw->as[0].target->name);
+        cache_forget(&s->cache, v, cw->as[0].target);
+    }
+    decision *d = c->d;
+    d->evicted = xrealloc(d->evicted, (d->n_evicted + 1) * sizeof *d->evicted);
+    obj_id *id = &d->evicted[d->n_evicted++];
+    id->kind = xstrdup(v->kind);
+    id->namespace_ = xstrdup(v->namespace_);
+    id->name = xstrdup(v->name);
+    log_info("plugin %s: evicted %s %s from %s: %s", pl->name, v->kind, v->key, from.s,
+             reason ? reason : "");
+    sb_free(&from);
+    profile *sp = sched_profile_for(s, v);
+    if (sp)
+        queue_add(&sp->q, v, 0);
+    object_unref(v);
+    c->changed = 1;
+    return 0;
+}
+
+int sched_create_target(trellis_cycle *c, const trellis_plugin *pl, const char *json,
+                        char *err, size_t errlen)
+{
+    sched *s = c->p->sched;
+    if (!c->in_post_filter)
+        return errf(err, errlen, "create_target is only allowed in a post-filter");
+    trellis_object *o = object_from_json(json, err, errlen);
+    if (!o)
+        return -1;
+    const cfg_profile *pc = c->p->cfg;
+    if (!kind_matches(o, pc->target_kind, pc->target_api_version)) {
+        errf(err, errlen, "a created target must be of kind %s, not %s", pc->target_kind,
+             o->kind);
+        object_unref(o);
+        return -1;
+    }
+    if (cache_get_target(&s->cache, o->kind, o->name) &&
+        cache_get_target(&s->cache, o->kind, o->name)->t.obj) {
+        errf(err, errlen, "%s %s exists already", o->kind, o->name);
+        object_unref(o);
+        return -1;
+    }
+    if (s->st->ops->create(s->st, o, err, errlen) < 0) {
+        object_unref(o);
+        return -1;
+    }
+    prepare(s, o, 0);
+    cache_set_target(&s->cache, o);
+    decision *d = c->d;
+    d->created = xrealloc(d->created, (d->n_created + 1) * sizeof *d->created);
+    obj_id *id = &d->created[d->n_created++];
+    id->kind = xstrdup(o->kind);
+    id->namespace_ = xstrdup(o->namespace_);
+    id->name = xstrdup(o->name);
+    log_info("plugin %s: created %s %s", pl->name, o->kind, o->key);
+    object_unref(o);
+    c->changed = 1;
+    return 0;
+}
+
+int sched_nominate(trellis_cycle *c, const struct trellis_target *t)
+{
+    if (!c->in_post_filter || !t)
+        return -1;
+    free(c->d->nominated);
+    c->d->nominated = xstrdup(t->name);
+    return 0;
+}
+
+int sched_store_set_field(const trellis_plugin *pl, const trellis_object *o, const char *path,
+                          const char *value, char *err, size_t errlen)
+{
+    sched *s = pl->profile->sched;
+    if (!s->st)
+        return errf(err, errlen, "no store");
+    store_edit e = {path, value};
+    return s->st->ops->patch(s->st, o, &e, 1, err, errlen);
+}
+
+int sched_permit_set(const trellis_plugin *pl, const char *ns, const char *name, int allow,
+                     const char *reason)
+{
+    sched *s = pl->profile->sched;
+    for (size_t i = 0; i < s->n_waiting; i++) {
+        waiting *wt = &s->waiting[i];
+        const trellis_object *w = wt->it->w;
+        if (strcmp(w->namespace_, ns ? ns : "") == 0 && strcmp(w->name, name) == 0) {
+            if (allow) {
+                wt->allowed = 1;
+            } else {
+                wt->rejected = 1;
+                free(wt->reject_reason);
+                wt->reject_reason = xstrdup(reason ? reason : "");
+            }
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int dec_cmp(const void *a, const void *b)
+{
+    const decision *x = *(decision *const *)a, *y = *(decision *const *)b;
+    int r = strcmp(x->w->kind, y->w->kind);
+    if (!r)
+        r = strcmp(x->w->namespace_, y->w->namespace_);
+    if (!r)
+        r = strcmp(x->w->name, y->w->name);
+    return r;
+}
+
+void sched_sorted_decisions(sched *s)
+{
+    qsort(s->decisions, s->n_dec, sizeof *s->decisions, dec_cmp);
+}
+
+static void free_ids(obj_id *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(ids[i].kind);
+        free(ids[i].namespace_);
+        free(ids[i].name);
+    }
+    free(ids);
+}
+
+void sched_close(sched *s)
+{
+    for (size_t i = 0; i < s->n_waiting; i++)
+        free(s->waiting[i].reject_reason);
+    free(s->waiting);
+    for (size_t i = 0; i < s->n_dec; i++) {
+        decision *d = s->decisions[i];
+        set_result(d, DEC_PENDING, NULL, NULL);
+        free_cands(d);
+        free_ids(d->evicted, d->n_evicted);
+        free_ids(d->created, d->n_created);
+        free(d->nominated);
+        object_unref(d->w);
+        free(d);
+    }
+    free(s->decisions);
+    size_t i = 0;
+    hmap_slot *sl;
+    while ((sl = hmap_next(&s->dec_by_key, &i)))
+        free((char *)sl->key);
+    hmap_free(&s->dec_by_key);
+    for (size_t k = 0; k < s->n_profiles; k++) {
+        profile *p = &s->profiles[k];
+        queue_free(&p->q);
+        snapshot_free(&p->snap);
+        plist *lists[] = {&p->pre_filter, &p->filter,  &p->post_filter,      &p->pre_score,
+                          &p->score,      &p->reserve, &p->permit,           &p->pre_bind,
+                          &p->bind,       &p->post_bind, &p->prepare_workload,
+                          &p->prepare_target};
+        for (size_t j = 0; j < sizeof lists / sizeof *lists; j++)
+            free(lists[j]->v);
+        free(p->plugins);
+    }
+    free(s->profiles);
+    cache_free(&s->cache);
+    cycle_free(&s->cycle);
+    /* prepared data goes back to the plugins that made it, before fini */
+    for (size_t k = 0; k < s->n_prepared; k++) {
+        trellis_object *o = s->prepared[k];
+        for (size_t j = 0; j < s->reg.n_inst && o->aux; j++) {
+            trellis_plugin *pl = s->reg.inst[j];
+            if (pl->slot >= 0 && (size_t)pl->slot < o->naux && o->aux[pl->slot]) {
+                if (pl->h.release)
+                    pl->h.release(pl, o->aux[pl->slot]);
+                o->aux[pl->slot] = NULL;
+            }
+        }
+        object_unref(o);
+    }
+    free(s->prepared);
+    registry_free(&s->reg);
+    pool_free(s->pool);
+    memset(s, 0, sizeof *s);
+}

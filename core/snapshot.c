@@ -1,0 +1,129 @@
+/*
+ * snapshot.c - see snapshot.h.
+ */
+#include "config.h"
+
+#include "snapshot.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+void snapshot_init(snapshot *s, const char *kind, int n_counters)
+{
+    memset(s, 0, sizeof *s);
+    s->kind = xstrdup(kind);
+    s->n_counters = n_counters;
+    hmap_init(&s->by_name);
+}
+
+static void clear_copy(struct trellis_target *t)
+{
+    for (size_t i = 0; i < t->n_wl; i++)
+        object_unref(t->wl[i]);
+    t->n_wl = 0;
+    if (t->obj)
+        object_unref(t->obj);
+    t->obj = NULL;
+}
+
+static void free_copy(struct trellis_target *t)
+{
+    clear_copy(t);
+    free(t->wl);
+    free(t->sums);
+    free(t);
+}
+
+void snapshot_free(snapshot *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free_copy(s->targets[i]);
+    free(s->targets);
+    hmap_free(&s->by_name);
+    free(s->kind);
+    memset(s, 0, sizeof *s);
+}
+
+/* Copy src into dst; references are taken before the old ones are dropped
+ * so that by_name, keyed by the name inside the object, never points at a
+ * released object. */
+static void copy_into(snapshot *s, struct trellis_target *dst,
+                      const struct trellis_target *src)
+{
+    trellis_object *old_obj = dst->obj;
+    trellis_object **old_wl = dst->wl;
+    size_t old_n = dst->n_wl;
+    dst->obj = object_ref(src->obj);
+    dst->name = src->obj->name;
+    dst->wl = xmalloc((src->n_wl ? src->n_wl : 1) * sizeof *dst->wl);
+    dst->cap_wl = src->n_wl ? src->n_wl : 1;
+    for (size_t i = 0; i < src->n_wl; i++)
+        dst->wl[i] = object_ref(src->wl[i]);
+    dst->n_wl = src->n_wl;
+    if (!dst->sums)
+        dst->sums = xcalloc((size_t)(s->n_counters ? s->n_counters : 1), sizeof(int64_t));
+    if (s->n_counters)
+        memcpy(dst->sums, src->sums, (size_t)s->n_counters * sizeof(int64_t));
+    dst->gen = src->gen;
+    if (old_obj && old_obj != dst->obj)
+        hmap_put(&s->by_name, dst->name, dst);
+    for (size_t i = 0; i < old_n; i++)
+        object_unref(old_wl[i]);
+    free(old_wl);
+    if (old_obj)
+        object_unref(old_obj);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    const struct trellis_target *x = *(struct trellis_target *const *)a;
+    const struct trellis_target *y = *(struct trellis_target *const *)b;
+    return strcmp(x->name, y->name);
+}
+
+struct trellis_target *snapshot_find(const snapshot *s, const char *name)
+{
+    return hmap_get(&s->by_name, name);
+}
+
+static void rebuild(snapshot *s, const cache *c)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free_copy(s->targets[i]);
+    s->n = 0;
+    hmap_free(&s->by_name);
+    hmap_init(&s->by_name);
+    size_t i = 0;
+    hmap_slot *sl;
+    while ((sl = hmap_next(&c->targets, &i))) {
+        const cache_target *ct = sl->val;
+        if (!ct->t.obj || strcmp(ct->kind, s->kind) != 0)
+            continue;
+        struct trellis_target *t = xcalloc(1, sizeof *t);
+        copy_into(s, t, &ct->t);
+        grow(&s->targets, &s->cap, s->n + 1, sizeof *s->targets);
+        s->targets[s->n++] = t;
+    }
+    qsort(s->targets, s->n, sizeof *s->targets, by_name);
+    for (size_t k = 0; k < s->n; k++)
+        hmap_put(&s->by_name, s->targets[k]->name, s->targets[k]);
+    s->set_gen = c->set_gen;
+}
+
+void snapshot_update(snapshot *s, const cache *c)
+{
+    if (s->set_gen != c->set_gen || (s->gen == 0 && c->gen != 0)) {
+        rebuild(s, c);
+    } else {
+        for (const cache_target *ct = c->mru; ct && ct->t.gen > s->gen; ct = ct->next) {
+            if (!ct->t.obj || strcmp(ct->kind, s->kind) != 0)
+                continue;
+            struct trellis_target *t = snapshot_find(s, ct->name);
+            if (t)
+                copy_into(s, t, &ct->t);
+        }
+    }
+    s->gen = c->gen;
+}

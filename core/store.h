@@ -1,0 +1,57 @@
+/*
+ * store.h - where objects live: the interface every store implements.
+ *
+ * The host reads all objects with list, writes bindings and evictions as
+ * field patches with a version precondition (a patch made against an
+ * object that has changed in the store since it was read is refused, never
+ * applied over the change), creates objects (targets made by a post-filter,
+ * events), and commits with flush. Stores that can follow changes offer
+ * watch. The file store (store_file.c) is the embedded default; an etcd
+ * store and a Kubernetes API store implement the same operations.
+ */
+#ifndef TRELLIS_STORE_H
+#define TRELLIS_STORE_H
+
+#include <stddef.h>
+
+#include "manifest.h"
+#include "object.h"
+
+typedef struct store store;
+
+typedef struct store_edit {
+    const char *path;  /* dotted plain keys */
+    const char *value; /* string, or NULL to remove the field */
+} store_edit;
+
+typedef enum { STORE_ADDED = 1, STORE_MODIFIED, STORE_DELETED } store_event_type;
+typedef void (*store_watch_cb)(void *ud, store_event_type type, trellis_object *o);
+
+typedef struct store_ops {
+    const char *name;
+    /* Append every object, and every malformed document as an error, to
+     * out. 0, or -1 with err when the store cannot be read at all. */
+    int (*list)(store *s, manifest_set *out, char *err, size_t errlen);
+    /* A new reference to the stored object, or NULL. */
+    trellis_object *(*get)(store *s, const char *kind, const char *namespace_,
+                           const char *name);
+    /* Patch fields of o; refused when the stored object's version is no
+     * longer o->version. May be buffered until flush. */
+    int (*patch)(store *s, const trellis_object *o, const store_edit *edits, size_t n,
+                 char *err, size_t errlen);
+    /* Create a new object (a reference is taken); refused if it exists. */
+    int (*create)(store *s, trellis_object *o, char *err, size_t errlen);
+    /* Commit buffered writes. 0, or -1 with err listing what was not
+     * written (nothing is lost: the rest is written). */
+    int (*flush)(store *s, char *err, size_t errlen);
+    /* Follow changes; NULL when the store cannot. */
+    int (*watch)(store *s, store_watch_cb cb, void *ud, char *err, size_t errlen);
+    void (*destroy)(store *s);
+} store_ops;
+
+struct store {
+    const store_ops *ops;
+    int dry_run; /* patches and creates are checked but nothing is written */
+};
+
+#endif

@@ -1,0 +1,208 @@
+/*
+ * util.c - see util.h.
+ */
+#include "config.h"
+
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int errf(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+int errprefix(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return -1;
+    char prefix[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    size_t pl = strlen(prefix);
+    size_t ml = strlen(err);
+    if (pl + 2 >= errlen)
+        return -1;
+    if (pl + 2 + ml >= errlen)
+        ml = errlen - pl - 3;
+    memmove(err + pl + 2, err, ml);
+    err[pl + 2 + ml] = '\0';
+    memcpy(err, prefix, pl);
+    err[pl] = ':';
+    err[pl + 1] = ' ';
+    return -1;
+}
+
+static void oom(void)
+{
+    fputs("trellis: out of memory\n", stderr);
+    abort();
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        oom();
+    return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        oom();
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p)
+        oom();
+    return p;
+}
+
+char *xstrdup(const char *s)
+{
+    char *d = strdup(s ? s : "");
+    if (!d)
+        oom();
+    return d;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        oom();
+    char *s = xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+void grow(void *pp, size_t *cap, size_t need, size_t size)
+{
+    void **p = pp;
+    if (need <= *cap)
+        return;
+    size_t c = *cap ? *cap : 8;
+    while (c < need)
+        c *= 2;
+    *p = xrealloc(*p, c * size);
+    *cap = c;
+}
+
+void sb_init(strbuf *b)
+{
+    b->s = NULL;
+    b->len = b->cap = 0;
+}
+
+void sb_free(strbuf *b)
+{
+    free(b->s);
+    sb_init(b);
+}
+
+void sb_add(strbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t c = b->cap ? b->cap : 64;
+        while (c < b->len + n + 1)
+            c *= 2;
+        b->s = xrealloc(b->s, c);
+        b->cap = c;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+void sb_puts(strbuf *b, const char *s)
+{
+    sb_add(b, s, strlen(s));
+}
+
+void sb_printf(strbuf *b, const char *fmt, ...)
+{
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof tmp) {
+        sb_add(b, tmp, (size_t)n);
+        return;
+    }
+    char *big = xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb_add(b, big, (size_t)n);
+    free(big);
+}
+
+char *sb_steal(strbuf *b)
+{
+    char *s = b->s ? b->s : xstrdup("");
+    sb_init(b);
+    return s;
+}
+
+char *read_file(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        errf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    strbuf b;
+    sb_init(&b);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        sb_add(&b, chunk, n);
+    if (ferror(f)) {
+        errf(err, errlen, "%s: read error: %s", path, strerror(errno));
+        fclose(f);
+        sb_free(&b);
+        return NULL;
+    }
+    fclose(f);
+    if (len)
+        *len = b.len;
+    return sb_steal(&b);
+}
+
+uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int str_endswith(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}

@@ -1,0 +1,200 @@
+/*
+ * test_queue.c - the scheduling queue: order, backoff, unschedulable pool.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "queue.h"
+#include "testutil.h"
+
+static trellis_object *pod(const char *name, int prio)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf,
+             "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\","
+             "\"namespace\":\"default\"},\"spec\":{\"priority\":%d}}",
+             name, prio);
+    return tu_obj(buf);
+}
+
+static int by_prio(void *ud, const trellis_object *a, uint64_t as, const trellis_object *b,
+                   uint64_t bs)
+{
+    (void)ud;
+    int64_t pa = 0, pb = 0;
+    value_int(object_get(a, "spec.priority"), &pa);
+    value_int(object_get(b, "spec.priority"), &pb);
+    if (pa != pb)
+        return pa > pb;
+    return as < bs;
+}
+
+static void add(queue *q, const char *name, int prio)
+{
+    trellis_object *o = pod(name, prio);
+    queue_add(q, o, 0);
+    object_unref(o);
+}
+
+START_TEST(fifo_without_sort)
+{
+    queue q;
+    queue_init(&q, 1000, 10000, 300000);
+    add(&q, "a", 1);
+    add(&q, "b", 9);
+    add(&q, "c", 5);
+    const char *want[] = {"a", "b", "c"};
+    for (int i = 0; i < 3; i++) {
+        qitem *it = queue_pop(&q, 0);
+        ck_assert_ptr_nonnull(it);
+        ck_assert_str_eq(it->w->name, want[i]);
+        queue_done(&q, it);
+    }
+    ck_assert_ptr_null(queue_pop(&q, 0));
+    queue_free(&q);
+}
+END_TEST
+
+START_TEST(sort_hook_orders_active)
+{
+    queue q;
+    queue_init(&q, 1000, 10000, 300000);
+    q.less = by_prio;
+    add(&q, "a", 1);
+    add(&q, "b", 9);
+    add(&q, "c", 5);
+    add(&q, "d", 9);
+    const char *want[] = {"b", "d", "c", "a"};
+    for (int i = 0; i < 4; i++) {
+        qitem *it = queue_pop(&q, 0);
+        ck_assert_str_eq(it->w->name, want[i]);
+        queue_done(&q, it);
+    }
+    queue_free(&q);
+}
+END_TEST
+
+START_TEST(backoff_doubles_and_caps)
+{
+    queue q;
+    queue_init(&q, 1000, 10000, 300000);
+    ck_assert_uint_eq(queue_backoff_ms(&q, 1), 1000);
+    ck_assert_uint_eq(queue_backoff_ms(&q, 2), 2000);
+    ck_assert_uint_eq(queue_backoff_ms(&q, 4), 8000);
+    ck_assert_uint_eq(queue_backoff_ms(&q, 5), 10000);
+    ck_assert_uint_eq(queue_backoff_ms(&q, 60), 10000);
+    add(&q, "a", 0);
+    qitem *it = queue_pop(&q, 0);
+    queue_requeue(&q, it, 0, 100); /* error: backoff until 1100 */
+    ck_assert_ptr_null(queue_pop(&q, 1099));
+    ck_assert_uint_eq(queue_next_due(&q), 1100);
+    it = queue_pop(&q, 1100);
+    ck_assert_ptr_nonnull(it);
+    queue_requeue(&q, it, 0, 2000); /* second failure: 2000 ms */
+    ck_assert_ptr_null(queue_pop(&q, 3999));
+    it = queue_pop(&q, 4000);
+    ck_assert_ptr_nonnull(it);
+    queue_done(&q, it);
+    ck_assert_uint_eq(queue_len(&q), 0);
+    queue_free(&q);
+}
+END_TEST
+
+START_TEST(unschedulable_pool_moves)
+{
+    queue q;
+    queue_init(&q, 1000, 10000, 60000);
+    add(&q, "a", 0);
+    add(&q, "b", 0);
+    qitem *a = queue_pop(&q, 0);
+    qitem *b = queue_pop(&q, 0);
+    queue_requeue(&q, a, 1, 0);
+    queue_requeue(&q, b, 1, 0);
+    ck_assert_uint_eq(q.n_unschedulable, 2);
+    /* nothing happens by itself before the maximum time */
+    ck_assert_ptr_null(queue_pop(&q, 50000));
+    queue_flush_unschedulable(&q, 59999);
+    ck_assert_uint_eq(q.n_unschedulable, 2);
+    /* a change moves them: backoff (1 s) has passed at 5000 -> active */
+    queue_move_all(&q, 5000);
+    ck_assert_uint_eq(q.n_unschedulable, 0);
+    qitem *it = queue_pop(&q, 5000);
+    ck_assert_ptr_nonnull(it);
+    queue_requeue(&q, it, 1, 5000);
+    /* the maximum time in the pool moves it too */
+    queue_flush_unschedulable(&q, 5000 + 60000);
+    ck_assert_uint_eq(q.n_unschedulable, 0);
+    queue_free(&q);
+}
+END_TEST
+
+START_TEST(move_all_respects_backoff)
+{
+    queue q;
+    queue_init(&q, 1000, 10000, 60000);
+    add(&q, "a", 0);
+    qitem *a = queue_pop(&q, 0);
+    queue_requeue(&q, a, 1, 0);
+    queue_move_all(&q, 10); /* still backing off: goes to backoff, not active */
+    ck_assert_ptr_null(queue_pop(&q, 10));
+    ck_assert_ptr_nonnull(queue_pop(&q, 1000));
+    queue_free(&q);
+}
+END_TEST
+
+START_TEST(update_and_delete)
+{
+    queue q;
+    queue_init(&q, 1000, 10000, 60000);
+    q.less = by_prio;
+    add(&q, "a", 1);
+    add(&q, "b", 2);
+    add(&q, "a", 5); /* a changed: its new priority counts */
+    qitem *it = queue_pop(&q, 0);
+    ck_assert_str_eq(it->w->name, "a");
+    queue_requeue(&q, it, 1, 0);
+    add(&q, "a", 5); /* a changed while unschedulable: back to active */
+    it = queue_pop(&q, 0);
+    ck_assert_str_eq(it->w->name, "a");
+    queue_done(&q, it);
+    trellis_object *b = pod("b", 2);
+    queue_delete(&q, b);
+    object_unref(b);
+    ck_assert_ptr_null(queue_pop(&q, 0));
+    ck_assert_uint_eq(queue_len(&q), 0);
+    queue_free(&q);
+}
+END_TEST
+
+START_TEST(retry_now_goes_active)
+{
+    queue q;
+    queue_init(&q, 1000, 10000, 60000);
+    add(&q, "a", 0);
+    qitem *it = queue_pop(&q, 0);
+    queue_retry_now(&q, it);
+    it = queue_pop(&q, 0);
+    ck_assert_ptr_nonnull(it);
+    ck_assert_uint_eq(it->attempts, 1);
+    queue_done(&q, it);
+    queue_free(&q);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("queue");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, fifo_without_sort);
+    tcase_add_test(tc, sort_hook_orders_active);
+    tcase_add_test(tc, backoff_doubles_and_caps);
+    tcase_add_test(tc, unschedulable_pool_moves);
+    tcase_add_test(tc, move_all_respects_backoff);
+    tcase_add_test(tc, update_and_delete);
+    tcase_add_test(tc, retry_now_goes_active);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}
