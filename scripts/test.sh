@@ -1,0 +1,75 @@
+#!/bin/sh
+# The whole test suite, from a fresh clone on Debian 12:
+#  1. install what is missing;
+#  2. build with -Wall -Wextra -Werror, AddressSanitizer and UBSan, and run
+#     `make check` (Check unit tests, scenario tests, CLI tests);
+#  3. build without sanitizers and run the scenario suite under valgrind
+#     (any error or leak fails);
+#  4. make distcheck;
+#  5. install into a temporary prefix and build the out-of-tree example
+#     plugin with pkg-config alone, then load it.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+"$top/scripts/deps.sh" --test || exit 1
+autoreconf -fi >/dev/null 2>&1 || { autoreconf -fi; exit 1; }
+jobs=$(nproc)
+passed=0
+failed=0
+stage() {
+    name=$1
+    shift
+    echo "==> $name"
+    if "$@"; then
+        echo "==> $name: ok"
+        passed=$((passed + 1))
+    else
+        echo "==> $name: FAILED"
+        failed=$((failed + 1))
+    fi
+}
+show_logs() {
+    for f in $(find "$1/tests" -name '*.log' ! -name 'test-suite.log' 2>/dev/null); do
+        if grep -qE '^(not ok|FAIL|ERROR)|[1-9][0-9]* failed|Failures: [1-9]|Errors: [1-9]|ERROR: AddressSanitizer|runtime error' "$f"; then
+            echo "---- $f"
+            tail -n 60 "$f"
+        fi
+    done
+}
+asan() {
+    rm -rf build-asan && mkdir build-asan && cd build-asan &&
+        ../configure -q --enable-werror --enable-sanitizers CFLAGS="-g -O1" >/dev/null &&
+        make -s -j"$jobs" >/dev/null &&
+        ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+            make -s -j"$jobs" check >/dev/null 2>&1
+    rc=$?
+    cd "$top"
+    [ $rc -eq 0 ] || show_logs build-asan
+    grep -h -E '^# (TOTAL|PASS|FAIL|ERROR)' build-asan/tests/test-suite.log 2>/dev/null
+    return $rc
+}
+plain_valgrind() {
+    rm -rf build-plain && mkdir build-plain && cd build-plain &&
+        ../configure -q --enable-werror CFLAGS="-g -O2" >/dev/null &&
+        make -s -j"$jobs" >/dev/null &&
+        make -s -j"$jobs" check >/dev/null 2>&1 &&
+        TRELLIS_VALGRIND=1 make -s check TESTS=scenarios/run.sh >/dev/null 2>&1
+    rc=$?
+    cd "$top"
+    [ $rc -eq 0 ] || show_logs build-plain
+    cat build-plain/tests/scenarios/run.sh.log 2>/dev/null | tail -n 1
+    return $rc
+}
+distcheck() {
+    make -s -C build-plain distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >/dev/null 2>&1 ||
+        { make -C build-plain distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror 2>&1 | tail -n 40; return 1; }
+}
+install_test() {
+    TOP_SRCDIR="$top" sh "$top/tests/install/run.sh"
+}
+stage "asan+ubsan build, make check" asan
+stage "valgrind over the scenario suite" plain_valgrind
+stage "make distcheck" distcheck
+stage "install and out-of-tree plugin" install_test
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,339 @@
+/*
+ * test_scheduler.c - the scheduler end to end in one process, with the
+ * in-tree plugins: decisions independent of the number of workers over
+ * several filter blocks, tie-breaking, write-back into the source files,
+ * dry runs, the permit wait path and profile selection by scheduler name.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cfg.h"
+#include "scheduler.h"
+#include "store_file.h"
+#include "testutil.h"
+#include "util.h"
+
+static char *dirs[8];
+static size_t n_dirs;
+static char path_copy[4096];
+static char tmp[64];
+
+static void setup(void)
+{
+    const char *env = getenv("TRELLIS_PLUGIN_PATH");
+    ck_assert_msg(env != NULL, "TRELLIS_PLUGIN_PATH is not set (run through make check)");
+    snprintf(path_copy, sizeof path_copy, "%s", env);
+    n_dirs = 0;
+    for (char *t = strtok(path_copy, ":"); t && n_dirs < 8; t = strtok(NULL, ":"))
+        dirs[n_dirs++] = t;
+    snprintf(tmp, sizeof tmp, "/tmp/trellis-sched-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmp));
+}
+
+static void teardown(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static void write_text(const char *rel, const char *text)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", tmp, rel);
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *read_text(const char *rel)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", tmp, rel);
+    char err[256];
+    char *t = read_file(p, NULL, err, sizeof err);
+    ck_assert_msg(t != NULL, "%s", err);
+    return t;
+}
+
+#define PROFILE(name, extra, plugins)                                                      \
+    "{ name = \"" name "\"; " extra                                                        \
+    " workload = { kind = \"Pod\"; scheduler_name_field = \"spec.schedulerName\"; };"      \
+    " target = { kind = \"Node\"; }; binding = { field = \"spec.nodeName\"; };"            \
+    " plugins = ( " plugins " ); }"
+
+typedef struct run {
+    cfg c;
+    sched s;
+    store *st;
+} run;
+
+static void start(run *r, const char *cfgtext, int par, int dry)
+{
+    char err[1024];
+    write_text("t.cfg", cfgtext);
+    char p[256];
+    snprintf(p, sizeof p, "%s/t.cfg", tmp);
+    ck_assert_msg(config_load(p, &r->c, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(sched_open(&r->s, &r->c, dirs, n_dirs, par, err, sizeof err) == 0, "%s", err);
+    snprintf(p, sizeof p, "%s/state", tmp);
+    r->st = store_file_open(p, dry, err, sizeof err);
+    ck_assert_msg(r->st != NULL, "%s", err);
+    ck_assert_msg(sched_load(&r->s, r->st, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(sched_run_once(&r->s, err, sizeof err) == 0, "%s", err);
+    sched_sorted_decisions(&r->s);
+}
+
+static void stop(run *r)
+{
+    sched_close(&r->s);
+    r->st->ops->destroy(r->st);
+    config_free(&r->c);
+}
+
+static decision *find(run *r, const char *name)
+{
+    for (size_t i = 0; i < r->s.n_dec; i++)
+        if (strcmp(r->s.decisions[i]->w->name, name) == 0)
+            return r->s.decisions[i];
+    ck_abort_msg("no decision for %s", name);
+    return NULL;
+}
+
+/* 700 nodes (three filter blocks) and 300 pods, one JSON file each kind */
+static void make_fleet(void)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/state", tmp);
+    mkdir(p, 0755);
+    strbuf b;
+    sb_init(&b);
+    for (int i = 0; i < 700; i++)
+        sb_printf(&b,
+                  "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":"
+                  "\"node-%03d\",\"labels\":{\"zone\":\"z%d\"}},\"status\":{\"allocatable\":"
+                  "{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"110\"}}}\n",
+                  i, i % 3);
+    write_text("state/nodes.json", b.s);
+    sb_free(&b);
+    sb_init(&b);
+    for (int i = 0; i < 300; i++)
+        sb_printf(&b,
+                  "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+                  "\"pod-%03d\",\"namespace\":\"default\"},\"spec\":{%s\"containers\":[{"
+                  "\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"%dm\"}}}]}}\n",
+                  i, i % 5 == 0 ? "\"nodeSelector\":{\"zone\":\"z1\"}," : "", 100 + (i % 7) * 150);
+    write_text("state/pods.json", b.s);
+    sb_free(&b);
+}
+
+#define FLEET_PLUGINS                                                                       \
+    "{ name = \"label-selector\"; }, { name = \"resources-fit\"; },"                       \
+    " { name = \"least-allocated\"; weight = 2; }, { name = \"least-utilized\"; },"         \
+    " { name = \"default-binder\"; }"
+
+START_TEST(same_decisions_for_any_worker_count)
+{
+    const char *conf = "profiles = ( " PROFILE("default-scheduler", "default = true;",
+                                               FLEET_PLUGINS) " );\n";
+    char *first[300];
+    for (int par = 1; par <= 4; par += 3) {
+        make_fleet();
+        run r;
+        start(&r, conf, par, 1);
+        ck_assert_uint_eq(r.s.n_dec, 300);
+        for (size_t i = 0; i < 300; i++) {
+            decision *d = r.s.decisions[i];
+            ck_assert_int_eq(d->result, DEC_SCHEDULED);
+            ck_assert_uint_eq(d->n_targets, 1);
+            if (par == 1)
+                first[i] = xstrdup(d->targets[0]);
+            else
+                ck_assert_msg(strcmp(first[i], d->targets[0]) == 0,
+                              "%s: %s with 1 worker, %s with 4", d->w->name, first[i],
+                              d->targets[0]);
+        }
+        stop(&r);
+    }
+    for (int i = 0; i < 300; i++)
+        free(first[i]);
+}
+END_TEST
+
+START_TEST(tie_break_by_name)
+{
+    make_fleet();
+    run r;
+    start(&r,
+          "profiles = ( " PROFILE("default-scheduler", "default = true; tie_break = \"name\";",
+                                  "{ name = \"least-utilized\"; }, { name = "
+                                  "\"default-binder\"; }") " );\n",
+          2, 1);
+    /* all equal at first: the smallest name, then the next empty one */
+    ck_assert_str_eq(find(&r, "pod-000")->targets[0], "node-000");
+    ck_assert_str_eq(find(&r, "pod-001")->targets[0], "node-001");
+    stop(&r);
+    run r2;
+    start(&r2,
+          "profiles = ( " PROFILE("default-scheduler",
+                                  "default = true; tie_break = \"name-desc\";",
+                                  "{ name = \"least-utilized\"; }, { name = "
+                                  "\"default-binder\"; }") " );\n",
+          2, 1);
+    ck_assert_str_eq(find(&r2, "pod-000")->targets[0], "node-699");
+    ck_assert_str_eq(find(&r2, "pod-001")->targets[0], "node-698");
+    stop(&r2);
+}
+END_TEST
+
+static const char *yaml_state =
+    "# two nodes\n"
+    "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels: {disk: ssd}\n"
+    "status:\n  allocatable: {cpu: \"2\", memory: 4Gi, pods: \"10\"}\n"
+    "---\n"
+    "apiVersion: v1\nkind: Node\nmetadata:\n  name: b\n"
+    "status:\n  allocatable: {cpu: \"2\", memory: 4Gi, pods: \"10\"}\n";
+
+static const char *yaml_pods =
+    "apiVersion: v1\nkind: Pod\nmetadata:\n  name: ssd-pod\n  namespace: default\n"
+    "spec:\n  nodeSelector:\n    disk: ssd   # needs the fast disk\n"
+    "  containers:\n  - name: c\n    resources:\n      requests: {cpu: 500m}\n"
+    "---\n"
+    "apiVersion: v1\nkind: Pod\nmetadata:\n  name: other\n  namespace: default\n"
+    "spec:\n  schedulerName: batch-scheduler\n"
+    "  containers:\n  - name: c\n    resources:\n      requests: {cpu: 500m}\n"
+    "---\n"
+    "apiVersion: v1\nkind: Pod\nmetadata:\n  name: placed\n  namespace: default\n"
+    "spec:\n  nodeName: b\n"
+    "  containers:\n  - name: c\n    resources:\n      requests: {cpu: \"2\"}\n";
+
+START_TEST(write_back_and_dry_run)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/state", tmp);
+    mkdir(p, 0755);
+    write_text("state/nodes.yaml", yaml_state);
+    write_text("state/pods.yaml", yaml_pods);
+    const char *conf =
+        "profiles = ( " PROFILE("default-scheduler", "default = true;",
+                                "{ name = \"label-selector\"; }, { name = \"resources-fit\"; },"
+                                " { name = \"default-binder\"; }") " );\n";
+    run r;
+    start(&r, conf, 1, 1); /* dry run first */
+    ck_assert_uint_eq(r.s.n_dec, 1); /* "other" belongs to another scheduler */
+    ck_assert_str_eq(find(&r, "ssd-pod")->targets[0], "a");
+    stop(&r);
+    char *after = read_text("state/pods.yaml");
+    ck_assert_str_eq(after, yaml_pods);
+    free(after);
+
+    run r2;
+    start(&r2, conf, 1, 0);
+    stop(&r2);
+    after = read_text("state/pods.yaml");
+    /* exactly one line added, at the end of the first document's spec */
+    const char *want_prefix =
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: ssd-pod\n  namespace: default\n"
+        "spec:\n  nodeSelector:\n    disk: ssd   # needs the fast disk\n"
+        "  containers:\n  - name: c\n    resources:\n      requests: {cpu: 500m}\n"
+        "  nodeName: a\n---\n";
+    ck_assert_msg(strncmp(after, want_prefix, strlen(want_prefix)) == 0, "got:\n%s", after);
+    ck_assert_str_eq(after + strlen(want_prefix), strstr(yaml_pods, "---\n") + 4);
+    free(after);
+    after = read_text("state/nodes.yaml");
+    ck_assert_str_eq(after, yaml_state);
+    free(after);
+
+    /* a second run finds nothing pending */
+    run r3;
+    start(&r3, conf, 1, 0);
+    ck_assert_uint_eq(r3.s.n_dec, 0);
+    stop(&r3);
+}
+END_TEST
+
+START_TEST(profiles_by_scheduler_name)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/state", tmp);
+    mkdir(p, 0755);
+    write_text("state/nodes.yaml", yaml_state);
+    write_text("state/pods.yaml", yaml_pods);
+    run r;
+    start(&r,
+          "profiles = ( " PROFILE("default-scheduler", "default = true;",
+                                  "{ name = \"label-selector\"; }, { name = \"default-binder\"; "
+                                  "}") ",\n" PROFILE("batch-scheduler", "tie_break = \"name-desc\";",
+                                                     "{ name = \"default-binder\"; }") " );\n",
+          1, 1);
+    ck_assert_uint_eq(r.s.n_dec, 2);
+    decision *d = find(&r, "other");
+    ck_assert_str_eq(d->p->cfg->name, "batch-scheduler");
+    ck_assert_str_eq(d->targets[0], "b");
+    ck_assert_str_eq(find(&r, "ssd-pod")->p->cfg->name, "default-scheduler");
+    stop(&r);
+}
+END_TEST
+
+START_TEST(permit_wait_then_allow)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/state", tmp);
+    mkdir(p, 0755);
+    write_text("state/nodes.yaml", yaml_state);
+    write_text("state/gang.yaml",
+               "apiVersion: v1\nkind: Pod\nmetadata:\n  name: g1\n  namespace: default\n"
+               "  labels:\n    gang: wait\nspec: {}\n---\n"
+               "apiVersion: v1\nkind: Pod\nmetadata:\n  name: solo\n  namespace: default\n"
+               "spec: {}\n");
+    run r;
+    start(&r,
+          "profiles = ( " PROFILE("default-scheduler", "default = true;",
+                                  "{ name = \"fx-all-hooks\"; args = { log_hooks = false; }; "
+                                  "}") " );\n",
+          1, 1);
+    decision *g = find(&r, "g1");
+    ck_assert_msg(g->result == DEC_SCHEDULED, "g1: %d %s", g->result,
+                  g->message ? g->message : "");
+    ck_assert_int_eq(find(&r, "solo")->result, DEC_SCHEDULED);
+    stop(&r);
+
+    /* alone, the waiting workload times out when the run ends */
+    write_text("state/gang.yaml",
+               "apiVersion: v1\nkind: Pod\nmetadata:\n  name: g1\n  namespace: default\n"
+               "  labels:\n    gang: wait\nspec: {}\n");
+    run r2;
+    start(&r2,
+          "profiles = ( " PROFILE("default-scheduler", "default = true;",
+                                  "{ name = \"fx-all-hooks\"; args = { log_hooks = false; }; "
+                                  "}") " );\n",
+          1, 1);
+    g = find(&r2, "g1");
+    ck_assert_int_eq(g->result, DEC_UNSCHEDULABLE);
+    ck_assert_msg(strstr(g->message, "PermitTimeout") != NULL, "%s", g->message);
+    ck_assert_uint_eq(r2.s.cache.n_assumed, 0);
+    stop(&r2);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("scheduler");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, same_decisions_for_any_worker_count);
+    tcase_add_test(tc, tie_break_by_name);
+    tcase_add_test(tc, write_back_and_dry_run);
+    tcase_add_test(tc, profiles_by_scheduler_name);
+    tcase_add_test(tc, permit_wait_then_allow);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}
