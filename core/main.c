@@ -382,6 +382,14 @@ static int cmd_plugins(opts *o)
                 snprintf(sdk, sizeof sdk, "%d.%d", ds->sdk_major, ds->sdk_minor);
                 printf("%-20s %-8s %-5s %-60s %s\n", ds->name, ds->version ? ds->version : "",
                        sdk, hooks, m.path);
+                strbuf ab;
+                sb_init(&ab);
+                for (const trellis_arg_spec *as = ds->args; as && as->key; as++)
+                    sb_printf(&ab, "%s%s (%s%s%s)", ab.len ? ", " : "", as->key,
+                              args_type_name(as->type), as->default_value ? " = " : ", required",
+                              as->default_value ? as->default_value : "");
+                printf("%-20s args: %s\n", "", ab.len ? ab.s : "none");
+                sb_free(&ab);
             }
             free(m.path);
             free(files[i]);

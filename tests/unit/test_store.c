@@ -1,0 +1,203 @@
+/*
+ * test_store.c - the file store: listing in path order with hidden files
+ * skipped, duplicate objects reported, patches refused when the file
+ * changed on disk (nothing is overwritten), dry runs, created objects.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store_file.h"
+#include "testutil.h"
+#include "util.h"
+
+static char tmp[64];
+
+static void setup(void)
+{
+    snprintf(tmp, sizeof tmp, "/tmp/trellis-store-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmp));
+}
+
+static void teardown(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static void put(const char *rel, const char *text)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", tmp, rel);
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *get(const char *rel)
+{
+    char p[256], err[256];
+    snprintf(p, sizeof p, "%s/%s", tmp, rel);
+    char *t = read_file(p, NULL, err, sizeof err);
+    ck_assert_msg(t != NULL, "%s", err);
+    return t;
+}
+
+#define POD(name) "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " name "\nspec:\n  x: 1\n"
+
+START_TEST(list_order_hidden_and_duplicates)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/sub", tmp);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/.hidden", tmp);
+    mkdir(p, 0755);
+    put("b.yaml", POD("b"));
+    put("a.yaml", POD("a") "---\n" POD("a2"));
+    put("sub/c.yml", POD("c"));
+    put(".hidden/d.yaml", POD("d"));
+    put(".tmp.yaml", POD("e"));
+    put("notes.txt", "not a manifest");
+    put("z.yaml", POD("b")); /* the same Pod twice */
+    char err[256];
+    store *s = store_file_open(tmp, 0, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    manifest_set ms;
+    manifest_set_init(&ms);
+    ck_assert_int_eq(s->ops->list(s, &ms, err, sizeof err), 0);
+    ck_assert_uint_eq(ms.n_objects, 4);
+    ck_assert_str_eq(ms.objects[0]->name, "a");
+    ck_assert_str_eq(ms.objects[1]->name, "a2");
+    ck_assert_str_eq(ms.objects[2]->name, "b");
+    ck_assert_str_eq(ms.objects[3]->name, "c");
+    ck_assert_uint_eq(ms.n_errors, 1);
+    ck_assert_msg(strstr(ms.errors[0].message, "defined twice") &&
+                      strstr(ms.errors[0].file, "z.yaml"),
+                  "%s: %s", ms.errors[0].file, ms.errors[0].message);
+    trellis_object *o = s->ops->get(s, "Pod", "", "a2");
+    ck_assert_ptr_nonnull(o);
+    ck_assert_int_eq(o->doc, 1);
+    object_unref(o);
+    ck_assert_ptr_null(s->ops->get(s, "Pod", "", "zz"));
+    manifest_set_free(&ms);
+    s->ops->destroy(s);
+}
+END_TEST
+
+START_TEST(patch_flush_and_precondition)
+{
+    put("a.yaml", "# keep me\n" POD("a") "---\n" POD("b"));
+    put("c.yaml", POD("c"));
+    char err[512];
+    store *s = store_file_open(tmp, 0, err, sizeof err);
+    manifest_set ms;
+    manifest_set_init(&ms);
+    s->ops->list(s, &ms, err, sizeof err);
+    ck_assert_uint_eq(ms.n_objects, 3);
+    store_edit e = {"spec.nodeName", "n1"};
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[1], &e, 1, err, sizeof err), 0);
+    store_edit e2 = {"spec.nodeName", "n2"}; /* a later patch of the same field wins */
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[1], &e2, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[2], &e, 1, err, sizeof err), 0);
+    /* c.yaml changes on disk before the flush: its patch is refused */
+    put("c.yaml", POD("c") "  y: 2\n");
+    ck_assert_int_eq(s->ops->flush(s, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "c.yaml: changed on disk since it was read"), "%s", err);
+    char *t = get("a.yaml");
+    ck_assert_str_eq(t, "# keep me\n" POD("a") "---\n" POD("b") "  nodeName: n2\n");
+    free(t);
+    t = get("c.yaml");
+    ck_assert_str_eq(t, POD("c") "  y: 2\n");
+    free(t);
+    /* the store knows the new content of a.yaml: a further patch works */
+    store_edit rm = {"spec.nodeName", NULL};
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[1], &rm, 1, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "changed since it was read"), "%s", err);
+    manifest_set_free(&ms);
+    s->ops->destroy(s);
+}
+END_TEST
+
+START_TEST(dry_run_writes_nothing)
+{
+    put("a.yaml", POD("a"));
+    char err[512];
+    store *s = store_file_open(tmp, 1, err, sizeof err);
+    manifest_set ms;
+    manifest_set_init(&ms);
+    s->ops->list(s, &ms, err, sizeof err);
+    store_edit e = {"spec.nodeName", "n1"};
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], &e, 1, err, sizeof err), 0);
+    trellis_object *n = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Node\","
+                               "\"metadata\":{\"name\":\"new\"}}");
+    ck_assert_int_eq(s->ops->create(s, n, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->flush(s, err, sizeof err), 0);
+    char *t = get("a.yaml");
+    ck_assert_str_eq(t, POD("a"));
+    free(t);
+    char p[256];
+    snprintf(p, sizeof p, "%s/node-new.json", tmp);
+    ck_assert_int_eq(access(p, F_OK), -1);
+    object_unref(n);
+    manifest_set_free(&ms);
+    s->ops->destroy(s);
+}
+END_TEST
+
+START_TEST(create_writes_a_new_file)
+{
+    char err[512];
+    store *s = store_file_open(tmp, 0, err, sizeof err);
+    manifest_set ms;
+    manifest_set_init(&ms);
+    s->ops->list(s, &ms, err, sizeof err);
+    trellis_object *n = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Node\","
+                               "\"metadata\":{\"name\":\"new-1\"}}");
+    ck_assert_int_eq(s->ops->create(s, n, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->create(s, n, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "already exists"), "%s", err);
+    ck_assert_int_eq(s->ops->flush(s, err, sizeof err), 0);
+    char *t = get("node-new-1.json");
+    trellis_object *back = tu_obj(t);
+    ck_assert_str_eq(back->name, "new-1");
+    object_unref(back);
+    free(t);
+    object_unref(n);
+    manifest_set_free(&ms);
+    s->ops->destroy(s);
+}
+END_TEST
+
+START_TEST(open_errors)
+{
+    char err[512];
+    ck_assert_ptr_null(store_file_open("/nonexistent/state", 0, err, sizeof err));
+    ck_assert_msg(strstr(err, "/nonexistent/state"), "%s", err);
+    put("f.yaml", POD("a"));
+    char p[256];
+    snprintf(p, sizeof p, "%s/f.yaml", tmp);
+    ck_assert_ptr_null(store_file_open(p, 0, err, sizeof err));
+    ck_assert_msg(strstr(err, "not a directory"), "%s", err);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("store");
+    TCase *tc = tcase_create("file");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, list_order_hidden_and_duplicates);
+    tcase_add_test(tc, patch_flush_and_precondition);
+    tcase_add_test(tc, dry_run_writes_nothing);
+    tcase_add_test(tc, create_writes_a_new_file);
+    tcase_add_test(tc, open_errors);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}
