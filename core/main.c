@@ -313,28 +313,34 @@ static int cmd_plugins(opts *o)
         for (size_t i = 0; i < nf; i++) {
             plugin_module m;
             if (registry_open_file(files[i], &m, err, sizeof err) < 0) {
-                if (!o->describe)
+                /* a broken file is worth an error when listing, not when
+                 * describing another plugin */
+                if (!o->describe) {
                     fprintf(stderr, "trellis: %s\n", err);
-                rc = 2;
+                    rc = 2;
+                }
                 free(files[i]);
                 continue;
             }
             const trellis_plugin_desc *ds = m.desc;
-            int dup = 0;
+            const char *first = NULL;
             for (size_t k = 0; k < n_seen; k++)
-                if (strcmp(seen[k], ds->name) == 0)
-                    dup = 1;
-            if (dup) {
+                if (strcmp(seen[2 * k], ds->name) == 0)
+                    first = seen[2 * k + 1];
+            if (first) {
+                /* the first one found is the one a profile would load */
                 if (!o->describe)
-                    fprintf(stderr, "trellis: %s: plugin '%s' is shadowed by an earlier "
-                                    "directory\n",
-                            files[i], ds->name);
+                    fprintf(stderr, "trellis: %s: plugin name '%s' is declared by %s "
+                                    "already; this file is not used\n",
+                            files[i], ds->name, first);
                 free(m.path);
                 free(files[i]);
                 continue;
             }
-            seen = xrealloc(seen, (n_seen + 1) * sizeof *seen);
-            seen[n_seen++] = xstrdup(ds->name);
+            seen = xrealloc(seen, (n_seen + 1) * 2 * sizeof *seen);
+            seen[2 * n_seen] = xstrdup(ds->name);
+            seen[2 * n_seen + 1] = xstrdup(files[i]);
+            n_seen++;
             /* run init with default arguments to learn the hooks */
             char hooks[512] = "(needs arguments)";
             trellis_args *a = args_build(ds->args, NULL, "-", err, sizeof err);
@@ -396,7 +402,7 @@ static int cmd_plugins(opts *o)
         }
         free(files);
     }
-    for (size_t k = 0; k < n_seen; k++)
+    for (size_t k = 0; k < 2 * n_seen; k++)
         free(seen[k]);
     free(seen);
     free(dirs);

@@ -177,9 +177,41 @@ static trellis_object *fs_get(store *s, const char *kind, const char *ns, const 
     return o ? object_ref(o) : NULL;
 }
 
+/* A field edit must be placeable: every parent on the path a map (or
+ * absent, then it is created) and the field itself a scalar or absent.
+ * Checked when the patch is made, so that a bind fails at once instead of
+ * at flush. */
+static int check_edit(const trellis_object *o, const char *path, char *err, size_t errlen)
+{
+    char prefix[512];
+    size_t len = strlen(path);
+    if (len == 0 || len >= sizeof prefix)
+        return errf(err, errlen, "bad field path '%s'", path);
+    for (size_t i = 0; i <= len; i++) {
+        if (path[i] != '.' && path[i] != '\0')
+            continue;
+        memcpy(prefix, path, i);
+        prefix[i] = '\0';
+        const trellis_value *v = object_get(o, prefix);
+        if (!v)
+            return 0; /* created from here on */
+        trellis_value_type t = value_type(v);
+        if (i < len && t != TRELLIS_VALUE_MAP && t != TRELLIS_VALUE_NULL)
+            return errf(err, errlen, "%s %s: cannot set %s: '%s' is not a map", o->kind,
+                        o->key, path, prefix);
+        if (i == len && (t == TRELLIS_VALUE_MAP || t == TRELLIS_VALUE_LIST))
+            return errf(err, errlen, "%s %s: cannot set %s: it is a %s, not a scalar", o->kind,
+                        o->key, path, t == TRELLIS_VALUE_MAP ? "map" : "list");
+    }
+    return 0;
+}
+
 static int fs_patch(store *s, const trellis_object *o, const store_edit *edits, size_t n,
                     char *err, size_t errlen)
 {
+    for (size_t i = 0; i < n; i++)
+        if (check_edit(o, edits[i].path, err, errlen) < 0)
+            return -1;
     file_store *fs = (file_store *)s;
     fs_file *f = o->file ? hmap_get(&fs->by_path, o->file) : NULL;
     if (!f) {

@@ -18,6 +18,7 @@ for cfgfile in "$top"/conf/*.cfg; do
     "$top/build/core/trellis" schedule --config "$cfgfile" --state "$tmp/$name" \
         -P "$top/build/plugins/.libs" -o table
     echo "== written back:"
-    (cd "$tmp" && diff -ru "$top/examples/$name" "$name" | grep '^[+-] ' | sed 's/^/   /') || true
+    (cd "$tmp" && diff -ru "$top/examples/$name" "$name" |
+        grep -E '^(\+\+\+ |[+-] )' | sed -e 's/^+++ \([^	]*\).*/  \1:/' -e 's/^\([+-] \)/    \1/') || true
     echo
 done

@@ -1,0 +1,1010 @@
+/*
+ * manifest.c - manifest files (YAML or JSON) to trellis objects.
+ *
+ * YAML is read from libyaml's event stream and built into json-c trees with
+ * the resolution rules Kubernetes applies (YAML 1.2 core schema: plain
+ * null/bool/int/float, everything quoted or block-styled is a string),
+ * anchors shared by reference, merge keys applied and duplicate keys
+ * refused. Documents are counted exactly as libyaml reports them (one per
+ * DOCUMENT-START event, empty ones included), the same count writeback.c
+ * uses to address a document. JSON files hold one value or several
+ * concatenated ones, each counted as a document. Documents of kind List are
+ * expanded into their items. A document that is not a valid object is
+ * reported and skipped; a syntax error stops the file there, keeping what
+ * was complete before it.
+ */
+#include "config.h"
+
+#include "manifest.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "util.h"
+
+/* Deeper nesting is refused (and skipped without recursion). */
+#define MAX_DEPTH 200
+/* Nodes a document may hold once aliases are expanded ("billion laughs"). */
+#define MAX_EXPANDED ((size_t)1 << 20)
+
+#define TAG_PREFIX "tag:yaml.org,2002:"
+
+/* ---- the set ----------------------------------------------------------- */
+
+void manifest_set_init(manifest_set *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+void manifest_set_free(manifest_set *s)
+{
+    for (size_t i = 0; i < s->n_objects; i++)
+        object_unref(s->objects[i]);
+    for (size_t i = 0; i < s->n_errors; i++) {
+        free(s->errors[i].file);
+        free(s->errors[i].message);
+    }
+    free(s->objects);
+    free(s->errors);
+    manifest_set_init(s);
+}
+
+static void add_error(manifest_set *s, const char *file, int line, int doc,
+                      const char *fmt, ...) UTIL_PRINTF(5, 6);
+
+static void add_error(manifest_set *s, const char *file, int line, int doc,
+                      const char *fmt, ...)
+{
+    grow(&s->errors, &s->cap_errors, s->n_errors + 1, sizeof *s->errors);
+    manifest_error *e = &s->errors[s->n_errors++];
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    e->file = xstrdup(file);
+    e->line = line;
+    e->doc = doc;
+    e->message = xstrdup(buf);
+}
+
+static void add_object(manifest_set *s, trellis_object *o)
+{
+    grow(&s->objects, &s->cap_objects, s->n_objects + 1, sizeof *s->objects);
+    s->objects[s->n_objects++] = o;
+}
+
+int manifest_is_manifest_name(const char *name)
+{
+    if (!name)
+        return 0;
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    if (base[0] == '.' || base[0] == '\0')
+        return 0;
+    return str_endswith(base, ".yaml") || str_endswith(base, ".yml") ||
+           str_endswith(base, ".json");
+}
+
+/* ---- one parsed document to objects ------------------------------------ */
+
+/* Whether a document's root is a List wrapper whose items are to be
+ * expanded; sets *items (possibly NULL for an empty List). */
+static int is_list(json_object *root, json_object **items)
+{
+    json_object *kind, *it = NULL;
+    *items = NULL;
+    if (!json_object_is_type(root, json_type_object) ||
+        !json_object_object_get_ex(root, "kind", &kind) ||
+        !json_object_is_type(kind, json_type_string))
+        return 0;
+    const char *k = json_object_get_string(kind);
+    int has_items = json_object_object_get_ex(root, "items", &it);
+    if (strcmp(k, "List") == 0) {
+        *items = has_items ? it : NULL;
+        return 1;
+    }
+    if (str_endswith(k, "List") && json_object_is_type(it, json_type_array)) {
+        *items = it;
+        return 1;
+    }
+    return 0;
+}
+
+/* Turn one document's tree into objects (ownership of root transfers).
+ * item_lines[i] is the line of items[i] when n_item_lines matches. */
+static void add_document(manifest_set *s, const char *file, int doc, int line,
+                         json_object *root, const int *item_lines,
+                         size_t n_item_lines)
+{
+    char err[512];
+    json_object *items;
+    if (!root)
+        return; /* empty document: skipped, still counted */
+    if (!is_list(root, &items)) {
+        trellis_object *o = object_new(root, err, sizeof err);
+        if (!o) {
+            add_error(s, file, line, doc, "document %d: %s", doc, err);
+            return;
+        }
+        object_set_origin(o, file, doc, -1, line);
+        add_object(s, o);
+        return;
+    }
+    if (items && !json_object_is_type(items, json_type_array)) {
+        add_error(s, file, line, doc, "document %d: items is not a list", doc);
+        json_object_put(root);
+        return;
+    }
+    size_t n = items ? json_object_array_length(items) : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *it = json_object_get(json_object_array_get_idx(items, i));
+        int iline = n_item_lines == n ? item_lines[i] : line;
+        trellis_object *o = object_new(it, err, sizeof err);
+        if (!o) {
+            add_error(s, file, iline, doc, "document %d, item %zu: %s", doc, i,
+                      err);
+            continue;
+        }
+        object_set_origin(o, file, doc, (int)i, iline);
+        add_object(s, o);
+    }
+    json_object_put(root);
+}
+
+/* 1-based line of byte offset off, counting from a cursor that moves
+ * forward (offsets asked for are mostly increasing). */
+typedef struct line_cursor {
+    const char *text;
+    size_t off;
+    int line;
+} line_cursor;
+
+static int line_at(line_cursor *c, size_t off)
+{
+    if (off < c->off) {
+        c->off = 0;
+        c->line = 1;
+    }
+    for (; c->off < off; c->off++)
+        if (c->text[c->off] == '\n')
+            c->line++;
+    return c->line;
+}
+
+/* ---- YAML -------------------------------------------------------------- */
+
+typedef struct anchor {
+    char *name;
+    json_object *node; /* one reference */
+    size_t size;       /* expanded node count */
+} anchor;
+
+typedef struct yctx {
+    yaml_parser_t parser;
+    const char *file;
+    const char *text;
+    size_t len;
+    anchor *anchors;
+    size_t n_anchors, cap_anchors;
+    /* first semantic error of the current document */
+    char err[512];
+    int err_line;
+    /* start lines of the elements of the root's items list */
+    int *item_lines;
+    size_t n_item_lines, cap_item_lines;
+} yctx;
+
+static void doc_fail(yctx *c, int line, const char *fmt, ...)
+    UTIL_PRINTF(3, 4);
+
+static void doc_fail(yctx *c, int line, const char *fmt, ...)
+{
+    if (c->err[0])
+        return;
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(c->err, sizeof c->err, "line %d: %s", line, msg);
+    c->err_line = line;
+}
+
+static void clear_anchors(yctx *c)
+{
+    for (size_t i = 0; i < c->n_anchors; i++) {
+        free(c->anchors[i].name);
+        json_object_put(c->anchors[i].node);
+    }
+    c->n_anchors = 0;
+}
+
+static void set_anchor(yctx *c, const char *name, json_object *node,
+                       size_t size)
+{
+    for (size_t i = 0; i < c->n_anchors; i++) {
+        if (strcmp(c->anchors[i].name, name) == 0) {
+            /* redefinition: later aliases refer to the new node */
+            json_object_put(c->anchors[i].node);
+            c->anchors[i].node = json_object_get(node);
+            c->anchors[i].size = size;
+            return;
+        }
+    }
+    grow(&c->anchors, &c->cap_anchors, c->n_anchors + 1, sizeof *c->anchors);
+    anchor *a = &c->anchors[c->n_anchors++];
+    a->name = xstrdup(name);
+    a->node = json_object_get(node);
+    a->size = size;
+}
+
+static anchor *find_anchor(yctx *c, const char *name)
+{
+    for (size_t i = c->n_anchors; i-- > 0;)
+        if (strcmp(c->anchors[i].name, name) == 0)
+            return &c->anchors[i];
+    return NULL;
+}
+
+static size_t sat_add(size_t a, size_t b)
+{
+    return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
+static int next_event(yctx *c, yaml_event_t *ev)
+{
+    return yaml_parser_parse(&c->parser, ev) ? 0 : -1;
+}
+
+/* ---- scalar resolution (YAML 1.2 core schema) ---- */
+
+static int all_in(const char *s, size_t len, const char *set)
+{
+    if (len == 0)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if (!s[i] || !strchr(set, s[i]))
+            return 0;
+    return 1;
+}
+
+static int is_null_text(const char *s, size_t len)
+{
+    return len == 0 || strcmp(s, "~") == 0 || strcmp(s, "null") == 0 ||
+           strcmp(s, "Null") == 0 || strcmp(s, "NULL") == 0;
+}
+
+static int bool_text(const char *s, int *b)
+{
+    if (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE"))
+        return *b = 1, 1;
+    if (!strcmp(s, "false") || !strcmp(s, "False") || !strcmp(s, "FALSE"))
+        return *b = 0, 1;
+    return 0;
+}
+
+/* 1 and *out when s is a core-schema int; 2 when it is one but overflows
+ * int64; 0 when it is not an int. */
+static int int_text(const char *s, size_t len, int64_t *out)
+{
+    const char *digits = s;
+    int base = 10;
+    if (len > 2 && s[0] == '0' && s[1] == 'x' &&
+        all_in(s + 2, len - 2, "0123456789abcdefABCDEF")) {
+        base = 16;
+        digits = s + 2;
+    } else if (len > 2 && s[0] == '0' && s[1] == 'o' &&
+               all_in(s + 2, len - 2, "01234567")) {
+        base = 8;
+        digits = s + 2;
+    } else {
+        size_t i = (s[0] == '-' || s[0] == '+') ? 1 : 0;
+        if (!all_in(s + i, len - i, "0123456789"))
+            return 0;
+    }
+    errno = 0;
+    char *end;
+    if (base == 10) {
+        long long v = strtoll(digits, &end, 10);
+        if (errno == ERANGE)
+            return 2;
+        *out = (int64_t)v;
+    } else {
+        unsigned long long v = strtoull(digits, &end, base);
+        if (errno == ERANGE || v > (unsigned long long)INT64_MAX)
+            return 2;
+        *out = (int64_t)v;
+    }
+    return 1;
+}
+
+/* Core-schema float: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)? */
+static int float_text(const char *s, size_t len, double *out)
+{
+    const char *p = s;
+    if (*p == '-' || *p == '+')
+        p++;
+    if (!strcmp(p, ".inf") || !strcmp(p, ".Inf") || !strcmp(p, ".INF")) {
+        *out = *s == '-' ? -INFINITY : INFINITY;
+        return 1;
+    }
+    if (p == s &&
+        (!strcmp(p, ".nan") || !strcmp(p, ".NaN") || !strcmp(p, ".NAN"))) {
+        *out = NAN;
+        return 1;
+    }
+    size_t intd = 0, fracd = 0;
+    while (*p >= '0' && *p <= '9')
+        p++, intd++;
+    if (*p == '.') {
+        p++;
+        while (*p >= '0' && *p <= '9')
+            p++, fracd++;
+    }
+    if (intd == 0 && fracd == 0)
+        return 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '-' || *p == '+')
+            p++;
+        if (*p < '0' || *p > '9')
+            return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    if ((size_t)(p - s) != len)
+        return 0;
+    *out = strtod(s, NULL);
+    return 1;
+}
+
+/* Whether s is a JSON number, so json-c may keep it as the node's text. */
+static int json_number_text(const char *s)
+{
+    const char *p = s;
+    if (*p == '-')
+        p++;
+    if (*p == '0')
+        p++;
+    else if (*p >= '1' && *p <= '9')
+        while (*p >= '0' && *p <= '9')
+            p++;
+    else
+        return 0;
+    if (*p == '.') {
+        p++;
+        if (*p < '0' || *p > '9')
+            return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '-' || *p == '+')
+            p++;
+        if (*p < '0' || *p > '9')
+            return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    return *p == '\0';
+}
+
+static json_object *new_double(double d, const char *text)
+{
+    if (isfinite(d) && json_number_text(text))
+        return json_object_new_double_s(d, text);
+    return json_object_new_double(d);
+}
+
+static json_object *new_string(const char *s, size_t len)
+{
+    return json_object_new_string_len(s, (int)len);
+}
+
+/* An untagged plain scalar. */
+static json_object *resolve_plain(const char *s, size_t len)
+{
+    int b;
+    int64_t i;
+    double d;
+    if (strlen(s) != len) /* NUL inside: only a string can hold it */
+        return new_string(s, len);
+    if (is_null_text(s, len))
+        return NULL;
+    if (bool_text(s, &b))
+        return json_object_new_boolean(b);
+    switch (int_text(s, len, &i)) {
+    case 1:
+        return json_object_new_int64(i);
+    case 2:
+        return new_string(s, len);
+    default:
+        break;
+    }
+    if (float_text(s, len, &d))
+        return new_double(d, s);
+    return new_string(s, len);
+}
+
+static json_object *resolve_scalar(yctx *c, const yaml_event_t *ev)
+{
+    const char *s = (const char *)ev->data.scalar.value;
+    size_t len = ev->data.scalar.length;
+    const char *tag = (const char *)ev->data.scalar.tag;
+    int line = (int)ev->start_mark.line + 1;
+    int plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+    if (tag && strncmp(tag, TAG_PREFIX, strlen(TAG_PREFIX)) == 0) {
+        const char *t = tag + strlen(TAG_PREFIX);
+        int64_t i;
+        double d;
+        int b;
+        if (strcmp(t, "str") == 0)
+            return new_string(s, len);
+        if (strcmp(t, "null") == 0) {
+            if (!is_null_text(s, len))
+                doc_fail(c, line, "invalid !!null value '%s'", s);
+            return NULL;
+        }
+        if (strcmp(t, "bool") == 0) {
+            if (!bool_text(s, &b)) {
+                doc_fail(c, line, "invalid !!bool value '%s'", s);
+                return NULL;
+            }
+            return json_object_new_boolean(b);
+        }
+        if (strcmp(t, "int") == 0) {
+            if (int_text(s, len, &i) != 1) {
+                doc_fail(c, line, "invalid !!int value '%s'", s);
+                return NULL;
+            }
+            return json_object_new_int64(i);
+        }
+        if (strcmp(t, "float") == 0) {
+            if (int_text(s, len, &i) == 1)
+                return new_double((double)i, s);
+            if (!float_text(s, len, &d)) {
+                doc_fail(c, line, "invalid !!float value '%s'", s);
+                return NULL;
+            }
+            return new_double(d, s);
+        }
+        /* other standard tags (!!binary, !!timestamp): as the style says */
+    } else if (tag && strcmp(tag, "!") == 0) {
+        return new_string(s, len); /* non-specific tag: a string */
+    }
+    return plain ? resolve_plain(s, len) : new_string(s, len);
+}
+
+/* ---- nodes ---- */
+
+/* Consume the rest of a node whose start event was already read, without
+ * recursion (used past MAX_DEPTH). */
+static int skip_node(yctx *c, const yaml_event_t *start)
+{
+    if (start->type != YAML_SEQUENCE_START_EVENT &&
+        start->type != YAML_MAPPING_START_EVENT)
+        return 0;
+    size_t level = 1;
+    while (level) {
+        yaml_event_t ev;
+        if (next_event(c, &ev) < 0)
+            return -1;
+        if (ev.type == YAML_SEQUENCE_START_EVENT ||
+            ev.type == YAML_MAPPING_START_EVENT)
+            level++;
+        else if (ev.type == YAML_SEQUENCE_END_EVENT ||
+                 ev.type == YAML_MAPPING_END_EVENT)
+            level--;
+        yaml_event_delete(&ev);
+    }
+    return 0;
+}
+
+static int load_node(yctx *c, yaml_event_t *ev, json_object **out,
+                     size_t *size, int depth, int record_items);
+
+static int load_sequence(yctx *c, json_object *list, size_t *size, int depth,
+                         int record_items)
+{
+    for (;;) {
+        yaml_event_t ev;
+        if (next_event(c, &ev) < 0)
+            return -1;
+        if (ev.type == YAML_SEQUENCE_END_EVENT) {
+            yaml_event_delete(&ev);
+            return 0;
+        }
+        if (record_items) {
+            grow(&c->item_lines, &c->cap_item_lines, c->n_item_lines + 1,
+                 sizeof *c->item_lines);
+            c->item_lines[c->n_item_lines++] = (int)ev.start_mark.line + 1;
+        }
+        json_object *v = NULL;
+        size_t vsize = 0;
+        if (load_node(c, &ev, &v, &vsize, depth + 1, 0) < 0)
+            return -1;
+        json_object_array_add(list, v);
+        *size = sat_add(*size, vsize);
+    }
+}
+
+/* Key text of a scalar (or alias of a scalar) key node. 0 and *key set
+ * (owned), 1 when the key is unusable (error recorded, node consumed), -1
+ * on a syntax error. *merge is set for a plain `<<`. */
+static int load_key(yctx *c, yaml_event_t *ev, char **key, int *merge)
+{
+    int line = (int)ev->start_mark.line + 1;
+    *key = NULL;
+    *merge = 0;
+    if (ev->type == YAML_SCALAR_EVENT) {
+        const char *s = (const char *)ev->data.scalar.value;
+        const char *tag = (const char *)ev->data.scalar.tag;
+        *merge = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+                 strcmp(s, "<<") == 0 &&
+                 (!tag || strcmp(tag, TAG_PREFIX "merge") == 0);
+        *key = xstrdup(s);
+        if (ev->data.scalar.anchor) {
+            json_object *k = new_string(s, ev->data.scalar.length);
+            set_anchor(c, (const char *)ev->data.scalar.anchor, k, 1);
+            json_object_put(k);
+        }
+        yaml_event_delete(ev);
+        return 0;
+    }
+    if (ev->type == YAML_ALIAS_EVENT) {
+        const char *name = (const char *)ev->data.alias.anchor;
+        anchor *a = find_anchor(c, name);
+        int rc = 0;
+        if (!a) {
+            doc_fail(c, line, "unknown anchor '%s'", name);
+            rc = 1;
+        } else if (json_object_is_type(a->node, json_type_object) ||
+                   json_object_is_type(a->node, json_type_array)) {
+            doc_fail(c, line, "a map key must be a scalar");
+            rc = 1;
+        } else {
+            *key = xstrdup(a->node ? json_object_get_string(a->node) : "null");
+        }
+        yaml_event_delete(ev);
+        return rc;
+    }
+    doc_fail(c, line, "a map key must be a scalar");
+    int rc = skip_node(c, ev);
+    yaml_event_delete(ev);
+    return rc < 0 ? -1 : 1;
+}
+
+/* Add the members of a merge source that m lacks. */
+static void merge_into(json_object *m, json_object *src)
+{
+    json_object_object_foreach(src, key, v)
+    {
+        if (!json_object_object_get_ex(m, key, NULL))
+            json_object_object_add(m, key, json_object_get(v));
+    }
+}
+
+static int load_mapping(yctx *c, json_object *m, size_t *size, int depth)
+{
+    json_object **merges = NULL;
+    size_t n_merges = 0, cap_merges = 0;
+    int rc = 0;
+    for (;;) {
+        yaml_event_t kev, vev;
+        if (next_event(c, &kev) < 0) {
+            rc = -1;
+            break;
+        }
+        if (kev.type == YAML_MAPPING_END_EVENT) {
+            yaml_event_delete(&kev);
+            break;
+        }
+        int kline = (int)kev.start_mark.line + 1;
+        char *key;
+        int merge;
+        int krc = load_key(c, &kev, &key, &merge);
+        if (krc < 0 || next_event(c, &vev) < 0) {
+            free(key);
+            rc = -1;
+            break;
+        }
+        int vline = (int)vev.start_mark.line + 1;
+        json_object *v = NULL;
+        size_t vsize = 0;
+        int record = depth == 0 && key && !merge && strcmp(key, "items") == 0;
+        if (load_node(c, &vev, &v, &vsize, depth + 1, record) < 0) {
+            free(key);
+            rc = -1;
+            break;
+        }
+        *size = sat_add(*size, vsize);
+        if (krc > 0) {
+            json_object_put(v);
+        } else if (merge) {
+            size_t n = json_object_is_type(v, json_type_array)
+                           ? json_object_array_length(v)
+                           : 1;
+            for (size_t i = 0; i < n; i++) {
+                json_object *src = json_object_is_type(v, json_type_array)
+                                       ? json_object_array_get_idx(v, i)
+                                       : v;
+                if (!json_object_is_type(src, json_type_object)) {
+                    doc_fail(c, vline, "merge key '<<' needs a map or a list "
+                                       "of maps");
+                    break;
+                }
+                grow(&merges, &cap_merges, n_merges + 1, sizeof *merges);
+                merges[n_merges++] = json_object_get(src);
+            }
+            json_object_put(v);
+        } else if (json_object_object_get_ex(m, key, NULL)) {
+            doc_fail(c, kline, "duplicate key '%s'", key);
+            json_object_put(v);
+        } else {
+            json_object_object_add(m, key, v);
+        }
+        free(key);
+    }
+    /* keys written in the map win over merged ones, earlier merges over
+     * later ones */
+    for (size_t i = 0; i < n_merges; i++) {
+        if (rc == 0)
+            merge_into(m, merges[i]);
+        json_object_put(merges[i]);
+    }
+    free(merges);
+    return rc;
+}
+
+/* Build the node whose first event is *ev (consumed). On return 0, *out
+ * holds the value (NULL for null) and *size its expanded node count. */
+static int load_node(yctx *c, yaml_event_t *ev, json_object **out,
+                     size_t *size, int depth, int record_items)
+{
+    int line = (int)ev->start_mark.line + 1;
+    const char *anchor_name = NULL;
+    int rc = 0;
+    *out = NULL;
+    *size = 1;
+    if (depth > MAX_DEPTH) {
+        doc_fail(c, line, "nesting deeper than %d levels", MAX_DEPTH);
+        rc = skip_node(c, ev);
+        yaml_event_delete(ev);
+        return rc;
+    }
+    switch (ev->type) {
+    case YAML_SCALAR_EVENT:
+        anchor_name = (const char *)ev->data.scalar.anchor;
+        *out = resolve_scalar(c, ev);
+        break;
+    case YAML_ALIAS_EVENT: {
+        anchor *a = find_anchor(c, (const char *)ev->data.alias.anchor);
+        if (!a) {
+            doc_fail(c, line, "unknown anchor '%s'",
+                     (const char *)ev->data.alias.anchor);
+        } else {
+            *out = json_object_get(a->node);
+            *size = a->size;
+        }
+        break;
+    }
+    case YAML_SEQUENCE_START_EVENT:
+        anchor_name = (const char *)ev->data.sequence_start.anchor;
+        *out = json_object_new_array();
+        rc = load_sequence(c, *out, size, depth, record_items);
+        break;
+    case YAML_MAPPING_START_EVENT:
+        anchor_name = (const char *)ev->data.mapping_start.anchor;
+        *out = json_object_new_object();
+        rc = load_mapping(c, *out, size, depth);
+        break;
+    default:
+        doc_fail(c, line, "unexpected YAML event");
+        break;
+    }
+    if (rc == 0 && anchor_name)
+        set_anchor(c, anchor_name, *out, *size);
+    if (rc < 0) {
+        json_object_put(*out);
+        *out = NULL;
+    }
+    yaml_event_delete(ev);
+    return rc;
+}
+
+/* Message of a libyaml failure. */
+static void syntax_error(yctx *c, manifest_set *s, int doc)
+{
+    yaml_parser_t *p = &c->parser;
+    int line;
+    char where[160] = "";
+    if (p->error == YAML_MEMORY_ERROR) {
+        add_error(s, c->file, 0, doc, "document %d: out of memory", doc);
+        return;
+    }
+    if (p->error == YAML_READER_ERROR) {
+        line_cursor lc = {c->text, 0, 1};
+        size_t off = p->problem_offset < c->len ? p->problem_offset : c->len;
+        line = line_at(&lc, off);
+        snprintf(where, sizeof where, " (byte %zu)", p->problem_offset);
+    } else {
+        line = (int)p->problem_mark.line + 1;
+        if (p->context)
+            snprintf(where, sizeof where, " at column %zu (%s at line %zu)",
+                     p->problem_mark.column + 1, p->context,
+                     p->context_mark.line + 1);
+        else
+            snprintf(where, sizeof where, " at column %zu",
+                     p->problem_mark.column + 1);
+    }
+    add_error(s, c->file, line, doc, "document %d: syntax error: %s%s", doc,
+              p->problem ? p->problem : "unknown problem", where);
+}
+
+static int parse_yaml(const char *file, const char *text, size_t len,
+                      manifest_set *s)
+{
+    yctx c;
+    memset(&c, 0, sizeof c);
+    c.file = file;
+    c.text = text;
+    c.len = len;
+    if (!yaml_parser_initialize(&c.parser)) {
+        add_error(s, file, 0, 0, "document 0: out of memory");
+        return -1;
+    }
+    yaml_parser_set_input_string(&c.parser, (const unsigned char *)text, len);
+    int doc = -1, in_doc = 0, rc = 0;
+    for (;;) {
+        yaml_event_t ev;
+        if (next_event(&c, &ev) < 0) {
+            syntax_error(&c, s, in_doc ? doc : doc + 1);
+            rc = -1;
+            break;
+        }
+        yaml_event_type_t type = ev.type;
+        if (type == YAML_STREAM_END_EVENT) {
+            yaml_event_delete(&ev);
+            break;
+        }
+        if (type != YAML_DOCUMENT_START_EVENT) {
+            yaml_event_delete(&ev);
+            continue;
+        }
+        yaml_event_delete(&ev);
+        doc++;
+        in_doc = 1;
+        c.err[0] = '\0';
+        c.n_item_lines = 0;
+        if (next_event(&c, &ev) < 0) {
+            syntax_error(&c, s, doc);
+            rc = -1;
+            break;
+        }
+        int line = (int)ev.start_mark.line + 1;
+        json_object *root = NULL;
+        size_t size = 0;
+        if (load_node(&c, &ev, &root, &size, 0, 0) < 0 ||
+            next_event(&c, &ev) < 0) {
+            json_object_put(root);
+            syntax_error(&c, s, doc);
+            rc = -1;
+            break;
+        }
+        yaml_event_delete(&ev); /* DOCUMENT-END */
+        in_doc = 0;
+        clear_anchors(&c);
+        if (!c.err[0] && size > MAX_EXPANDED)
+            doc_fail(&c, line, "more than %zu nodes once aliases are expanded",
+                     MAX_EXPANDED);
+        if (c.err[0]) {
+            add_error(s, file, c.err_line, doc, "document %d: %s", doc, c.err);
+            json_object_put(root);
+            continue;
+        }
+        add_document(s, file, doc, line, root, c.item_lines, c.n_item_lines);
+    }
+    clear_anchors(&c);
+    free(c.anchors);
+    free(c.item_lines);
+    yaml_parser_delete(&c.parser);
+    return rc;
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+static int is_json_space(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+}
+
+/* The scanners below run only over text json-c accepted, so they need not
+ * validate; they stop at the end of the text whatever happens. */
+static size_t skip_json_ws(const char *t, size_t i, size_t n)
+{
+    while (i < n && is_json_space(t[i]))
+        i++;
+    return i;
+}
+
+static size_t skip_json_string(const char *t, size_t i, size_t n)
+{
+    char q = t[i++];
+    while (i < n && t[i] != q)
+        i += t[i] == '\\' ? 2 : 1;
+    return i < n ? i + 1 : n;
+}
+
+static size_t skip_json_value(const char *t, size_t i, size_t n)
+{
+    if (i >= n)
+        return n;
+    if (t[i] == '"' || t[i] == '\'')
+        return skip_json_string(t, i, n);
+    if (t[i] != '{' && t[i] != '[') {
+        while (i < n && !is_json_space(t[i]) && !strchr(",]}", t[i]))
+            i++;
+        return i;
+    }
+    size_t level = 0;
+    while (i < n) {
+        char ch = t[i];
+        if (ch == '"' || ch == '\'') {
+            i = skip_json_string(t, i, n);
+            continue;
+        }
+        if (ch == '{' || ch == '[')
+            level++;
+        else if ((ch == '}' || ch == ']') && --level == 0)
+            return i + 1;
+        i++;
+    }
+    return n;
+}
+
+/* Offsets of the elements of the top-level "items" list of the object
+ * starting at t[i], into *offs. */
+static void json_item_offsets(const char *t, size_t i, size_t n,
+                              size_t **offs, size_t *n_offs, size_t *cap)
+{
+    if (i >= n || t[i] != '{')
+        return;
+    i++;
+    for (;;) {
+        i = skip_json_ws(t, i, n);
+        if (i >= n || t[i] == '}' || (t[i] != '"' && t[i] != '\''))
+            return;
+        size_t kstart = i;
+        i = skip_json_string(t, i, n);
+        int is_items = i - kstart == 7 && memcmp(t + kstart + 1, "items", 5) == 0;
+        i = skip_json_ws(t, i, n);
+        if (i >= n || t[i] != ':')
+            return;
+        i = skip_json_ws(t, i + 1, n);
+        if (is_items && i < n && t[i] == '[') {
+            *n_offs = 0; /* json-c keeps the last of duplicate keys */
+            i++;
+            for (;;) {
+                i = skip_json_ws(t, i, n);
+                if (i >= n || t[i] == ']') {
+                    i++;
+                    break;
+                }
+                grow(offs, cap, *n_offs + 1, sizeof **offs);
+                (*offs)[(*n_offs)++] = i;
+                i = skip_json_value(t, i, n);
+                i = skip_json_ws(t, i, n);
+                if (i < n && t[i] == ',')
+                    i++;
+            }
+        } else {
+            i = skip_json_value(t, i, n);
+        }
+        i = skip_json_ws(t, i, n);
+        if (i < n && t[i] == ',')
+            i++;
+    }
+}
+
+static int parse_json(const char *file, const char *text, size_t len,
+                      manifest_set *s)
+{
+    if (len > INT_MAX - 1) {
+        add_error(s, file, 0, 0, "document 0: file too large");
+        return -1;
+    }
+    json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH * 4);
+    if (!tok) {
+        add_error(s, file, 0, 0, "document 0: out of memory");
+        return -1;
+    }
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+                                    JSON_TOKENER_ALLOW_TRAILING_CHARS |
+                                    JSON_TOKENER_VALIDATE_UTF8);
+    line_cursor lc = {text, 0, 1};
+    size_t pos = 0;
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+        pos = 3;
+    int doc = 0, rc = 0;
+    size_t *offs = NULL, n_offs = 0, cap_offs = 0;
+    int *lines = NULL;
+    size_t cap_lines = 0;
+    for (;; doc++) {
+        pos = skip_json_ws(text, pos, len);
+        if (pos >= len)
+            break;
+        json_tokener_reset(tok);
+        json_object *v =
+            json_tokener_parse_ex(tok, text + pos, (int)(len - pos));
+        enum json_tokener_error jerr = json_tokener_get_error(tok);
+        size_t used = json_tokener_get_parse_end(tok);
+        if (!v && jerr == json_tokener_continue) {
+            /* the value runs to the end of the text: a NUL ends it */
+            v = json_tokener_parse_ex(tok, "", 1);
+            jerr = json_tokener_get_error(tok);
+            used = len - pos;
+        }
+        if (jerr != json_tokener_success) {
+            size_t at = pos + used > len ? len : pos + used;
+            int line = line_at(&lc, at);
+            size_t ls = at;
+            while (ls > 0 && text[ls - 1] != '\n')
+                ls--;
+            add_error(s, file, line, doc,
+                      "document %d: syntax error: %s at line %d, column %zu",
+                      doc, json_tokener_error_desc(jerr), line, at - ls + 1);
+            json_object_put(v);
+            rc = -1;
+            break;
+        }
+        int line = line_at(&lc, pos);
+        n_offs = 0;
+        json_item_offsets(text, pos, pos + used, &offs, &n_offs, &cap_offs);
+        grow(&lines, &cap_lines, n_offs + 1, sizeof *lines);
+        for (size_t i = 0; i < n_offs; i++)
+            lines[i] = line_at(&lc, offs[i]);
+        add_document(s, file, doc, line, v, lines, n_offs);
+        if (used == 0)
+            break;
+        pos += used;
+    }
+    free(offs);
+    free(lines);
+    json_tokener_free(tok);
+    return rc;
+}
+
+/* ---- entry points ------------------------------------------------------ */
+
+int manifest_parse(const char *file, const char *text, size_t len,
+                   manifest_set *s)
+{
+    if (!file)
+        file = "-";
+    if (str_endswith(file, ".json"))
+        return parse_json(file, text, len, s);
+    return parse_yaml(file, text, len, s);
+}
+
+int manifest_load_file(const char *file, manifest_set *s)
+{
+    char err[512];
+    size_t len;
+    char *text = read_file(file, &len, err, sizeof err);
+    if (!text) {
+        add_error(s, file, 0, 0, "%s", err);
+        return -1;
+    }
+    int rc = manifest_parse(file, text, len, s);
+    free(text);
+    return rc;
+}

@@ -1,0 +1,541 @@
+/*
+ * resources.c - quantities, effective requests and allocatable.
+ *
+ * Quantities are parsed exactly: the digits go into a small decimal digit
+ * array that is multiplied by the binary suffix and shifted by the decimal
+ * exponent, and only the final integer part is converted to int64, with a
+ * fraction rounding it up (Kubernetes' Value() and MilliValue() round up,
+ * so "0.1m" of cpu is 1m and "1.5" bytes is 2). Going through doubles would
+ * turn "0.1" into 100.000000000000006m and round it to 101m.
+ */
+#include "resources.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Enough for any mantissa a person writes, times 2^60, plus headroom. */
+#define MAX_MANTISSA 64
+#define MAX_DIGITS 128
+/* Exponents beyond this either overflow or round to the smallest unit. */
+#define MAX_EXPONENT 400
+
+static const struct {
+    const char *suffix;
+    int exp10; /* decimal exponent */
+    int exp2;  /* binary exponent */
+} suffixes[] = {
+    {"", 0, 0},    {"n", -9, 0},  {"u", -6, 0},  {"m", -3, 0},  {"k", 3, 0},   {"M", 6, 0},
+    {"G", 9, 0},   {"T", 12, 0},  {"P", 15, 0},  {"E", 18, 0},  {"Ki", 0, 10}, {"Mi", 0, 20},
+    {"Gi", 0, 30}, {"Ti", 0, 40}, {"Pi", 0, 50}, {"Ei", 0, 60},
+};
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* Multiply the big-endian digit string dig[0..*nd) by two. */
+static void double_digits(unsigned char *dig, size_t *nd)
+{
+    int carry = 0;
+
+    for (size_t i = *nd; i-- > 0;) {
+        int d = dig[i] * 2 + carry;
+
+        dig[i] = (unsigned char)(d % 10);
+        carry = d / 10;
+    }
+    if (carry) {
+        memmove(dig + 1, dig, *nd);
+        dig[0] = (unsigned char)carry;
+        (*nd)++;
+    }
+}
+
+int res_quantity_parse(const char *text, res_unit unit, int64_t *out)
+{
+    unsigned char dig[MAX_DIGITS];
+    size_t nd = 0;
+    long exp10 = 0;
+    int exp2 = 0, negative = 0, seen_digit = 0, seen_point = 0;
+    const char *p = text;
+    long int_len;
+    int64_t v = 0;
+
+    if (*p == '+' || *p == '-')
+        negative = *p++ == '-';
+    for (;; p++) {
+        if (*p == '.' && !seen_point) {
+            seen_point = 1;
+        } else if (is_digit(*p)) {
+            seen_digit = 1;
+            if (nd == 0 && *p == '0') {
+                /* leading zeros carry no digit, only their place */
+                if (seen_point)
+                    exp10--;
+                continue;
+            }
+            if (nd == MAX_MANTISSA)
+                return RES_ESYNTAX;
+            dig[nd++] = (unsigned char)(*p - '0');
+            if (seen_point)
+                exp10--;
+        } else {
+            break;
+        }
+    }
+    if (!seen_digit)
+        return RES_ESYNTAX;
+
+    /* "1e3" and "1E3" are exponents; "1E" alone is the exa suffix. */
+    if ((*p == 'e' || *p == 'E') &&
+        (is_digit(p[1]) || ((p[1] == '+' || p[1] == '-') && is_digit(p[2])))) {
+        int eneg = 0;
+        long e = 0;
+
+        p++;
+        if (*p == '+' || *p == '-')
+            eneg = *p++ == '-';
+        for (; is_digit(*p); p++) {
+            if (e < MAX_EXPONENT * 10)
+                e = e * 10 + (*p - '0');
+        }
+        if (*p != '\0')
+            return RES_ESYNTAX;
+        exp10 += eneg ? -e : e;
+    } else {
+        size_t i;
+
+        for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+            if (strcmp(p, suffixes[i].suffix) == 0)
+                break;
+        }
+        if (i == sizeof(suffixes) / sizeof(suffixes[0]))
+            return RES_ESYNTAX;
+        exp10 += suffixes[i].exp10;
+        exp2 = suffixes[i].exp2;
+    }
+
+    if (nd == 0) {
+        *out = 0;
+        return RES_OK;
+    }
+    if (negative)
+        return RES_ENEGATIVE;
+    if (unit == RES_UNIT_MILLI)
+        exp10 += 3;
+    if (exp10 > MAX_EXPONENT)
+        return RES_ERANGE;
+    if (exp10 < -MAX_EXPONENT)
+        exp10 = -MAX_EXPONENT;
+    for (int i = 0; i < exp2; i++)
+        double_digits(dig, &nd);
+
+    /* The value is dig * 10^exp10: its integer part has int_len digits. */
+    int_len = (long)nd + exp10;
+    if (int_len > 19)
+        return RES_ERANGE;
+    for (long i = 0; i < int_len; i++) {
+        int d = (size_t)i < nd ? dig[i] : 0;
+
+        if (v > (INT64_MAX - d) / 10)
+            return RES_ERANGE;
+        v = v * 10 + d;
+    }
+    for (size_t i = int_len > 0 ? (size_t)int_len : 0; i < nd; i++) {
+        if (dig[i] != 0) {
+            if (v == INT64_MAX)
+                return RES_ERANGE;
+            v++;
+            break;
+        }
+    }
+    *out = v;
+    return RES_OK;
+}
+
+static res_unit unit_of(const char *name)
+{
+    if (strcmp(name, "cpu") == 0)
+        return RES_UNIT_MILLI;
+    if (strcmp(name, "memory") == 0 || strcmp(name, "ephemeral-storage") == 0 ||
+        strcmp(name, "storage") == 0 || strncmp(name, "hugepages-", 10) == 0)
+        return RES_UNIT_BYTES;
+    return RES_UNIT_COUNT;
+}
+
+static int check_path(const char *key, const char *value, char *err, size_t errlen)
+{
+    if (value && value[0] != '\0')
+        return 0;
+    snprintf(err, errlen, "%s: expected a dotted path, got '%s'", key, value ? value : "");
+    return -1;
+}
+
+int res_config_read(const trellis_host *h, const trellis_args *a, const char *list_key,
+                    res_config *cfg, char *err, size_t errlen)
+{
+    size_t n = h->arg_list_len(a, list_key);
+
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->pods_index = -1;
+    cfg->containers_field = h->arg_string(a, "containers_field");
+    cfg->init_containers_field = h->arg_string(a, "init_containers_field");
+    cfg->overhead_field = h->arg_string(a, "overhead_field");
+    cfg->allocatable_field = h->arg_string(a, "allocatable_field");
+    if (check_path("containers_field", cfg->containers_field, err, errlen) < 0 ||
+        check_path("init_containers_field", cfg->init_containers_field, err, errlen) < 0 ||
+        check_path("overhead_field", cfg->overhead_field, err, errlen) < 0 ||
+        check_path("allocatable_field", cfg->allocatable_field, err, errlen) < 0)
+        return -1;
+    if (n == 0 || n > RES_MAX) {
+        snprintf(err, errlen, "%s: expected 1 to %d resource names, got %zu", list_key, RES_MAX, n);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *name = h->arg_list_at(a, list_key, i);
+
+        if (!name || name[0] == '\0') {
+            snprintf(err, errlen, "%s[%zu]: expected a resource name, got ''", list_key, i);
+            return -1;
+        }
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(cfg->names[j], name) == 0) {
+                snprintf(err, errlen, "%s[%zu]: '%s' is listed twice", list_key, i, name);
+                return -1;
+            }
+        }
+        cfg->names[i] = name;
+        cfg->unit[i] = unit_of(name);
+        if (strcmp(name, "pods") == 0)
+            cfg->pods_index = (int)i;
+    }
+    cfg->n = n;
+    return 0;
+}
+
+static int index_of(const res_config *cfg, const char *name)
+{
+    for (size_t i = 0; i < cfg->n; i++) {
+        if (strcmp(cfg->names[i], name) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+static const char *type_name(trellis_value_type t)
+{
+    switch (t) {
+    case TRELLIS_VALUE_NULL:
+        return "null";
+    case TRELLIS_VALUE_BOOL:
+        return "a boolean";
+    case TRELLIS_VALUE_INT:
+        return "an integer";
+    case TRELLIS_VALUE_DOUBLE:
+        return "a number";
+    case TRELLIS_VALUE_STRING:
+        return "a string";
+    case TRELLIS_VALUE_LIST:
+        return "a list";
+    case TRELLIS_VALUE_MAP:
+        return "a map";
+    }
+    return "an unknown value";
+}
+
+/* Resource names such as "nvidia.com/gpu" contain dots, so they are named
+ * in the bracket form of the host's paths. */
+static void member_path(char *buf, size_t len, const char *parent, const char *key)
+{
+    if (strchr(key, '.'))
+        snprintf(buf, len, "%s[\"%s\"]", parent, key);
+    else
+        snprintf(buf, len, "%s.%s", parent, key);
+}
+
+/* A quantity written as a YAML number (`cpu: 2`, `cpu: 0.5`) arrives as an
+ * int or a double; a double is printed with 15 significant digits, which
+ * gives back the text a person wrote ("0.1", not "0.1000000000000000055"). */
+static int value_quantity(const trellis_host *h, const trellis_value *v, res_unit unit,
+                          const char *path, int64_t *out, char *err, size_t errlen)
+{
+    trellis_value_type t = h->value_type(v);
+    const char *text = NULL;
+    char buf[64];
+    double d;
+    int rc;
+
+    if (t == TRELLIS_VALUE_DOUBLE && h->value_double(v, &d) == 0) {
+        snprintf(buf, sizeof(buf), "%.15g", d);
+        text = buf;
+    } else if (t == TRELLIS_VALUE_INT || t == TRELLIS_VALUE_STRING) {
+        text = h->value_string(v);
+    }
+    if (!text) {
+        snprintf(err, errlen, "%s: expected a quantity such as 500m, 2 or 1Gi, got %s", path,
+                 type_name(t));
+        return -1;
+    }
+    rc = res_quantity_parse(text, unit, out);
+    if (rc == RES_OK)
+        return 0;
+    if (rc == RES_ERANGE)
+        snprintf(err, errlen, "%s: quantity '%s' is too large", path, text);
+    else if (rc == RES_ENEGATIVE)
+        snprintf(err, errlen, "%s: expected a non-negative quantity, got '%s'", path, text);
+    else
+        snprintf(err, errlen, "%s: expected a quantity such as 500m, 2 or 1Gi, got '%s'", path,
+                 text);
+    return -1;
+}
+
+/* Walk state for one map of quantities (requests, limits, overhead,
+ * allocatable). */
+typedef struct amounts_ctx {
+    const trellis_host *h;
+    const res_config *cfg;
+    const char *path; /* the map's path, for messages */
+    int64_t *v;
+    unsigned char *has;
+    int skip_present; /* leave resources already in has[] alone */
+    char *err;
+    size_t errlen;
+} amounts_ctx;
+
+static int amount_member(const char *key, const trellis_value *v, void *ud)
+{
+    amounts_ctx *ctx = ud;
+    int i = index_of(ctx->cfg, key);
+    char path[300];
+
+    /* Resources the profile does not count are not validated either: a
+     * typo there is the business of whoever counts them. "pods" is never
+     * requested, each workload is one pod. */
+    if (i < 0 || i == ctx->cfg->pods_index)
+        return 0;
+    if (ctx->skip_present && ctx->has[i])
+        return 0;
+    member_path(path, sizeof(path), ctx->path, key);
+    if (value_quantity(ctx->h, v, ctx->cfg->unit[i], path, &ctx->v[i], ctx->err, ctx->errlen) < 0)
+        return -1;
+    ctx->has[i] = 1;
+    return 0;
+}
+
+/* Parse a map of quantities found at `path` into v/has; absent or null is
+ * an empty map. */
+static int read_amounts(const trellis_host *h, const res_config *cfg, const trellis_value *map,
+                        const char *path, int64_t *v, unsigned char *has, int skip_present,
+                        char *err, size_t errlen)
+{
+    amounts_ctx ctx;
+    trellis_value_type t = map ? h->value_type(map) : TRELLIS_VALUE_NULL;
+
+    if (t == TRELLIS_VALUE_NULL)
+        return 0;
+    if (t != TRELLIS_VALUE_MAP) {
+        snprintf(err, errlen, "%s: expected a map of quantities, got %s", path, type_name(t));
+        return -1;
+    }
+    ctx.h = h;
+    ctx.cfg = cfg;
+    ctx.path = path;
+    ctx.v = v;
+    ctx.has = has;
+    ctx.skip_present = skip_present;
+    ctx.err = err;
+    ctx.errlen = errlen;
+    return h->value_foreach(map, amount_member, &ctx) ? -1 : 0;
+}
+
+/* One container's requests; a resource with a limit but no request
+ * requests its limit, as the API server's defaulting makes it. */
+static int container_requests(const trellis_host *h, const res_config *cfg, const trellis_value *c,
+                              const char *path, int64_t *v, char *err, size_t errlen)
+{
+    unsigned char has[RES_MAX] = {0};
+    const trellis_value *res;
+    char sub[300];
+
+    memset(v, 0, sizeof(*v) * RES_MAX);
+    if (h->value_type(c) != TRELLIS_VALUE_MAP) {
+        snprintf(err, errlen, "%s: expected a map, got %s", path, type_name(h->value_type(c)));
+        return -1;
+    }
+    res = h->value_get(c, "resources");
+    if (!res || h->value_type(res) == TRELLIS_VALUE_NULL)
+        return 0;
+    if (h->value_type(res) != TRELLIS_VALUE_MAP) {
+        snprintf(err, errlen, "%s.resources: expected a map, got %s", path,
+                 type_name(h->value_type(res)));
+        return -1;
+    }
+    snprintf(sub, sizeof(sub), "%s.resources.requests", path);
+    if (read_amounts(h, cfg, h->value_get(res, "requests"), sub, v, has, 0, err, errlen) < 0)
+        return -1;
+    snprintf(sub, sizeof(sub), "%s.resources.limits", path);
+    return read_amounts(h, cfg, h->value_get(res, "limits"), sub, v, has, 1, err, errlen);
+}
+
+static int add_checked(const res_config *cfg, int64_t *acc, const int64_t *add, const char *path,
+                       char *err, size_t errlen)
+{
+    for (size_t i = 0; i < cfg->n; i++) {
+        if (add[i] > INT64_MAX - acc[i]) {
+            snprintf(err, errlen, "%s: total %s request is too large", path, cfg->names[i]);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < cfg->n; i++)
+        acc[i] += add[i];
+    return 0;
+}
+
+/* The value at `field`, which must be a list when present. */
+static int get_list(const trellis_host *h, const trellis_object *w, const char *field,
+                    const trellis_value **out, char *err, size_t errlen)
+{
+    const trellis_value *v = h->object_get(w, field);
+    trellis_value_type t = v ? h->value_type(v) : TRELLIS_VALUE_NULL;
+
+    *out = NULL;
+    if (t == TRELLIS_VALUE_NULL)
+        return 0;
+    if (t != TRELLIS_VALUE_LIST) {
+        snprintf(err, errlen, "%s: expected a list, got %s", field, type_name(t));
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int res_workload_requests(const trellis_host *h, const res_config *cfg, const trellis_object *w,
+                          res_amounts *out, char *err, size_t errlen)
+{
+    int64_t one[RES_MAX], sidecars[RES_MAX] = {0}, init_max[RES_MAX] = {0};
+    int64_t overhead[RES_MAX] = {0};
+    unsigned char has[RES_MAX] = {0};
+    const trellis_value *list;
+    char path[300];
+
+    memset(out, 0, sizeof(*out));
+    if (get_list(h, w, cfg->containers_field, &list, err, errlen) < 0)
+        return -1;
+    for (size_t i = 0; list && i < h->value_len(list); i++) {
+        snprintf(path, sizeof(path), "%s[%zu]", cfg->containers_field, i);
+        if (container_requests(h, cfg, h->value_at(list, i), path, one, err, errlen) < 0 ||
+            add_checked(cfg, out->v, one, path, err, errlen) < 0)
+            return -1;
+    }
+
+    /* Init containers run one after another before the others, so the
+     * workload needs the largest of them; a sidecar (restartPolicy Always)
+     * keeps running, so it adds to the containers and to every init
+     * container that starts after it. */
+    if (get_list(h, w, cfg->init_containers_field, &list, err, errlen) < 0)
+        return -1;
+    for (size_t i = 0; list && i < h->value_len(list); i++) {
+        const trellis_value *c = h->value_at(list, i);
+        const trellis_value *rp;
+        const char *policy;
+
+        snprintf(path, sizeof(path), "%s[%zu]", cfg->init_containers_field, i);
+        if (container_requests(h, cfg, c, path, one, err, errlen) < 0)
+            return -1;
+        rp = h->value_get(c, "restartPolicy");
+        policy = rp ? h->value_string(rp) : NULL;
+        if (policy && strcmp(policy, "Always") == 0) {
+            if (add_checked(cfg, out->v, one, path, err, errlen) < 0 ||
+                add_checked(cfg, sidecars, one, path, err, errlen) < 0)
+                return -1;
+            memcpy(one, sidecars, sizeof(one));
+        } else if (add_checked(cfg, one, sidecars, path, err, errlen) < 0) {
+            return -1;
+        }
+        for (size_t r = 0; r < cfg->n; r++) {
+            if (one[r] > init_max[r])
+                init_max[r] = one[r];
+        }
+    }
+    for (size_t r = 0; r < cfg->n; r++) {
+        if (init_max[r] > out->v[r])
+            out->v[r] = init_max[r];
+    }
+
+    if (read_amounts(h, cfg, h->object_get(w, cfg->overhead_field), cfg->overhead_field, overhead,
+                     has, 0, err, errlen) < 0 ||
+        add_checked(cfg, out->v, overhead, cfg->overhead_field, err, errlen) < 0)
+        return -1;
+    if (cfg->pods_index >= 0)
+        out->v[cfg->pods_index] = 1;
+    for (size_t r = 0; r < cfg->n; r++)
+        out->has[r] = 1;
+    return 0;
+}
+
+int res_target_allocatable(const trellis_host *h, const res_config *cfg, const trellis_object *t,
+                           res_amounts *out, char *err, size_t errlen)
+{
+    const trellis_value *map = h->object_get(t, cfg->allocatable_field);
+    trellis_value_type type = map ? h->value_type(map) : TRELLIS_VALUE_NULL;
+    char path[300];
+
+    memset(out, 0, sizeof(*out));
+    if (type == TRELLIS_VALUE_NULL)
+        return 0;
+    if (type != TRELLIS_VALUE_MAP) {
+        snprintf(err, errlen, "%s: expected a map of quantities, got %s", cfg->allocatable_field,
+                 type_name(type));
+        return -1;
+    }
+    /* Looked up by name rather than walked: a target declares many
+     * resources this profile does not count, and "pods" is read here. */
+    for (size_t i = 0; i < cfg->n; i++) {
+        const trellis_value *v = h->value_get(map, cfg->names[i]);
+
+        if (!v || h->value_type(v) == TRELLIS_VALUE_NULL)
+            continue;
+        member_path(path, sizeof(path), cfg->allocatable_field, cfg->names[i]);
+        if (value_quantity(h, v, cfg->unit[i], path, &out->v[i], err, errlen) < 0)
+            return -1;
+        out->has[i] = 1;
+    }
+    return 0;
+}
+
+void res_format(int64_t v, res_unit unit, char *buf, size_t len)
+{
+    static const char *const binary[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+    static const char *const decimal[] = {"", "k", "M", "G", "T", "P", "E"};
+
+    if (unit == RES_UNIT_MILLI) {
+        if (v % 1000 == 0)
+            snprintf(buf, len, "%lld", (long long)(v / 1000));
+        else
+            snprintf(buf, len, "%lldm", (long long)v);
+        return;
+    }
+    if (unit == RES_UNIT_BYTES && v > 0) {
+        for (int k = 6; k >= 1; k--) {
+            int64_t m = INT64_C(1) << (10 * k);
+
+            if (v % m == 0) {
+                snprintf(buf, len, "%lld%s", (long long)(v / m), binary[k]);
+                return;
+            }
+        }
+        for (int k = 6; k >= 1; k--) {
+            int64_t m = 1;
+
+            for (int j = 0; j < k; j++)
+                m *= 1000;
+            if (v % m == 0) {
+                snprintf(buf, len, "%lld%s", (long long)(v / m), decimal[k]);
+                return;
+            }
+        }
+    }
+    snprintf(buf, len, "%lld", (long long)v);
+}

@@ -1,0 +1,93 @@
+/*
+ * resources.h - Kubernetes resource accounting shared by resources-fit and
+ * least-allocated.
+ *
+ * A profile lists the resources it counts ("cpu,memory,pods"); their order
+ * gives each one its index in the counters the host keeps per target. This
+ * module parses Kubernetes quantities ("100m", "1.5", "512Mi", "1e3") into
+ * int64 (cpu in millicores, everything else in plain units, rounded up as
+ * Kubernetes does), computes a workload's effective request (containers,
+ * init and sidecar containers, overhead) and reads a target's allocatable.
+ * Both are done once per object, in prepare; hot paths read the arrays.
+ */
+#ifndef TRELLIS_PLUGINS_RESOURCES_H
+#define TRELLIS_PLUGINS_RESOURCES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trellis/plugin.h"
+
+/* The host keeps at most 16 counters per plugin. */
+#define RES_MAX 16
+
+/* How a resource is counted and printed. */
+typedef enum res_unit {
+    RES_UNIT_COUNT = 0, /* pods, GPUs, extended resources: plain integers */
+    RES_UNIT_MILLI,     /* cpu: millicores, printed "500m" or "2" */
+    RES_UNIT_BYTES      /* memory, storage, hugepages: printed "512Mi" */
+} res_unit;
+
+/* Quantity parse results. */
+enum {
+    RES_OK = 0,
+    RES_ESYNTAX = -1,  /* not a quantity */
+    RES_ERANGE = -2,   /* does not fit in int64 */
+    RES_ENEGATIVE = -3 /* below zero */
+};
+
+typedef struct res_config {
+    size_t n;
+    const char *names[RES_MAX]; /* host-owned argument strings */
+    res_unit unit[RES_MAX];
+    int pods_index; /* index of "pods", -1 when not counted */
+    const char *containers_field;
+    const char *init_containers_field;
+    const char *overhead_field;
+    const char *allocatable_field;
+} res_config;
+
+/* A workload's requests or a target's allocatable, by resource index. */
+typedef struct res_amounts {
+    int64_t v[RES_MAX];
+    unsigned char has[RES_MAX]; /* allocatable: the target declares it */
+} res_amounts;
+
+/* Argument specs common to every plugin built on this module. */
+/* clang-format off */
+#define RES_FIELD_ARGS                                                       \
+    {"containers_field", TRELLIS_ARG_STRING, "spec.containers",              \
+     "dotted path of the workload's containers list"},                       \
+    {"init_containers_field", TRELLIS_ARG_STRING, "spec.initContainers",     \
+     "dotted path of the workload's init containers list"},                  \
+    {"overhead_field", TRELLIS_ARG_STRING, "spec.overhead",                  \
+     "dotted path of the workload's overhead map"},                          \
+    {"allocatable_field", TRELLIS_ARG_STRING, "status.allocatable",          \
+     "dotted path of the target's allocatable map"}
+/* clang-format on */
+
+/* Read the field arguments and the resource list argument `list_key`.
+ * 0, or -1 with err naming the argument. */
+int res_config_read(const trellis_host *h, const trellis_args *a, const char *list_key,
+                    res_config *cfg, char *err, size_t errlen);
+
+/* Parse a quantity's text into units (unit RES_UNIT_MILLI: thousandths),
+ * rounding any fraction up. Returns RES_OK or an RES_E* code. */
+int res_quantity_parse(const char *text, res_unit unit, int64_t *out);
+
+/* A workload's effective request per configured resource: the sum over
+ * its containers, at least the largest init container (plus the sidecars
+ * started before it), plus the overhead; requests default to limits as the
+ * API server does. "pods" is always 1. -1 with err naming the field. */
+int res_workload_requests(const trellis_host *h, const res_config *cfg, const trellis_object *w,
+                          res_amounts *out, char *err, size_t errlen);
+
+/* A target's allocatable per configured resource (has[i] = 0 when it does
+ * not declare it). -1 with err naming the field. */
+int res_target_allocatable(const trellis_host *h, const res_config *cfg, const trellis_object *t,
+                           res_amounts *out, char *err, size_t errlen);
+
+/* Print an amount the way a manifest would say it ("3800m", "4", "512Mi"). */
+void res_format(int64_t v, res_unit unit, char *buf, size_t len);
+
+#endif

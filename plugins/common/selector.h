@@ -1,0 +1,67 @@
+/*
+ * selector.h - Kubernetes label selectors, parsed once and matched often.
+ *
+ * A selector is read from an object's value in one of two shapes: a plain
+ * map of key=value pairs that must all match (a Pod's nodeSelector), or a
+ * LabelSelector {matchLabels, matchExpressions} with the operators In,
+ * NotIn, Exists and DoesNotExist. Parsing validates and copies everything,
+ * so matching neither allocates nor touches the source object; the caller
+ * supplies the target's labels through a lookup function. Used by the
+ * label-selector plugin and meant for any plugin that matches labels.
+ */
+#ifndef TRELLIS_PLUGINS_SELECTOR_H
+#define TRELLIS_PLUGINS_SELECTOR_H
+
+#include <stddef.h>
+
+#include "trellis/plugin.h"
+
+typedef enum selector_format {
+    SELECTOR_FORMAT_MAP = 0, /* {key: value, ...}, every pair must match */
+    SELECTOR_FORMAT_SELECTOR /* {matchLabels, matchExpressions} */
+} selector_format;
+
+typedef enum selector_op {
+    SELECTOR_EQUALS = 0, /* a map entry or a matchLabels entry */
+    SELECTOR_IN,
+    SELECTOR_NOT_IN,
+    SELECTOR_EXISTS,
+    SELECTOR_DOES_NOT_EXIST
+} selector_op;
+
+typedef struct selector_req {
+    char *key;
+    selector_op op;
+    char **values; /* one for EQUALS, >= 1 for IN / NOT_IN, none otherwise */
+    size_t nvalues;
+} selector_req;
+
+/* Requirements in document order: matchLabels first, then
+ * matchExpressions. All of them must match (AND). */
+typedef struct selector {
+    selector_req *reqs;
+    size_t n, cap;
+} selector;
+
+/* Returns the value of label `key` on the target, NULL when absent. */
+typedef const char *(*selector_lookup_fn)(const void *ud, const char *key);
+
+/* Parse the value found at `field` (used to name the offending element in
+ * messages). *out is NULL when the selector is empty, which matches every
+ * target. -1 with err filled ("spec.nodeSelector.matchExpressions[1]
+ * .operator: expected In, NotIn, Exists or DoesNotExist, got 'Equals'")
+ * when v is malformed. Ownership of *out transfers to the caller. */
+int selector_parse(const trellis_host *h, const trellis_value *v, selector_format format,
+                   const char *field, selector **out, char *err, size_t errlen);
+
+/* Index of the first requirement that the labels seen through `lookup` do
+ * not satisfy, or -1 when all are satisfied. Does not allocate. */
+long selector_first_mismatch(const selector *s, selector_lookup_fn lookup, const void *ud);
+
+/* Kubernetes' text form of one requirement: "zone=a", "zone in (a,b)",
+ * "zone notin (a,b)", "zone", "!zone". Truncated to len. */
+void selector_describe(const selector_req *r, char *buf, size_t len);
+
+void selector_free(selector *s);
+
+#endif

@@ -1,0 +1,537 @@
+#!/bin/sh
+#
+# run.sh - command line tests of the trellis binary, run by `make check`.
+#
+# Each check runs the built binary on a small config and manifests written
+# into a temporary directory and matches the key words of its output and its
+# exit status: the commands and options, config errors (with file:line), the
+# loader's refusal of every misbehaving fixture plugin (tests/plugins/fx_*.c),
+# the decisions of the fixtures that reject everything or score out of
+# range, the order of the extension points logged by fx-all-hooks (permit
+# WAIT included), malformed manifests, --dry-run and the table output.
+# It prints "ok - ..." or "not ok - ..." per check, then "N passed, M failed",
+# and exits non-zero when a check failed.
+#
+# Environment (set by tests/Makefile.am): TRELLIS, the binary;
+# TRELLIS_PLUGIN_PATH, the directories of the in-tree plugins and of the
+# fixtures; TOP_BUILDDIR as a fallback to find them.
+
+: "${TRELLIS:?TRELLIS must name the trellis binary}"
+case $TRELLIS in
+/*) ;;
+*) TRELLIS=$(pwd)/$TRELLIS ;;
+esac
+
+passed=0
+failed=0
+
+ok() {
+    passed=$((passed + 1))
+    echo "ok - $1"
+}
+
+not_ok() {
+    failed=$((failed + 1))
+    echo "not ok - $1"
+    shift
+    for line in "$@"; do
+        printf '%s\n' "$line" | sed 's/^/#   /'
+    done
+}
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/trellis-cli.XXXXXX") || exit 99
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+
+OUT=$TMP/out
+ERR=$TMP/err
+
+# run ARGS...: run trellis, stdout in $OUT, stderr in $ERR, status in $rc
+run() {
+    "$TRELLIS" "$@" >"$OUT" 2>"$ERR"
+    rc=$?
+}
+
+# run_no_env ARGS...: the same without TRELLIS_PLUGIN_PATH
+run_no_env() {
+    (
+        unset TRELLIS_PLUGIN_PATH
+        exec "$TRELLIS" "$@"
+    ) >"$OUT" 2>"$ERR"
+    rc=$?
+}
+
+# show: the last run's output, indented, for a failure report
+show() {
+    echo "exit status $rc"
+    sed -n '1,15s/^/stdout: /p' "$OUT"
+    sed -n '1,15s/^/stderr: /p' "$ERR"
+}
+
+# check DESCRIPTION EXPECTED_STATUS FILE PATTERN...: the last run exited
+# with EXPECTED_STATUS and FILE matches every extended regex PATTERN
+check() {
+    desc=$1 want=$2 file=$3
+    shift 3
+    why=""
+    if [ "$rc" != "$want" ]; then
+        why="expected exit status $want"
+    else
+        for pat in "$@"; do
+            if ! grep -E -q -e "$pat" "$file"; then
+                why="no match for /$pat/ in $(basename "$file")"
+                break
+            fi
+        done
+    fi
+    if [ -z "$why" ]; then
+        ok "$desc"
+    else
+        not_ok "$desc" "$why" "$(show)"
+    fi
+}
+
+# expect DESCRIPTION COMMAND...: a shell condition that must hold
+expect() {
+    desc=$1
+    shift
+    if "$@"; then
+        ok "$desc"
+    else
+        not_ok "$desc" "failed: $*"
+    fi
+}
+
+# same_tree A B: the same file names with byte-identical contents
+same_tree() {
+    (cd "$1" && find . -type f | LC_ALL=C sort) >"$TMP/tree.a"
+    (cd "$2" && find . -type f | LC_ALL=C sort) >"$TMP/tree.b"
+    cmp -s "$TMP/tree.a" "$TMP/tree.b" || return 1
+    while read -r f; do
+        cmp -s "$1/$f" "$2/$f" || return 1
+    done <"$TMP/tree.a"
+    return 0
+}
+
+# first_line PATTERN FILE: number of the first line matching, or 0
+first_line() {
+    n=$(grep -n -E -e "$1" "$2" | head -n 1 | cut -d: -f1)
+    echo "${n:-0}"
+}
+
+# ---- where the plugins are -------------------------------------------------
+
+PLUGINS_DIR=""
+FIXTURES_DIR=""
+oldifs=$IFS
+IFS=:
+for d in ${TRELLIS_PLUGIN_PATH:-} "${TOP_BUILDDIR:-.}/plugins/.libs" \
+    "${TOP_BUILDDIR:-.}/tests/plugins/.libs"; do
+    [ -z "$PLUGINS_DIR" ] && [ -f "$d/default-binder.so" ] && PLUGINS_DIR=$d
+    [ -z "$FIXTURES_DIR" ] && [ -f "$d/fx-reject-all.so" ] && FIXTURES_DIR=$d
+done
+IFS=$oldifs
+if [ -z "$PLUGINS_DIR" ] || [ -z "$FIXTURES_DIR" ]; then
+    echo "not ok - find the plugins: default-binder.so and fx-reject-all.so are" \
+        "not in TRELLIS_PLUGIN_PATH (${TRELLIS_PLUGIN_PATH:-unset})"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+TRELLIS_PLUGIN_PATH=$PLUGINS_DIR:$FIXTURES_DIR
+export TRELLIS_PLUGIN_PATH
+
+# ---- fixtures --------------------------------------------------------------
+
+# profile_cfg FILE PLUGIN_ENTRIES: a one-profile config for Pods on Nodes.
+# The plugin list starts on line 8.
+profile_cfg() {
+    cat >"$1" <<EOF
+plugin_dirs = [ ];
+parallelism = 2;
+profiles = (
+  { name = "default-scheduler"; default = true;
+    workload = { kind = "Pod"; scheduler_name_field = "spec.schedulerName"; };
+    target = { kind = "Node"; };
+    binding = { field = "spec.nodeName"; };
+    plugins = ( $2 );
+  } );
+EOF
+}
+
+# nodes DIR NAME...: one file with a Node per name
+nodes() {
+    dir=$1
+    shift
+    mkdir -p "$dir"
+    : >"$dir/nodes.yaml"
+    for n in "$@"; do
+        cat >>"$dir/nodes.yaml" <<EOF
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: $n
+  labels:
+    kubernetes.io/hostname: $n
+EOF
+    done
+}
+
+# pod DIR NAME [LABEL_LINE]: a pending Pod in DIR/NAME.yaml
+pod() {
+    mkdir -p "$1"
+    {
+        printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n' "$2"
+        printf '  namespace: default\n'
+        [ -n "${3:-}" ] && printf '  labels:\n    %s\n' "$3"
+        printf 'spec:\n  containers:\n  - name: app\n    image: app:1\n'
+    } >"$1/$2.yaml"
+}
+
+# ---- commands and options --------------------------------------------------
+
+run --help
+check "--help exits 0 and lists the commands" 0 "$OUT" \
+    '^Usage: trellis' '^ +schedule ' '^ +validate ' '^ +plugins '
+
+run help
+check "'help' prints the usage too" 0 "$OUT" '^Usage: trellis'
+
+run --version
+check "--version prints the version and the SDK version" 0 "$OUT" \
+    '^trellis [0-9]+\.[0-9]+\.[0-9]+.*SDK [0-9]+\.[0-9]+'
+SDK_MAJOR=$(sed -n 's/.*SDK \([0-9][0-9]*\)\.\([0-9][0-9]*\).*/\1/p' "$OUT")
+SDK_MINOR=$(sed -n 's/.*SDK \([0-9][0-9]*\)\.\([0-9][0-9]*\).*/\2/p' "$OUT")
+: "${SDK_MAJOR:=1}" "${SDK_MINOR:=0}"
+
+run frobnicate
+check "an unknown command exits 1" 1 "$ERR" "unknown command 'frobnicate'"
+
+run
+check "no command prints the usage and exits 1" 1 "$ERR" '^Usage: trellis'
+
+run schedule --output yaml
+check "a bad --output value exits 1" 1 "$ERR" '--output' 'yaml'
+
+run schedule --no-such-option
+check "an unknown option exits 1" 1 "$ERR" "trellis --help"
+
+# ---- validate --------------------------------------------------------------
+
+profile_cfg "$TMP/good.cfg" '{ name = "default-binder"; }'
+run validate "$TMP/good.cfg"
+check "validate: a good config is ok" 0 "$OUT" 'good\.cfg: ok' '1 profile'
+
+run validate -c "$TMP/good.cfg"
+check "validate -c FILE works as well" 0 "$OUT" 'good\.cfg: ok'
+
+run validate "$TMP/missing.cfg"
+check "validate: a missing file exits 2" 2 "$ERR" 'missing\.cfg' 'cannot read'
+
+printf 'parallelism = 2;\nplugin_dirs = [ ];\nprofiles = ( { name = ; } );\n' \
+    >"$TMP/syntax.cfg"
+run validate "$TMP/syntax.cfg"
+check "validate: a syntax error names file:line" 2 "$ERR" \
+    'syntax\.cfg:3: ' 'syntax error'
+
+profile_cfg "$TMP/unknown-setting.cfg" '{ name = "default-binder"; }'
+sed 's/^parallelism = 2;/paralelism = 2;/' "$TMP/unknown-setting.cfg" \
+    >"$TMP/unknown-setting.tmp" && mv "$TMP/unknown-setting.tmp" "$TMP/unknown-setting.cfg"
+run validate "$TMP/unknown-setting.cfg"
+check "validate: an unknown setting is named with its line" 2 "$ERR" \
+    "unknown-setting\.cfg:2: unknown setting 'paralelism'"
+
+profile_cfg "$TMP/unknown-profile-key.cfg" '{ name = "default-binder"; }'
+sed 's/default = true;/default = true; tiebreak = "name";/' \
+    "$TMP/unknown-profile-key.cfg" >"$TMP/upk.tmp" &&
+    mv "$TMP/upk.tmp" "$TMP/unknown-profile-key.cfg"
+run validate "$TMP/unknown-profile-key.cfg"
+check "validate: an unknown profile setting is named with its line" 2 "$ERR" \
+    "unknown-profile-key\.cfg:4: unknown setting 'tiebreak'"
+
+profile_cfg "$TMP/bad-arg.cfg" '{ name = "default-binder"; args = { x = 1; }; }'
+run validate "$TMP/bad-arg.cfg"
+check "validate: an unknown plugin argument names file:line" 2 "$ERR" \
+    "bad-arg\.cfg:8: unknown argument 'x'"
+
+profile_cfg "$TMP/bad-point.cfg" \
+    '{ name = "default-binder"; points = ["bnid"]; }'
+run validate "$TMP/bad-point.cfg"
+check "validate: an unknown extension point is named" 2 "$ERR" \
+    "bad-point\.cfg:8: unknown extension point 'bnid'"
+
+profile_cfg "$TMP/no-plugin.cfg" \
+    '{ name = "no-such-plugin"; }, { name = "default-binder"; }'
+run validate "$TMP/no-plugin.cfg"
+check "validate: a missing plugin says where it was looked for" 2 "$ERR" \
+    "no-plugin\.cfg:8: " "no-such-plugin\.so not found in " "$PLUGINS_DIR"
+
+profile_cfg "$TMP/no-binder.cfg" '{ name = "fx-reject-all"; }'
+run validate "$TMP/no-binder.cfg"
+check "validate: a profile without a bind plugin is refused" 2 "$ERR" \
+    'no plugin binds workloads'
+
+# ---- the loader's defences (fixtures) -------------------------------------
+
+profile_cfg "$TMP/major.cfg" \
+    '{ name = "fx-wrong-major"; }, { name = "default-binder"; }'
+run validate "$TMP/major.cfg"
+check "loader: a wrong SDK major names both versions" 2 "$ERR" \
+    'fx-wrong-major\.so' "SDK $((SDK_MAJOR + 1))\\.0" \
+    "host has SDK $SDK_MAJOR\\.$SDK_MINOR" 'major'
+
+profile_cfg "$TMP/minor.cfg" \
+    '{ name = "fx-newer-minor"; }, { name = "default-binder"; }'
+run validate "$TMP/minor.cfg"
+check "loader: a newer SDK minor needs a newer host" 2 "$ERR" \
+    'fx-newer-minor\.so' "SDK $SDK_MAJOR\\.$((SDK_MINOR + 1))" \
+    "host has SDK $SDK_MAJOR\\.$SDK_MINOR" 'minor'
+
+profile_cfg "$TMP/entry.cfg" \
+    '{ name = "fx-no-entry"; }, { name = "default-binder"; }'
+run validate "$TMP/entry.cfg"
+check "loader: a library without the entry symbol is not a plugin" 2 "$ERR" \
+    'fx-no-entry\.so' "no symbol 'trellis_plugin_entry'" 'not a trellis plugin'
+
+profile_cfg "$TMP/init.cfg" \
+    '{ name = "default-binder"; },
+                { name = "fx-failing-init"; }'
+run validate "$TMP/init.cfg"
+check "loader: a failing init stops with its message and the config line" 2 \
+    "$ERR" 'init\.cfg:9: ' "fx-failing-init" 'init failed' \
+    'cannot reach the inventory service'
+
+profile_cfg "$TMP/dup.cfg" \
+    "{ name = \"fx-dup\"; path = \"$FIXTURES_DIR/fx-dup-a.so\"; },
+                { name = \"fx-dup\"; as = \"fx-dup-2\"; path = \"$FIXTURES_DIR/fx-dup-b.so\"; },
+                { name = \"default-binder\"; }"
+run validate "$TMP/dup.cfg"
+check "loader: two files declaring one name are refused" 2 "$ERR" \
+    'dup\.cfg:9: ' "fx-dup-b\\.so: duplicate plugin name 'fx-dup'" 'fx-dup-a\.so'
+
+profile_cfg "$TMP/twice.cfg" \
+    '{ name = "default-binder"; }, { name = "default-binder"; }'
+run validate "$TMP/twice.cfg"
+check "config: the same instance twice in a profile is refused" 2 "$ERR" \
+    "twice\\.cfg:8: profile 'default-scheduler' lists 'default-binder' twice"
+
+profile_cfg "$TMP/as.cfg" \
+    '{ name = "default-binder"; }, { name = "default-binder"; as = "binder-2"; }'
+run validate "$TMP/as.cfg"
+check "config: 'as' gives a second instance of a plugin its own name" 0 "$OUT" \
+    'as\.cfg: ok \(1 profile, 2 plugin instances\)'
+
+# ---- plugins ---------------------------------------------------------------
+
+# only the in-tree directory: every plugin there loads
+run_no_env plugins -P "$PLUGINS_DIR"
+check "plugins -P DIR lists names, versions, hooks and files" 0 "$OUT" \
+    '^NAME +VERSION +SDK +HOOKS +FILE' \
+    "^default-binder +[^ ]+ +$SDK_MAJOR\\.[0-9]+ +bind +.*default-binder\\.so"
+
+run_no_env plugins -P "$FIXTURES_DIR"
+check "plugins lists every hook a plugin registered" 2 "$OUT" \
+    '^fx-all-hooks .*prepare-workload,prepare-target,counters,queue-sort,pre-filter,filter,filter-batch,post-filter,pre-score,score,score-batch,normalize,reserve,unreserve,permit,pre-bind,bind,post-bind ' \
+    '^fx-reject-all .* filter,filter-batch '
+check "plugins reports the files it cannot load, and exits 2" 2 "$ERR" \
+    'fx-wrong-major\.so: incompatible SDK' 'fx-no-entry\.so: no symbol'
+
+# alone in a directory, so that no broken fixture makes the exit status 2
+mkdir "$TMP/fx-all-hooks-only"
+cp "$FIXTURES_DIR/fx-all-hooks.so" "$TMP/fx-all-hooks-only/"
+run_no_env plugins -P "$TMP/fx-all-hooks-only" --describe fx-all-hooks
+check "plugins --describe prints a plugin's arguments" 0 "$OUT" \
+    '^fx-all-hooks ' '^arguments:' '^ +log_hooks +bool +default true '
+
+run plugins --describe no-such-plugin
+check "plugins --describe of an unknown plugin exits 2" 2 "$ERR" \
+    "plugin 'no-such-plugin' not found"
+
+if [ -f "$PLUGINS_DIR/taint-toleration.so" ]; then
+    run_no_env plugins -P "$PLUGINS_DIR" --describe taint-toleration
+    check "plugins --describe taint-toleration prints its arguments" 0 "$OUT" \
+        '^taint-toleration ' '^arguments:' '^ +[a-z_]+ +[a-z ]+ default '
+else
+    ok "plugins --describe taint-toleration # SKIP taint-toleration.so not built"
+fi
+
+# ---- schedule: fixtures that reject or misbehave ---------------------------
+
+nodes "$TMP/st-reject" n1 n2
+pod "$TMP/st-reject" p1
+profile_cfg "$TMP/reject.cfg" \
+    '{ name = "fx-reject-all"; }, { name = "default-binder"; }'
+cp -R "$TMP/st-reject" "$TMP/st-reject.orig"
+run schedule -c "$TMP/reject.cfg" -s "$TMP/st-reject" -o json
+check "schedule: a rejecting filter makes the workload unschedulable (exit 0)" \
+    0 "$OUT" '"name": *"p1"' '"result": *"unschedulable"' \
+    '"message": *"[^"]*2 RejectAll' '"unschedulable": *1'
+expect "schedule: an unschedulable workload is not written" \
+    same_tree "$TMP/st-reject.orig" "$TMP/st-reject"
+
+run schedule -c "$TMP/reject.cfg" -s "$TMP/st-reject" -o json --explain
+check "schedule --explain names the rejecting plugin per target" 0 "$OUT" \
+    '"candidates"' '"target": *"n1"' '"verdict": *"rejected"' \
+    '"plugin": *"fx-reject-all"' '"code": *"RejectAll"'
+
+nodes "$TMP/st-score" n1 n2
+pod "$TMP/st-score" p1
+cp -R "$TMP/st-score" "$TMP/st-score.orig"
+profile_cfg "$TMP/score.cfg" \
+    '{ name = "fx-bad-score"; }, { name = "default-binder"; }'
+run schedule -c "$TMP/score.cfg" -s "$TMP/st-score" -o json
+check "schedule: a score outside 0..100 is an error naming the plugin" 0 \
+    "$OUT" '"result": *"error"' '"message": *"[^"]*fx-bad-score[^"]*outside 0\.\.100' \
+    '"error": *1'
+expect "schedule: a workload in error is not written" \
+    same_tree "$TMP/st-score.orig" "$TMP/st-score"
+
+# ---- schedule: the order of the extension points ---------------------------
+
+nodes "$TMP/st-hooks" n1 n2
+pod "$TMP/st-hooks" p1
+pod "$TMP/st-hooks" p2
+profile_cfg "$TMP/hooks.cfg" '{ name = "fx-all-hooks"; }'
+run schedule -c "$TMP/hooks.cfg" -s "$TMP/st-hooks" -o json --log-level info
+check "schedule with fx-all-hooks schedules both workloads" 0 "$OUT" \
+    '"scheduled": *2'
+cp "$ERR" "$TMP/hooks.log"
+
+order_ok=1
+prev=0
+prev_name=start
+for h in pre_filter 'filter(_batch)?' pre_score 'score(_batch)?' normalize \
+    reserve permit pre_bind bind post_bind; do
+    n=$(first_line "hook=$h workload=default/p1( |\$)" "$TMP/hooks.log")
+    if [ "$n" -le "$prev" ]; then
+        order_ok=0
+        why="hook $h (line $n) is not after $prev_name (line $prev)"
+        break
+    fi
+    prev=$n
+    prev_name=$h
+done
+if [ $order_ok = 1 ]; then
+    ok "hooks run in order: pre_filter filter pre_score score normalize reserve permit pre_bind bind post_bind"
+else
+    not_ok "hooks run in order" "$why" "$(grep 'hook=' "$TMP/hooks.log" | head -40)"
+fi
+
+qs=$(first_line 'hook=queue_sort ' "$TMP/hooks.log")
+pf=$(first_line 'hook=pre_filter ' "$TMP/hooks.log")
+pw=$(first_line 'hook=prepare_workload workload=default/p1' "$TMP/hooks.log")
+pt=$(first_line 'hook=prepare_target target=n1' "$TMP/hooks.log")
+expect "prepare_target and prepare_workload run at load, before the queue" \
+    test "$pt" -gt 0 -a "$pw" -gt 0 -a "$pt" -lt "$pf" -a "$pw" -lt "$pf"
+expect "queue_sort runs with two workloads, before the first pre_filter" \
+    test "$qs" -gt 0 -a "$qs" -lt "$pf"
+expect "counters are computed per workload" \
+    grep -q 'hook=counters workload=default/p2' "$TMP/hooks.log"
+expect "release gives prepared data back at exit" \
+    grep -q 'hook=release object=default/p1' "$TMP/hooks.log"
+expect "log lines carry the plugin's name" \
+    grep -q '\[fx-all-hooks\] hook=bind workload=default/p1 target=n' "$TMP/hooks.log"
+expect "bind wrote the binding into the manifest" \
+    grep -q '^  nodeName: n1$' "$TMP/st-hooks/p1.yaml"
+expect "bind wrote the second binding too" \
+    grep -q '^  nodeName: n[12]$' "$TMP/st-hooks/p2.yaml"
+
+profile_cfg "$TMP/quiet.cfg" \
+    '{ name = "fx-all-hooks"; args = { log_hooks = false; }; }'
+nodes "$TMP/st-quiet" n1 n2
+pod "$TMP/st-quiet" p1
+run schedule -c "$TMP/quiet.cfg" -s "$TMP/st-quiet" -o json --log-level info
+if [ "$rc" = 0 ] && ! grep -q 'hook=' "$ERR"; then
+    ok "log_hooks = false silences fx-all-hooks"
+else
+    not_ok "log_hooks = false silences fx-all-hooks" "$(show)"
+fi
+
+# permit WAIT: g1 waits until p1 binds (the queue sort puts g1 first)
+nodes "$TMP/st-wait" n1 n2
+pod "$TMP/st-wait" p1
+pod "$TMP/st-wait" g1 'gang: wait'
+run schedule -c "$TMP/hooks.cfg" -s "$TMP/st-wait" -o json --log-level info
+check "permit WAIT: the waiting workload is bound once allowed" 0 "$OUT" \
+    '"scheduled": *2'
+cp "$ERR" "$TMP/wait.log"
+gw=$(first_line 'hook=permit workload=default/g1 .*verdict=wait' "$TMP/wait.log")
+pb=$(first_line 'hook=post_bind workload=default/p1 ' "$TMP/wait.log")
+gb=$(first_line 'hook=bind workload=default/g1 ' "$TMP/wait.log")
+expect "permit WAIT: g1 waits, p1's post_bind allows it, then g1 binds" \
+    test "$gw" -gt 0 -a "$pb" -gt "$gw" -a "$gb" -gt "$pb"
+expect "permit WAIT: g1's binding was written" \
+    grep -q '^  nodeName: n[12]$' "$TMP/st-wait/g1.yaml"
+
+# permit WAIT with nobody to allow it: rejected when the run ends
+nodes "$TMP/st-alone" n1 n2
+pod "$TMP/st-alone" g1 'gang: wait'
+cp -R "$TMP/st-alone" "$TMP/st-alone.orig"
+run schedule -c "$TMP/hooks.cfg" -s "$TMP/st-alone" -o json --log-level info
+check "permit WAIT: a wait that never ends is unschedulable" 0 "$OUT" \
+    '"result": *"unschedulable"' '"message": *"[^"]*PermitTimeout'
+expect "permit WAIT: the timed-out workload was unreserved" \
+    grep -q 'hook=unreserve workload=default/g1' "$ERR"
+expect "permit WAIT: the timed-out workload was not written" \
+    same_tree "$TMP/st-alone.orig" "$TMP/st-alone"
+
+# ---- manifests, dry run, table ---------------------------------------------
+
+profile_cfg "$TMP/bind.cfg" '{ name = "default-binder"; }'
+nodes "$TMP/st-bad" n1 n2
+pod "$TMP/st-bad" p1
+pod "$TMP/st-bad" p2
+cat >"$TMP/st-bad/broken.yaml" <<'EOF'
+apiVersion: v1
+kind: Node
+metadata:
+  name: n3
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  namespace: default
+spec:
+  containers: []
+EOF
+cp "$TMP/st-bad/broken.yaml" "$TMP/broken.orig"
+run schedule -c "$TMP/bind.cfg" -s "$TMP/st-bad" -o json
+check "a malformed document is reported with file and line" 0 "$ERR" \
+    'broken\.yaml:[56]: ' 'metadata\.name'
+check "the other documents are still scheduled" 0 "$OUT" '"scheduled": *2'
+expect "the malformed file is left byte-identical" \
+    cmp -s "$TMP/broken.orig" "$TMP/st-bad/broken.yaml"
+expect "the good documents got their binding" \
+    grep -q '^  nodeName: n[123]$' "$TMP/st-bad/p1.yaml"
+
+nodes "$TMP/st-dry" n1 n2
+pod "$TMP/st-dry" p1
+pod "$TMP/st-dry" p2
+cp -R "$TMP/st-dry" "$TMP/st-dry.orig"
+run schedule -c "$TMP/bind.cfg" -s "$TMP/st-dry" -o json --dry-run
+check "--dry-run still prints the decisions" 0 "$OUT" \
+    '"result": *"scheduled"' '"scheduled": *2'
+expect "--dry-run writes nothing" same_tree "$TMP/st-dry.orig" "$TMP/st-dry"
+
+run schedule -n -c "$TMP/bind.cfg" -s "$TMP/st-dry" -o table
+check "-o table prints a header row and a summary" 0 "$OUT" \
+    '^WORKLOAD +PROFILE +RESULT +TARGETS +MESSAGE' \
+    '^Pod/default/p1 +default-scheduler +scheduled +n[12] ' \
+    '^2 scheduled, 0 unschedulable, 0 error'
+
+run schedule -c "$TMP/bind.cfg" -s "$TMP/st-dry" -o json -n
+# decisions come sorted by kind, namespace, name
+p1=$(first_line '"name": *"p1"' "$OUT")
+p2=$(first_line '"name": *"p2"' "$OUT")
+expect "decisions are sorted by name" test "$p1" -gt 0 -a "$p2" -gt "$p1"
+
+run schedule -c "$TMP/bind.cfg"
+check "schedule without a state directory exits 1" 1 "$ERR" 'no state directory'
+
+run schedule -c "$TMP/bind.cfg" -s "$TMP/no-such-dir"
+check "schedule with a missing state directory exits 2" 2 "$ERR" 'no-such-dir'
+
+# ---------------------------------------------------------------------------
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

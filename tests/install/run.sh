@@ -1,0 +1,283 @@
+#!/bin/sh
+#
+# run.sh - the install test: configure, build and install trellis into a
+# temporary prefix, then build the out-of-tree example plugin
+# (contrib/example-plugin) against the installation with pkg-config alone,
+# install it, and check that the installed trellis finds and uses it.
+#
+# It checks the installed files (binary, man page, SDK header, .pc file,
+# plugins), the .pc variables, the example plugin's build and install
+# (DESTDIR too), `trellis plugins` without TRELLIS_PLUGIN_PATH, and a small
+# schedule in which prefer-label puts a Pod on the labelled one of two
+# Nodes. It prints "ok - ..." or "not ok - ..." per check, then
+# "N passed, M failed", and exits non-zero when a check failed.
+#
+# A full configure and build: slow, so not part of `make check`.
+# Environment: TOP_SRCDIR (default: two levels above this script),
+# TOP_BUILDDIR (not needed: the build is fresh), JOBS (make -j, default 2).
+
+here=$(cd "$(dirname "$0")" && pwd)
+TOP_SRCDIR=${TOP_SRCDIR:-$here/../..}
+TOP_SRCDIR=$(cd "$TOP_SRCDIR" && pwd)
+JOBS=${JOBS:-2}
+
+passed=0
+failed=0
+
+ok() {
+    passed=$((passed + 1))
+    echo "ok - $1"
+}
+
+not_ok() {
+    failed=$((failed + 1))
+    echo "not ok - $1"
+    shift
+    for line in "$@"; do
+        printf '%s\n' "$line" | sed 's/^/#   /'
+    done
+}
+
+finish() {
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit
+}
+
+# expect DESCRIPTION COMMAND...: a shell condition that must hold
+expect() {
+    desc=$1
+    shift
+    if "$@"; then
+        ok "$desc"
+    else
+        not_ok "$desc" "failed: $*"
+    fi
+}
+
+# tail_of FILE: the end of a log, for a failure report
+tail_of() {
+    tail -n 20 "$1"
+}
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/trellis-install.XXXXXX") || exit 99
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+
+PREFIX=$TMP/prefix
+OUT=$TMP/out
+ERR=$TMP/err
+
+# ---- configure, build, install ---------------------------------------------
+
+if [ ! -x "$TOP_SRCDIR/configure" ]; then
+    not_ok "configure exists" "$TOP_SRCDIR/configure is missing: run autoreconf -fi"
+    finish
+fi
+
+mkdir "$TMP/build"
+if (cd "$TMP/build" && "$TOP_SRCDIR/configure" --prefix="$PREFIX") \
+    >"$TMP/configure.log" 2>&1; then
+    ok "configure --prefix"
+else
+    not_ok "configure --prefix" "$(tail_of "$TMP/configure.log")"
+    finish
+fi
+
+if make -C "$TMP/build" -j"$JOBS" install >"$TMP/install.log" 2>&1; then
+    ok "make install"
+else
+    not_ok "make install" "$(tail_of "$TMP/install.log")"
+    finish
+fi
+
+for f in bin/trellis share/man/man1/trellis.1 include/trellis/plugin.h \
+    lib/pkgconfig/trellis-plugin.pc; do
+    expect "installed $f" test -f "$PREFIX/$f"
+done
+expect "installed bin/trellis is executable" test -x "$PREFIX/bin/trellis"
+for p in default-binder label-selector taint-toleration resources-fit \
+    least-allocated least-utilized preemption priority-sort; do
+    expect "installed lib/trellis/plugins/$p.so" \
+        test -f "$PREFIX/lib/trellis/plugins/$p.so"
+done
+
+# ---- pkg-config ------------------------------------------------------------
+
+PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
+export PKG_CONFIG_PATH
+unset PKG_CONFIG_LIBDIR CPATH C_INCLUDE_PATH TRELLIS_PLUGIN_PATH
+
+plugindir=$(pkg-config --variable=plugindir trellis-plugin 2>"$ERR")
+if [ "$plugindir" = "$PREFIX/lib/trellis/plugins" ]; then
+    ok "pkg-config reports the installed plugindir"
+else
+    not_ok "pkg-config reports the installed plugindir" \
+        "got '$plugindir', expected '$PREFIX/lib/trellis/plugins'" "$(cat "$ERR")"
+fi
+cflags=$(pkg-config --cflags trellis-plugin 2>"$ERR")
+case " $cflags " in
+*" -I$PREFIX/include "*) ok "pkg-config --cflags names the installed headers" ;;
+*) not_ok "pkg-config --cflags names the installed headers" "got '$cflags'" ;;
+esac
+
+# ---- the out-of-tree example plugin ----------------------------------------
+
+# a copy far from the source tree, so only pkg-config can find the SDK
+cp -R "$TOP_SRCDIR/contrib/example-plugin" "$TMP/example"
+rm -f "$TMP/example/prefer-label.so"
+if make -C "$TMP/example" >"$TMP/example.log" 2>&1 &&
+    [ -f "$TMP/example/prefer-label.so" ]; then
+    ok "example plugin builds with pkg-config alone"
+else
+    not_ok "example plugin builds with pkg-config alone" "$(tail_of "$TMP/example.log")"
+fi
+if grep -q -e "-I$PREFIX/include" "$TMP/example.log"; then
+    ok "example plugin compiled against the installed SDK header"
+else
+    not_ok "example plugin compiled against the installed SDK header" \
+        "$(tail_of "$TMP/example.log")"
+fi
+
+if make -C "$TMP/example" install DESTDIR="$TMP/stage" >"$TMP/stage.log" 2>&1 &&
+    [ -f "$TMP/stage$plugindir/prefer-label.so" ]; then
+    ok "example plugin install honours DESTDIR"
+else
+    not_ok "example plugin install honours DESTDIR" "$(tail_of "$TMP/stage.log")"
+fi
+
+if make -C "$TMP/example" install >"$TMP/example-install.log" 2>&1 &&
+    [ -f "$plugindir/prefer-label.so" ]; then
+    ok "example plugin installs into the plugindir"
+else
+    not_ok "example plugin installs into the plugindir" \
+        "$(tail_of "$TMP/example-install.log")"
+fi
+
+# ---- the installed trellis -------------------------------------------------
+
+TRELLIS=$PREFIX/bin/trellis
+
+"$TRELLIS" --version >"$OUT" 2>"$ERR"
+rc=$?
+if [ $rc = 0 ] && grep -q '^trellis .*SDK' "$OUT"; then
+    ok "installed trellis runs"
+else
+    not_ok "installed trellis runs" "exit status $rc" "$(cat "$OUT" "$ERR")"
+fi
+
+"$TRELLIS" plugins >"$OUT" 2>"$ERR"
+rc=$?
+if [ $rc = 0 ] && grep -q '^prefer-label  *1\.0\.0 .*prefer-label\.so' "$OUT" &&
+    grep -q '^default-binder ' "$OUT"; then
+    ok "trellis plugins (no TRELLIS_PLUGIN_PATH) lists prefer-label and the in-tree plugins"
+else
+    not_ok "trellis plugins (no TRELLIS_PLUGIN_PATH) lists prefer-label" \
+        "exit status $rc" "$(cat "$OUT" "$ERR")"
+fi
+
+"$TRELLIS" plugins --describe prefer-label >"$OUT" 2>"$ERR"
+rc=$?
+if [ $rc = 0 ] && grep -q '^ *label  *string  *default (required)' "$OUT" &&
+    grep -q '^ *required  *bool  *default false' "$OUT"; then
+    ok "trellis plugins --describe prefer-label prints its arguments"
+else
+    not_ok "trellis plugins --describe prefer-label prints its arguments" \
+        "exit status $rc" "$(cat "$OUT" "$ERR")"
+fi
+
+# two Nodes, one Pod: without prefer-label the tie would go to n1
+mkdir "$TMP/state"
+cat >"$TMP/state/nodes.yaml" <<'EOF'
+apiVersion: v1
+kind: Node
+metadata:
+  name: n1
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: n2
+  labels:
+    disk: ssd
+EOF
+cat >"$TMP/state/pod.yaml" <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  namespace: default
+spec:
+  containers:
+  - name: web
+    image: web:1
+EOF
+cp -R "$TMP/state" "$TMP/state-required"
+
+# write_cfg FILE ARGS: a profile using prefer-label with ARGS and
+# default-binder
+write_cfg() {
+    cat >"$1" <<EOF
+profiles = (
+  { name = "default-scheduler"; default = true;
+    workload = { kind = "Pod"; scheduler_name_field = "spec.schedulerName"; };
+    target = { kind = "Node"; };
+    binding = { field = "spec.nodeName"; };
+    plugins = (
+      { name = "prefer-label"; args = { $2 }; },
+      { name = "default-binder"; }
+    );
+  } );
+EOF
+}
+
+write_cfg "$TMP/prefer.cfg" 'label = "disk"; value = "ssd";'
+"$TRELLIS" validate "$TMP/prefer.cfg" >"$OUT" 2>"$ERR"
+rc=$?
+if [ $rc = 0 ] && grep -q ': ok' "$OUT"; then
+    ok "a profile using prefer-label validates"
+else
+    not_ok "a profile using prefer-label validates" "exit status $rc" \
+        "$(cat "$OUT" "$ERR")"
+fi
+
+"$TRELLIS" schedule -c "$TMP/prefer.cfg" -s "$TMP/state" -o json >"$OUT" 2>"$ERR"
+rc=$?
+if [ $rc = 0 ] && grep -q '"result": *"scheduled"' "$OUT" &&
+    tr -d ' \n' <"$OUT" | grep -q '"targets":\["n2"\]'; then
+    ok "prefer-label puts the Pod on the labelled Node"
+else
+    not_ok "prefer-label puts the Pod on the labelled Node" "exit status $rc" \
+        "$(cat "$OUT" "$ERR")"
+fi
+expect "the binding was written into the Pod's manifest" \
+    grep -q '^  nodeName: n2$' "$TMP/state/pod.yaml"
+
+# required = true with no labelled Node left: unschedulable, LabelMissing
+sed '/^---$/,$d' "$TMP/state-required/nodes.yaml" >"$TMP/nodes.tmp" &&
+    mv "$TMP/nodes.tmp" "$TMP/state-required/nodes.yaml"
+write_cfg "$TMP/required.cfg" 'label = "disk"; value = "ssd"; required = true;'
+"$TRELLIS" schedule -c "$TMP/required.cfg" -s "$TMP/state-required" -o json \
+    >"$OUT" 2>"$ERR"
+rc=$?
+if [ $rc = 0 ] && grep -q '"result": *"unschedulable"' "$OUT" &&
+    grep -q '"message": *"[^"]*LabelMissing' "$OUT"; then
+    ok "prefer-label with required = true rejects Nodes without the label"
+else
+    not_ok "prefer-label with required = true rejects Nodes without the label" \
+        "exit status $rc" "$(cat "$OUT" "$ERR")"
+fi
+
+write_cfg "$TMP/nolabel.cfg" 'value = "ssd";'
+"$TRELLIS" validate "$TMP/nolabel.cfg" >"$OUT" 2>"$ERR"
+rc=$?
+if [ $rc = 2 ] && grep -q "missing required argument 'label'" "$ERR"; then
+    ok "prefer-label without its required argument is refused"
+else
+    not_ok "prefer-label without its required argument is refused" \
+        "exit status $rc" "$(cat "$OUT" "$ERR")"
+fi
+
+# ---------------------------------------------------------------------------
+
+finish
