@@ -57,8 +57,31 @@ void framework_build(profile *p)
     }
 }
 
-/* Free the arena's chunks (see cycle_alloc in hostapi.c); keep the newest
- * one for the next cycle when keep is set. */
+#define ARENA_CHUNK (64 * 1024)
+
+/* The arena is a list of chunks kept across cycles; the first word of each
+ * chunk points to the previous one. */
+void *framework_cycle_alloc(trellis_cycle *c, size_t size)
+{
+    size = (size + 15) & ~(size_t)15;
+    if (size > (size_t)1 << 30)
+        return NULL;
+    if (!c->arena || c->arena_used + size > c->arena_cap) {
+        size_t cap = size + 16 > ARENA_CHUNK ? size + 16 : ARENA_CHUNK;
+        char *chunk = xmalloc(cap);
+        *(char **)chunk = c->arena;
+        c->arena = chunk;
+        c->arena_cap = cap;
+        c->arena_used = 16;
+    }
+    void *p = c->arena + c->arena_used;
+    c->arena_used += size;
+    memset(p, 0, size);
+    return p;
+}
+
+/* Free the arena's older chunks; keep the newest one for the next cycle
+ * when keep is set. */
 static void arena_release(trellis_cycle *c, int keep)
 {
     char *chunk = c->arena;
@@ -308,12 +331,13 @@ int framework_filter_without(trellis_cycle *c, const struct trellis_target *t,
     profile *p = c->p;
     int nc = p->snap.n_counters;
     struct trellis_target tmp = *t;
-    tmp.wl = NULL;
     tmp.n_wl = 0;
     tmp.cap_wl = 0;
-    /* the copy lives on the heap only for this call */
-    trellis_object **wl = xmalloc((t->n_wl ? t->n_wl : 1) * sizeof *wl);
-    int64_t *sums = xmalloc((size_t)(nc ? nc : 1) * sizeof *sums);
+    /* the copy lives in the cycle's arena: nothing to free */
+    trellis_object **wl = framework_cycle_alloc(c, (t->n_wl ? t->n_wl : 1) * sizeof *wl);
+    int64_t *sums = framework_cycle_alloc(c, (size_t)(nc ? nc : 1) * sizeof *sums);
+    if (!wl || !sums)
+        return TRELLIS_ERROR;
     if (nc)
         memcpy(sums, t->sums, (size_t)nc * sizeof *sums);
     for (size_t i = 0; i < t->n_wl; i++) {
@@ -345,8 +369,6 @@ int framework_filter_without(trellis_cycle *c, const struct trellis_target *t,
         rc = pl->h.filter(pl, c, c->w, &tmp, st);
     }
     st->code = rc;
-    free(wl);
-    free(sums);
     return rc;
 }
 

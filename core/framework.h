@@ -94,6 +94,9 @@ struct trellis_cycle {
     const trellis_plugin *error_plugin;
 };
 
+/* Zeroed memory from the cycle's arena, released when the next cycle
+ * starts (behind the SDK's cycle_alloc). Main thread only. */
+void *framework_cycle_alloc(trellis_cycle *c, size_t size);
 /* Build a profile's plugin lists from its instances. */
 void framework_build(profile *p);
 void cycle_init(trellis_cycle *c);

@@ -18,8 +18,6 @@
 #include "scheduler.h"
 #include "util.h"
 
-#define ARENA_CHUNK (64 * 1024)
-
 /* registration: only during init, once per hook */
 #define REG(fn_name, field, type)                                                          \
     static int fn_name(trellis_plugin *self, type fn)                                      \
@@ -154,25 +152,9 @@ static void *cycle_get(const trellis_cycle *c, const trellis_plugin *self)
     return NULL;
 }
 
-/* The arena is a list of chunks kept across cycles: the first word of each
- * chunk points to the next one. */
 static void *cycle_alloc(trellis_cycle *c, size_t size)
 {
-    size = (size + 15) & ~(size_t)15;
-    if (size > (size_t)1 << 30)
-        return NULL;
-    if (!c->arena || c->arena_used + size > c->arena_cap) {
-        size_t cap = size + 16 > ARENA_CHUNK ? size + 16 : ARENA_CHUNK;
-        char *chunk = xmalloc(cap);
-        *(char **)chunk = c->arena; /* keep the old chunk for release */
-        c->arena = chunk;
-        c->arena_cap = cap;
-        c->arena_used = 16;
-    }
-    void *p = c->arena + c->arena_used;
-    c->arena_used += size;
-    memset(p, 0, size);
-    return p;
+    return framework_cycle_alloc(c, size);
 }
 
 static size_t cycle_target_count(const trellis_cycle *c) { return c->n; }

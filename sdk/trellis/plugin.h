@@ -426,12 +426,15 @@ typedef struct trellis_host {
                                         const trellis_object *w);
 
     /* -- cycle state -- */
-    /* Per-plugin slot, reset at the start of each cycle. */
+    /* Per-plugin slot, reset at the start of each cycle. Set it on the main
+     * thread (pre_filter, pre_score); filter and score only read it. */
     void (*cycle_set)(trellis_cycle *c, const trellis_plugin *self,
                       void *data);
     void *(*cycle_get)(const trellis_cycle *c, const trellis_plugin *self);
     /* Zeroed memory from the cycle's arena, freed when the cycle ends;
-     * NULL on exhaustion. Never call free() on it. */
+     * NULL on exhaustion. Never call free() on it. Main thread only
+     * (pre_filter, post_filter, pre_score, normalize, reserve, permit):
+     * filter and score hooks run on workers and must not call it. */
     void *(*cycle_alloc)(trellis_cycle *c, size_t size);
     /* All targets of the snapshot and the filter verdict of each
      * (post_filter only; TRELLIS_SUCCESS for feasible ones). */
