@@ -309,7 +309,8 @@ static int cmd_plugins(opts *o)
                 files[nf++] = xasprintf("%s/%s", dirs[d], e->d_name);
             }
         closedir(dp);
-        qsort(files, nf, sizeof *files, cmp_str);
+        if (nf)
+            qsort(files, nf, sizeof *files, cmp_str);
         for (size_t i = 0; i < nf; i++) {
             plugin_module m;
             if (registry_open_file(files[i], &m, err, sizeof err) < 0) {
@@ -357,7 +358,7 @@ static int cmd_plugins(opts *o)
                     pl.in_init = 0;
                     registry_hook_names(&pl, hooks, sizeof hooks);
                 } else {
-                    snprintf(hooks, sizeof hooks, "(init with defaults failed: %s)", ierr);
+                    snprintf(hooks, sizeof hooks, "(init with defaults failed: %.400s)", ierr);
                 }
                 if (ds->fini)
                     ds->fini(&pl);

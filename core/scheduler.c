@@ -671,7 +671,8 @@ static int dec_cmp(const void *a, const void *b)
 
 void sched_sorted_decisions(sched *s)
 {
-    qsort(s->decisions, s->n_dec, sizeof *s->decisions, dec_cmp);
+    if (s->n_dec)
+        qsort(s->decisions, s->n_dec, sizeof *s->decisions, dec_cmp);
 }
 
 static void free_ids(obj_id *ids, size_t n)

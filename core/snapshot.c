@@ -106,7 +106,8 @@ static void rebuild(snapshot *s, const cache *c)
         grow(&s->targets, &s->cap, s->n + 1, sizeof *s->targets);
         s->targets[s->n++] = t;
     }
-    qsort(s->targets, s->n, sizeof *s->targets, by_name);
+    if (s->n)
+        qsort(s->targets, s->n, sizeof *s->targets, by_name);
     for (size_t k = 0; k < s->n; k++)
         hmap_put(&s->by_name, s->targets[k]->name, s->targets[k]);
     s->set_gen = c->set_gen;

@@ -74,7 +74,8 @@ static int walk(const char *dir, char ***out, size_t *n, size_t *cap, char *err,
         names[nn++] = xstrdup(e->d_name);
     }
     closedir(d);
-    qsort(names, nn, sizeof *names, cmp_str);
+    if (nn)
+        qsort(names, nn, sizeof *names, cmp_str);
     int rc = 0;
     for (size_t i = 0; i < nn; i++) {
         char *p = xasprintf("%s/%s", dir, names[i]);
