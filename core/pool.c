@@ -101,8 +101,10 @@ void pool_run(pool *p, size_t n, size_t block, pool_fn fn, void *ctx)
     if (block == 0)
         block = 1;
     if (p->n == 1 || n <= block) {
-        if (n)
-            fn(ctx, 0, n);
+        /* inline, but still block by block: callers size per-block
+         * buffers by `block` */
+        for (size_t b = 0; b < n; b += block)
+            fn(ctx, b, b + block < n ? b + block : n);
         return;
     }
     pthread_mutex_lock(&p->mu);

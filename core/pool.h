@@ -19,8 +19,9 @@ typedef void (*pool_fn)(void *ctx, size_t begin, size_t end);
 pool *pool_new(int n_workers);
 void pool_free(pool *p);
 int pool_size(const pool *p);
-/* Run fn over [0, n) in blocks of `block` items; returns when all are
- * done. Not reentrant. */
+/* Run fn over [0, n) in blocks of `block` items (never a larger range,
+ * whatever the number of workers); returns when all are done. Not
+ * reentrant. */
 void pool_run(pool *p, size_t n, size_t block, pool_fn fn, void *ctx);
 
 #endif

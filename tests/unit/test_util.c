@@ -48,6 +48,8 @@ typedef struct sum_ctx {
 static void square(void *ctx, size_t b, size_t e)
 {
     sum_ctx *c = ctx;
+    ck_assert_uint_le(e - b, 64); /* never more than one block */
+    ck_assert_uint_eq(b % 64, 0);
     atomic_fetch_add(&c->calls, 1);
     for (size_t i = b; i < e; i++)
         c->out[i] = (int)(i * i);
@@ -66,8 +68,7 @@ START_TEST(pool_covers_every_item_once)
             pool_run(p, n, 64, square, &c);
             for (size_t i = 0; i < n; i++)
                 ck_assert_int_eq(c.out[i], (int)(i * i));
-            if (workers > 1)
-                ck_assert_int_eq(atomic_load(&c.calls), (int)((n + 63) / 64));
+            ck_assert_int_eq(atomic_load(&c.calls), (int)((n + 63) / 64));
             free(c.out);
         }
         pool_run(p, 0, 64, square, NULL); /* nothing to do */
