@@ -56,11 +56,10 @@ void manifest_set_free(manifest_set *s)
     manifest_set_init(s);
 }
 
-static void add_error(manifest_set *s, const char *file, int line, int doc,
-                      const char *fmt, ...) UTIL_PRINTF(5, 6);
+static void add_error(manifest_set *s, const char *file, int line, int doc, const char *fmt, ...)
+    UTIL_PRINTF(5, 6);
 
-static void add_error(manifest_set *s, const char *file, int line, int doc,
-                      const char *fmt, ...)
+static void add_error(manifest_set *s, const char *file, int line, int doc, const char *fmt, ...)
 {
     grow(&s->errors, &s->cap_errors, s->n_errors + 1, sizeof *s->errors);
     manifest_error *e = &s->errors[s->n_errors++];
@@ -89,8 +88,7 @@ int manifest_is_manifest_name(const char *name)
     base = base ? base + 1 : name;
     if (base[0] == '.' || base[0] == '\0')
         return 0;
-    return str_endswith(base, ".yaml") || str_endswith(base, ".yml") ||
-           str_endswith(base, ".json");
+    return str_endswith(base, ".yaml") || str_endswith(base, ".yml") || str_endswith(base, ".json");
 }
 
 /* ---- one parsed document to objects ------------------------------------ */
@@ -120,9 +118,8 @@ static int is_list(json_object *root, json_object **items)
 
 /* Turn one document's tree into objects (ownership of root transfers).
  * item_lines[i] is the line of items[i] when n_item_lines matches. */
-static void add_document(manifest_set *s, const char *file, int doc, int line,
-                         json_object *root, const int *item_lines,
-                         size_t n_item_lines)
+static void add_document(manifest_set *s, const char *file, int doc, int line, json_object *root,
+                         const int *item_lines, size_t n_item_lines)
 {
     char err[512];
     json_object *items;
@@ -149,8 +146,7 @@ static void add_document(manifest_set *s, const char *file, int doc, int line,
         int iline = n_item_lines == n ? item_lines[i] : line;
         trellis_object *o = object_new(it, err, sizeof err);
         if (!o) {
-            add_error(s, file, iline, doc, "document %d, item %zu: %s", doc, i,
-                      err);
+            add_error(s, file, iline, doc, "document %d, item %zu: %s", doc, i, err);
             continue;
         }
         object_set_origin(o, file, doc, (int)i, iline);
@@ -202,8 +198,7 @@ typedef struct yctx {
     size_t n_item_lines, cap_item_lines;
 } yctx;
 
-static void doc_fail(yctx *c, int line, const char *fmt, ...)
-    UTIL_PRINTF(3, 4);
+static void doc_fail(yctx *c, int line, const char *fmt, ...) UTIL_PRINTF(3, 4);
 
 static void doc_fail(yctx *c, int line, const char *fmt, ...)
 {
@@ -227,8 +222,7 @@ static void clear_anchors(yctx *c)
     c->n_anchors = 0;
 }
 
-static void set_anchor(yctx *c, const char *name, json_object *node,
-                       size_t size)
+static void set_anchor(yctx *c, const char *name, json_object *node, size_t size)
 {
     for (size_t i = 0; i < c->n_anchors; i++) {
         if (strcmp(c->anchors[i].name, name) == 0) {
@@ -278,8 +272,8 @@ static int all_in(const char *s, size_t len, const char *set)
 
 static int is_null_text(const char *s, size_t len)
 {
-    return len == 0 || strcmp(s, "~") == 0 || strcmp(s, "null") == 0 ||
-           strcmp(s, "Null") == 0 || strcmp(s, "NULL") == 0;
+    return len == 0 || strcmp(s, "~") == 0 || strcmp(s, "null") == 0 || strcmp(s, "Null") == 0 ||
+           strcmp(s, "NULL") == 0;
 }
 
 static int bool_text(const char *s, int *b)
@@ -297,12 +291,10 @@ static int int_text(const char *s, size_t len, int64_t *out)
 {
     const char *digits = s;
     int base = 10;
-    if (len > 2 && s[0] == '0' && s[1] == 'x' &&
-        all_in(s + 2, len - 2, "0123456789abcdefABCDEF")) {
+    if (len > 2 && s[0] == '0' && s[1] == 'x' && all_in(s + 2, len - 2, "0123456789abcdefABCDEF")) {
         base = 16;
         digits = s + 2;
-    } else if (len > 2 && s[0] == '0' && s[1] == 'o' &&
-               all_in(s + 2, len - 2, "01234567")) {
+    } else if (len > 2 && s[0] == '0' && s[1] == 'o' && all_in(s + 2, len - 2, "01234567")) {
         base = 8;
         digits = s + 2;
     } else {
@@ -336,8 +328,7 @@ static int float_text(const char *s, size_t len, double *out)
         *out = *s == '-' ? -INFINITY : INFINITY;
         return 1;
     }
-    if (p == s &&
-        (!strcmp(p, ".nan") || !strcmp(p, ".NaN") || !strcmp(p, ".NAN"))) {
+    if (p == s && (!strcmp(p, ".nan") || !strcmp(p, ".NaN") || !strcmp(p, ".NAN"))) {
         *out = NAN;
         return 1;
     }
@@ -490,30 +481,26 @@ static json_object *resolve_scalar(yctx *c, const yaml_event_t *ev)
  * recursion (used past MAX_DEPTH). */
 static int skip_node(yctx *c, const yaml_event_t *start)
 {
-    if (start->type != YAML_SEQUENCE_START_EVENT &&
-        start->type != YAML_MAPPING_START_EVENT)
+    if (start->type != YAML_SEQUENCE_START_EVENT && start->type != YAML_MAPPING_START_EVENT)
         return 0;
     size_t level = 1;
     while (level) {
         yaml_event_t ev;
         if (next_event(c, &ev) < 0)
             return -1;
-        if (ev.type == YAML_SEQUENCE_START_EVENT ||
-            ev.type == YAML_MAPPING_START_EVENT)
+        if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
             level++;
-        else if (ev.type == YAML_SEQUENCE_END_EVENT ||
-                 ev.type == YAML_MAPPING_END_EVENT)
+        else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
             level--;
         yaml_event_delete(&ev);
     }
     return 0;
 }
 
-static int load_node(yctx *c, yaml_event_t *ev, json_object **out,
-                     size_t *size, int depth, int record_items);
+static int load_node(yctx *c, yaml_event_t *ev, json_object **out, size_t *size, int depth,
+                     int record_items);
 
-static int load_sequence(yctx *c, json_object *list, size_t *size, int depth,
-                         int record_items)
+static int load_sequence(yctx *c, json_object *list, size_t *size, int depth, int record_items)
 {
     for (;;) {
         yaml_event_t ev;
@@ -524,8 +511,7 @@ static int load_sequence(yctx *c, json_object *list, size_t *size, int depth,
             return 0;
         }
         if (record_items) {
-            grow(&c->item_lines, &c->cap_item_lines, c->n_item_lines + 1,
-                 sizeof *c->item_lines);
+            grow(&c->item_lines, &c->cap_item_lines, c->n_item_lines + 1, sizeof *c->item_lines);
             c->item_lines[c->n_item_lines++] = (int)ev.start_mark.line + 1;
         }
         json_object *v = NULL;
@@ -548,8 +534,7 @@ static int load_key(yctx *c, yaml_event_t *ev, char **key, int *merge)
     if (ev->type == YAML_SCALAR_EVENT) {
         const char *s = (const char *)ev->data.scalar.value;
         const char *tag = (const char *)ev->data.scalar.tag;
-        *merge = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-                 strcmp(s, "<<") == 0 &&
+        *merge = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && strcmp(s, "<<") == 0 &&
                  (!tag || strcmp(tag, TAG_PREFIX "merge") == 0);
         *key = xstrdup(s);
         if (ev->data.scalar.anchor) {
@@ -630,16 +615,14 @@ static int load_mapping(yctx *c, json_object *m, size_t *size, int depth)
         if (krc > 0) {
             json_object_put(v);
         } else if (merge) {
-            size_t n = json_object_is_type(v, json_type_array)
-                           ? json_object_array_length(v)
-                           : 1;
+            size_t n = json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 1;
             for (size_t i = 0; i < n; i++) {
-                json_object *src = json_object_is_type(v, json_type_array)
-                                       ? json_object_array_get_idx(v, i)
-                                       : v;
+                json_object *src =
+                    json_object_is_type(v, json_type_array) ? json_object_array_get_idx(v, i) : v;
                 if (!json_object_is_type(src, json_type_object)) {
-                    doc_fail(c, vline, "merge key '<<' needs a map or a list "
-                                       "of maps");
+                    doc_fail(c, vline,
+                             "merge key '<<' needs a map or a list "
+                             "of maps");
                     break;
                 }
                 grow(&merges, &cap_merges, n_merges + 1, sizeof *merges);
@@ -667,8 +650,8 @@ static int load_mapping(yctx *c, json_object *m, size_t *size, int depth)
 
 /* Build the node whose first event is *ev (consumed). On return 0, *out
  * holds the value (NULL for null) and *size its expanded node count. */
-static int load_node(yctx *c, yaml_event_t *ev, json_object **out,
-                     size_t *size, int depth, int record_items)
+static int load_node(yctx *c, yaml_event_t *ev, json_object **out, size_t *size, int depth,
+                     int record_items)
 {
     int line = (int)ev->start_mark.line + 1;
     const char *anchor_name = NULL;
@@ -689,8 +672,7 @@ static int load_node(yctx *c, yaml_event_t *ev, json_object **out,
     case YAML_ALIAS_EVENT: {
         anchor *a = find_anchor(c, (const char *)ev->data.alias.anchor);
         if (!a) {
-            doc_fail(c, line, "unknown anchor '%s'",
-                     (const char *)ev->data.alias.anchor);
+            doc_fail(c, line, "unknown anchor '%s'", (const char *)ev->data.alias.anchor);
         } else {
             *out = json_object_get(a->node);
             *size = a->size;
@@ -740,18 +722,15 @@ static void syntax_error(yctx *c, manifest_set *s, int doc)
         line = (int)p->problem_mark.line + 1;
         if (p->context)
             snprintf(where, sizeof where, " at column %zu (%s at line %zu)",
-                     p->problem_mark.column + 1, p->context,
-                     p->context_mark.line + 1);
+                     p->problem_mark.column + 1, p->context, p->context_mark.line + 1);
         else
-            snprintf(where, sizeof where, " at column %zu",
-                     p->problem_mark.column + 1);
+            snprintf(where, sizeof where, " at column %zu", p->problem_mark.column + 1);
     }
     add_error(s, c->file, line, doc, "document %d: syntax error: %s%s", doc,
               p->problem ? p->problem : "unknown problem", where);
 }
 
-static int parse_yaml(const char *file, const char *text, size_t len,
-                      manifest_set *s)
+static int parse_yaml(const char *file, const char *text, size_t len, manifest_set *s)
 {
     yctx c;
     memset(&c, 0, sizeof c);
@@ -793,8 +772,7 @@ static int parse_yaml(const char *file, const char *text, size_t len,
         int line = (int)ev.start_mark.line + 1;
         json_object *root = NULL;
         size_t size = 0;
-        if (load_node(&c, &ev, &root, &size, 0, 0) < 0 ||
-            next_event(&c, &ev) < 0) {
+        if (load_node(&c, &ev, &root, &size, 0, 0) < 0 || next_event(&c, &ev) < 0) {
             json_object_put(root);
             syntax_error(&c, s, doc);
             rc = -1;
@@ -804,8 +782,7 @@ static int parse_yaml(const char *file, const char *text, size_t len,
         in_doc = 0;
         clear_anchors(&c);
         if (!c.err[0] && size > MAX_EXPANDED)
-            doc_fail(&c, line, "more than %zu nodes once aliases are expanded",
-                     MAX_EXPANDED);
+            doc_fail(&c, line, "more than %zu nodes once aliases are expanded", MAX_EXPANDED);
         if (c.err[0]) {
             add_error(s, file, c.err_line, doc, "document %d: %s", doc, c.err);
             json_object_put(root);
@@ -873,8 +850,8 @@ static size_t skip_json_value(const char *t, size_t i, size_t n)
 
 /* Offsets of the elements of the top-level "items" list of the object
  * starting at t[i], into *offs. */
-static void json_item_offsets(const char *t, size_t i, size_t n,
-                              size_t **offs, size_t *n_offs, size_t *cap)
+static void json_item_offsets(const char *t, size_t i, size_t n, size_t **offs, size_t *n_offs,
+                              size_t *cap)
 {
     if (i >= n || t[i] != '{')
         return;
@@ -915,8 +892,7 @@ static void json_item_offsets(const char *t, size_t i, size_t n,
     }
 }
 
-static int parse_json(const char *file, const char *text, size_t len,
-                      manifest_set *s)
+static int parse_json(const char *file, const char *text, size_t len, manifest_set *s)
 {
     if (len > INT_MAX - 1) {
         add_error(s, file, 0, 0, "document 0: file too large");
@@ -927,8 +903,7 @@ static int parse_json(const char *file, const char *text, size_t len,
         add_error(s, file, 0, 0, "document 0: out of memory");
         return -1;
     }
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
-                                    JSON_TOKENER_ALLOW_TRAILING_CHARS |
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS |
                                     JSON_TOKENER_VALIDATE_UTF8);
     line_cursor lc = {text, 0, 1};
     size_t pos = 0;
@@ -943,8 +918,7 @@ static int parse_json(const char *file, const char *text, size_t len,
         if (pos >= len)
             break;
         json_tokener_reset(tok);
-        json_object *v =
-            json_tokener_parse_ex(tok, text + pos, (int)(len - pos));
+        json_object *v = json_tokener_parse_ex(tok, text + pos, (int)(len - pos));
         enum json_tokener_error jerr = json_tokener_get_error(tok);
         size_t used = json_tokener_get_parse_end(tok);
         if (!v && jerr == json_tokener_continue) {
@@ -959,8 +933,7 @@ static int parse_json(const char *file, const char *text, size_t len,
             size_t ls = at;
             while (ls > 0 && text[ls - 1] != '\n')
                 ls--;
-            add_error(s, file, line, doc,
-                      "document %d: syntax error: %s at line %d, column %zu",
+            add_error(s, file, line, doc, "document %d: syntax error: %s at line %d, column %zu",
                       doc, json_tokener_error_desc(jerr), line, at - ls + 1);
             json_object_put(v);
             rc = -1;
@@ -985,11 +958,14 @@ static int parse_json(const char *file, const char *text, size_t len,
 
 /* ---- entry points ------------------------------------------------------ */
 
-int manifest_parse(const char *file, const char *text, size_t len,
-                   manifest_set *s)
+int manifest_parse(const char *file, const char *text, size_t len, manifest_set *s)
 {
     if (!file)
         file = "-";
+    if (!text) {
+        text = "";
+        len = 0;
+    }
     if (str_endswith(file, ".json"))
         return parse_json(file, text, len, s);
     return parse_yaml(file, text, len, s);

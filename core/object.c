@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,10 +62,9 @@ static void freeze(json_object *v)
         if (json_object_is_type(v, json_type_int))
             text = xasprintf("%" PRId64, json_object_get_int64(v));
         else
-            text = xstrdup(json_object_to_json_string_ext(
-                v, JSON_C_TO_STRING_PLAIN));
-        json_object_set_serializer(v, json_object_userdata_to_json_string,
-                                   text, json_object_free_userdata);
+            text = xstrdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+        json_object_set_serializer(v, json_object_userdata_to_json_string, text,
+                                   json_object_free_userdata);
         return;
     }
     case json_type_array: {
@@ -87,8 +87,8 @@ static void freeze(json_object *v)
 }
 
 /* A required, non-empty string member of m; "" and an error otherwise. */
-static int need_string(json_object *m, const char *key, const char *label,
-                       const char **out, char *err, size_t errlen)
+static int need_string(json_object *m, const char *key, const char *label, const char **out,
+                       char *err, size_t errlen)
 {
     json_object *v;
     if (!json_object_object_get_ex(m, key, &v) || !v)
@@ -102,8 +102,8 @@ static int need_string(json_object *m, const char *key, const char *label,
 }
 
 /* An optional string member: "" when absent or null. */
-static int opt_string(json_object *m, const char *key, const char *label,
-                      const char **out, char *err, size_t errlen)
+static int opt_string(json_object *m, const char *key, const char *label, const char **out,
+                      char *err, size_t errlen)
 {
     json_object *v;
     *out = "";
@@ -133,8 +133,7 @@ trellis_object *object_new(json_object *root, char *err, size_t errlen)
     trellis_object *o = xcalloc(1, sizeof *o);
     o->root = root;
     json_object *meta = NULL;
-    if (need_string(root, "apiVersion", "apiVersion", &o->api_version, err,
-                    errlen) < 0 ||
+    if (need_string(root, "apiVersion", "apiVersion", &o->api_version, err, errlen) < 0 ||
         need_string(root, "kind", "kind", &o->kind, err, errlen) < 0)
         goto fail;
     if (json_object_object_get_ex(root, "metadata", &meta) && meta &&
@@ -146,10 +145,8 @@ trellis_object *object_new(json_object *root, char *err, size_t errlen)
         errf(err, errlen, "missing metadata.name");
         goto fail;
     }
-    if (need_string(meta, "name", "metadata.name", &o->name, err, errlen) <
-            0 ||
-        opt_string(meta, "namespace", "metadata.namespace", &o->namespace_,
-                   err, errlen) < 0 ||
+    if (need_string(meta, "name", "metadata.name", &o->name, err, errlen) < 0 ||
+        opt_string(meta, "namespace", "metadata.namespace", &o->namespace_, err, errlen) < 0 ||
         opt_string(meta, "uid", "metadata.uid", &o->uid, err, errlen) < 0)
         goto fail;
     o->labels = opt_map(meta, "labels");
@@ -192,6 +189,8 @@ trellis_object *object_from_json(const char *text, char *err, size_t errlen)
     if (!text)
         return errf(err, errlen, "no JSON text"), NULL;
     size_t len = strlen(text);
+    if (len >= INT_MAX)
+        return errf(err, errlen, "JSON text too large"), NULL;
     json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH * 4);
     if (!tok)
         return errf(err, errlen, "out of memory"), NULL;
@@ -203,8 +202,8 @@ trellis_object *object_from_json(const char *text, char *err, size_t errlen)
     json_tokener_free(tok);
     if (jerr != json_tokener_success) {
         size_t at = end > len ? len : end;
-        errf(err, errlen, "line %d, column %d: %s", line_of(text, at),
-             column_of(text, at), json_tokener_error_desc(jerr));
+        errf(err, errlen, "line %d, column %d: %s", line_of(text, at), column_of(text, at),
+             json_tokener_error_desc(jerr));
         return NULL;
     }
     return object_new(root, err, errlen);
@@ -230,8 +229,7 @@ void object_unref(trellis_object *o)
     free(o);
 }
 
-void object_set_origin(trellis_object *o, const char *file, int doc, int item,
-                       int line)
+void object_set_origin(trellis_object *o, const char *file, int doc, int item, int line)
 {
     free(o->file);
     o->file = file ? xstrdup(file) : NULL;
@@ -247,8 +245,7 @@ const char *object_label(const trellis_object *o, const char *key)
 
 const char *object_annotation(const trellis_object *o, const char *key)
 {
-    return value_string(
-        value_get((const trellis_value *)o->annotations, key));
+    return value_string(value_get((const trellis_value *)o->annotations, key));
 }
 
 const trellis_value *object_get(const trellis_object *o, const char *path)
@@ -355,8 +352,7 @@ int value_int(const trellis_value *v, int64_t *out)
 int value_double(const trellis_value *v, double *out)
 {
     json_object *j = J(v);
-    if (!json_object_is_type(j, json_type_double) &&
-        !json_object_is_type(j, json_type_int))
+    if (!json_object_is_type(j, json_type_double) && !json_object_is_type(j, json_type_int))
         return -1;
     if (out)
         *out = json_object_get_double(j);
@@ -398,8 +394,7 @@ size_t value_len(const trellis_value *v)
 const trellis_value *value_at(const trellis_value *list, size_t i)
 {
     json_object *j = J(list);
-    if (!json_object_is_type(j, json_type_array) ||
-        i >= json_object_array_length(j))
+    if (!json_object_is_type(j, json_type_array) || i >= json_object_array_length(j))
         return NULL;
     return V(json_object_array_get_idx(j, i));
 }
@@ -468,8 +463,7 @@ static json_object *map_lookup(json_object *m, const segment *g)
 
 /* Parse a bracketed segment at p (just after '['). Sets either *g (quoted
  * key) or *index; returns the position after ']' or NULL when malformed. */
-static const char *parse_bracket(const char *p, segment *g, size_t *index,
-                                 int *is_key)
+static const char *parse_bracket(const char *p, segment *g, size_t *index, int *is_key)
 {
     if (*p == '"' || *p == '\'') {
         char q = *p++;
@@ -549,8 +543,7 @@ const trellis_value *value_path(const trellis_value *v, const char *path)
 }
 
 int value_foreach(const trellis_value *map,
-                  int (*cb)(const char *key, const trellis_value *v, void *ud),
-                  void *ud)
+                  int (*cb)(const char *key, const trellis_value *v, void *ud), void *ud)
 {
     json_object *j = J(map);
     if (!json_object_is_type(j, json_type_object))

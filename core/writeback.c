@@ -15,9 +15,19 @@
  * edit next to an item edit) waits for the next pass, which re-parses the
  * text the previous pass produced. So "set x, then set x again" leaves the
  * second value, and "set spec.a, set spec.b" on a document without spec
- * creates spec once. After every pass the result is parsed again and each
- * edit's effect is checked (the field holds the new string, or is gone);
- * anything else is an error and nothing is produced.
+ * creates spec once. After every pass the result is parsed again and
+ * checked: each edited field holds the new string (or is gone), and every
+ * document reads as before apart from the edits (compared in a canonical
+ * form). Anything else is an error and nothing is produced: a refused edit
+ * is better than a manifest that silently means something else.
+ *
+ * Where text goes in YAML: a new key is written on its own line after the
+ * last line of its map's last member, at the column of the map's keys; a
+ * null parent ("spec:", "spec: null") gets the new lines after its own;
+ * flow maps get ", key: value" before their closing brace. Removing a key
+ * deletes its lines (key, value, trailing comment, line break). In JSON a
+ * new member follows the last one on its own line, indented like it, when
+ * the object spans lines, and on the same line otherwise.
  *
  * Values are written as plain scalars when that is unambiguous
  * ([A-Za-z0-9][-A-Za-z0-9_./]*, not a YAML 1.1 or 1.2 bool or null word,
@@ -59,10 +69,10 @@ typedef struct node {
     /* byte offsets: start (properties included), content start (after
      * anchor and tag), end of content, start of the line after the node */
     size_t start, cstart, end, after;
-    size_t col; /* column of start, in characters */
+    size_t col;  /* column of start, in characters */
     char *value; /* scalar: decoded text (JSON literals: as written) */
     size_t vlen;
-    char *anchor; /* own anchor, or the alias's target */
+    char *anchor;       /* own anchor, or the alias's target */
     struct node **kids; /* map: key, value, key, value...; seq: elements */
     size_t nkids, cap;
 } node;
@@ -78,6 +88,9 @@ typedef struct tree {
     size_t ndocs, cap;
     anchor_ref *anchors;
     size_t nanchors, capanchors;
+    anchor_ref *aliases;
+    size_t naliases, capaliases;
+    size_t *steps; /* per document: indentation step + 1, 0 until known */
 } tree;
 
 static void node_free(node *n)
@@ -98,6 +111,8 @@ static void tree_free(tree *t)
         node_free(t->docs[i]);
     free(t->docs);
     free(t->anchors);
+    free(t->aliases);
+    free(t->steps);
     memset(t, 0, sizeof *t);
 }
 
@@ -207,8 +222,7 @@ static int plain_safe(const char *s)
         return 0;
     /* anything that starts with a digit and could be a number in some
      * schema (decimal, hex, octal, float, 1.1 underscores, dates) */
-    if (s[0] >= '0' && s[0] <= '9' &&
-        strspn(s, "0123456789abcdefABCDEFxXoO._-+") == strlen(s))
+    if (s[0] >= '0' && s[0] <= '9' && strspn(s, "0123456789abcdefABCDEFxXoO._-+") == strlen(s))
         return 0;
     return 1;
 }
@@ -300,8 +314,7 @@ static void render_value(strbuf *b, const char *v, int json)
 }
 
 /* "k1: {k2: v}" (YAML flow) or "\"k1\": {\"k2\": \"v\"}" (JSON) */
-static void render_chain(strbuf *b, char *const *comps, size_t n,
-                         const char *v, int json)
+static void render_chain(strbuf *b, char *const *comps, size_t n, const char *v, int json)
 {
     for (size_t i = 0; i < n; i++) {
         render_key(b, comps[i], json);
@@ -316,9 +329,8 @@ static void render_chain(strbuf *b, char *const *comps, size_t n,
 
 /* Block lines "key:\n  key: v", the first at `indent`, each next one
  * `step` deeper, separated by nl, without a final break. */
-static void render_block(strbuf *b, char *const *comps, size_t n,
-                         const char *v, size_t indent, size_t step,
-                         const char *nl)
+static void render_block(strbuf *b, char *const *comps, size_t n, const char *v, size_t indent,
+                         size_t step, const char *nl)
 {
     for (size_t i = 0; i < n; i++) {
         if (i)
@@ -362,8 +374,11 @@ static void build_cmap(ybuild *b)
     size_t n = 0;
     for (i = b->bom; i < b->len;) {
         unsigned char c = (unsigned char)b->s[i];
-        size_t w = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-                                : (c & 0xf8) == 0xf0 ? 4 : 1;
+        size_t w = c < 0x80             ? 1
+                   : (c & 0xe0) == 0xc0 ? 2
+                   : (c & 0xf0) == 0xe0 ? 3
+                   : (c & 0xf8) == 0xf0 ? 4
+                                        : 1;
         b->cmap[n++] = i;
         i += w;
     }
@@ -405,9 +420,8 @@ static int yaml_fail(ybuild *b)
         return errf(b->err, b->errlen, "line %d: %s", line_no(b->s, off),
                     p->problem ? p->problem : "unreadable text");
     }
-    return errf(b->err, b->errlen, "line %zu, column %zu: %s",
-                p->problem_mark.line + 1, p->problem_mark.column + 1,
-                p->problem ? p->problem : "syntax error");
+    return errf(b->err, b->errlen, "line %zu, column %zu: %s", p->problem_mark.line + 1,
+                p->problem_mark.column + 1, p->problem ? p->problem : "syntax error");
 }
 
 static int ynext(ybuild *b, yaml_event_t *ev)
@@ -415,14 +429,22 @@ static int ynext(ybuild *b, yaml_event_t *ev)
     return yaml_parser_parse(&b->p, ev) ? 0 : yaml_fail(b);
 }
 
+static void add_ref(anchor_ref **refs, size_t *n, size_t *cap, int doc, node *node_)
+{
+    grow(refs, cap, *n + 1, sizeof **refs);
+    (*refs)[*n].doc = doc;
+    (*refs)[*n].name = node_->anchor;
+    (*refs)[*n].n = node_;
+    (*n)++;
+}
+
 static void add_anchor(ybuild *b, node *n)
 {
     tree *t = b->t;
-    grow(&t->anchors, &t->capanchors, t->nanchors + 1, sizeof *t->anchors);
-    t->anchors[t->nanchors].doc = b->doc;
-    t->anchors[t->nanchors].name = n->anchor;
-    t->anchors[t->nanchors].n = n;
-    t->nanchors++;
+    if (n->kind == N_ALIAS)
+        add_ref(&t->aliases, &t->naliases, &t->capaliases, b->doc, n);
+    else
+        add_ref(&t->anchors, &t->nanchors, &t->capanchors, b->doc, n);
 }
 
 /* Build the node whose first event is *ev (consumed). */
@@ -437,8 +459,8 @@ static int ybuild_node(ybuild *b, yaml_event_t *ev, int depth, node **out)
     n->col = ev->start_mark.column;
     if (depth > MAX_DEPTH) {
         yaml_event_delete(ev);
-        return errf(b->err, b->errlen, "line %zu: nesting deeper than %d",
-                    ev->start_mark.line + 1, MAX_DEPTH);
+        return errf(b->err, b->errlen, "line %zu: nesting deeper than %d", ev->start_mark.line + 1,
+                    MAX_DEPTH);
     }
     switch (ev->type) {
     case YAML_SCALAR_EVENT: {
@@ -450,10 +472,8 @@ static int ybuild_node(ybuild *b, yaml_event_t *ev, int depth, node **out)
         memcpy(n->value, ev->data.scalar.value, ev->data.scalar.length + 1);
         n->vlen = ev->data.scalar.length;
         size_t end = byte_at(b, ev->end_mark.index);
-        n->cstart = (anchor || n->tagged) ? skip_props(s, n->start, end)
-                                          : n->start;
-        if (n->style == YAML_LITERAL_SCALAR_STYLE ||
-            n->style == YAML_FOLDED_SCALAR_STYLE) {
+        n->cstart = (anchor || n->tagged) ? skip_props(s, n->start, end) : n->start;
+        if (n->style == YAML_LITERAL_SCALAR_STYLE || n->style == YAML_FOLDED_SCALAR_STYLE) {
             /* libyaml ends a block scalar after its trailing breaks, in
              * the next line's indentation: end it after its last
              * non-blank character instead, or, when trailing breaks are
@@ -481,12 +501,12 @@ static int ybuild_node(ybuild *b, yaml_event_t *ev, int depth, node **out)
         n->cstart = n->start;
         n->end = byte_at(b, ev->end_mark.index);
         n->after = next_line(s, b->len, n->end);
+        add_anchor(b, n);
         break;
     case YAML_SEQUENCE_START_EVENT:
     case YAML_MAPPING_START_EVENT: {
         int map = ev->type == YAML_MAPPING_START_EVENT;
-        yaml_event_type_t end_type =
-            map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
+        yaml_event_type_t end_type = map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
         n->kind = map ? N_MAP : N_SEQ;
         if (map) {
             anchor = (const char *)ev->data.mapping_start.anchor;
@@ -494,12 +514,10 @@ static int ybuild_node(ybuild *b, yaml_event_t *ev, int depth, node **out)
             n->tagged = ev->data.mapping_start.tag != NULL;
         } else {
             anchor = (const char *)ev->data.sequence_start.anchor;
-            n->flow =
-                ev->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
+            n->flow = ev->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
             n->tagged = ev->data.sequence_start.tag != NULL;
         }
-        n->cstart = (anchor || n->tagged) ? skip_props(s, n->start, b->len)
-                                          : n->start;
+        n->cstart = (anchor || n->tagged) ? skip_props(s, n->start, b->len) : n->start;
         if (anchor)
             n->anchor = xstrdup(anchor);
         anchor = NULL;
@@ -546,8 +564,7 @@ static int ybuild_node(ybuild *b, yaml_event_t *ev, int depth, node **out)
     return rc;
 }
 
-static int yaml_tree(const char *s, size_t len, tree *t, char *err,
-                     size_t errlen)
+static int yaml_tree(const char *s, size_t len, tree *t, char *err, size_t errlen)
 {
     ybuild b;
     memset(&b, 0, sizeof b);
@@ -707,8 +724,8 @@ static int jstring(jbuild *b, node *n)
                 sb_free(&sb);
                 return -1;
             }
-            if (cp >= 0xd800 && cp < 0xdc00 && b->i + 6 <= b->len &&
-                b->s[b->i] == '\\' && b->s[b->i + 1] == 'u') {
+            if (cp >= 0xd800 && cp < 0xdc00 && b->i + 6 <= b->len && b->s[b->i] == '\\' &&
+                b->s[b->i + 1] == 'u') {
                 unsigned lo;
                 b->i += 2;
                 if (jhex4(b, &lo) < 0) {
@@ -801,10 +818,10 @@ static int jvalue(jbuild *b, int depth, node **out)
     } else {
         n->kind = N_SCALAR;
         size_t st = b->i;
-        while (b->i < b->len && (strchr("+-.", b->s[b->i]) ||
-                                 (b->s[b->i] >= '0' && b->s[b->i] <= '9') ||
-                                 (b->s[b->i] >= 'a' && b->s[b->i] <= 'z') ||
-                                 (b->s[b->i] >= 'A' && b->s[b->i] <= 'Z')))
+        while (b->i < b->len &&
+               (strchr("+-.", b->s[b->i]) || (b->s[b->i] >= '0' && b->s[b->i] <= '9') ||
+                (b->s[b->i] >= 'a' && b->s[b->i] <= 'z') ||
+                (b->s[b->i] >= 'A' && b->s[b->i] <= 'Z')))
             b->i++;
         if (b->i == st)
             return jfail(b, "unexpected character");
@@ -818,8 +835,7 @@ static int jvalue(jbuild *b, int depth, node **out)
     return rc;
 }
 
-static int json_tree(const char *s, size_t len, tree *t, char *err,
-                     size_t errlen)
+static int json_tree(const char *s, size_t len, tree *t, char *err, size_t errlen)
 {
     jbuild b = {s, len, 0, err, errlen};
     memset(t, 0, sizeof *t);
@@ -870,8 +886,7 @@ static int path_split(const char *s, keypath *p, char *err, size_t errlen)
             char quote = q[1];
             if (quote != '"' && quote != '\'') {
                 path_free(p);
-                return errf(err, errlen,
-                            "path '%s': list indexes cannot be written", s);
+                return errf(err, errlen, "path '%s': list indexes cannot be written", s);
             }
             q += 2;
             while (*q && *q != quote) {
@@ -882,8 +897,7 @@ static int path_split(const char *s, keypath *p, char *err, size_t errlen)
             if (*q != quote || q[1] != ']') {
                 sb_free(&b);
                 path_free(p);
-                return errf(err, errlen, "path '%s': unterminated [\"...\"]",
-                            s);
+                return errf(err, errlen, "path '%s': unterminated [\"...\"]", s);
             }
             q += 2;
         } else {
@@ -914,8 +928,7 @@ static int path_split(const char *s, keypath *p, char *err, size_t errlen)
 
 static int key_is(const node *k, const char *key)
 {
-    return k->kind == N_SCALAR && k->vlen == strlen(key) &&
-           memcmp(k->value, key, k->vlen) == 0;
+    return k->kind == N_SCALAR && k->vlen == strlen(key) && memcmp(k->value, key, k->vlen) == 0;
 }
 
 /* Index of the pair holding key (kids[2i], kids[2i+1]), or -1. */
@@ -927,8 +940,7 @@ static long map_find(const node *m, const char *key)
     return -1;
 }
 
-static node *find_anchor(const tree *t, int doc, const char *name,
-                         size_t before)
+static node *find_anchor(const tree *t, int doc, const char *name, size_t before)
 {
     node *found = NULL;
     for (size_t i = 0; i < t->nanchors; i++)
@@ -939,8 +951,7 @@ static node *find_anchor(const tree *t, int doc, const char *name,
 }
 
 /* Whether key reaches m only through a YAML merge key. */
-static int merged_key(const tree *t, int doc, const node *m, const char *key,
-                      int depth)
+static int merged_key(const tree *t, int doc, const node *m, const char *key, int depth)
 {
     if (depth > 16)
         return 0;
@@ -955,11 +966,22 @@ static int merged_key(const tree *t, int doc, const node *m, const char *key,
                 src = find_anchor(t, doc, src->anchor, src->start);
             if (!src || src->kind != N_MAP)
                 continue;
-            if (map_find(src, key) >= 0 ||
-                merged_key(t, doc, src, key, depth + 1))
+            if (map_find(src, key) >= 0 || merged_key(t, doc, src, key, depth + 1))
                 return 1;
         }
     }
+    return 0;
+}
+
+/* Whether n carries an anchor that an alias in the document refers to:
+ * editing n would change what the alias means too. */
+static int anchor_shared(const tree *t, int doc, const node *n)
+{
+    if (!n->anchor || n->kind == N_ALIAS)
+        return 0;
+    for (size_t i = 0; i < t->naliases; i++)
+        if (t->aliases[i].doc == doc && strcmp(t->aliases[i].name, n->anchor) == 0)
+            return 1;
     return 0;
 }
 
@@ -972,15 +994,14 @@ static int is_null(const node *n, int json)
     if (n->style != YAML_PLAIN_SCALAR_STYLE || n->tagged)
         return 0;
     const char *v = n->value;
-    return !*v || !strcmp(v, "~") || !strcmp(v, "null") ||
-           !strcmp(v, "Null") || !strcmp(v, "NULL");
+    return !*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") || !strcmp(v, "NULL");
 }
 
 /* Where an edit leads in a tree. */
 typedef struct spot {
-    node *map;   /* the map holding (or to hold) the next key */
-    size_t comp; /* index of the first component not found */
-    long pair;   /* when comp is the last one and found: its pair in map */
+    node *map;       /* the map holding (or to hold) the next key */
+    size_t comp;     /* index of the first component not found */
+    long pair;       /* when comp is the last one and found: its pair in map */
     int null_parent; /* map's pair `pair` holds null where a map is needed */
 } spot;
 
@@ -992,11 +1013,10 @@ typedef struct wctx {
     const char *nl;
 } wctx;
 
-static int edit_err(char *err, size_t errlen, size_t i, const wb_edit *e,
-                    const char *fmt, ...) UTIL_PRINTF(5, 6);
+static int edit_err(char *err, size_t errlen, size_t i, const wb_edit *e, const char *fmt, ...)
+    UTIL_PRINTF(5, 6);
 
-static int edit_err(char *err, size_t errlen, size_t i, const wb_edit *e,
-                    const char *fmt, ...)
+static int edit_err(char *err, size_t errlen, size_t i, const wb_edit *e, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -1004,10 +1024,10 @@ static int edit_err(char *err, size_t errlen, size_t i, const wb_edit *e,
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (e->item >= 0)
-        return errf(err, errlen, "edit %zu (document %d, item %d, %s): %s",
-                    i, e->doc, e->item, e->path ? e->path : "", msg);
-    return errf(err, errlen, "edit %zu (document %d, %s): %s", i, e->doc,
-                e->path ? e->path : "", msg);
+        return errf(err, errlen, "edit %zu (document %d, item %d, %s): %s", i, e->doc, e->item,
+                    e->path ? e->path : "", msg);
+    return errf(err, errlen, "edit %zu (document %d, %s): %s", i, e->doc, e->path ? e->path : "",
+                msg);
 }
 
 /* The map an edit starts from: the document's root, or its List item. */
@@ -1026,29 +1046,38 @@ static node *edit_base(wctx *w, const wb_edit *e, char *msg, size_t msglen)
         errf(msg, msglen, "the document is not a map");
         return NULL;
     }
-    if (e->item < 0)
-        return n;
-    long p = map_find(n, "items");
-    node *items = p >= 0 ? n->kids[2 * p + 1] : NULL;
-    if (!items || items->kind != N_SEQ) {
-        errf(msg, msglen, "the document has no items list");
-        return NULL;
+    const char *shared = anchor_shared(&w->t, e->doc, n) ? "the document" : NULL;
+    if (e->item >= 0) {
+        long p = map_find(n, "items");
+        node *items = p >= 0 ? n->kids[2 * p + 1] : NULL;
+        if (!items || items->kind != N_SEQ) {
+            errf(msg, msglen, "the document has no items list");
+            return NULL;
+        }
+        if ((size_t)e->item >= items->nkids) {
+            errf(msg, msglen, "no such item (the list has %zu)", items->nkids);
+            return NULL;
+        }
+        if (!shared && anchor_shared(&w->t, e->doc, items))
+            shared = "the items list";
+        n = items->kids[e->item];
+        if (n->kind != N_MAP) {
+            errf(msg, msglen, "the item is not a map");
+            return NULL;
+        }
+        if (!shared && anchor_shared(&w->t, e->doc, n))
+            shared = "the item";
     }
-    if ((size_t)e->item >= items->nkids) {
-        errf(msg, msglen, "no such item (the list has %zu)", items->nkids);
-        return NULL;
-    }
-    n = items->kids[e->item];
-    if (n->kind != N_MAP) {
-        errf(msg, msglen, "the item is not a map");
+    if (shared) {
+        errf(msg, msglen, "%s is anchored and an alias refers to it; the edit would change both",
+             shared);
         return NULL;
     }
     return n;
 }
 
 /* Follow the path as far as it exists. 0 with *sp set, or -1 with msg. */
-static int walk(wctx *w, const wb_edit *e, const keypath *p, spot *sp,
-                char *msg, size_t msglen)
+static int walk(wctx *w, const wb_edit *e, const keypath *p, spot *sp, char *msg, size_t msglen)
 {
     node *m = edit_base(w, e, msg, msglen);
     if (!m)
@@ -1062,8 +1091,7 @@ static int walk(wctx *w, const wb_edit *e, const keypath *p, spot *sp,
         sp->map = m;
         sp->comp = i;
         if (k < 0) {
-            if (!w->json && merged_key(&w->t, e->doc, m, key, 0) &&
-                (!last || !e->value))
+            if (!w->json && merged_key(&w->t, e->doc, m, key, 0) && (!last || !e->value))
                 return errf(msg, msglen,
                             "'%s' comes from a merge key ('<<'); edit the "
                             "anchored map instead",
@@ -1071,9 +1099,13 @@ static int walk(wctx *w, const wb_edit *e, const keypath *p, spot *sp,
             return 0;
         }
         sp->pair = k;
+        node *v = m->kids[2 * k + 1];
+        if (anchor_shared(&w->t, e->doc, v))
+            return errf(msg, msglen,
+                        "'%s' is anchored and an alias refers to it; the edit would change both",
+                        key);
         if (last)
             return 0;
-        node *v = m->kids[2 * k + 1];
         if (v->kind == N_MAP) {
             m = v;
             sp->pair = -1;
@@ -1085,9 +1117,7 @@ static int walk(wctx *w, const wb_edit *e, const keypath *p, spot *sp,
             return 0;
         }
         if (v->kind == N_ALIAS)
-            return errf(msg, msglen,
-                        "'%s' is an alias; edit the anchored node instead",
-                        key);
+            return errf(msg, msglen, "'%s' is an alias; edit the anchored node instead", key);
         return errf(msg, msglen, "'%s' is not a map", key);
     }
     return 0;
@@ -1096,7 +1126,7 @@ static int walk(wctx *w, const wb_edit *e, const keypath *p, spot *sp,
 /* One byte-range replacement. */
 typedef struct repl {
     size_t start, end;
-    char *text; /* NULL: delete */
+    char *text;  /* NULL: delete */
     size_t edit; /* index of the edit, orders equal positions */
 } repl;
 
@@ -1106,14 +1136,27 @@ static size_t indent_step(const node *n)
         return 0;
     for (size_t i = 0; i < n->nkids; i++) {
         const node *kid = n->kids[i];
-        if (n->kind == N_MAP && !n->flow && i % 2 == 1 && kid->kind == N_MAP &&
-            !kid->flow && kid->nkids && kid->kids[0]->col > n->kids[i - 1]->col)
+        if (n->kind == N_MAP && !n->flow && i % 2 == 1 && kid->kind == N_MAP && !kid->flow &&
+            kid->nkids && kid->kids[0]->col > n->kids[i - 1]->col)
             return kid->kids[0]->col - n->kids[i - 1]->col;
         size_t s = indent_step(kid);
         if (s)
             return s;
     }
     return 0;
+}
+
+/* The indentation step a document uses for nested maps (2 when it shows
+ * none). */
+static size_t doc_step(wctx *w, int doc)
+{
+    if (!w->t.steps)
+        w->t.steps = xcalloc(w->t.ndocs ? w->t.ndocs : 1, sizeof *w->t.steps);
+    if (!w->t.steps[doc]) {
+        size_t step = indent_step(w->t.docs[doc]);
+        w->t.steps[doc] = (step ? step : DEFAULT_STEP) + 1;
+    }
+    return w->t.steps[doc] - 1;
 }
 
 /* Where a key starts on its line: at the '?' of an explicit "? key". */
@@ -1144,8 +1187,7 @@ static int has_anchor(const node *n)
 }
 
 /* Insert the missing components p->comps[from..] into map m. */
-static void plan_insert(wctx *w, const wb_edit *e, node *m, const keypath *p,
-                        size_t from, repl *r)
+static void plan_insert(wctx *w, const wb_edit *e, node *m, const keypath *p, size_t from, repl *r)
 {
     strbuf b;
     sb_init(&b);
@@ -1173,15 +1215,13 @@ static void plan_insert(wctx *w, const wb_edit *e, node *m, const keypath *p,
             render_chain(&b, comps, n, e->value, w->json);
         }
     } else {
-        size_t step = indent_step(w->t.docs[e->doc]);
+        size_t step = doc_step(w, e->doc);
         node *lastv = m->kids[m->nkids - 1];
         size_t at = lastv->after;
-        int no_break = at == w->len && at > 0 && w->s[at - 1] != '\n' &&
-                       w->s[at - 1] != '\r';
+        int no_break = at == w->len && at > 0 && w->s[at - 1] != '\n' && w->s[at - 1] != '\r';
         if (no_break)
             sb_puts(&b, w->nl);
-        render_block(&b, comps, n, e->value, key_column(w, m),
-                     step ? step : DEFAULT_STEP, w->nl);
+        render_block(&b, comps, n, e->value, key_column(w, m), step, w->nl);
         if (!no_break)
             sb_puts(&b, w->nl);
         r->start = r->end = at;
@@ -1191,9 +1231,8 @@ static void plan_insert(wctx *w, const wb_edit *e, node *m, const keypath *p,
 
 /* The value of pair k in m is null where a map is needed: replace it by a
  * map holding the components p->comps[from..]. */
-static int plan_fill(wctx *w, const wb_edit *e, node *m, long k,
-                     const keypath *p, size_t from, repl *r, char *msg,
-                     size_t msglen)
+static int plan_fill(wctx *w, const wb_edit *e, node *m, long k, const keypath *p, size_t from,
+                     repl *r, char *msg, size_t msglen)
 {
     node *key = m->kids[2 * k], *v = m->kids[2 * k + 1];
     char *const *comps = p->comps + from;
@@ -1201,8 +1240,7 @@ static int plan_fill(wctx *w, const wb_edit *e, node *m, long k,
     strbuf b;
     sb_init(&b);
     if (v->anchor) {
-        return errf(msg, msglen, "'%s' is anchored; edit it by hand",
-                    p->comps[from - 1]);
+        return errf(msg, msglen, "'%s' is anchored; edit it by hand", p->comps[from - 1]);
     }
     if (w->json || m->flow) {
         r->start = v->cstart;
@@ -1213,7 +1251,7 @@ static int plan_fill(wctx *w, const wb_edit *e, node *m, long k,
         render_chain(&b, comps, n, e->value, w->json);
         sb_add(&b, "}", 1);
     } else {
-        size_t step = indent_step(w->t.docs[e->doc]);
+        size_t step = doc_step(w, e->doc);
         size_t eol = line_end(w->s, w->len, v->end);
         if (v->start == v->end) {
             /* "key:" or "key: # comment": add the lines after it */
@@ -1226,16 +1264,13 @@ static int plan_fill(wctx *w, const wb_edit *e, node *m, long k,
             sb_add(&b, w->s + v->end, eol - v->end);
         }
         sb_puts(&b, w->nl);
-        render_block(&b, comps, n, e->value,
-                     key->col + (step ? step : DEFAULT_STEP),
-                     step ? step : DEFAULT_STEP, w->nl);
+        render_block(&b, comps, n, e->value, key->col + step, step, w->nl);
     }
     r->text = sb_steal(&b);
     return 0;
 }
 
-static int plan_set(wctx *w, const wb_edit *e, node *m, long k, repl *r,
-                    char *msg, size_t msglen)
+static int plan_set(wctx *w, const wb_edit *e, node *m, long k, repl *r, char *msg, size_t msglen)
 {
     node *v = m->kids[2 * k + 1];
     strbuf b;
@@ -1265,15 +1300,13 @@ static int plan_set(wctx *w, const wb_edit *e, node *m, long k, repl *r,
     return 0;
 }
 
-static int plan_remove(wctx *w, node *m, long k, repl *r, char *msg,
-                       size_t msglen)
+static int plan_remove(wctx *w, node *m, long k, repl *r, char *msg, size_t msglen)
 {
     node *key = m->kids[2 * k], *v = m->kids[2 * k + 1];
     size_t npairs = m->nkids / 2;
     r->text = NULL;
     if (has_anchor(key) || has_anchor(v))
-        return errf(msg, msglen,
-                    "the field holds an anchor other nodes may refer to");
+        return errf(msg, msglen, "the field holds an anchor other nodes may refer to");
     if (w->json || m->flow) {
         if ((size_t)k + 1 < npairs) {
             r->start = key->start;
@@ -1329,8 +1362,7 @@ static int plan_remove(wctx *w, node *m, long k, repl *r, char *msg,
 
 /* Turn one edit into a replacement; r->text == NULL && start == end means
  * nothing to do. */
-static int plan_edit(wctx *w, const wb_edit *e, size_t idx, repl *r,
-                     char *err, size_t errlen)
+static int plan_edit(wctx *w, const wb_edit *e, size_t idx, repl *r, char *err, size_t errlen)
 {
     keypath p;
     spot sp;
@@ -1348,8 +1380,7 @@ static int plan_edit(wctx *w, const wb_edit *e, size_t idx, repl *r,
         } else if (found) {
             rc = plan_set(w, e, sp.map, sp.pair, r, msg, sizeof msg);
         } else if (sp.null_parent) {
-            rc = plan_fill(w, e, sp.map, sp.pair, &p, sp.comp, r, msg,
-                           sizeof msg);
+            rc = plan_fill(w, e, sp.map, sp.pair, &p, sp.comp, r, msg, sizeof msg);
         } else {
             plan_insert(w, e, sp.map, &p, sp.comp, r);
         }
@@ -1361,8 +1392,7 @@ static int plan_edit(wctx *w, const wb_edit *e, size_t idx, repl *r,
 }
 
 /* After an edit: does the field hold the new value (or is it gone)? */
-static int verify_edit(wctx *w, const wb_edit *e, size_t idx, char *err,
-                       size_t errlen)
+static int verify_edit(wctx *w, const wb_edit *e, size_t idx, char *err, size_t errlen)
 {
     keypath p;
     spot sp;
@@ -1373,26 +1403,22 @@ static int verify_edit(wctx *w, const wb_edit *e, size_t idx, char *err,
     int found = rc == 0 && sp.pair >= 0 && !sp.null_parent && sp.comp + 1 == p.n;
     path_free(&p);
     if (rc < 0 && !e->value &&
-        (e->doc >= 0 && ((size_t)e->doc >= w->t.ndocs ||
-                         is_null(w->t.docs[e->doc], w->json))))
+        (e->doc >= 0 && ((size_t)e->doc >= w->t.ndocs || is_null(w->t.docs[e->doc], w->json))))
         return 0; /* removing the last field emptied the document */
     if (rc < 0)
         return edit_err(err, errlen, idx, e, "after the edit: %s", msg);
     if (!e->value) {
         if (found)
-            return edit_err(err, errlen, idx, e,
-                            "after the edit the field is still there");
+            return edit_err(err, errlen, idx, e, "after the edit the field is still there");
         return 0;
     }
     const node *v = found ? sp.map->kids[2 * sp.pair + 1] : NULL;
-    int ok = v && v->kind == N_SCALAR && v->vlen == strlen(e->value) &&
-             memcmp(v->value, e->value, v->vlen) == 0 &&
-             (w->json ? v->style == 1
-                      : (v->style != YAML_PLAIN_SCALAR_STYLE ||
-                         plain_safe(v->value)));
+    int ok =
+        v && v->kind == N_SCALAR && v->vlen == strlen(e->value) &&
+        memcmp(v->value, e->value, v->vlen) == 0 &&
+        (w->json ? v->style == 1 : (v->style != YAML_PLAIN_SCALAR_STYLE || plain_safe(v->value)));
     if (!ok)
-        return edit_err(err, errlen, idx, e,
-                        "after the edit the field does not hold the value");
+        return edit_err(err, errlen, idx, e, "after the edit the field does not hold the value");
     return 0;
 }
 
@@ -1410,8 +1436,7 @@ typedef struct overlay {
     const char *value;
 } overlay;
 
-static void canon_text(strbuf *b, char kind, int tagged, const char *v,
-                       size_t len)
+static void canon_text(strbuf *b, char kind, int tagged, const char *v, size_t len)
 {
     sb_printf(b, "%c%s%zu:", kind, tagged ? "t" : "", len);
     sb_add(b, v, len);
@@ -1425,8 +1450,8 @@ static void canon_scalar(strbuf *b, const node *n, int json)
         sb_add(b, "~", 1);
         return;
     }
-    char kind = json ? (n->style == 1 ? 's' : 'l')
-                     : (n->style == YAML_PLAIN_SCALAR_STYLE ? 'p' : 's');
+    char kind =
+        json ? (n->style == 1 ? 's' : 'l') : (n->style == YAML_PLAIN_SCALAR_STYLE ? 'p' : 's');
     canon_text(b, kind, n->tagged, n->value, n->vlen);
 }
 
@@ -1449,11 +1474,9 @@ static void canon_chain(strbuf *b, const overlay *ov, size_t from, int json)
     sb_add(b, "}", 1);
 }
 
-static void canon(strbuf *b, const node *n, int json, const overlay *ov,
-                  size_t at);
+static void canon(strbuf *b, const node *n, int json, const overlay *ov, size_t at);
 
-static void canon_map(strbuf *b, const node *n, int json, const overlay *ov,
-                      size_t at)
+static void canon_map(strbuf *b, const node *n, int json, const overlay *ov, size_t at)
 {
     const char *ck = ov && at < ov->p->n ? ov->p->comps[at] : NULL;
     int last = ck && at + 1 == ov->p->n;
@@ -1499,8 +1522,7 @@ static void canon_map(strbuf *b, const node *n, int json, const overlay *ov,
     }
 }
 
-static void canon(strbuf *b, const node *n, int json, const overlay *ov,
-                  size_t at)
+static void canon(strbuf *b, const node *n, int json, const overlay *ov, size_t at)
 {
     switch (n->kind) {
     case N_SCALAR:
@@ -1525,8 +1547,7 @@ static void canon(strbuf *b, const node *n, int json, const overlay *ov,
 
 /* A document with the overlays of one pass: one whole-document edit, or
  * edits of distinct List items. */
-static void canon_doc(strbuf *b, const node *root, int json,
-                      const overlay *ovs, size_t nov)
+static void canon_doc(strbuf *b, const node *root, int json, const overlay *ovs, size_t nov)
 {
     if (nov == 0 || ovs[0].item < 0) {
         canon(b, root, json, nov ? &ovs[0] : NULL, 0);
@@ -1559,9 +1580,8 @@ static void canon_doc(strbuf *b, const node *root, int json,
 }
 
 /* Compare the tree before a pass (with the pass's edits) and after it. */
-static int same_but_edits(const tree *before, const tree *after, int json,
-                          const wb_edit *edits, const size_t *round,
-                          const unsigned char *state, size_t nr, char *err,
+static int same_but_edits(const tree *before, const tree *after, int json, const wb_edit *edits,
+                          const size_t *round, const unsigned char *state, size_t nr, char *err,
                           size_t errlen)
 {
     if (before->ndocs != after->ndocs)
@@ -1627,8 +1647,7 @@ static int parse_tree(wctx *w, char *err, size_t errlen)
  * same item, or one of them the whole document. */
 static int conflict(const wb_edit *a, const wb_edit *b)
 {
-    return a->doc == b->doc &&
-           (a->item == b->item || a->item < 0 || b->item < 0);
+    return a->doc == b->doc && (a->item == b->item || a->item < 0 || b->item < 0);
 }
 
 static int repl_cmp(const void *pa, const void *pb)
@@ -1639,17 +1658,19 @@ static int repl_cmp(const void *pa, const void *pb)
     return a->edit < b->edit ? -1 : a->edit > b->edit;
 }
 
-int writeback_apply(const char *text, size_t len, int is_json,
-                    const wb_edit *edits, size_t n, char **out,
-                    size_t *outlen, char *err, size_t errlen)
+int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *edits, size_t n,
+                    char **out, size_t *outlen, char *err, size_t errlen)
 {
     *out = NULL;
     if (outlen)
         *outlen = 0;
+    if (!text) {
+        text = "";
+        len = 0;
+    }
     for (size_t i = 0; i < n; i++) {
         if (edits[i].value && !valid_utf8(edits[i].value))
-            return edit_err(err, errlen, i, &edits[i],
-                            "the value is not valid UTF-8");
+            return edit_err(err, errlen, i, &edits[i], "the value is not valid UTF-8");
     }
     wctx w;
     memset(&w, 0, sizeof w);
@@ -1664,8 +1685,7 @@ int writeback_apply(const char *text, size_t len, int is_json,
     if (parse_tree(&w, msg, sizeof msg) < 0) {
         tree_free(&w.t);
         sb_free(&cur);
-        return errf(err, errlen, "cannot parse the %s text: %s",
-                    is_json ? "JSON" : "YAML", msg);
+        return errf(err, errlen, "cannot parse the %s text: %s", is_json ? "JSON" : "YAML", msg);
     }
     unsigned char *state = xcalloc(n ? n : 1, 1); /* 0 todo, 1 now, 2 done */
     repl *rs = xcalloc(n ? n : 1, sizeof *rs);
@@ -1690,8 +1710,7 @@ int writeback_apply(const char *text, size_t len, int is_json,
         }
         size_t nrs = 0;
         for (size_t r = 0; r < nr && rc == 0; r++) {
-            rc = plan_edit(&w, &edits[round[r]], round[r], &rs[nrs], err,
-                           errlen);
+            rc = plan_edit(&w, &edits[round[r]], round[r], &rs[nrs], err, errlen);
             if (rc == 0)
                 nrs++;
         }
@@ -1739,8 +1758,7 @@ int writeback_apply(const char *text, size_t len, int is_json,
             if (state[round[r]] == 2)
                 rc = verify_edit(&w, &edits[round[r]], round[r], err, errlen);
         if (rc == 0)
-            rc = same_but_edits(&before, &w.t, w.json, edits, round, state,
-                                nr, err, errlen);
+            rc = same_but_edits(&before, &w.t, w.json, edits, round, state, nr, err, errlen);
         tree_free(&before);
     }
     tree_free(&w.t);
@@ -1759,8 +1777,7 @@ int writeback_apply(const char *text, size_t len, int is_json,
 
 /* ---- atomic replacement ------------------------------------------------ */
 
-int writeback_write_atomic(const char *path, const char *data, size_t len,
-                           char *err, size_t errlen)
+int writeback_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen)
 {
     /* write through a symbolic link to the file it names, not over it */
     char *target = NULL;
@@ -1779,8 +1796,7 @@ int writeback_write_atomic(const char *path, const char *data, size_t len,
         mode = st.st_mode & 07777;
     fd = mkstemp(tmp);
     if (fd < 0) {
-        errf(err, errlen, "%s: cannot create a temporary file: %s", path,
-             strerror(errno));
+        errf(err, errlen, "%s: cannot create a temporary file: %s", path, strerror(errno));
         goto out;
     }
     for (size_t off = 0; off < len;) {
@@ -1814,8 +1830,8 @@ int writeback_write_atomic(const char *path, const char *data, size_t len,
     /* the rename is durable once the directory is */
     dfd = open(dir, O_RDONLY | O_DIRECTORY);
     if (dfd < 0 || fsync(dfd) < 0) {
-        errf(err, errlen, "%s: written, but syncing directory %s failed: %s",
-             path, dir, strerror(errno));
+        errf(err, errlen, "%s: written, but syncing directory %s failed: %s", path, dir,
+             strerror(errno));
         if (dfd >= 0)
             close(dfd);
         goto out;

@@ -1,0 +1,759 @@
+/*
+ * test_manifest.c - Check suite for manifest.c: YAML scalar resolution,
+ * anchors and merge keys, document counting (empty documents included),
+ * List expansion, the errors reported for bad documents and syntax errors
+ * (with their lines), concatenated JSON values, and file names.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "manifest.h"
+#include "util.h"
+
+static int parse(manifest_set *s, const char *file, const char *text)
+{
+    manifest_set_init(s);
+    return manifest_parse(file, text, strlen(text), s);
+}
+
+static void expect_error(const manifest_set *s, size_t i, int line, int doc, const char *msg)
+{
+    ck_assert_msg(i < s->n_errors, "only %zu errors", s->n_errors);
+    const manifest_error *e = &s->errors[i];
+    ck_assert_msg(strcmp(e->message, msg) == 0, "error %zu is '%s', want '%s'", i, e->message, msg);
+    ck_assert_msg(e->line == line, "error '%s' at line %d, want %d", e->message, e->line, line);
+    ck_assert_int_eq(e->doc, doc);
+}
+
+static void expect_error_prefix(const manifest_set *s, size_t i, int line, int doc,
+                                const char *prefix)
+{
+    ck_assert_msg(i < s->n_errors, "only %zu errors", s->n_errors);
+    const manifest_error *e = &s->errors[i];
+    ck_assert_msg(strncmp(e->message, prefix, strlen(prefix)) == 0,
+                  "error '%s' does not start with '%s'", e->message, prefix);
+    ck_assert_msg(e->line == line, "error '%s' at line %d, want %d", e->message, e->line, line);
+    ck_assert_int_eq(e->doc, doc);
+}
+
+static void expect_object(const manifest_set *s, size_t i, const char *name, int doc, int item,
+                          int line)
+{
+    ck_assert_msg(i < s->n_objects, "only %zu objects", s->n_objects);
+    const trellis_object *o = s->objects[i];
+    ck_assert_str_eq(o->name, name);
+    ck_assert_msg(o->doc == doc && o->item == item && o->line == line,
+                  "%s: doc %d item %d line %d, want %d %d %d", name, o->doc, o->item, o->line, doc,
+                  item, line);
+}
+
+/* ---- YAML scalars --------------------------------------------------------- */
+
+static const char *scalars = "apiVersion: v1\n"
+                             "kind: Config\n"
+                             "metadata:\n"
+                             "  name: scalars\n"
+                             "spec:\n"
+                             "  n1: null\n"
+                             "  n2: ~\n"
+                             "  n3:\n"
+                             "  n4: Null\n"
+                             "  n5: NULL\n"
+                             "  b1: true\n"
+                             "  b2: True\n"
+                             "  b3: FALSE\n"
+                             "  i1: 42\n"
+                             "  i2: -17\n"
+                             "  i3: +5\n"
+                             "  i4: 0x1F\n"
+                             "  i5: 0o17\n"
+                             "  i6: 012\n"
+                             "  i7: 9223372036854775807\n"
+                             "  f1: 1.5\n"
+                             "  f2: 1e3\n"
+                             "  f3: .inf\n"
+                             "  f4: -.Inf\n"
+                             "  f5: .nan\n"
+                             "  f6: .5\n"
+                             "  f7: 1.\n"
+                             "  f8: -2.5E-3\n"
+                             "  s1: \"42\"\n"
+                             "  s2: '1.5'\n"
+                             "  s3: |\n"
+                             "    block\n"
+                             "  s4: >-\n"
+                             "    folded\n"
+                             "    text\n"
+                             "  s5: !!str 123\n"
+                             "  s6: 1_000\n"
+                             "  s7: 0b101\n"
+                             "  s8: 2024-01-01\n"
+                             "  s9: '12:30'\n"
+                             "  s10: yes\n"
+                             "  s11: on\n"
+                             "  s12: 1e\n"
+                             "  s13: 99999999999999999999\n"
+                             "  s14: 0x8000000000000000\n"
+                             "  s15: \"null\"\n"
+                             "  s16: ! 12\n"
+                             "  s17: nulls\n"
+                             "  s18: \"\"\n"
+                             "  t1: !!int \"7\"\n"
+                             "  t2: !!float 3\n"
+                             "  t3: !!bool \"true\"\n"
+                             "  t4: !!null ''\n"
+                             "  yes: key text\n"
+                             "  12: numeric key\n";
+
+static void expect_type(const trellis_object *o, const char *path, trellis_value_type t)
+{
+    const trellis_value *v = object_get(o, path);
+    ck_assert_msg(value_type(v) == t, "%s has type %d, want %d", path, value_type(v), t);
+}
+
+static void expect_int(const trellis_object *o, const char *path, int64_t want)
+{
+    int64_t got;
+    expect_type(o, path, TRELLIS_VALUE_INT);
+    ck_assert_int_eq(value_int(object_get(o, path), &got), 0);
+    ck_assert_msg(got == want, "%s = %lld", path, (long long)got);
+}
+
+static void expect_double(const trellis_object *o, const char *path, double want)
+{
+    double got;
+    expect_type(o, path, TRELLIS_VALUE_DOUBLE);
+    ck_assert_int_eq(value_double(object_get(o, path), &got), 0);
+    ck_assert_msg(got == want || (isnan(want) && isnan(got)), "%s = %g", path, got);
+}
+
+static void expect_str(const trellis_object *o, const char *path, const char *want)
+{
+    expect_type(o, path, TRELLIS_VALUE_STRING);
+    ck_assert_str_eq(value_string(object_get(o, path)), want);
+}
+
+static void expect_bool(const trellis_object *o, const char *path, int want)
+{
+    int got;
+    expect_type(o, path, TRELLIS_VALUE_BOOL);
+    ck_assert_int_eq(value_bool(object_get(o, path), &got), 0);
+    ck_assert_int_eq(got, want);
+}
+
+START_TEST(yaml_scalars)
+{
+    manifest_set s;
+    ck_assert_int_eq(parse(&s, "s.yaml", scalars), 0);
+    ck_assert_uint_eq(s.n_errors, 0);
+    ck_assert_uint_eq(s.n_objects, 1);
+    const trellis_object *o = s.objects[0];
+    for (int i = 1; i <= 5; i++) {
+        char p[32];
+        snprintf(p, sizeof p, "spec.n%d", i);
+        expect_type(o, p, TRELLIS_VALUE_NULL);
+        /* present, but null */
+        ck_assert(json_object_object_get_ex((json_object *)object_get(o, "spec"), p + 5, NULL));
+    }
+    expect_bool(o, "spec.b1", 1);
+    expect_bool(o, "spec.b2", 1);
+    expect_bool(o, "spec.b3", 0);
+    expect_int(o, "spec.i1", 42);
+    expect_int(o, "spec.i2", -17);
+    expect_int(o, "spec.i3", 5);
+    expect_int(o, "spec.i4", 31);
+    expect_int(o, "spec.i5", 15);
+    expect_int(o, "spec.i6", 12);
+    expect_int(o, "spec.i7", INT64_MAX);
+    expect_double(o, "spec.f1", 1.5);
+    expect_double(o, "spec.f2", 1000);
+    expect_double(o, "spec.f3", INFINITY);
+    expect_double(o, "spec.f4", -INFINITY);
+    expect_double(o, "spec.f5", NAN);
+    expect_double(o, "spec.f6", 0.5);
+    expect_double(o, "spec.f7", 1.0);
+    expect_double(o, "spec.f8", -2.5e-3);
+    /* the text of a number is what the file says */
+    ck_assert_str_eq(value_string(object_get(o, "spec.f1")), "1.5");
+    ck_assert_str_eq(value_string(object_get(o, "spec.f2")), "1e3");
+    ck_assert_str_eq(value_string(object_get(o, "spec.i4")), "31");
+    expect_str(o, "spec.s1", "42");
+    expect_str(o, "spec.s2", "1.5");
+    expect_str(o, "spec.s3", "block\n");
+    expect_str(o, "spec.s4", "folded text");
+    expect_str(o, "spec.s5", "123");
+    expect_str(o, "spec.s6", "1_000");
+    expect_str(o, "spec.s7", "0b101");
+    expect_str(o, "spec.s8", "2024-01-01");
+    expect_str(o, "spec.s9", "12:30");
+    expect_str(o, "spec.s10", "yes");
+    expect_str(o, "spec.s11", "on");
+    expect_str(o, "spec.s12", "1e");
+    expect_str(o, "spec.s13", "99999999999999999999");
+    expect_str(o, "spec.s14", "0x8000000000000000");
+    expect_str(o, "spec.s15", "null");
+    expect_str(o, "spec.s16", "12");
+    expect_str(o, "spec.s17", "nulls");
+    expect_str(o, "spec.s18", "");
+    expect_int(o, "spec.t1", 7);
+    expect_double(o, "spec.t2", 3.0);
+    expect_bool(o, "spec.t3", 1);
+    expect_type(o, "spec.t4", TRELLIS_VALUE_NULL);
+    expect_str(o, "spec.yes", "key text");
+    expect_str(o, "spec[\"12\"]", "numeric key");
+    manifest_set_free(&s);
+}
+END_TEST
+
+START_TEST(yaml_bad_tags)
+{
+    manifest_set s;
+    ck_assert_int_eq(parse(&s, "t.yaml",
+                           "apiVersion: v1\nkind: K\nmetadata: {name: a}\n"
+                           "x: !!int abc\n"
+                           "---\n"
+                           "apiVersion: v1\nkind: K\nmetadata: {name: b}\n"
+                           "y: !!bool maybe\n"
+                           "---\n"
+                           "apiVersion: v1\nkind: K\nmetadata: {name: c}\n"
+                           "z: !!float x\n"
+                           "w: !!null 0\n"),
+                     0);
+    ck_assert_uint_eq(s.n_objects, 0);
+    ck_assert_uint_eq(s.n_errors, 3);
+    expect_error(&s, 0, 4, 0, "document 0: line 4: invalid !!int value 'abc'");
+    expect_error(&s, 1, 9, 1, "document 1: line 9: invalid !!bool value 'maybe'");
+    expect_error(&s, 2, 14, 2, "document 2: line 14: invalid !!float value 'x'");
+    manifest_set_free(&s);
+}
+END_TEST
+
+/* ---- anchors, aliases, merge keys ---------------------------------------- */
+
+START_TEST(yaml_anchors_and_merge)
+{
+    manifest_set s;
+    ck_assert_int_eq(parse(&s, "a.yaml",
+                           "apiVersion: v1\n"
+                           "kind: Pod\n"
+                           "metadata:\n"
+                           "  name: &n shared-name\n"
+                           "  labels: &labels\n"
+                           "    app: web\n"
+                           "    tier: front\n"
+                           "  annotations: *labels\n"
+                           "spec:\n"
+                           "  who: *n\n"
+                           "  base: &base {cpu: 1, mem: 2}\n"
+                           "  merged:\n"
+                           "    cpu: 5\n"
+                           "    <<: *base\n"
+                           "  multi:\n"
+                           "    <<: [*base, {gpu: 1, cpu: 9}]\n"
+                           "    x: 1\n"
+                           "  inline:\n"
+                           "    <<: {a: 1}\n"
+                           "  &k keyname: v\n"
+                           "  *k : again\n"),
+                     0);
+    ck_assert_uint_eq(s.n_errors, 1); /* the alias key repeats keyname */
+    manifest_set_free(&s);
+
+    ck_assert_int_eq(parse(&s, "a.yaml",
+                           "apiVersion: v1\n"
+                           "kind: Pod\n"
+                           "metadata:\n"
+                           "  name: &n shared-name\n"
+                           "  labels: &labels\n"
+                           "    app: web\n"
+                           "    tier: front\n"
+                           "  annotations: *labels\n"
+                           "spec:\n"
+                           "  who: *n\n"
+                           "  base: &base {cpu: 1, mem: 2}\n"
+                           "  merged:\n"
+                           "    cpu: 5\n"
+                           "    <<: *base\n"
+                           "  multi:\n"
+                           "    <<: [*base, {gpu: 1, cpu: 9}]\n"
+                           "    x: 1\n"
+                           "  inline:\n"
+                           "    <<: {a: 1}\n"
+                           "  &k keyname: v\n"
+                           "  x: {*k : again}\n"),
+                     0);
+    ck_assert_uint_eq(s.n_errors, 0);
+    const trellis_object *o = s.objects[0];
+    ck_assert_str_eq(object_annotation(o, "tier"), "front");
+    ck_assert_str_eq(object_label(o, "app"), "web");
+    expect_str(o, "spec.who", "shared-name");
+    expect_int(o, "spec.merged.cpu", 5);
+    expect_int(o, "spec.merged.mem", 2);
+    ck_assert_uint_eq(value_len(object_get(o, "spec.merged")), 2);
+    expect_int(o, "spec.multi.cpu", 1); /* earlier merge sources win */
+    expect_int(o, "spec.multi.gpu", 1);
+    expect_int(o, "spec.multi.x", 1);
+    ck_assert_uint_eq(value_len(object_get(o, "spec.multi")), 4);
+    expect_int(o, "spec.inline.a", 1);
+    ck_assert_ptr_null(object_get(o, "spec.inline[\"<<\"]"));
+    expect_str(o, "spec.x.keyname", "again");
+    manifest_set_free(&s);
+}
+END_TEST
+
+START_TEST(yaml_anchor_errors)
+{
+    manifest_set s;
+    ck_assert_int_eq(parse(&s, "e.yaml",
+                           "apiVersion: v1\nkind: K\nmetadata: {name: a}\n"
+                           "x: *nope\n"
+                           "---\n"
+                           "apiVersion: v1\nkind: K\nmetadata: {name: b}\n"
+                           "x:\n  <<: 5\n"
+                           "---\n"
+                           "apiVersion: v1\nkind: K\nmetadata: {name: c}\n"
+                           "? [a, b]\n: v\n"
+                           "---\n"
+                           "apiVersion: v1\nkind: K\nmetadata: {name: d}\n"
+                           "self: &s [*s]\n"
+                           "---\n"
+                           "apiVersion: v1\nkind: K\nmetadata: {name: e}\n"),
+                     0);
+    ck_assert_uint_eq(s.n_objects, 1);
+    expect_object(&s, 0, "e", 4, -1, 23);
+    ck_assert_uint_eq(s.n_errors, 4);
+    expect_error(&s, 0, 4, 0, "document 0: line 4: unknown anchor 'nope'");
+    expect_error(&s, 1, 10, 1,
+                 "document 1: line 10: merge key '<<' needs a map or a list of "
+                 "maps");
+    expect_error(&s, 2, 15, 2, "document 2: line 15: a map key must be a scalar");
+    expect_error(&s, 3, 21, 3, "document 3: line 21: unknown anchor 's'");
+    manifest_set_free(&s);
+}
+END_TEST
+
+START_TEST(yaml_alias_bomb_and_depth)
+{
+    strbuf b;
+    sb_init(&b);
+    sb_puts(&b, "apiVersion: v1\nkind: K\nmetadata: {name: a}\n"
+                "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for (int i = 1; i < 9; i++) {
+        sb_printf(&b, "l%d: &l%d [", i, i);
+        for (int j = 0; j < 10; j++)
+            sb_printf(&b, "%s*l%d", j ? ", " : "", i - 1);
+        sb_puts(&b, "]\n");
+    }
+    manifest_set s;
+    ck_assert_int_eq(parse(&s, "bomb.yaml", b.s), 0);
+    ck_assert_uint_eq(s.n_objects, 0);
+    ck_assert_uint_eq(s.n_errors, 1);
+    ck_assert_msg(strstr(s.errors[0].message, "once aliases are expanded"), "%s",
+                  s.errors[0].message);
+    manifest_set_free(&s);
+    sb_free(&b);
+
+    /* nesting far deeper than allowed: refused without deep recursion */
+    sb_init(&b);
+    sb_puts(&b, "apiVersion: v1\nkind: K\nmetadata: {name: a}\ndeep: ");
+    for (int i = 0; i < 20000; i++)
+        sb_add(&b, "[", 1);
+    for (int i = 0; i < 20000; i++)
+        sb_add(&b, "]", 1);
+    sb_puts(&b, "\n---\napiVersion: v1\nkind: K\nmetadata: {name: b}\n");
+    ck_assert_int_eq(parse(&s, "deep.yaml", b.s), 0);
+    ck_assert_uint_eq(s.n_objects, 1);
+    ck_assert_str_eq(s.objects[0]->name, "b");
+    ck_assert_uint_eq(s.n_errors, 1);
+    ck_assert_msg(strstr(s.errors[0].message, "nesting deeper than"), "%s", s.errors[0].message);
+    manifest_set_free(&s);
+    sb_free(&b);
+}
+END_TEST
+
+/* ---- documents ------------------------------------------------------------ */
+
+START_TEST(yaml_documents_counted)
+{
+    manifest_set s;
+    ck_assert_int_eq(parse(&s, "m.yaml",
+                           "# leading comment\n"   /* 1 */
+                           "---\n"                 /* 2: doc 0, empty */
+                           "---\n"                 /* 3: doc 1 */
+                           "# only a comment\n"    /* 4 */
+                           "---\n"                 /* 5: doc 2 */
+                           "apiVersion: v1\n"      /* 6 */
+                           "kind: Pod\n"           /* 7 */
+                           "metadata: {name: a}\n" /* 8 */
+                           "...\n"                 /* 9 */
+                           "---\n"                 /* 10: doc 3 */
+                           "null\n"                /* 11 */
+                           "--- # doc 4\n"         /* 12 */
+                           "\n"                    /* 13 */
+                           "apiVersion: v1\n"      /* 14 */
+                           "kind: Pod\n"           /* 15 */
+                           "metadata:\n"           /* 16 */
+                           "  name: b\n"           /* 17 */
+                           "  namespace: ns\n"     /* 18 */
+                           "---\n"                 /* 19: doc 5 */
+                           "- not\n- a map\n"),    /* 20 */
+                     0);
+    ck_assert_uint_eq(s.n_objects, 2);
+    expect_object(&s, 0, "a", 2, -1, 6);
+    expect_object(&s, 1, "b", 4, -1, 14);
+    ck_assert_str_eq(s.objects[0]->file, "m.yaml");
+    ck_assert_str_eq(s.objects[1]->key, "ns/b");
+    ck_assert_uint_eq(s.n_errors, 1);
+    expect_error(&s, 0, 20, 5, "document 5: document is a list, expected a map");
+    manifest_set_free(&s);
+
+    /* nothing at all, or only comments: no documents, no errors */
+    ck_assert_int_eq(parse(&s, "e.yaml", ""), 0);
+    ck_assert_uint_eq(s.n_objects + s.n_errors, 0);
+    manifest_set_free(&s);
+    ck_assert_int_eq(parse(&s, "e.yaml", "# nothing\n\n# here\n"), 0);
+    ck_assert_uint_eq(s.n_objects + s.n_errors, 0);
+    manifest_set_free(&s);
+}
+END_TEST
+
+START_TEST(yaml_invalid_documents)
+{
+    manifest_set s;
+    ck_assert_int_eq(parse(&s, "bad.yaml",
+                           "apiVersion: v1\n" /* 1 doc 0 */
+                           "kind: Pod\n"
+                           "metadata: {namespace: x}\n"
+                           "---\n" /* 4 doc 1 */
+                           "kind: Pod\n"
+                           "metadata: {name: b}\n"
+                           "---\n" /* 7 doc 2 */
+                           "apiVersion: v1\n"
+                           "kind: 12\n"
+                           "metadata: {name: c}\n"
+                           "---\n" /* 11 doc 3 */
+                           "just a string\n"
+                           "---\n" /* 13 doc 4 */
+                           "apiVersion: v1\n"
+                           "kind: Pod\n"
+                           "metadata:\n"
+                           "  name: d\n"
+                           "  name: d2\n" /* 18 */
+                           "---\n"
+                           "apiVersion: v1\n" /* 20 doc 5 */
+                           "kind: Pod\n"
+                           "metadata: {name: ok}\n"),
+                     0);
+    ck_assert_uint_eq(s.n_objects, 1);
+    expect_object(&s, 0, "ok", 5, -1, 20);
+    ck_assert_uint_eq(s.n_errors, 5);
+    expect_error(&s, 0, 1, 0, "document 0: missing metadata.name");
+    expect_error(&s, 1, 5, 1, "document 1: missing apiVersion");
+    expect_error(&s, 2, 8, 2, "document 2: kind is not a string");
+    expect_error(&s, 3, 12, 3, "document 3: document is a string, expected a map");
+    expect_error(&s, 4, 18, 4, "document 4: line 18: duplicate key 'name'");
+    ck_assert_str_eq(s.errors[0].file, "bad.yaml");
+    manifest_set_free(&s);
+}
+END_TEST
+
+START_TEST(yaml_lists)
+{
+    manifest_set s;
+    ck_assert_int_eq(parse(&s, "l.yaml",
+                           "apiVersion: v1\n" /* 1 */
+                           "kind: List\n"
+                           "items:\n"
+                           "- apiVersion: v1\n" /* 4 item 0 */
+                           "  kind: Pod\n"
+                           "  metadata:\n"
+                           "    name: a\n"
+                           "- kind: Pod\n" /* 8 item 1 */
+                           "  metadata:\n"
+                           "    name: b\n"
+                           "-\n"                /* 11 item 2 */
+                           "  apiVersion: v1\n" /* 12 */
+                           "  kind: [Pod]\n"
+                           "  metadata: {name: c}\n"
+                           "- {apiVersion: v1, kind: Pod, metadata: {name: d}}\n"
+                           "---\n" /* 16 doc 1 */
+                           "apiVersion: v1\n"
+                           "kind: PodList\n"
+                           "items:\n"
+                           "  - apiVersion: v1\n" /* 20 */
+                           "    kind: Pod\n"
+                           "    metadata: {name: e}\n"
+                           "---\n"            /* doc 2: not a List */
+                           "apiVersion: v1\n" /* 24 */
+                           "kind: ConfigMapList\n"
+                           "metadata: {name: cml}\n"
+                           "---\n" /* doc 3: empty List */
+                           "apiVersion: v1\n"
+                           "kind: List\n"
+                           "---\n"            /* doc 4 */
+                           "apiVersion: v1\n" /* 31 */
+                           "kind: List\n"
+                           "items: 5\n"),
+                     0);
+    ck_assert_uint_eq(s.n_objects, 4);
+    expect_object(&s, 0, "a", 0, 0, 4);
+    expect_object(&s, 1, "d", 0, 3, 15);
+    expect_object(&s, 2, "e", 1, 0, 20);
+    expect_object(&s, 3, "cml", 2, -1, 24);
+    ck_assert_uint_eq(s.n_errors, 3);
+    expect_error(&s, 0, 8, 0, "document 0, item 1: missing apiVersion");
+    /* an item on the line after its dash starts where its content does */
+    expect_error(&s, 1, 12, 0, "document 0, item 2: kind is not a string");
+    expect_error(&s, 2, 31, 4, "document 4: items is not a list");
+    manifest_set_free(&s);
+}
+END_TEST
+
+START_TEST(yaml_syntax_errors)
+{
+    manifest_set s;
+    ck_assert_int_eq(parse(&s, "x.yaml",
+                           "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n"
+                           "---\n"
+                           "apiVersion: v1\nkind: Pod\nmetadata: {name: b}\n"
+                           "---\n"
+                           "apiVersion: v1\n"
+                           "kind: Pod\n"
+                           "metadata:\n"
+                           "  name: c\n"
+                           " bad: indentation\n" /* 13 */
+                           "---\n"
+                           "apiVersion: v1\nkind: Pod\nmetadata: {name: d}\n"),
+                     -1);
+    ck_assert_uint_eq(s.n_objects, 2);
+    expect_object(&s, 0, "a", 0, -1, 1);
+    expect_object(&s, 1, "b", 1, -1, 5);
+    ck_assert_uint_eq(s.n_errors, 1);
+    expect_error_prefix(&s, 0, 13, 2, "document 2: syntax error: ");
+    manifest_set_free(&s);
+
+    ck_assert_int_eq(parse(&s, "x.yaml", "a: [1, 2\nb: 3\n"), -1);
+    ck_assert_uint_eq(s.n_objects, 0);
+    expect_error(&s, 0, 2, 0,
+                 "document 0: syntax error: did not find expected ',' or ']' at "
+                 "column 2 (while parsing a flow sequence at line 1)");
+    manifest_set_free(&s);
+
+    ck_assert_int_eq(parse(&s, "x.yaml", "a: 1\n\tb: 2\n"), -1);
+    expect_error_prefix(&s, 0, 2, 0, "document 0: syntax error: ");
+    manifest_set_free(&s);
+
+    /* not UTF-8 */
+    ck_assert_int_eq(parse(&s, "x.yaml", "a: 1\nb: \"\xff\"\n"), -1);
+    expect_error_prefix(&s, 0, 2, 0, "document 0: syntax error: invalid");
+    manifest_set_free(&s);
+
+    /* an error between documents is counted for the next one */
+    ck_assert_int_eq(parse(&s, "x.yaml",
+                           "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n"
+                           "...\n"
+                           "%BAD directive\n"),
+                     -1);
+    ck_assert_uint_eq(s.n_objects, 1);
+    ck_assert_uint_eq(s.n_errors, 1);
+    ck_assert_int_eq(s.errors[0].doc, 1);
+    manifest_set_free(&s);
+}
+END_TEST
+
+START_TEST(yaml_crlf_and_bom)
+{
+    manifest_set s;
+    ck_assert_int_eq(parse(&s, "c.yaml",
+                           "\xef\xbb\xbf"
+                           "apiVersion: v1\r\nkind: Pod\r\nmetadata:\r\n"
+                           "  name: a\r\nspec:\r\n  s: |\r\n    x\r\n---\r\n"
+                           "apiVersion: v1\r\nkind: Pod\r\nmetadata:\r\n"
+                           "  name: b\r\n"),
+                     0);
+    ck_assert_uint_eq(s.n_objects, 2);
+    expect_object(&s, 1, "b", 1, -1, 9);
+    expect_str(s.objects[0], "spec.s", "x\n");
+    manifest_set_free(&s);
+}
+END_TEST
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+START_TEST(json_values)
+{
+    manifest_set s;
+    ck_assert_int_eq(
+        parse(&s, "p.json",
+              "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"},"
+              "\"spec\":{\"n\":1.50,\"i\":7,\"b\":false}}\n"
+              "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"b\"}}"
+              " [1]\n"
+              "  {\"kind\": \"List\", \"apiVersion\": \"v1\", \"items\": [\n"
+              "     {\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"c\"}},\n"
+              "     {\"apiVersion\":\"v1\",\"kind\":\"Pod\"},\n"
+              "\n"
+              "     {\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"e\"}}\n"
+              "  ]}\n"
+              "null\n"
+              "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"f\"}}"
+              "12"),
+        0);
+    ck_assert_uint_eq(s.n_objects, 5);
+    expect_object(&s, 0, "a", 0, -1, 1);
+    expect_object(&s, 1, "b", 1, -1, 2);
+    expect_object(&s, 2, "c", 3, 0, 4);
+    expect_object(&s, 3, "e", 3, 2, 7);
+    expect_object(&s, 4, "f", 5, -1, 10);
+    expect_double(s.objects[0], "spec.n", 1.5);
+    ck_assert_str_eq(value_string(object_get(s.objects[0], "spec.n")), "1.50");
+    expect_int(s.objects[0], "spec.i", 7);
+    expect_bool(s.objects[0], "spec.b", 0);
+    ck_assert_uint_eq(s.n_errors, 3);
+    expect_error(&s, 0, 2, 2, "document 2: document is a list, expected a map");
+    expect_error(&s, 1, 5, 3, "document 3, item 1: missing metadata.name");
+    expect_error(&s, 2, 10, 6, "document 6: document is a number, expected a map");
+    manifest_set_free(&s);
+}
+END_TEST
+
+START_TEST(json_errors)
+{
+    manifest_set s;
+    ck_assert_int_eq(
+        parse(&s, "p.json",
+              "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"}}\n"
+              "{\"a\": [1,}\n"
+              "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"b\"}}\n"),
+        -1);
+    ck_assert_uint_eq(s.n_objects, 1);
+    ck_assert_uint_eq(s.n_errors, 1);
+    expect_error_prefix(&s, 0, 2, 1, "document 1: syntax error: ");
+    ck_assert_msg(strstr(s.errors[0].message, "at line 2, column 10"), "%s", s.errors[0].message);
+    manifest_set_free(&s);
+
+    ck_assert_int_eq(parse(&s, "p.json", "{\"a\":\n  1,\n"), -1);
+    expect_error(&s, 0, 3, 0,
+                 "document 0: syntax error: unexpected end of data at line 3, "
+                 "column 1");
+    manifest_set_free(&s);
+
+    ck_assert_int_eq(parse(&s, "p.json", "{\"a\": 1} // comment\n"), -1);
+    ck_assert_uint_eq(s.n_errors, 2); /* the map, then the comment */
+    manifest_set_free(&s);
+
+    ck_assert_int_eq(parse(&s, "p.json", "{\"a\": \"\xff\"}"), -1);
+    manifest_set_free(&s);
+
+    ck_assert_int_eq(parse(&s, "p.json", " \n\t"), 0);
+    ck_assert_uint_eq(s.n_objects + s.n_errors, 0);
+    manifest_set_free(&s);
+
+    ck_assert_int_eq(parse(&s, "p.json",
+                           "\xef\xbb\xbf{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
+                           "\"metadata\":{\"name\":\"a\"}}"),
+                     0);
+    ck_assert_uint_eq(s.n_objects, 1);
+    manifest_set_free(&s);
+}
+END_TEST
+
+/* ---- names and files ------------------------------------------------------ */
+
+START_TEST(manifest_names)
+{
+    ck_assert(manifest_is_manifest_name("pod.yaml"));
+    ck_assert(manifest_is_manifest_name("pod.yml"));
+    ck_assert(manifest_is_manifest_name("pod.json"));
+    ck_assert(manifest_is_manifest_name("dir/sub/pod.yaml"));
+    ck_assert(manifest_is_manifest_name(".hidden/pod.yaml"));
+    ck_assert(!manifest_is_manifest_name(".pod.yaml"));
+    ck_assert(!manifest_is_manifest_name("dir/.pod.yaml.tmp.ABC123"));
+    ck_assert(!manifest_is_manifest_name("dir/.pod.yaml"));
+    ck_assert(!manifest_is_manifest_name("pod.yaml~"));
+    ck_assert(!manifest_is_manifest_name("pod.txt"));
+    ck_assert(!manifest_is_manifest_name("yaml"));
+    ck_assert(!manifest_is_manifest_name(""));
+    ck_assert(!manifest_is_manifest_name("dir/"));
+    ck_assert(!manifest_is_manifest_name(NULL));
+}
+END_TEST
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+    (void)st;
+    (void)flag;
+    (void)f;
+    return remove(p);
+}
+
+START_TEST(load_files)
+{
+    char dir[] = "/tmp/trellis-manifest-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char *path = xasprintf("%s/pods.yaml", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n", f);
+    fclose(f);
+    manifest_set s;
+    manifest_set_init(&s);
+    ck_assert_int_eq(manifest_load_file(path, &s), 0);
+    ck_assert_uint_eq(s.n_objects, 1);
+    ck_assert_str_eq(s.objects[0]->file, path);
+    char *missing = xasprintf("%s/missing.yaml", dir);
+    ck_assert_int_eq(manifest_load_file(missing, &s), -1);
+    ck_assert_uint_eq(s.n_errors, 1);
+    ck_assert_str_eq(s.errors[0].file, missing);
+    ck_assert_msg(strstr(s.errors[0].message, missing), "%s", s.errors[0].message);
+    ck_assert_int_eq(s.errors[0].line, 0);
+    manifest_set_free(&s);
+    /* a set can be freed twice and reused */
+    manifest_set_free(&s);
+    free(path);
+    free(missing);
+    nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+END_TEST
+
+static Suite *manifest_suite(void)
+{
+    Suite *s = suite_create("manifest");
+    TCase *y = tcase_create("yaml");
+    tcase_add_test(y, yaml_scalars);
+    tcase_add_test(y, yaml_bad_tags);
+    tcase_add_test(y, yaml_anchors_and_merge);
+    tcase_add_test(y, yaml_anchor_errors);
+    tcase_add_test(y, yaml_alias_bomb_and_depth);
+    tcase_add_test(y, yaml_documents_counted);
+    tcase_add_test(y, yaml_invalid_documents);
+    tcase_add_test(y, yaml_lists);
+    tcase_add_test(y, yaml_syntax_errors);
+    tcase_add_test(y, yaml_crlf_and_bom);
+    suite_add_tcase(s, y);
+    TCase *j = tcase_create("json");
+    tcase_add_test(j, json_values);
+    tcase_add_test(j, json_errors);
+    suite_add_tcase(s, j);
+    TCase *f = tcase_create("files");
+    tcase_add_test(f, manifest_names);
+    tcase_add_test(f, load_files);
+    suite_add_tcase(s, f);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(manifest_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,452 @@
+/*
+ * test_object.c - Check suite for object.c: building objects from json-c
+ * trees and JSON text (and every way that is refused), identity and
+ * provenance, reference counting, the path syntax of object_get and
+ * value_path, and the value accessors behind the SDK.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "object.h"
+#include "util.h"
+
+static trellis_object *from_json(const char *text)
+{
+    char err[256] = "";
+    trellis_object *o = object_from_json(text, err, sizeof err);
+    ck_assert_msg(o != NULL, "object_from_json failed: %s", err);
+    return o;
+}
+
+static void expect_refused(const char *text, const char *want)
+{
+    char err[256] = "";
+    trellis_object *o = object_from_json(text, err, sizeof err);
+    ck_assert_ptr_null(o);
+    ck_assert_msg(strcmp(err, want) == 0, "error '%s', want '%s'", err, want);
+}
+
+static const char *pod =
+    "{\"apiVersion\": \"v1\", \"kind\": \"Pod\",\n"
+    " \"metadata\": {\"name\": \"web-1\", \"namespace\": \"prod\",\n"
+    "   \"uid\": \"u-1\",\n"
+    "   \"labels\": {\"app\": \"web\", \"topology.kubernetes.io/zone\": \"z1\","
+    " \"tier\": 3},\n"
+    "   \"annotations\": {\"a/b\": \"c\", \"quote\\\"d\": \"q\"}},\n"
+    " \"spec\": {\"containers\": [{\"name\": \"c0\", \"resources\": "
+    "{\"requests\": {\"cpu\": \"250m\", \"memory\": 1024}}},\n"
+    "   {\"name\": \"c1\", \"ports\": [80, 443]}],\n"
+    "   \"priority\": 7, \"weight\": 0.25, \"big\": 1e300, \"preempt\": true,\n"
+    "   \"flag\": \"false\", \"count\": \"42\", \"neg\": \"-17\", \"bad\": \"4x\","
+    " \"nothing\": null, \"empty\": {}, \"list\": []}}";
+
+START_TEST(identity)
+{
+    trellis_object *o = from_json(pod);
+    ck_assert_str_eq(o->api_version, "v1");
+    ck_assert_str_eq(o->kind, "Pod");
+    ck_assert_str_eq(o->name, "web-1");
+    ck_assert_str_eq(o->namespace_, "prod");
+    ck_assert_str_eq(o->uid, "u-1");
+    ck_assert_str_eq(o->key, "prod/web-1");
+    ck_assert_int_eq(o->refs, 1);
+    ck_assert_int_eq(o->item, -1);
+    ck_assert_int_eq(o->prepare_failed_slot, -1);
+    ck_assert_ptr_null(o->file);
+    ck_assert_ptr_null(o->aux);
+    ck_assert_ptr_nonnull(o->labels);
+    ck_assert_ptr_nonnull(o->annotations);
+    char buf[64];
+    ck_assert_str_eq(object_describe(o, buf, sizeof buf), "Pod prod/web-1");
+    object_unref(o);
+
+    o = from_json("{\"apiVersion\": \"v1\", \"kind\": \"Node\", "
+                  "\"metadata\": {\"name\": \"n1\", \"labels\": [1]}}");
+    ck_assert_str_eq(o->namespace_, "");
+    ck_assert_str_eq(o->uid, "");
+    ck_assert_str_eq(o->key, "n1");
+    ck_assert_ptr_null(o->labels); /* not a map: ignored */
+    ck_assert_ptr_null(o->annotations);
+    ck_assert_ptr_null(object_label(o, "x"));
+    ck_assert_ptr_null(object_annotation(o, "x"));
+    ck_assert_str_eq(object_describe(o, buf, sizeof buf), "Node n1");
+    /* a short buffer is cut, not overrun */
+    ck_assert_str_eq(object_describe(o, buf, 5), "Node");
+    object_unref(o);
+}
+END_TEST
+
+START_TEST(refusals)
+{
+    expect_refused("[1, 2]", "document is a list, expected a map");
+    expect_refused("\"text\"", "document is a string, expected a map");
+    expect_refused("null", "document is null, expected a map");
+    expect_refused("12", "document is a number, expected a map");
+    expect_refused("{}", "missing apiVersion");
+    expect_refused("{\"apiVersion\": 1}", "apiVersion is not a string");
+    expect_refused("{\"apiVersion\": \"v1\"}", "missing kind");
+    expect_refused("{\"apiVersion\": \"v1\", \"kind\": null}", "missing kind");
+    expect_refused("{\"apiVersion\": \"v1\", \"kind\": 3}", "kind is not a string");
+    expect_refused("{\"apiVersion\": \"v1\", \"kind\": \"\"}", "kind is empty");
+    expect_refused("{\"apiVersion\": \"v1\", \"kind\": \"Pod\"}", "missing metadata.name");
+    expect_refused("{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": 5}",
+                   "metadata is not a map");
+    expect_refused("{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {}}",
+                   "missing metadata.name");
+    expect_refused("{\"apiVersion\": \"v1\", \"kind\": \"Pod\", "
+                   "\"metadata\": {\"name\": [\"x\"]}}",
+                   "metadata.name is not a string");
+    expect_refused("{\"apiVersion\": \"v1\", \"kind\": \"Pod\", "
+                   "\"metadata\": {\"name\": \"\"}}",
+                   "metadata.name is empty");
+    expect_refused("{\"apiVersion\": \"v1\", \"kind\": \"Pod\", "
+                   "\"metadata\": {\"name\": \"a\", \"namespace\": 4}}",
+                   "metadata.namespace is not a string");
+    expect_refused("{\"apiVersion\": \"v1\", \"kind\": \"Pod\", "
+                   "\"metadata\": {\"name\": \"a\", \"uid\": {}}}",
+                   "metadata.uid is not a string");
+    /* object_new with a tree: ownership transfers on failure too (ASan
+     * reports a leak otherwise) */
+    char err[128];
+    ck_assert_ptr_null(object_new(json_object_new_array(), err, sizeof err));
+    ck_assert_str_eq(err, "document is a list, expected a map");
+    ck_assert_ptr_null(object_new(NULL, err, sizeof err));
+    ck_assert_ptr_null(object_new(json_object_new_object(), NULL, 0));
+}
+END_TEST
+
+START_TEST(json_errors)
+{
+    char err[256];
+    ck_assert_ptr_null(object_from_json("{\"a\": 1,\n \"b\" 2}", err, sizeof err));
+    ck_assert_msg(strncmp(err, "line 2, column 6: ", 18) == 0, "%s", err);
+    ck_assert_ptr_null(object_from_json("{\"a\":", err, sizeof err));
+    ck_assert_msg(strstr(err, "line 1") && strstr(err, "unexpected end of data"), "%s", err);
+    ck_assert_ptr_null(object_from_json("", err, sizeof err));
+    ck_assert_ptr_null(object_from_json("{} {}", err, sizeof err));
+    ck_assert_msg(strstr(err, "column 4"), "%s", err);
+    ck_assert_ptr_null(object_from_json("{\"a\": 1,}", err, sizeof err));
+    ck_assert_ptr_null(object_from_json("{\"a\": \"\xff\"}", err, sizeof err));
+    ck_assert_ptr_null(object_from_json(NULL, err, sizeof err));
+    /* trailing white space is fine */
+    trellis_object *o = from_json("{\"apiVersion\": \"v1\", \"kind\": \"K\", "
+                                  "\"metadata\": {\"name\": \"n\"}}\n\n");
+    object_unref(o);
+}
+END_TEST
+
+START_TEST(refcount_and_origin)
+{
+    trellis_object *o = from_json(pod);
+    ck_assert_ptr_eq(object_ref(o), o);
+    ck_assert_int_eq(o->refs, 2);
+    object_unref(o);
+    ck_assert_int_eq(o->refs, 1);
+    object_set_origin(o, "dir/pods.yaml", 2, 3, 40);
+    ck_assert_str_eq(o->file, "dir/pods.yaml");
+    ck_assert_int_eq(o->doc, 2);
+    ck_assert_int_eq(o->item, 3);
+    ck_assert_int_eq(o->line, 40);
+    object_set_origin(o, NULL, 0, -1, 1);
+    ck_assert_ptr_null(o->file);
+    object_set_origin(o, "again.yaml", 0, -1, 1);
+    /* what the registry hangs on an object is released with it */
+    o->aux = xcalloc(4, sizeof *o->aux);
+    o->naux = 4;
+    o->counters = xcalloc(2, sizeof *o->counters);
+    o->prepare_error = xstrdup("bad");
+    object_unref(o);
+    object_unref(NULL);
+    ck_assert_ptr_null(object_ref(NULL));
+}
+END_TEST
+
+START_TEST(labels_and_annotations)
+{
+    trellis_object *o = from_json(pod);
+    ck_assert_str_eq(object_label(o, "app"), "web");
+    ck_assert_str_eq(object_label(o, "topology.kubernetes.io/zone"), "z1");
+    ck_assert_str_eq(object_label(o, "tier"), "3"); /* text of a number */
+    ck_assert_ptr_null(object_label(o, "missing"));
+    ck_assert_str_eq(object_annotation(o, "a/b"), "c");
+    ck_assert_str_eq(object_annotation(o, "quote\"d"), "q");
+    ck_assert_ptr_null(object_annotation(o, "app"));
+    object_unref(o);
+}
+END_TEST
+
+static const char *str_at(const trellis_object *o, const char *path)
+{
+    return value_string(object_get(o, path));
+}
+
+START_TEST(paths)
+{
+    trellis_object *o = from_json(pod);
+    ck_assert_str_eq(str_at(o, "spec.containers[0].resources.requests.cpu"), "250m");
+    ck_assert_str_eq(str_at(o, "spec.containers[0].resources.requests.memory"), "1024");
+    ck_assert_str_eq(str_at(o, "spec.containers[1].ports[1]"), "443");
+    ck_assert_str_eq(str_at(o, "metadata.labels[\"topology.kubernetes.io/zone\"]"), "z1");
+    ck_assert_str_eq(str_at(o, "metadata.labels['topology.kubernetes.io/zone']"), "z1");
+    ck_assert_str_eq(str_at(o, "metadata.annotations[\"quote\\\"d\"]"), "q");
+    ck_assert_str_eq(str_at(o, "metadata[\"labels\"].app"), "web");
+    ck_assert_str_eq(str_at(o, "[\"metadata\"][\"name\"]"), "web-1");
+    ck_assert_str_eq(str_at(o, "metadata.annotations[\"a/b\"]"), "c");
+    /* the empty path is the value itself */
+    ck_assert_ptr_eq(object_get(o, ""), (const trellis_value *)o->root);
+    const trellis_value *spec = object_get(o, "spec");
+    ck_assert_ptr_eq(value_path(spec, ""), spec);
+    ck_assert_str_eq(value_string(value_path(spec, "containers[1].name")), "c1");
+    ck_assert_str_eq(value_string(value_path(spec, "[\"priority\"]")), "7");
+    /* absent, null, out of range, wrong shape, malformed: NULL */
+    static const char *const absent[] = {"spec.missing",
+                                         "spec.nothing",
+                                         "spec.nothing.deeper",
+                                         "spec.containers[2]",
+                                         "spec.containers[0].ports[0]",
+                                         "spec.containers.name",
+                                         "spec.priority.x",
+                                         "spec[0]",
+                                         "spec.containers[-1]",
+                                         "spec.containers[]",
+                                         "spec.containers[1",
+                                         "spec.containers[x]",
+                                         "spec..priority",
+                                         "spec.",
+                                         ".spec",
+                                         "spec.containers[0]x",
+                                         "metadata.labels[\"app]",
+                                         "metadata.labels[\"app\"",
+                                         "spec.containers[99999999999999999999999]",
+                                         "metadata.labels[\"app\"].x"};
+    for (size_t i = 0; i < sizeof absent / sizeof *absent; i++)
+        ck_assert_msg(object_get(o, absent[i]) == NULL, "'%s' found", absent[i]);
+    ck_assert_ptr_null(object_get(o, NULL));
+    ck_assert_ptr_null(object_get(NULL, "spec"));
+    ck_assert_ptr_null(value_path(NULL, "a"));
+    ck_assert_ptr_null(value_path(NULL, ""));
+    object_unref(o);
+}
+END_TEST
+
+START_TEST(long_keys)
+{
+    /* keys longer than the lookup's stack buffer */
+    char key[600];
+    memset(key, 'k', sizeof key - 1);
+    key[sizeof key - 1] = '\0';
+    key[300] = '.';
+    char *text = xasprintf("{\"apiVersion\": \"v1\", \"kind\": \"K\", "
+                           "\"metadata\": {\"name\": \"n\", \"labels\": "
+                           "{\"%s\": \"long\", \"x\": \"y\"}}}",
+                           key);
+    trellis_object *o = from_json(text);
+    char *path = xasprintf("metadata.labels[\"%s\"]", key);
+    ck_assert_str_eq(str_at(o, path), "long");
+    ck_assert_str_eq(object_label(o, key), "long");
+    path[strlen(path) - 3] = 'X';
+    ck_assert_ptr_null(object_get(o, path));
+    free(path);
+    key[300] = 'k';
+    path = xasprintf("metadata.labels.%s", key);
+    ck_assert_ptr_null(object_get(o, path));
+    free(path);
+    free(text);
+    object_unref(o);
+}
+END_TEST
+
+START_TEST(value_types_and_accessors)
+{
+    trellis_object *o = from_json(pod);
+    const trellis_value *v;
+    int64_t i;
+    double d;
+    int b;
+
+    ck_assert_int_eq(value_type(object_get(o, "spec")), TRELLIS_VALUE_MAP);
+    ck_assert_int_eq(value_type(object_get(o, "spec.list")), TRELLIS_VALUE_LIST);
+    ck_assert_int_eq(value_type(object_get(o, "spec.priority")), TRELLIS_VALUE_INT);
+    ck_assert_int_eq(value_type(object_get(o, "spec.weight")), TRELLIS_VALUE_DOUBLE);
+    ck_assert_int_eq(value_type(object_get(o, "spec.preempt")), TRELLIS_VALUE_BOOL);
+    ck_assert_int_eq(value_type(object_get(o, "spec.flag")), TRELLIS_VALUE_STRING);
+    ck_assert_int_eq(value_type(object_get(o, "spec.nothing")), TRELLIS_VALUE_NULL);
+    ck_assert_int_eq(value_type(NULL), TRELLIS_VALUE_NULL);
+
+    /* value_string: text of any scalar */
+    ck_assert_str_eq(str_at(o, "spec.priority"), "7");
+    ck_assert_str_eq(str_at(o, "spec.weight"), "0.25");
+    ck_assert_str_eq(str_at(o, "spec.big"), "1e300");
+    ck_assert_str_eq(str_at(o, "spec.preempt"), "true");
+    ck_assert_str_eq(str_at(o, "spec.flag"), "false");
+    ck_assert_ptr_null(str_at(o, "spec.nothing"));
+    ck_assert_ptr_null(str_at(o, "spec.list"));
+    ck_assert_ptr_null(str_at(o, "spec"));
+    ck_assert_ptr_null(value_string(NULL));
+
+    /* value_int: ints and whole decimal strings */
+    ck_assert_int_eq(value_int(object_get(o, "spec.priority"), &i), 0);
+    ck_assert_int_eq(i, 7);
+    ck_assert_int_eq(value_int(object_get(o, "spec.count"), &i), 0);
+    ck_assert_int_eq(i, 42);
+    ck_assert_int_eq(value_int(object_get(o, "spec.neg"), &i), 0);
+    ck_assert_int_eq(i, -17);
+    ck_assert_int_eq(value_int(object_get(o, "spec.bad"), &i), -1);
+    ck_assert_int_eq(value_int(object_get(o, "spec.weight"), &i), -1);
+    ck_assert_int_eq(value_int(object_get(o, "spec.preempt"), &i), -1);
+    ck_assert_int_eq(value_int(object_get(o, "spec.nothing"), &i), -1);
+    ck_assert_int_eq(value_int(NULL, &i), -1);
+
+    /* value_double: doubles and ints */
+    ck_assert_int_eq(value_double(object_get(o, "spec.weight"), &d), 0);
+    ck_assert(d == 0.25);
+    ck_assert_int_eq(value_double(object_get(o, "spec.priority"), &d), 0);
+    ck_assert(d == 7.0);
+    ck_assert_int_eq(value_double(object_get(o, "spec.count"), &d), -1);
+
+    /* value_bool: bools and "true"/"false" */
+    ck_assert_int_eq(value_bool(object_get(o, "spec.preempt"), &b), 0);
+    ck_assert_int_eq(b, 1);
+    ck_assert_int_eq(value_bool(object_get(o, "spec.flag"), &b), 0);
+    ck_assert_int_eq(b, 0);
+    ck_assert_int_eq(value_bool(object_get(o, "spec.count"), &b), -1);
+    ck_assert_int_eq(value_bool(object_get(o, "spec.priority"), &b), -1);
+
+    /* lengths, indexes, keys */
+    ck_assert_uint_eq(value_len(object_get(o, "spec.containers")), 2);
+    ck_assert_uint_eq(value_len(object_get(o, "metadata.labels")), 3);
+    ck_assert_uint_eq(value_len(object_get(o, "spec.empty")), 0);
+    ck_assert_uint_eq(value_len(object_get(o, "spec.priority")), 0);
+    ck_assert_uint_eq(value_len(NULL), 0);
+    v = object_get(o, "spec.containers");
+    ck_assert_str_eq(value_string(value_get(value_at(v, 1), "name")), "c1");
+    ck_assert_ptr_null(value_at(v, 2));
+    ck_assert_ptr_null(value_at(object_get(o, "spec"), 0));
+    ck_assert_ptr_null(value_get(v, "name"));
+    ck_assert_ptr_null(value_get(object_get(o, "spec"), NULL));
+    ck_assert_ptr_null(value_get(object_get(o, "spec"), "nothing")); /* null */
+    object_unref(o);
+}
+END_TEST
+
+START_TEST(int_edges)
+{
+    trellis_object *o =
+        from_json("{\"apiVersion\": \"v1\", \"kind\": \"K\", \"metadata\": {\"name\": "
+                  "\"n\"}, \"a\": \"9223372036854775807\", \"b\": \"9223372036854775808\","
+                  " \"c\": \"+5\", \"d\": \" 5\", \"e\": \"5 \", \"f\": \"\", \"g\": \"-\","
+                  " \"h\": -9223372036854775808}");
+    int64_t i;
+    ck_assert_int_eq(value_int(object_get(o, "a"), &i), 0);
+    ck_assert(i == INT64_MAX);
+    ck_assert_int_eq(value_int(object_get(o, "b"), &i), -1);
+    ck_assert_int_eq(value_int(object_get(o, "c"), &i), 0);
+    ck_assert_int_eq(i, 5);
+    ck_assert_int_eq(value_int(object_get(o, "d"), &i), -1);
+    ck_assert_int_eq(value_int(object_get(o, "e"), &i), -1);
+    ck_assert_int_eq(value_int(object_get(o, "f"), &i), -1);
+    ck_assert_int_eq(value_int(object_get(o, "g"), &i), -1);
+    ck_assert_int_eq(value_int(object_get(o, "h"), &i), 0);
+    ck_assert(i == INT64_MIN);
+    ck_assert_str_eq(str_at(o, "h"), "-9223372036854775808");
+    object_unref(o);
+}
+END_TEST
+
+typedef struct visit {
+    char keys[256];
+    int stop_at;
+    int seen;
+} visit;
+
+static int collect(const char *key, const trellis_value *v, void *ud)
+{
+    visit *vi = ud;
+    (void)v;
+    strcat(vi->keys, key);
+    strcat(vi->keys, ",");
+    if (++vi->seen == vi->stop_at)
+        return 7;
+    return 0;
+}
+
+START_TEST(foreach_order)
+{
+    trellis_object *o =
+        from_json("{\"apiVersion\": \"v1\", \"kind\": \"K\", \"metadata\": {\"name\": "
+                  "\"n\"}, \"m\": {\"zeta\": 1, \"alpha\": 2, \"mid\": 3, \"beta\": 4}}");
+    visit vi = {"", 0, 0};
+    ck_assert_int_eq(value_foreach(object_get(o, "m"), collect, &vi), 0);
+    ck_assert_str_eq(vi.keys, "zeta,alpha,mid,beta,");
+    visit stop = {"", 2, 0};
+    ck_assert_int_eq(value_foreach(object_get(o, "m"), collect, &stop), 7);
+    ck_assert_str_eq(stop.keys, "zeta,alpha,");
+    visit none = {"", 0, 0};
+    ck_assert_int_eq(value_foreach(object_get(o, "m.zeta"), collect, &none), 0);
+    ck_assert_int_eq(value_foreach(NULL, collect, &none), 0);
+    ck_assert_int_eq(none.seen, 0);
+    object_unref(o);
+}
+END_TEST
+
+START_TEST(values_of_built_trees)
+{
+    /* a tree built in code (as create_target's caller may): numbers get
+     * their text too */
+    json_object *root = json_object_new_object();
+    json_object_object_add(root, "apiVersion", json_object_new_string("v1"));
+    json_object_object_add(root, "kind", json_object_new_string("Node"));
+    json_object *meta = json_object_new_object();
+    json_object_object_add(meta, "name", json_object_new_string("n"));
+    json_object_object_add(root, "metadata", meta);
+    json_object_object_add(root, "cpu", json_object_new_int64(-3));
+    json_object_object_add(root, "ratio", json_object_new_double(0.5));
+    json_object *list = json_object_new_array();
+    json_object_array_add(list, json_object_new_int(12));
+    json_object_object_add(root, "list", list);
+    char err[64];
+    trellis_object *o = object_new(root, err, sizeof err);
+    ck_assert_ptr_nonnull(o);
+    ck_assert_str_eq(str_at(o, "cpu"), "-3");
+    ck_assert_str_eq(str_at(o, "ratio"), "0.5");
+    ck_assert_str_eq(str_at(o, "list[0]"), "12");
+    /* a tree never frozen still answers */
+    json_object *loose = json_object_new_int(5);
+    ck_assert_str_eq(value_string((const trellis_value *)loose), "5");
+    json_object_put(loose);
+    object_unref(o);
+}
+END_TEST
+
+static Suite *object_suite(void)
+{
+    Suite *s = suite_create("object");
+    TCase *t = tcase_create("objects");
+    tcase_add_test(t, identity);
+    tcase_add_test(t, refusals);
+    tcase_add_test(t, json_errors);
+    tcase_add_test(t, refcount_and_origin);
+    tcase_add_test(t, labels_and_annotations);
+    suite_add_tcase(s, t);
+    TCase *v = tcase_create("values");
+    tcase_add_test(v, paths);
+    tcase_add_test(v, long_keys);
+    tcase_add_test(v, value_types_and_accessors);
+    tcase_add_test(v, int_edges);
+    tcase_add_test(v, foreach_order);
+    tcase_add_test(v, values_of_built_trees);
+    suite_add_tcase(s, v);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(object_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
