@@ -53,11 +53,11 @@ plain_valgrind() {
         ../configure -q --enable-werror CFLAGS="-g -O2" >/dev/null &&
         make -s -j"$jobs" >/dev/null &&
         make -s -j"$jobs" check >/dev/null 2>&1 &&
-        TRELLIS_VALGRIND=1 make -s check TESTS=scenarios/run.sh >/dev/null 2>&1
+        TRELLIS_VALGRIND=1 make -s check TESTS=scenarios.sh >/dev/null 2>&1
     rc=$?
     cd "$top"
     [ $rc -eq 0 ] || show_logs build-plain
-    cat build-plain/tests/scenarios/run.sh.log 2>/dev/null | tail -n 1
+    cat build-plain/tests/scenarios.sh.log 2>/dev/null | tail -n 1
     return $rc
 }
 distcheck() {
@@ -65,7 +65,7 @@ distcheck() {
         { make -C build-plain distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror 2>&1 | tail -n 40; return 1; }
 }
 install_test() {
-    TOP_SRCDIR="$top" sh "$top/tests/install/run.sh"
+    TOP_SRCDIR="$top" sh "$top/tests/install.sh"
 }
 stage "asan+ubsan build, make check" asan
 stage "valgrind over the scenario suite" plain_valgrind

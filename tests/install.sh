@@ -1,6 +1,6 @@
 #!/bin/sh
 #
-# run.sh - the install test: configure, build and install trellis into a
+# install.sh - the install test: configure, build and install trellis into a
 # temporary prefix, then build the out-of-tree example plugin
 # (contrib/example-plugin) against the installation with pkg-config alone,
 # install it, and check that the installed trellis finds and uses it.

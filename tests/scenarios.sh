@@ -7,7 +7,7 @@
 # must equal the written-back state byte for byte. With TRELLIS_VALGRIND
 # set, trellis runs under valgrind and any error or leak fails the scenario.
 #
-# Usage: run.sh [SCENARIO...]   (default: all)
+# Usage: scenarios.sh [SCENARIO...]   (default: all)
 set -u
 : "${TRELLIS:?}" "${JSONMATCH:?}" "${SRCDIR:?}"
 here="$SRCDIR/scenarios"

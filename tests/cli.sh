@@ -1,6 +1,6 @@
 #!/bin/sh
 #
-# run.sh - command line tests of the trellis binary, run by `make check`.
+# cli.sh - command line tests of the trellis binary, run by `make check`.
 #
 # Each check runs the built binary on a small config and manifests written
 # into a temporary directory and matches the key words of its output and its
