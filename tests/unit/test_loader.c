@@ -21,12 +21,7 @@ static char path_copy[4096];
 
 static void setup_dirs(void)
 {
-    const char *env = getenv("TRELLIS_PLUGIN_PATH");
-    ck_assert_msg(env != NULL, "TRELLIS_PLUGIN_PATH is not set (run through make check)");
-    snprintf(path_copy, sizeof path_copy, "%s", env);
-    n_dirs = 0;
-    for (char *t = strtok(path_copy, ":"); t && n_dirs < 8; t = strtok(NULL, ":"))
-        dirs[n_dirs++] = t;
+    n_dirs = tu_plugin_dirs(dirs, path_copy, sizeof path_copy);
 }
 
 /* the file of a fixture, found in the directories */

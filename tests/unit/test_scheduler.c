@@ -26,41 +26,23 @@ static char tmp[64];
 
 static void setup(void)
 {
-    const char *env = getenv("TRELLIS_PLUGIN_PATH");
-    ck_assert_msg(env != NULL, "TRELLIS_PLUGIN_PATH is not set (run through make check)");
-    snprintf(path_copy, sizeof path_copy, "%s", env);
-    n_dirs = 0;
-    for (char *t = strtok(path_copy, ":"); t && n_dirs < 8; t = strtok(NULL, ":"))
-        dirs[n_dirs++] = t;
-    snprintf(tmp, sizeof tmp, "/tmp/trellis-sched-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmp));
+    n_dirs = tu_plugin_dirs(dirs, path_copy, sizeof path_copy);
+    tu_mkdtemp(tmp, "sched");
 }
 
 static void teardown(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    ck_assert_int_eq(system(cmd), 0);
+    tu_rmtree(tmp);
 }
 
 static void write_text(const char *rel, const char *text)
 {
-    char p[256];
-    snprintf(p, sizeof p, "%s/%s", tmp, rel);
-    FILE *f = fopen(p, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
+    tu_write(tmp, rel, text);
 }
 
 static char *read_text(const char *rel)
 {
-    char p[256];
-    snprintf(p, sizeof p, "%s/%s", tmp, rel);
-    char err[256];
-    char *t = read_file(p, NULL, err, sizeof err);
-    ck_assert_msg(t != NULL, "%s", err);
-    return t;
+    return tu_read(tmp, rel);
 }
 
 #define PROFILE(name, extra, plugins)                                                      \

@@ -20,34 +20,22 @@ static char tmp[64];
 
 static void setup(void)
 {
-    snprintf(tmp, sizeof tmp, "/tmp/trellis-store-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmp));
+    tu_mkdtemp(tmp, "store");
 }
 
 static void teardown(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    ck_assert_int_eq(system(cmd), 0);
+    tu_rmtree(tmp);
 }
 
 static void put(const char *rel, const char *text)
 {
-    char p[256];
-    snprintf(p, sizeof p, "%s/%s", tmp, rel);
-    FILE *f = fopen(p, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
+    tu_write(tmp, rel, text);
 }
 
 static char *get(const char *rel)
 {
-    char p[256], err[256];
-    snprintf(p, sizeof p, "%s/%s", tmp, rel);
-    char *t = read_file(p, NULL, err, sizeof err);
-    ck_assert_msg(t != NULL, "%s", err);
-    return t;
+    return tu_read(tmp, rel);
 }
 
 #define POD(name) "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " name "\nspec:\n  x: 1\n"

@@ -1,14 +1,18 @@
 /*
- * testutil.h - helpers shared by the unit tests: building objects from
- * JSON text and running a suite.
+ * testutil.h - helpers shared by the unit tests: objects from JSON text,
+ * the plugin directories `make check` passes in TRELLIS_PLUGIN_PATH, a
+ * temporary directory with files in it, and running a suite.
  */
 #ifndef TRELLIS_TESTUTIL_H
 #define TRELLIS_TESTUTIL_H
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "object.h"
+#include "util.h"
 
 static inline trellis_object *tu_obj(const char *json)
 {
@@ -16,6 +20,52 @@ static inline trellis_object *tu_obj(const char *json)
     trellis_object *o = object_from_json(json, err, sizeof err);
     ck_assert_msg(o != NULL, "object_from_json: %s", err);
     return o;
+}
+
+/* Split TRELLIS_PLUGIN_PATH into dirs (at most 8). */
+static inline size_t tu_plugin_dirs(char **dirs, char *buf, size_t buflen)
+{
+    const char *env = getenv("TRELLIS_PLUGIN_PATH");
+    ck_assert_msg(env != NULL, "TRELLIS_PLUGIN_PATH is not set (run through make check)");
+    snprintf(buf, buflen, "%s", env);
+    size_t n = 0;
+    for (char *t = strtok(buf, ":"); t && n < 8; t = strtok(NULL, ":"))
+        dirs[n++] = t;
+    return n;
+}
+
+/* A fresh directory under /tmp; dir must hold 64 bytes. */
+static inline void tu_mkdtemp(char *dir, const char *name)
+{
+    snprintf(dir, 64, "/tmp/trellis-%s-XXXXXX", name);
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static inline void tu_rmtree(const char *dir)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static inline void tu_write(const char *dir, const char *rel, const char *text)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The file's content; the caller frees it. */
+static inline char *tu_read(const char *dir, const char *rel)
+{
+    char p[256], err[256];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    char *t = read_file(p, NULL, err, sizeof err);
+    ck_assert_msg(t != NULL, "%s", err);
+    return t;
 }
 
 static inline int tu_run(Suite *s)
