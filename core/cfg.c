@@ -228,9 +228,10 @@ static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p,
                         char *err, size_t errlen)
 {
     static const char *const keys[] = {"name", "default", "workload", "target", "binding",
-                                       "tie_break", "backoff", "max_unschedulable_ms",
-                                       "plugins", NULL};
-    static const char *const bkeys[] = {"field", NULL};
+                                       "tie_break", "score_mode", "unschedulable_message",
+                                       "target_noun", "events", "backoff",
+                                       "max_unschedulable_ms", "plugins", NULL};
+    static const char *const bkeys[] = {"field", "also_counts", NULL};
     static const char *const bokeys[] = {"initial_ms", "max_ms", NULL};
     memset(p, 0, sizeof *p);
     p->line = config_setting_source_line(s);
@@ -260,6 +261,48 @@ static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p,
     if (!valid_path(p->binding_field))
         return serr(c, b, err, errlen,
                     "binding.field: expected a dotted path like spec.nodeName");
+    config_setting_t *ac = config_setting_get_member(b, "also_counts");
+    if (ac) {
+        if (!config_setting_is_array(ac) && !config_setting_is_list(ac))
+            return serr(c, ac, err, errlen,
+                        "binding.also_counts must be a list of paths [ \"status.seedName\" ]");
+        int n = config_setting_length(ac);
+        p->also_counts = xcalloc((size_t)n, sizeof *p->also_counts);
+        for (int i = 0; i < n; i++) {
+            const char *f = config_setting_get_string_elem(ac, i);
+            if (!f || !valid_path(f))
+                return serr(c, ac, err, errlen,
+                            "binding.also_counts: expected dotted paths like status.seedName");
+            p->also_counts[p->n_also_counts++] = xstrdup(f);
+        }
+    }
+    char *sm = NULL, *um = NULL;
+    if (get_str(c, s, "score_mode", 0, &sm, err, errlen) < 0)
+        return -1;
+    if (sm) {
+        int ok = strcmp(sm, "weighted") == 0 || strcmp(sm, "lexicographic") == 0;
+        p->lexicographic = strcmp(sm, "lexicographic") == 0;
+        free(sm);
+        if (!ok)
+            return serr(c, config_setting_get_member(s, "score_mode"), err, errlen,
+                        "score_mode: expected \"weighted\" or \"lexicographic\"");
+    }
+    if (get_str(c, s, "unschedulable_message", 0, &um, err, errlen) < 0)
+        return -1;
+    if (um) {
+        int ok = strcmp(um, "summary") == 0 || strcmp(um, "per-target") == 0;
+        p->per_target_message = strcmp(um, "per-target") == 0;
+        free(um);
+        if (!ok)
+            return serr(c, config_setting_get_member(s, "unschedulable_message"), err, errlen,
+                        "unschedulable_message: expected \"summary\" or \"per-target\"");
+    }
+    if (get_str(c, s, "target_noun", 0, &p->target_noun, err, errlen) < 0)
+        return -1;
+    if (!p->target_noun)
+        p->target_noun = xstrdup("target");
+    if (get_bool(c, s, "events", &p->events, err, errlen) < 0)
+        return -1;
     char *tb = NULL;
     if (get_str(c, s, "tie_break", 0, &tb, err, errlen) < 0)
         return -1;
@@ -322,6 +365,10 @@ static void free_profile(cfg_profile *p)
     free(p->target_kind);
     free(p->target_api_version);
     free(p->binding_field);
+    for (size_t i = 0; i < p->n_also_counts; i++)
+        free(p->also_counts[i]);
+    free(p->also_counts);
+    free(p->target_noun);
     for (size_t i = 0; i < p->n_plugins; i++)
         free_plugin(&p->plugins[i]);
     free(p->plugins);

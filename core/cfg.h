@@ -55,7 +55,15 @@ typedef struct cfg_profile {
     char *scheduler_name_field; /* may be NULL: every workload of the kind */
     char *target_kind, *target_api_version;
     char *binding_field; /* e.g. "spec.nodeName" */
+    /* more fields whose target name counts a workload on that target
+     * (Gardener counts status.seedName too); never written */
+    char **also_counts;
+    size_t n_also_counts;
     int tie_break_desc;  /* 0: smallest name wins a tie, 1: largest */
+    int lexicographic;   /* score_mode: 0 weighted sum, 1 plugin by plugin */
+    int per_target_message; /* unschedulable_message: 0 summary, 1 per-target */
+    char *target_noun;   /* in messages, default "target" */
+    int events;          /* write an Event for unschedulable workloads */
     uint64_t backoff_initial_ms, backoff_max_ms, max_unschedulable_ms;
     cfg_plugin *plugins;
     size_t n_plugins;

@@ -54,6 +54,8 @@ void framework_build(profile *p)
             plist_add(&p->bind, pl);
         if (h->post_bind && (pt & PT_POST_BIND))
             plist_add(&p->post_bind, pl);
+        if (h->eviction_check)
+            plist_add(&p->eviction, pl);
     }
 }
 
@@ -385,8 +387,29 @@ static int by_count(const void *a, const void *b)
     return strcmp(x->reason, y->reason);
 }
 
+/* "0/3 seed cluster candidate(s) are eligible for scheduling: {a => ..., b
+ * => ...}", the form of Gardener's scheduler, targets in name order. */
+static char *per_target_message(trellis_cycle *c)
+{
+    strbuf b;
+    sb_init(&b);
+    sb_printf(&b, "0/%zu %s candidate(s) are eligible for scheduling: {", c->n,
+              c->p->cfg->target_noun);
+    for (size_t i = 0; i < c->n; i++) {
+        const trellis_plugin *who;
+        trellis_status st;
+        framework_explain(c, i, &who, &st);
+        sb_printf(&b, "%s%s => %s", i ? ", " : "", c->targets[i]->name,
+                  st.message[0] ? st.message : st.reason);
+    }
+    sb_puts(&b, "}");
+    return sb_steal(&b);
+}
+
 char *framework_unschedulable_message(trellis_cycle *c)
 {
+    if (c->p->cfg->per_target_message)
+        return per_target_message(c);
     strbuf b;
     sb_init(&b);
     sb_printf(&b, "0/%zu targets are available", c->n);
@@ -416,6 +439,97 @@ char *framework_unschedulable_message(trellis_cycle *c)
     sb_puts(&b, ".");
     free(t);
     return sb_steal(&b);
+}
+
+/* A score plugin's raw score that failed, or one out of range after
+ * normalize: the message names the plugin and the target. */
+static int check_scores(trellis_cycle *c, const trellis_plugin *pl,
+                        const struct trellis_target *const *ts, const int64_t *sc, size_t n,
+                        char *msg, size_t msglen)
+{
+    for (size_t j = 0; j < n; j++) {
+        if (sc[j] < 0 || sc[j] > TRELLIS_MAX_SCORE) {
+            snprintf(msg, msglen, "plugin %s: score %lld for target %s is outside 0..%d",
+                     pl->name, (long long)sc[j], ts[j]->name, TRELLIS_MAX_SCORE);
+            c->failed = 1;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* score_mode = "lexicographic": each score plugin in turn keeps only the
+ * targets with its best score, normalizing over the targets still in the
+ * running; what is left after the last plugin ties, and the tie-break
+ * decides. Raw scores were computed for every feasible target already, so
+ * this is a pass over arrays on the main thread. totals[j] ends as the
+ * number of plugins target j stayed in the running for, for --explain. */
+static fw_result select_lexicographic(profile *p, trellis_cycle *c, trellis_object *w,
+                                      const struct trellis_target **best, char *msg,
+                                      size_t msglen)
+{
+    size_t nf = c->n_feasible;
+    /* live[] holds the indices (into feasible) still in the running */
+    uint32_t *live = framework_cycle_alloc(c, nf * sizeof *live);
+    const struct trellis_target **ts = framework_cycle_alloc(c, nf * sizeof *ts);
+    int64_t *sc = framework_cycle_alloc(c, nf * sizeof *sc);
+    size_t nl = nf;
+    for (size_t j = 0; j < nf; j++)
+        live[j] = (uint32_t)j;
+    trellis_status st;
+    fw_result r = FW_SCHEDULED;
+    for (size_t k = 0; k < p->score.n && nl > 1; k++) {
+        trellis_plugin *pl = p->score.v[k];
+        if (c->skip_score[pl->index])
+            continue;
+        int64_t *raw = &c->scores[k * nf];
+        for (size_t j = 0; j < nl; j++) {
+            if (raw[live[j]] == INT64_MIN) {
+                snprintf(msg, msglen, "plugin %s: score failed for target %s", pl->name,
+                         c->feasible[live[j]]->name);
+                c->failed = 1;
+                r = FW_ERROR;
+                goto out;
+            }
+            ts[j] = c->feasible[live[j]];
+            sc[j] = raw[live[j]];
+        }
+        if (pl->h.normalize) {
+            memset(&st, 0, sizeof st);
+            if (pl->h.normalize(pl, c, w, (const trellis_target *const *)ts, nl, sc, &st) !=
+                TRELLIS_SUCCESS) {
+                set_error(c, pl, &st, msg, msglen, "normalize failed");
+                r = FW_ERROR;
+                goto out;
+            }
+        }
+        if (check_scores(c, pl, ts, sc, nl, msg, msglen) < 0) {
+            r = FW_ERROR;
+            goto out;
+        }
+        int64_t top = -1;
+        for (size_t j = 0; j < nl; j++) {
+            raw[live[j]] = sc[j]; /* the normalized score, for --explain */
+            if (sc[j] > top)
+                top = sc[j];
+        }
+        size_t keep = 0;
+        for (size_t j = 0; j < nl; j++) {
+            c->totals[live[j]]++;
+            if (sc[j] == top)
+                live[keep++] = live[j];
+        }
+        nl = keep;
+    }
+    /* live[] is in name order: tie-break by name */
+    *best = c->feasible[p->cfg->tie_break_desc ? live[nl - 1] : live[0]];
+    if (c->nominated_name)
+        for (size_t j = 0; j < nl; j++)
+            if (strcmp(c->feasible[live[j]]->name, c->nominated_name) == 0)
+                *best = c->feasible[live[j]];
+    c->scored = 1;
+out:
+    return r;
 }
 
 fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, int explain,
@@ -537,6 +651,8 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
     if (p->score.n)
         pool_run(p->sched_pool, nf, SCORE_BLOCK, score_block, c);
     memset(c->totals, 0, nf * sizeof *c->totals);
+    if (p->cfg->lexicographic)
+        return select_lexicographic(p, c, w, best, msg, msglen);
     for (size_t k = 0; k < p->score.n; k++) {
         trellis_plugin *pl = p->score.v[k];
         int64_t *sc = &c->scores[k * nf];
@@ -560,16 +676,10 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
                 return FW_ERROR;
             }
         }
-        for (size_t j = 0; j < nf; j++) {
-            if (sc[j] < 0 || sc[j] > TRELLIS_MAX_SCORE) {
-                snprintf(msg, msglen,
-                         "plugin %s: score %lld for target %s is outside 0..%d", pl->name,
-                         (long long)sc[j], c->feasible[j]->name, TRELLIS_MAX_SCORE);
-                c->failed = 1;
-                return FW_ERROR;
-            }
+        if (check_scores(c, pl, c->feasible, sc, nf, msg, msglen) < 0)
+            return FW_ERROR;
+        for (size_t j = 0; j < nf; j++)
             c->totals[j] += (int64_t)pl->weight * sc[j];
-        }
     }
     c->scored = 1;
 

@@ -41,7 +41,7 @@ typedef struct profile {
     size_t n_plugins;
     trellis_plugin *queue_sort;
     plist pre_filter, filter, post_filter, pre_score, score, reserve, permit, pre_bind, bind,
-        post_bind, prepare_workload, prepare_target;
+        post_bind, prepare_workload, prepare_target, eviction;
     queue q;
     snapshot snap;
     struct pool *sched_pool;

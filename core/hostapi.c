@@ -45,6 +45,7 @@ REG(reg_permit, permit, trellis_permit_fn)
 REG(reg_pre_bind, pre_bind, trellis_bind_fn)
 REG(reg_bind, bind, trellis_bind_fn)
 REG(reg_post_bind, post_bind, trellis_post_bind_fn)
+REG(reg_eviction_check, eviction_check, trellis_eviction_fn)
 #undef REG
 
 #define MAX_COUNTERS 16
@@ -220,6 +221,22 @@ static int permit_reject(const trellis_plugin *self, const char *ns, const char 
     return sched_permit_set(self, ns, name, 0, reason);
 }
 
+static const trellis_object *lookup_object(const trellis_plugin *self, const char *kind,
+                                           const char *ns, const char *name)
+{
+    if (!self || !self->profile || !kind || !name)
+        return NULL;
+    return sched_lookup(((profile *)self->profile)->sched, kind, ns ? ns : "", name);
+}
+
+static int foreach_object(const trellis_plugin *self, const char *kind, const char *ns,
+                          int (*cb)(const trellis_object *o, void *ud), void *ud)
+{
+    if (!self || !self->profile || !kind || !cb)
+        return 0;
+    return sched_foreach(((profile *)self->profile)->sched, kind, ns, cb, ud);
+}
+
 static const trellis_host table = {
     .size = sizeof(trellis_host),
     .sdk_major = TRELLIS_SDK_MAJOR,
@@ -293,6 +310,9 @@ static const trellis_host table = {
     .store_set_field = store_set_field,
     .permit_allow = permit_allow,
     .permit_reject = permit_reject,
+    .lookup_object = lookup_object,
+    .foreach_object = foreach_object,
+    .register_eviction_check = reg_eviction_check,
 };
 
 const trellis_host *hostapi_table(void)

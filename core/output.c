@@ -22,16 +22,20 @@ const char *output_result_name(dec_result r)
     return "unschedulable";
 }
 
+static json_object *id_json(const obj_id *id)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "kind", json_object_new_string(id->kind));
+    json_object_object_add(o, "namespace", json_object_new_string(id->namespace_));
+    json_object_object_add(o, "name", json_object_new_string(id->name));
+    return o;
+}
+
 static json_object *ids_json(const obj_id *ids, size_t n)
 {
     json_object *a = json_object_new_array();
-    for (size_t i = 0; i < n; i++) {
-        json_object *o = json_object_new_object();
-        json_object_object_add(o, "kind", json_object_new_string(ids[i].kind));
-        json_object_object_add(o, "namespace", json_object_new_string(ids[i].namespace_));
-        json_object_object_add(o, "name", json_object_new_string(ids[i].name));
-        json_object_array_add(a, o);
-    }
+    for (size_t i = 0; i < n; i++)
+        json_object_array_add(a, id_json(&ids[i]));
     return a;
 }
 
@@ -90,6 +94,18 @@ void output_json(FILE *f, sched *s)
         json_object_array_add(arr, o);
     }
     json_object_object_add(root, "decisions", arr);
+    json_object *evs = json_object_new_array();
+    for (size_t i = 0; i < s->n_evictions; i++) {
+        const eviction *ev = &s->evictions[i];
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "workload", id_json(&ev->workload));
+        json_object_object_add(o, "target", json_object_new_string(ev->target));
+        json_object_object_add(o, "plugin", json_object_new_string(ev->plugin));
+        json_object_object_add(o, "code", json_object_new_string(ev->code));
+        json_object_object_add(o, "reason", json_object_new_string(ev->reason));
+        json_object_array_add(evs, o);
+    }
+    json_object_object_add(root, "evictions", evs);
     json_object *sum = json_object_new_object();
     json_object_object_add(sum, "scheduled", json_object_new_int64((int64_t)counts[1]));
     json_object_object_add(sum, "unschedulable", json_object_new_int64((int64_t)counts[2]));
@@ -119,6 +135,12 @@ void output_table(FILE *f, sched *s)
             tl += strlen(d->targets[k]) + (k ? 1 : 0);
         if (tl > tw)
             tw = tl;
+    }
+    for (size_t i = 0; i < s->n_evictions; i++) {
+        const eviction *ev = &s->evictions[i];
+        fprintf(f, "evicted %s %s%s%s from %s: %s %s: %s\n", ev->workload.kind,
+                ev->workload.namespace_, *ev->workload.namespace_ ? "/" : "",
+                ev->workload.name, ev->target, ev->plugin, ev->code, ev->reason);
     }
     fprintf(f, "%-*s  %-*s  %-13s  %-*s  %s\n", (int)ww, "WORKLOAD", (int)pw, "PROFILE",
             "RESULT", (int)tw, "TARGETS", "MESSAGE");

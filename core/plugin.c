@@ -253,6 +253,7 @@ const char *registry_hook_names(const trellis_plugin *pl, char *buf, size_t len)
     HOOK(pre_bind, "pre-bind")
     HOOK(bind, "bind")
     HOOK(post_bind, "post-bind")
+    HOOK(eviction_check, "eviction-check")
 #undef HOOK
     snprintf(buf, len, "%s", b.s ? b.s : "-");
     sb_free(&b);

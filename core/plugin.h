@@ -44,6 +44,7 @@ typedef struct plugin_hooks {
     trellis_permit_fn permit;
     trellis_bind_fn pre_bind, bind;
     trellis_post_bind_fn post_bind;
+    trellis_eviction_fn eviction_check;
 } plugin_hooks;
 
 struct trellis_plugin {

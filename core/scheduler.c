@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -66,6 +67,7 @@ int sched_open(sched *s, cfg *c, char *const *extra_dirs, size_t n_extra, int pa
     s->max_attempts = 5;
     registry_init(&s->reg);
     hmap_init(&s->dec_by_key);
+    hmap_init(&s->by_id);
     cycle_init(&s->cycle);
     size_t nd = n_extra + c->n_plugin_dirs + 1;
     char **dirs = xcalloc(nd, sizeof *dirs);
@@ -194,6 +196,159 @@ static int is_target_kind(const sched *s, const trellis_object *o)
     return 0;
 }
 
+static char *id_key(const char *kind, const char *ns, const char *name)
+{
+    return xasprintf("%s/%s/%s", kind, ns ? ns : "", name);
+}
+
+const trellis_object *sched_lookup(const sched *s, const char *kind, const char *ns,
+                                   const char *name)
+{
+    char buf[768];
+    snprintf(buf, sizeof buf, "%s/%s/%s", kind, ns ? ns : "", name);
+    return hmap_get(&s->by_id, buf);
+}
+
+int sched_foreach(const sched *s, const char *kind, const char *ns,
+                  int (*cb)(const trellis_object *o, void *ud), void *ud)
+{
+    for (size_t i = 0; i < s->n_objects; i++) {
+        const trellis_object *o = s->objects[i];
+        if (strcmp(o->kind, kind) != 0 || (ns && strcmp(o->namespace_, ns) != 0))
+            continue;
+        int rc = cb(o, ud);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Every target name a bound workload counts on: its binding field and the
+ * profile's also_counts fields, without repeats. */
+static void add_assignments(sched *s, profile *own, trellis_object *o)
+{
+    const cfg_profile *pc = own->cfg;
+    const char *seen[8];
+    size_t n_seen = 0;
+    for (size_t k = 0; k <= pc->n_also_counts && n_seen < 8; k++) {
+        const char *field = k == 0 ? pc->binding_field : pc->also_counts[k - 1];
+        const char *t = value_string(object_get(o, field));
+        if (!t || !*t)
+            continue;
+        int dup = 0;
+        for (size_t j = 0; j < n_seen; j++)
+            dup |= strcmp(seen[j], t) == 0;
+        if (dup)
+            continue;
+        seen[n_seen++] = t;
+        cache_add_bound(&s->cache, o, pc->target_kind, t);
+    }
+}
+
+static void evict_bound(sched *s, profile *p, trellis_object *w, cache_target *ct,
+                        const trellis_plugin *pl, const trellis_status *st);
+
+/* Eviction checks (NoExecute and the like) over every bound workload,
+ * before anything is scheduled. */
+static void run_eviction_checks(sched *s)
+{
+    typedef struct hit {
+        trellis_object *w;
+        cache_target *t;
+        const trellis_plugin *pl;
+        trellis_status st;
+    } hit;
+    for (size_t i = 0; i < s->n_profiles; i++) {
+        profile *p = &s->profiles[i];
+        if (!p->eviction.n)
+            continue;
+        /* collect first: evicting changes the lists being walked */
+        hit *hits = NULL;
+        size_t n = 0, cap = 0, it = 0;
+        hmap_slot *sl;
+        while ((sl = hmap_next(&s->cache.targets, &it))) {
+            cache_target *ct = sl->val;
+            if (!ct->t.obj || strcmp(ct->kind, p->cfg->target_kind) != 0)
+                continue;
+            for (size_t j = 0; j < ct->t.n_wl; j++) {
+                trellis_object *w = ct->t.wl[j];
+                const char *b = value_string(object_get(w, p->cfg->binding_field));
+                if (owner_for(s, w) != p || !b || strcmp(b, ct->name) != 0)
+                    continue;
+                for (size_t k = 0; k < p->eviction.n; k++) {
+                    trellis_plugin *pl = p->eviction.v[k];
+                    trellis_status st;
+                    memset(&st, 0, sizeof st);
+                    if (pl->h.eviction_check(pl, w, &ct->t, &st) == TRELLIS_SUCCESS)
+                        continue;
+                    grow(&hits, &cap, n + 1, sizeof *hits);
+                    hits[n].w = object_ref(w);
+                    hits[n].t = ct;
+                    hits[n].pl = pl;
+                    hits[n].st = st;
+                    n++;
+                    break;
+                }
+            }
+        }
+        /* in name order, so the output and the requeue order are stable */
+        for (size_t a = 1; a < n; a++)
+            for (size_t b2 = a; b2 > 0 && strcmp(hits[b2 - 1].w->key, hits[b2].w->key) > 0;
+                 b2--) {
+                hit tmp = hits[b2];
+                hits[b2] = hits[b2 - 1];
+                hits[b2 - 1] = tmp;
+            }
+        for (size_t j = 0; j < n; j++) {
+            evict_bound(s, p, hits[j].w, hits[j].t, hits[j].pl, &hits[j].st);
+            object_unref(hits[j].w);
+        }
+        free(hits);
+    }
+}
+
+/* Clear a bound workload's binding, take it off every target it counts on
+ * and queue it again. */
+static void evict_bound(sched *s, profile *p, trellis_object *w, cache_target *ct,
+                        const trellis_plugin *pl, const trellis_status *st)
+{
+    char err[512];
+    store_edit e = {p->cfg->binding_field, NULL};
+    if (s->st->ops->patch(s->st, w, &e, 1, err, sizeof err) < 0) {
+        log_error("cannot evict %s %s from %s: %s", w->kind, w->key, ct->name, err);
+        return;
+    }
+    s->evictions = xrealloc(s->evictions, (s->n_evictions + 1) * sizeof *s->evictions);
+    eviction *ev = &s->evictions[s->n_evictions++];
+    ev->workload.kind = xstrdup(w->kind);
+    ev->workload.namespace_ = xstrdup(w->namespace_);
+    ev->workload.name = xstrdup(w->name);
+    ev->target = xstrdup(ct->name);
+    ev->plugin = xstrdup(pl->name);
+    ev->code = xstrdup(st->reason);
+    ev->reason = xstrdup(st->message);
+    log_info("plugin %s: evicted %s %s from %s: %s", pl->name, w->kind, w->key, ct->name,
+             st->message);
+    cache_workload *cw = cache_get_workload(&s->cache, w);
+    if (cw) {
+        for (size_t i = 0; i < cw->n_as;) {
+            /* only the binding goes; an also_counts field (a status the
+             * scheduler does not own) keeps counting */
+            cache_target *t = cw->as[i].target;
+            const char *b = value_string(object_get(w, p->cfg->binding_field));
+            if (b && strcmp(b, t->name) == 0)
+                cache_forget(&s->cache, w, t);
+            else
+                i++;
+        }
+    }
+    profile *sp = sched_profile_for(s, w);
+    if (sp) {
+        queue_add(&sp->q, w, 0);
+        s->n_pending++;
+    }
+}
+
 int sched_load(sched *s, store *st, char *err, size_t errlen)
 {
     uint64_t t0 = now_ns();
@@ -209,6 +364,18 @@ int sched_load(sched *s, store *st, char *err, size_t errlen)
         log_warn("%s:%d: %s (skipped)", e->file, e->line, e->message);
     }
     s->n_manifest_errors = ms.n_errors;
+    /* every object can be looked up by the plugins while they prepare */
+    for (size_t i = 0; i < ms.n_objects; i++) {
+        trellis_object *o = ms.objects[i];
+        char *k = id_key(o->kind, o->namespace_, o->name);
+        if (hmap_get(&s->by_id, k)) {
+            free(k);
+            continue;
+        }
+        hmap_put(&s->by_id, k, o);
+        grow(&s->objects, &s->cap_objects, s->n_objects + 1, sizeof *s->objects);
+        s->objects[s->n_objects++] = object_ref(o);
+    }
     /* targets first, so bound workloads find them */
     for (size_t i = 0; i < ms.n_objects; i++) {
         trellis_object *o = ms.objects[i];
@@ -225,11 +392,10 @@ int sched_load(sched *s, store *st, char *err, size_t errlen)
             continue;
         prepare(s, o, 1);
         s->n_workloads_loaded++;
+        add_assignments(s, own, o);
         const char *bound = value_string(object_get(o, own->cfg->binding_field));
-        if (bound && *bound) {
-            cache_add_bound(&s->cache, o, own->cfg->target_kind, bound);
+        if (bound && *bound)
             continue;
-        }
         profile *p = sched_profile_for(s, o);
         if (p) {
             queue_add(&p->q, o, 0);
@@ -237,6 +403,7 @@ int sched_load(sched *s, store *st, char *err, size_t errlen)
         }
     }
     manifest_set_free(&ms);
+    run_eviction_checks(s);
     s->load_ns = now_ns() - t0;
     return 0;
 }
@@ -449,6 +616,76 @@ static void assume_and_bind(sched *s, profile *p, trellis_cycle *c, decision *d,
     bind_cycle(s, p, c, d, it, ct);
 }
 
+/* Record a Kubernetes Event for a workload that could not be scheduled.
+ * The name is derived from the workload and the message, so the same
+ * failure read again in a later run is the same Event and is not written
+ * twice. Reason codes per target go into an annotation for tools. */
+static void write_event(sched *s, profile *p, trellis_cycle *c, const trellis_object *w,
+                        const char *message)
+{
+    char ts[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    char basis[1024];
+    snprintf(basis, sizeof basis, "%s/%s/%s", w->kind, w->key, message);
+    char name[320];
+    snprintf(name, sizeof name, "%s.%016llx", w->name,
+             (unsigned long long)hmap_hash(basis));
+    strbuf codes;
+    sb_init(&codes);
+    for (size_t i = 0; i < c->n; i++) {
+        const trellis_plugin *who;
+        trellis_status st;
+        framework_explain(c, i, &who, &st);
+        sb_printf(&codes, "%s%s=%s", i ? "," : "", c->targets[i]->name, st.reason);
+    }
+    json_object *ev = json_object_new_object();
+    json_object_object_add(ev, "apiVersion", json_object_new_string("v1"));
+    json_object_object_add(ev, "kind", json_object_new_string("Event"));
+    json_object *md = json_object_new_object();
+    json_object_object_add(md, "name", json_object_new_string(name));
+    json_object_object_add(md, "namespace",
+                           json_object_new_string(*w->namespace_ ? w->namespace_ : "default"));
+    json_object *ann = json_object_new_object();
+    json_object_object_add(ann, "trellis.io/reasons",
+                           json_object_new_string(codes.s ? codes.s : ""));
+    json_object_object_add(md, "annotations", ann);
+    json_object_object_add(ev, "metadata", md);
+    json_object *inv = json_object_new_object();
+    json_object_object_add(inv, "apiVersion", json_object_new_string(w->api_version));
+    json_object_object_add(inv, "kind", json_object_new_string(w->kind));
+    json_object_object_add(inv, "namespace", json_object_new_string(w->namespace_));
+    json_object_object_add(inv, "name", json_object_new_string(w->name));
+    json_object_object_add(inv, "uid", json_object_new_string(w->uid));
+    json_object_object_add(ev, "involvedObject", inv);
+    json_object_object_add(ev, "reason", json_object_new_string("FailedScheduling"));
+    json_object_object_add(ev, "message", json_object_new_string(message));
+    json_object_object_add(ev, "type", json_object_new_string("Warning"));
+    json_object *src = json_object_new_object();
+    json_object_object_add(src, "component", json_object_new_string(p->cfg->name));
+    json_object_object_add(ev, "source", src);
+    json_object_object_add(ev, "reportingComponent", json_object_new_string("trellis"));
+    json_object_object_add(ev, "count", json_object_new_int(1));
+    json_object_object_add(ev, "firstTimestamp", json_object_new_string(ts));
+    json_object_object_add(ev, "lastTimestamp", json_object_new_string(ts));
+    sb_free(&codes);
+    char err[512];
+    trellis_object *o = object_new(ev, err, sizeof err);
+    if (!o) {
+        log_error("event for %s %s: %s", w->kind, w->key, err);
+        return;
+    }
+    if (sched_lookup(s, "Event", o->namespace_, o->name)) {
+        object_unref(o); /* recorded by an earlier run */
+        return;
+    }
+    if (s->st->ops->create(s->st, o, err, sizeof err) < 0)
+        log_warn("event for %s %s not written: %s", w->kind, w->key, err);
+    object_unref(o);
+}
+
 static void schedule_one(sched *s, profile *p, qitem *it)
 {
     decision *d = decision_for(s, it->w, p);
@@ -472,10 +709,13 @@ static void schedule_one(sched *s, profile *p, qitem *it)
         char *m = framework_unschedulable_message(c);
         set_result(d, DEC_UNSCHEDULABLE, m, NULL);
         free(m);
-        if (c->changed && d->attempts < s->max_attempts)
+        if (c->changed && d->attempts < s->max_attempts) {
             queue_retry_now(&p->q, it);
-        else
+        } else {
+            if (p->cfg->events)
+                write_event(s, p, c, it->w, d->message);
             queue_requeue(&p->q, it, 1, 0);
+        }
         return;
     }
     assume_and_bind(s, p, c, d, it, best);
@@ -690,6 +930,17 @@ void sched_close(sched *s)
     for (size_t i = 0; i < s->n_waiting; i++)
         free(s->waiting[i].reject_reason);
     free(s->waiting);
+    for (size_t i = 0; i < s->n_evictions; i++) {
+        eviction *ev = &s->evictions[i];
+        free(ev->workload.kind);
+        free(ev->workload.namespace_);
+        free(ev->workload.name);
+        free(ev->target);
+        free(ev->plugin);
+        free(ev->code);
+        free(ev->reason);
+    }
+    free(s->evictions);
     for (size_t i = 0; i < s->n_dec; i++) {
         decision *d = s->decisions[i];
         set_result(d, DEC_PENDING, NULL, NULL);
@@ -706,6 +957,13 @@ void sched_close(sched *s)
     while ((sl = hmap_next(&s->dec_by_key, &i)))
         free((char *)sl->key);
     hmap_free(&s->dec_by_key);
+    i = 0;
+    while ((sl = hmap_next(&s->by_id, &i)))
+        free((char *)sl->key);
+    hmap_free(&s->by_id);
+    for (size_t k = 0; k < s->n_objects; k++)
+        object_unref(s->objects[k]);
+    free(s->objects);
     for (size_t k = 0; k < s->n_profiles; k++) {
         profile *p = &s->profiles[k];
         queue_free(&p->q);

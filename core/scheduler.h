@@ -58,6 +58,12 @@ typedef struct decision {
     unsigned attempts;
 } decision;
 
+/* a bound workload evicted before scheduling (eviction checks) */
+typedef struct eviction {
+    obj_id workload;
+    char *target, *plugin, *code, *reason;
+} eviction;
+
 typedef struct waiting {
     decision *d;
     profile *p;
@@ -83,6 +89,11 @@ typedef struct sched {
     hmap dec_by_key;
     waiting *waiting;
     size_t n_waiting, cap_waiting;
+    trellis_object **objects; /* every object read, in store order */
+    size_t n_objects, cap_objects;
+    hmap by_id; /* "Kind/namespace/name" -> object */
+    eviction *evictions;
+    size_t n_evictions;
     trellis_object **prepared; /* every object the plugins prepared */
     size_t n_prepared, cap_prepared;
     size_t n_manifest_errors;
@@ -115,6 +126,10 @@ int sched_store_set_field(const trellis_plugin *pl, const trellis_object *o, con
                           const char *value, char *err, size_t errlen);
 int sched_permit_set(const trellis_plugin *pl, const char *ns, const char *name, int allow,
                      const char *reason);
+const trellis_object *sched_lookup(const sched *s, const char *kind, const char *ns,
+                                   const char *name);
+int sched_foreach(const sched *s, const char *kind, const char *ns,
+                  int (*cb)(const trellis_object *o, void *ud), void *ud);
 /* The profile that schedules w (by kind and scheduler name), or NULL. */
 profile *sched_profile_for(const sched *s, const trellis_object *w);
 

@@ -23,6 +23,10 @@
  *   1.0  First stable SDK: descriptor, host table, hooks for every extension
  *        point of the scheduling and binding cycles, per-object prepared
  *        data, per-target counters, batch filter/score, typed arguments.
+ *   1.1  lookup_object / foreach_object: read any object the store holds
+ *        (e.g. a CloudProfile a Shoot names, a region ConfigMap);
+ *        register_eviction_check: evict bound workloads from a target that
+ *        no longer accepts them (NoExecute taints).
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -34,6 +38,9 @@
  *   objects: prepare_workload / prepare_target  main thread, once per object
  *            amounts                            add or change (not per cycle)
  *            release                            when the object goes away
+ *
+ *   eviction check:  eviction_check      main thread, for every workload bound
+ *                                        to a target, before scheduling
  *
  *   scheduling cycle, one workload at a time:
  *     queue_sort.less                  main thread, when the queue reorders
@@ -78,7 +85,7 @@ extern "C" {
 #endif
 
 #define TRELLIS_SDK_MAJOR 1
-#define TRELLIS_SDK_MINOR 0
+#define TRELLIS_SDK_MINOR 1
 
 /* ---- opaque handles ---------------------------------------------------- */
 
@@ -281,6 +288,13 @@ typedef void (*trellis_post_bind_fn)(trellis_plugin *self, trellis_cycle *c,
                                      const trellis_object *workload,
                                      const trellis_target *target);
 
+/* eviction check (since 1.1): a workload is bound to target. Return
+ * TRELLIS_SUCCESS to let it stay, or TRELLIS_UNSCHEDULABLE with st filled to
+ * evict it: the host clears its binding through the store and queues it to
+ * be scheduled again. */
+typedef int (*trellis_eviction_fn)(trellis_plugin *self, const trellis_object *workload,
+                                   const trellis_target *target, trellis_status *st);
+
 typedef enum trellis_log_level {
     TRELLIS_LOG_ERROR = 0,
     TRELLIS_LOG_WARN,
@@ -468,6 +482,20 @@ typedef struct trellis_host {
                         const char *name);
     int (*permit_reject)(const trellis_plugin *self, const char *namespace_,
                          const char *name, const char *reason);
+
+    /* -- since 1.1 -- */
+    /* Any object the store holds, by kind, namespace ("" when cluster
+     * scoped) and name; NULL when absent. Borrowed: valid until the hook
+     * returns (in prepare: until the prepared data is released). */
+    const trellis_object *(*lookup_object)(const trellis_plugin *self, const char *kind,
+                                           const char *namespace_, const char *name);
+    /* Visit every object of a kind (in namespace_, or all when NULL) in store
+     * order; stops when cb returns nonzero and returns that value. Objects
+     * are borrowed as with lookup_object. */
+    int (*foreach_object)(const trellis_plugin *self, const char *kind, const char *namespace_,
+                          int (*cb)(const trellis_object *o, void *ud), void *ud);
+    /* Registration (init only): see trellis_eviction_fn. */
+    int (*register_eviction_check)(trellis_plugin *self, trellis_eviction_fn fn);
 } trellis_host;
 
 /* Whether the host table has a given member (for plugins built against a

@@ -57,10 +57,14 @@ static void expect_load_error(const char *name, const char *path, const char *n1
 START_TEST(version_checks)
 {
     setup_dirs();
-    expect_load_error("fx-wrong-major", NULL, "plugin built against SDK 2.0",
-                      "host has SDK 1.0 (major version differs");
-    expect_load_error("fx-newer-minor", NULL, "SDK 1.1, host has SDK 1.0",
-                      "plugin needs a newer host");
+    char want1[128], want2[128];
+    snprintf(want1, sizeof want1, "plugin built against SDK %d.0", TRELLIS_SDK_MAJOR + 1);
+    snprintf(want2, sizeof want2, "host has SDK %d.%d (major version differs",
+             TRELLIS_SDK_MAJOR, TRELLIS_SDK_MINOR);
+    expect_load_error("fx-wrong-major", NULL, want1, want2);
+    snprintf(want1, sizeof want1, "SDK %d.%d, host has SDK %d.%d", TRELLIS_SDK_MAJOR,
+             TRELLIS_SDK_MINOR + 1, TRELLIS_SDK_MAJOR, TRELLIS_SDK_MINOR);
+    expect_load_error("fx-newer-minor", NULL, want1, "plugin needs a newer host");
 }
 END_TEST
 
