@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "values.h"
+
 /* Enough for any mantissa a person writes, times 2^60, plus headroom. */
 #define MAX_MANTISSA 64
 #define MAX_DIGITS 128
@@ -165,14 +167,6 @@ static res_unit unit_of(const char *name)
     return RES_UNIT_COUNT;
 }
 
-static int check_path(const char *key, const char *value, char *err, size_t errlen)
-{
-    if (value && value[0] != '\0')
-        return 0;
-    snprintf(err, errlen, "%s: expected a dotted path, got '%s'", key, value ? value : "");
-    return -1;
-}
-
 int res_config_read(const trellis_host *h, const trellis_args *a, const char *list_key,
                     res_config *cfg, char *err, size_t errlen)
 {
@@ -184,10 +178,10 @@ int res_config_read(const trellis_host *h, const trellis_args *a, const char *li
     cfg->init_containers_field = h->arg_string(a, "init_containers_field");
     cfg->overhead_field = h->arg_string(a, "overhead_field");
     cfg->allocatable_field = h->arg_string(a, "allocatable_field");
-    if (check_path("containers_field", cfg->containers_field, err, errlen) < 0 ||
-        check_path("init_containers_field", cfg->init_containers_field, err, errlen) < 0 ||
-        check_path("overhead_field", cfg->overhead_field, err, errlen) < 0 ||
-        check_path("allocatable_field", cfg->allocatable_field, err, errlen) < 0)
+    if (values_check_path("containers_field", cfg->containers_field, err, errlen) < 0 ||
+        values_check_path("init_containers_field", cfg->init_containers_field, err, errlen) < 0 ||
+        values_check_path("overhead_field", cfg->overhead_field, err, errlen) < 0 ||
+        values_check_path("allocatable_field", cfg->allocatable_field, err, errlen) < 0)
         return -1;
     if (n == 0 || n > RES_MAX) {
         snprintf(err, errlen, "%s: expected 1 to %d resource names, got %zu", list_key, RES_MAX, n);
@@ -224,37 +218,6 @@ static int index_of(const res_config *cfg, const char *name)
     return -1;
 }
 
-static const char *type_name(trellis_value_type t)
-{
-    switch (t) {
-    case TRELLIS_VALUE_NULL:
-        return "null";
-    case TRELLIS_VALUE_BOOL:
-        return "a boolean";
-    case TRELLIS_VALUE_INT:
-        return "an integer";
-    case TRELLIS_VALUE_DOUBLE:
-        return "a number";
-    case TRELLIS_VALUE_STRING:
-        return "a string";
-    case TRELLIS_VALUE_LIST:
-        return "a list";
-    case TRELLIS_VALUE_MAP:
-        return "a map";
-    }
-    return "an unknown value";
-}
-
-/* Resource names such as "nvidia.com/gpu" contain dots, so they are named
- * in the bracket form of the host's paths. */
-static void member_path(char *buf, size_t len, const char *parent, const char *key)
-{
-    if (strchr(key, '.'))
-        snprintf(buf, len, "%s[\"%s\"]", parent, key);
-    else
-        snprintf(buf, len, "%s.%s", parent, key);
-}
-
 /* A quantity written as a YAML number (`cpu: 2`, `cpu: 0.5`) arrives as an
  * int or a double; a double is printed with 15 significant digits, which
  * gives back the text a person wrote ("0.1", not "0.1000000000000000055"). */
@@ -275,7 +238,7 @@ static int value_quantity(const trellis_host *h, const trellis_value *v, res_uni
     }
     if (!text) {
         snprintf(err, errlen, "%s: expected a quantity such as 500m, 2 or 1Gi, got %s", path,
-                 type_name(t));
+                 values_type_name(t));
         return -1;
     }
     rc = res_quantity_parse(text, unit, out);
@@ -317,7 +280,9 @@ static int amount_member(const char *key, const trellis_value *v, void *ud)
         return 0;
     if (ctx->skip_present && ctx->has[i])
         return 0;
-    member_path(path, sizeof(path), ctx->path, key);
+    /* Resource names such as "nvidia.com/gpu" contain dots, so they are
+     * named in the bracket form of the host's paths. */
+    values_member_path(path, sizeof(path), ctx->path, key, ".");
     if (value_quantity(ctx->h, v, ctx->cfg->unit[i], path, &ctx->v[i], ctx->err, ctx->errlen) < 0)
         return -1;
     ctx->has[i] = 1;
@@ -331,14 +296,10 @@ static int read_amounts(const trellis_host *h, const res_config *cfg, const trel
                         char *err, size_t errlen)
 {
     amounts_ctx ctx;
-    trellis_value_type t = map ? h->value_type(map) : TRELLIS_VALUE_NULL;
+    int rc = values_expect(h, map, TRELLIS_VALUE_MAP, "a map of quantities", path, err, errlen);
 
-    if (t == TRELLIS_VALUE_NULL)
-        return 0;
-    if (t != TRELLIS_VALUE_MAP) {
-        snprintf(err, errlen, "%s: expected a map of quantities, got %s", path, type_name(t));
-        return -1;
-    }
+    if (rc <= 0)
+        return rc;
     ctx.h = h;
     ctx.cfg = cfg;
     ctx.path = path;
@@ -361,7 +322,8 @@ static int container_requests(const trellis_host *h, const res_config *cfg, cons
 
     memset(v, 0, sizeof(*v) * RES_MAX);
     if (h->value_type(c) != TRELLIS_VALUE_MAP) {
-        snprintf(err, errlen, "%s: expected a map, got %s", path, type_name(h->value_type(c)));
+        snprintf(err, errlen, "%s: expected a map, got %s", path,
+                 values_type_name(h->value_type(c)));
         return -1;
     }
     res = h->value_get(c, "resources");
@@ -369,7 +331,7 @@ static int container_requests(const trellis_host *h, const res_config *cfg, cons
         return 0;
     if (h->value_type(res) != TRELLIS_VALUE_MAP) {
         snprintf(err, errlen, "%s.resources: expected a map, got %s", path,
-                 type_name(h->value_type(res)));
+                 values_type_name(h->value_type(res)));
         return -1;
     }
     snprintf(sub, sizeof(sub), "%s.resources.requests", path);
@@ -398,17 +360,10 @@ static int get_list(const trellis_host *h, const trellis_object *w, const char *
                     const trellis_value **out, char *err, size_t errlen)
 {
     const trellis_value *v = h->object_get(w, field);
-    trellis_value_type t = v ? h->value_type(v) : TRELLIS_VALUE_NULL;
+    int rc = values_expect(h, v, TRELLIS_VALUE_LIST, "a list", field, err, errlen);
 
-    *out = NULL;
-    if (t == TRELLIS_VALUE_NULL)
-        return 0;
-    if (t != TRELLIS_VALUE_LIST) {
-        snprintf(err, errlen, "%s: expected a list, got %s", field, type_name(t));
-        return -1;
-    }
-    *out = v;
-    return 0;
+    *out = rc > 0 ? v : NULL;
+    return rc < 0 ? -1 : 0;
 }
 
 int res_workload_requests(const trellis_host *h, const res_config *cfg, const trellis_object *w,
@@ -479,17 +434,14 @@ int res_target_allocatable(const trellis_host *h, const res_config *cfg, const t
                            res_amounts *out, char *err, size_t errlen)
 {
     const trellis_value *map = h->object_get(t, cfg->allocatable_field);
-    trellis_value_type type = map ? h->value_type(map) : TRELLIS_VALUE_NULL;
     char path[300];
+    int rc;
 
     memset(out, 0, sizeof(*out));
-    if (type == TRELLIS_VALUE_NULL)
-        return 0;
-    if (type != TRELLIS_VALUE_MAP) {
-        snprintf(err, errlen, "%s: expected a map of quantities, got %s", cfg->allocatable_field,
-                 type_name(type));
-        return -1;
-    }
+    rc = values_expect(h, map, TRELLIS_VALUE_MAP, "a map of quantities", cfg->allocatable_field,
+                       err, errlen);
+    if (rc <= 0)
+        return rc;
     /* Looked up by name rather than walked: a target declares many
      * resources this profile does not count, and "pods" is read here. */
     for (size_t i = 0; i < cfg->n; i++) {
@@ -497,10 +449,90 @@ int res_target_allocatable(const trellis_host *h, const res_config *cfg, const t
 
         if (!v || h->value_type(v) == TRELLIS_VALUE_NULL)
             continue;
-        member_path(path, sizeof(path), cfg->allocatable_field, cfg->names[i]);
+        values_member_path(path, sizeof(path), cfg->allocatable_field, cfg->names[i], ".");
         if (value_quantity(h, v, cfg->unit[i], path, &out->v[i], err, errlen) < 0)
             return -1;
         out->has[i] = 1;
+    }
+    return 0;
+}
+
+/* res_workload_requests or res_target_allocatable. */
+typedef int (*read_fn)(const trellis_host *h, const res_config *cfg, const trellis_object *o,
+                       res_amounts *out, char *err, size_t errlen);
+
+static int prepare(const trellis_host *h, trellis_plugin *self, const trellis_object *obj,
+                   read_fn reader, void **data, char *err, size_t errlen)
+{
+    const res_config *cfg = h->get_private(self);
+    res_amounts *a = malloc(sizeof(*a));
+
+    *data = NULL;
+    if (!a) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (reader(h, cfg, obj, a, err, errlen) < 0) {
+        free(a);
+        return -1;
+    }
+    *data = a;
+    return 0;
+}
+
+int res_prepare_workload(const trellis_host *h, trellis_plugin *self, const trellis_object *obj,
+                         void **data, char *err, size_t errlen)
+{
+    return prepare(h, self, obj, res_workload_requests, data, err, errlen);
+}
+
+int res_prepare_target(const trellis_host *h, trellis_plugin *self, const trellis_object *obj,
+                       void **data, char *err, size_t errlen)
+{
+    return prepare(h, self, obj, res_target_allocatable, data, err, errlen);
+}
+
+void res_release(trellis_plugin *self, void *data)
+{
+    free(data);
+}
+
+/* A workload whose requests could not be read still takes a pod slot. */
+void res_counter_amounts(const trellis_host *h, trellis_plugin *self,
+                         const trellis_object *workload, int64_t *out)
+{
+    const res_config *cfg = h->get_private(self);
+    const res_amounts *req = h->object_data(self, workload);
+
+    for (size_t i = 0; i < cfg->n; i++)
+        out[i] = req ? req->v[i] : 0;
+    if (cfg->pods_index >= 0)
+        out[cfg->pods_index] = 1;
+}
+
+int res_plugin_init(const trellis_host *h, trellis_plugin *self, const trellis_args *args,
+                    const char *list_key, trellis_prepare_fn prepare_workload,
+                    trellis_prepare_fn prepare_target, trellis_amounts_fn amounts, char *err,
+                    size_t errlen)
+{
+    res_config *cfg = malloc(sizeof(*cfg));
+
+    if (!cfg) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (res_config_read(h, args, list_key, cfg, err, errlen) < 0) {
+        free(cfg);
+        return -1;
+    }
+    h->set_private(self, cfg, free);
+
+    if (h->register_prepare_workload(self, prepare_workload) < 0 ||
+        h->register_prepare_target(self, prepare_target) < 0 ||
+        h->register_release(self, res_release) < 0 ||
+        h->declare_counters(self, (int)cfg->n, amounts) < 0) {
+        snprintf(err, errlen, "cannot register hooks");
+        return -1;
     }
     return 0;
 }

@@ -90,4 +90,35 @@ int res_target_allocatable(const trellis_host *h, const res_config *cfg, const t
 /* Print an amount the way a manifest would say it ("3800m", "4", "512Mi"). */
 void res_format(int64_t v, res_unit unit, char *buf, size_t len);
 
+/* ---- what every plugin built on this module does the same way ----
+ *
+ * Its configuration is a res_config attached to the plugin instance, its
+ * prepared data a res_amounts per workload (requests) and per target
+ * (allocatable), and its counters a workload's requests. A hook has no
+ * host parameter, so the plugin registers its own small hooks that call
+ * these with the host it keeps. */
+
+/* prepare_workload / prepare_target bodies: the amounts of obj into a new
+ * res_amounts in *data. -1 with err naming the field. */
+int res_prepare_workload(const trellis_host *h, trellis_plugin *self, const trellis_object *obj,
+                         void **data, char *err, size_t errlen);
+int res_prepare_target(const trellis_host *h, trellis_plugin *self, const trellis_object *obj,
+                       void **data, char *err, size_t errlen);
+
+/* The release hook: frees a res_amounts. */
+void res_release(trellis_plugin *self, void *data);
+
+/* The counter amounts hook's body: the workload's requests, one pod. */
+void res_counter_amounts(const trellis_host *h, trellis_plugin *self,
+                         const trellis_object *workload, int64_t *out);
+
+/* The shared part of init: read the configuration with the resource list
+ * argument `list_key`, attach it to self, and register the plugin's prepare
+ * hooks, res_release and its counters (one per resource, computed by
+ * amounts). 0, or -1 with err filled. */
+int res_plugin_init(const trellis_host *h, trellis_plugin *self, const trellis_args *args,
+                    const char *list_key, trellis_prepare_fn prepare_workload,
+                    trellis_prepare_fn prepare_target, trellis_amounts_fn amounts, char *err,
+                    size_t errlen);
+
 #endif

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "values.h"
+
 /* The walk over a map is callback driven (value_foreach), so the parse
  * state travels in one struct. */
 typedef struct parse_ctx {
@@ -22,59 +24,6 @@ typedef struct parse_ctx {
     char *err;
     size_t errlen;
 } parse_ctx;
-
-static char *copy_string(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-
-    if (p)
-        memcpy(p, s, n);
-    return p;
-}
-
-static const char *type_name(trellis_value_type t)
-{
-    switch (t) {
-    case TRELLIS_VALUE_NULL:
-        return "null";
-    case TRELLIS_VALUE_BOOL:
-        return "a boolean";
-    case TRELLIS_VALUE_INT:
-        return "an integer";
-    case TRELLIS_VALUE_DOUBLE:
-        return "a number";
-    case TRELLIS_VALUE_STRING:
-        return "a string";
-    case TRELLIS_VALUE_LIST:
-        return "a list";
-    case TRELLIS_VALUE_MAP:
-        return "a map";
-    }
-    return "an unknown value";
-}
-
-/* Label keys such as "topology.kubernetes.io/zone" contain dots, so they are
- * written in the bracket form the host's paths accept. */
-static void member_path(char *buf, size_t len, const char *parent, const char *key)
-{
-    if (strchr(key, '.') || strchr(key, '[') || strchr(key, '"'))
-        snprintf(buf, len, "%s[\"%s\"]", parent, key);
-    else
-        snprintf(buf, len, "%s.%s", parent, key);
-}
-
-/* Label values are strings, but YAML turns `ssd: true` or `tier: 2` into a
- * boolean or a number; their text is what a person meant, so any scalar is
- * taken. */
-static const char *scalar_text(const trellis_host *h, const trellis_value *v)
-{
-    trellis_value_type t = h->value_type(v);
-
-    if (t == TRELLIS_VALUE_NULL || t == TRELLIS_VALUE_LIST || t == TRELLIS_VALUE_MAP)
-        return NULL;
-    return h->value_string(v);
-}
 
 static int add_req(parse_ctx *ctx, const char *key, selector_op op)
 {
@@ -93,7 +42,7 @@ static int add_req(parse_ctx *ctx, const char *key, selector_op op)
     r = &s->reqs[s->n];
     memset(r, 0, sizeof(*r));
     r->op = op;
-    r->key = copy_string(key);
+    r->key = values_strdup(key);
     if (!r->key)
         goto nomem;
     s->n++;
@@ -111,7 +60,7 @@ static int add_value(parse_ctx *ctx, const char *value)
 
     if (p)
         r->values = p;
-    if (!p || !(p[r->nvalues] = copy_string(value))) {
+    if (!p || !(p[r->nvalues] = values_strdup(value))) {
         snprintf(ctx->err, ctx->errlen, "%s: out of memory", ctx->field);
         return -1;
     }
@@ -123,17 +72,19 @@ static int add_value(parse_ctx *ctx, const char *value)
 static int equals_entry(const char *key, const trellis_value *v, void *ud)
 {
     parse_ctx *ctx = ud;
-    const char *text = scalar_text(ctx->h, v);
+    const char *text = values_scalar_text(ctx->h, v);
     char path[256];
 
-    member_path(path, sizeof(path), ctx->field, key);
+    /* Label keys such as "topology.kubernetes.io/zone" contain dots, so
+     * they are written in the bracket form the host's paths accept. */
+    values_member_path(path, sizeof(path), ctx->field, key, ".[\"");
     if (key[0] == '\0') {
         snprintf(ctx->err, ctx->errlen, "%s: expected a non-empty label key", ctx->field);
         return -1;
     }
     if (!text) {
         snprintf(ctx->err, ctx->errlen, "%s: expected a string, got %s", path,
-                 type_name(ctx->h->value_type(v)));
+                 values_type_name(ctx->h->value_type(v)));
         return -1;
     }
     if (add_req(ctx, key, SELECTOR_EQUALS) < 0 || add_value(ctx, text) < 0)
@@ -143,14 +94,11 @@ static int equals_entry(const char *key, const trellis_value *v, void *ud)
 
 static int parse_equals_map(parse_ctx *ctx, const trellis_value *v)
 {
-    trellis_value_type t = ctx->h->value_type(v);
+    int rc =
+        values_expect(ctx->h, v, TRELLIS_VALUE_MAP, "a map", ctx->field, ctx->err, ctx->errlen);
 
-    if (t == TRELLIS_VALUE_NULL)
-        return 0;
-    if (t != TRELLIS_VALUE_MAP) {
-        snprintf(ctx->err, ctx->errlen, "%s: expected a map, got %s", ctx->field, type_name(t));
-        return -1;
-    }
+    if (rc <= 0)
+        return rc;
     return ctx->h->value_foreach(v, equals_entry, ctx) ? -1 : 0;
 }
 
@@ -187,7 +135,7 @@ static int parse_expression(parse_ctx *ctx, const trellis_value *e, const char *
 
     if (h->value_type(e) != TRELLIS_VALUE_MAP) {
         snprintf(ctx->err, ctx->errlen, "%s: expected a map, got %s", path,
-                 type_name(h->value_type(e)));
+                 values_type_name(h->value_type(e)));
         return -1;
     }
     key = h->value_get(e, "key");
@@ -197,7 +145,7 @@ static int parse_expression(parse_ctx *ctx, const trellis_value *e, const char *
         return -1;
     }
     opv = h->value_get(e, "operator");
-    optext = opv ? scalar_text(h, opv) : NULL;
+    optext = values_scalar_text(h, opv);
     if (!optext || parse_operator(optext, &op) < 0) {
         snprintf(ctx->err, ctx->errlen,
                  "%s.operator: expected In, NotIn, Exists or DoesNotExist, "
@@ -209,7 +157,7 @@ static int parse_expression(parse_ctx *ctx, const trellis_value *e, const char *
     if (values && h->value_type(values) != TRELLIS_VALUE_NULL) {
         if (h->value_type(values) != TRELLIS_VALUE_LIST) {
             snprintf(ctx->err, ctx->errlen, "%s.values: expected a list, got %s", path,
-                     type_name(h->value_type(values)));
+                     values_type_name(h->value_type(values)));
             return -1;
         }
         nvalues = h->value_len(values);
@@ -229,11 +177,11 @@ static int parse_expression(parse_ctx *ctx, const trellis_value *e, const char *
     if (add_req(ctx, keytext, op) < 0)
         return -1;
     for (size_t i = 0; i < nvalues; i++) {
-        const char *text = scalar_text(h, h->value_at(values, i));
+        const char *text = values_scalar_text(h, h->value_at(values, i));
 
         if (!text) {
             snprintf(ctx->err, ctx->errlen, "%s.values[%zu]: expected a string, got %s", path, i,
-                     type_name(h->value_type(h->value_at(values, i))));
+                     values_type_name(h->value_type(h->value_at(values, i))));
             return -1;
         }
         if (add_value(ctx, text) < 0)
@@ -245,15 +193,11 @@ static int parse_expression(parse_ctx *ctx, const trellis_value *e, const char *
 static int parse_expressions(parse_ctx *ctx, const trellis_value *list, const char *path)
 {
     const trellis_host *h = ctx->h;
-    trellis_value_type t = h->value_type(list);
+    int rc = values_expect(h, list, TRELLIS_VALUE_LIST, "a list", path, ctx->err, ctx->errlen);
     char item[300];
 
-    if (t == TRELLIS_VALUE_NULL)
-        return 0;
-    if (t != TRELLIS_VALUE_LIST) {
-        snprintf(ctx->err, ctx->errlen, "%s: expected a list, got %s", path, type_name(t));
-        return -1;
-    }
+    if (rc <= 0)
+        return rc;
     for (size_t i = 0; i < h->value_len(list); i++) {
         snprintf(item, sizeof(item), "%s[%zu]", path, i);
         if (parse_expression(ctx, h->value_at(list, i), item) < 0)
@@ -286,7 +230,7 @@ static int parse_label_selector(parse_ctx *ctx, const trellis_value *v)
 
     if (h->value_type(v) != TRELLIS_VALUE_MAP) {
         snprintf(ctx->err, ctx->errlen, "%s: expected a map, got %s", field,
-                 type_name(h->value_type(v)));
+                 values_type_name(h->value_type(v)));
         return -1;
     }
     if (h->value_foreach(v, selector_member, ctx))

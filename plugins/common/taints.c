@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "values.h"
+
 static const struct {
     const char *name;
     taint_effect effect;
@@ -43,16 +45,6 @@ const char *taints_effect_name(taint_effect e)
     return "";
 }
 
-static char *copy_string(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-
-    if (p)
-        memcpy(p, s, n);
-    return p;
-}
-
 void taints_free(taint_list *l)
 {
     if (!l)
@@ -78,8 +70,8 @@ static int member_text(const trellis_host *h, const trellis_value *item, const c
     if (t == TRELLIS_VALUE_NULL)
         return 0;
     if (t == TRELLIS_VALUE_LIST || t == TRELLIS_VALUE_MAP) {
-        snprintf(err, errlen, "%s.%s: expected a string, got a %s", path, member,
-                 t == TRELLIS_VALUE_LIST ? "list" : "map");
+        snprintf(err, errlen, "%s.%s: expected a string, got %s", path, member,
+                 values_type_name(t));
         return -1;
     }
     *text = h->value_string(v);
@@ -88,7 +80,25 @@ static int member_text(const trellis_host *h, const trellis_value *item, const c
     return 1;
 }
 
-/* Shared start of both parsers: check the list, allocate the items. */
+/* How the elements of a list are read. */
+typedef struct parse_opts {
+    taint_effect empty_effect; /* what an element without effect gets */
+    taint_semantics sem;       /* tolerations only: whose rules */
+} parse_opts;
+
+/* One element as read, its strings still borrowed from the host. */
+typedef struct item_text {
+    const char *key, *value;
+    int has_value;
+    taint_effect effect;
+    int exists;
+} item_text;
+
+/* Reads one element, a map found at `path`, into out. */
+typedef int (*read_item_fn)(const trellis_host *h, const trellis_value *item, const char *path,
+                            const parse_opts *opts, item_text *out, char *err, size_t errlen);
+
+/* Start of parse_list: check the list, allocate the items. */
 static int start_list(const trellis_host *h, const trellis_value *v, const char *field,
                       taint_list **out, char *err, size_t errlen)
 {
@@ -118,22 +128,68 @@ static int start_list(const trellis_host *h, const trellis_value *v, const char 
     return 0;
 }
 
-/* Copies key and value into the next item. */
-static int add_item(taint_list *l, const char *key, const char *value, const char *field, char *err,
+/* Copies an element read by a read_item_fn into the next item. */
+static int add_item(taint_list *l, const item_text *src, const char *field, char *err,
                     size_t errlen)
 {
     taint_item *it = &l->items[l->n];
 
-    it->key = copy_string(key);
-    it->value = copy_string(value);
+    it->key = values_strdup(src->key);
+    it->value = values_strdup(src->value);
     if (!it->key || !it->value) {
         free(it->key);
         free(it->value);
         snprintf(err, errlen, "%s: out of memory", field);
         return -1;
     }
+    it->has_value = src->has_value;
+    it->effect = src->effect;
+    it->exists = src->exists;
     l->n++;
     return 0;
+}
+
+/* Both parsers: each element of the list v at `field` must be a map with
+ * `members` (named when it is not), read by read_item. */
+static int parse_list(const trellis_host *h, const trellis_value *v, const char *field,
+                      const char *members, read_item_fn read_item, const parse_opts *opts,
+                      taint_list **out, char *err, size_t errlen)
+{
+    taint_list *l;
+
+    *out = NULL;
+    if (start_list(h, v, field, &l, err, errlen) < 0)
+        return -1;
+    if (!l)
+        return 0;
+    for (size_t i = 0; i < h->value_len(v); i++) {
+        const trellis_value *item = h->value_at(v, i);
+        item_text text;
+        char path[256];
+
+        memset(&text, 0, sizeof(text));
+        snprintf(path, sizeof(path), "%s[%zu]", field, i);
+        if (h->value_type(item) != TRELLIS_VALUE_MAP) {
+            snprintf(err, errlen, "%s: expected a map with %s", path, members);
+            goto fail;
+        }
+        if (read_item(h, item, path, opts, &text, err, errlen) < 0 ||
+            add_item(l, &text, field, err, errlen) < 0)
+            goto fail;
+    }
+    *out = l;
+    return 0;
+fail:
+    taints_free(l);
+    return -1;
+}
+
+static int check_key(const char *key, const char *path, char *err, size_t errlen)
+{
+    if (key[0] != '\0')
+        return 0;
+    snprintf(err, errlen, "%s.key: expected a non-empty string", path);
+    return -1;
 }
 
 static int parse_effect_member(const trellis_host *h, const trellis_value *item, const char *path,
@@ -158,105 +214,59 @@ static int parse_effect_member(const trellis_host *h, const trellis_value *item,
     return 0;
 }
 
+static int read_taint(const trellis_host *h, const trellis_value *item, const char *path,
+                      const parse_opts *opts, item_text *out, char *err, size_t errlen)
+{
+    if (member_text(h, item, "key", path, &out->key, err, errlen) < 0 ||
+        check_key(out->key, path, err, errlen) < 0)
+        return -1;
+    out->has_value = member_text(h, item, "value", path, &out->value, err, errlen);
+    if (out->has_value < 0)
+        return -1;
+    return parse_effect_member(h, item, path, opts->empty_effect, &out->effect, err, errlen);
+}
+
+static int read_toleration(const trellis_host *h, const trellis_value *item, const char *path,
+                           const parse_opts *opts, item_text *out, char *err, size_t errlen)
+{
+    const char *op;
+
+    if (member_text(h, item, "key", path, &out->key, err, errlen) < 0)
+        return -1;
+    out->has_value = member_text(h, item, "value", path, &out->value, err, errlen);
+    if (out->has_value < 0 ||
+        parse_effect_member(h, item, path, opts->empty_effect, &out->effect, err, errlen) < 0)
+        return -1;
+    /* Gardener tolerations match by key alone; there is no operator to
+     * widen a toleration to every key. */
+    if (opts->sem == TAINT_SEMANTICS_GARDENER)
+        return check_key(out->key, path, err, errlen);
+    if (member_text(h, item, "operator", path, &op, err, errlen) < 0)
+        return -1;
+    if (strcmp(op, "Exists") == 0) {
+        out->exists = 1;
+    } else if (op[0] != '\0' && strcmp(op, "Equal") != 0) {
+        snprintf(err, errlen, "%s.operator: expected Equal or Exists, got '%s'", path, op);
+        return -1;
+    }
+    return 0;
+}
+
 int taints_parse_taints(const trellis_host *h, const trellis_value *v, const char *field,
                         taint_effect empty_effect, taint_list **out, char *err, size_t errlen)
 {
-    taint_list *l;
+    parse_opts opts = {empty_effect, TAINT_SEMANTICS_KUBERNETES};
 
-    *out = NULL;
-    if (start_list(h, v, field, &l, err, errlen) < 0)
-        return -1;
-    if (!l)
-        return 0;
-    for (size_t i = 0; i < h->value_len(v); i++) {
-        const trellis_value *item = h->value_at(v, i);
-        const char *key, *value;
-        taint_effect effect;
-        int has_value;
-        char path[256];
-
-        snprintf(path, sizeof(path), "%s[%zu]", field, i);
-        if (h->value_type(item) != TRELLIS_VALUE_MAP) {
-            snprintf(err, errlen, "%s: expected a map with key, value, effect", path);
-            goto fail;
-        }
-        if (member_text(h, item, "key", path, &key, err, errlen) < 0)
-            goto fail;
-        if (key[0] == '\0') {
-            snprintf(err, errlen, "%s.key: expected a non-empty string", path);
-            goto fail;
-        }
-        has_value = member_text(h, item, "value", path, &value, err, errlen);
-        if (has_value < 0 ||
-            parse_effect_member(h, item, path, empty_effect, &effect, err, errlen) < 0 ||
-            add_item(l, key, value, field, err, errlen) < 0)
-            goto fail;
-        l->items[l->n - 1].has_value = has_value;
-        l->items[l->n - 1].effect = effect;
-    }
-    *out = l;
-    return 0;
-fail:
-    taints_free(l);
-    return -1;
+    return parse_list(h, v, field, "key, value, effect", read_taint, &opts, out, err, errlen);
 }
 
 int taints_parse_tolerations(const trellis_host *h, const trellis_value *v, const char *field,
                              taint_semantics sem, taint_list **out, char *err, size_t errlen)
 {
-    taint_list *l;
+    parse_opts opts = {TAINT_EFFECT_ANY, sem};
 
-    *out = NULL;
-    if (start_list(h, v, field, &l, err, errlen) < 0)
-        return -1;
-    if (!l)
-        return 0;
-    for (size_t i = 0; i < h->value_len(v); i++) {
-        const trellis_value *item = h->value_at(v, i);
-        const char *key, *value, *op;
-        taint_effect effect;
-        int has_value, exists = 0;
-        char path[256];
-
-        snprintf(path, sizeof(path), "%s[%zu]", field, i);
-        if (h->value_type(item) != TRELLIS_VALUE_MAP) {
-            snprintf(err, errlen, "%s: expected a map with key, operator, value, effect", path);
-            goto fail;
-        }
-        if (member_text(h, item, "key", path, &key, err, errlen) < 0)
-            goto fail;
-        has_value = member_text(h, item, "value", path, &value, err, errlen);
-        if (has_value < 0 ||
-            parse_effect_member(h, item, path, TAINT_EFFECT_ANY, &effect, err, errlen) < 0)
-            goto fail;
-        if (sem == TAINT_SEMANTICS_GARDENER) {
-            /* Gardener tolerations match by key alone; there is no
-             * operator to widen a toleration to every key. */
-            if (key[0] == '\0') {
-                snprintf(err, errlen, "%s.key: expected a non-empty string", path);
-                goto fail;
-            }
-        } else {
-            if (member_text(h, item, "operator", path, &op, err, errlen) < 0)
-                goto fail;
-            if (strcmp(op, "Exists") == 0) {
-                exists = 1;
-            } else if (op[0] != '\0' && strcmp(op, "Equal") != 0) {
-                snprintf(err, errlen, "%s.operator: expected Equal or Exists, got '%s'", path, op);
-                goto fail;
-            }
-        }
-        if (add_item(l, key, value, field, err, errlen) < 0)
-            goto fail;
-        l->items[l->n - 1].has_value = has_value;
-        l->items[l->n - 1].effect = effect;
-        l->items[l->n - 1].exists = exists;
-    }
-    *out = l;
-    return 0;
-fail:
-    taints_free(l);
-    return -1;
+    return parse_list(h, v, field, "key, operator, value, effect", read_toleration, &opts, out, err,
+                      errlen);
 }
 
 static int tolerates(const taint_item *tol, const taint_item *taint, taint_semantics sem)

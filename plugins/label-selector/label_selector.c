@@ -19,6 +19,7 @@
 
 #include "selector.h"
 #include "trellis/plugin.h"
+#include "values.h"
 
 /* Process-global and immutable once init has run (see plugin.h). */
 static const trellis_host *host;
@@ -65,8 +66,6 @@ static const trellis_arg_spec args_table[] = {
 static const char *lookup(const void *ud, const char *key)
 {
     const target_view *tv = ud;
-    const trellis_value *v;
-    trellis_value_type t;
 
     switch (tv->cfg->match) {
     case MATCH_LABELS:
@@ -76,13 +75,7 @@ static const char *lookup(const void *ud, const char *key)
     case MATCH_PATH:
         if (!tv->map)
             return NULL;
-        v = host->value_get(tv->map, key);
-        if (!v)
-            return NULL;
-        t = host->value_type(v);
-        if (t == TRELLIS_VALUE_NULL || t == TRELLIS_VALUE_LIST || t == TRELLIS_VALUE_MAP)
-            return NULL;
-        return host->value_string(v);
+        return values_scalar_text(host, host->value_get(tv->map, key));
     }
     return NULL;
 }
@@ -224,10 +217,8 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     field = h->arg_string(args, "field");
     format = h->arg_string(args, "format");
     match = h->arg_string(args, "match");
-    if (!field || field[0] == '\0') {
-        snprintf(err, errlen, "field: expected a dotted path, got '%s'", field ? field : "");
+    if (values_check_path("field", field, err, errlen) < 0)
         return -1;
-    }
     cfg = calloc(1, sizeof(*cfg));
     if (!cfg) {
         snprintf(err, errlen, "out of memory");

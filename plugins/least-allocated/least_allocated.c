@@ -11,8 +11,6 @@
  * resources-fit; the score is already 0..100, so there is no normalize.
  */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "resources.h"
 #include "trellis/plugin.h"
@@ -27,54 +25,22 @@ static const trellis_arg_spec args_table[] = {
     {NULL, 0, NULL, NULL},
 };
 
-static int prepare(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
-                   size_t errlen, int is_target)
-{
-    const res_config *cfg = host->get_private(self);
-    res_amounts *a = malloc(sizeof(*a));
-    int rc;
-
-    *data = NULL;
-    if (!a) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    rc = is_target ? res_target_allocatable(host, cfg, obj, a, err, errlen)
-                   : res_workload_requests(host, cfg, obj, a, err, errlen);
-    if (rc < 0) {
-        free(a);
-        return -1;
-    }
-    *data = a;
-    return 0;
-}
-
+/* The hooks common/resources.c implements, given this plugin's host. */
 static int prepare_workload(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
                             size_t errlen)
 {
-    return prepare(self, obj, data, err, errlen, 0);
+    return res_prepare_workload(host, self, obj, data, err, errlen);
 }
 
 static int prepare_target(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
                           size_t errlen)
 {
-    return prepare(self, obj, data, err, errlen, 1);
-}
-
-static void release(trellis_plugin *self, void *data)
-{
-    free(data);
+    return res_prepare_target(host, self, obj, data, err, errlen);
 }
 
 static void amounts(trellis_plugin *self, const trellis_object *workload, int64_t *out)
 {
-    const res_config *cfg = host->get_private(self);
-    const res_amounts *req = host->object_data(self, workload);
-
-    for (size_t i = 0; i < cfg->n; i++)
-        out[i] = req ? req->v[i] : 0;
-    if (cfg->pods_index >= 0)
-        out[cfg->pods_index] = 1;
+    res_counter_amounts(host, self, workload, out);
 }
 
 /* free * 100 / alloc for 0 <= free <= alloc, without overflowing for
@@ -123,33 +89,14 @@ static void score_batch(trellis_plugin *self, trellis_cycle *c, const trellis_ob
         scores[i] = least_allocated(self, workload, targets[i]);
 }
 
-static void free_config(void *p)
-{
-    free(p);
-}
-
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
-    res_config *cfg;
-
     host = h;
-    cfg = malloc(sizeof(*cfg));
-    if (!cfg) {
-        snprintf(err, errlen, "out of memory");
+    if (res_plugin_init(h, self, args, "score_resources", prepare_workload, prepare_target, amounts,
+                        err, errlen) < 0)
         return -1;
-    }
-    if (res_config_read(h, args, "score_resources", cfg, err, errlen) < 0) {
-        free(cfg);
-        return -1;
-    }
-    h->set_private(self, cfg, free_config);
-
-    if (h->register_prepare_workload(self, prepare_workload) < 0 ||
-        h->register_prepare_target(self, prepare_target) < 0 ||
-        h->register_release(self, release) < 0 ||
-        h->declare_counters(self, (int)cfg->n, amounts) < 0 || h->register_score(self, score) < 0 ||
-        h->register_score_batch(self, score_batch) < 0) {
+    if (h->register_score(self, score) < 0 || h->register_score_batch(self, score_batch) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }

@@ -24,6 +24,7 @@
 
 #include "priority.h"
 #include "trellis/plugin.h"
+#include "values.h"
 
 /* Process-global and immutable once init has run (see plugin.h). */
 static const trellis_host *host;
@@ -279,14 +280,6 @@ static int post_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obj
     return TRELLIS_SUCCESS;
 }
 
-static int check_path(const char *key, const char *value, char *err, size_t errlen)
-{
-    if (value && value[0] != '\0')
-        return 0;
-    snprintf(err, errlen, "%s: expected a dotted path, got '%s'", key, value ? value : "");
-    return -1;
-}
-
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
@@ -300,8 +293,8 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     }
     cfg->priority_field = h->arg_string(args, "priority_field");
     cfg->policy_field = h->arg_string(args, "policy_field");
-    if (check_path("priority_field", cfg->priority_field, err, errlen) < 0 ||
-        check_path("policy_field", cfg->policy_field, err, errlen) < 0) {
+    if (values_check_path("priority_field", cfg->priority_field, err, errlen) < 0 ||
+        values_check_path("policy_field", cfg->policy_field, err, errlen) < 0) {
         free(cfg);
         return -1;
     }

@@ -12,6 +12,7 @@
 
 #include "priority.h"
 #include "trellis/plugin.h"
+#include "values.h"
 
 /* Process-global and immutable once init has run (see plugin.h). */
 static const trellis_host *host;
@@ -82,11 +83,8 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
 
     host = h;
     field = h->arg_string(args, "priority_field");
-    if (!field || field[0] == '\0') {
-        snprintf(err, errlen, "priority_field: expected a dotted path, got '%s'",
-                 field ? field : "");
+    if (values_check_path("priority_field", field, err, errlen) < 0)
         return -1;
-    }
     cfg = malloc(sizeof(*cfg));
     if (!cfg) {
         snprintf(err, errlen, "out of memory");

@@ -16,8 +16,6 @@
  * full right now is UNSCHEDULABLE, so preemption may free it.
  */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "resources.h"
 #include "trellis/plugin.h"
@@ -32,59 +30,22 @@ static const trellis_arg_spec args_table[] = {
     {NULL, 0, NULL, NULL},
 };
 
+/* The hooks common/resources.c implements, given this plugin's host. */
 static int prepare_workload(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
                             size_t errlen)
 {
-    const res_config *cfg = host->get_private(self);
-    res_amounts *a = malloc(sizeof(*a));
-
-    *data = NULL;
-    if (!a) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    if (res_workload_requests(host, cfg, obj, a, err, errlen) < 0) {
-        free(a);
-        return -1;
-    }
-    *data = a;
-    return 0;
+    return res_prepare_workload(host, self, obj, data, err, errlen);
 }
 
 static int prepare_target(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
                           size_t errlen)
 {
-    const res_config *cfg = host->get_private(self);
-    res_amounts *a = malloc(sizeof(*a));
-
-    *data = NULL;
-    if (!a) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    if (res_target_allocatable(host, cfg, obj, a, err, errlen) < 0) {
-        free(a);
-        return -1;
-    }
-    *data = a;
-    return 0;
+    return res_prepare_target(host, self, obj, data, err, errlen);
 }
 
-static void release(trellis_plugin *self, void *data)
-{
-    free(data);
-}
-
-/* A workload whose requests could not be read still takes a pod slot. */
 static void amounts(trellis_plugin *self, const trellis_object *workload, int64_t *out)
 {
-    const res_config *cfg = host->get_private(self);
-    const res_amounts *req = host->object_data(self, workload);
-
-    for (size_t i = 0; i < cfg->n; i++)
-        out[i] = req ? req->v[i] : 0;
-    if (cfg->pods_index >= 0)
-        out[cfg->pods_index] = 1;
+    res_counter_amounts(host, self, workload, out);
 }
 
 /* Index of the first resource that does not fit, -1 when all do.
@@ -164,33 +125,14 @@ static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_o
     }
 }
 
-static void free_config(void *p)
-{
-    free(p);
-}
-
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
-    res_config *cfg;
-
     host = h;
-    cfg = malloc(sizeof(*cfg));
-    if (!cfg) {
-        snprintf(err, errlen, "out of memory");
+    if (res_plugin_init(h, self, args, "resources", prepare_workload, prepare_target, amounts, err,
+                        errlen) < 0)
         return -1;
-    }
-    if (res_config_read(h, args, "resources", cfg, err, errlen) < 0) {
-        free(cfg);
-        return -1;
-    }
-    h->set_private(self, cfg, free_config);
-
-    if (h->register_prepare_workload(self, prepare_workload) < 0 ||
-        h->register_prepare_target(self, prepare_target) < 0 ||
-        h->register_release(self, release) < 0 ||
-        h->declare_counters(self, (int)cfg->n, amounts) < 0 ||
-        h->register_filter(self, filter) < 0 || h->register_filter_batch(self, filter_batch) < 0) {
+    if (h->register_filter(self, filter) < 0 || h->register_filter_batch(self, filter_batch) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }

@@ -17,6 +17,7 @@
 
 #include "taints.h"
 #include "trellis/plugin.h"
+#include "values.h"
 
 /* Process-global and immutable once init has run (see plugin.h). */
 static const trellis_host *host;
@@ -181,14 +182,6 @@ static int normalize(trellis_plugin *self, trellis_cycle *c, const trellis_objec
     return TRELLIS_SUCCESS;
 }
 
-static int check_path(const char *key, const char *value, char *err, size_t errlen)
-{
-    if (value && value[0] != '\0')
-        return 0;
-    snprintf(err, errlen, "%s: expected a dotted path, got '%s'", key, value ? value : "");
-    return -1;
-}
-
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
@@ -205,8 +198,8 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     cfg->tolerations_field = h->arg_string(args, "tolerations_field");
     effect = h->arg_string(args, "empty_effect");
     semantics = h->arg_string(args, "semantics");
-    if (check_path("taints_field", cfg->taints_field, err, errlen) < 0 ||
-        check_path("tolerations_field", cfg->tolerations_field, err, errlen) < 0)
+    if (values_check_path("taints_field", cfg->taints_field, err, errlen) < 0 ||
+        values_check_path("tolerations_field", cfg->tolerations_field, err, errlen) < 0)
         goto fail;
     if (!effect || taints_parse_effect(effect, &cfg->empty_effect) < 0) {
         snprintf(err, errlen,
