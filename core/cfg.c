@@ -229,7 +229,8 @@ static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p,
 {
     static const char *const keys[] = {"name", "default", "workload", "target", "binding",
                                        "tie_break", "score_mode", "unschedulable_message",
-                                       "target_noun", "events", "backoff",
+                                       "target_noun", "events", "taints_field",
+                                       "cordon_taint", "capacity_field", "backoff",
                                        "max_unschedulable_ms", "plugins", NULL};
     static const char *const bkeys[] = {"field", "also_counts", NULL};
     static const char *const bokeys[] = {"initial_ms", "max_ms", NULL};
@@ -303,6 +304,17 @@ static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p,
         p->target_noun = xstrdup("target");
     if (get_bool(c, s, "events", &p->events, err, errlen) < 0)
         return -1;
+    if (get_str(c, s, "taints_field", 0, &p->taints_field, err, errlen) < 0 ||
+        get_str(c, s, "cordon_taint", 0, &p->cordon_taint, err, errlen) < 0 ||
+        get_str(c, s, "capacity_field", 0, &p->capacity_field, err, errlen) < 0)
+        return -1;
+    if (!p->taints_field)
+        p->taints_field = xstrdup("spec.taints");
+    if (!p->cordon_taint)
+        p->cordon_taint = xstrdup("node.kubernetes.io/unschedulable");
+    if (!valid_path(p->taints_field) || (p->capacity_field && !valid_path(p->capacity_field)))
+        return serr(c, s, err, errlen,
+                    "taints_field and capacity_field must be dotted paths like spec.taints");
     char *tb = NULL;
     if (get_str(c, s, "tie_break", 0, &tb, err, errlen) < 0)
         return -1;
@@ -369,6 +381,9 @@ static void free_profile(cfg_profile *p)
         free(p->also_counts[i]);
     free(p->also_counts);
     free(p->target_noun);
+    free(p->taints_field);
+    free(p->cordon_taint);
+    free(p->capacity_field);
     for (size_t i = 0; i < p->n_plugins; i++)
         free_plugin(&p->plugins[i]);
     free(p->plugins);

@@ -64,6 +64,10 @@ typedef struct cfg_profile {
     int per_target_message; /* unschedulable_message: 0 summary, 1 per-target */
     char *target_noun;   /* in messages, default "target" */
     int events;          /* write an Event for unschedulable workloads */
+    /* operator commands (taint, drain, uncordon, deschedule) */
+    char *taints_field;   /* the targets' taint list, default "spec.taints" */
+    char *cordon_taint;   /* drain/uncordon taint key */
+    char *capacity_field; /* deschedule: how many workloads a target takes */
     uint64_t backoff_initial_ms, backoff_max_ms, max_unschedulable_ms;
     cfg_plugin *plugins;
     size_t n_plugins;

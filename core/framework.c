@@ -189,6 +189,10 @@ static void filter_block(void *ctx, size_t b, size_t e)
             pass[i / 64] &= ~(1ull << (i % 64));
             c->cands[i].rej = REJ_INVALID;
             c->cands[i].code = TRELLIS_UNRESOLVABLE;
+        } else if (c->exclude_name && strcmp(c->targets[i]->name, c->exclude_name) == 0) {
+            pass[i / 64] &= ~(1ull << (i % 64));
+            c->cands[i].rej = REJ_EXCLUDED;
+            c->cands[i].code = TRELLIS_UNRESOLVABLE;
         }
     }
     trellis_status st;
@@ -288,6 +292,12 @@ int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who,
     if (cd->rej == REJ_PRE_FILTER) {
         *st = c->pre_status;
         *who = c->pre_plugin >= 0 ? p->plugins[c->pre_plugin] : NULL;
+        return st->code;
+    }
+    if (cd->rej == REJ_EXCLUDED) {
+        st->code = TRELLIS_UNRESOLVABLE;
+        snprintf(st->reason, sizeof st->reason, "CurrentTarget");
+        snprintf(st->message, sizeof st->message, "the workload is being moved off this target");
         return st->code;
     }
     if (cd->rej == REJ_INVALID) {

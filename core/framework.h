@@ -56,6 +56,7 @@ typedef struct cand {
 #define CODE_UNKNOWN 0xff
 #define REJ_PRE_FILTER (-2) /* rejected by a pre_filter for every target */
 #define REJ_INVALID (-3)    /* the target's object failed a plugin's prepare */
+#define REJ_EXCLUDED (-4)   /* the caller excluded it (the target being left) */
 
 struct trellis_cycle {
     profile *p;
@@ -88,6 +89,7 @@ struct trellis_cycle {
     /* post_filter */
     int in_post_filter;
     const char *nominated_name; /* set by the caller: prefer this target */
+    const char *exclude_name;   /* set by the caller: never this target */
     int changed; /* a post_filter evicted or created something */
     int failed;  /* an ERROR status ended the cycle */
     trellis_status error_status;

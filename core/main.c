@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "admin.h"
 #include "args.h"
 #include "cfg.h"
 #include "hostapi.h"
@@ -36,9 +37,14 @@ static void usage(FILE *f)
             "Place workloads onto targets through plugins.\n"
             "\n"
             "Commands:\n"
-            "  schedule  schedule every pending workload once and write the bindings back\n"
-            "  validate  check a config: syntax, plugins, their arguments\n"
-            "  plugins   list the plugins found in the plugin directories\n"
+            "  schedule    schedule every pending workload once and write the bindings back\n"
+            "  validate    check a config: syntax, plugins, their arguments\n"
+            "  plugins     list the plugins found in the plugin directories\n"
+            "  taint TARGET key[=value][:Effect]   add a taint to a target (key[:Effect]- "
+            "removes it)\n"
+            "  drain TARGET      cordon a target and unbind every workload on it\n"
+            "  uncordon TARGET   remove the cordon taint\n"
+            "  deschedule  move workloads off targets holding more than their capacity\n"
             "\n"
             "Options:\n"
             "  -c, --config FILE       config file (default %s)\n"
@@ -51,6 +57,9 @@ static void usage(FILE *f)
             "  -P, --plugin-dir DIR    search DIR for plugins first (repeatable; also\n"
             "                          TRELLIS_PLUGIN_PATH, colon separated)\n"
             "      --describe NAME     with 'plugins': print a plugin's arguments\n"
+            "      --profile NAME      the profile for taint, drain, uncordon, deschedule\n"
+            "                          (default: the first)\n"
+            "      --budget N          deschedule: move at most N workloads (default 10)\n"
             "  -v, --verbose           log more (repeat for debug)\n"
             "      --log-level LEVEL   error, warn, info or debug\n"
             "      --log-format FMT    text or json\n"
@@ -62,6 +71,8 @@ static void usage(FILE *f)
             "  trellis schedule -c kube.cfg -s ./cluster -o json --explain\n"
             "  trellis validate /etc/trellis/kube.cfg\n"
             "  trellis plugins --describe taint-toleration\n"
+            "  trellis drain -c gardener.cfg -s ./garden aws-eu-1\n"
+            "  trellis deschedule -c gardener.cfg -s ./garden --budget 5 --dry-run\n"
             "\n"
             "See trellis(1).\n",
             DEFAULT_CONFIG);
@@ -73,6 +84,10 @@ typedef struct opts {
     const char *state;
     const char *output;
     const char *describe;
+    const char *profile;
+    long budget;
+    char *pos[4]; /* positional arguments after the command */
+    size_t n_pos;
     int explain, dry_run, parallelism;
     char **dirs;
     size_t n_dirs;
@@ -87,7 +102,8 @@ static void add_dir(opts *o, char *d)
 
 static int parse(int argc, char **argv, opts *o)
 {
-    enum { OPT_EXPLAIN = 256, OPT_DESCRIBE, OPT_LOG_LEVEL, OPT_LOG_FORMAT };
+    enum { OPT_EXPLAIN = 256, OPT_DESCRIBE, OPT_LOG_LEVEL, OPT_LOG_FORMAT, OPT_PROFILE,
+           OPT_BUDGET };
     static const struct option longopts[] = {
         {"config", required_argument, NULL, 'c'},
         {"state", required_argument, NULL, 's'},
@@ -97,6 +113,8 @@ static int parse(int argc, char **argv, opts *o)
         {"parallelism", required_argument, NULL, 'j'},
         {"plugin-dir", required_argument, NULL, 'P'},
         {"describe", required_argument, NULL, OPT_DESCRIBE},
+        {"profile", required_argument, NULL, OPT_PROFILE},
+        {"budget", required_argument, NULL, OPT_BUDGET},
         {"verbose", no_argument, NULL, 'v'},
         {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
         {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
@@ -130,6 +148,17 @@ static int parse(int argc, char **argv, opts *o)
         }
         case 'P': add_dir(o, optarg); break;
         case OPT_DESCRIBE: o->describe = optarg; break;
+        case OPT_PROFILE: o->profile = optarg; break;
+        case OPT_BUDGET: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 0) {
+                fprintf(stderr, "trellis: --budget: expected a number >= 0, got '%s'\n", optarg);
+                return -1;
+            }
+            o->budget = v;
+            break;
+        }
         case 'v':
             if (log_get_level() < TRELLIS_LOG_DEBUG)
                 log_set_level(log_get_level() + 1);
@@ -163,24 +192,26 @@ static int parse(int argc, char **argv, opts *o)
             return -1;
         }
     }
-    /* options may follow the command too */
-    if (optind < argc && !o->cmd) {
+    /* the command, then options and positional arguments in any order */
+    if (optind < argc && !o->cmd)
         o->cmd = argv[optind++];
-        if (optind < argc && argv[optind][0] == '-') {
-            int rest = argc - optind + 1;
-            char **sub = argv + optind - 1;
-            optind = 1;
-            return parse(rest, sub, o);
+    while (optind < argc && argv[optind][0] != '-') {
+        if (o->n_pos == sizeof o->pos / sizeof *o->pos) {
+            fprintf(stderr, "trellis: unexpected argument '%s'\nTry 'trellis --help'.\n",
+                    argv[optind]);
+            return -1;
         }
+        o->pos[o->n_pos++] = argv[optind++];
     }
     if (optind < argc) {
-        if (strcmp(o->cmd ? o->cmd : "", "validate") == 0 && !o->config)
-            o->config = argv[optind++];
+        int rest = argc - optind + 1;
+        char **sub = argv + optind - 1;
+        optind = 1;
+        return parse(rest, sub, o);
     }
-    if (optind < argc) {
-        fprintf(stderr, "trellis: unexpected argument '%s'\nTry 'trellis --help'.\n",
-                argv[optind]);
-        return -1;
+    if (o->cmd && strcmp(o->cmd, "validate") == 0 && !o->config && o->n_pos) {
+        o->config = o->pos[0];
+        memmove(o->pos, o->pos + 1, --o->n_pos * sizeof *o->pos);
     }
     const char *env = getenv("TRELLIS_PLUGIN_PATH");
     if (env && *env && !o->env_path) {
@@ -257,6 +288,105 @@ static int cmd_schedule(opts *o, int validate_only)
     }
     sched_close(&s);
     st->ops->destroy(st);
+    config_free(&c);
+    return rc;
+}
+
+static void report_move(void *ud, const trellis_object *w, const char *from, const char *to,
+                        const char *why)
+{
+    int dry = *(int *)ud;
+    if (to)
+        printf("%s/%s: %s -> %s%s\n", w->kind, w->key, from, to, dry ? " (dry run)" : "");
+    else
+        printf("%s/%s: stays on %s: %s\n", w->kind, w->key, from, why ? why : "");
+}
+
+/* taint, drain, uncordon, deschedule: load the state, change it, flush. */
+static int cmd_admin(opts *o)
+{
+    const char *cmd = o->cmd;
+    int deschedule = strcmp(cmd, "deschedule") == 0;
+    size_t need = strcmp(cmd, "taint") == 0 ? 2 : deschedule ? 0 : 1;
+    if (o->n_pos != need) {
+        fprintf(stderr, "trellis: %s: expected %s\nTry 'trellis --help'.\n", cmd,
+                need == 2 ? "TARGET and a taint (key[=value][:Effect] or key[:Effect]-)"
+                : need   ? "one TARGET"
+                         : "no positional argument");
+        return 1;
+    }
+    char err[2048];
+    cfg c;
+    const char *file = o->config ? o->config : DEFAULT_CONFIG;
+    if (config_load(file, &c, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: %s\n", err);
+        return 2;
+    }
+    int rc = 0;
+    sched s;
+    store *st = NULL;
+    if (sched_open(&s, &c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: %s\n", err);
+        rc = 2;
+        goto out;
+    }
+    profile *p = &s.profiles[0];
+    if (o->profile) {
+        p = NULL;
+        for (size_t i = 0; i < s.n_profiles; i++)
+            if (strcmp(s.profiles[i].cfg->name, o->profile) == 0)
+                p = &s.profiles[i];
+        if (!p) {
+            fprintf(stderr, "trellis: no profile named '%s' in %s\n", o->profile, file);
+            rc = 1;
+            goto out;
+        }
+    }
+    if (deschedule && !p->cfg->capacity_field) {
+        fprintf(stderr, "trellis: deschedule: profile '%s' in %s has no capacity_field\n",
+                p->cfg->name, file);
+        rc = 1;
+        goto out;
+    }
+    const char *dir = o->state ? o->state : c.store_path;
+    if (!dir) {
+        fprintf(stderr, "trellis: no state directory: give --state DIR or store.path in %s\n",
+                file);
+        rc = 1;
+        goto out;
+    }
+    st = store_file_open(dir, o->dry_run, err, sizeof err);
+    if (!st || sched_load(&s, st, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: %s\n", err);
+        rc = 2;
+        goto out;
+    }
+    int r;
+    if (strcmp(cmd, "taint") == 0)
+        r = admin_taint(&s, p, o->pos[0], o->pos[1], stdout, err, sizeof err);
+    else if (strcmp(cmd, "drain") == 0)
+        r = admin_drain(&s, p, o->pos[0], stdout, err, sizeof err);
+    else if (strcmp(cmd, "uncordon") == 0)
+        r = admin_uncordon(&s, p, o->pos[0], stdout, err, sizeof err);
+    else {
+        r = sched_deschedule(&s, p, o->budget >= 0 ? (size_t)o->budget : 10, report_move,
+                             &o->dry_run);
+        if (r >= 0)
+            printf("%d moved%s\n", r, o->dry_run ? " (dry run: nothing written)" : "");
+        else
+            snprintf(err, sizeof err, "the store could not be written");
+    }
+    if (r < 0) {
+        fprintf(stderr, "trellis: %s: %s\n", cmd, err);
+        rc = 2;
+    } else if (!deschedule && st->ops->flush(st, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: not written: %s\n", err);
+        rc = 3;
+    }
+out:
+    sched_close(&s);
+    if (st)
+        st->ops->destroy(st);
     config_free(&c);
     return rc;
 }
@@ -420,6 +550,7 @@ int main(int argc, char **argv)
 {
     opts o;
     memset(&o, 0, sizeof o);
+    o.budget = -1;
     if (parse(argc, argv, &o) < 0)
         return 1;
     int rc;
@@ -432,6 +563,9 @@ int main(int argc, char **argv)
         rc = cmd_schedule(&o, 1);
     } else if (strcmp(o.cmd, "plugins") == 0) {
         rc = cmd_plugins(&o);
+    } else if (strcmp(o.cmd, "taint") == 0 || strcmp(o.cmd, "drain") == 0 ||
+               strcmp(o.cmd, "uncordon") == 0 || strcmp(o.cmd, "deschedule") == 0) {
+        rc = cmd_admin(&o);
     } else if (strcmp(o.cmd, "help") == 0) {
         usage(stdout);
         rc = 0;

@@ -313,7 +313,7 @@ static void evict_bound(sched *s, profile *p, trellis_object *w, cache_target *c
                         const trellis_plugin *pl, const trellis_status *st)
 {
     char err[512];
-    store_edit e = {p->cfg->binding_field, NULL};
+    store_edit e = {p->cfg->binding_field, NULL, 0};
     if (s->st->ops->patch(s->st, w, &e, 1, err, sizeof err) < 0) {
         log_error("cannot evict %s %s from %s: %s", w->kind, w->key, ct->name, err);
         return;
@@ -403,7 +403,6 @@ int sched_load(sched *s, store *st, char *err, size_t errlen)
         }
     }
     manifest_set_free(&ms);
-    run_eviction_checks(s);
     s->load_ns = now_ns() - t0;
     return 0;
 }
@@ -756,6 +755,7 @@ static void process_waiting(sched *s, int final)
 int sched_run_once(sched *s, char *err, size_t errlen)
 {
     uint64_t t0 = now_ns();
+    run_eviction_checks(s);
     for (;;) {
         int progress = 0;
         for (size_t i = 0; i < s->n_profiles; i++) {
@@ -778,6 +778,89 @@ int sched_run_once(sched *s, char *err, size_t errlen)
     return 0;
 }
 
+static int by_key_desc(const void *a, const void *b)
+{
+    const trellis_object *x = *(trellis_object *const *)a, *y = *(trellis_object *const *)b;
+    return -strcmp(x->key, y->key);
+}
+
+int sched_deschedule(sched *s, profile *p, size_t budget, desched_fn report, void *ud)
+{
+    const cfg_profile *pc = p->cfg;
+    size_t moved = 0;
+    snapshot_update(&p->snap, &s->cache);
+    /* the snapshot's targets are in name order; copy the names, since
+     * moving workloads updates the snapshot */
+    size_t nt = p->snap.n;
+    char **names = xcalloc(nt ? nt : 1, sizeof *names);
+    for (size_t i = 0; i < nt; i++)
+        names[i] = xstrdup(p->snap.targets[i]->name);
+    for (size_t i = 0; i < nt && moved < budget; i++) {
+        cache_target *ct = cache_get_target(&s->cache, pc->target_kind, names[i]);
+        int64_t cap;
+        if (!ct || !ct->t.obj || value_int(object_get(ct->t.obj, pc->capacity_field), &cap) < 0)
+            continue;
+        trellis_object **on = NULL;
+        size_t n = 0, ncap = 0;
+        for (size_t k = 0; k < s->n_objects; k++) {
+            trellis_object *w = s->objects[k];
+            const char *b = owner_for(s, w) == p ? value_string(object_get(w, pc->binding_field))
+                                                 : NULL;
+            if (b && strcmp(b, names[i]) == 0) {
+                grow(&on, &ncap, n + 1, sizeof *on);
+                on[n++] = w;
+            }
+        }
+        if ((int64_t)n > cap && n > 1)
+            qsort(on, n, sizeof *on, by_key_desc);
+        int64_t over = (int64_t)n - cap;
+        for (size_t k = 0; k < n && over > 0 && moved < budget; k++) {
+            trellis_object *w = on[k];
+            cache_forget(&s->cache, w, ct);
+            snapshot_update(&p->snap, &s->cache);
+            decision *d = decision_for(s, w, p);
+            d->attempts++;
+            trellis_cycle *c = &s->cycle;
+            c->d = d;
+            c->exclude_name = names[i];
+            char msg[1024];
+            const struct trellis_target *best = NULL;
+            fw_result r = framework_schedule(p, c, w, 0, &best, msg, sizeof msg);
+            c->exclude_name = NULL;
+            if (r == FW_SCHEDULED) {
+                queue_add(&p->q, w, 0);
+                qitem *it = queue_pop(&p->q, 0);
+                assume_and_bind(s, p, c, d, it, best);
+                if (d->result == DEC_SCHEDULED) {
+                    report(ud, w, names[i], d->targets[0], NULL);
+                    moved++;
+                    over--;
+                    continue;
+                }
+                snprintf(msg, sizeof msg, "%s", d->message ? d->message : "binding failed");
+            } else if (r == FW_UNSCHEDULABLE) {
+                char *m = framework_unschedulable_message(c);
+                snprintf(msg, sizeof msg, "%s", m);
+                free(m);
+            }
+            /* no other target takes it: it stays where it is */
+            cache_add_bound(&s->cache, w, pc->target_kind, names[i]);
+            qitem *left = queue_pop(&p->q, 0);
+            if (left)
+                queue_done(&p->q, left);
+            set_result(d, DEC_UNSCHEDULABLE, msg, names[i]);
+            report(ud, w, names[i], NULL, msg);
+        }
+        free(on);
+    }
+    for (size_t i = 0; i < nt; i++)
+        free(names[i]);
+    free(names);
+    if (s->st && s->st->ops->flush(s->st, NULL, 0) < 0)
+        return -1;
+    return (int)moved;
+}
+
 int sched_evict(trellis_cycle *c, const trellis_plugin *pl, const trellis_object *victim,
                 const char *reason, char *err, size_t errlen)
 {
@@ -790,7 +873,7 @@ int sched_evict(trellis_cycle *c, const trellis_plugin *pl, const trellis_object
                     victim->key);
     trellis_object *v = object_ref(cw->obj);
     profile *vp = owner_for(s, v);
-    store_edit e = {vp ? vp->cfg->binding_field : c->p->cfg->binding_field, NULL};
+    store_edit e = {vp ? vp->cfg->binding_field : c->p->cfg->binding_field, NULL, 0};
     if (s->st->ops->patch(s->st, v, &e, 1, err, errlen) < 0) {
         object_unref(v);
         return -1;
@@ -873,7 +956,7 @@ int sched_store_set_field(const trellis_plugin *pl, const trellis_object *o, con
     sched *s = pl->profile->sched;
     if (!s->st)
         return errf(err, errlen, "no store");
-    store_edit e = {path, value};
+    store_edit e = {path, value, 0};
     return s->st->ops->patch(s->st, o, &e, 1, err, errlen);
 }
 

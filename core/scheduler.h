@@ -113,6 +113,17 @@ int sched_load(sched *s, store *st, char *err, size_t errlen);
 int sched_run_once(sched *s, char *err, size_t errlen);
 void sched_close(sched *s);
 
+/* Deschedule: for each target of p holding more workloads (by binding
+ * field) than its capacity_field allows, move workloads (largest names
+ * first) to other targets through the normal cycle with their current
+ * target excluded, at most `budget` in all; a workload no other target
+ * takes stays. report(ud, w, from, to, why) is called for each one tried:
+ * to is NULL when it stayed. Returns the number moved, or -1 when the
+ * store could not be written. */
+typedef void (*desched_fn)(void *ud, const trellis_object *w, const char *from, const char *to,
+                           const char *why);
+int sched_deschedule(sched *s, profile *p, size_t budget, desched_fn report, void *ud);
+
 /* decisions sorted by workload kind, namespace, name */
 void sched_sorted_decisions(sched *s);
 

@@ -22,6 +22,7 @@ typedef struct store store;
 typedef struct store_edit {
     const char *path;  /* dotted plain keys */
     const char *value; /* string, or NULL to remove the field */
+    int raw;           /* value is a JSON text (a list, a map...), not a string */
 } store_edit;
 
 typedef enum { STORE_ADDED = 1, STORE_MODIFIED, STORE_DELETED } store_event_type;

@@ -22,6 +22,7 @@ typedef struct fs_edit {
     int doc, item;
     char *path;
     char *value; /* NULL = remove */
+    int raw;     /* value is JSON text */
 } fs_edit;
 
 typedef struct fs_file {
@@ -182,7 +183,8 @@ static trellis_object *fs_get(store *s, const char *kind, const char *ns, const 
  * absent, then it is created) and the field itself a scalar or absent.
  * Checked when the patch is made, so that a bind fails at once instead of
  * at flush. */
-static int check_edit(const trellis_object *o, const char *path, char *err, size_t errlen)
+static int check_edit(const trellis_object *o, const char *path, int raw, char *err,
+                      size_t errlen)
 {
     char prefix[512];
     size_t len = strlen(path);
@@ -200,7 +202,7 @@ static int check_edit(const trellis_object *o, const char *path, char *err, size
         if (i < len && t != TRELLIS_VALUE_MAP && t != TRELLIS_VALUE_NULL)
             return errf(err, errlen, "%s %s: cannot set %s: '%s' is not a map", o->kind,
                         o->key, path, prefix);
-        if (i == len && (t == TRELLIS_VALUE_MAP || t == TRELLIS_VALUE_LIST))
+        if (i == len && !raw && (t == TRELLIS_VALUE_MAP || t == TRELLIS_VALUE_LIST))
             return errf(err, errlen, "%s %s: cannot set %s: it is a %s, not a scalar", o->kind,
                         o->key, path, t == TRELLIS_VALUE_MAP ? "map" : "list");
     }
@@ -211,7 +213,7 @@ static int fs_patch(store *s, const trellis_object *o, const store_edit *edits, 
                     char *err, size_t errlen)
 {
     for (size_t i = 0; i < n; i++)
-        if (check_edit(o, edits[i].path, err, errlen) < 0)
+        if (check_edit(o, edits[i].path, edits[i].raw, err, errlen) < 0)
             return -1;
     file_store *fs = (file_store *)s;
     fs_file *f = o->file ? hmap_get(&fs->by_path, o->file) : NULL;
@@ -242,6 +244,7 @@ static int fs_patch(store *s, const trellis_object *o, const store_edit *edits, 
             free(e->value);
         }
         e->value = edits[i].value ? xstrdup(edits[i].value) : NULL;
+        e->raw = edits[i].raw;
     }
     return 0;
 }

@@ -89,9 +89,9 @@ START_TEST(patch_flush_and_precondition)
     manifest_set_init(&ms);
     s->ops->list(s, &ms, err, sizeof err);
     ck_assert_uint_eq(ms.n_objects, 3);
-    store_edit e = {"spec.nodeName", "n1"};
+    store_edit e = {"spec.nodeName", "n1", 0};
     ck_assert_int_eq(s->ops->patch(s, ms.objects[1], &e, 1, err, sizeof err), 0);
-    store_edit e2 = {"spec.nodeName", "n2"}; /* a later patch of the same field wins */
+    store_edit e2 = {"spec.nodeName", "n2", 0}; /* a later patch of the same field wins */
     ck_assert_int_eq(s->ops->patch(s, ms.objects[1], &e2, 1, err, sizeof err), 0);
     ck_assert_int_eq(s->ops->patch(s, ms.objects[2], &e, 1, err, sizeof err), 0);
     /* c.yaml changes on disk before the flush: its patch is refused */
@@ -105,7 +105,7 @@ START_TEST(patch_flush_and_precondition)
     ck_assert_str_eq(t, POD("c") "  y: 2\n");
     free(t);
     /* the store knows the new content of a.yaml: a further patch works */
-    store_edit rm = {"spec.nodeName", NULL};
+    store_edit rm = {"spec.nodeName", NULL, 0};
     ck_assert_int_eq(s->ops->patch(s, ms.objects[1], &rm, 1, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "changed since it was read"), "%s", err);
     manifest_set_free(&ms);
@@ -121,7 +121,7 @@ START_TEST(dry_run_writes_nothing)
     manifest_set ms;
     manifest_set_init(&ms);
     s->ops->list(s, &ms, err, sizeof err);
-    store_edit e = {"spec.nodeName", "n1"};
+    store_edit e = {"spec.nodeName", "n1", 0};
     ck_assert_int_eq(s->ops->patch(s, ms.objects[0], &e, 1, err, sizeof err), 0);
     trellis_object *n = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Node\","
                                "\"metadata\":{\"name\":\"new\"}}");

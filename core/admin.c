@@ -1,0 +1,176 @@
+/*
+ * admin.c - see admin.h.
+ */
+#include "config.h"
+
+#include "admin.h"
+
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "util.h"
+
+static const char *const effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
+
+typedef struct taint_spec {
+    char key[600], value[600], effect[600];
+    int has_value, has_effect, remove;
+} taint_spec;
+
+static int parse_spec(const char *spec, taint_spec *t, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    size_t len = strlen(spec);
+    if (len && spec[len - 1] == '-') {
+        t->remove = 1;
+        len--;
+    }
+    char buf[600];
+    if (len == 0 || len >= sizeof buf)
+        return errf(err, errlen, "taint '%s': expected key[=value][:Effect] or key[:Effect]-",
+                    spec);
+    memcpy(buf, spec, len);
+    buf[len] = '\0';
+    char *colon = strrchr(buf, ':');
+    if (colon) {
+        *colon = '\0';
+        snprintf(t->effect, sizeof t->effect, "%s", colon + 1);
+        t->has_effect = 1;
+        int ok = 0;
+        for (size_t i = 0; i < sizeof effects / sizeof *effects; i++)
+            ok |= strcmp(t->effect, effects[i]) == 0;
+        if (!ok)
+            return errf(err, errlen,
+                        "taint '%s': effect '%s' is not NoSchedule, PreferNoSchedule or NoExecute",
+                        spec, t->effect);
+    }
+    char *eq = strchr(buf, '=');
+    if (eq) {
+        *eq = '\0';
+        snprintf(t->value, sizeof t->value, "%s", eq + 1);
+        t->has_value = 1;
+    }
+    snprintf(t->key, sizeof t->key, "%s", buf);
+    if (!t->key[0])
+        return errf(err, errlen, "taint '%s': the key is empty", spec);
+    return 0;
+}
+
+static const char *member(json_object *o, const char *k)
+{
+    json_object *v;
+    return json_object_object_get_ex(o, k, &v) ? json_object_get_string(v) : NULL;
+}
+
+static int same_effect(json_object *taint, const taint_spec *t)
+{
+    const char *e = member(taint, "effect");
+    return strcmp(e ? e : "", t->has_effect ? t->effect : "") == 0;
+}
+
+static const trellis_object *find_target(sched *s, profile *p, const char *name, char *err,
+                                         size_t errlen)
+{
+    const trellis_object *o = sched_lookup(s, p->cfg->target_kind, "", name);
+    if (!o)
+        errf(err, errlen, "%s '%s' not found in the state", p->cfg->target_kind, name);
+    return o;
+}
+
+int admin_taint(sched *s, profile *p, const char *target, const char *spec, FILE *out,
+                char *err, size_t errlen)
+{
+    taint_spec t;
+    if (parse_spec(spec, &t, err, errlen) < 0)
+        return -1;
+    const trellis_object *o = find_target(s, p, target, err, errlen);
+    if (!o)
+        return -1;
+    const char *field = p->cfg->taints_field;
+    json_object *cur = (json_object *)object_get(o, field);
+    if (cur && !json_object_is_type(cur, json_type_array) &&
+        !json_object_is_type(cur, json_type_null))
+        return errf(err, errlen, "%s %s: %s is not a list", o->kind, o->name, field);
+    json_object *list = json_object_new_array();
+    size_t dropped = 0;
+    size_t n = cur && json_object_is_type(cur, json_type_array)
+                   ? json_object_array_length(cur)
+                   : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *it = json_object_array_get_idx(cur, i);
+        const char *k = json_object_is_type(it, json_type_object) ? member(it, "key") : NULL;
+        int match = k && strcmp(k, t.key) == 0;
+        if (match && t.remove && t.has_effect)
+            match = same_effect(it, &t);
+        if (match && !t.remove)
+            match = same_effect(it, &t);
+        if (match) {
+            dropped++;
+            continue;
+        }
+        json_object_array_add(list, json_object_get(it));
+    }
+    if (t.remove && !dropped) {
+        json_object_put(list);
+        return errf(err, errlen, "%s %s has no taint %s%s%s", o->kind, o->name, t.key,
+                    t.has_effect ? ":" : "", t.has_effect ? t.effect : "");
+    }
+    if (!t.remove) {
+        json_object *nt = json_object_new_object();
+        json_object_object_add(nt, "key", json_object_new_string(t.key));
+        if (t.has_value)
+            json_object_object_add(nt, "value", json_object_new_string(t.value));
+        if (t.has_effect)
+            json_object_object_add(nt, "effect", json_object_new_string(t.effect));
+        json_object_array_add(list, nt);
+    }
+    const char *text = json_object_to_json_string_ext(
+        list, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+    store_edit e = {field, text, 1};
+    int rc = s->st->ops->patch(s->st, o, &e, 1, err, errlen);
+    if (rc == 0 && out)
+        fprintf(out, "%s/%s %s %s\n", o->kind, o->name,
+                t.remove ? "untainted" : dropped ? "taint replaced" : "tainted", spec);
+    json_object_put(list);
+    return rc;
+}
+
+int admin_drain(sched *s, profile *p, const char *target, FILE *out, char *err, size_t errlen)
+{
+    char spec[300];
+    snprintf(spec, sizeof spec, "%s:NoSchedule", p->cfg->cordon_taint);
+    const trellis_object *o = find_target(s, p, target, err, errlen);
+    if (!o)
+        return -1;
+    /* already cordoned is fine: the taint is replaced by the same one */
+    if (admin_taint(s, p, target, spec, out, err, errlen) < 0)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_objects; i++) {
+        trellis_object *w = s->objects[i];
+        if (sched_profile_for(s, w) != p && strcmp(w->kind, p->cfg->workload_kind) != 0)
+            continue;
+        const char *b = value_string(object_get(w, p->cfg->binding_field));
+        if (!b || strcmp(b, target) != 0)
+            continue;
+        store_edit e = {p->cfg->binding_field, NULL, 0};
+        if (s->st->ops->patch(s->st, w, &e, 1, err, errlen) < 0)
+            return errprefix(err, errlen, "evicting %s %s", w->kind, w->key);
+        if (out)
+            fprintf(out, "%s/%s evicted from %s\n", w->kind, w->key, target);
+        n++;
+    }
+    if (out)
+        fprintf(out, "%s/%s drained: %zu %s evicted\n", o->kind, o->name, n,
+                n == 1 ? "workload" : "workloads");
+    return 0;
+}
+
+int admin_uncordon(sched *s, profile *p, const char *target, FILE *out, char *err,
+                   size_t errlen)
+{
+    char spec[300];
+    snprintf(spec, sizeof spec, "%s-", p->cfg->cordon_taint);
+    return admin_taint(s, p, target, spec, out, err, errlen);
+}
