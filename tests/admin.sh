@@ -1,0 +1,159 @@
+#!/bin/sh
+# admin.sh - the operator commands end to end on a small state directory:
+# taint / untaint (format-preserving write-back of the taint list), drain
+# (cordon + unbind; a following schedule run places every workload
+# elsewhere and none is lost), uncordon, deschedule (with --dry-run and a
+# budget, never moving a workload no other target takes). Run by `make
+# check` with TRELLIS and TRELLIS_PLUGIN_PATH set.
+set -u
+: "${TRELLIS:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+pass=0
+fail=0
+ok() { echo "ok - $1"; pass=$((pass + 1)); }
+no() { echo "not ok - $1"; shift; for l in "$@"; do echo "#   $l"; done; fail=$((fail + 1)); }
+check() { # check NAME COMMAND...
+    name=$1
+    shift
+    if "$@" >"$tmp/out" 2>&1; then ok "$name"; else no "$name" "$(head -c 1500 "$tmp/out")"; fi
+}
+
+cat >"$tmp/t.cfg" <<'CFG'
+profiles = ( {
+  name = "default-scheduler"; default = true;
+  workload = { kind = "Pod"; scheduler_name_field = "spec.schedulerName"; };
+  target = { kind = "Node"; };
+  binding = { field = "spec.nodeName"; };
+  cordon_taint = "node.kubernetes.io/unschedulable";
+  capacity_field = "metadata.annotations.capacity";
+  plugins = ( { name = "taint-toleration"; }, { name = "least-utilized"; },
+              { name = "default-binder"; } );
+} );
+CFG
+
+reset_state() {
+    rm -rf "$tmp/s"
+    mkdir -p "$tmp/s"
+    cat >"$tmp/s/nodes.yaml" <<'Y'
+# three nodes
+apiVersion: v1
+kind: Node
+metadata:
+  name: a
+  annotations:
+    capacity: "1"
+spec:
+  taints:
+  - key: dedicated
+    value: db
+    effect: PreferNoSchedule
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: b
+  annotations:
+    capacity: "5"
+spec: {}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: c
+  annotations:
+    capacity: "5"
+spec:
+  taints:
+  - key: gpu
+    effect: NoSchedule
+Y
+    cat >"$tmp/s/pods.yaml" <<'Y'
+apiVersion: v1
+kind: Pod
+metadata: {name: p1, namespace: default}
+spec:
+  nodeName: a
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p2, namespace: default}
+spec:
+  nodeName: a
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p3, namespace: default}
+spec:
+  nodeName: a
+  tolerations:
+  - {key: gpu, operator: Exists}
+Y
+}
+
+T() { "$TRELLIS" "$@" --config "$tmp/t.cfg" --state "$tmp/s"; }
+
+# --- taint and untaint ---
+reset_state
+check "taint adds a taint" T taint b maintenance=true:NoSchedule
+check "the taint list of b holds it" grep -q 'taints: \[ *{ *"key": "maintenance", "value": "true", "effect": "NoSchedule" *} *\]' "$tmp/s/nodes.yaml"
+check "the other nodes are untouched" sh -c "grep -c 'key: dedicated' '$tmp/s/nodes.yaml' | grep -q 1"
+check "taint replaces the same key and effect" T taint b maintenance=false:NoSchedule
+check "one maintenance taint, new value" sh -c "grep -o 'maintenance' '$tmp/s/nodes.yaml' | wc -l | grep -q '^1$' && grep -q '\"value\": \"false\"' '$tmp/s/nodes.yaml'"
+check "untaint removes it" T taint b maintenance-
+check "b has an empty taint list" grep -q 'taints: \[ *\]' "$tmp/s/nodes.yaml"
+if T taint b nothing- >"$tmp/out" 2>&1; then no "removing a missing taint fails"; else
+    grep -q "has no taint nothing" "$tmp/out" && ok "removing a missing taint fails" ||
+        no "removing a missing taint fails" "$(cat "$tmp/out")"
+fi
+if T taint b k:Sometimes >"$tmp/out" 2>&1; then no "a bad effect is refused"; else
+    grep -q "not NoSchedule, PreferNoSchedule or NoExecute" "$tmp/out" && ok "a bad effect is refused" ||
+        no "a bad effect is refused" "$(cat "$tmp/out")"
+fi
+if T taint zz k:NoSchedule >"$tmp/out" 2>&1; then no "an unknown target is refused"; else
+    grep -q "Node 'zz' not found" "$tmp/out" && ok "an unknown target is refused" ||
+        no "an unknown target is refused" "$(cat "$tmp/out")"
+fi
+cp "$tmp/s/nodes.yaml" "$tmp/before.yaml"
+check "taint --dry-run" T taint a x:NoSchedule --dry-run
+check "--dry-run wrote nothing" cmp -s "$tmp/before.yaml" "$tmp/s/nodes.yaml"
+
+# --- drain, then schedule: nobody is lost ---
+reset_state
+check "drain a" T drain a
+check "drain reports 3 evicted" grep -q "drained: 3 workloads evicted" "$tmp/out"
+check "no pod names a any more" sh -c "! grep -q 'nodeName: a' '$tmp/s/pods.yaml'"
+check "a is cordoned" grep -q '"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"' "$tmp/s/nodes.yaml"
+check "schedule after drain" T schedule -o json
+cp "$tmp/out" "$tmp/after-drain.json"
+n=$(grep -c "nodeName:" "$tmp/s/pods.yaml")
+[ "$n" -eq 3 ] && ok "every pod is bound exactly once ($n bindings for 3 pods)" ||
+    no "every pod is bound exactly once" "$(cat "$tmp/s/pods.yaml")"
+check "none went back to the cordoned node" sh -c "! grep -q 'nodeName: a' '$tmp/s/pods.yaml'"
+check "p3 (tolerates gpu) may use c, the others b" sh -c "grep -A3 'name: p1' '$tmp/s/pods.yaml' | grep -q 'nodeName: b'"
+check "uncordon a" T uncordon a
+check "the cordon taint is gone" sh -c "! grep -q 'node.kubernetes.io/unschedulable' '$tmp/s/nodes.yaml'"
+
+# --- deschedule ---
+reset_state
+cp "$tmp/s/pods.yaml" "$tmp/before.yaml"
+check "deschedule --dry-run" T deschedule --dry-run
+check "dry run: p3 and p2 would move (largest names first)" sh -c "grep -q 'Pod/default/p3: a -> ' '$tmp/out' && grep -q 'Pod/default/p2: a -> ' '$tmp/out' && grep -q '2 moved (dry run' '$tmp/out'"
+check "dry run wrote nothing" cmp -s "$tmp/before.yaml" "$tmp/s/pods.yaml"
+check "deschedule --budget 1" T deschedule --budget 1
+check "one moved" grep -q '^1 moved' "$tmp/out"
+check "deschedule again" T deschedule
+check "the second run moves the last one over capacity" grep -q '^1 moved' "$tmp/out"
+check "a keeps exactly its capacity (1)" sh -c "grep -c 'nodeName: a' '$tmp/s/pods.yaml' | grep -q '^1$'"
+check "nothing over capacity: nothing moves" T deschedule
+check "0 moved" grep -q '^0 moved' "$tmp/out"
+# a workload no other target takes stays where it is
+reset_state
+T taint b full:NoSchedule >/dev/null 2>&1
+T taint c gpu:NoSchedule- >/dev/null 2>&1
+T taint c full:NoSchedule >/dev/null 2>&1
+check "deschedule with no room elsewhere" T deschedule
+check "every pod stays on a" sh -c "grep -q 'stays on a' '$tmp/out' && grep -q '^0 moved' '$tmp/out' && [ \$(grep -c 'nodeName: a' '$tmp/s/pods.yaml') -eq 3 ]"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
