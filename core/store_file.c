@@ -311,6 +311,7 @@ static int fs_flush(store *s, char *err, size_t errlen)
                 we[j].item = f->edits[j].item;
                 we[j].path = f->edits[j].path;
                 we[j].value = f->edits[j].value;
+                we[j].raw = f->edits[j].raw;
             }
             char *outp = NULL;
             size_t outlen = 0;

@@ -33,11 +33,29 @@
  * ([A-Za-z0-9][-A-Za-z0-9_./]*, not a YAML 1.1 or 1.2 bool or null word,
  * not something that starts like a number), otherwise double-quoted; JSON
  * values are always JSON strings.
+ *
+ * Raw edits carry a JSON text instead of a string. It is checked strictly
+ * (RFC 8259; no duplicate keys, no lone surrogates, no \u0000) and written
+ * again on one line, in the same form for YAML and JSON: strings
+ * double-quoted with JSON escapes (also escaping what YAML would not read
+ * back: DEL, C1 controls, U+2028/9, U+FEFF, U+FFFE/F), numbers as given,
+ * ", " and ": " between items: JSON that is also YAML flow syntax. In
+ * YAML the value goes where a string would go: after the key on its line,
+ * replacing a scalar, an alias or a flow collection in place (its own anchor
+ * kept, a tag dropped, a trailing comment kept). An old block collection is
+ * replaced from the key's ':' through the line break of its last line: its
+ * lines, comment lines among them included, go, and the flow value follows
+ * the ':'; a comment on the key's own line is kept after it. A value that
+ * holds anchors inside is refused (aliases elsewhere may refer to them).
+ * Verification compares the field's new value, in canonical form, with
+ * the parsed JSON: same structure, keys and scalar text, strings quoted,
+ * numbers, booleans and null plain (an empty map reads as null, as above).
  */
 #include "config.h"
 
 #include "writeback.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -313,8 +331,9 @@ static void render_value(strbuf *b, const char *v, int json)
         render_yaml(b, v);
 }
 
-/* "k1: {k2: v}" (YAML flow) or "\"k1\": {\"k2\": \"v\"}" (JSON) */
-static void render_chain(strbuf *b, char *const *comps, size_t n, const char *v, int json)
+/* "k1: {k2: v}" (YAML flow) or "\"k1\": {\"k2\": \"v\"}" (JSON); val is
+ * the value as rendered already. */
+static void render_chain(strbuf *b, char *const *comps, size_t n, const char *val, int json)
 {
     for (size_t i = 0; i < n; i++) {
         render_key(b, comps[i], json);
@@ -322,14 +341,15 @@ static void render_chain(strbuf *b, char *const *comps, size_t n, const char *v,
         if (i + 1 < n)
             sb_add(b, "{", 1);
     }
-    render_value(b, v, json);
+    sb_puts(b, val);
     for (size_t i = 1; i < n; i++)
         sb_add(b, "}", 1);
 }
 
 /* Block lines "key:\n  key: v", the first at `indent`, each next one
- * `step` deeper, separated by nl, without a final break. */
-static void render_block(strbuf *b, char *const *comps, size_t n, const char *v, size_t indent,
+ * `step` deeper, separated by nl, without a final break; val is the value
+ * as rendered already. */
+static void render_block(strbuf *b, char *const *comps, size_t n, const char *val, size_t indent,
                          size_t step, const char *nl)
 {
     for (size_t i = 0; i < n; i++) {
@@ -341,7 +361,7 @@ static void render_block(strbuf *b, char *const *comps, size_t n, const char *v,
         sb_add(b, ":", 1);
     }
     sb_add(b, " ", 1);
-    render_value(b, v, 0);
+    sb_puts(b, val);
 }
 
 /* ---- YAML trees -------------------------------------------------------- */
@@ -854,6 +874,323 @@ static int json_tree(const char *s, size_t len, tree *t, char *err, size_t errle
     }
 }
 
+/* ---- raw values ---------------------------------------------------------
+ *
+ * A raw edit's value is a JSON text, checked strictly here (the scanner
+ * above is lenient, as json-c is), then read into a tree by that scanner
+ * and written out again by render_raw. */
+
+typedef struct jcheck {
+    const char *s;
+    size_t len, i;
+    char *msg;
+    size_t msglen;
+} jcheck;
+
+static int jc_fail(jcheck *c, const char *what)
+{
+    size_t p = c->i < c->len ? c->i : c->len;
+    return errf(c->msg, c->msglen, "line %d, column %zu: %s", line_no(c->s, p),
+                p - line_start(c->s, p) + 1, what);
+}
+
+static void jc_ws(jcheck *c)
+{
+    while (c->i < c->len && is_space(c->s[c->i]))
+        c->i++;
+}
+
+static int jc_hex4(jcheck *c, unsigned *out)
+{
+    unsigned v = 0;
+    for (int k = 0; k < 4; k++) {
+        int h = c->i < c->len ? hexval(c->s[c->i]) : -1;
+        if (h < 0)
+            return jc_fail(c, "bad \\u escape");
+        v = v * 16 + (unsigned)h;
+        c->i++;
+    }
+    *out = v;
+    return 0;
+}
+
+static int jc_string(jcheck *c)
+{
+    c->i++; /* the opening quote */
+    for (;;) {
+        if (c->i >= c->len)
+            return jc_fail(c, "unterminated string");
+        unsigned char ch = (unsigned char)c->s[c->i];
+        if (ch == '"') {
+            c->i++;
+            return 0;
+        }
+        if (ch < 0x20)
+            return jc_fail(c, "control character in a string (escape it)");
+        if (ch != '\\') {
+            c->i++;
+            continue;
+        }
+        c->i++;
+        if (c->i >= c->len)
+            return jc_fail(c, "unterminated string");
+        ch = (unsigned char)c->s[c->i];
+        if (ch != 'u') {
+            if (!strchr("\"\\/bfnrt", ch))
+                return jc_fail(c, "unknown escape in a string");
+            c->i++;
+            continue;
+        }
+        c->i++;
+        size_t at = c->i - 2;
+        unsigned cp;
+        if (jc_hex4(c, &cp) < 0)
+            return -1;
+        if (cp == 0) {
+            c->i = at;
+            return jc_fail(c, "\\u0000 (a NUL character) cannot be written to a manifest");
+        }
+        if (cp >= 0xdc00 && cp < 0xe000) {
+            c->i = at;
+            return jc_fail(c, "lone low surrogate in a \\u escape");
+        }
+        if (cp >= 0xd800 && cp < 0xdc00) {
+            unsigned lo;
+            if (c->i + 2 > c->len || c->s[c->i] != '\\' || c->s[c->i + 1] != 'u') {
+                c->i = at;
+                return jc_fail(c, "lone high surrogate in a \\u escape");
+            }
+            c->i += 2;
+            if (jc_hex4(c, &lo) < 0)
+                return -1;
+            if (lo < 0xdc00 || lo >= 0xe000) {
+                c->i = at;
+                return jc_fail(c, "lone high surrogate in a \\u escape");
+            }
+        }
+    }
+}
+
+static int jc_digits(jcheck *c)
+{
+    size_t st = c->i;
+    while (c->i < c->len && c->s[c->i] >= '0' && c->s[c->i] <= '9')
+        c->i++;
+    return c->i > st ? 0 : jc_fail(c, "malformed number");
+}
+
+static int jc_number(jcheck *c)
+{
+    if (c->s[c->i] == '-')
+        c->i++;
+    if (c->i < c->len && c->s[c->i] == '0')
+        c->i++;
+    else if (jc_digits(c) < 0)
+        return -1;
+    if (c->i < c->len && c->s[c->i] == '.') {
+        c->i++;
+        if (jc_digits(c) < 0)
+            return -1;
+    }
+    if (c->i < c->len && (c->s[c->i] == 'e' || c->s[c->i] == 'E')) {
+        c->i++;
+        if (c->i < c->len && (c->s[c->i] == '+' || c->s[c->i] == '-'))
+            c->i++;
+        if (jc_digits(c) < 0)
+            return -1;
+    }
+    /* "01", "1x": the scanner that reads the value would take more */
+    if (c->i < c->len && (isalnum((unsigned char)c->s[c->i]) || strchr("+-.", c->s[c->i])))
+        return jc_fail(c, "malformed number");
+    return 0;
+}
+
+static int jc_value(jcheck *c, int depth)
+{
+    jc_ws(c);
+    if (depth > MAX_DEPTH)
+        return jc_fail(c, "nesting too deep");
+    if (c->i >= c->len)
+        return jc_fail(c, "unexpected end of text");
+    char ch = c->s[c->i];
+    if (ch == '{' || ch == '[') {
+        char close = ch == '{' ? '}' : ']';
+        c->i++;
+        jc_ws(c);
+        if (c->i < c->len && c->s[c->i] == close) {
+            c->i++;
+            return 0;
+        }
+        for (;;) {
+            if (ch == '{') {
+                jc_ws(c);
+                if (c->i >= c->len || c->s[c->i] != '"')
+                    return jc_fail(c, "expected a string key");
+                if (jc_string(c) < 0)
+                    return -1;
+                jc_ws(c);
+                if (c->i >= c->len || c->s[c->i] != ':')
+                    return jc_fail(c, "expected ':'");
+                c->i++;
+            }
+            if (jc_value(c, depth + 1) < 0)
+                return -1;
+            jc_ws(c);
+            if (c->i < c->len && c->s[c->i] == ',') {
+                c->i++;
+                continue;
+            }
+            if (c->i < c->len && c->s[c->i] == close) {
+                c->i++;
+                return 0;
+            }
+            return jc_fail(c, ch == '{' ? "expected ',' or '}'" : "expected ',' or ']'");
+        }
+    }
+    if (ch == '"')
+        return jc_string(c);
+    if (ch == '-' || (ch >= '0' && ch <= '9'))
+        return jc_number(c);
+    static const char *const words[] = {"true", "false", "null"};
+    for (size_t k = 0; k < sizeof words / sizeof *words; k++) {
+        size_t wl = strlen(words[k]);
+        if (c->len - c->i >= wl && memcmp(c->s + c->i, words[k], wl) == 0 &&
+            (c->len - c->i == wl || !isalnum((unsigned char)c->s[c->i + wl]))) {
+            c->i += wl;
+            return 0;
+        }
+    }
+    return jc_fail(c, "unexpected character");
+}
+
+/* The first key that a map in n holds twice, or NULL. */
+static const node *raw_dup_key(const node *n)
+{
+    if (n->kind == N_MAP)
+        for (size_t i = 0; i + 1 < n->nkids; i += 2)
+            for (size_t j = i + 2; j + 1 < n->nkids; j += 2)
+                if (n->kids[i]->vlen == n->kids[j]->vlen &&
+                    memcmp(n->kids[i]->value, n->kids[j]->value, n->kids[i]->vlen) == 0)
+                    return n->kids[i];
+    for (size_t i = 0; i < n->nkids; i++) {
+        const node *d = raw_dup_key(n->kids[i]);
+        if (d)
+            return d;
+    }
+    return NULL;
+}
+
+/* Read a raw edit's JSON text. 0 with *out (free with node_free), or -1
+ * with msg. */
+static int raw_parse(const char *text, node **out, char *msg, size_t msglen)
+{
+    char why[256];
+    jcheck c = {text, strlen(text), 0, why, sizeof why};
+    *out = NULL;
+    if (jc_value(&c, 0) < 0)
+        return errf(msg, msglen, "the value is not valid JSON: %s", why);
+    jc_ws(&c);
+    if (c.i < c.len) {
+        jc_fail(&c, "text after the value");
+        return errf(msg, msglen, "the value is not valid JSON: %s", why);
+    }
+    jbuild b = {text, c.len, 0, why, sizeof why};
+    node *n = NULL;
+    if (jvalue(&b, 0, &n) < 0) { /* cannot happen after the check */
+        node_free(n);
+        return errf(msg, msglen, "the value is not valid JSON: %s", why);
+    }
+    const node *dup = raw_dup_key(n);
+    if (dup) {
+        int rc =
+            errf(msg, msglen, "the value is not valid JSON here: duplicate key \"%s\"", dup->value);
+        node_free(n);
+        return rc;
+    }
+    *out = n;
+    return 0;
+}
+
+/* A JSON string that YAML reads back as the same text in double quotes. */
+static void render_jstring(strbuf *b, const char *v, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)v, *e = p + len;
+    sb_add(b, "\"", 1);
+    while (p < e) {
+        unsigned cp = 0;
+        size_t w = 1;
+        if (*p == '"')
+            sb_puts(b, "\\\"");
+        else if (*p == '\\')
+            sb_puts(b, "\\\\");
+        else if (*p == '\n')
+            sb_puts(b, "\\n");
+        else if (*p == '\t')
+            sb_puts(b, "\\t");
+        else if (*p == '\r')
+            sb_puts(b, "\\r");
+        else if (*p == '\b')
+            sb_puts(b, "\\b");
+        else if (*p == '\f')
+            sb_puts(b, "\\f");
+        else if (*p < 0x20 || *p == 0x7f)
+            sb_printf(b, "\\u%04x", *p);
+        else if (*p < 0x80)
+            sb_add(b, (const char *)p, 1);
+        else {
+            /* valid UTF-8: checked before */
+            w = (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : 4;
+            if (w > (size_t)(e - p))
+                w = (size_t)(e - p);
+            cp = *p & (w == 2 ? 0x1f : w == 3 ? 0x0f : 0x07);
+            for (size_t k = 1; k < w; k++)
+                cp = (cp << 6) | (p[k] & 0x3f);
+            /* C1 controls (NEL among them), line and paragraph
+             * separators, byte-order mark, non-characters */
+            if ((cp >= 0x80 && cp < 0xa0) || cp == 0x2028 || cp == 0x2029 || cp == 0xfeff ||
+                cp == 0xfffe || cp == 0xffff)
+                sb_printf(b, "\\u%04x", cp);
+            else
+                sb_add(b, (const char *)p, w);
+        }
+        p += w;
+    }
+    sb_add(b, "\"", 1);
+}
+
+/* A raw value on one line: JSON that is also YAML flow syntax. */
+static void render_raw(strbuf *b, const node *n)
+{
+    switch (n->kind) {
+    case N_MAP:
+        sb_add(b, "{", 1);
+        for (size_t i = 0; i + 1 < n->nkids; i += 2) {
+            if (i)
+                sb_puts(b, ", ");
+            render_jstring(b, n->kids[i]->value, n->kids[i]->vlen);
+            sb_puts(b, ": ");
+            render_raw(b, n->kids[i + 1]);
+        }
+        sb_add(b, "}", 1);
+        return;
+    case N_SEQ:
+        sb_add(b, "[", 1);
+        for (size_t i = 0; i < n->nkids; i++) {
+            if (i)
+                sb_puts(b, ", ");
+            render_raw(b, n->kids[i]);
+        }
+        sb_add(b, "]", 1);
+        return;
+    default:
+        if (n->style == 1)
+            render_jstring(b, n->value, n->vlen);
+        else
+            sb_add(b, n->value, n->vlen); /* number, true, false, null */
+        return;
+    }
+}
+
 /* ---- locating a path --------------------------------------------------- */
 
 typedef struct keypath {
@@ -1186,8 +1523,10 @@ static int has_anchor(const node *n)
     return 0;
 }
 
-/* Insert the missing components p->comps[from..] into map m. */
-static void plan_insert(wctx *w, const wb_edit *e, node *m, const keypath *p, size_t from, repl *r)
+/* Insert the missing components p->comps[from..] into map m, the last one
+ * holding val (rendered already). */
+static void plan_insert(wctx *w, const wb_edit *e, node *m, const keypath *p, size_t from,
+                        const char *val, repl *r)
 {
     strbuf b;
     sb_init(&b);
@@ -1197,7 +1536,7 @@ static void plan_insert(wctx *w, const wb_edit *e, node *m, const keypath *p, si
         if (m->nkids == 0) {
             size_t open = m->cstart; /* the '{' */
             r->start = r->end = open + 1;
-            render_chain(&b, comps, n, e->value, w->json);
+            render_chain(&b, comps, n, val, w->json);
         } else {
             node *lastk = m->kids[m->nkids - 2];
             node *lastv = m->kids[m->nkids - 1];
@@ -1212,7 +1551,7 @@ static void plan_insert(wctx *w, const wb_edit *e, node *m, const keypath *p, si
             } else {
                 sb_puts(&b, ", ");
             }
-            render_chain(&b, comps, n, e->value, w->json);
+            render_chain(&b, comps, n, val, w->json);
         }
     } else {
         size_t step = doc_step(w, e->doc);
@@ -1221,7 +1560,7 @@ static void plan_insert(wctx *w, const wb_edit *e, node *m, const keypath *p, si
         int no_break = at == w->len && at > 0 && w->s[at - 1] != '\n' && w->s[at - 1] != '\r';
         if (no_break)
             sb_puts(&b, w->nl);
-        render_block(&b, comps, n, e->value, key_column(w, m), step, w->nl);
+        render_block(&b, comps, n, val, key_column(w, m), step, w->nl);
         if (!no_break)
             sb_puts(&b, w->nl);
         r->start = r->end = at;
@@ -1230,9 +1569,9 @@ static void plan_insert(wctx *w, const wb_edit *e, node *m, const keypath *p, si
 }
 
 /* The value of pair k in m is null where a map is needed: replace it by a
- * map holding the components p->comps[from..]. */
+ * map holding the components p->comps[from..], the last one holding val. */
 static int plan_fill(wctx *w, const wb_edit *e, node *m, long k, const keypath *p, size_t from,
-                     repl *r, char *msg, size_t msglen)
+                     const char *val, repl *r, char *msg, size_t msglen)
 {
     node *key = m->kids[2 * k], *v = m->kids[2 * k + 1];
     char *const *comps = p->comps + from;
@@ -1248,7 +1587,7 @@ static int plan_fill(wctx *w, const wb_edit *e, node *m, long k, const keypath *
         if (v->cstart == v->end)
             sb_add(&b, " ", 1);
         sb_add(&b, "{", 1);
-        render_chain(&b, comps, n, e->value, w->json);
+        render_chain(&b, comps, n, val, w->json);
         sb_add(&b, "}", 1);
     } else {
         size_t step = doc_step(w, e->doc);
@@ -1264,24 +1603,85 @@ static int plan_fill(wctx *w, const wb_edit *e, node *m, long k, const keypath *
             sb_add(&b, w->s + v->end, eol - v->end);
         }
         sb_puts(&b, w->nl);
-        render_block(&b, comps, n, e->value, key->col + step, step, w->nl);
+        render_block(&b, comps, n, val, key->col + step, step, w->nl);
     }
     r->text = sb_steal(&b);
     return 0;
 }
 
-static int plan_set(wctx *w, const wb_edit *e, node *m, long k, repl *r, char *msg, size_t msglen)
+/* A raw value replaces a block collection: from the key's ':' through the
+ * line break of the collection's last line, by ": value" on the key's line
+ * (the collection's own anchor kept, a comment on the key's line too). */
+static int plan_raw_block(wctx *w, node *key, node *v, const char *val, repl *r, char *msg,
+                          size_t msglen)
+{
+    const char *s = w->s;
+    size_t colon = key->end;
+    while (colon < w->len && (s[colon] == ' ' || s[colon] == '\t'))
+        colon++;
+    if (colon >= w->len || s[colon] != ':')
+        return errf(msg, msglen, "cannot place a value after this key (a complex key)");
+    size_t eol = line_end(s, w->len, colon);
+    if (v->after <= eol)
+        return errf(msg, msglen, "cannot place a value after this key (the value shares its line)");
+    /* the rest of the key's line: blanks, the value's anchor or tag when
+     * they stand there, a comment */
+    size_t q = colon + 1, comment = eol, gap = eol;
+    for (;;) {
+        size_t ws = q;
+        while (q < eol && (s[q] == ' ' || s[q] == '\t'))
+            q++;
+        if (q < eol && q > ws && s[q] == '#') {
+            comment = q;
+            gap = ws;
+            break;
+        }
+        if (q < eol && q > ws && (s[q] == '&' || s[q] == '!') && v->start <= q) {
+            while (q < eol && s[q] != ' ' && s[q] != '\t')
+                q++;
+            continue;
+        }
+        break;
+    }
+    strbuf b;
+    sb_init(&b);
+    sb_puts(&b, ": ");
+    if (v->anchor)
+        sb_printf(&b, "&%s ", v->anchor);
+    sb_puts(&b, val);
+    if (comment < eol)
+        sb_add(&b, s + gap, eol - gap);
+    r->start = colon;
+    r->end = v->after;
+    if (r->end > 0 && (s[r->end - 1] == '\n' || s[r->end - 1] == '\r'))
+        sb_puts(&b, w->nl);
+    r->text = sb_steal(&b);
+    return 0;
+}
+
+/* Set the value of pair k in m to val (rendered already; raw: any JSON
+ * value, else a string). */
+static int plan_set(wctx *w, const wb_edit *e, node *m, long k, const char *val, repl *r, char *msg,
+                    size_t msglen)
 {
     node *v = m->kids[2 * k + 1];
     strbuf b;
-    sb_init(&b);
-    if (v->kind == N_MAP || v->kind == N_SEQ)
+    if (e->raw) {
+        /* what an alias elsewhere may refer to must stay */
+        for (size_t i = 0; i < v->nkids; i++)
+            if (has_anchor(v->kids[i]))
+                return errf(msg, msglen, "the field holds an anchor other nodes may refer to");
+        if (!w->json && !v->flow && (v->kind == N_MAP || v->kind == N_SEQ))
+            return plan_raw_block(w, m->kids[2 * k], v, val, r, msg, msglen);
+    } else if (v->kind == N_MAP || v->kind == N_SEQ) {
         return errf(msg, msglen, "the field holds a %s, not a scalar",
                     v->kind == N_MAP ? "map" : "list");
+    }
+    sb_init(&b);
     if (w->json) {
         r->start = v->start;
         r->end = v->end;
-    } else if (v->kind == N_SCALAR && v->tagged) {
+    } else if (v->kind != N_ALIAS && v->tagged) {
         /* drop the tag (it may say !!int), keep an anchor */
         r->start = v->start;
         r->end = v->end;
@@ -1295,7 +1695,7 @@ static int plan_set(wctx *w, const wb_edit *e, node *m, long k, repl *r, char *m
         r->start = v->cstart;
         r->end = v->end;
     }
-    render_value(&b, e->value, w->json);
+    sb_puts(&b, val);
     r->text = sb_steal(&b);
     return 0;
 }
@@ -1361,8 +1761,9 @@ static int plan_remove(wctx *w, node *m, long k, repl *r, char *msg, size_t msgl
 }
 
 /* Turn one edit into a replacement; r->text == NULL && start == end means
- * nothing to do. */
-static int plan_edit(wctx *w, const wb_edit *e, size_t idx, repl *r, char *err, size_t errlen)
+ * nothing to do. raw: the edit's parsed JSON value, for raw edits. */
+static int plan_edit(wctx *w, const wb_edit *e, const node *raw, size_t idx, repl *r, char *err,
+                     size_t errlen)
 {
     keypath p;
     spot sp;
@@ -1371,6 +1772,13 @@ static int plan_edit(wctx *w, const wb_edit *e, size_t idx, repl *r, char *err, 
     r->edit = idx;
     if (path_split(e->path, &p, msg, sizeof msg) < 0)
         return edit_err(err, errlen, idx, e, "%s", msg);
+    strbuf val;
+    sb_init(&val);
+    if (e->value && raw)
+        render_raw(&val, raw);
+    else if (e->value)
+        render_value(&val, e->value, w->json);
+    sb_add(&val, "", 0);
     int rc = walk(w, e, &p, &sp, msg, sizeof msg);
     if (rc == 0) {
         int found = sp.pair >= 0 && !sp.null_parent && sp.comp + 1 == p.n;
@@ -1378,21 +1786,42 @@ static int plan_edit(wctx *w, const wb_edit *e, size_t idx, repl *r, char *err, 
             if (found)
                 rc = plan_remove(w, sp.map, sp.pair, r, msg, sizeof msg);
         } else if (found) {
-            rc = plan_set(w, e, sp.map, sp.pair, r, msg, sizeof msg);
+            rc = plan_set(w, e, sp.map, sp.pair, val.s, r, msg, sizeof msg);
         } else if (sp.null_parent) {
-            rc = plan_fill(w, e, sp.map, sp.pair, &p, sp.comp, r, msg, sizeof msg);
+            rc = plan_fill(w, e, sp.map, sp.pair, &p, sp.comp, val.s, r, msg, sizeof msg);
         } else {
-            plan_insert(w, e, sp.map, &p, sp.comp, r);
+            plan_insert(w, e, sp.map, &p, sp.comp, val.s, r);
         }
     }
+    sb_free(&val);
     path_free(&p);
     if (rc < 0)
         return edit_err(err, errlen, idx, e, "%s", msg);
     return 0;
 }
 
+typedef struct overlay overlay;
+static void canon(strbuf *b, const node *n, int json, const overlay *ov, size_t at);
+static void canon_raw(strbuf *b, const node *n, int json);
+
+/* Whether v holds the raw value (its own anchor aside). */
+static int holds_raw(const node *v, const node *raw, int json)
+{
+    strbuf x, y;
+    sb_init(&x);
+    sb_init(&y);
+    canon(&x, v, json, NULL, 0);
+    canon_raw(&y, raw, json);
+    size_t skip = v->anchor && v->kind != N_ALIAS ? strlen(v->anchor) + 2 : 0; /* "&a " */
+    int ok = x.len >= skip && x.len - skip == y.len && memcmp(x.s + skip, y.s, y.len) == 0;
+    sb_free(&x);
+    sb_free(&y);
+    return ok;
+}
+
 /* After an edit: does the field hold the new value (or is it gone)? */
-static int verify_edit(wctx *w, const wb_edit *e, size_t idx, char *err, size_t errlen)
+static int verify_edit(wctx *w, const wb_edit *e, const node *raw, size_t idx, char *err,
+                       size_t errlen)
 {
     keypath p;
     spot sp;
@@ -1413,6 +1842,12 @@ static int verify_edit(wctx *w, const wb_edit *e, size_t idx, char *err, size_t 
         return 0;
     }
     const node *v = found ? sp.map->kids[2 * sp.pair + 1] : NULL;
+    if (raw) {
+        if (!v || !holds_raw(v, raw, w->json))
+            return edit_err(err, errlen, idx, e,
+                            "after the edit the field does not hold the value");
+        return 0;
+    }
     int ok =
         v && v->kind == N_SCALAR && v->vlen == strlen(e->value) &&
         memcmp(v->value, e->value, v->vlen) == 0 &&
@@ -1430,11 +1865,12 @@ static int verify_edit(wctx *w, const wb_edit *e, size_t idx, char *err, size_t 
  * the text after it. They must be equal. An empty map and null read the
  * same (removing a block map's last key leaves null). */
 
-typedef struct overlay {
+struct overlay {
     const keypath *p;
     int item;
     const char *value;
-} overlay;
+    const node *raw; /* a raw edit's parsed value */
+};
 
 static void canon_text(strbuf *b, char kind, int tagged, const char *v, size_t len)
 {
@@ -1461,11 +1897,54 @@ static void canon_new(strbuf *b, const char *v, int json)
     canon_text(b, json || !plain_safe(v) ? 's' : 'p', 0, v, strlen(v));
 }
 
+/* A raw value as render_raw writes it: strings (keys too) quoted, other
+ * scalars plain (JSON: literals), null and {} as null. */
+static void canon_raw(strbuf *b, const node *n, int json)
+{
+    switch (n->kind) {
+    case N_MAP:
+        if (n->nkids == 0) {
+            sb_add(b, "~", 1);
+            return;
+        }
+        sb_add(b, "{", 1);
+        for (size_t i = 0; i + 1 < n->nkids; i += 2) {
+            canon_text(b, 's', 0, n->kids[i]->value, n->kids[i]->vlen);
+            canon_raw(b, n->kids[i + 1], json);
+        }
+        sb_add(b, "}", 1);
+        return;
+    case N_SEQ:
+        sb_add(b, "[", 1);
+        for (size_t i = 0; i < n->nkids; i++)
+            canon_raw(b, n->kids[i], json);
+        sb_add(b, "]", 1);
+        return;
+    default:
+        if (n->style == 1)
+            canon_text(b, 's', 0, n->value, n->vlen);
+        else if (n->vlen == 4 && memcmp(n->value, "null", 4) == 0)
+            sb_add(b, "~", 1);
+        else
+            canon_text(b, json ? 'l' : 'p', 0, n->value, n->vlen);
+        return;
+    }
+}
+
+/* The value an overlay puts at its path. */
+static void canon_value(strbuf *b, const overlay *ov, int json)
+{
+    if (ov->raw)
+        canon_raw(b, ov->raw, json);
+    else
+        canon_new(b, ov->value, json);
+}
+
 /* {comps[from]: {...: value}} */
 static void canon_chain(strbuf *b, const overlay *ov, size_t from, int json)
 {
     if (from == ov->p->n) {
-        canon_new(b, ov->value, json);
+        canon_value(b, ov, json);
         return;
     }
     sb_add(b, "{", 1);
@@ -1473,8 +1952,6 @@ static void canon_chain(strbuf *b, const overlay *ov, size_t from, int json)
     canon_chain(b, ov, from + 1, json);
     sb_add(b, "}", 1);
 }
-
-static void canon(strbuf *b, const node *n, int json, const overlay *ov, size_t at);
 
 static void canon_map(strbuf *b, const node *n, int json, const overlay *ov, size_t at)
 {
@@ -1494,9 +1971,9 @@ static void canon_map(strbuf *b, const node *n, int json, const overlay *ov, siz
                 continue;
             canon(b, k, json, NULL, 0);
             if (last) {
-                if (v->kind == N_SCALAR && v->anchor)
+                if (v->anchor && v->kind != N_ALIAS && (v->kind == N_SCALAR || ov->raw))
                     sb_printf(b, "&%s ", v->anchor);
-                canon_new(b, ov->value, json);
+                canon_value(b, ov, json);
             } else if (is_null(v, json) && ov->value) {
                 canon_chain(b, ov, at + 1, json);
             } else {
@@ -1581,8 +2058,8 @@ static void canon_doc(strbuf *b, const node *root, int json, const overlay *ovs,
 
 /* Compare the tree before a pass (with the pass's edits) and after it. */
 static int same_but_edits(const tree *before, const tree *after, int json, const wb_edit *edits,
-                          const size_t *round, const unsigned char *state, size_t nr, char *err,
-                          size_t errlen)
+                          node *const *raws, const size_t *round, const unsigned char *state,
+                          size_t nr, char *err, size_t errlen)
 {
     if (before->ndocs != after->ndocs)
         return errf(err, errlen,
@@ -1604,6 +2081,7 @@ static int same_but_edits(const tree *before, const tree *after, int json, const
         ovs[np].p = &paths[np];
         ovs[np].item = e->item;
         ovs[np].value = e->value;
+        ovs[np].raw = e->value ? raws[round[r]] : NULL;
         np++;
     }
     overlay *mine = xcalloc(np ? np : 1, sizeof *mine);
@@ -1672,6 +2150,18 @@ int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *ed
         if (edits[i].value && !valid_utf8(edits[i].value))
             return edit_err(err, errlen, i, &edits[i], "the value is not valid UTF-8");
     }
+    /* raw values: parsed once, used to render and to verify */
+    node **raws = xcalloc(n ? n : 1, sizeof *raws);
+    for (size_t i = 0; i < n; i++) {
+        char msg[512];
+        if (edits[i].raw && edits[i].value &&
+            raw_parse(edits[i].value, &raws[i], msg, sizeof msg) < 0) {
+            for (size_t j = 0; j < i; j++)
+                node_free(raws[j]);
+            free(raws);
+            return edit_err(err, errlen, i, &edits[i], "%s", msg);
+        }
+    }
     wctx w;
     memset(&w, 0, sizeof w);
     w.json = is_json;
@@ -1685,6 +2175,9 @@ int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *ed
     if (parse_tree(&w, msg, sizeof msg) < 0) {
         tree_free(&w.t);
         sb_free(&cur);
+        for (size_t i = 0; i < n; i++)
+            node_free(raws[i]);
+        free(raws);
         return errf(err, errlen, "cannot parse the %s text: %s", is_json ? "JSON" : "YAML", msg);
     }
     unsigned char *state = xcalloc(n ? n : 1, 1); /* 0 todo, 1 now, 2 done */
@@ -1710,7 +2203,7 @@ int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *ed
         }
         size_t nrs = 0;
         for (size_t r = 0; r < nr && rc == 0; r++) {
-            rc = plan_edit(&w, &edits[round[r]], round[r], &rs[nrs], err, errlen);
+            rc = plan_edit(&w, &edits[round[r]], raws[round[r]], round[r], &rs[nrs], err, errlen);
             if (rc == 0)
                 nrs++;
         }
@@ -1756,12 +2249,15 @@ int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *ed
         }
         for (size_t r = 0; r < nr && rc == 0; r++)
             if (state[round[r]] == 2)
-                rc = verify_edit(&w, &edits[round[r]], round[r], err, errlen);
+                rc = verify_edit(&w, &edits[round[r]], raws[round[r]], round[r], err, errlen);
         if (rc == 0)
-            rc = same_but_edits(&before, &w.t, w.json, edits, round, state, nr, err, errlen);
+            rc = same_but_edits(&before, &w.t, w.json, edits, raws, round, state, nr, err, errlen);
         tree_free(&before);
     }
     tree_free(&w.t);
+    for (size_t i = 0; i < n; i++)
+        node_free(raws[i]);
+    free(raws);
     free(state);
     free(rs);
     free(round);

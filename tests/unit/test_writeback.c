@@ -35,8 +35,16 @@ static void expect_edits(const char *in, int json, const wb_edit *e, size_t n, c
 
 static void expect_set(const char *in, const char *path, const char *value, const char *want)
 {
-    wb_edit e = {0, -1, path, value};
+    wb_edit e = {0, -1, path, value, 0};
     expect_edits(in, 0, &e, 1, want);
+}
+
+/* A raw edit (value is a JSON text) of document 0. */
+static void expect_raw(const char *in, int json, const char *path, const char *value,
+                       const char *want)
+{
+    wb_edit e = {0, -1, path, value, 1};
+    expect_edits(in, json, &e, 1, want);
 }
 
 static void expect_fail(const char *in, int json, const wb_edit *e, size_t n, const char *needle)
@@ -356,7 +364,7 @@ START_TEST(yaml_crlf)
     expect_set("spec:\r\n  nodeName: old # c\r\n", "spec.nodeName", "n1",
                "spec:\r\n  nodeName: n1 # c\r\n");
     expect_set("spec:\r\nx: 1\r\n", "spec.nodeName", "n1", "spec:\r\n  nodeName: n1\r\nx: 1\r\n");
-    wb_edit e = {0, -1, "spec.nodeName", NULL};
+    wb_edit e = {0, -1, "spec.nodeName", NULL, 0};
     expect_edits("spec:\r\n  nodeName: a\r\n  x: 1\r\n", 0, &e, 1, "spec:\r\n  x: 1\r\n");
 }
 END_TEST
@@ -380,9 +388,9 @@ static const char *list_doc = "apiVersion: v1\n"
 
 START_TEST(yaml_list_items)
 {
-    wb_edit e[] = {{0, 0, "spec.nodeName", "n1"},
-                   {0, 1, "spec.nodeName", "n2"},
-                   {0, 2, "spec.nodeName", "n3"}};
+    wb_edit e[] = {{0, 0, "spec.nodeName", "n1", 0},
+                   {0, 1, "spec.nodeName", "n2", 0},
+                   {0, 2, "spec.nodeName", "n3", 0}};
     expect_edits(list_doc, 0, e, 3,
                  "apiVersion: v1\n"
                  "kind: List\n"
@@ -401,7 +409,7 @@ START_TEST(yaml_list_items)
                  "    nodeName: n2\n"
                  "- {apiVersion: v1, kind: Pod, metadata: {name: c}, spec: "
                  "{nodeName: n3}}\n");
-    wb_edit r = {0, 1, "spec.nodeName", NULL};
+    wb_edit r = {0, 1, "spec.nodeName", NULL, 0};
     expect_edits(list_doc, 0, &r, 1,
                  "apiVersion: v1\n"
                  "kind: List\n"
@@ -416,9 +424,9 @@ START_TEST(yaml_list_items)
                  "    name: b\n"
                  "  spec:\n"
                  "- {apiVersion: v1, kind: Pod, metadata: {name: c}}\n");
-    wb_edit bad = {0, 3, "spec.nodeName", "x"};
+    wb_edit bad = {0, 3, "spec.nodeName", "x", 0};
     expect_fail(list_doc, 0, &bad, 1, "no such item");
-    wb_edit notlist = {0, 0, "spec.nodeName", "x"};
+    wb_edit notlist = {0, 0, "spec.nodeName", "x", 0};
     expect_fail("kind: Pod\n", 0, &notlist, 1, "no items list");
 }
 END_TEST
@@ -443,9 +451,9 @@ static const char *multi_doc = "# first\n"
 
 START_TEST(yaml_several_documents)
 {
-    wb_edit e[] = {{3, -1, "spec.nodeName", "n3"},
-                   {0, -1, "spec.nodeName", "n0"},
-                   {2, -1, "spec.nodeName", NULL}};
+    wb_edit e[] = {{3, -1, "spec.nodeName", "n3", 0},
+                   {0, -1, "spec.nodeName", "n0", 0},
+                   {2, -1, "spec.nodeName", NULL, 0}};
     expect_edits(multi_doc, 0, e, 3,
                  "# first\n"
                  "kind: Pod\n"
@@ -467,9 +475,9 @@ START_TEST(yaml_several_documents)
                  "metadata: {name: c}\n"
                  "spec:\n"
                  "  nodeName: n3\n");
-    wb_edit empty = {1, -1, "spec.nodeName", "x"};
+    wb_edit empty = {1, -1, "spec.nodeName", "x", 0};
     expect_fail(multi_doc, 0, &empty, 1, "the document is empty");
-    wb_edit missing = {4, -1, "spec.nodeName", "x"};
+    wb_edit missing = {4, -1, "spec.nodeName", "x", 0};
     expect_fail(multi_doc, 0, &missing, 1, "no such document (the text has 4)");
 }
 END_TEST
@@ -478,17 +486,17 @@ START_TEST(yaml_edit_order)
 {
     const char *in = "kind: Pod\nmetadata:\n  name: a\n";
     /* set twice: the last one wins */
-    wb_edit twice[] = {{0, -1, "spec.nodeName", "first"}, {0, -1, "spec.nodeName", "second"}};
+    wb_edit twice[] = {{0, -1, "spec.nodeName", "first", 0}, {0, -1, "spec.nodeName", "second", 0}};
     expect_edits(in, 0, twice, 2, "kind: Pod\nmetadata:\n  name: a\nspec:\n  nodeName: second\n");
     /* two fields under a missing parent: the parent is created once */
-    wb_edit two[] = {{0, -1, "spec.nodeName", "nn"}, {0, -1, "spec.schedulerName", "s"}};
+    wb_edit two[] = {{0, -1, "spec.nodeName", "nn", 0}, {0, -1, "spec.schedulerName", "s", 0}};
     expect_edits(in, 0, two, 2,
                  "kind: Pod\nmetadata:\n  name: a\nspec:\n  nodeName: nn\n"
                  "  schedulerName: s\n");
     /* set then remove, remove then set */
-    wb_edit setrm[] = {{0, -1, "spec.nodeName", "n"}, {0, -1, "spec.nodeName", NULL}};
+    wb_edit setrm[] = {{0, -1, "spec.nodeName", "n", 0}, {0, -1, "spec.nodeName", NULL, 0}};
     expect_edits(in, 0, setrm, 2, "kind: Pod\nmetadata:\n  name: a\nspec:\n");
-    wb_edit rmset[] = {{0, -1, "metadata.name", NULL}, {0, -1, "metadata.name", "b"}};
+    wb_edit rmset[] = {{0, -1, "metadata.name", NULL, 0}, {0, -1, "metadata.name", "b", 0}};
     expect_edits(in, 0, rmset, 2, "kind: Pod\nmetadata:\n  name: b\n");
     /* nothing to do */
     expect_edits(in, 0, NULL, 0, in);
@@ -499,7 +507,7 @@ END_TEST
 
 START_TEST(yaml_remove)
 {
-    wb_edit e = {0, -1, "spec.nodeName", NULL};
+    wb_edit e = {0, -1, "spec.nodeName", NULL, 0};
     expect_edits("spec:\n"
                  "  # who runs it\n"
                  "  nodeName: n1 # set by trellis\n"
@@ -520,10 +528,10 @@ START_TEST(yaml_remove)
     expect_edits("kind: Pod\n", 0, &e, 1, "kind: Pod\n");
     expect_edits("spec: null\n", 0, &e, 1, "spec: null\n");
     /* first key of a sequence item */
-    wb_edit first = {0, 0, "nodeName", NULL};
+    wb_edit first = {0, 0, "nodeName", NULL, 0};
     expect_edits("items:\n- nodeName: a\n  x: 1\n- nodeName: b\n", 0, &first, 1,
                  "items:\n- x: 1\n- nodeName: b\n");
-    wb_edit only = {0, 1, "nodeName", NULL};
+    wb_edit only = {0, 1, "nodeName", NULL, 0};
     expect_edits("items:\n- nodeName: a\n  x: 1\n- nodeName: b # c\n", 0, &only, 1,
                  "items:\n- nodeName: a\n  x: 1\n- {} # c\n");
     /* no final line break */
@@ -533,7 +541,7 @@ END_TEST
 
 START_TEST(yaml_remove_flow)
 {
-    wb_edit e = {0, -1, "spec.nodeName", NULL};
+    wb_edit e = {0, -1, "spec.nodeName", NULL, 0};
     expect_edits("spec: {a: 1, nodeName: n1, b: 2}\n", 0, &e, 1, "spec: {a: 1, b: 2}\n");
     expect_edits("spec: {a: 1, nodeName: n1}\n", 0, &e, 1, "spec: {a: 1}\n");
     expect_edits("spec: {nodeName: n1}\n", 0, &e, 1, "spec: {}\n");
@@ -545,7 +553,7 @@ END_TEST
 
 START_TEST(yaml_refusals)
 {
-    wb_edit e = {0, -1, "spec.nodeName", "x"};
+    wb_edit e = {0, -1, "spec.nodeName", "x", 0};
     expect_fail("spec: 5\n", 0, &e, 1, "'spec' is not a map");
     expect_fail("spec: [a]\n", 0, &e, 1, "'spec' is not a map");
     expect_fail("spec:\n  nodeName: {a: 1}\n", 0, &e, 1, "not a scalar");
@@ -554,42 +562,42 @@ START_TEST(yaml_refusals)
     /* editing what an alias refers to would edit the alias too */
     expect_fail("spec: &s\n  nodeName: a\nother: *s\n", 0, &e, 1, "anchored");
     expect_fail("spec:\n  nodeName: &n a\nother: *n\n", 0, &e, 1, "anchored");
-    wb_edit anc_rm = {0, -1, "spec.nodeName", NULL};
+    wb_edit anc_rm = {0, -1, "spec.nodeName", NULL, 0};
     expect_fail("spec:\n  nodeName: &n a\n", 0, &anc_rm, 1, "anchor");
-    wb_edit item_alias = {0, 0, "spec.nodeName", "x"};
+    wb_edit item_alias = {0, 0, "spec.nodeName", "x", 0};
     expect_fail("items:\n- &p {kind: Pod}\ncopy: *p\n", 0, &item_alias, 1, "the item is anchored");
     expect_fail("base: &b\n  spec: {nodeName: y}\n<<: *b\n", 0, &e, 1, "merge key");
     expect_fail("- a\n- b\n", 0, &e, 1, "not a map");
     expect_fail("a: [\n", 0, &e, 1, "cannot parse the YAML text");
     /* the field only exists through a merge: cannot be removed */
-    wb_edit rm = {0, -1, "nodeName", NULL};
+    wb_edit rm = {0, -1, "nodeName", NULL, 0};
     expect_fail("base: &b {nodeName: y}\n<<: *b\n", 0, &rm, 1, "merge key");
     /* but it can be set (the explicit key overrides the merged one) */
-    wb_edit set = {0, -1, "nodeName", "z"};
+    wb_edit set = {0, -1, "nodeName", "z", 0};
     expect_edits("base: &b {nodeName: y}\n<<: *b\n", 0, &set, 1,
                  "base: &b {nodeName: y}\n<<: *b\nnodeName: z\n");
-    wb_edit badpath[] = {{0, -1, "", "x"},
-                         {0, -1, "a..b", "x"},
-                         {0, -1, "a.", "x"},
-                         {0, -1, "a[0].b", "x"},
-                         {0, -1, "a[\"b", "x"}};
+    wb_edit badpath[] = {{0, -1, "", "x", 0},
+                         {0, -1, "a..b", "x", 0},
+                         {0, -1, "a.", "x", 0},
+                         {0, -1, "a[0].b", "x", 0},
+                         {0, -1, "a[\"b", "x", 0}};
     for (size_t i = 0; i < sizeof badpath / sizeof *badpath; i++)
         expect_fail("a: {}\n", 0, &badpath[i], 1, "path");
-    wb_edit badutf = {0, -1, "a", "\xff"};
+    wb_edit badutf = {0, -1, "a", "\xff", 0};
     expect_fail("a: 1\n", 0, &badutf, 1, "UTF-8");
     /* a new key after a block scalar that ends the file without a line
      * break would add one to the scalar: refused, not written */
-    wb_edit after_block = {0, -1, "x", "v"};
+    wb_edit after_block = {0, -1, "x", "v", 0};
     expect_fail("a: 1\nb: |\n  text", 0, &after_block, 1, "would change beyond the edits");
     /* a failing edit among good ones produces nothing */
-    wb_edit mixed[] = {{0, -1, "metadata.name", "ok"}, {0, -1, "metadata.name.deeper", "x"}};
+    wb_edit mixed[] = {{0, -1, "metadata.name", "ok", 0}, {0, -1, "metadata.name.deeper", "x", 0}};
     expect_fail("metadata:\n  name: a\n", 0, mixed, 2, "'name' is not a map");
 }
 END_TEST
 
 START_TEST(yaml_quoted_path_keys)
 {
-    wb_edit e = {0, -1, "metadata.annotations[\"example.com/reason\"]", "busy"};
+    wb_edit e = {0, -1, "metadata.annotations[\"example.com/reason\"]", "busy", 0};
     expect_edits("metadata:\n  name: a\n", 0, &e, 1,
                  "metadata:\n  name: a\n  annotations:\n"
                  "    example.com/reason: busy\n");
@@ -613,7 +621,7 @@ static const char *pretty_json = "{\n"
 
 START_TEST(json_pretty)
 {
-    wb_edit e = {0, -1, "spec.nodeName", "n1"};
+    wb_edit e = {0, -1, "spec.nodeName", "n1", 0};
     expect_edits(pretty_json, 1, &e, 1,
                  "{\n"
                  "  \"apiVersion\": \"v1\",\n"
@@ -626,7 +634,7 @@ START_TEST(json_pretty)
                  "    \"nodeName\": \"n1\"\n"
                  "  }\n"
                  "}\n");
-    wb_edit p = {0, -1, "status.placement.nodeName", "n1"};
+    wb_edit p = {0, -1, "status.placement.nodeName", "n1", 0};
     expect_edits(pretty_json, 1, &p, 1,
                  "{\n"
                  "  \"apiVersion\": \"v1\",\n"
@@ -639,7 +647,7 @@ START_TEST(json_pretty)
                  "  },\n"
                  "  \"status\": {\"placement\": {\"nodeName\": \"n1\"}}\n"
                  "}\n");
-    wb_edit r = {0, -1, "kind", NULL};
+    wb_edit r = {0, -1, "kind", NULL, 0};
     expect_edits(pretty_json, 1, &r, 1,
                  "{\n"
                  "  \"apiVersion\": \"v1\",\n"
@@ -650,7 +658,7 @@ START_TEST(json_pretty)
                  "    \"containers\": []\n"
                  "  }\n"
                  "}\n");
-    wb_edit last = {0, -1, "spec", NULL};
+    wb_edit last = {0, -1, "spec", NULL, 0};
     expect_edits(pretty_json, 1, &last, 1,
                  "{\n"
                  "  \"apiVersion\": \"v1\",\n"
@@ -659,7 +667,7 @@ START_TEST(json_pretty)
                  "    \"name\": \"a\"\n"
                  "  }\n"
                  "}\n");
-    wb_edit only = {0, -1, "spec.containers", NULL};
+    wb_edit only = {0, -1, "spec.containers", NULL, 0};
     expect_edits(pretty_json, 1, &only, 1,
                  "{\n"
                  "  \"apiVersion\": \"v1\",\n"
@@ -676,26 +684,26 @@ START_TEST(json_compact)
 {
     const char *in = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
                      "\"metadata\":{\"name\":\"a\"},\"spec\":{}}";
-    wb_edit e = {0, -1, "spec.nodeName", "n1"};
+    wb_edit e = {0, -1, "spec.nodeName", "n1", 0};
     expect_edits(in, 1, &e, 1,
                  "{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
                  "\"metadata\":{\"name\":\"a\"},\"spec\":{\"nodeName\": \"n1\"}}");
-    wb_edit m = {0, -1, "metadata.namespace", "ns"};
+    wb_edit m = {0, -1, "metadata.namespace", "ns", 0};
     expect_edits(in, 1, &m, 1,
                  "{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
                  "\"metadata\":{\"name\":\"a\", \"namespace\": \"ns\"},"
                  "\"spec\":{}}");
-    wb_edit s = {0, -1, "kind", "Po\"d\n"};
+    wb_edit s = {0, -1, "kind", "Po\"d\n", 0};
     expect_edits(in, 1, &s, 1,
                  "{\"apiVersion\":\"v1\",\"kind\":\"Po\\\"d\\n\","
                  "\"metadata\":{\"name\":\"a\"},\"spec\":{}}");
-    wb_edit r = {0, -1, "apiVersion", NULL};
+    wb_edit r = {0, -1, "apiVersion", NULL, 0};
     expect_edits(in, 1, &r, 1, "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"},\"spec\":{}}");
-    wb_edit nul = {0, -1, "spec.a.b", "x"};
+    wb_edit nul = {0, -1, "spec.a.b", "x", 0};
     expect_edits("{\"spec\": null}", 1, &nul, 1, "{\"spec\": {\"a\": {\"b\": \"x\"}}}");
-    wb_edit num = {0, -1, "spec", "x"};
+    wb_edit num = {0, -1, "spec", "x", 0};
     expect_edits("{\"spec\": 12.5e3 }", 1, &num, 1, "{\"spec\": \"x\" }");
-    wb_edit top = {0, -1, "a", "x"};
+    wb_edit top = {0, -1, "a", "x", 0};
     expect_edits("{}", 1, &top, 1, "{\"a\": \"x\"}");
     expect_edits("{ }", 1, &top, 1, "{\"a\": \"x\" }");
     expect_edits("{\"\\u0061\": \"old\"}", 1, &top, 1, "{\"\\u0061\": \"x\"}");
@@ -709,9 +717,9 @@ START_TEST(json_concatenated_and_lists)
                      "  {\"kind\": \"Pod\", \"metadata\": {\"name\": \"b\"}},\n"
                      "  {\"kind\": \"Pod\", \"spec\": {\"nodeName\": \"x\"}}\n"
                      "]}\n";
-    wb_edit e[] = {{1, 1, "spec.nodeName", "n2"},
-                   {0, -1, "spec.nodeName", "n0"},
-                   {1, 0, "spec.nodeName", "n1"}};
+    wb_edit e[] = {{1, 1, "spec.nodeName", "n2", 0},
+                   {0, -1, "spec.nodeName", "n0", 0},
+                   {1, 0, "spec.nodeName", "n1", 0}};
     expect_edits(in, 1, e, 3,
                  "{\"kind\": \"Pod\", \"metadata\": {\"name\": \"a\"}, "
                  "\"spec\": {\"nodeName\": \"n0\"}}\n"
@@ -720,9 +728,9 @@ START_TEST(json_concatenated_and_lists)
                  "\"spec\": {\"nodeName\": \"n1\"}},\n"
                  "  {\"kind\": \"Pod\", \"spec\": {\"nodeName\": \"n2\"}}\n"
                  "]}\n");
-    wb_edit missing = {2, -1, "a", "x"};
+    wb_edit missing = {2, -1, "a", "x", 0};
     expect_fail(in, 1, &missing, 1, "no such document (the text has 2)");
-    wb_edit bad = {0, -1, "kind.x", "x"};
+    wb_edit bad = {0, -1, "kind.x", "x", 0};
     expect_fail(in, 1, &bad, 1, "'kind' is not a map");
     expect_fail("{\"a\": [1, }", 1, &bad, 1, "line 1, column 11");
     expect_fail("{\"a\": 1,\n \"b\" 2}", 1, &bad, 1, "line 2, column 6");
@@ -731,17 +739,17 @@ END_TEST
 
 START_TEST(json_refusals_and_noops)
 {
-    wb_edit e = {0, -1, "spec", "x"};
+    wb_edit e = {0, -1, "spec", "x", 0};
     expect_fail("{\"spec\": {\"a\": 1}}", 1, &e, 1, "holds a map, not a scalar");
     expect_fail("{\"spec\": [1]}", 1, &e, 1, "holds a list, not a scalar");
     expect_fail("[1, 2]", 1, &e, 1, "the document is not a map");
     expect_fail("null", 1, &e, 1, "the document is empty");
     expect_fail("", 1, &e, 1, "no such document (the text has 0)");
-    wb_edit deep = {0, -1, "spec.a.b", "x"};
+    wb_edit deep = {0, -1, "spec.a.b", "x", 0};
     expect_fail("{\"spec\": \"str\"}", 1, &deep, 1, "'spec' is not a map");
-    wb_edit item = {0, 5, "spec", "x"};
+    wb_edit item = {0, 5, "spec", "x", 0};
     expect_fail("{\"items\": [{}]}", 1, &item, 1, "no such item (the list has 1)");
-    wb_edit rm = {0, -1, "spec.a.b", NULL};
+    wb_edit rm = {0, -1, "spec.a.b", NULL, 0};
     expect_edits("{\"spec\": {}}", 1, &rm, 1, "{\"spec\": {}}");
     expect_edits("{\"spec\": null}", 1, &rm, 1, "{\"spec\": null}");
     expect_edits("{\"kind\": \"Pod\"}", 1, &rm, 1, "{\"kind\": \"Pod\"}");
@@ -750,10 +758,481 @@ END_TEST
 
 START_TEST(json_crlf)
 {
-    wb_edit e = {0, -1, "spec.nodeName", "n1"};
+    wb_edit e = {0, -1, "spec.nodeName", "n1", 0};
     expect_edits("{\r\n  \"spec\": {\r\n    \"a\": 1\r\n  }\r\n}\r\n", 1, &e, 1,
                  "{\r\n  \"spec\": {\r\n    \"a\": 1,\r\n    \"nodeName\": "
                  "\"n1\"\r\n  }\r\n}\r\n");
+}
+END_TEST
+
+/* ---- raw edits: a JSON value as the field's value ----------------------- */
+
+static const char *seed_doc = "apiVersion: core.gardener.cloud/v1beta1\n"
+                              "kind: Seed\n"
+                              "metadata:\n"
+                              "  name: s1\n"
+                              "spec:\n"
+                              "  taints:\n"
+                              "  - key: a\n"
+                              "    effect: NoSchedule\n"
+                              "  provider:\n"
+                              "    type: aws\n";
+
+START_TEST(raw_replace_block_sequence)
+{
+    expect_raw(seed_doc, 0, "spec.taints",
+               "[{\"key\": \"a\", \"effect\": \"NoSchedule\"}, "
+               "{\"key\": \"seed.gardener.cloud/unschedulable\", \"effect\": \"NoSchedule\"}]",
+               "apiVersion: core.gardener.cloud/v1beta1\n"
+               "kind: Seed\n"
+               "metadata:\n"
+               "  name: s1\n"
+               "spec:\n"
+               "  taints: [{\"key\": \"a\", \"effect\": \"NoSchedule\"}, "
+               "{\"key\": \"seed.gardener.cloud/unschedulable\", \"effect\": \"NoSchedule\"}]\n"
+               "  provider:\n"
+               "    type: aws\n");
+    expect_raw(seed_doc, 0, "spec.taints", "[]",
+               "apiVersion: core.gardener.cloud/v1beta1\n"
+               "kind: Seed\n"
+               "metadata:\n"
+               "  name: s1\n"
+               "spec:\n"
+               "  taints: []\n"
+               "  provider:\n"
+               "    type: aws\n");
+    /* the JSON text is written again in one form, whatever its layout */
+    expect_raw(seed_doc, 0, "spec.taints", " [ {\"key\":\"b\",\n \"effect\" :\"NoExecute\"} ] ",
+               "apiVersion: core.gardener.cloud/v1beta1\n"
+               "kind: Seed\n"
+               "metadata:\n"
+               "  name: s1\n"
+               "spec:\n"
+               "  taints: [{\"key\": \"b\", \"effect\": \"NoExecute\"}]\n"
+               "  provider:\n"
+               "    type: aws\n");
+    /* a comment on the key's line stays; the lines of the old value go,
+     * comment lines among them too; what follows the value stays */
+    expect_raw("spec:\n"
+               "  taints:   # managed by trellis\n"
+               "  # the first one\n"
+               "  - key: a  # why\n"
+               "    effect: NoSchedule\n"
+               "\n"
+               "  # about the provider\n"
+               "  provider:\n"
+               "    type: aws\n",
+               0, "spec.taints", "[]",
+               "spec:\n"
+               "  taints: []   # managed by trellis\n"
+               "\n"
+               "  # about the provider\n"
+               "  provider:\n"
+               "    type: aws\n");
+    /* indented sequence, the last thing in the file, no final break */
+    expect_raw("spec:\n  taints:\n    - a\n    - b # last", 0, "spec.taints", "[\"c\"]",
+               "spec:\n  taints: [\"c\"]");
+    /* last member of a map with a document after it */
+    expect_raw("spec:\n  x: 1\n  taints:\n  - a\n---\nkind: Pod\n", 0, "spec.taints", "[1, 2]",
+               "spec:\n  x: 1\n  taints: [1, 2]\n---\nkind: Pod\n");
+    /* the sequence's own anchor is kept, a tag dropped */
+    expect_raw("spec:\n  taints: &t # c\n  - a\n", 0, "spec.taints", "[]",
+               "spec:\n  taints: &t [] # c\n");
+    expect_raw("spec:\n  taints: !!seq\n  - a\n  x: 1\n", 0, "spec.taints", "[]",
+               "spec:\n  taints: []\n  x: 1\n");
+    /* a sequence of sequences */
+    expect_raw("a:\n- - 1\n  - 2\n- - 3\nb: 2\n", 0, "a", "[[1, 2], [3]]",
+               "a: [[1, 2], [3]]\nb: 2\n");
+}
+END_TEST
+
+START_TEST(raw_replace_block_mapping)
+{
+    expect_raw("spec:\n"
+               "  provider: # where\n"
+               "    type: aws\n"
+               "    regions:\n"
+               "    - eu-west-1\n"
+               "    config:\n"
+               "      a: |\n"
+               "        text\n"
+               "  x: 1\n",
+               0, "spec.provider", "{\"type\": \"gcp\", \"regions\": [\"europe-west1\"]}",
+               "spec:\n"
+               "  provider: {\"type\": \"gcp\", \"regions\": [\"europe-west1\"]} # where\n"
+               "  x: 1\n");
+    expect_raw("spec:\n  provider:\n    type: aws\n", 0, "spec.provider", "{}",
+               "spec:\n  provider: {}\n");
+    expect_raw("spec:\n  provider:\n    type: aws\n", 0, "spec", "null", "spec: null\n");
+    /* the whole top-level map value of a key */
+    expect_raw("metadata:\n  name: a\nspec:\n  provider:\n    type: aws\n  x: 1\n", 0, "spec",
+               "{\"x\": 2}", "metadata:\n  name: a\nspec: {\"x\": 2}\n");
+}
+END_TEST
+
+START_TEST(raw_replace_scalar)
+{
+    expect_raw("spec:\n  taints: none # c\n  x: 1\n", 0, "spec.taints", "[]",
+               "spec:\n  taints: [] # c\n  x: 1\n");
+    expect_raw("spec:\n  taints:\n  x: 1\n", 0, "spec.taints", "[\"a\"]",
+               "spec:\n  taints: [\"a\"]\n  x: 1\n");
+    expect_raw("spec:\n  taints: # later\n  x: 1\n", 0, "spec.taints", "[\"a\"]",
+               "spec:\n  taints: [\"a\"] # later\n  x: 1\n");
+    expect_raw("spec:\n  taints: null\n", 0, "spec.taints", "[]", "spec:\n  taints: []\n");
+    expect_raw("spec:\n  taints: |\n    a\n    b\n  x: 1\n", 0, "spec.taints", "[]",
+               "spec:\n  taints: []\n  x: 1\n");
+    expect_raw("spec:\n  n: !!str 5\n", 0, "spec.n", "5", "spec:\n  n: 5\n");
+    expect_raw("spec:\n  n: &a old\n", 0, "spec.n", "{\"k\": \"v\"}",
+               "spec:\n  n: &a {\"k\": \"v\"}\n");
+    /* scalars: strings are always quoted, the rest plain */
+    const char *in = "spec:\n  v: old # c\n";
+    expect_raw(in, 0, "spec.v", "\"n1\"", "spec:\n  v: \"n1\" # c\n");
+    expect_raw(in, 0, "spec.v", "\"true\"", "spec:\n  v: \"true\" # c\n");
+    expect_raw(in, 0, "spec.v", "true", "spec:\n  v: true # c\n");
+    expect_raw(in, 0, "spec.v", "null", "spec:\n  v: null # c\n");
+    expect_raw(in, 0, "spec.v", "-1.5e3", "spec:\n  v: -1.5e3 # c\n");
+    expect_raw(in, 0, "spec.v", "0", "spec:\n  v: 0 # c\n");
+    /* escapes YAML reads back as the same string */
+    expect_raw(in, 0, "spec.v",
+               "[\"a\\\"b\\\\c\", \"\\u00e9\xc3\xa9\", \"\\t\\n\\u0001\\u007f\", "
+               "\"\\u0085\xc2\x85\\u2028\xe2\x80\xa9\\ufeff\", \"\\/ # : -\", "
+               "\"\\ud83d\\ude00\"]",
+               "spec:\n  v: [\"a\\\"b\\\\c\", \"\xc3\xa9\xc3\xa9\", \"\\t\\n\\u0001\\u007f\", "
+               "\"\\u0085\\u0085\\u2028\\u2029\\ufeff\", \"/ # : -\", "
+               "\"\xf0\x9f\x98\x80\"] # c\n");
+    /* an alias is replaced, the anchored node stays */
+    expect_raw("base: &b [a]\nspec:\n  taints: *b\n", 0, "spec.taints", "[\"c\"]",
+               "base: &b [a]\nspec:\n  taints: [\"c\"]\n");
+}
+END_TEST
+
+START_TEST(raw_replace_flow)
+{
+    expect_raw("spec:\n  taints: [{key: a, effect: NoSchedule}] # c\n  x: 1\n", 0, "spec.taints",
+               "[{\"key\": \"b\"}]", "spec:\n  taints: [{\"key\": \"b\"}] # c\n  x: 1\n");
+    expect_raw("spec:\n  taints: [a,\n    b]   # c\n  x: 1\n", 0, "spec.taints", "[]",
+               "spec:\n  taints: []   # c\n  x: 1\n");
+    expect_raw("spec:\n  taints: {a: 1}\n", 0, "spec.taints", "[true, false]",
+               "spec:\n  taints: [true, false]\n");
+    expect_raw("spec:\n  taints: []\n", 0, "spec.taints", "[\"a\"]", "spec:\n  taints: [\"a\"]\n");
+    /* inside a flow map */
+    expect_raw("spec: {taints: [a], x: 1}\n", 0, "spec.taints", "[{\"k\": \"v\"}]",
+               "spec: {taints: [{\"k\": \"v\"}], x: 1}\n");
+    expect_raw("spec: {taints: [a], x: 1}\n", 0, "spec.x", "{\"y\": null}",
+               "spec: {taints: [a], x: {\"y\": null}}\n");
+    expect_raw("spec: {taints: &t [a]}\n", 0, "spec.taints", "[]", "spec: {taints: &t []}\n");
+}
+END_TEST
+
+START_TEST(raw_insert_missing)
+{
+    expect_raw("spec:\n  provider:\n    type: aws\n", 0, "spec.taints", "[{\"key\": \"a\"}]",
+               "spec:\n  provider:\n    type: aws\n  taints: [{\"key\": \"a\"}]\n");
+    /* missing parents are created */
+    expect_raw("kind: Seed\nmetadata:\n  name: s\n", 0, "spec.taints", "[]",
+               "kind: Seed\nmetadata:\n  name: s\nspec:\n  taints: []\n");
+    expect_raw("kind: Seed\n", 0, "spec.settings.scheduling", "{\"visible\": true}",
+               "kind: Seed\nspec:\n  settings:\n    scheduling: {\"visible\": true}\n");
+    /* null parent, flow parent */
+    expect_raw("spec:\nstatus: {}\n", 0, "spec.taints", "[]", "spec:\n  taints: []\nstatus: {}\n");
+    expect_raw("spec: null # c\n", 0, "spec.a.taints", "[]", "spec: # c\n  a:\n    taints: []\n");
+    expect_raw("spec: {x: 1}\n", 0, "spec.taints", "[\"a\", 1]",
+               "spec: {x: 1, taints: [\"a\", 1]}\n");
+    expect_raw("spec: {}\n", 0, "spec.a.b", "[]", "spec: {a: {b: []}}\n");
+    /* after a block sequence that ends its map */
+    expect_raw("spec:\n  list:\n  - a\n  - b # last\n# about other\nother: 1\n", 0, "spec.taints",
+               "[]",
+               "spec:\n  list:\n  - a\n  - b # last\n  taints: []\n# about other\nother: 1\n");
+}
+END_TEST
+
+START_TEST(raw_json)
+{
+    expect_raw(pretty_json, 1, "spec.containers", "[{\"name\": \"c\", \"image\": \"busybox\"}]",
+               "{\n"
+               "  \"apiVersion\": \"v1\",\n"
+               "  \"kind\": \"Pod\",\n"
+               "  \"metadata\": {\n"
+               "    \"name\": \"a\"\n"
+               "  },\n"
+               "  \"spec\": {\n"
+               "    \"containers\": [{\"name\": \"c\", \"image\": \"busybox\"}]\n"
+               "  }\n"
+               "}\n");
+    expect_raw(pretty_json, 1, "spec.taints", "[{\"key\": \"a\"}]",
+               "{\n"
+               "  \"apiVersion\": \"v1\",\n"
+               "  \"kind\": \"Pod\",\n"
+               "  \"metadata\": {\n"
+               "    \"name\": \"a\"\n"
+               "  },\n"
+               "  \"spec\": {\n"
+               "    \"containers\": [],\n"
+               "    \"taints\": [{\"key\": \"a\"}]\n"
+               "  }\n"
+               "}\n");
+    expect_raw(pretty_json, 1, "metadata", "{\"name\": \"b\", \"labels\": {\"app\": \"x\"}}",
+               "{\n"
+               "  \"apiVersion\": \"v1\",\n"
+               "  \"kind\": \"Pod\",\n"
+               "  \"metadata\": {\"name\": \"b\", \"labels\": {\"app\": \"x\"}},\n"
+               "  \"spec\": {\n"
+               "    \"containers\": []\n"
+               "  }\n"
+               "}\n");
+    expect_raw(pretty_json, 1, "status.conditions", "[]",
+               "{\n"
+               "  \"apiVersion\": \"v1\",\n"
+               "  \"kind\": \"Pod\",\n"
+               "  \"metadata\": {\n"
+               "    \"name\": \"a\"\n"
+               "  },\n"
+               "  \"spec\": {\n"
+               "    \"containers\": []\n"
+               "  },\n"
+               "  \"status\": {\"conditions\": []}\n"
+               "}\n");
+    /* a pretty multi-line array goes onto one line */
+    expect_raw("{\n"
+               "  \"spec\": {\n"
+               "    \"taints\": [\n"
+               "      {\n"
+               "        \"key\": \"a\"\n"
+               "      }\n"
+               "    ],\n"
+               "    \"x\": 1\n"
+               "  }\n"
+               "}\n",
+               1, "spec.taints", "[]",
+               "{\n"
+               "  \"spec\": {\n"
+               "    \"taints\": [],\n"
+               "    \"x\": 1\n"
+               "  }\n"
+               "}\n");
+    /* compact */
+    const char *in = "{\"kind\":\"Seed\",\"spec\":{\"taints\":[{\"key\":\"a\"}],\"n\":1}}";
+    expect_raw(in, 1, "spec.taints", "[{\"key\":\"a\"},{\"key\":\"b\",\"effect\":\"NoSchedule\"}]",
+               "{\"kind\":\"Seed\",\"spec\":{\"taints\":[{\"key\": \"a\"}, "
+               "{\"key\": \"b\", \"effect\": \"NoSchedule\"}],\"n\":1}}");
+    expect_raw(in, 1, "spec.n", "2.5",
+               "{\"kind\":\"Seed\",\"spec\":{\"taints\":[{\"key\":\"a\"}],\"n\":2.5}}");
+    expect_raw(in, 1, "spec.taints", "null",
+               "{\"kind\":\"Seed\",\"spec\":{\"taints\":null,\"n\":1}}");
+    expect_raw(in, 1, "spec.x.y", "\"s\\u2028\"",
+               "{\"kind\":\"Seed\",\"spec\":{\"taints\":[{\"key\":\"a\"}],\"n\":1, "
+               "\"x\": {\"y\": \"s\\u2028\"}}}");
+    expect_raw("{\"spec\": null}", 1, "spec.taints", "[]", "{\"spec\": {\"taints\": []}}");
+    expect_raw("{}", 1, "spec", "{\"a\": [1]}", "{\"spec\": {\"a\": [1]}}");
+    /* CRLF */
+    expect_raw("{\r\n  \"spec\": {\r\n    \"a\": [\r\n      1\r\n    ]\r\n  }\r\n}\r\n", 1,
+               "spec.a", "[2]", "{\r\n  \"spec\": {\r\n    \"a\": [2]\r\n  }\r\n}\r\n");
+}
+END_TEST
+
+START_TEST(raw_invalid_json)
+{
+    static const struct {
+        const char *value, *why;
+    } bad[] = {
+        {"", "unexpected end of text"},
+        {"   ", "unexpected end of text"},
+        {"[a]", "line 1, column 2: unexpected character"},
+        {"NoSchedule", "unexpected character"},
+        {"{'key': 'a'}", "expected a string key"},
+        {"{key: a}", "expected a string key"},
+        {"[1,]", "unexpected character"},
+        {"[1 2]", "expected ',' or ']'"},
+        {"{\"a\" 1}", "expected ':'"},
+        {"{\"a\": 1", "expected ',' or '}'"},
+        {"\"abc", "unterminated string"},
+        {"[1]\n x", "line 2, column 2: text after the value"},
+        {"[1] [2]", "text after the value"},
+        {"01", "malformed number"},
+        {"1.", "malformed number"},
+        {"+1", "unexpected character"},
+        {".5", "unexpected character"},
+        {"1e", "malformed number"},
+        {"0x1F", "malformed number"},
+        {"NaN", "unexpected character"},
+        {"truex", "unexpected character"},
+        {"True", "unexpected character"},
+        {"\"a\tb\"", "control character"},
+        {"\"\\x41\"", "unknown escape"},
+        {"\"\\u12\"", "bad \\u escape"},
+        {"\"\\ud800\"", "lone high surrogate"},
+        {"\"\\ud800\\u0041\"", "lone high surrogate"},
+        {"\"\\udc00\"", "lone low surrogate"},
+        {"\"\\u0000\"", "NUL"},
+        {"{\"a\": 1, \"b\": {\"c\": 1, \"c\": 2}}", "duplicate key \"c\""},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        wb_edit e = {0, -1, "spec.taints", bad[i].value, 1};
+        char err[512] = "";
+        char *out = (char *)"sentinel";
+        int rc = writeback_apply(seed_doc, strlen(seed_doc), 0, &e, 1, &out, NULL, err, sizeof err);
+        ck_assert_int_eq(rc, -1);
+        ck_assert_ptr_null(out);
+        ck_assert_msg(
+            strstr(err, "edit 0 (document 0, spec.taints): the value is not valid JSON") == err,
+            "[%s]: error '%s'", bad[i].value, err);
+        ck_assert_msg(strstr(err, bad[i].why) != NULL, "[%s]: error '%s' lacks '%s'", bad[i].value,
+                      err, bad[i].why);
+        /* JSON files refuse it the same way */
+        expect_fail(pretty_json, 1, &e, 1, bad[i].why);
+    }
+    /* a bad raw edit among good ones produces nothing */
+    wb_edit mixed[] = {{0, -1, "metadata.name", "ok", 0}, {0, -1, "spec.taints", "[", 1}};
+    expect_fail(seed_doc, 0, mixed, 2,
+                "edit 1 (document 0, spec.taints): the value is not valid JSON");
+    wb_edit badutf = {0, -1, "spec.taints", "[\"\xff\"]", 1};
+    expect_fail(seed_doc, 0, &badutf, 1, "UTF-8");
+    /* what raw edits refuse like string edits, and anchors inside the old
+     * value that an alias may refer to */
+    wb_edit e = {0, -1, "spec.taints", "[]", 1};
+    expect_fail("spec: [a]\n", 0, &e, 1, "'spec' is not a map");
+    expect_fail("spec: &s\n  taints: [a]\nother: *s\n", 0, &e, 1, "anchored");
+    expect_fail("spec:\n  taints: &t\n  - a\nother: *t\n", 0, &e, 1, "anchored");
+    expect_fail("spec:\n  taints:\n  - &a x\nother: *a\n", 0, &e, 1, "holds an anchor");
+    expect_fail("spec: {taints: [&a x]}\n", 0, &e, 1, "holds an anchor");
+    expect_fail("{\"spec\": 1}", 1, &e, 1, "'spec' is not a map");
+}
+END_TEST
+
+START_TEST(raw_list_items)
+{
+    wb_edit e[] = {{0, 0, "spec.tolerations", "[{\"key\": \"k\", \"operator\": \"Exists\"}]", 1},
+                   {0, 1, "spec", "{\"nodeName\": \"n2\", \"priority\": 5}", 1},
+                   {0, 2, "spec.tolerations", "[]", 1}};
+    expect_edits(list_doc, 0, e, 3,
+                 "apiVersion: v1\n"
+                 "kind: List\n"
+                 "items:\n"
+                 "- apiVersion: v1\n"
+                 "  kind: Pod\n"
+                 "  metadata:\n"
+                 "    name: a\n"
+                 "  spec:\n"
+                 "    tolerations: [{\"key\": \"k\", \"operator\": \"Exists\"}]\n"
+                 "- apiVersion: v1\n"
+                 "  kind: Pod\n"
+                 "  metadata:\n"
+                 "    name: b\n"
+                 "  spec: {\"nodeName\": \"n2\", \"priority\": 5}\n"
+                 "- {apiVersion: v1, kind: Pod, metadata: {name: c}, spec: {tolerations: []}}\n");
+    /* the key on the item's "- " line */
+    wb_edit first = {0, 0, "taints", "[\"b\"]", 1};
+    expect_edits("items:\n- taints:\n  - a\n  x: 1\n- taints: [c]\n", 0, &first, 1,
+                 "items:\n- taints: [\"b\"]\n  x: 1\n- taints: [c]\n");
+    wb_edit second = {0, 1, "taints", "[]", 1};
+    expect_edits("items:\n- taints:\n  - a\n  x: 1\n- taints:\n  - c\n", 0, &second, 1,
+                 "items:\n- taints:\n  - a\n  x: 1\n- taints: []\n");
+    /* JSON List */
+    wb_edit j = {0, 1, "spec.taints", "[{\"key\": \"a\"}]", 1};
+    expect_edits("{\"kind\": \"List\", \"items\": [\n"
+                 "  {\"kind\": \"Pod\"},\n"
+                 "  {\"kind\": \"Pod\", \"spec\": {\"taints\": [{\"key\": \"x\"}]}}\n"
+                 "]}\n",
+                 1, &j, 1,
+                 "{\"kind\": \"List\", \"items\": [\n"
+                 "  {\"kind\": \"Pod\"},\n"
+                 "  {\"kind\": \"Pod\", \"spec\": {\"taints\": [{\"key\": \"a\"}]}}\n"
+                 "]}\n");
+}
+END_TEST
+
+START_TEST(raw_crlf)
+{
+    expect_raw("spec:\r\n"
+               "  taints: # t\r\n"
+               "  - key: a\r\n"
+               "    effect: NoSchedule\r\n"
+               "  provider:\r\n"
+               "    type: aws\r\n",
+               0, "spec.taints", "[{\"key\": \"b\"}]",
+               "spec:\r\n"
+               "  taints: [{\"key\": \"b\"}] # t\r\n"
+               "  provider:\r\n"
+               "    type: aws\r\n");
+    expect_raw("spec:\r\n  x: 1\r\n", 0, "spec.taints", "[]",
+               "spec:\r\n  x: 1\r\n  taints: []\r\n");
+    expect_raw("kind: Seed\r\n", 0, "spec.taints", "[]", "kind: Seed\r\nspec:\r\n  taints: []\r\n");
+    expect_raw("spec:\r\n  taints:\r\n  - a\r\n", 0, "spec.taints", "[]",
+               "spec:\r\n  taints: []\r\n");
+    wb_edit rm = {0, -1, "spec.taints", NULL, 1};
+    expect_edits("spec:\r\n  taints:\r\n  - a\r\n  x: 1\r\n", 0, &rm, 1, "spec:\r\n  x: 1\r\n");
+}
+END_TEST
+
+START_TEST(raw_edit_order)
+{
+    /* raw set, then a field inside the new value */
+    wb_edit two[] = {{0, -1, "spec.provider", "{\"type\": \"gcp\"}", 1},
+                     {0, -1, "spec.provider.region", "eu", 0}};
+    expect_edits(seed_doc, 0, two, 2,
+                 "apiVersion: core.gardener.cloud/v1beta1\n"
+                 "kind: Seed\n"
+                 "metadata:\n"
+                 "  name: s1\n"
+                 "spec:\n"
+                 "  taints:\n"
+                 "  - key: a\n"
+                 "    effect: NoSchedule\n"
+                 "  provider: {\"type\": \"gcp\", region: eu}\n");
+    /* raw set twice: the last one wins; raw set then remove */
+    wb_edit twice[] = {{0, -1, "spec.taints", "[1]", 1}, {0, -1, "spec.taints", "[2]", 1}};
+    expect_edits("spec:\n  taints:\n  - 0\n", 0, twice, 2, "spec:\n  taints: [2]\n");
+    wb_edit setrm[] = {{0, -1, "spec.taints", "[1]", 1}, {0, -1, "spec.taints", NULL, 0}};
+    expect_edits("spec:\n  taints:\n  - 0\n  x: 1\n", 0, setrm, 2, "spec:\n  x: 1\n");
+    /* a string edit next to a raw one */
+    wb_edit mix[] = {{0, -1, "spec.taints", "[]", 1}, {0, -1, "metadata.name", "s2", 0}};
+    expect_edits(seed_doc, 0, mix, 2,
+                 "apiVersion: core.gardener.cloud/v1beta1\n"
+                 "kind: Seed\n"
+                 "metadata:\n"
+                 "  name: s2\n"
+                 "spec:\n"
+                 "  taints: []\n"
+                 "  provider:\n"
+                 "    type: aws\n");
+}
+END_TEST
+
+/* Removing a key whose value is a block sequence takes all its lines. */
+START_TEST(remove_block_sequence)
+{
+    wb_edit e = {0, -1, "spec.taints", NULL, 0};
+    expect_edits(seed_doc, 0, &e, 1,
+                 "apiVersion: core.gardener.cloud/v1beta1\n"
+                 "kind: Seed\n"
+                 "metadata:\n"
+                 "  name: s1\n"
+                 "spec:\n"
+                 "  provider:\n"
+                 "    type: aws\n");
+    expect_edits("spec:\n"
+                 "  x: 1\n"
+                 "  taints: # c\n"
+                 "    # inside\n"
+                 "    - a\n"
+                 "    - key: b # c\n"
+                 "      effect: NoSchedule\n"
+                 "\n"
+                 "# about status\n"
+                 "status: {}\n",
+                 0, &e, 1,
+                 "spec:\n"
+                 "  x: 1\n"
+                 "\n"
+                 "# about status\n"
+                 "status: {}\n");
+    expect_edits("spec:\n  taints:\n  - a\n", 0, &e, 1, "spec:\n");
+    expect_edits("spec:\n  taints:\n  - a", 0, &e, 1, "spec:\n");
+    /* raw does not matter when removing */
+    wb_edit r = {0, -1, "spec.taints", NULL, 1};
+    expect_edits("spec:\n  taints:\n  - a\n  x: 1\n", 0, &r, 1, "spec:\n  x: 1\n");
+    expect_edits("{\"spec\": {\"taints\": [\n  {\"key\": \"a\"}\n], \"x\": 1}}", 1, &r, 1,
+                 "{\"spec\": {\"x\": 1}}");
 }
 END_TEST
 
@@ -762,14 +1241,16 @@ END_TEST
 static void mangled_inputs(const char *doc, int json, const char *file)
 {
     size_t len = strlen(doc);
-    wb_edit e[] = {{0, -1, "spec.nodeName", "n1"},
-                   {1, -1, "spec.nodeName", NULL},
-                   {0, 0, "metadata.name", "x"}};
+    wb_edit e[] = {{0, -1, "spec.nodeName", "n1", 0},
+                   {1, -1, "spec.nodeName", NULL, 0},
+                   {0, 0, "metadata.name", "x", 0},
+                   {0, 0, "metadata", "{\"name\": \"m\", \"l\": [1, {\"a\": null}]}", 1}};
+    size_t ne = sizeof e / sizeof *e;
     for (size_t cut = 0; cut <= len; cut++) {
         /* a copy of exactly `cut` bytes, so ASan sees any overread */
         char *t = xmalloc(cut ? cut : 1);
         memcpy(t, doc, cut);
-        for (size_t k = 0; k < 3; k++) {
+        for (size_t k = 0; k < ne; k++) {
             char err[256] = "";
             char *out = NULL;
             size_t outlen;
@@ -800,7 +1281,7 @@ static void mangled_inputs(const char *doc, int json, const char *file)
             u[cut] = junk[cut % sizeof junk];
             char err[256] = "";
             char *out = NULL;
-            if (writeback_apply(u, len, json, e, 3, &out, NULL, err, sizeof err) == 0)
+            if (writeback_apply(u, len, json, e, ne, &out, NULL, err, sizeof err) == 0)
                 free(out);
             else
                 ck_assert(err[0] != '\0');
@@ -842,12 +1323,53 @@ START_TEST(robust_json)
 }
 END_TEST
 
+/* Every prefix of a raw JSON value, and every byte of it changed: valid
+ * JSON is written, anything else refused with a message. */
+START_TEST(robust_raw_values)
+{
+    const char *value = "[{\"key\": \"a\\u00e9\\ud83d\\ude00\", \"n\": -12.5e+3, "
+                        "\"t\": [true, false, null, {}, []]}, \"x\\n\"]";
+    size_t len = strlen(value);
+    static const char junk[] = {'"', '\\', '{', ']', ',', ':', '\x01', '\xc3', ' ', '0'};
+    for (size_t cut = 0; cut <= len; cut++) {
+        for (int variant = 0; variant < 2; variant++) {
+            if (variant && cut == len)
+                break;
+            char *v = xmalloc(len + 1);
+            memcpy(v, value, len + 1);
+            if (variant)
+                v[cut] = junk[cut % sizeof junk];
+            else
+                v[cut] = '\0';
+            for (int json = 0; json < 2; json++) {
+                const char *in = json ? pretty_json : seed_doc;
+                wb_edit e = {0, -1, json ? "spec.containers" : "spec.taints", v, 1};
+                char err[512] = "";
+                char *out = NULL;
+                int rc = writeback_apply(in, strlen(in), json, &e, 1, &out, NULL, err, sizeof err);
+                if (cut == len && !variant)
+                    ck_assert_msg(rc == 0, "refused: %s", err);
+                if (rc == 0) {
+                    ck_assert_ptr_nonnull(out);
+                    free(out);
+                } else {
+                    ck_assert_int_eq(rc, -1);
+                    ck_assert_msg(err[0] != '\0', "no message for [%s]", v);
+                    ck_assert_ptr_null(out);
+                }
+            }
+            free(v);
+        }
+    }
+}
+END_TEST
+
 /* Every edit's output parses again and holds what was asked. */
 START_TEST(result_reloads)
 {
-    wb_edit e[] = {{0, 0, "spec.nodeName", "node-a"},
-                   {0, 1, "spec.nodeName", "true"},
-                   {0, 2, "spec.nodeName", "node c"}};
+    wb_edit e[] = {{0, 0, "spec.nodeName", "node-a", 0},
+                   {0, 1, "spec.nodeName", "true", 0},
+                   {0, 2, "spec.nodeName", "node c", 0}};
     char err[256];
     char *out;
     size_t outlen;
@@ -1092,7 +1614,7 @@ static int g_file(gen *g, int *is_list, int max_docs)
 
 /* The expected effect of one edit on a json-c tree: 0, -1 when the edit
  * must be refused, 1 when the outcome depends on the layout. */
-static int json_edit(json_object *root, const char *path, const char *value)
+static int json_edit(json_object *root, const char *path, const char *value, int raw)
 {
     char buf[128];
     snprintf(buf, sizeof buf, "%s", path);
@@ -1117,6 +1639,11 @@ static int json_edit(json_object *root, const char *path, const char *value)
     int exists = json_object_object_get_ex(cur, comps[n - 1], &old);
     if (!value) {
         json_object_object_del(cur, comps[n - 1]);
+        return 0;
+    }
+    if (raw) {
+        /* a raw value replaces whatever is there ("null" parses to NULL) */
+        json_object_object_add(cur, comps[n - 1], json_tokener_parse(value));
         return 0;
     }
     /* an emptied block map reads as null, a flow {} as a map: either
@@ -1187,7 +1714,7 @@ static void check_generated(const char *text, size_t len, int json, const wb_edi
         for (i = 0; i < before.n_objects; i++)
             if (before.objects[i]->doc == e[k].doc && before.objects[i]->item == e[k].item)
                 break;
-        int r = i == before.n_objects ? -1 : json_edit(want[i], e[k].path, e[k].value);
+        int r = i == before.n_objects ? -1 : json_edit(want[i], e[k].path, e[k].value, e[k].raw);
         refuse = r < 0;
         unsure = r > 0;
     }
@@ -1205,8 +1732,8 @@ static void check_generated(const char *text, size_t len, int json, const wb_edi
     strbuf what;
     sb_init(&what);
     for (size_t k = 0; k < n; k++)
-        sb_printf(&what, "  doc %d item %d %s = %s\n", e[k].doc, e[k].item, e[k].path,
-                  e[k].value ? e[k].value : "(remove)");
+        sb_printf(&what, "  doc %d item %d %s = %s%s\n", e[k].doc, e[k].item, e[k].path,
+                  e[k].value ? e[k].value : "(remove)", e[k].raw ? " (raw)" : "");
     if (refuse) {
         ck_assert_msg(rc == -1, "edits accepted but should be refused:\n%s%s", what.s, text);
     } else {
@@ -1251,21 +1778,43 @@ static const char *const gen_paths[] = {"spec.nodeName",
 static const char *const gen_values[] = {
     "n1", "node-2.example.com", "true", "123", "with space", "", "q\"uote", NULL, NULL, NULL};
 
-static void random_edits(wb_edit *e, size_t n, int ndocs, const int *is_list)
+static const char *const gen_raw[] = {
+    "[{\"key\": \"a\", \"effect\": \"NoSchedule\"}]",
+    "[]",
+    "{}",
+    "{\"a\": [1, 2.5, true, null, -3e2], \"b\": {\"c\": \"d\", \"e\": {}}}",
+    "\"str\"",
+    "\"123\"",
+    "12",
+    "null",
+    "false",
+    "\"li\\ne \\u00e9\\u2028\\u0085#: - x\"",
+    "[[], {}, \"\", [\"nested\", [1]]]",
+    NULL};
+
+/* with_raw: some edits are raw (never of metadata.name, which must stay a
+ * string for the object to load). */
+static void random_edits(wb_edit *e, size_t n, int ndocs, const int *is_list, int with_raw)
 {
     for (size_t k = 0; k < n; k++) {
+        memset(&e[k], 0, sizeof e[k]);
         e[k].doc = (int)rnd((unsigned)ndocs);
         e[k].item = is_list[e[k].doc] == 1 ? (int)rnd(3) : -1;
         e[k].path = gen_paths[rnd(sizeof gen_paths / sizeof *gen_paths)];
+        if (with_raw && rnd(2) == 0 && strcmp(e[k].path, "metadata.name") != 0) {
+            e[k].raw = 1;
+            e[k].value = gen_raw[rnd(sizeof gen_raw / sizeof *gen_raw)];
+            continue;
+        }
         e[k].value = gen_values[rnd(sizeof gen_values / sizeof *gen_values)];
         if ((!e[k].value || !e[k].value[0]) && strcmp(e[k].path, "metadata.name") == 0)
             e[k].value = "renamed";
     }
 }
 
-START_TEST(generated_yaml)
+static void generated_yaml_run(unsigned long long seed, int with_raw)
 {
-    rng_state = 42;
+    rng_state = seed;
     for (int iter = 0; iter < 400; iter++) {
         gen g;
         sb_init(&g.b);
@@ -1276,10 +1825,21 @@ START_TEST(generated_yaml)
         int ndocs = g_file(&g, is_list, 4);
         wb_edit e[3];
         size_t n = 1 + rnd(3);
-        random_edits(e, n, ndocs, is_list);
+        random_edits(e, n, ndocs, is_list, with_raw);
         check_generated(g.b.s, g.b.len, 0, e, n);
         sb_free(&g.b);
     }
+}
+
+START_TEST(generated_yaml)
+{
+    generated_yaml_run(42, 0);
+}
+END_TEST
+
+START_TEST(generated_yaml_raw)
+{
+    generated_yaml_run(4242, 1);
 }
 END_TEST
 
@@ -1311,12 +1871,12 @@ static json_object *j_random(int depth)
     return m;
 }
 
-START_TEST(generated_json)
+static void generated_json_run(unsigned long long seed, int with_raw)
 {
     static const int flags[] = {JSON_C_TO_STRING_PLAIN, JSON_C_TO_STRING_SPACED,
                                 JSON_C_TO_STRING_PRETTY,
                                 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_PRETTY_TAB};
-    rng_state = 7;
+    rng_state = seed;
     for (int iter = 0; iter < 300; iter++) {
         strbuf b;
         sb_init(&b);
@@ -1360,10 +1920,21 @@ START_TEST(generated_json)
         }
         wb_edit e[3];
         size_t n = 1 + rnd(3);
-        random_edits(e, n, ndocs, is_list);
+        random_edits(e, n, ndocs, is_list, with_raw);
         check_generated(b.s, b.len, 1, e, n);
         sb_free(&b);
     }
+}
+
+START_TEST(generated_json)
+{
+    generated_json_run(7, 0);
+}
+END_TEST
+
+START_TEST(generated_json_raw)
+{
+    generated_json_run(77, 1);
 }
 END_TEST
 
@@ -1500,13 +2071,29 @@ static Suite *writeback_suite(void)
     tcase_add_test(j, json_refusals_and_noops);
     tcase_add_test(j, json_crlf);
     suite_add_tcase(s, j);
+    TCase *w = tcase_create("raw");
+    tcase_add_test(w, raw_replace_block_sequence);
+    tcase_add_test(w, raw_replace_block_mapping);
+    tcase_add_test(w, raw_replace_scalar);
+    tcase_add_test(w, raw_replace_flow);
+    tcase_add_test(w, raw_insert_missing);
+    tcase_add_test(w, raw_json);
+    tcase_add_test(w, raw_invalid_json);
+    tcase_add_test(w, raw_list_items);
+    tcase_add_test(w, raw_crlf);
+    tcase_add_test(w, raw_edit_order);
+    tcase_add_test(w, remove_block_sequence);
+    suite_add_tcase(s, w);
     TCase *r = tcase_create("robustness");
     tcase_set_timeout(r, 60);
     tcase_add_test(r, robust_yaml);
     tcase_add_test(r, robust_json);
+    tcase_add_test(r, robust_raw_values);
     tcase_add_test(r, result_reloads);
     tcase_add_test(r, generated_yaml);
     tcase_add_test(r, generated_json);
+    tcase_add_test(r, generated_yaml_raw);
+    tcase_add_test(r, generated_json_raw);
     suite_add_tcase(s, r);
     TCase *a = tcase_create("atomic");
     tcase_add_test(a, atomic_replace_keeps_mode);
