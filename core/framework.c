@@ -154,6 +154,7 @@ void framework_cycle_reset(trellis_cycle *c, profile *p, trellis_object *w)
     }
     c->n_feasible = 0;
     c->scored = 0;
+    c->filtered = 0;
     c->pre_plugin = -1;
     memset(&c->pre_status, 0, sizeof c->pre_status);
     c->in_post_filter = 0;
@@ -592,6 +593,7 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
     } else {
         pool_run(p->sched_pool, c->n, FILTER_BLOCK, filter_block, c);
     }
+    c->filtered = 1;
     for (size_t i = 0; i < c->n; i++) {
         if (c->pass[i / 64] & (1ull << (i % 64))) {
             c->feasible_idx[c->n_feasible] = (uint32_t)i;

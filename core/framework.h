@@ -83,6 +83,7 @@ struct trellis_cycle {
     int64_t *totals;
     size_t cap_scores;
     int scored;
+    int filtered; /* cands[] holds this cycle's verdicts */
     /* pre_filter rejection for all targets */
     trellis_status pre_status;
     int pre_plugin;

@@ -470,6 +470,8 @@ static void free_cands(decision *d)
 static void record_candidates(trellis_cycle *c, decision *d)
 {
     free_cands(d);
+    if (!c->filtered)
+        return; /* the cycle ended before filtering: there are no verdicts */
     d->n_cands = c->n;
     d->cands = xcalloc(c->n ? c->n : 1, sizeof *d->cands);
     size_t j = 0; /* index among feasible targets, which keep snapshot order */
@@ -1054,7 +1056,7 @@ void sched_close(sched *s)
         plist *lists[] = {&p->pre_filter, &p->filter,  &p->post_filter,      &p->pre_score,
                           &p->score,      &p->reserve, &p->permit,           &p->pre_bind,
                           &p->bind,       &p->post_bind, &p->prepare_workload,
-                          &p->prepare_target};
+                          &p->prepare_target, &p->eviction};
         for (size_t j = 0; j < sizeof lists / sizeof *lists; j++)
             free(lists[j]->v);
         free(p->plugins);

@@ -20,7 +20,8 @@
 typedef struct parse_ctx {
     const trellis_host *h;
     selector *sel;
-    const char *field; /* path of the map being walked, for messages */
+    const char *field;        /* path of the map being walked, for messages */
+    const char *const *extra; /* other members a LabelSelector may have */
     char *err;
     size_t errlen;
 } parse_ctx;
@@ -215,6 +216,10 @@ static int selector_member(const char *key, const trellis_value *v, void *ud)
 
     if (strcmp(key, "matchLabels") == 0 || strcmp(key, "matchExpressions") == 0)
         return 0;
+    for (const char *const *e = ctx->extra; e && *e; e++) {
+        if (strcmp(key, *e) == 0)
+            return 0;
+    }
     snprintf(ctx->err, ctx->errlen, "%s: expected matchLabels or matchExpressions, got '%s'",
              ctx->field, key);
     return -1;
@@ -256,6 +261,13 @@ static int parse_label_selector(parse_ctx *ctx, const trellis_value *v)
 int selector_parse(const trellis_host *h, const trellis_value *v, selector_format format,
                    const char *field, selector **out, char *err, size_t errlen)
 {
+    return selector_parse_with(h, v, format, NULL, field, out, err, errlen);
+}
+
+int selector_parse_with(const trellis_host *h, const trellis_value *v, selector_format format,
+                        const char *const *extra, const char *field, selector **out, char *err,
+                        size_t errlen)
+{
     parse_ctx ctx;
     selector *s;
     int rc;
@@ -271,6 +283,7 @@ int selector_parse(const trellis_host *h, const trellis_value *v, selector_forma
     ctx.h = h;
     ctx.sel = s;
     ctx.field = field;
+    ctx.extra = extra;
     ctx.err = err;
     ctx.errlen = errlen;
     if (format == SELECTOR_FORMAT_MAP)

@@ -54,6 +54,14 @@ typedef const char *(*selector_lookup_fn)(const void *ud, const char *key);
 int selector_parse(const trellis_host *h, const trellis_value *v, selector_format format,
                    const char *field, selector **out, char *err, size_t errlen);
 
+/* selector_parse, where a LabelSelector may also have the members named in
+ * `extra` (NULL-terminated; NULL for none), which are left to the caller:
+ * Gardener's seedSelector carries providerTypes beside matchLabels and
+ * matchExpressions. */
+int selector_parse_with(const trellis_host *h, const trellis_value *v, selector_format format,
+                        const char *const *extra, const char *field, selector **out, char *err,
+                        size_t errlen);
+
 /* Index of the first requirement that the labels seen through `lookup` do
  * not satisfy, or -1 when all are satisfied. Does not allocate. */
 long selector_first_mismatch(const selector *s, selector_lookup_fn lookup, const void *ud);

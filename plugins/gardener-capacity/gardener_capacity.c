@@ -1,0 +1,138 @@
+/*
+ * gardener_capacity.c - the gardener-capacity plugin: a seed takes no more
+ * shoots than its status.allocatable.shoots.
+ *
+ * Gardener counts on a seed every shoot whose spec.seedName or
+ * status.seedName names it; the host keeps that count per target (the
+ * profile's binding field plus also_counts, shoots assumed in this run
+ * included), so the filter compares it with the allocatable number parsed
+ * once per seed in prepare_target (a Kubernetes quantity, common/resources.c;
+ * absent means no limit). A full seed is UNSCHEDULABLE rather than
+ * UNRESOLVABLE: moving shoots away would make room.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "resources.h"
+#include "trellis/plugin.h"
+#include "values.h"
+
+/* Process-global and immutable once init has run (see plugin.h). */
+static const trellis_host *host;
+
+#define ALLOCATABLE_FIELD "status.allocatable.shoots"
+
+/* Prepared data of a seed with a limit (none: no prepared data). */
+typedef struct prepared {
+    int64_t allocatable;
+} prepared;
+
+static void release(trellis_plugin *self, void *data)
+{
+    free(data);
+}
+
+static int prepare_target(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
+                          size_t errlen)
+{
+    const trellis_value *v = host->object_get(obj, ALLOCATABLE_FIELD);
+    trellis_value_type t = v ? host->value_type(v) : TRELLIS_VALUE_NULL;
+    const char *text;
+    prepared *p;
+    int64_t n;
+
+    *data = NULL;
+    if (t == TRELLIS_VALUE_NULL)
+        return 0;
+    text = t == TRELLIS_VALUE_INT || t == TRELLIS_VALUE_STRING || t == TRELLIS_VALUE_DOUBLE
+               ? host->value_string(v)
+               : NULL;
+    if (!text) {
+        snprintf(err, errlen, "%s: expected a quantity, got %s", ALLOCATABLE_FIELD,
+                 values_type_name(t));
+        return -1;
+    }
+    switch (res_quantity_parse(text, RES_UNIT_COUNT, &n)) {
+    case RES_OK:
+        break;
+    case RES_ENEGATIVE:
+        snprintf(err, errlen, "%s: expected a quantity of at least 0, got '%s'", ALLOCATABLE_FIELD,
+                 text);
+        return -1;
+    default:
+        snprintf(err, errlen, "%s: expected a quantity, got '%s'", ALLOCATABLE_FIELD, text);
+        return -1;
+    }
+    p = malloc(sizeof(*p));
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    p->allocatable = n;
+    *data = p;
+    return 0;
+}
+
+static int full(const trellis_plugin *self, const trellis_target *t, size_t *count,
+                int64_t *allocatable)
+{
+    const prepared *p = host->object_data(self, host->target_object(t));
+
+    if (!p)
+        return 0;
+    *count = host->target_workload_count(t);
+    *allocatable = p->allocatable;
+    return (int64_t)*count >= p->allocatable;
+}
+
+static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
+                  const trellis_target *target, trellis_status *st)
+{
+    size_t count;
+    int64_t allocatable;
+
+    if (!full(self, target, &count, &allocatable))
+        return TRELLIS_SUCCESS;
+    host->status(st, TRELLIS_UNSCHEDULABLE, "SeedFull",
+                 "seed has no capacity for more shoots (%zu/%lld)", count, (long long)allocatable);
+    return TRELLIS_UNSCHEDULABLE;
+}
+
+static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
+                         const trellis_target *const *targets, size_t n, uint64_t *pass)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t bit = UINT64_C(1) << (i % 64);
+        size_t count;
+        int64_t allocatable;
+
+        if ((pass[i / 64] & bit) && full(self, targets[i], &count, &allocatable))
+            pass[i / 64] &= ~bit;
+    }
+}
+
+static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
+                size_t errlen)
+{
+    host = h;
+    if (h->register_prepare_target(self, prepare_target) < 0 ||
+        h->register_release(self, release) < 0 || h->register_filter(self, filter) < 0 ||
+        h->register_filter_batch(self, filter_batch) < 0) {
+        snprintf(err, errlen, "cannot register hooks");
+        return -1;
+    }
+    return 0;
+}
+
+static const trellis_plugin_desc desc = {
+    TRELLIS_DESC_HEADER,
+    "gardener-capacity",
+    "1.0.0",
+    "keeps seeds with fewer shoots than status.allocatable.shoots",
+    NULL,
+    init,
+    NULL,
+};
+
+TRELLIS_PLUGIN(desc)

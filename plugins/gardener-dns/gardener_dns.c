@@ -1,0 +1,338 @@
+/*
+ * gardener_dns.c - the gardener-dns plugin: a shoot that needs DNS does not
+ * go to a seed that cannot serve it.
+ *
+ * Two rules, chosen with the `mode` argument. "document" (the scheduler
+ * document's): a seed tainted seed.gardener.cloud/disable-dns takes only
+ * shoots without spec.dns.domain that use the unmanaged DNS provider (the
+ * profile then tells taint-toleration to ignore that taint). "current"
+ * (today's Gardener): the taint is left to taint-toleration, and a shoot
+ * whose domain lies under some seed's default domain
+ * (spec.dns.defaults[].domain) may only go to a seed whose default domain D
+ * gives exactly "<shoot>.<project>.<D>". Whether any seed's default domain
+ * matches is a question about all seeds, so prepare_workload answers it
+ * with the host's foreach_object; prepared data of seeds holds their taint
+ * flag and default domains, and the filter compares strings. Rejections are
+ * UNRESOLVABLE: evicting shoots changes neither taints nor domains.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gardener.h"
+#include "trellis/plugin.h"
+#include "values.h"
+
+/* Process-global and immutable once init has run (see plugin.h). */
+static const trellis_host *host;
+
+#define DISABLE_DNS_TAINT "seed.gardener.cloud/disable-dns"
+
+typedef struct config {
+    int current; /* mode = "current" */
+} config;
+
+/* Prepared data of shoots and seeds alike, because the host hands both to
+ * the same release function. */
+typedef struct prepared {
+    /* shoot, document mode: rejected by seeds with the disable-dns taint */
+    int needs_dns;
+    /* shoot, current mode: some seed's default domain is a suffix of the
+     * domain, so only seeds with the matching default domain fit */
+    int restricted;
+    char *domain; /* spec.dns.domain */
+    char *prefix; /* "<shoot name>.<project>." */
+    /* seed */
+    int disable_dns;           /* tainted seed.gardener.cloud/disable-dns */
+    gardener_strings defaults; /* spec.dns.defaults[].domain */
+} prepared;
+
+static const trellis_arg_spec args_table[] = {
+    {"mode", TRELLIS_ARG_STRING, "document",
+     "document: the disable-dns taint rejects shoots that need DNS; current: shoots under a "
+     "seed default domain go only to seeds with that default domain"},
+    {NULL, 0, NULL, NULL},
+};
+
+static void release(trellis_plugin *self, void *data)
+{
+    prepared *p = data;
+
+    if (!p)
+        return;
+    free(p->domain);
+    free(p->prefix);
+    gardener_strings_clear(&p->defaults);
+    free(p);
+}
+
+/* Whether s ends with "." + suffix. */
+static int under_domain(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+
+    return m > 0 && n > m + 1 && s[n - m - 1] == '.' && strcmp(s + n - m, suffix) == 0;
+}
+
+/* A seed's default domains into l. */
+static int read_defaults(const trellis_object *seed, gardener_strings *l, char *err, size_t errlen)
+{
+    static const char field[] = "spec.dns.defaults";
+    const trellis_value *v = host->object_get(seed, field);
+    int rc = values_expect(host, v, TRELLIS_VALUE_LIST, "a list", field, err, errlen);
+
+    if (rc <= 0)
+        return rc;
+    for (size_t i = 0; i < host->value_len(v); i++) {
+        const trellis_value *item = host->value_at(v, i);
+        const char *d;
+
+        if (host->value_type(item) != TRELLIS_VALUE_MAP) {
+            snprintf(err, errlen, "%s[%zu]: expected a map with domain, got %s", field, i,
+                     values_type_name(host->value_type(item)));
+            return -1;
+        }
+        d = values_scalar_text(host, host->value_get(item, "domain"));
+        if (!d || d[0] == '\0')
+            continue;
+        if (gardener_strings_add(l, d) < 0) {
+            snprintf(err, errlen, "%s: out of memory", field);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* foreach_object callback: 1 when a seed has a default domain that the
+ * shoot domain `ud` lies under. Malformed seeds are skipped here; their own
+ * prepare reports them. */
+static int seed_matches_domain(const trellis_object *seed, void *ud)
+{
+    const char *domain = ud;
+    const trellis_value *v = host->object_get(seed, "spec.dns.defaults");
+
+    if (!v || host->value_type(v) != TRELLIS_VALUE_LIST)
+        return 0;
+    for (size_t i = 0; i < host->value_len(v); i++) {
+        const trellis_value *item = host->value_at(v, i);
+        const char *d;
+
+        if (host->value_type(item) != TRELLIS_VALUE_MAP)
+            continue;
+        d = values_scalar_text(host, host->value_get(item, "domain"));
+        if (d && under_domain(domain, d))
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether the shoot uses the unmanaged DNS provider: a provider of type
+ * "unmanaged" that is primary, or the only provider, of that type. */
+static int uses_unmanaged(const trellis_object *shoot)
+{
+    const trellis_value *v = host->object_get(shoot, "spec.dns.providers");
+    size_t n;
+
+    if (!v || host->value_type(v) != TRELLIS_VALUE_LIST)
+        return 0;
+    n = host->value_len(v);
+    for (size_t i = 0; i < n; i++) {
+        const trellis_value *item = host->value_at(v, i);
+        const char *type;
+        int primary = 0;
+
+        if (host->value_type(item) != TRELLIS_VALUE_MAP)
+            continue;
+        type = values_scalar_text(host, host->value_get(item, "type"));
+        if (!type || strcmp(type, "unmanaged") != 0)
+            continue;
+        if (n == 1)
+            return 1;
+        if (host->value_get(item, "primary") &&
+            host->value_bool(host->value_get(item, "primary"), &primary) == 0 && primary)
+            return 1;
+    }
+    return 0;
+}
+
+static int prepare_workload(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
+                            size_t errlen)
+{
+    const config *cfg = host->get_private(self);
+    const trellis_value *dv = host->object_get(obj, "spec.dns.domain");
+    const char *domain;
+    char project[256], prefix[600];
+    prepared *p;
+
+    *data = NULL;
+    if (values_expect(host, dv, TRELLIS_VALUE_STRING, "a string", "spec.dns.domain", err, errlen) <
+        0)
+        return -1;
+    domain = values_scalar_text(host, dv);
+    if (domain && domain[0] == '\0')
+        domain = NULL;
+    p = calloc(1, sizeof(*p));
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (!cfg->current) {
+        p->needs_dns = domain != NULL || !uses_unmanaged(obj);
+    } else if (domain &&
+               host->foreach_object(self, "Seed", NULL, seed_matches_domain, (void *)domain)) {
+        p->restricted = 1;
+        gardener_project(host->object_namespace(obj), project, sizeof(project));
+        snprintf(prefix, sizeof(prefix), "%s.%s.", host->object_name(obj), project);
+        p->domain = values_strdup(domain);
+        p->prefix = values_strdup(prefix);
+        if (!p->domain || !p->prefix) {
+            release(self, p);
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
+    *data = p;
+    return 0;
+}
+
+static int prepare_target(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
+                          size_t errlen)
+{
+    const config *cfg = host->get_private(self);
+    prepared *p = calloc(1, sizeof(*p));
+
+    *data = NULL;
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (cfg->current) {
+        if (read_defaults(obj, &p->defaults, err, errlen) < 0) {
+            release(self, p);
+            return -1;
+        }
+    } else {
+        const trellis_value *taints = host->object_get(obj, "spec.taints");
+
+        if (taints && host->value_type(taints) == TRELLIS_VALUE_LIST) {
+            for (size_t i = 0; i < host->value_len(taints); i++) {
+                const trellis_value *t = host->value_at(taints, i);
+                const char *key = host->value_type(t) == TRELLIS_VALUE_MAP
+                                      ? values_scalar_text(host, host->value_get(t, "key"))
+                                      : NULL;
+
+                if (key && strcmp(key, DISABLE_DNS_TAINT) == 0)
+                    p->disable_dns = 1;
+            }
+        }
+    }
+    *data = p;
+    return 0;
+}
+
+/* Whether the seed has a default domain D with domain == prefix + D. */
+static int has_default_for(const prepared *seed, const prepared *shoot)
+{
+    size_t n = strlen(shoot->domain), m = strlen(shoot->prefix);
+
+    if (!seed || n <= m || strncmp(shoot->domain, shoot->prefix, m) != 0)
+        return 0;
+    return gardener_strings_has(&seed->defaults, shoot->domain + m);
+}
+
+/* Whether the seed rejects the shoot. */
+static int rejects(const trellis_plugin *self, const prepared *shoot, const trellis_object *seed)
+{
+    const prepared *sp = host->object_data(self, seed);
+
+    if (!shoot)
+        return 0;
+    if (shoot->restricted)
+        return !has_default_for(sp, shoot);
+    return shoot->needs_dns && sp && sp->disable_dns;
+}
+
+static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
+                      trellis_status *st)
+{
+    const prepared *p = host->object_data(self, workload);
+
+    return p && (p->needs_dns || p->restricted) ? TRELLIS_SUCCESS : TRELLIS_SKIP;
+}
+
+static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
+                  const trellis_target *target, trellis_status *st)
+{
+    const prepared *p = host->object_data(self, workload);
+
+    if (!rejects(self, p, host->target_object(target)))
+        return TRELLIS_SUCCESS;
+    if (p->restricted)
+        host->status(st, TRELLIS_UNRESOLVABLE, "DomainNotSupported",
+                     "seed does not support the domain %s", p->domain);
+    else
+        host->status(st, TRELLIS_UNRESOLVABLE, "DNSDisabled",
+                     "seed has DNS disabled (taint " DISABLE_DNS_TAINT ") but the shoot needs DNS");
+    return TRELLIS_UNRESOLVABLE;
+}
+
+static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
+                         const trellis_target *const *targets, size_t n, uint64_t *pass)
+{
+    const prepared *p = host->object_data(self, workload);
+
+    for (size_t i = 0; i < n; i++) {
+        uint64_t bit = UINT64_C(1) << (i % 64);
+
+        if ((pass[i / 64] & bit) && rejects(self, p, host->target_object(targets[i])))
+            pass[i / 64] &= ~bit;
+    }
+}
+
+static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
+                size_t errlen)
+{
+    const char *mode;
+    config *cfg;
+
+    host = h;
+    mode = h->arg_string(args, "mode");
+    if (!mode || (strcmp(mode, "document") != 0 && strcmp(mode, "current") != 0)) {
+        snprintf(err, errlen, "mode: expected document or current, got '%s'", mode ? mode : "");
+        return -1;
+    }
+    if (strcmp(mode, "current") == 0 &&
+        (!TRELLIS_HOST_HAS(h, foreach_object) || !h->foreach_object)) {
+        snprintf(err, errlen, "mode current: the host has SDK %d.%d; it needs 1.1 (foreach_object)",
+                 h->sdk_major, h->sdk_minor);
+        return -1;
+    }
+    cfg = calloc(1, sizeof(*cfg));
+    if (!cfg) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    cfg->current = strcmp(mode, "current") == 0;
+    h->set_private(self, cfg, free);
+
+    if (h->register_prepare_workload(self, prepare_workload) < 0 ||
+        h->register_prepare_target(self, prepare_target) < 0 ||
+        h->register_release(self, release) < 0 || h->register_pre_filter(self, pre_filter) < 0 ||
+        h->register_filter(self, filter) < 0 || h->register_filter_batch(self, filter_batch) < 0) {
+        snprintf(err, errlen, "cannot register hooks");
+        return -1;
+    }
+    return 0;
+}
+
+static const trellis_plugin_desc desc = {
+    TRELLIS_DESC_HEADER,
+    "gardener-dns",
+    "1.0.0",
+    "keeps shoots that need DNS off seeds that cannot serve their domain",
+    args_table,
+    init,
+    NULL,
+};
+
+TRELLIS_PLUGIN(desc)

@@ -1,0 +1,301 @@
+/*
+ * gardener_seed_selector.c - the gardener-seed-selector plugin: a shoot goes
+ * only to seeds that its CloudProfile's and its own seed selectors accept,
+ * and that run an allowed provider.
+ *
+ * Gardener matches seed labels against two label selectors, the
+ * spec.seedSelector of the shoot's CloudProfile and the shoot's own
+ * spec.seedSelector, and then restricts the seed provider types through the
+ * selectors' providerTypes. The CloudProfile is looked up with the host's
+ * lookup_object in prepare_workload, where both selectors are parsed
+ * (common/selector.c) and the allowed provider types resolved, so the filter
+ * compares strings only. The `provider_types` argument picks the rule of the
+ * scheduler document ("document": the shoot's providerTypes, else the
+ * CloudProfile's, else the shoot's provider) or of current Gardener
+ * ("current": only the CloudProfile's, else the shoot's provider). Every
+ * rejection is UNRESOLVABLE: evicting shoots never changes a seed's labels
+ * or provider.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gardener.h"
+#include "selector.h"
+#include "trellis/plugin.h"
+#include "values.h"
+
+/* Process-global and immutable once init has run (see plugin.h). */
+static const trellis_host *host;
+
+typedef struct config {
+    int current; /* provider_types = "current" */
+} config;
+
+/* Prepared data of shoots and seeds alike, because the host hands both to
+ * the same release function. */
+typedef struct prepared {
+    /* shoot */
+    char *cloud_profile;      /* its name; NULL when the shoot names none */
+    selector *profile_sel;    /* the CloudProfile's spec.seedSelector */
+    selector *shoot_sel;      /* the shoot's spec.seedSelector */
+    gardener_strings allowed; /* allowed seed provider types */
+    int allow_all;            /* allowed holds "*" */
+    /* seed */
+    const char *provider; /* spec.provider.type, borrowed from the seed */
+} prepared;
+
+static const trellis_arg_spec args_table[] = {
+    {"provider_types", TRELLIS_ARG_STRING, "document",
+     "whose providerTypes count: document (the shoot's, else the CloudProfile's) or current "
+     "(only the CloudProfile's); without any, the shoot's own provider type"},
+    {NULL, 0, NULL, NULL},
+};
+
+/* Members of a Gardener seedSelector beside matchLabels and
+ * matchExpressions. */
+static const char *const seed_selector_extra[] = {"providerTypes", NULL};
+
+static void release(trellis_plugin *self, void *data)
+{
+    prepared *p = data;
+
+    if (!p)
+        return;
+    free(p->cloud_profile);
+    selector_free(p->profile_sel);
+    selector_free(p->shoot_sel);
+    gardener_strings_clear(&p->allowed);
+    free(p);
+}
+
+static const char *label_lookup(const void *ud, const char *key)
+{
+    return host->object_label(ud, key);
+}
+
+/* The seed selector at `sel` (found at `field`) into *out and its
+ * providerTypes into *types. */
+static int read_seed_selector(const trellis_value *sel, const char *field, selector **out,
+                              gardener_strings *types, char *err, size_t errlen)
+{
+    char path[128];
+
+    *out = NULL;
+    if (!sel || host->value_type(sel) == TRELLIS_VALUE_NULL)
+        return 0;
+    if (selector_parse_with(host, sel, SELECTOR_FORMAT_SELECTOR, seed_selector_extra, field, out,
+                            err, errlen) < 0)
+        return -1;
+    snprintf(path, sizeof(path), "%s.providerTypes", field);
+    return gardener_strings_read(host, host->value_get(sel, "providerTypes"), path, types, err,
+                                 errlen);
+}
+
+static int prepare_workload(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
+                            size_t errlen)
+{
+    const config *cfg = host->get_private(self);
+    gardener_strings shoot_types = {NULL, 0}, profile_types = {NULL, 0};
+    const gardener_strings *source;
+    const char *name = gardener_cloud_profile_name(host, obj);
+    prepared *p;
+
+    *data = NULL;
+    p = calloc(1, sizeof(*p));
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (name) {
+        const trellis_object *cp = host->lookup_object(self, "CloudProfile", "", name);
+        char why[TRELLIS_MESSAGE_MAX];
+
+        if (!cp) {
+            snprintf(err, errlen, "CloudProfile '%s' not found", name);
+            goto fail;
+        }
+        p->cloud_profile = values_strdup(name);
+        if (!p->cloud_profile) {
+            snprintf(err, errlen, "out of memory");
+            goto fail;
+        }
+        if (read_seed_selector(host->object_get(cp, "spec.seedSelector"), "spec.seedSelector",
+                               &p->profile_sel, &profile_types, why, sizeof(why)) < 0) {
+            snprintf(err, errlen, "CloudProfile '%s': %s", name, why);
+            goto fail;
+        }
+    }
+    if (read_seed_selector(host->object_get(obj, "spec.seedSelector"), "spec.seedSelector",
+                           &p->shoot_sel, &shoot_types, err, errlen) < 0)
+        goto fail;
+
+    if (cfg->current)
+        source = &profile_types;
+    else
+        source = shoot_types.n ? &shoot_types : &profile_types;
+    if (source->n) {
+        for (size_t i = 0; i < source->n; i++) {
+            if (gardener_strings_add(&p->allowed, source->v[i]) < 0) {
+                snprintf(err, errlen, "out of memory");
+                goto fail;
+            }
+        }
+    } else {
+        const char *own = values_scalar_text(host, host->object_get(obj, "spec.provider.type"));
+
+        if (own && own[0] != '\0' && gardener_strings_add(&p->allowed, own) < 0) {
+            snprintf(err, errlen, "out of memory");
+            goto fail;
+        }
+    }
+    p->allow_all = gardener_strings_has(&p->allowed, "*");
+    gardener_strings_clear(&shoot_types);
+    gardener_strings_clear(&profile_types);
+    *data = p;
+    return 0;
+fail:
+    gardener_strings_clear(&shoot_types);
+    gardener_strings_clear(&profile_types);
+    release(self, p);
+    return -1;
+}
+
+static int prepare_target(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
+                          size_t errlen)
+{
+    const trellis_value *v = host->object_get(obj, "spec.provider.type");
+    prepared *p;
+
+    *data = NULL;
+    if (values_expect(host, v, TRELLIS_VALUE_STRING, "a string", "spec.provider.type", err,
+                      errlen) < 0)
+        return -1;
+    p = calloc(1, sizeof(*p));
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    /* borrowed from the seed, which outlives its prepared data */
+    p->provider = values_scalar_text(host, v);
+    if (!p->provider)
+        p->provider = "";
+    *data = p;
+    return 0;
+}
+
+static const char *seed_provider(const trellis_plugin *self, const trellis_object *seed)
+{
+    const prepared *sp = host->object_data(self, seed);
+
+    return sp && sp->provider ? sp->provider : "";
+}
+
+/* 0 when the seed passes; otherwise which check failed (1 CloudProfile
+ * selector, 2 shoot selector, 3 provider), the order of Gardener's
+ * scheduler. */
+static int check(const trellis_plugin *self, const prepared *p, const trellis_object *seed)
+{
+    const char *provider;
+
+    if (!p)
+        return 0;
+    if (selector_first_mismatch(p->profile_sel, label_lookup, seed) >= 0)
+        return 1;
+    if (selector_first_mismatch(p->shoot_sel, label_lookup, seed) >= 0)
+        return 2;
+    provider = seed_provider(self, seed);
+    if (!p->allow_all && !gardener_strings_has(&p->allowed, provider))
+        return 3;
+    return 0;
+}
+
+static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
+                  const trellis_target *target, trellis_status *st)
+{
+    const prepared *p = host->object_data(self, workload);
+    const trellis_object *seed = host->target_object(target);
+    char list[160];
+
+    switch (check(self, p, seed)) {
+    case 0:
+        return TRELLIS_SUCCESS;
+    case 1:
+        host->status(st, TRELLIS_UNRESOLVABLE, "CloudProfileSelectorMismatch",
+                     "seed labels do not match the seed selector of CloudProfile %s",
+                     p->cloud_profile);
+        break;
+    case 2:
+        host->status(st, TRELLIS_UNRESOLVABLE, "ShootSelectorMismatch",
+                     "seed labels do not match the shoot's seed selector");
+        break;
+    default:
+        gardener_strings_join(&p->allowed, ", ", list, sizeof(list));
+        host->status(st, TRELLIS_UNRESOLVABLE, "ProviderNotAllowed",
+                     "seed provider %s is not allowed (allowed: %s)", seed_provider(self, seed),
+                     list);
+        break;
+    }
+    return TRELLIS_UNRESOLVABLE;
+}
+
+static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
+                         const trellis_target *const *targets, size_t n, uint64_t *pass)
+{
+    const prepared *p = host->object_data(self, workload);
+
+    for (size_t i = 0; i < n; i++) {
+        uint64_t bit = UINT64_C(1) << (i % 64);
+
+        if ((pass[i / 64] & bit) && check(self, p, host->target_object(targets[i])))
+            pass[i / 64] &= ~bit;
+    }
+}
+
+static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
+                size_t errlen)
+{
+    const char *mode;
+    config *cfg;
+
+    host = h;
+    if (!TRELLIS_HOST_HAS(h, lookup_object) || !h->lookup_object) {
+        snprintf(err, errlen, "the host has SDK %d.%d; this plugin needs 1.1 (lookup_object)",
+                 h->sdk_major, h->sdk_minor);
+        return -1;
+    }
+    mode = h->arg_string(args, "provider_types");
+    if (!mode || (strcmp(mode, "document") != 0 && strcmp(mode, "current") != 0)) {
+        snprintf(err, errlen, "provider_types: expected document or current, got '%s'",
+                 mode ? mode : "");
+        return -1;
+    }
+    cfg = calloc(1, sizeof(*cfg));
+    if (!cfg) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    cfg->current = strcmp(mode, "current") == 0;
+    h->set_private(self, cfg, free);
+
+    if (h->register_prepare_workload(self, prepare_workload) < 0 ||
+        h->register_prepare_target(self, prepare_target) < 0 ||
+        h->register_release(self, release) < 0 || h->register_filter(self, filter) < 0 ||
+        h->register_filter_batch(self, filter_batch) < 0) {
+        snprintf(err, errlen, "cannot register hooks");
+        return -1;
+    }
+    return 0;
+}
+
+static const trellis_plugin_desc desc = {
+    TRELLIS_DESC_HEADER,
+    "gardener-seed-selector",
+    "1.0.0",
+    "keeps seeds matching the CloudProfile's and the shoot's seed selectors and provider types",
+    args_table,
+    init,
+    NULL,
+};
+
+TRELLIS_PLUGIN(desc)
