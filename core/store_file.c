@@ -339,8 +339,9 @@ static int fs_flush(store *s, char *err, size_t errlen)
     for (size_t i = 0; i < fs->n_created; i++) {
         trellis_object *o = fs->created[i];
         char *p = created_path(fs, o);
-        const char *js = json_object_to_json_string_ext(o->root, JSON_C_TO_STRING_PRETTY |
-                                                                     JSON_C_TO_STRING_SPACED);
+        const char *js = json_object_to_json_string_ext(
+            o->root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                         JSON_C_TO_STRING_NOSLASHESCAPE);
         char e[1024];
         if (access(p, F_OK) == 0) {
             sb_printf(&problems, "%s%s: exists already; %s %s not written",

@@ -19,6 +19,8 @@ for cfgfile in "$top"/conf/*.cfg; do
         -P "$top/build/plugins/.libs" -o table
     echo "== written back:"
     (cd "$tmp" && diff -ru "$top/examples/$name" "$name" |
-        grep -E '^(\+\+\+ |[+-] )' | sed -e 's/^+++ \([^	]*\).*/  \1:/' -e 's/^\([+-] \)/    \1/') || true
+        grep -E '^(\+\+\+ |[+-] |Only in )' |
+        sed -e 's/^+++ \([^	]*\).*/  \1:/' -e 's/^\([+-] \)/    \1/' \
+            -e 's/^Only in \([^:]*\): \(.*\)/  \1\/\2: new file/') || true
     echo
 done

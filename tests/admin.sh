@@ -6,18 +6,18 @@
 # budget, never moving a workload no other target takes). Run by `make
 # check` with TRELLIS and TRELLIS_PLUGIN_PATH set.
 set -u
-: "${TRELLIS:?}"
+: "${TRELLIS:?}" "${TOP_SRCDIR:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 pass=0
 fail=0
 ok() { echo "ok - $1"; pass=$((pass + 1)); }
 no() { echo "not ok - $1"; shift; for l in "$@"; do echo "#   $l"; done; fail=$((fail + 1)); }
-check() { # check NAME COMMAND... (the output of a trellis run, T ..., is kept in $tmp/out)
+check() { # check NAME COMMAND... (the output of a trellis run, T or G ..., is kept in $tmp/out)
     name=$1
     shift
     if "$@" >"$tmp/chk" 2>&1; then ok "$name"; else no "$name" "$(head -c 1500 "$tmp/chk")"; fi
-    [ "$1" = T ] && cp "$tmp/chk" "$tmp/out"
+    case "$1" in T | G) cp "$tmp/chk" "$tmp/out" ;; esac
     return 0
 }
 
@@ -156,6 +156,32 @@ T taint c gpu:NoSchedule- >/dev/null 2>&1
 T taint c full:NoSchedule >/dev/null 2>&1
 check "deschedule with no room elsewhere" T deschedule
 check "every pod stays on a" sh -c "grep -q 'stays on a' '$tmp/out' && grep -q '^0 moved' '$tmp/out' && [ \$(grep -c 'nodeName: a' '$tmp/s/pods.yaml') -eq 3 ]"
+
+# --- Gardener: drain a seed, reschedule, and no shoot is lost ---
+G() { "$TRELLIS" "$@" --config "$TOP_SRCDIR/conf/gardener.cfg" --state "$tmp/g"; }
+rm -rf "$tmp/g"
+cp -R "$TOP_SRCDIR/examples/gardener" "$tmp/g"
+shoots() { cat "$tmp/g"/*.yaml "$tmp/g"/*.json | grep -c '^kind: Shoot'; }
+total=$(shoots)
+check "gardener: first run" G schedule -o json
+unsched=$(grep -c '"result": "unschedulable"' "$tmp/out")
+check "gardener: drain aws-eu1" G drain aws-eu1
+on_eu1=$(sed -n 's/.*drained: \([0-9]*\) workload.*/\1/p' "$tmp/out")
+[ "${on_eu1:-0}" -gt 0 ] && ok "gardener: drain evicted $on_eu1 shoots" ||
+    no "gardener: drain evicted shoots" "$(cat "$tmp/out")"
+check "gardener: the evicted shoots no longer name aws-eu1 in spec.seedName" sh -c "[ \$(grep -c 'evicted from aws-eu1' '$tmp/out') -eq $on_eu1 ]"
+check "gardener: aws-eu1 carries the cordon taint" grep -q '"key": "seed.gardener.cloud/unschedulable", "effect": "NoSchedule"' "$tmp/g/seeds.yaml"
+check "gardener: reschedule" G schedule -o json
+n=$(grep -c '"result"' "$tmp/out")
+[ "$n" -eq $((on_eu1 + unsched)) ] && ok "gardener: one decision per drained or pending shoot ($n)" ||
+    no "gardener: one decision per drained or pending shoot" "$n decisions, expected $((on_eu1 + unsched))"
+check "gardener: none went back to aws-eu1" sh -c "! grep -q '\\"aws-eu1\\"' '$tmp/out'"
+[ "$(shoots)" -eq "$total" ] && ok "gardener: still $total shoots" || no "gardener: still $total shoots"
+check "gardener: a dry run finds only the unschedulable ones pending" G schedule -o json --dry-run
+left=$(grep -c '"result": "scheduled"' "$tmp/out")
+[ "$left" -eq 0 ] && ok "gardener: every shoot is on one seed or pending" ||
+    no "gardener: every shoot is on one seed or pending" "$left more could be scheduled"
+check "gardener: uncordon aws-eu1" G uncordon aws-eu1
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
