@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <getopt.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,7 @@ static void usage(FILE *f)
             "      --profile NAME      the profile for taint, drain, uncordon, deschedule\n"
             "                          (default: the first)\n"
             "      --budget N          deschedule: move at most N workloads (default 10)\n"
+            "      --stats FILE        schedule: write timings and memory as JSON to FILE\n"
             "  -v, --verbose           log more (repeat for debug)\n"
             "      --log-level LEVEL   error, warn, info or debug\n"
             "      --log-format FMT    text or json\n"
@@ -85,6 +87,7 @@ typedef struct opts {
     const char *output;
     const char *describe;
     const char *profile;
+    const char *stats;
     long budget;
     char *pos[4]; /* positional arguments after the command */
     size_t n_pos;
@@ -103,7 +106,7 @@ static void add_dir(opts *o, char *d)
 static int parse(int argc, char **argv, opts *o)
 {
     enum { OPT_EXPLAIN = 256, OPT_DESCRIBE, OPT_LOG_LEVEL, OPT_LOG_FORMAT, OPT_PROFILE,
-           OPT_BUDGET };
+           OPT_BUDGET, OPT_STATS };
     static const struct option longopts[] = {
         {"config", required_argument, NULL, 'c'},
         {"state", required_argument, NULL, 's'},
@@ -115,6 +118,7 @@ static int parse(int argc, char **argv, opts *o)
         {"describe", required_argument, NULL, OPT_DESCRIBE},
         {"profile", required_argument, NULL, OPT_PROFILE},
         {"budget", required_argument, NULL, OPT_BUDGET},
+        {"stats", required_argument, NULL, OPT_STATS},
         {"verbose", no_argument, NULL, 'v'},
         {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
         {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
@@ -149,6 +153,7 @@ static int parse(int argc, char **argv, opts *o)
         case 'P': add_dir(o, optarg); break;
         case OPT_DESCRIBE: o->describe = optarg; break;
         case OPT_PROFILE: o->profile = optarg; break;
+        case OPT_STATS: o->stats = optarg; break;
         case OPT_BUDGET: {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -222,6 +227,44 @@ static int parse(int argc, char **argv, opts *o)
     return 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* --stats: what a benchmark needs, measured inside the process so reading
+ * the manifests and scheduling are reported apart. */
+static int write_stats(const char *file, sched *s)
+{
+    FILE *f = strcmp(file, "-") == 0 ? stderr : fopen(file, "w");
+    if (!f) {
+        fprintf(stderr, "trellis: --stats %s: %m\n", file);
+        return -1;
+    }
+    size_t n = s->n_cycles;
+    uint32_t *v = xmalloc((n ? n : 1) * sizeof *v);
+    if (n)
+        memcpy(v, s->cycle_ns, n * sizeof *v);
+    qsort(v, n, sizeof *v, cmp_u32);
+    double p50 = n ? v[(n - 1) / 2] / 1e3 : 0, p99 = n ? v[(n - 1) * 99 / 100] / 1e3 : 0;
+    free(v);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double sched_s = (double)s->schedule_ns / 1e9;
+    fprintf(f,
+            "{\"targets\": %zu, \"workloads\": %zu, \"pending\": %zu, \"decisions\": %zu, "
+            "\"cycles\": %zu, \"workers\": %d, \"load_s\": %.6f, \"schedule_s\": %.6f, "
+            "\"decisions_per_s\": %.1f, \"p50_us\": %.2f, \"p99_us\": %.2f, "
+            "\"peak_rss_kib\": %ld}\n",
+            s->n_targets_loaded, s->n_workloads_loaded, s->n_pending, s->n_dec, n,
+            pool_size(s->pool), (double)s->load_ns / 1e9, sched_s,
+            sched_s > 0 ? (double)s->n_dec / sched_s : 0.0, p50, p99, ru.ru_maxrss);
+    if (f != stderr)
+        fclose(f);
+    return 0;
+}
+
 static int cmd_schedule(opts *o, int validate_only)
 {
     char err[2048];
@@ -285,6 +328,8 @@ static int cmd_schedule(opts *o, int validate_only)
         if (s.n_manifest_errors)
             fprintf(stderr, "trellis: %zu malformed document%s skipped (see above)\n",
                     s.n_manifest_errors, s.n_manifest_errors == 1 ? "" : "s");
+        if (o->stats && write_stats(o->stats, &s) < 0 && rc == 0)
+            rc = 2;
     }
     sched_close(&s);
     st->ops->destroy(st);

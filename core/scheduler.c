@@ -766,7 +766,11 @@ int sched_run_once(sched *s, char *err, size_t errlen)
             if (!it)
                 continue;
             progress = 1;
+            uint64_t c0 = now_ns();
             schedule_one(s, p, it);
+            uint64_t dt = now_ns() - c0;
+            grow(&s->cycle_ns, &s->cap_cycles, s->n_cycles + 1, sizeof *s->cycle_ns);
+            s->cycle_ns[s->n_cycles++] = dt > UINT32_MAX ? UINT32_MAX : (uint32_t)dt;
             if (s->n_waiting)
                 process_waiting(s, 0);
         }
@@ -1078,6 +1082,7 @@ void sched_close(sched *s)
         object_unref(o);
     }
     free(s->prepared);
+    free(s->cycle_ns);
     registry_free(&s->reg);
     pool_free(s->pool);
     memset(s, 0, sizeof *s);

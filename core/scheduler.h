@@ -100,6 +100,9 @@ typedef struct sched {
     size_t n_targets_loaded, n_workloads_loaded, n_pending;
     unsigned max_attempts; /* per workload in a one-shot run */
     uint64_t load_ns, schedule_ns;
+    /* the duration of every scheduling + binding cycle, for --stats */
+    uint32_t *cycle_ns;
+    size_t n_cycles, cap_cycles;
 } sched;
 
 /* Load every plugin and build the profiles. extra_dirs are searched before

@@ -1,0 +1,227 @@
+/*
+ * trellis-gen.c - write a synthetic fleet as manifests, for benchmarks.
+ *
+ *   trellis-gen kube DIR NODES PODS [SEED] [yaml|json]
+ *   trellis-gen gardener DIR SEEDS SHOOTS [SEED] [yaml|json]
+ *
+ * kube: Nodes of 4 CPU, 32Gi, 110 pods, labelled with a hostname and one of
+ * three zones, and pending Pods requesting 100m CPU and 500Mi - the shape of
+ * kube-scheduler's SchedulingBasic benchmark. gardener: Seeds over three
+ * providers and several regions (some tainted, distinct networks, room for
+ * the shoots), a CloudProfile per provider, and pending Shoots. The same
+ * SEED writes the same files. Objects go to nodes/seeds and pods/shoots
+ * files, 5,000 objects per file.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static uint64_t rng;
+
+static uint32_t next(void)
+{
+    /* xorshift64*: small, fast, reproducible */
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return (uint32_t)((rng * 2685821657736338717ull) >> 32);
+}
+
+typedef struct out {
+    const char *dir, *base;
+    int json;
+    int file, in_file;
+    FILE *f;
+} out;
+
+#define PER_FILE 5000
+
+static FILE *doc(out *o)
+{
+    if (!o->f || o->in_file == PER_FILE) {
+        if (o->f)
+            fclose(o->f);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s-%04d.%s", o->dir, o->base, o->file++,
+                 o->json ? "json" : "yaml");
+        o->f = fopen(path, "w");
+        if (!o->f) {
+            fprintf(stderr, "trellis-gen: %s: %s\n", path, strerror(errno));
+            exit(1);
+        }
+        o->in_file = 0;
+    } else if (!o->json) {
+        fputs("---\n", o->f);
+    }
+    o->in_file++;
+    return o->f;
+}
+
+static void done(out *o)
+{
+    if (o->f)
+        fclose(o->f);
+    o->f = NULL;
+}
+
+static const char *const zones[] = {"zone-a", "zone-b", "zone-c"};
+
+static void kube(const char *dir, long nodes, long pods, int json)
+{
+    out n = {dir, "nodes", json, 0, 0, NULL};
+    for (long i = 0; i < nodes; i++) {
+        FILE *f = doc(&n);
+        const char *z = zones[next() % 3];
+        if (json)
+            fprintf(f,
+                    "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":"
+                    "\"node-%06ld\",\"labels\":{\"kubernetes.io/hostname\":\"node-%06ld\","
+                    "\"topology.kubernetes.io/zone\":\"%s\"}},\"spec\":{},\"status\":{"
+                    "\"allocatable\":{\"cpu\":\"4\",\"memory\":\"32Gi\",\"pods\":\"110\"}}}\n",
+                    i, i, z);
+        else
+            fprintf(f,
+                    "apiVersion: v1\nkind: Node\nmetadata:\n  name: node-%06ld\n  labels:\n"
+                    "    kubernetes.io/hostname: node-%06ld\n"
+                    "    topology.kubernetes.io/zone: %s\nspec: {}\nstatus:\n  allocatable:\n"
+                    "    cpu: \"4\"\n    memory: 32Gi\n    pods: \"110\"\n",
+                    i, i, z);
+    }
+    done(&n);
+    out p = {dir, "pods", json, 0, 0, NULL};
+    for (long i = 0; i < pods; i++) {
+        FILE *f = doc(&p);
+        if (json)
+            fprintf(f,
+                    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+                    "\"pod-%07ld\",\"namespace\":\"bench\",\"uid\":\"%08x-0000-4000-8000-%012lx\"},"
+                    "\"spec\":{\"containers\":[{\"name\":\"app\",\"image\":\"registry.k8s.io/"
+                    "pause:3.9\",\"resources\":{\"requests\":{\"cpu\":\"100m\",\"memory\":"
+                    "\"500Mi\"}}}]}}\n",
+                    i, next(), (unsigned long)i);
+        else
+            fprintf(f,
+                    "apiVersion: v1\nkind: Pod\nmetadata:\n  name: pod-%07ld\n  namespace: bench\n"
+                    "  uid: %08x-0000-4000-8000-%012lx\nspec:\n  containers:\n  - name: app\n"
+                    "    image: registry.k8s.io/pause:3.9\n    resources:\n      requests:\n"
+                    "        cpu: 100m\n        memory: 500Mi\n",
+                    i, next(), (unsigned long)i);
+    }
+    done(&p);
+}
+
+static const char *const providers[] = {"aws", "gcp", "azure"};
+static const char *const regions[3][4] = {
+    {"eu-west-1", "eu-central-1", "us-east-1", "ap-southeast-1"},
+    {"europe-west1", "europe-north1", "us-central1", "asia-east1"},
+    {"westeurope", "northeurope", "eastus", "southeastasia"}};
+
+static void gardener(const char *dir, long seeds, long shoots, int json)
+{
+    out c = {dir, "cloudprofiles", json, 0, 0, NULL};
+    for (int i = 0; i < 3; i++) {
+        FILE *f = doc(&c);
+        if (json)
+            fprintf(f,
+                    "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"CloudProfile\","
+                    "\"metadata\":{\"name\":\"%s\"},\"spec\":{\"type\":\"%s\",\"seedSelector\":"
+                    "{\"providerTypes\":[\"%s\"]}}}\n",
+                    providers[i], providers[i], providers[i]);
+        else
+            fprintf(f,
+                    "apiVersion: core.gardener.cloud/v1beta1\nkind: CloudProfile\nmetadata:\n"
+                    "  name: %s\nspec:\n  type: %s\n  seedSelector:\n    providerTypes: [%s]\n",
+                    providers[i], providers[i], providers[i]);
+    }
+    done(&c);
+    /* every seed takes an equal share of the shoots, with room to spare */
+    long cap = seeds ? (shoots / seeds) * 2 + 10 : 0;
+    out s = {dir, "seeds", json, 0, 0, NULL};
+    for (long i = 0; i < seeds; i++) {
+        FILE *f = doc(&s);
+        int p = (int)(i % 3);
+        const char *r = regions[p][(i / 3) % 4];
+        int tainted = next() % 10 == 0;
+        /* seed networks live in 10.0.0.0/8; shoots use 100.64.0.0/10 */
+        unsigned b = (unsigned)(i % 250);
+        if (json)
+            fprintf(f,
+                    "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Seed\","
+                    "\"metadata\":{\"name\":\"seed-%05ld\",\"labels\":{\"environment\":"
+                    "\"prod\"}},\"spec\":{\"provider\":{\"type\":\"%s\",\"region\":\"%s\"},"
+                    "\"networks\":{\"nodes\":\"10.%u.0.0/18\",\"pods\":\"10.%u.64.0/18\","
+                    "\"services\":\"10.%u.128.0/18\"},\"settings\":{\"scheduling\":{\"visible\":"
+                    "true}},\"taints\":[%s]},\"status\":{\"lastOperation\":{\"state\":"
+                    "\"Succeeded\"},\"conditions\":[{\"type\":\"GardenletReady\",\"status\":"
+                    "\"True\"}],\"allocatable\":{\"shoots\":\"%ld\"}}}\n",
+                    i, providers[p], r, b, b, b,
+                    tainted ? "{\"key\":\"maintenance\",\"effect\":\"PreferNoSchedule\"}" : "",
+                    cap);
+        else
+            fprintf(f,
+                    "apiVersion: core.gardener.cloud/v1beta1\nkind: Seed\nmetadata:\n"
+                    "  name: seed-%05ld\n  labels:\n    environment: prod\nspec:\n  provider:\n"
+                    "    type: %s\n    region: %s\n  networks:\n    nodes: 10.%u.0.0/18\n"
+                    "    pods: 10.%u.64.0/18\n    services: 10.%u.128.0/18\n  settings:\n"
+                    "    scheduling:\n      visible: true\n  taints: [%s]\nstatus:\n"
+                    "  lastOperation:\n    state: Succeeded\n  conditions:\n"
+                    "  - type: GardenletReady\n    status: \"True\"\n  allocatable:\n"
+                    "    shoots: \"%ld\"\n",
+                    i, providers[p], r, b, b, b,
+                    tainted ? "{key: maintenance, effect: PreferNoSchedule}" : "", cap);
+    }
+    done(&s);
+    out h = {dir, "shoots", json, 0, 0, NULL};
+    for (long i = 0; i < shoots; i++) {
+        FILE *f = doc(&h);
+        int p = (int)(next() % 3);
+        const char *r = regions[p][next() % 4];
+        if (json)
+            fprintf(f,
+                    "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Shoot\","
+                    "\"metadata\":{\"name\":\"shoot-%07ld\",\"namespace\":\"garden-bench\"},"
+                    "\"spec\":{\"cloudProfileName\":\"%s\",\"provider\":{\"type\":\"%s\"},"
+                    "\"region\":\"%s\",\"networking\":{\"nodes\":\"100.64.0.0/16\",\"pods\":"
+                    "\"100.96.0.0/16\",\"services\":\"100.100.0.0/16\"}}}\n",
+                    i, providers[p], providers[p], r);
+        else
+            fprintf(f,
+                    "apiVersion: core.gardener.cloud/v1beta1\nkind: Shoot\nmetadata:\n"
+                    "  name: shoot-%07ld\n  namespace: garden-bench\nspec:\n"
+                    "  cloudProfileName: %s\n  provider:\n    type: %s\n  region: %s\n"
+                    "  networking:\n    nodes: 100.64.0.0/16\n    pods: 100.96.0.0/16\n"
+                    "    services: 100.100.0.0/16\n",
+                    i, providers[p], providers[p], r);
+    }
+    done(&h);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 5 || argc > 7 || (strcmp(argv[1], "kube") && strcmp(argv[1], "gardener"))) {
+        fprintf(stderr, "usage: trellis-gen kube|gardener DIR TARGETS WORKLOADS [SEED] "
+                        "[yaml|json]\n");
+        return 2;
+    }
+    char *end;
+    long t = strtol(argv[3], &end, 10);
+    long w = *end ? -1 : strtol(argv[4], &end, 10);
+    if (t < 0 || w < 0 || *end) {
+        fprintf(stderr, "trellis-gen: TARGETS and WORKLOADS must be numbers\n");
+        return 2;
+    }
+    rng = argc > 5 ? strtoull(argv[5], NULL, 10) * 0x9E3779B97F4A7C15ull + 1 : 42;
+    int json = argc > 6 && strcmp(argv[6], "json") == 0;
+    if (mkdir(argv[2], 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "trellis-gen: %s: %s\n", argv[2], strerror(errno));
+        return 1;
+    }
+    if (strcmp(argv[1], "kube") == 0)
+        kube(argv[2], t, w, json);
+    else
+        gardener(argv[2], t, w, json);
+    return 0;
+}

@@ -1,0 +1,72 @@
+#!/bin/sh
+# Benchmarks: generate fleets with contrib/gen (seeded, reproducible), run
+# `trellis schedule --dry-run --stats` on each, and print per case: targets,
+# workloads, load time, scheduling time, decisions per second, per-decision
+# latency p50 / p99, peak memory. The same figures go to bench.json (or
+# $BENCH_JSON) so two commits can be compared. Scheduling time is measured
+# inside trellis apart from reading the manifests.
+#
+#   scripts/bench.sh [BUILD_DIR]      (make bench runs it on the build tree)
+#   BENCH_CASES="kube:5000:50000:1 gardener:1000:100000:1" scripts/bench.sh
+# A case is profile:targets:workloads:workers[:format], format json (default)
+# or yaml.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$top/build}
+trellis="$build/core/trellis"
+gen="$build/contrib/trellis-gen"
+[ -x "$gen" ] || gen="$build/trellis-gen"
+[ -x "$trellis" ] && [ -x "$gen" ] || {
+    echo "bench: build first (scripts/build.sh; make)" >&2
+    exit 1
+}
+plugins="$build/plugins/.libs"
+out=${BENCH_JSON:-bench.json}
+cases=${BENCH_CASES:-"kube:500:10000:1 kube:5000:50000:1 kube:5000:50000:2 kube:20000:50000:2 \
+gardener:100:10000:1 gardener:1000:100000:1 gardener:1000:100000:2 kube:5000:50000:1:yaml"}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+cat >"$tmp/kube.cfg" <<'CFG'
+profiles = ( {
+  name = "default-scheduler"; default = true;
+  workload = { kind = "Pod"; scheduler_name_field = "spec.schedulerName"; };
+  target = { kind = "Node"; };
+  binding = { field = "spec.nodeName"; };
+  plugins = ( { name = "priority-sort"; }, { name = "label-selector"; },
+    { name = "taint-toleration"; weight = 3; }, { name = "resources-fit"; },
+    { name = "least-allocated"; }, { name = "default-binder"; } );
+} );
+CFG
+
+printf '%-9s %8s %9s %3s %5s %9s %9s %12s %9s %9s %10s %9s\n' profile targets workloads j fmt \
+    load_s sched_s decisions/s p50_us p99_us rss_MiB load_MB/s
+echo "[" >"$out"
+first=1
+for c in $cases; do
+    IFS=: read -r prof nt nw j fmt <<EOC
+$c
+EOC
+    fmt=${fmt:-json}
+    dir="$tmp/state-$prof-$nt-$nw-$fmt"
+    [ -d "$dir" ] || "$gen" "$prof" "$dir" "$nt" "$nw" 1 "$fmt"
+    cfg="$tmp/kube.cfg"
+    [ "$prof" = gardener ] && cfg="$top/conf/gardener.cfg"
+    bytes=$(du -sb "$dir" | cut -f1)
+    "$trellis" schedule --config "$cfg" --state "$dir" -P "$plugins" --dry-run -o json \
+        -j "$j" --stats "$tmp/stats.json" >/dev/null
+    s=$(cat "$tmp/stats.json")
+    get() { echo "$s" | sed -n "s/.*\"$1\": \\([0-9.]*\\).*/\\1/p"; }
+    load=$(get load_s)
+    mbps=$(awk -v b="$bytes" -v t="$load" 'BEGIN { printf "%.1f", (t > 0 ? b / t / 1e6 : 0) }')
+    rss=$(awk -v k="$(get peak_rss_kib)" 'BEGIN { printf "%.0f", k / 1024 }')
+    printf '%-9s %8s %9s %3s %5s %9.3f %9.3f %12.0f %9.1f %9.1f %10s %9s\n' "$prof" "$nt" "$nw" \
+        "$j" "$fmt" "$load" "$(get schedule_s)" "$(get decisions_per_s)" "$(get p50_us)" \
+        "$(get p99_us)" "$rss" "$mbps"
+    [ $first -eq 1 ] || echo "," >>"$out"
+    first=0
+    printf '{"case": "%s", "profile": "%s", "format": "%s", "manifest_bytes": %s, "stats": %s}' \
+        "$c" "$prof" "$fmt" "$bytes" "$s" >>"$out"
+done
+echo "]" >>"$out"
+echo "figures written to $out"
