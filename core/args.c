@@ -16,11 +16,16 @@
 const char *args_type_name(trellis_arg_type t)
 {
     switch (t) {
-    case TRELLIS_ARG_STRING: return "string";
-    case TRELLIS_ARG_INT: return "int";
-    case TRELLIS_ARG_BOOL: return "bool";
-    case TRELLIS_ARG_DOUBLE: return "double";
-    case TRELLIS_ARG_STRING_LIST: return "string list";
+    case TRELLIS_ARG_STRING:
+        return "string";
+    case TRELLIS_ARG_INT:
+        return "int";
+    case TRELLIS_ARG_BOOL:
+        return "bool";
+    case TRELLIS_ARG_DOUBLE:
+        return "double";
+    case TRELLIS_ARG_STRING_LIST:
+        return "string list";
     }
     return "?";
 }
@@ -62,8 +67,7 @@ static int parse_text(arg_value *v, const char *text, char *err, size_t errlen)
         errno = 0;
         v->i = strtoll(text, &end, 10);
         if (errno || end == text || *end)
-            return errf(err, errlen, "default '%s' of '%s' is not an integer", text,
-                        v->spec->key);
+            return errf(err, errlen, "default '%s' of '%s' is not an integer", text, v->spec->key);
         return 0;
     case TRELLIS_ARG_BOOL:
         if (strcmp(text, "true") == 0)
@@ -78,8 +82,7 @@ static int parse_text(arg_value *v, const char *text, char *err, size_t errlen)
         errno = 0;
         v->d = strtod(text, &end);
         if (errno || end == text || *end)
-            return errf(err, errlen, "default '%s' of '%s' is not a number", text,
-                        v->spec->key);
+            return errf(err, errlen, "default '%s' of '%s' is not a number", text, v->spec->key);
         return 0;
     case TRELLIS_ARG_STRING_LIST:
         split_list(v, text);
@@ -89,8 +92,15 @@ static int parse_text(arg_value *v, const char *text, char *err, size_t errlen)
                 (int)v->spec->type);
 }
 
-static int parse_setting(arg_value *v, const config_setting_t *s, const char *file,
-                         char *err, size_t errlen)
+/* The file a setting was read from: an @include'd file names itself. */
+static const char *at_file(const config_setting_t *s, const char *file)
+{
+    const char *f = s ? config_setting_source_file(s) : NULL;
+    return f ? f : file;
+}
+
+static int parse_setting(arg_value *v, const config_setting_t *s, const char *file, char *err,
+                         size_t errlen)
 {
     int t = config_setting_type(s);
     int line = config_setting_source_line(s);
@@ -98,20 +108,21 @@ static int parse_setting(arg_value *v, const config_setting_t *s, const char *fi
     switch (v->spec->type) {
     case TRELLIS_ARG_STRING:
         if (t != CONFIG_TYPE_STRING)
-            return errf(err, errlen, "%s:%d: argument '%s' must be a string", file, line, key);
+            return errf(err, errlen, "%s:%d: argument '%s' must be a string", at_file(s, file),
+                        line, key);
         free(v->s);
         v->s = xstrdup(config_setting_get_string(s));
         return 0;
     case TRELLIS_ARG_INT:
         if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
-            return errf(err, errlen, "%s:%d: argument '%s' must be an integer", file, line,
-                        key);
+            return errf(err, errlen, "%s:%d: argument '%s' must be an integer", at_file(s, file),
+                        line, key);
         v->i = config_setting_get_int64(s);
         return 0;
     case TRELLIS_ARG_BOOL:
         if (t != CONFIG_TYPE_BOOL)
-            return errf(err, errlen, "%s:%d: argument '%s' must be true or false", file, line,
-                        key);
+            return errf(err, errlen, "%s:%d: argument '%s' must be true or false", at_file(s, file),
+                        line, key);
         v->i = config_setting_get_bool(s);
         return 0;
     case TRELLIS_ARG_DOUBLE:
@@ -120,7 +131,8 @@ static int parse_setting(arg_value *v, const config_setting_t *s, const char *fi
         else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
             v->d = (double)config_setting_get_int64(s);
         else
-            return errf(err, errlen, "%s:%d: argument '%s' must be a number", file, line, key);
+            return errf(err, errlen, "%s:%d: argument '%s' must be a number", at_file(s, file),
+                        line, key);
         return 0;
     case TRELLIS_ARG_STRING_LIST:
         for (size_t i = 0; i < v->n_list; i++)
@@ -133,13 +145,13 @@ static int parse_setting(arg_value *v, const config_setting_t *s, const char *fi
             return 0;
         }
         if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
-            return errf(err, errlen, "%s:%d: argument '%s' must be a list of strings", file,
-                        line, key);
+            return errf(err, errlen, "%s:%d: argument '%s' must be a list of strings",
+                        at_file(s, file), line, key);
         for (int i = 0; i < config_setting_length(s); i++) {
             const char *e = config_setting_get_string_elem(s, i);
             if (!e)
                 return errf(err, errlen, "%s:%d: argument '%s' must be a list of strings",
-                            file, line, key);
+                            at_file(s, file), line, key);
             v->list = xrealloc(v->list, (v->n_list + 1) * sizeof *v->list);
             v->list[v->n_list++] = xstrdup(e);
         }
@@ -159,8 +171,7 @@ trellis_args *args_build(const trellis_arg_spec *spec, const config_setting_t *g
     a->n = n;
     for (size_t i = 0; i < n; i++) {
         a->v[i].spec = &spec[i];
-        if (spec[i].default_value && parse_text(&a->v[i], spec[i].default_value, err,
-                                                errlen) < 0) {
+        if (spec[i].default_value && parse_text(&a->v[i], spec[i].default_value, err, errlen) < 0) {
             errprefix(err, errlen, "plugin schema");
             goto fail;
         }
@@ -179,10 +190,9 @@ trellis_args *args_build(const trellis_arg_spec *spec, const config_setting_t *g
                 sb_init(&b);
                 for (size_t i = 0; i < n; i++)
                     sb_printf(&b, "%s%s", i ? ", " : "", spec[i].key);
-                errf(err, errlen, "%s:%d: unknown argument '%s' (%s%s)", file,
+                errf(err, errlen, "%s:%d: unknown argument '%s' (%s%s)", at_file(s, file),
                      config_setting_source_line(s), key,
-                     n ? "expected one of: " : "this plugin takes no arguments",
-                     b.s ? b.s : "");
+                     n ? "expected one of: " : "this plugin takes no arguments", b.s ? b.s : "");
                 sb_free(&b);
                 goto fail;
             }
@@ -194,7 +204,7 @@ trellis_args *args_build(const trellis_arg_spec *spec, const config_setting_t *g
         if (spec[i].default_value)
             continue;
         if (!group || !config_setting_get_member(group, spec[i].key)) {
-            errf(err, errlen, "%s:%d: missing required argument '%s' (%s)", file,
+            errf(err, errlen, "%s:%d: missing required argument '%s' (%s)", at_file(group, file),
                  group ? config_setting_source_line(group) : 0, spec[i].key,
                  spec[i].doc ? spec[i].doc : args_type_name(spec[i].type));
             goto fail;
@@ -239,9 +249,7 @@ const char *args_string(const trellis_args *a, const char *key)
 int64_t args_int(const trellis_args *a, const char *key)
 {
     const arg_value *v = args_find(a, key);
-    return v && (v->spec->type == TRELLIS_ARG_INT || v->spec->type == TRELLIS_ARG_BOOL)
-               ? v->i
-               : 0;
+    return v && (v->spec->type == TRELLIS_ARG_INT || v->spec->type == TRELLIS_ARG_BOOL) ? v->i : 0;
 }
 
 int args_bool(const trellis_args *a, const char *key)
@@ -265,6 +273,5 @@ size_t args_list_len(const trellis_args *a, const char *key)
 const char *args_list_at(const trellis_args *a, const char *key, size_t i)
 {
     const arg_value *v = args_find(a, key);
-    return v && v->spec->type == TRELLIS_ARG_STRING_LIST && i < v->n_list ? v->list[i]
-                                                                           : NULL;
+    return v && v->spec->type == TRELLIS_ARG_STRING_LIST && i < v->n_list ? v->list[i] : NULL;
 }

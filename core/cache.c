@@ -75,9 +75,10 @@ static char *target_key(const char *kind, const char *name)
 
 cache_target *cache_get_target(const cache *c, const char *kind, const char *name)
 {
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s/%s", kind, name);
-    return hmap_get(&c->targets, buf);
+    char *k = target_key(kind, name);
+    cache_target *t = hmap_get(&c->targets, k);
+    free(k);
+    return t;
 }
 
 static cache_target *ensure_target(cache *c, const char *kind, const char *name)
@@ -153,9 +154,10 @@ static char *workload_key(const trellis_object *w)
 
 cache_workload *cache_get_workload(const cache *c, const trellis_object *w)
 {
-    char buf[768];
-    snprintf(buf, sizeof buf, "%s/%s", w->kind, w->key);
-    return hmap_get(&c->workloads, buf);
+    char *k = workload_key(w);
+    cache_workload *cw = hmap_get(&c->workloads, k);
+    free(k);
+    return cw;
 }
 
 static cache_workload *ensure_workload(cache *c, trellis_object *w)
@@ -256,6 +258,19 @@ int cache_forget(cache *c, const trellis_object *w, const cache_target *t)
         return -1;
     for (size_t i = 0; i < cw->n_as; i++)
         if (cw->as[i].target == t) {
+            unassign(c, cw, i);
+            return 0;
+        }
+    return -1;
+}
+
+int cache_forget_assumed(cache *c, const trellis_object *w, const cache_target *t)
+{
+    cache_workload *cw = cache_get_workload(c, w);
+    if (!cw)
+        return -1;
+    for (size_t i = 0; i < cw->n_as; i++)
+        if (cw->as[i].target == t && cw->as[i].assumed) {
             unassign(c, cw, i);
             return 0;
         }

@@ -78,6 +78,9 @@ int cache_assume(cache *c, trellis_object *w, cache_target *t);
 int cache_finish_binding(cache *c, const trellis_object *w, const cache_target *t);
 /* Undo an assumption, or unassign a bound workload (eviction). */
 int cache_forget(cache *c, const trellis_object *w, const cache_target *t);
+/* Undo an assumption only: an assignment read from the store (a status
+ * field counting the workload on t) stays. */
+int cache_forget_assumed(cache *c, const trellis_object *w, const cache_target *t);
 /* Drop every assignment of w and the workload itself. */
 void cache_remove_workload(cache *c, const trellis_object *w);
 cache_workload *cache_get_workload(const cache *c, const trellis_object *w);

@@ -13,9 +13,9 @@
 
 #include "util.h"
 
-static const char *const point_names[] = {
-    "queue_sort", "pre_filter", "filter", "post_filter", "pre_score", "score",
-    "reserve",    "permit",     "pre_bind", "bind",      "post_bind"};
+static const char *const point_names[] = {"queue_sort", "pre_filter", "filter",   "post_filter",
+                                          "pre_score",  "score",      "reserve",  "permit",
+                                          "pre_bind",   "bind",       "post_bind"};
 
 const char *config_point_name(unsigned bit)
 {
@@ -33,16 +33,21 @@ unsigned config_point_parse(const char *name)
     return 0;
 }
 
-static int serr(const cfg *c, const config_setting_t *s, char *err,
-                size_t errlen, const char *what)
+/* The file a setting was read from: an @include'd file names itself. */
+static const char *sfile(const cfg *c, const config_setting_t *s)
 {
-    return errf(err, errlen, "%s:%d: %s", c->file,
-                s ? config_setting_source_line(s) : 0, what);
+    const char *f = s ? config_setting_source_file(s) : NULL;
+    return f ? f : c->file;
+}
+
+static int serr(const cfg *c, const config_setting_t *s, char *err, size_t errlen, const char *what)
+{
+    return errf(err, errlen, "%s:%d: %s", sfile(c, s), s ? config_setting_source_line(s) : 0, what);
 }
 
 /* Reject any member of group not in allowed. */
-static int check_keys(const cfg *c, const config_setting_t *group,
-                      const char *const *allowed, char *err, size_t errlen)
+static int check_keys(const cfg *c, const config_setting_t *group, const char *const *allowed,
+                      char *err, size_t errlen)
 {
     int n = config_setting_length(group);
     for (int i = 0; i < n; i++) {
@@ -57,9 +62,8 @@ static int check_keys(const cfg *c, const config_setting_t *group,
             sb_init(&b);
             for (const char *const *a = allowed; *a; a++)
                 sb_printf(&b, "%s%s", a == allowed ? "" : ", ", *a);
-            errf(err, errlen, "%s:%d: unknown setting '%s' (expected one of: %s)",
-                 c->file, config_setting_source_line(m), name ? name : "?",
-                 b.s);
+            errf(err, errlen, "%s:%d: unknown setting '%s' (expected one of: %s)", sfile(c, m),
+                 config_setting_source_line(m), name ? name : "?", b.s);
             sb_free(&b);
             return -1;
         }
@@ -68,55 +72,53 @@ static int check_keys(const cfg *c, const config_setting_t *group,
 }
 
 /* Read an optional string member; *out stays NULL when absent. */
-static int get_str(const cfg *c, const config_setting_t *group,
-                   const char *key, int required, char **out, char *err,
-                   size_t errlen)
+static int get_str(const cfg *c, const config_setting_t *group, const char *key, int required,
+                   char **out, char *err, size_t errlen)
 {
     config_setting_t *s = config_setting_get_member(group, key);
     if (!s) {
         if (required)
-            return errf(err, errlen, "%s:%d: missing setting '%s'", c->file,
+            return errf(err, errlen, "%s:%d: missing setting '%s'", sfile(c, group),
                         config_setting_source_line(group), key);
         return 0;
     }
     if (config_setting_type(s) != CONFIG_TYPE_STRING)
-        return errf(err, errlen, "%s:%d: '%s' must be a string", c->file,
+        return errf(err, errlen, "%s:%d: '%s' must be a string", sfile(c, s),
                     config_setting_source_line(s), key);
     const char *v = config_setting_get_string(s);
     if (required && !*v)
-        return errf(err, errlen, "%s:%d: '%s' must not be empty", c->file,
+        return errf(err, errlen, "%s:%d: '%s' must not be empty", sfile(c, s),
                     config_setting_source_line(s), key);
     *out = xstrdup(v);
     return 0;
 }
 
-static int get_int(const cfg *c, const config_setting_t *group,
-                   const char *key, long long min, long long max,
-                   long long *out, char *err, size_t errlen)
+static int get_int(const cfg *c, const config_setting_t *group, const char *key, long long min,
+                   long long max, long long *out, char *err, size_t errlen)
 {
     config_setting_t *s = config_setting_get_member(group, key);
     if (!s)
         return 0;
     int t = config_setting_type(s);
     if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
-        return errf(err, errlen, "%s:%d: '%s' must be an integer", c->file,
+        return errf(err, errlen, "%s:%d: '%s' must be an integer", sfile(c, s),
                     config_setting_source_line(s), key);
     long long v = config_setting_get_int64(s);
     if (v < min || v > max)
-        return errf(err, errlen, "%s:%d: '%s' must be between %lld and %lld, got %lld",
-                    c->file, config_setting_source_line(s), key, min, max, v);
+        return errf(err, errlen, "%s:%d: '%s' must be between %lld and %lld, got %lld", sfile(c, s),
+                    config_setting_source_line(s), key, min, max, v);
     *out = v;
     return 0;
 }
 
-static int get_bool(const cfg *c, const config_setting_t *group,
-                    const char *key, int *out, char *err, size_t errlen)
+static int get_bool(const cfg *c, const config_setting_t *group, const char *key, int *out,
+                    char *err, size_t errlen)
 {
     config_setting_t *s = config_setting_get_member(group, key);
     if (!s)
         return 0;
     if (config_setting_type(s) != CONFIG_TYPE_BOOL)
-        return errf(err, errlen, "%s:%d: '%s' must be true or false", c->file,
+        return errf(err, errlen, "%s:%d: '%s' must be true or false", sfile(c, s),
                     config_setting_source_line(s), key);
     *out = config_setting_get_bool(s);
     return 0;
@@ -129,11 +131,10 @@ static int valid_path(const char *p)
     return strstr(p, "..") == NULL;
 }
 
-static int load_plugin(cfg *c, cfg_profile *pr, const config_setting_t *s,
-                       cfg_plugin *pl, char *err, size_t errlen)
+static int load_plugin(cfg *c, cfg_profile *pr, const config_setting_t *s, cfg_plugin *pl,
+                       char *err, size_t errlen)
 {
-    static const char *const keys[] = {"name", "as", "path", "weight", "points",
-                                       "args", NULL};
+    static const char *const keys[] = {"name", "as", "path", "weight", "points", "args", NULL};
     memset(pl, 0, sizeof *pl);
     pl->line = config_setting_source_line(s);
     pl->weight = 1;
@@ -152,8 +153,7 @@ static int load_plugin(cfg *c, cfg_profile *pr, const config_setting_t *s,
         pl->weight = (int)w;
         config_setting_t *pts = config_setting_get_member(s, "points");
         if (pts) {
-            if (!config_setting_is_aggregate(pts) ||
-                config_setting_is_group(pts))
+            if (!config_setting_is_aggregate(pts) || config_setting_is_group(pts))
                 return serr(c, pts, err, errlen,
                             "'points' must be a list of extension point names");
             pl->points = 0;
@@ -165,8 +165,7 @@ static int load_plugin(cfg *c, cfg_profile *pr, const config_setting_t *s,
                                 "%s:%d: unknown extension point '%s' (expected queue_sort, "
                                 "pre_filter, filter, post_filter, pre_score, score, reserve, "
                                 "permit, pre_bind, bind or post_bind)",
-                                c->file, config_setting_source_line(pts),
-                                n ? n : "?");
+                                sfile(c, pts), config_setting_source_line(pts), n ? n : "?");
                 pl->points |= bit;
             }
         }
@@ -198,15 +197,14 @@ static void free_plugin(cfg_plugin *pl)
     free(pl->path);
 }
 
-static int load_kind(cfg *c, const config_setting_t *g, const char *what,
-                     char **kind, char **api, char **sched_field, char *err,
-                     size_t errlen)
+static int load_kind(cfg *c, const config_setting_t *g, const char *what, char **kind, char **api,
+                     char **sched_field, char *err, size_t errlen)
 {
     static const char *const wkeys[] = {"kind", "api_version", "scheduler_name_field", NULL};
     static const char *const tkeys[] = {"kind", "api_version", NULL};
     config_setting_t *s = config_setting_get_member(g, what);
     if (!s)
-        return errf(err, errlen, "%s:%d: missing setting '%s'", c->file,
+        return errf(err, errlen, "%s:%d: missing setting '%s'", sfile(c, g),
                     config_setting_source_line(g), what);
     if (!config_setting_is_group(s))
         return serr(c, s, err, errlen, "must be a group { kind = \"...\"; }");
@@ -224,14 +222,25 @@ static int load_kind(cfg *c, const config_setting_t *g, const char *what,
     return 0;
 }
 
-static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p,
-                        char *err, size_t errlen)
+static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"name", "default", "workload", "target", "binding",
-                                       "tie_break", "score_mode", "unschedulable_message",
-                                       "target_noun", "events", "taints_field",
-                                       "cordon_taint", "capacity_field", "backoff",
-                                       "max_unschedulable_ms", "plugins", NULL};
+    static const char *const keys[] = {"name",
+                                       "default",
+                                       "workload",
+                                       "target",
+                                       "binding",
+                                       "tie_break",
+                                       "score_mode",
+                                       "unschedulable_message",
+                                       "target_noun",
+                                       "events",
+                                       "taints_field",
+                                       "cordon_taint",
+                                       "capacity_field",
+                                       "backoff",
+                                       "max_unschedulable_ms",
+                                       "plugins",
+                                       NULL};
     static const char *const bkeys[] = {"field", "also_counts", NULL};
     static const char *const bokeys[] = {"initial_ms", "max_ms", NULL};
     memset(p, 0, sizeof *p);
@@ -246,13 +255,12 @@ static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p,
         get_bool(c, s, "default", &p->is_default, err, errlen) < 0 ||
         load_kind(c, s, "workload", &p->workload_kind, &p->workload_api_version,
                   &p->scheduler_name_field, err, errlen) < 0 ||
-        load_kind(c, s, "target", &p->target_kind, &p->target_api_version, NULL, err,
-                  errlen) < 0)
+        load_kind(c, s, "target", &p->target_kind, &p->target_api_version, NULL, err, errlen) < 0)
         return -1;
     config_setting_t *b = config_setting_get_member(s, "binding");
     if (!b)
-        return errf(err, errlen, "%s:%d: profile '%s': missing setting 'binding'", c->file,
-                    p->line, p->name);
+        return errf(err, errlen, "%s:%d: profile '%s': missing setting 'binding'", c->file, p->line,
+                    p->name);
     if (!config_setting_is_group(b) || check_keys(c, b, bkeys, err, errlen) < 0 ||
         get_str(c, b, "field", 1, &p->binding_field, err, errlen) < 0) {
         if (!config_setting_is_group(b))
@@ -260,8 +268,7 @@ static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p,
         return -1;
     }
     if (!valid_path(p->binding_field))
-        return serr(c, b, err, errlen,
-                    "binding.field: expected a dotted path like spec.nodeName");
+        return serr(c, b, err, errlen, "binding.field: expected a dotted path like spec.nodeName");
     config_setting_t *ac = config_setting_get_member(b, "also_counts");
     if (ac) {
         if (!config_setting_is_array(ac) && !config_setting_is_list(ac))
@@ -351,8 +358,8 @@ static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p,
 
     config_setting_t *pl = config_setting_get_member(s, "plugins");
     if (!pl)
-        return errf(err, errlen, "%s:%d: profile '%s': missing setting 'plugins'", c->file,
-                    p->line, p->name);
+        return errf(err, errlen, "%s:%d: profile '%s': missing setting 'plugins'", c->file, p->line,
+                    p->name);
     if (!config_setting_is_list(pl) && !config_setting_is_array(pl))
         return serr(c, pl, err, errlen, "plugins must be a list ( { name = \"...\"; }, ... )");
     int n = config_setting_length(pl);
@@ -391,8 +398,7 @@ static void free_profile(cfg_profile *p)
 
 int config_load(const char *file, cfg *c, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"plugin_dirs", "parallelism", "store", "profiles",
-                                       NULL};
+    static const char *const keys[] = {"plugin_dirs", "parallelism", "store", "profiles", NULL};
     static const char *const skeys[] = {"type", "path", NULL};
     memset(c, 0, sizeof *c);
     c->file = xstrdup(file);
@@ -406,8 +412,7 @@ int config_load(const char *file, cfg *c, char *err, size_t errlen)
         goto fail;
     }
     if (!config_read_file(&c->lc, file)) {
-        errf(err, errlen, "%s:%d: %s", config_error_file(&c->lc) ? config_error_file(&c->lc)
-                                                                  : file,
+        errf(err, errlen, "%s:%d: %s", config_error_file(&c->lc) ? config_error_file(&c->lc) : file,
              config_error_line(&c->lc), config_error_text(&c->lc));
         goto fail;
     }
@@ -490,8 +495,7 @@ int config_load(const char *file, cfg *c, char *err, size_t errlen)
                      p->line, p->name, q->line);
                 goto fail;
             }
-            if (p->is_default && q->is_default &&
-                strcmp(q->workload_kind, p->workload_kind) == 0) {
+            if (p->is_default && q->is_default && strcmp(q->workload_kind, p->workload_kind) == 0) {
                 errf(err, errlen, "%s:%d: profiles '%s' and '%s' are both default for kind %s",
                      file, p->line, q->name, p->name, p->workload_kind);
                 goto fail;

@@ -167,11 +167,13 @@ void framework_cycle_reset(trellis_cycle *c, profile *p, trellis_object *w)
 /* The profile plugin whose prepare failed on o, or NULL. */
 static const trellis_plugin *invalid_for(const profile *p, const trellis_object *o)
 {
-    if (o->prepare_failed_slot < 0)
+    if (o->prepare_failed_slot < 0 || !o->failed)
         return NULL;
-    for (size_t i = 0; i < p->n_plugins; i++)
-        if (p->plugins[i]->slot == o->prepare_failed_slot)
+    for (size_t i = 0; i < p->n_plugins; i++) {
+        int slot = p->plugins[i]->slot;
+        if (slot >= 0 && (size_t)slot < o->naux && o->failed[slot])
             return p->plugins[i];
+    }
     return NULL;
 }
 

@@ -45,6 +45,8 @@ void log_vmsg(trellis_log_level level, const char *who, const char *fmt,
 {
     if (level > cur_level)
         return;
+    if ((int)level < 0)
+        level = TRELLIS_LOG_ERROR; /* a plugin's out-of-range level */
     char msg[2048];
     vsnprintf(msg, sizeof msg, fmt, ap);
     struct timespec ts;

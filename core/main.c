@@ -328,8 +328,8 @@ static int cmd_schedule(opts *o, int validate_only)
         if (s.n_manifest_errors)
             fprintf(stderr, "trellis: %zu malformed document%s skipped (see above)\n",
                     s.n_manifest_errors, s.n_manifest_errors == 1 ? "" : "s");
-        if (o->stats && write_stats(o->stats, &s) < 0 && rc == 0)
-            rc = 2;
+        if (o->stats)
+            write_stats(o->stats, &s); /* says why it failed; the run itself is done */
     }
     sched_close(&s);
     st->ops->destroy(st);
@@ -415,11 +415,14 @@ static int cmd_admin(opts *o)
         r = admin_uncordon(&s, p, o->pos[0], stdout, err, sizeof err);
     else {
         r = sched_deschedule(&s, p, o->budget >= 0 ? (size_t)o->budget : 10, report_move,
-                             &o->dry_run);
-        if (r >= 0)
+                             &o->dry_run, err, sizeof err);
+        if (r >= 0) {
             printf("%d moved%s\n", r, o->dry_run ? " (dry run: nothing written)" : "");
-        else
-            snprintf(err, sizeof err, "the store could not be written");
+        } else {
+            fprintf(stderr, "trellis: deschedule: not written: %s\n", err);
+            rc = 3;
+            goto out;
+        }
     }
     if (r < 0) {
         fprintf(stderr, "trellis: %s: %s\n", cmd, err);

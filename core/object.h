@@ -47,8 +47,9 @@ struct trellis_object {
     void **aux;
     size_t naux;
     int64_t *counters;
-    char *prepare_error;
-    int prepare_failed_slot; /* -1 when every prepare succeeded */
+    char *prepare_error;     /* the first failure's message */
+    int prepare_failed_slot; /* the first failing slot, -1 when none failed */
+    unsigned char *failed;   /* naux flags: that slot's prepare failed */
 };
 
 /* Build an object from a json-c tree; ownership of root transfers to the

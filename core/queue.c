@@ -242,11 +242,24 @@ void queue_flush_unschedulable(queue *q, uint64_t now_ms)
     move_unschedulable(q, now_ms, 1);
 }
 
+qitem *queue_take(queue *q, trellis_object *w, uint64_t now_ms)
+{
+    queue_add(q, w, now_ms);
+    char *key = xasprintf("%s/%s", w->kind, w->key);
+    qitem *it = hmap_get(&q->items, key);
+    free(key);
+    if (it->state == Q_IN_FLIGHT)
+        return NULL;
+    detach(q, it);
+    it->state = Q_IN_FLIGHT;
+    return it;
+}
+
 void queue_delete(queue *q, const trellis_object *w)
 {
-    char key[768];
-    snprintf(key, sizeof key, "%s/%s", w->kind, w->key);
+    char *key = xasprintf("%s/%s", w->kind, w->key);
     qitem *it = hmap_get(&q->items, key);
+    free(key);
     if (!it || it->state == Q_IN_FLIGHT)
         return;
     detach(q, it);

@@ -70,6 +70,10 @@ void queue_retry_now(queue *q, qitem *it);
 void queue_move_all(queue *q, uint64_t now_ms);
 /* Move workloads that waited longer than max_unschedulable_ms. */
 void queue_flush_unschedulable(queue *q, uint64_t now_ms);
+/* Queue w if needed and take exactly its item out, in flight (for
+ * callers that schedule one given workload, like deschedule); NULL when it
+ * is in flight already. */
+qitem *queue_take(queue *q, trellis_object *w, uint64_t now_ms);
 /* Remove a workload wherever it is (not in flight). */
 void queue_delete(queue *q, const trellis_object *w);
 /* Backoff delay after `attempts` failures. */

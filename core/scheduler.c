@@ -171,6 +171,9 @@ static void prepare(sched *s, trellis_object *o, int as_workload)
                     log_warn("%s:%d: %s: plugin %s: %s", o->file ? o->file : "-", o->line,
                              object_describe(o, who, sizeof who), pl->name,
                              perr[0] ? perr : "malformed");
+                    if (!o->failed)
+                        o->failed = xcalloc(o->naux, 1);
+                    o->failed[pl->slot] = 1;
                     if (o->prepare_failed_slot < 0) {
                         o->prepare_failed_slot = pl->slot;
                         o->prepare_error = xasprintf("plugin %s: %s", pl->name,
@@ -204,9 +207,10 @@ static char *id_key(const char *kind, const char *ns, const char *name)
 const trellis_object *sched_lookup(const sched *s, const char *kind, const char *ns,
                                    const char *name)
 {
-    char buf[768];
-    snprintf(buf, sizeof buf, "%s/%s/%s", kind, ns ? ns : "", name);
-    return hmap_get(&s->by_id, buf);
+    char *k = id_key(kind, ns, name);
+    const trellis_object *o = hmap_get(&s->by_id, k);
+    free(k);
+    return o;
 }
 
 int sched_foreach(const sched *s, const char *kind, const char *ns,
@@ -515,7 +519,7 @@ static void fail_assumed(sched *s, profile *p, trellis_cycle *c, decision *d, qi
                          cache_target *ct, dec_result r, const char *msg)
 {
     unreserve_all(p, c, it->w, &ct->t);
-    cache_forget(&s->cache, it->w, ct);
+    cache_forget_assumed(&s->cache, it->w, ct);
     set_result(d, r, msg, NULL);
     queue_requeue(&p->q, it, r == DEC_UNSCHEDULABLE, 0);
 }
@@ -570,6 +574,11 @@ static void assume_and_bind(sched *s, profile *p, trellis_cycle *c, decision *d,
     cache_target *ct = cache_get_target(&s->cache, p->cfg->target_kind, best->name);
     trellis_status st;
     char msg[1024];
+    if (!ct) {
+        set_result(d, DEC_ERROR, "the chosen target is not in the cache", NULL);
+        queue_requeue(&p->q, it, 0, 0);
+        return;
+    }
     cache_assume(&s->cache, it->w, ct);
     for (size_t k = 0; k < p->reserve.n; k++) {
         trellis_plugin *pl = p->reserve.v[k];
@@ -750,6 +759,9 @@ static void process_waiting(sched *s, int final)
             continue;
         }
         free(wt->reject_reason);
+        wt->reject_reason = NULL;
+        wt->allowed = wt->rejected = 0;
+        wt->it = NULL; /* handled: sched_permit_set skips it */
     }
     s->n_waiting = k;
 }
@@ -790,7 +802,8 @@ static int by_key_desc(const void *a, const void *b)
     return -strcmp(x->key, y->key);
 }
 
-int sched_deschedule(sched *s, profile *p, size_t budget, desched_fn report, void *ud)
+int sched_deschedule(sched *s, profile *p, size_t budget, desched_fn report, void *ud,
+                     char *err, size_t errlen)
 {
     const cfg_profile *pc = p->cfg;
     size_t moved = 0;
@@ -833,9 +846,8 @@ int sched_deschedule(sched *s, profile *p, size_t budget, desched_fn report, voi
             const struct trellis_target *best = NULL;
             fw_result r = framework_schedule(p, c, w, 0, &best, msg, sizeof msg);
             c->exclude_name = NULL;
-            if (r == FW_SCHEDULED) {
-                queue_add(&p->q, w, 0);
-                qitem *it = queue_pop(&p->q, 0);
+            qitem *it = queue_take(&p->q, w, 0);
+            if (r == FW_SCHEDULED && it) {
                 assume_and_bind(s, p, c, d, it, best);
                 if (d->result == DEC_SCHEDULED) {
                     report(ud, w, names[i], d->targets[0], NULL);
@@ -851,9 +863,10 @@ int sched_deschedule(sched *s, profile *p, size_t budget, desched_fn report, voi
             }
             /* no other target takes it: it stays where it is */
             cache_add_bound(&s->cache, w, pc->target_kind, names[i]);
-            qitem *left = queue_pop(&p->q, 0);
-            if (left)
-                queue_done(&p->q, left);
+            if (it && it->state == Q_IN_FLIGHT)
+                queue_done(&p->q, it);
+            else if (it)
+                queue_delete(&p->q, w);
             set_result(d, DEC_UNSCHEDULABLE, msg, names[i]);
             report(ud, w, names[i], NULL, msg);
         }
@@ -862,7 +875,7 @@ int sched_deschedule(sched *s, profile *p, size_t budget, desched_fn report, voi
     for (size_t i = 0; i < nt; i++)
         free(names[i]);
     free(names);
-    if (s->st && s->st->ops->flush(s->st, NULL, 0) < 0)
+    if (s->st && s->st->ops->flush(s->st, err, errlen) < 0)
         return -1;
     return (int)moved;
 }
@@ -877,6 +890,10 @@ int sched_evict(trellis_cycle *c, const trellis_plugin *pl, const trellis_object
     if (!cw || !cw->n_as)
         return errf(err, errlen, "%s %s is not assigned to any target", victim->kind,
                     victim->key);
+    for (size_t i = 0; i < cw->n_as; i++)
+        if (cw->as[i].assumed)
+            return errf(err, errlen, "%s %s is being bound (assumed on %s); it cannot be evicted",
+                        victim->kind, victim->key, cw->as[i].target->name);
     trellis_object *v = object_ref(cw->obj);
     profile *vp = owner_for(s, v);
     store_edit e = {vp ? vp->cfg->binding_field : c->p->cfg->binding_field, NULL, 0};
@@ -886,9 +903,16 @@ int sched_evict(trellis_cycle *c, const trellis_plugin *pl, const trellis_object
     }
     strbuf from;
     sb_init(&from);
-    while (cw->n_as) {
-        sb_printf(&from, "%s%s", from.len ? "," : "", cw->as[0].target->name);
-        cache_forget(&s->cache, v, cw->as[0].target);
+    /* only the binding goes: a status field counting it elsewhere stays */
+    const char *bound = value_string(object_get(v, e.path));
+    for (size_t i = 0; i < cw->n_as;) {
+        cache_target *t = cw->as[i].target;
+        if (bound && strcmp(bound, t->name) == 0) {
+            sb_printf(&from, "%s%s", from.len ? "," : "", t->name);
+            cache_forget(&s->cache, v, t);
+        } else {
+            i++;
+        }
     }
     decision *d = c->d;
     d->evicted = xrealloc(d->evicted, (d->n_evicted + 1) * sizeof *d->evicted);
@@ -935,6 +959,9 @@ int sched_create_target(trellis_cycle *c, const trellis_plugin *pl, const char *
     }
     prepare(s, o, 0);
     cache_set_target(&s->cache, o);
+    hmap_put(&s->by_id, id_key(o->kind, o->namespace_, o->name), o);
+    grow(&s->objects, &s->cap_objects, s->n_objects + 1, sizeof *s->objects);
+    s->objects[s->n_objects++] = object_ref(o);
     decision *d = c->d;
     d->created = xrealloc(d->created, (d->n_created + 1) * sizeof *d->created);
     obj_id *id = &d->created[d->n_created++];
@@ -972,6 +999,8 @@ int sched_permit_set(const trellis_plugin *pl, const char *ns, const char *name,
     sched *s = pl->profile->sched;
     for (size_t i = 0; i < s->n_waiting; i++) {
         waiting *wt = &s->waiting[i];
+        if (!wt->it)
+            continue;
         const trellis_object *w = wt->it->w;
         if (strcmp(w->namespace_, ns ? ns : "") == 0 && strcmp(w->name, name) == 0) {
             if (allow) {

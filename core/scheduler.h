@@ -121,11 +121,12 @@ void sched_close(sched *s);
  * first) to other targets through the normal cycle with their current
  * target excluded, at most `budget` in all; a workload no other target
  * takes stays. report(ud, w, from, to, why) is called for each one tried:
- * to is NULL when it stayed. Returns the number moved, or -1 when the
- * store could not be written. */
+ * to is NULL when it stayed. Returns the number moved, or -1 with err
+ * when the store could not be written. */
 typedef void (*desched_fn)(void *ud, const trellis_object *w, const char *from, const char *to,
                            const char *why);
-int sched_deschedule(sched *s, profile *p, size_t budget, desched_fn report, void *ud);
+int sched_deschedule(sched *s, profile *p, size_t budget, desched_fn report, void *ud,
+                     char *err, size_t errlen);
 
 /* decisions sorted by workload kind, namespace, name */
 void sched_sorted_decisions(sched *s);

@@ -157,6 +157,41 @@ T taint c full:NoSchedule >/dev/null 2>&1
 check "deschedule with no room elsewhere" T deschedule
 check "every pod stays on a" sh -c "grep -q 'stays on a' '$tmp/out' && grep -q '^0 moved' '$tmp/out' && [ \$(grep -c 'nodeName: a' '$tmp/s/pods.yaml') -eq 3 ]"
 
+# deschedule moves the workload it means, not another one that is pending
+reset_state
+cat >>"$tmp/s/pods.yaml" <<'Y'
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: pending, namespace: default}
+spec: {}
+Y
+check "deschedule with a pending pod around" T deschedule --budget 1
+check "it reports p3" grep -q 'Pod/default/p3: a -> ' "$tmp/out"
+check "p3 moved, the pending pod was left alone" sh -c "grep -A3 'name: p3' '$tmp/s/pods.yaml' | grep -q 'nodeName: b' && ! grep -A3 'name: pending' '$tmp/s/pods.yaml' | grep -q nodeName"
+
+# a target name longer than any fixed buffer
+reset_state
+long=$(printf 'n%.0s' $(seq 1 600))
+cat >"$tmp/s/long.yaml" <<Y
+apiVersion: v1
+kind: Node
+metadata: {name: $long}
+spec:
+  taints: []
+Y
+T taint a busy:NoSchedule >/dev/null 2>&1
+T taint b busy:NoSchedule >/dev/null 2>&1
+T taint c busy:NoSchedule >/dev/null 2>&1
+cat >"$tmp/s/pods.yaml" <<'Y'
+apiVersion: v1
+kind: Pod
+metadata: {name: p1, namespace: default}
+spec: {}
+Y
+check "a 600-character target name is scheduled on" T schedule -o json
+check "the pod is bound to it" grep -q "nodeName: $long" "$tmp/s/pods.yaml"
+
 # --- Gardener: drain a seed, reschedule, and no shoot is lost ---
 G() { "$TRELLIS" "$@" --config "$TOP_SRCDIR/conf/gardener.cfg" --state "$tmp/g"; }
 rm -rf "$tmp/g"
