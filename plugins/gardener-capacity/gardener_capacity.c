@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "resources.h"
 #include "trellis/plugin.h"
 #include "values.h"
@@ -99,17 +100,19 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     return TRELLIS_UNSCHEDULABLE;
 }
 
+static int batch_rejects(trellis_plugin *self, const void *cfg, const void *data,
+                         const trellis_target *t)
+{
+    size_t count;
+    int64_t allocatable;
+
+    return full(self, t, &count, &allocatable);
+}
+
 static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                          const trellis_target *const *targets, size_t n, uint64_t *pass)
 {
-    for (size_t i = 0; i < n; i++) {
-        uint64_t bit = UINT64_C(1) << (i % 64);
-        size_t count;
-        int64_t allocatable;
-
-        if ((pass[i / 64] & bit) && full(self, targets[i], &count, &allocatable))
-            pass[i / 64] &= ~bit;
-    }
+    batch_clear_rejected(self, NULL, NULL, targets, n, pass, batch_rejects);
 }
 
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,

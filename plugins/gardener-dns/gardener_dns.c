@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "gardener.h"
 #include "trellis/plugin.h"
 #include "values.h"
@@ -276,17 +277,17 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     return TRELLIS_UNRESOLVABLE;
 }
 
+static int batch_rejects(trellis_plugin *self, const void *cfg, const void *shoot,
+                         const trellis_target *t)
+{
+    return rejects(self, shoot, host->target_object(t));
+}
+
 static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                          const trellis_target *const *targets, size_t n, uint64_t *pass)
 {
-    const prepared *p = host->object_data(self, workload);
-
-    for (size_t i = 0; i < n; i++) {
-        uint64_t bit = UINT64_C(1) << (i % 64);
-
-        if ((pass[i / 64] & bit) && rejects(self, p, host->target_object(targets[i])))
-            pass[i / 64] &= ~bit;
-    }
+    batch_clear_rejected(self, NULL, host->object_data(self, workload), targets, n, pass,
+                         batch_rejects);
 }
 
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,

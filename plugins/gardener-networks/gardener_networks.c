@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "gardener_math.h"
 #include "trellis/plugin.h"
 #include "values.h"
@@ -301,21 +302,19 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     return TRELLIS_UNRESOLVABLE;
 }
 
+static int batch_rejects(trellis_plugin *self, const void *cfg, const void *shoot,
+                         const trellis_target *t)
+{
+    const network *sn;
+
+    return first_overlap(cfg, shoot, host->object_data(self, host->target_object(t)), &sn) != NULL;
+}
+
 static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                          const trellis_target *const *targets, size_t n, uint64_t *pass)
 {
-    const config *cfg = host->get_private(self);
-    const prepared *shoot = host->object_data(self, workload);
-
-    for (size_t i = 0; i < n; i++) {
-        uint64_t bit = UINT64_C(1) << (i % 64);
-        const network *sn;
-
-        if ((pass[i / 64] & bit) &&
-            first_overlap(cfg, shoot, host->object_data(self, host->target_object(targets[i])),
-                          &sn))
-            pass[i / 64] &= ~bit;
-    }
+    batch_clear_rejected(self, host->get_private(self), host->object_data(self, workload), targets,
+                         n, pass, batch_rejects);
 }
 
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,

@@ -21,8 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "gardener.h"
 #include "gardener_math.h"
+#include "scores.h"
 #include "trellis/plugin.h"
 #include "values.h"
 
@@ -478,18 +480,17 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     return TRELLIS_SUCCESS;
 }
 
+static int batch_rejects(trellis_plugin *self, const void *cfg, const void *shoot,
+                         const trellis_target *t)
+{
+    return check(cfg, shoot, seed_data(self, t)) != FIT;
+}
+
 static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                          const trellis_target *const *targets, size_t n, uint64_t *pass)
 {
-    const config *cfg = host->get_private(self);
-    const prepared *shoot = host->object_data(self, workload);
-
-    for (size_t i = 0; i < n; i++) {
-        uint64_t bit = UINT64_C(1) << (i % 64);
-
-        if ((pass[i / 64] & bit) && check(cfg, shoot, seed_data(self, targets[i])) != FIT)
-            pass[i / 64] &= ~bit;
-    }
+    batch_clear_rejected(self, host->get_private(self), host->object_data(self, workload), targets,
+                         n, pass, batch_rejects);
 }
 
 /* ---- score ------------------------------------------------------------- */
@@ -541,15 +542,7 @@ static int normalize(trellis_plugin *self, trellis_cycle *c, const trellis_objec
 {
     int64_t min, max;
 
-    if (n == 0)
-        return TRELLIS_SUCCESS;
-    min = max = scores[0];
-    for (size_t i = 1; i < n; i++) {
-        if (scores[i] < min)
-            min = scores[i];
-        if (scores[i] > max)
-            max = scores[i];
-    }
+    scores_min_max(scores, n, &min, &max);
     for (size_t i = 0; i < n; i++) {
         if (scores[i] == min)
             scores[i] = TRELLIS_MAX_SCORE;

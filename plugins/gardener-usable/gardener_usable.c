@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "trellis/plugin.h"
 #include "values.h"
 
@@ -162,13 +163,16 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     return TRELLIS_UNRESOLVABLE;
 }
 
+static int batch_rejects(trellis_plugin *self, const void *cfg, const void *data,
+                         const trellis_target *t)
+{
+    return host->object_data(self, host->target_object(t)) != NULL;
+}
+
 static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                          const trellis_target *const *targets, size_t n, uint64_t *pass)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (host->object_data(self, host->target_object(targets[i])))
-            pass[i / 64] &= ~(UINT64_C(1) << (i % 64));
-    }
+    batch_clear_rejected(self, NULL, NULL, targets, n, pass, batch_rejects);
 }
 
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "selector.h"
 #include "trellis/plugin.h"
 #include "values.h"
@@ -191,20 +192,19 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     return TRELLIS_UNRESOLVABLE;
 }
 
+static int batch_rejects(trellis_plugin *self, const void *cfg, const void *sel,
+                         const trellis_target *t)
+{
+    return mismatch(self, cfg, sel, t) >= 0;
+}
+
 static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                          const trellis_target *const *targets, size_t n, uint64_t *pass)
 {
-    const config *cfg = host->get_private(self);
     const selector *sel = workload_selector(self, workload);
 
-    if (!sel)
-        return;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t bit = UINT64_C(1) << (i % 64);
-
-        if ((pass[i / 64] & bit) && mismatch(self, cfg, sel, targets[i]) >= 0)
-            pass[i / 64] &= ~bit;
-    }
+    if (sel)
+        batch_clear_rejected(self, host->get_private(self), sel, targets, n, pass, batch_rejects);
 }
 
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "scores.h"
 #include "trellis/plugin.h"
 
 /* Process-global and immutable once init has run (see plugin.h). */
@@ -38,15 +39,7 @@ static int normalize(trellis_plugin *self, trellis_cycle *c, const trellis_objec
 {
     int64_t min, max;
 
-    if (n == 0)
-        return TRELLIS_SUCCESS;
-    min = max = scores[0];
-    for (size_t i = 1; i < n; i++) {
-        if (scores[i] < min)
-            min = scores[i];
-        if (scores[i] > max)
-            max = scores[i];
-    }
+    scores_min_max(scores, n, &min, &max);
     for (size_t i = 0; i < n; i++)
         scores[i] =
             max == min ? TRELLIS_MAX_SCORE : TRELLIS_MAX_SCORE * (max - scores[i]) / (max - min);

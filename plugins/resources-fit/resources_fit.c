@@ -17,6 +17,7 @@
  */
 #include <stdio.h>
 
+#include "batch.h"
 #include "resources.h"
 #include "trellis/plugin.h"
 
@@ -104,25 +105,22 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     return code;
 }
 
+static int batch_rejects(trellis_plugin *self, const void *cfg, const void *req,
+                         const trellis_target *t)
+{
+    int unresolvable;
+
+    return first_insufficient(cfg, req, host->object_data(self, host->target_object(t)),
+                              host->target_counters(self, t), &unresolvable) >= 0;
+}
+
 static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                          const trellis_target *const *targets, size_t n, uint64_t *pass)
 {
-    const res_config *cfg = host->get_private(self);
     const res_amounts *req = host->object_data(self, workload);
-    int unresolvable;
 
-    if (!req)
-        return;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t bit = UINT64_C(1) << (i % 64);
-        const trellis_target *t = targets[i];
-
-        if (!(pass[i / 64] & bit))
-            continue;
-        if (first_insufficient(cfg, req, host->object_data(self, host->target_object(t)),
-                               host->target_counters(self, t), &unresolvable) >= 0)
-            pass[i / 64] &= ~bit;
-    }
+    if (req)
+        batch_clear_rejected(self, host->get_private(self), req, targets, n, pass, batch_rejects);
 }
 
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "taints.h"
 #include "trellis/plugin.h"
 #include "values.h"
@@ -285,19 +286,17 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     return TRELLIS_UNRESOLVABLE;
 }
 
+static int batch_rejects(trellis_plugin *self, const void *cfg, const void *wp,
+                         const trellis_target *t)
+{
+    return untolerated(cfg, target_data(self, t), wp, HARD_EFFECTS) != NULL;
+}
+
 static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                          const trellis_target *const *targets, size_t n, uint64_t *pass)
 {
-    const config *cfg = host->get_private(self);
-    const prepared *wp = host->object_data(self, workload);
-
-    for (size_t i = 0; i < n; i++) {
-        uint64_t bit = UINT64_C(1) << (i % 64);
-
-        if ((pass[i / 64] & bit) &&
-            untolerated(cfg, target_data(self, targets[i]), wp, HARD_EFFECTS))
-            pass[i / 64] &= ~bit;
-    }
+    batch_clear_rejected(self, host->get_private(self), host->object_data(self, workload), targets,
+                         n, pass, batch_rejects);
 }
 
 static int score(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,

@@ -1,0 +1,42 @@
+/*
+ * batch.h - the loop of a filter_batch hook.
+ *
+ * A plugin's filter_batch gets a block of n targets and a bitmap `pass`
+ * (bit i of pass[i / 64]) of the ones still feasible, and clears the bit of
+ * every feasible target its predicate rejects; targets already rejected are
+ * not looked at again. batch_clear_rejected is that loop. It is the hot
+ * path, so it is a static inline function: called with a static predicate
+ * of the plugin, the compiler inlines both and no indirect call remains. It
+ * allocates nothing. `cfg` and `data` are what the predicate needs that
+ * does not depend on the target, looked up once per block by the caller:
+ * usually the plugin's private config and the workload's prepared data
+ * (either may be NULL when the predicate has no use for it).
+ */
+#ifndef TRELLIS_PLUGINS_BATCH_H
+#define TRELLIS_PLUGINS_BATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trellis/plugin.h"
+
+/* Nonzero when target t is infeasible for the workload cfg and data
+ * describe. */
+typedef int (*batch_reject_fn)(trellis_plugin *self, const void *cfg, const void *data,
+                               const trellis_target *t);
+
+/* Clears the bit of each target in targets[0..n) whose bit is set in pass
+ * and that rejects(self, cfg, data, target) rejects. */
+static inline void batch_clear_rejected(trellis_plugin *self, const void *cfg, const void *data,
+                                        const trellis_target *const *targets, size_t n,
+                                        uint64_t *pass, batch_reject_fn rejects)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t bit = UINT64_C(1) << (i % 64);
+
+        if ((pass[i / 64] & bit) && rejects(self, cfg, data, targets[i]))
+            pass[i / 64] &= ~bit;
+    }
+}
+
+#endif
