@@ -237,6 +237,7 @@ static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p, char 
                                        "taints_field",
                                        "cordon_taint",
                                        "capacity_field",
+                                       "percentage_of_targets_to_score",
                                        "backoff",
                                        "max_unschedulable_ms",
                                        "plugins",
@@ -311,6 +312,10 @@ static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p, char 
         p->target_noun = xstrdup("target");
     if (get_bool(c, s, "events", &p->events, err, errlen) < 0)
         return -1;
+    long long pct = 100;
+    if (get_int(c, s, "percentage_of_targets_to_score", 0, 100, &pct, err, errlen) < 0)
+        return -1;
+    p->percentage_to_score = (int)pct;
     if (get_str(c, s, "taints_field", 0, &p->taints_field, err, errlen) < 0 ||
         get_str(c, s, "cordon_taint", 0, &p->cordon_taint, err, errlen) < 0 ||
         get_str(c, s, "capacity_field", 0, &p->capacity_field, err, errlen) < 0)

@@ -61,6 +61,9 @@ typedef struct cfg_profile {
     size_t n_also_counts;
     int tie_break_desc;  /* 0: smallest name wins a tie, 1: largest */
     int lexicographic;   /* score_mode: 0 weighted sum, 1 plugin by plugin */
+    /* stop filtering once this share of the targets was found feasible:
+     * 100 = all (default), 0 = kube-scheduler's adaptive share */
+    int percentage_to_score;
     int per_target_message; /* unschedulable_message: 0 summary, 1 per-target */
     char *target_noun;   /* in messages, default "target" */
     int events;          /* write an Event for unschedulable workloads */

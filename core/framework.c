@@ -244,6 +244,73 @@ static void filter_block(void *ctx, size_t b, size_t e)
     }
 }
 
+/* How many feasible targets to look for among n, as kube-scheduler's
+ * percentageOfNodesToScore: all below 100 targets; otherwise pct percent
+ * (0: adaptive, 50 - n/125, at least 5), and never fewer than 100. */
+static size_t feasible_to_find(int pct, size_t n)
+{
+    if (pct >= 100 || n <= 100)
+        return n;
+    long eff = pct;
+    if (eff <= 0) {
+        eff = 50 - (long)(n / 125);
+        if (eff < 5)
+            eff = 5;
+    }
+    size_t want = n * (size_t)eff / 100;
+    return want < 100 ? 100 : want;
+}
+
+typedef struct window {
+    trellis_cycle *c;
+    size_t base;
+} window;
+
+static void filter_window(void *ctx, size_t b, size_t e)
+{
+    window *w = ctx;
+    filter_block(w->c, w->base + b, w->base + e);
+}
+
+/* Filter windows of targets in order from the profile's rotating start
+ * until `want` feasible ones are found; the rest are not evaluated. The
+ * windows are filtered in parallel but counted in order, so which targets
+ * are kept never depends on the number of workers. */
+static void filter_sampled(profile *p, trellis_cycle *c, size_t want)
+{
+    size_t n = c->n, start = p->next_start < n ? p->next_start : 0;
+    size_t chunk = (size_t)FILTER_BLOCK * (size_t)pool_size(p->sched_pool);
+    size_t processed = 0, found = 0;
+    for (size_t i = 0; i < n; i++) {
+        c->cands[i].rej = REJ_NOT_EVALUATED;
+        c->cands[i].code = TRELLIS_SUCCESS;
+        c->cands[i].explained = 1;
+    }
+    while (processed < n && found < want) {
+        size_t b = (start + processed) % n;
+        size_t left = n - processed; /* never look at a target twice */
+        size_t e = b + (chunk < left ? chunk : left);
+        if (e > n)
+            e = n;
+        window w = {c, b};
+        pool_run(p->sched_pool, e - b, FILTER_BLOCK, filter_window, &w);
+        size_t i = b;
+        for (; i < e && found < want; i++)
+            if (c->pass[i / 64] & (1ull << (i % 64)))
+                found++;
+        /* targets evaluated after the last one needed are dropped */
+        for (size_t j = i; j < e; j++) {
+            c->pass[j / 64] &= ~(1ull << (j % 64));
+            c->cands[j].rej = REJ_NOT_EVALUATED;
+            c->cands[j].code = TRELLIS_SUCCESS;
+            c->cands[j].explained = 1;
+        }
+        processed += i - b;
+    }
+    /* next time start after what was looked at, on a bitmap word */
+    p->next_start = ((start + processed) % n) & ~(size_t)63;
+}
+
 static void score_block(void *ctx, size_t b, size_t e)
 {
     trellis_cycle *c = ctx;
@@ -297,6 +364,8 @@ int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who,
         *who = c->pre_plugin >= 0 ? p->plugins[c->pre_plugin] : NULL;
         return st->code;
     }
+    if (cd->rej == REJ_NOT_EVALUATED)
+        return TRELLIS_SUCCESS; /* never looked at: nothing to explain */
     if (cd->rej == REJ_EXCLUDED) {
         st->code = TRELLIS_UNRESOLVABLE;
         snprintf(st->reason, sizeof st->reason, "CurrentTarget");
@@ -593,7 +662,11 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
             c->cands[i].explained = 1;
         }
     } else {
-        pool_run(p->sched_pool, c->n, FILTER_BLOCK, filter_block, c);
+        size_t want = explain ? c->n : feasible_to_find(p->cfg->percentage_to_score, c->n);
+        if (want < c->n)
+            filter_sampled(p, c, want);
+        else
+            pool_run(p->sched_pool, c->n, FILTER_BLOCK, filter_block, c);
     }
     c->filtered = 1;
     for (size_t i = 0; i < c->n; i++) {

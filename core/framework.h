@@ -45,6 +45,7 @@ typedef struct profile {
     queue q;
     snapshot snap;
     struct pool *sched_pool;
+    size_t next_start; /* where the next sampled filter pass begins */
 } profile;
 
 /* Per-target verdict in a cycle. */
@@ -57,6 +58,7 @@ typedef struct cand {
 #define REJ_PRE_FILTER (-2) /* rejected by a pre_filter for every target */
 #define REJ_INVALID (-3)    /* the target's object failed a plugin's prepare */
 #define REJ_EXCLUDED (-4)   /* the caller excluded it (the target being left) */
+#define REJ_NOT_EVALUATED (-5) /* enough feasible targets were found before it */
 
 struct trellis_cycle {
     profile *p;

@@ -149,6 +149,43 @@ START_TEST(same_decisions_for_any_worker_count)
 }
 END_TEST
 
+START_TEST(sampled_filtering_is_deterministic)
+{
+    /* 700 nodes, 10%: 100 feasible nodes are enough for each pod (at least
+     * 100 are always looked for), the window rotates, and the workers do
+     * not change which nodes are kept */
+    const char *conf = "profiles = ( " PROFILE("default-scheduler",
+                                               "default = true; "
+                                               "percentage_of_targets_to_score = 10;",
+                                               FLEET_PLUGINS) " );\n";
+    char *first[300];
+    int spread = 0;
+    for (int par = 1; par <= 4; par += 3) {
+        make_fleet();
+        run r;
+        start(&r, conf, par, 1);
+        ck_assert_uint_eq(r.s.n_dec, 300);
+        for (size_t i = 0; i < 300; i++) {
+            decision *d = r.s.decisions[i];
+            ck_assert_int_eq(d->result, DEC_SCHEDULED);
+            if (par == 1) {
+                first[i] = xstrdup(d->targets[0]);
+                spread |= strcmp(d->targets[0], "node-200") > 0;
+            } else {
+                ck_assert_msg(strcmp(first[i], d->targets[0]) == 0,
+                              "%s: %s with 1 worker, %s with 4", d->w->name, first[i],
+                              d->targets[0]);
+            }
+        }
+        stop(&r);
+    }
+    /* the rotating start reaches nodes far past the first window */
+    ck_assert(spread);
+    for (int i = 0; i < 300; i++)
+        free(first[i]);
+}
+END_TEST
+
 START_TEST(tie_break_by_name)
 {
     make_fleet();
@@ -312,6 +349,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, same_decisions_for_any_worker_count);
+    tcase_add_test(tc, sampled_filtering_is_deterministic);
     tcase_add_test(tc, tie_break_by_name);
     tcase_add_test(tc, write_back_and_dry_run);
     tcase_add_test(tc, profiles_by_scheduler_name);
