@@ -279,7 +279,6 @@ static void filter_window(void *ctx, size_t b, size_t e)
 static void filter_sampled(profile *p, trellis_cycle *c, size_t want)
 {
     size_t n = c->n, start = p->next_start < n ? p->next_start : 0;
-    size_t chunk = (size_t)FILTER_BLOCK * (size_t)pool_size(p->sched_pool);
     size_t processed = 0, found = 0;
     for (size_t i = 0; i < n; i++) {
         c->cands[i].rej = REJ_NOT_EVALUATED;
@@ -288,6 +287,9 @@ static void filter_sampled(profile *p, trellis_cycle *c, size_t want)
     }
     while (processed < n && found < want) {
         size_t b = (start + processed) % n;
+        /* as many whole blocks as targets are still wanted: if they all
+         * fit, one window is enough */
+        size_t chunk = ((want - found + FILTER_BLOCK - 1) / FILTER_BLOCK) * FILTER_BLOCK;
         size_t left = n - processed; /* never look at a target twice */
         size_t e = b + (chunk < left ? chunk : left);
         if (e > n)

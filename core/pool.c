@@ -11,6 +11,9 @@
 
 #include "util.h"
 
+/* below this many blocks a loop runs on the calling thread */
+#define POOL_MIN_BLOCKS 4
+
 struct pool {
     int n;
     pthread_t *th;
@@ -100,7 +103,8 @@ void pool_run(pool *p, size_t n, size_t block, pool_fn fn, void *ctx)
 {
     if (block == 0)
         block = 1;
-    if (p->n == 1 || n <= block) {
+    /* waking the workers costs more than a few blocks of filtering */
+    if (p->n == 1 || n <= block * POOL_MIN_BLOCKS) {
         /* inline, but still block by block: callers size per-block
          * buffers by `block` */
         for (size_t b = 0; b < n; b += block)

@@ -2,7 +2,8 @@
  * pool.h - a fixed pool of worker threads for parallel loops.
  *
  * Filter and score run over blocks of targets on the pool. The calling
- * thread takes part, so a pool of one worker runs everything inline.
+ * thread takes part, so a pool of one worker runs everything inline, and
+ * so does a loop of a few blocks (waking workers would cost more).
  * Blocks are claimed with an atomic counter; each block writes only its own
  * output slots, so results do not depend on the number of workers.
  */
