@@ -9,7 +9,9 @@
 #   scripts/bench.sh [BUILD_DIR]      (make bench runs it on the build tree)
 #   BENCH_CASES="kube:5000:50000:1 gardener:1000:100000:1" scripts/bench.sh
 # A case is profile:targets:workloads:workers[:format], format json (default)
-# or yaml.
+# or yaml. Profiles: kube (every node filtered and scored), kube-sampled
+# (percentage_of_targets_to_score = 0, kube-scheduler's adaptive share),
+# gardener (conf/gardener.cfg).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
@@ -23,6 +25,7 @@ gen="$build/contrib/trellis-gen"
 plugins="$build/plugins/.libs"
 out=${BENCH_JSON:-bench.json}
 cases=${BENCH_CASES:-"kube:500:10000:1 kube:5000:50000:1 kube:5000:50000:2 kube:20000:50000:2 \
+kube-sampled:5000:50000:1 kube-sampled:5000:50000:2 kube-sampled:20000:50000:2 \
 gardener:100:10000:1 gardener:1000:100000:1 gardener:1000:100000:2 kube:5000:50000:1:yaml"}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -38,8 +41,10 @@ profiles = ( {
     { name = "least-allocated"; }, { name = "default-binder"; } );
 } );
 CFG
+sed 's/plugins = (/percentage_of_targets_to_score = 0;\n  plugins = (/' "$tmp/kube.cfg" \
+    >"$tmp/kube-sampled.cfg"
 
-printf '%-9s %8s %9s %3s %5s %9s %9s %12s %9s %9s %10s %9s\n' profile targets workloads j fmt \
+printf '%-13s %8s %9s %3s %5s %9s %9s %12s %9s %9s %10s %9s\n' profile targets workloads j fmt \
     load_s sched_s decisions/s p50_us p99_us rss_MiB load_MB/s
 echo "[" >"$out"
 first=1
@@ -48,9 +53,10 @@ for c in $cases; do
 $c
 EOC
     fmt=${fmt:-json}
-    dir="$tmp/state-$prof-$nt-$nw-$fmt"
-    [ -d "$dir" ] || "$gen" "$prof" "$dir" "$nt" "$nw" 1 "$fmt"
-    cfg="$tmp/kube.cfg"
+    kind=${prof%-sampled}
+    dir="$tmp/state-$kind-$nt-$nw-$fmt"
+    [ -d "$dir" ] || "$gen" "$kind" "$dir" "$nt" "$nw" 1 "$fmt"
+    cfg="$tmp/$prof.cfg"
     [ "$prof" = gardener ] && cfg="$top/conf/gardener.cfg"
     bytes=$(du -sb "$dir" | cut -f1)
     "$trellis" schedule --config "$cfg" --state "$dir" -P "$plugins" --dry-run -o json \
@@ -60,7 +66,7 @@ EOC
     load=$(get load_s)
     mbps=$(awk -v b="$bytes" -v t="$load" 'BEGIN { printf "%.1f", (t > 0 ? b / t / 1e6 : 0) }')
     rss=$(awk -v k="$(get peak_rss_kib)" 'BEGIN { printf "%.0f", k / 1024 }')
-    printf '%-9s %8s %9s %3s %5s %9.3f %9.3f %12.0f %9.1f %9.1f %10s %9s\n' "$prof" "$nt" "$nw" \
+    printf '%-13s %8s %9s %3s %5s %9.3f %9.3f %12.0f %9.1f %9.1f %10s %9s\n' "$prof" "$nt" "$nw" \
         "$j" "$fmt" "$load" "$(get schedule_s)" "$(get decisions_per_s)" "$(get p50_us)" \
         "$(get p99_us)" "$rss" "$mbps"
     [ $first -eq 1 ] || echo "," >>"$out"
