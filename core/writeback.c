@@ -2180,12 +2180,12 @@ int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *ed
         free(raws);
         return errf(err, errlen, "cannot parse the %s text: %s", is_json ? "JSON" : "YAML", msg);
     }
-    unsigned char *state = xcalloc(n ? n : 1, 1); /* 0 todo, 1 now, 2 done */
+    unsigned char *state = xcalloc(n ? n : 1, 1); /* 0 waiting, 1 now, 2 done */
     repl *rs = xcalloc(n ? n : 1, sizeof *rs);
     size_t *round = xcalloc(n ? n : 1, sizeof *round);
     int rc = 0;
-    size_t todo = n;
-    while (todo > 0 && rc == 0) {
+    size_t left = n;
+    while (left > 0 && rc == 0) {
         /* pick the edits of this pass, in order, skipping any that must
          * wait for an earlier one that waits */
         size_t nr = 0;
@@ -2235,7 +2235,7 @@ int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *ed
         for (size_t r = 0; r < nr; r++)
             if (state[round[r]] == 1) {
                 state[round[r]] = 2;
-                todo--;
+                left--;
             }
         sb_free(&cur);
         cur = next;

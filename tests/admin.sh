@@ -9,10 +9,9 @@ set -u
 : "${TRELLIS:?}" "${TOP_SRCDIR:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
-pass=0
-fail=0
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-no() { echo "not ok - $1"; shift; for l in "$@"; do echo "#   $l"; done; fail=$((fail + 1)); }
+# shellcheck source=testlib.sh
+. "$(dirname "$0")/testlib.sh"
+no() { not_ok "$@"; }
 check() { # check NAME COMMAND... (the output of a trellis run, T or G ..., is kept in $tmp/out)
     name=$1
     shift
@@ -218,5 +217,4 @@ left=$(grep -c '"result": "scheduled"' "$tmp/out")
     no "gardener: every shoot is on one seed or pending" "$left more could be scheduled"
 check "gardener: uncordon aws-eu1" G uncordon aws-eu1
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -22,22 +22,8 @@ case $TRELLIS in
 *) TRELLIS=$(pwd)/$TRELLIS ;;
 esac
 
-passed=0
-failed=0
-
-ok() {
-    passed=$((passed + 1))
-    echo "ok - $1"
-}
-
-not_ok() {
-    failed=$((failed + 1))
-    echo "not ok - $1"
-    shift
-    for line in "$@"; do
-        printf '%s\n' "$line" | sed 's/^/#   /'
-    done
-}
+# shellcheck source=testlib.sh
+. "$(dirname "$0")/testlib.sh"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/trellis-cli.XXXXXX") || exit 99
 trap 'rm -rf "$TMP"' EXIT
@@ -533,5 +519,4 @@ check "schedule with a missing state directory exits 2" 2 "$ERR" 'no-such-dir'
 
 # ---------------------------------------------------------------------------
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

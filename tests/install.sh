@@ -21,26 +21,12 @@ TOP_SRCDIR=${TOP_SRCDIR:-$here/../..}
 TOP_SRCDIR=$(cd "$TOP_SRCDIR" && pwd)
 JOBS=${JOBS:-2}
 
-passed=0
-failed=0
+# shellcheck source=testlib.sh
+. "$(dirname "$0")/testlib.sh"
 
-ok() {
-    passed=$((passed + 1))
-    echo "ok - $1"
-}
-
-not_ok() {
-    failed=$((failed + 1))
-    echo "not ok - $1"
-    shift
-    for line in "$@"; do
-        printf '%s\n' "$line" | sed 's/^/#   /'
-    done
-}
-
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
+# the summary, and the end of the script wherever it is reached
+stop() {
+    finish
     exit
 }
 
@@ -72,7 +58,7 @@ ERR=$TMP/err
 
 if [ ! -x "$TOP_SRCDIR/configure" ]; then
     not_ok "configure exists" "$TOP_SRCDIR/configure is missing: run autoreconf -fi"
-    finish
+    stop
 fi
 
 mkdir "$TMP/build"
@@ -81,14 +67,14 @@ if (cd "$TMP/build" && "$TOP_SRCDIR/configure" --prefix="$PREFIX") \
     ok "configure --prefix"
 else
     not_ok "configure --prefix" "$(tail_of "$TMP/configure.log")"
-    finish
+    stop
 fi
 
 if make -C "$TMP/build" -j"$JOBS" install >"$TMP/install.log" 2>&1; then
     ok "make install"
 else
     not_ok "make install" "$(tail_of "$TMP/install.log")"
-    finish
+    stop
 fi
 
 for f in bin/trellis share/man/man1/trellis.1 include/trellis/plugin.h \
@@ -280,4 +266,4 @@ fi
 
 # ---------------------------------------------------------------------------
 
-finish
+stop
