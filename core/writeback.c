@@ -245,74 +245,46 @@ static int plain_safe(const char *s)
     return 1;
 }
 
-static void render_yaml(strbuf *b, const char *v)
+/* A double-quoted string. Both forms escape quotes, backslashes and the
+ * common control characters by name; other control characters are \xNN
+ * in YAML (DEL too, which YAML does not allow raw) and \uNNNN in JSON,
+ * which also names \b and \f. */
+static void render_quoted(strbuf *b, const char *v, int json)
 {
-    if (plain_safe(v)) {
-        sb_puts(b, v);
-        return;
-    }
     sb_add(b, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        const char *named = NULL;
         switch (*p) {
-        case '"':
-            sb_puts(b, "\\\"");
-            break;
-        case '\\':
-            sb_puts(b, "\\\\");
-            break;
-        case '\n':
-            sb_puts(b, "\\n");
-            break;
-        case '\t':
-            sb_puts(b, "\\t");
-            break;
-        case '\r':
-            sb_puts(b, "\\r");
-            break;
-        default:
-            if (*p < 0x20 || *p == 0x7f)
-                sb_printf(b, "\\x%02x", *p);
-            else
-                sb_add(b, (const char *)p, 1);
+        case '"': named = "\\\""; break;
+        case '\\': named = "\\\\"; break;
+        case '\n': named = "\\n"; break;
+        case '\t': named = "\\t"; break;
+        case '\r': named = "\\r"; break;
+        case '\b': named = json ? "\\b" : NULL; break;
+        case '\f': named = json ? "\\f" : NULL; break;
+        default: break;
         }
+        if (named)
+            sb_puts(b, named);
+        else if (*p < 0x20 || (!json && *p == 0x7f))
+            sb_printf(b, json ? "\\u%04x" : "\\x%02x", *p);
+        else
+            sb_add(b, (const char *)p, 1);
     }
     sb_add(b, "\"", 1);
 }
 
+static void render_yaml(strbuf *b, const char *v)
+{
+    if (plain_safe(v))
+        sb_puts(b, v);
+    else
+        render_quoted(b, v, 0);
+}
+
 static void render_json(strbuf *b, const char *v)
 {
-    sb_add(b, "\"", 1);
-    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-        switch (*p) {
-        case '"':
-            sb_puts(b, "\\\"");
-            break;
-        case '\\':
-            sb_puts(b, "\\\\");
-            break;
-        case '\n':
-            sb_puts(b, "\\n");
-            break;
-        case '\t':
-            sb_puts(b, "\\t");
-            break;
-        case '\r':
-            sb_puts(b, "\\r");
-            break;
-        case '\b':
-            sb_puts(b, "\\b");
-            break;
-        case '\f':
-            sb_puts(b, "\\f");
-            break;
-        default:
-            if (*p < 0x20)
-                sb_printf(b, "\\u%04x", *p);
-            else
-                sb_add(b, (const char *)p, 1);
-        }
-    }
-    sb_add(b, "\"", 1);
+    render_quoted(b, v, 1);
 }
 
 static void render_key(strbuf *b, const char *k, int json)
