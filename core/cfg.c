@@ -6,6 +6,8 @@
 
 #include "cfg.h"
 
+#include <arpa/inet.h>
+#include <json-c/json.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
@@ -401,9 +403,59 @@ static void free_profile(cfg_profile *p)
     free(p->plugins);
 }
 
+/* The group http { enabled; address; port; }: every member optional. */
+static int load_http(cfg *c, const config_setting_t *root, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"enabled", "address", "port", NULL};
+    c->http_enabled = 1;
+    c->http_address = xstrdup("127.0.0.1");
+    c->http_port = 10259;
+    config_setting_t *h = config_setting_get_member(root, "http");
+    if (!h)
+        return 0;
+    if (!config_setting_is_group(h))
+        return serr(c, h, err, errlen,
+                    "http must be a group { enabled = true; address = \"127.0.0.1\"; "
+                    "port = 10259; }");
+    if (check_keys(c, h, keys, err, errlen) < 0)
+        return -1;
+    config_setting_t *s = config_setting_get_member(h, "enabled");
+    if (s) {
+        if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+            return serr(c, s, err, errlen, "http.enabled: expected true or false");
+        c->http_enabled = config_setting_get_bool(s);
+    }
+    s = config_setting_get_member(h, "address");
+    if (s) {
+        const char *a = config_setting_get_string(s);
+        struct in_addr in;
+        if (!a || inet_pton(AF_INET, a, &in) != 1)
+            return errf(err, errlen,
+                        "%s:%d: http.address: expected an IPv4 address like \"127.0.0.1\", "
+                        "got %s%s%s",
+                        sfile(c, s), config_setting_source_line(s), a ? "\"" : "",
+                        a ? a : "a value that is not a string", a ? "\"" : "");
+        free(c->http_address);
+        c->http_address = xstrdup(a);
+    }
+    s = config_setting_get_member(h, "port");
+    if (s) {
+        int t = config_setting_type(s);
+        if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
+            return serr(c, s, err, errlen, "http.port: expected 0..65535, got a non-integer");
+        long long v = config_setting_get_int64(s);
+        if (v < 0 || v > 65535)
+            return errf(err, errlen, "%s:%d: http.port: expected 0..65535, got %lld", sfile(c, s),
+                        config_setting_source_line(s), v);
+        c->http_port = (int)v;
+    }
+    return 0;
+}
+
 int config_load(const char *file, cfg *c, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"plugin_dirs", "parallelism", "store", "profiles", NULL};
+    static const char *const keys[] = {"plugin_dirs", "parallelism", "store",
+                                       "http",        "profiles",    NULL};
     static const char *const skeys[] = {"type", "path", NULL};
     memset(c, 0, sizeof *c);
     c->file = xstrdup(file);
@@ -475,6 +527,9 @@ int config_load(const char *file, cfg *c, char *err, size_t errlen)
         }
     }
 
+    if (load_http(c, root, err, errlen) < 0)
+        goto fail;
+
     config_setting_t *profs = config_setting_get_member(root, "profiles");
     if (!profs) {
         errf(err, errlen, "%s: missing setting 'profiles'", file);
@@ -523,8 +578,146 @@ void config_free(cfg *c)
     free(c->plugin_dirs);
     free(c->store_type);
     free(c->store_path);
+    free(c->http_address);
     free(c->file);
     free(c->dir);
     config_destroy(&c->lc);
     memset(c, 0, sizeof *c);
+}
+
+/* ---- the effective configuration as JSON (/configz) ---- */
+
+static json_object *jstr(const char *s)
+{
+    return s ? json_object_new_string(s) : NULL; /* NULL: JSON null */
+}
+
+static json_object *jstr_array(char *const *v, size_t n)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; i < n; i++)
+        json_object_array_add(a, jstr(v[i]));
+    return a;
+}
+
+/* A libconfig setting as JSON: groups objects, lists and arrays arrays. */
+static json_object *setting_json(const config_setting_t *s)
+{
+    switch (config_setting_type(s)) {
+    case CONFIG_TYPE_GROUP: {
+        json_object *o = json_object_new_object();
+        for (int i = 0; i < config_setting_length(s); i++) {
+            const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
+            json_object_object_add(o, config_setting_name(m), setting_json(m));
+        }
+        return o;
+    }
+    case CONFIG_TYPE_LIST:
+    case CONFIG_TYPE_ARRAY: {
+        json_object *a = json_object_new_array();
+        for (int i = 0; i < config_setting_length(s); i++)
+            json_object_array_add(a, setting_json(config_setting_get_elem(s, (unsigned)i)));
+        return a;
+    }
+    case CONFIG_TYPE_INT:
+    case CONFIG_TYPE_INT64:
+        return json_object_new_int64(config_setting_get_int64(s));
+    case CONFIG_TYPE_FLOAT:
+        return json_object_new_double(config_setting_get_float(s));
+    case CONFIG_TYPE_BOOL:
+        return json_object_new_boolean(config_setting_get_bool(s));
+    case CONFIG_TYPE_STRING:
+        return json_object_new_string(config_setting_get_string(s));
+    default:
+        return NULL;
+    }
+}
+
+static json_object *kind_json(const char *kind, const char *api, int with_field, const char *field)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "kind", jstr(kind));
+    json_object_object_add(o, "api_version", jstr(api));
+    if (with_field)
+        json_object_object_add(o, "scheduler_name_field", jstr(field));
+    return o;
+}
+
+static json_object *plugin_json(const cfg_plugin *pl)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "name", jstr(pl->name));
+    json_object_object_add(o, "as", jstr(pl->instance));
+    json_object_object_add(o, "path", jstr(pl->path));
+    json_object_object_add(o, "weight", json_object_new_int(pl->weight));
+    json_object *pts = json_object_new_array();
+    for (unsigned bit = 1; bit & PT_ALL; bit <<= 1)
+        if (pl->points & bit)
+            json_object_array_add(pts, json_object_new_string(config_point_name(bit)));
+    json_object_object_add(o, "points", pts);
+    json_object_object_add(o, "args", pl->args ? setting_json(pl->args) : json_object_new_object());
+    return o;
+}
+
+static json_object *profile_json(const cfg_profile *p)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "name", jstr(p->name));
+    json_object_object_add(o, "default", json_object_new_boolean(p->is_default));
+    json_object_object_add(
+        o, "workload",
+        kind_json(p->workload_kind, p->workload_api_version, 1, p->scheduler_name_field));
+    json_object_object_add(o, "target", kind_json(p->target_kind, p->target_api_version, 0, NULL));
+    json_object *b = json_object_new_object();
+    json_object_object_add(b, "field", jstr(p->binding_field));
+    json_object_object_add(b, "also_counts", jstr_array(p->also_counts, p->n_also_counts));
+    json_object_object_add(o, "binding", b);
+    json_object_object_add(o, "tie_break", jstr(p->tie_break_desc ? "name-desc" : "name"));
+    json_object_object_add(o, "score_mode", jstr(p->lexicographic ? "lexicographic" : "weighted"));
+    json_object_object_add(o, "percentage_of_targets_to_score",
+                           json_object_new_int(p->percentage_to_score));
+    json_object_object_add(o, "unschedulable_message",
+                           jstr(p->per_target_message ? "per-target" : "summary"));
+    json_object_object_add(o, "target_noun", jstr(p->target_noun));
+    json_object_object_add(o, "events", json_object_new_boolean(p->events));
+    json_object_object_add(o, "taints_field", jstr(p->taints_field));
+    json_object_object_add(o, "cordon_taint", jstr(p->cordon_taint));
+    json_object_object_add(o, "capacity_field", jstr(p->capacity_field));
+    json_object *bo = json_object_new_object();
+    json_object_object_add(bo, "initial_ms", json_object_new_int64((int64_t)p->backoff_initial_ms));
+    json_object_object_add(bo, "max_ms", json_object_new_int64((int64_t)p->backoff_max_ms));
+    json_object_object_add(o, "backoff", bo);
+    json_object_object_add(o, "max_unschedulable_ms",
+                           json_object_new_int64((int64_t)p->max_unschedulable_ms));
+    json_object *pls = json_object_new_array();
+    for (size_t i = 0; i < p->n_plugins; i++)
+        json_object_array_add(pls, plugin_json(&p->plugins[i]));
+    json_object_object_add(o, "plugins", pls);
+    return o;
+}
+
+char *config_to_json(const cfg *c)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "file", jstr(c->file));
+    json_object_object_add(o, "plugin_dirs", jstr_array(c->plugin_dirs, c->n_plugin_dirs));
+    json_object_object_add(o, "parallelism", json_object_new_int(c->parallelism));
+    json_object *st = json_object_new_object();
+    json_object_object_add(st, "type", jstr(c->store_type));
+    json_object_object_add(st, "path", jstr(c->store_path));
+    json_object_object_add(o, "store", st);
+    json_object *h = json_object_new_object();
+    json_object_object_add(h, "enabled", json_object_new_boolean(c->http_enabled));
+    json_object_object_add(h, "address", jstr(c->http_address));
+    json_object_object_add(h, "port", json_object_new_int(c->http_port));
+    json_object_object_add(o, "http", h);
+    json_object *profs = json_object_new_array();
+    for (size_t i = 0; i < c->n_profiles; i++)
+        json_object_array_add(profs, profile_json(&c->profiles[i]));
+    json_object_object_add(o, "profiles", profs);
+    char *text = xasprintf("%s\n", json_object_to_json_string_ext(
+                                       o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                              JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(o);
+    return text;
 }

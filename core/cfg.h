@@ -1,10 +1,11 @@
 /*
  * cfg.h - the host configuration (libconfig).
  *
- * Global settings (plugin directories, store, parallelism, logging) and the
- * profiles: which workload kind a profile schedules and which scheduler
- * name it answers to, the target kind, the binding field, queue timings,
- * tie-breaking, and the ordered plugin list with weights and arguments.
+ * Global settings (plugin directories, store, parallelism, logging, the
+ * HTTP endpoint of `trellis run`) and the profiles: which workload kind a
+ * profile schedules and which scheduler name it answers to, the target
+ * kind, the binding field, queue timings, tie-breaking, and the ordered
+ * plugin list with weights and arguments.
  * Nothing about a kind is hard-coded in the core: it all comes from here.
  * Every error names the file and line. Plugin arguments are checked against
  * each plugin's declared schema later, by the loader (args.c), which is why
@@ -85,6 +86,10 @@ typedef struct cfg {
     int parallelism;
     char *store_type; /* "file" */
     char *store_path; /* may be NULL */
+    /* the HTTP endpoint of `trellis run` (http.h): group http { } */
+    int http_enabled;   /* default 1 */
+    char *http_address; /* an IPv4 address, default "127.0.0.1" */
+    int http_port;      /* 0..65535 (0: the kernel chooses), default 10259 */
     cfg_profile *profiles;
     size_t n_profiles;
     config_t lc;
@@ -94,5 +99,12 @@ typedef struct cfg {
  * nothing needs freeing. */
 int config_load(const char *file, cfg *c, char *err, size_t errlen);
 void config_free(cfg *c);
+
+/* The effective configuration as pretty-printed JSON, every default filled
+ * in, under the names the config file uses (served at /configz). Plugin
+ * args are converted from the libconfig tree: groups become objects, lists
+ * and arrays arrays. Ownership of the malloc'd text transfers to the
+ * caller. */
+char *config_to_json(const cfg *c);
 
 #endif

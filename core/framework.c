@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "metrics.h"
 #include "util.h"
 
 /* Targets are filtered in blocks of whole bitmap words. */
@@ -616,6 +617,33 @@ out:
     return r;
 }
 
+/* Latency for /metrics (only when the long-running host enabled them):
+ * t0 is 0 when they are off. */
+static uint64_t timer(void)
+{
+    return metrics_enabled() ? now_ns() : 0;
+}
+
+static const char *rc_status(int rc)
+{
+    return rc == TRELLIS_SUCCESS || rc == TRELLIS_SKIP ? "success"
+           : rc == TRELLIS_ERROR                       ? "error"
+                                                       : "unschedulable";
+}
+
+void framework_time_point(const profile *p, const char *point, int rc, uint64_t t0)
+{
+    if (t0)
+        metrics_extension_point(p->cfg->name, point, rc_status(rc),
+                                (double)(now_ns() - t0) / 1e9);
+}
+
+void framework_time_plugin(const trellis_plugin *pl, const char *point, int rc, uint64_t t0)
+{
+    if (t0)
+        metrics_plugin(pl->name, point, rc_status(rc), (double)(now_ns() - t0) / 1e9);
+}
+
 fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, int explain,
                              const struct trellis_target **best, char *msg, size_t msglen)
 {
@@ -631,10 +659,13 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
     /* pre-filter */
     trellis_status st;
     int all_rejected = 0;
+    uint64_t t_point = timer();
     for (size_t k = 0; k < p->pre_filter.n; k++) {
         trellis_plugin *pl = p->pre_filter.v[k];
         memset(&st, 0, sizeof st);
+        uint64_t t0 = timer();
         int rc = pl->h.pre_filter(pl, c, w, &st);
+        framework_time_plugin(pl, "pre_filter", rc, t0);
         if (rc == TRELLIS_SUCCESS)
             continue;
         if (rc == TRELLIS_SKIP) {
@@ -651,10 +682,15 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
             break;
         }
         set_error(c, pl, &st, msg, msglen, "pre-filter failed");
+        framework_time_point(p, "pre_filter", TRELLIS_ERROR, t_point);
         return FW_ERROR;
     }
+    if (p->pre_filter.n)
+        framework_time_point(p, "pre_filter",
+                             all_rejected ? TRELLIS_UNSCHEDULABLE : TRELLIS_SUCCESS, t_point);
 
     /* filter */
+    t_point = timer();
     size_t words = (c->n + 63) / 64;
     memset(c->pass, 0, words * sizeof *c->pass);
     if (all_rejected) {
@@ -683,7 +719,11 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
         }
     }
 
+    framework_time_point(p, "filter", c->n_feasible ? TRELLIS_SUCCESS : TRELLIS_UNSCHEDULABLE,
+                         t_point);
+
     if (c->n_feasible == 0) {
+        t_point = timer();
         /* post-filter: every rejection needs its code (unschedulable or
          * unresolvable) so the plugin knows where evicting could help */
         for (size_t i = 0; i < c->n; i++) {
@@ -696,7 +736,9 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
         for (size_t k = 0; k < p->post_filter.n; k++) {
             trellis_plugin *pl = p->post_filter.v[k];
             memset(&st, 0, sizeof st);
+            uint64_t t0 = timer();
             int rc = pl->h.post_filter(pl, c, w, &st);
+            framework_time_plugin(pl, "post_filter", rc, t0);
             if (rc == TRELLIS_SUCCESS) {
                 c->changed = 1;
                 break;
@@ -704,10 +746,14 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
             if (rc == TRELLIS_ERROR) {
                 c->in_post_filter = 0;
                 set_error(c, pl, &st, msg, msglen, "post-filter failed");
+                framework_time_point(p, "post_filter", TRELLIS_ERROR, t_point);
                 return FW_ERROR;
             }
         }
         c->in_post_filter = 0;
+        if (p->post_filter.n)
+            framework_time_point(p, "post_filter",
+                                 c->changed ? TRELLIS_SUCCESS : TRELLIS_UNSCHEDULABLE, t_point);
         return FW_UNSCHEDULABLE;
     }
 
@@ -717,11 +763,14 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
     }
 
     /* pre-score */
+    t_point = timer();
     for (size_t k = 0; k < p->pre_score.n; k++) {
         trellis_plugin *pl = p->pre_score.v[k];
         memset(&st, 0, sizeof st);
+        uint64_t t0 = timer();
         int rc = pl->h.pre_score(pl, c, w, (const trellis_target *const *)c->feasible,
                                  c->n_feasible, &st);
+        framework_time_plugin(pl, "pre_score", rc, t0);
         if (rc == TRELLIS_SKIP)
             c->skip_score[pl->index] = 1;
         else if (rc != TRELLIS_SUCCESS) {
@@ -730,7 +779,11 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
         }
     }
 
-    /* score */
+    if (p->pre_score.n)
+        framework_time_point(p, "pre_score", TRELLIS_SUCCESS, t_point);
+
+    /* score (with normalize and the weighted totals) */
+    t_point = timer();
     size_t nf = c->n_feasible;
     size_t need = p->score.n * nf;
     if (need > c->cap_scores) {
@@ -771,6 +824,7 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
             c->totals[j] += (int64_t)pl->weight * sc[j];
     }
     c->scored = 1;
+    framework_time_point(p, "score", TRELLIS_SUCCESS, t_point);
 
     /* select: feasible targets are in name order, so the first maximum is
      * the smallest name and the last maximum the largest */
@@ -788,4 +842,42 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
     }
     *best = c->feasible[bi];
     return FW_SCHEDULED;
+}
+
+int framework_filter_one(trellis_cycle *c, size_t k, size_t i, trellis_status *st)
+{
+    profile *p = c->p;
+    memset(st, 0, sizeof *st);
+    if (k >= p->filter.n || i >= c->n) {
+        st->code = TRELLIS_ERROR;
+        snprintf(st->reason, sizeof st->reason, "NoSuchFilter");
+        snprintf(st->message, sizeof st->message, "filter %zu on target %zu is out of range",
+                 k, i);
+        return st->code;
+    }
+    if (c->pre_plugin >= 0) {
+        *st = c->pre_status; /* the filters never ran */
+        return st->code;
+    }
+    const trellis_object *o = c->targets[i]->obj;
+    if (invalid_for(p, o)) {
+        /* malformed objects are never shown to a filter */
+        st->code = TRELLIS_UNRESOLVABLE;
+        snprintf(st->reason, sizeof st->reason, "InvalidTarget");
+        snprintf(st->message, sizeof st->message, "%s",
+                 o->prepare_error ? o->prepare_error : "the target is malformed");
+        return st->code;
+    }
+    trellis_plugin *pl = p->filter.v[k];
+    if (c->skip_filter[pl->index]) {
+        st->code = TRELLIS_SKIP;
+        return st->code;
+    }
+    int rc = pl->h.filter(pl, c, c->w, c->targets[i], st);
+    if (rc != TRELLIS_SUCCESS && rc != TRELLIS_UNSCHEDULABLE && rc != TRELLIS_UNRESOLVABLE)
+        rc = TRELLIS_ERROR; /* as the cycle counts it */
+    if (rc != TRELLIS_SUCCESS && !st->reason[0])
+        snprintf(st->reason, sizeof st->reason, "Rejected");
+    st->code = rc;
+    return rc;
 }

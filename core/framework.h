@@ -126,7 +126,21 @@ int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who,
 int framework_filter_without(trellis_cycle *c, const struct trellis_target *t,
                              const trellis_object *const *victims, size_t n,
                              trellis_status *st);
+/* Record an extension point's or a plugin's latency (and its status,
+ * from the hook's return code) since t0 for /metrics; t0 == 0: off. */
+void framework_time_point(const profile *p, const char *point, int rc, uint64_t t0);
+void framework_time_plugin(const trellis_plugin *pl, const char *point, int rc, uint64_t t0);
+
 /* "0/N targets are available: 2 TaintNotTolerated, 1 InsufficientResources." */
 char *framework_unschedulable_message(trellis_cycle *c);
+
+/* Filter plugin k (an index into the profile's filter list) alone on
+ * target i, in the cycle framework_schedule has just run for c->w, so its
+ * pre-filter state is there: every filter's verdict for `trellis explain`,
+ * not only the first rejection. When a pre-filter rejected the workload the
+ * filters never ran and its status is returned; a target whose object
+ * failed a plugin's prepare is InvalidTarget (filters never see it); a
+ * filter its pre-filter told to skip is TRELLIS_SKIP. */
+int framework_filter_one(trellis_cycle *c, size_t k, size_t i, trellis_status *st);
 
 #endif

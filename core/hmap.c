@@ -94,6 +94,12 @@ void *hmap_put(hmap *m, const char *key, void *val)
     }
 }
 
+const char *hmap_key(const hmap *m, const char *key)
+{
+    hmap_slot *s = find(m, key, hmap_hash(key));
+    return s ? s->key : NULL;
+}
+
 void *hmap_del(hmap *m, const char *key)
 {
     hmap_slot *s = find(m, key, hmap_hash(key));

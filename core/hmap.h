@@ -28,6 +28,8 @@ uint64_t hmap_hash(const char *s);
 void *hmap_get(const hmap *m, const char *key);
 /* Insert or replace; returns the previous value or NULL. */
 void *hmap_put(hmap *m, const char *key, void *val);
+/* The key pointer stored for key (to free an owned key), or NULL. */
+const char *hmap_key(const hmap *m, const char *key);
 /* Remove; returns the removed value or NULL. */
 void *hmap_del(hmap *m, const char *key);
 /* Iterate: i starts at 0; returns the next occupied slot or NULL. */

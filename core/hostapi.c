@@ -59,6 +59,28 @@ static int declare_counters(trellis_plugin *self, int n, trellis_amounts_fn fn)
     return 0;
 }
 
+/* Queueing hints: masks OR together, the last function wins (NULL
+ * included: then every registered event queues). */
+static int reg_events(trellis_plugin *self, unsigned events, trellis_hint_fn fn)
+{
+    if (!self)
+        return -1;
+    if (!self->in_init) {
+        log_msg(TRELLIS_LOG_ERROR, self->name, "register_events: called outside init");
+        return -1;
+    }
+    if (events & ~(unsigned)TRELLIS_EV_ALL) {
+        log_msg(TRELLIS_LOG_ERROR, self->name,
+                "register_events: unknown event bits 0x%x (this host knows 0x%x)",
+                events & ~(unsigned)TRELLIS_EV_ALL, (unsigned)TRELLIS_EV_ALL);
+        return -1;
+    }
+    self->h.events |= events;
+    self->h.has_events = 1;
+    self->h.hint = fn;
+    return 0;
+}
+
 static void set_private(trellis_plugin *self, void *data, void (*free_fn)(void *))
 {
     if (self->priv_free && self->priv && self->priv != data)
@@ -313,6 +335,7 @@ static const trellis_host table = {
     .lookup_object = lookup_object,
     .foreach_object = foreach_object,
     .register_eviction_check = reg_eviction_check,
+    .register_events = reg_events,
 };
 
 const trellis_host *hostapi_table(void)

@@ -1,5 +1,5 @@
 /*
- * main.c - the trellis command line: schedule, validate, plugins.
+ * main.c - the trellis command line: schedule, validate, plugins, explain.
  *
  * Parses options, loads the config, opens the store and the scheduler,
  * and prints decisions. Exit status: 0 when every decision was made and
@@ -20,10 +20,12 @@
 #include "admin.h"
 #include "args.h"
 #include "cfg.h"
+#include "explain.h"
 #include "hostapi.h"
 #include "log.h"
 #include "output.h"
 #include "plugin.h"
+#include "run.h"
 #include "scheduler.h"
 #include "store_file.h"
 #include "util.h"
@@ -39,6 +41,8 @@ static void usage(FILE *f)
             "\n"
             "Commands:\n"
             "  schedule    schedule every pending workload once and write the bindings back\n"
+            "  run         run as a service: follow the state directory, schedule what is\n"
+            "              pending, bind, retry; serve /healthz /readyz /configz /metrics\n"
             "  validate    check a config: syntax, plugins, their arguments\n"
             "  plugins     list the plugins found in the plugin directories\n"
             "  taint TARGET key[=value][:Effect]   add a taint to a target (key[:Effect]- "
@@ -46,6 +50,8 @@ static void usage(FILE *f)
             "  drain TARGET      cordon a target and unbind every workload on it\n"
             "  uncordon TARGET   remove the cordon taint\n"
             "  deschedule  move workloads off targets holding more than their capacity\n"
+            "  explain [KIND/][NAMESPACE/]NAME   why a workload goes where it goes, or\n"
+            "              nowhere: every plugin's verdict on every target; writes nothing\n"
             "\n"
             "Options:\n"
             "  -c, --config FILE       config file (default %s)\n"
@@ -58,10 +64,11 @@ static void usage(FILE *f)
             "  -P, --plugin-dir DIR    search DIR for plugins first (repeatable; also\n"
             "                          TRELLIS_PLUGIN_PATH, colon separated)\n"
             "      --describe NAME     with 'plugins': print a plugin's arguments\n"
-            "      --profile NAME      the profile for taint, drain, uncordon, deschedule\n"
+            "      --profile NAME      the profile for taint, drain, uncordon, deschedule, explain\n"
             "                          (default: the first)\n"
             "      --budget N          deschedule: move at most N workloads (default 10)\n"
             "      --stats FILE        schedule: write timings and memory as JSON to FILE\n"
+            "      --listen ADDR:PORT  run: serve HTTP there instead of the config's http group\n"
             "  -v, --verbose           log more (repeat for debug)\n"
             "      --log-level LEVEL   error, warn, info or debug\n"
             "      --log-format FMT    text or json\n"
@@ -71,10 +78,12 @@ static void usage(FILE *f)
             "Examples:\n"
             "  trellis schedule --config /etc/trellis/kube.cfg --state ./cluster --dry-run\n"
             "  trellis schedule -c kube.cfg -s ./cluster -o json --explain\n"
+            "  trellis run -c /etc/trellis/trellis.cfg --listen 127.0.0.1:10259\n"
             "  trellis validate /etc/trellis/kube.cfg\n"
             "  trellis plugins --describe taint-toleration\n"
             "  trellis drain -c gardener.cfg -s ./garden aws-eu-1\n"
             "  trellis deschedule -c gardener.cfg -s ./garden --budget 5 --dry-run\n"
+            "  trellis explain -c kube.cfg -s ./cluster shop/search-indexer-0\n"
             "\n"
             "See trellis(1).\n",
             DEFAULT_CONFIG);
@@ -88,6 +97,7 @@ typedef struct opts {
     const char *describe;
     const char *profile;
     const char *stats;
+    const char *listen;
     long budget;
     char *pos[4]; /* positional arguments after the command */
     size_t n_pos;
@@ -106,7 +116,7 @@ static void add_dir(opts *o, char *d)
 static int parse(int argc, char **argv, opts *o)
 {
     enum { OPT_EXPLAIN = 256, OPT_DESCRIBE, OPT_LOG_LEVEL, OPT_LOG_FORMAT, OPT_PROFILE,
-           OPT_BUDGET, OPT_STATS };
+           OPT_BUDGET, OPT_STATS, OPT_LISTEN };
     static const struct option longopts[] = {
         {"config", required_argument, NULL, 'c'},
         {"state", required_argument, NULL, 's'},
@@ -119,6 +129,7 @@ static int parse(int argc, char **argv, opts *o)
         {"profile", required_argument, NULL, OPT_PROFILE},
         {"budget", required_argument, NULL, OPT_BUDGET},
         {"stats", required_argument, NULL, OPT_STATS},
+        {"listen", required_argument, NULL, OPT_LISTEN},
         {"verbose", no_argument, NULL, 'v'},
         {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
         {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
@@ -154,6 +165,7 @@ static int parse(int argc, char **argv, opts *o)
         case OPT_DESCRIBE: o->describe = optarg; break;
         case OPT_PROFILE: o->profile = optarg; break;
         case OPT_STATS: o->stats = optarg; break;
+        case OPT_LISTEN: o->listen = optarg; break;
         case OPT_BUDGET: {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -307,6 +319,7 @@ static int cmd_schedule(opts *o, int validate_only)
         return 2;
     }
     s.explain = o->explain;
+    s.progress = isatty(STDERR_FILENO);
     int rc = 0;
     if (sched_load(&s, st, err, sizeof err) < 0) {
         fprintf(stderr, "trellis: %s\n", err);
@@ -432,6 +445,56 @@ static int cmd_admin(opts *o)
         rc = 3;
     }
 out:
+    sched_close(&s);
+    if (st)
+        st->ops->destroy(st);
+    config_free(&c);
+    return rc;
+}
+
+/* explain: load the state as schedule does, through a dry-run store, and
+ * evaluate one workload against every target (explain.c). */
+static int cmd_explain(opts *o)
+{
+    if (o->n_pos != 1) {
+        fprintf(stderr, "trellis: explain: expected one workload: NAME, NAMESPACE/NAME or "
+                        "KIND/NAMESPACE/NAME\nTry 'trellis --help'.\n");
+        return 1;
+    }
+    char err[2048];
+    cfg c;
+    const char *file = o->config ? o->config : DEFAULT_CONFIG;
+    if (config_load(file, &c, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: %s\n", err);
+        return 2;
+    }
+    int rc = 0;
+    sched s;
+    store *st = NULL;
+    const char *dir = o->state ? o->state : c.store_path;
+    trellis_object *w;
+    profile *p;
+    if (sched_open(&s, &c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err) < 0 ||
+        (dir && !(st = store_file_open(dir, 1, err, sizeof err))) ||
+        (st && sched_load(&s, st, err, sizeof err) < 0)) {
+        fprintf(stderr, "trellis: %s\n", err);
+        rc = 2;
+    } else if (!dir) {
+        fprintf(stderr, "trellis: no state directory: give --state DIR or store.path in %s\n",
+                file);
+        rc = 1;
+    } else if (explain_find(&s, o->pos[0], o->profile, &w, &p, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: explain: %s\n", err);
+        rc = 1;
+    } else {
+        explain_result r;
+        explain_run(&s, p, w, &r);
+        if (o->output ? strcmp(o->output, "json") == 0 : !isatty(STDOUT_FILENO))
+            explain_print_json(stdout, &r);
+        else
+            explain_print_table(stdout, &r);
+        explain_free(&r);
+    }
     sched_close(&s);
     if (st)
         st->ops->destroy(st);
@@ -614,6 +677,12 @@ int main(int argc, char **argv)
     } else if (strcmp(o.cmd, "taint") == 0 || strcmp(o.cmd, "drain") == 0 ||
                strcmp(o.cmd, "uncordon") == 0 || strcmp(o.cmd, "deschedule") == 0) {
         rc = cmd_admin(&o);
+    } else if (strcmp(o.cmd, "run") == 0) {
+        run_opts ro = {o.config ? o.config : DEFAULT_CONFIG, o.state, o.dirs, o.n_dirs,
+                       o.parallelism, o.listen};
+        rc = run_main(&ro);
+    } else if (strcmp(o.cmd, "explain") == 0) {
+        rc = cmd_explain(&o);
     } else if (strcmp(o.cmd, "help") == 0) {
         usage(stdout);
         rc = 0;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "hostapi.h"
+#include "object.h"
 #include "util.h"
 
 void registry_init(registry *r)
@@ -255,7 +256,49 @@ const char *registry_hook_names(const trellis_plugin *pl, char *buf, size_t len)
     HOOK(post_bind, "post-bind")
     HOOK(eviction_check, "eviction-check")
 #undef HOOK
+    if (h->has_events) {
+        static const char *const ev_names[] = {"target-add",    "target-update",   "target-delete",
+                                               "workload-gone", "workload-update", "other"};
+        int any = 0;
+
+        sb_printf(&b, "%sevents(", b.len ? "," : "");
+        for (size_t i = 0; i < sizeof ev_names / sizeof *ev_names; i++)
+            if (h->events & (1u << i)) {
+                sb_printf(&b, "%s%s", any ? "," : "", ev_names[i]);
+                any = 1;
+            }
+        sb_printf(&b, "%s)", any ? "" : "none");
+    }
     snprintf(buf, len, "%s", b.s ? b.s : "-");
     sb_free(&b);
     return buf;
+}
+
+/* Whether o's prepare failed for pl: the plugin then rejected o as a target
+ * (InvalidTarget) or as a workload, whatever the change. */
+static int prepare_failed(const trellis_plugin *pl, const trellis_object *o)
+{
+    return o && o->failed && pl->slot >= 0 && (size_t)pl->slot < o->naux && o->failed[pl->slot];
+}
+
+int plugin_event_concerns(const trellis_plugin *pl, const trellis_object *w, unsigned event,
+                          const trellis_object *old_obj, const trellis_object *new_obj)
+{
+    const plugin_hooks *h = &pl->h;
+
+    if (!h->has_events)
+        return 1;
+    /* one known bit; the workload's own change always requeues it */
+    if (event == 0 || (event & (event - 1)) || (event & ~(unsigned)TRELLIS_EV_ALL) ||
+        event == TRELLIS_EV_WORKLOAD_UPDATE)
+        return 1;
+    if (!(h->events & event))
+        return 0;
+    /* a malformed object the change may have repaired: the plugin's
+     * prepared data cannot tell "rejected" from "absent" there */
+    if (prepare_failed(pl, w) || prepare_failed(pl, old_obj))
+        return 1;
+    if (!h->hint)
+        return 1;
+    return h->hint((trellis_plugin *)pl, w, event, old_obj, new_obj) != TRELLIS_QUEUE_SKIP;
 }

@@ -7,7 +7,9 @@
  * arguments, runs init, and records the hooks init registered. Instances
  * that prepare per-object data get a slot in every object's aux array;
  * instances that declare counters get a range of the per-workload counter
- * vector. Modules are never dlclose()d while the host runs.
+ * vector. Modules are never dlclose()d while the host runs. The registry
+ * also answers, for a long-running host, whether a store change concerns a
+ * plugin that rejected a workload (the plugin's queueing hint).
  */
 #ifndef TRELLIS_PLUGIN_REGISTRY_H
 #define TRELLIS_PLUGIN_REGISTRY_H
@@ -45,6 +47,12 @@ typedef struct plugin_hooks {
     trellis_bind_fn pre_bind, bind;
     trellis_post_bind_fn post_bind;
     trellis_eviction_fn eviction_check;
+    /* queueing hints: has_events is 0 until register_events is called (the
+     * plugin is then concerned by every event); events is the OR of the
+     * registered masks, hint the last function given (NULL: always) */
+    unsigned events;
+    int has_events;
+    trellis_hint_fn hint;
 } plugin_hooks;
 
 struct trellis_plugin {
@@ -92,8 +100,19 @@ int registry_open_file(const char *path, plugin_module *m, char *err,
 int registry_instantiate(registry *r, plugin_module *m, struct profile *p,
                          const cfg_plugin *pc, const char *cfg_file,
                          trellis_plugin **out, char *err, size_t errlen);
-/* Names of the hooks an instance registered, comma separated, into buf. */
+/* Names of the hooks an instance registered, comma separated, into buf;
+ * registered events last, as "events(target-add,target-update)". */
 const char *registry_hook_names(const trellis_plugin *pl, char *buf,
                                 size_t len);
+
+/* 1 when this change might let w fit for a plugin that rejected it (its
+ * pre_filter or filter), 0 when it certainly does not. event is one
+ * TRELLIS_EV_* bit; old_obj / new_obj as trellis_hint_fn has them, prepared.
+ * No registration: 1. TRELLIS_EV_WORKLOAD_UPDATE, an unknown event, or an
+ * old_obj (or w) whose prepare failed for this plugin: 1. Event not in the
+ * plugin's mask: 0. No hint function: 1. Otherwise the hint's answer. Main
+ * thread. Ownership of every argument is retained by the caller. */
+int plugin_event_concerns(const trellis_plugin *pl, const trellis_object *w, unsigned event,
+                          const trellis_object *old_obj, const trellis_object *new_obj);
 
 #endif

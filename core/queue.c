@@ -212,17 +212,26 @@ void queue_retry_now(queue *q, qitem *it)
     to_active(q, it);
 }
 
-static void move_unschedulable(queue *q, uint64_t now_ms, int only_expired)
+typedef struct deadline {
+    uint64_t now_ms, max_ms;
+} deadline;
+
+static int expired(void *ud, qitem *it)
 {
-    size_t i = 0;
+    const deadline *d = ud;
+    return d->now_ms - it->unsched_ms >= d->max_ms;
+}
+
+size_t queue_move_if(queue *q, uint64_t now_ms, int (*pred)(void *ud, qitem *it), void *ud)
+{
+    size_t i = 0, moved = 0;
     hmap_slot *s;
     while ((s = hmap_next(&q->items, &i))) {
         qitem *it = s->val;
-        if (it->state != Q_UNSCHEDULABLE)
-            continue;
-        if (only_expired && now_ms - it->unsched_ms < q->max_unschedulable_ms)
+        if (it->state != Q_UNSCHEDULABLE || (pred && !pred(ud, it)))
             continue;
         detach(q, it);
+        moved++;
         if (it->ready_ms <= now_ms) {
             to_active(q, it);
         } else {
@@ -230,16 +239,33 @@ static void move_unschedulable(queue *q, uint64_t now_ms, int only_expired)
             hpush(q, &q->backoff, it);
         }
     }
+    return moved;
 }
 
 void queue_move_all(queue *q, uint64_t now_ms)
 {
-    move_unschedulable(q, now_ms, 0);
+    queue_move_if(q, now_ms, NULL, NULL);
 }
 
 void queue_flush_unschedulable(queue *q, uint64_t now_ms)
 {
-    move_unschedulable(q, now_ms, 1);
+    deadline d = {now_ms, q->max_unschedulable_ms};
+    queue_move_if(q, now_ms, expired, &d);
+}
+
+qitem *queue_find(const queue *q, const trellis_object *w)
+{
+    char *key = xasprintf("%s/%s", w->kind, w->key);
+    qitem *it = hmap_get(&q->items, key);
+    free(key);
+    return it;
+}
+
+void queue_counts(const queue *q, size_t *active, size_t *backoff, size_t *unschedulable)
+{
+    *active = q->active.n;
+    *backoff = q->backoff.n;
+    *unschedulable = q->n_unschedulable;
 }
 
 qitem *queue_take(queue *q, trellis_object *w, uint64_t now_ms)
@@ -257,9 +283,7 @@ qitem *queue_take(queue *q, trellis_object *w, uint64_t now_ms)
 
 void queue_delete(queue *q, const trellis_object *w)
 {
-    char *key = xasprintf("%s/%s", w->kind, w->key);
-    qitem *it = hmap_get(&q->items, key);
-    free(key);
+    qitem *it = queue_find(q, w);
     if (!it || it->state == Q_IN_FLIGHT)
         return;
     detach(q, it);

@@ -20,6 +20,7 @@
 #include "object.h"
 
 enum { Q_ACTIVE = 1, Q_BACKOFF, Q_UNSCHEDULABLE, Q_IN_FLIGHT };
+#define QUEUE_REJ_ANY (1ull << 63)
 
 typedef struct qitem {
     trellis_object *w; /* one reference */
@@ -30,6 +31,9 @@ typedef struct qitem {
     uint64_t unsched_ms; /* when it entered the unschedulable pool */
     int state;
     size_t hidx;
+    /* why it is unschedulable: bit i = the profile's plugin i rejected it
+     * (QUEUE_REJ_ANY: anything may help), for queueing hints */
+    uint64_t rejectors;
 } qitem;
 
 typedef struct qheap {
@@ -68,6 +72,13 @@ void queue_retry_now(queue *q, qitem *it);
 /* Something changed: unschedulable workloads go to backoff, or to active
  * when their backoff has passed. */
 void queue_move_all(queue *q, uint64_t now_ms);
+/* Move the unschedulable workloads pred accepts (all when pred is NULL)
+ * to backoff, or to active when their backoff has passed; the number
+ * moved. */
+size_t queue_move_if(queue *q, uint64_t now_ms, int (*pred)(void *ud, qitem *it), void *ud);
+/* The item of w in any state, or NULL. */
+qitem *queue_find(const queue *q, const trellis_object *w);
+void queue_counts(const queue *q, size_t *active, size_t *backoff, size_t *unschedulable);
 /* Move workloads that waited longer than max_unschedulable_ms. */
 void queue_flush_unschedulable(queue *q, uint64_t now_ms);
 /* Queue w if needed and take exactly its item out, in flight (for

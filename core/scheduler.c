@@ -5,12 +5,14 @@
 
 #include "scheduler.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "metrics.h"
 #include "util.h"
 
 static int less_adapter(void *ud, const trellis_object *a, uint64_t as,
@@ -69,6 +71,13 @@ int sched_open(sched *s, cfg *c, char *const *extra_dirs, size_t n_extra, int pa
     hmap_init(&s->dec_by_key);
     hmap_init(&s->by_id);
     cycle_init(&s->cycle);
+    /* recursive: a post-bind run from process_waiting may allow another
+     * waiting workload */
+    pthread_mutexattr_t ma;
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&s->wait_mu, &ma);
+    pthread_mutexattr_destroy(&ma);
     size_t nd = n_extra + c->n_plugin_dirs + 1;
     char **dirs = xcalloc(nd, sizeof *dirs);
     size_t k = 0;
@@ -204,13 +213,65 @@ static char *id_key(const char *kind, const char *ns, const char *name)
     return xasprintf("%s/%s/%s", kind, ns ? ns : "", name);
 }
 
+/* by_id entry: the object's place in s->objects */
+typedef struct idx_entry {
+    char *key;
+    size_t pos;
+} idx_entry;
+
+/* Add o to the index, or put it in the place of the object of the same
+ * identity. */
+static void index_set(sched *s, trellis_object *o)
+{
+    char *k = id_key(o->kind, o->namespace_, o->name);
+    idx_entry *e = hmap_get(&s->by_id, k);
+    if (e) {
+        free(k);
+        object_unref(s->objects[e->pos]);
+        s->objects[e->pos] = object_ref(o);
+        s->n_replaced++;
+        return;
+    }
+    e = xcalloc(1, sizeof *e);
+    e->key = k;
+    e->pos = s->n_objects;
+    hmap_put(&s->by_id, e->key, e);
+    grow(&s->objects, &s->cap_objects, s->n_objects + 1, sizeof *s->objects);
+    s->objects[s->n_objects++] = object_ref(o);
+}
+
+/* Drop the object of o's identity; the others keep store order. */
+static void index_del(sched *s, const trellis_object *o)
+{
+    char *k = id_key(o->kind, o->namespace_, o->name);
+    idx_entry *e = hmap_del(&s->by_id, k);
+    free(k);
+    if (!e)
+        return;
+    object_unref(s->objects[e->pos]);
+    s->n_replaced++;
+    memmove(s->objects + e->pos, s->objects + e->pos + 1,
+            (s->n_objects - e->pos - 1) * sizeof *s->objects);
+    s->n_objects--;
+    for (size_t i = e->pos; i < s->n_objects; i++) {
+        const trellis_object *m = s->objects[i];
+        char *mk = id_key(m->kind, m->namespace_, m->name);
+        idx_entry *me = hmap_get(&s->by_id, mk);
+        free(mk);
+        if (me)
+            me->pos = i;
+    }
+    free(e->key);
+    free(e);
+}
+
 const trellis_object *sched_lookup(const sched *s, const char *kind, const char *ns,
                                    const char *name)
 {
     char *k = id_key(kind, ns, name);
-    const trellis_object *o = hmap_get(&s->by_id, k);
+    const idx_entry *e = hmap_get(&s->by_id, k);
     free(k);
-    return o;
+    return e ? s->objects[e->pos] : NULL;
 }
 
 int sched_foreach(const sched *s, const char *kind, const char *ns,
@@ -311,6 +372,21 @@ static void run_eviction_checks(sched *s)
     }
 }
 
+/* For the one-shot report. */
+static void record_eviction(sched *s, const trellis_object *w, const cache_target *ct,
+                            const trellis_plugin *pl, const trellis_status *st)
+{
+    s->evictions = xrealloc(s->evictions, (s->n_evictions + 1) * sizeof *s->evictions);
+    eviction *ev = &s->evictions[s->n_evictions++];
+    ev->workload.kind = xstrdup(w->kind);
+    ev->workload.namespace_ = xstrdup(w->namespace_);
+    ev->workload.name = xstrdup(w->name);
+    ev->target = xstrdup(ct->name);
+    ev->plugin = xstrdup(pl->name);
+    ev->code = xstrdup(st->reason);
+    ev->reason = xstrdup(st->message);
+}
+
 /* Clear a bound workload's binding, take it off every target it counts on
  * and queue it again. */
 static void evict_bound(sched *s, profile *p, trellis_object *w, cache_target *ct,
@@ -322,17 +398,10 @@ static void evict_bound(sched *s, profile *p, trellis_object *w, cache_target *c
         log_error("cannot evict %s %s from %s: %s", w->kind, w->key, ct->name, err);
         return;
     }
-    s->evictions = xrealloc(s->evictions, (s->n_evictions + 1) * sizeof *s->evictions);
-    eviction *ev = &s->evictions[s->n_evictions++];
-    ev->workload.kind = xstrdup(w->kind);
-    ev->workload.namespace_ = xstrdup(w->namespace_);
-    ev->workload.name = xstrdup(w->name);
-    ev->target = xstrdup(ct->name);
-    ev->plugin = xstrdup(pl->name);
-    ev->code = xstrdup(st->reason);
-    ev->reason = xstrdup(st->message);
     log_info("plugin %s: evicted %s %s from %s: %s", pl->name, w->kind, w->key, ct->name,
              st->message);
+    if (!s->run_mode)
+        record_eviction(s, w, ct, pl, st);
     cache_workload *cw = cache_get_workload(&s->cache, w);
     if (cw) {
         for (size_t i = 0; i < cw->n_as;) {
@@ -348,7 +417,7 @@ static void evict_bound(sched *s, profile *p, trellis_object *w, cache_target *c
     }
     profile *sp = sched_profile_for(s, w);
     if (sp) {
-        queue_add(&sp->q, w, 0);
+        queue_add(&sp->q, w, s->now_ms);
         s->n_pending++;
     }
 }
@@ -370,15 +439,7 @@ int sched_load(sched *s, store *st, char *err, size_t errlen)
     s->n_manifest_errors = ms.n_errors;
     /* every object can be looked up by the plugins while they prepare */
     for (size_t i = 0; i < ms.n_objects; i++) {
-        trellis_object *o = ms.objects[i];
-        char *k = id_key(o->kind, o->namespace_, o->name);
-        if (hmap_get(&s->by_id, k)) {
-            free(k);
-            continue;
-        }
-        hmap_put(&s->by_id, k, o);
-        grow(&s->objects, &s->cap_objects, s->n_objects + 1, sizeof *s->objects);
-        s->objects[s->n_objects++] = object_ref(o);
+        index_set(s, ms.objects[i]);
     }
     /* targets first, so bound workloads find them */
     for (size_t i = 0; i < ms.n_objects; i++) {
@@ -402,7 +463,7 @@ int sched_load(sched *s, store *st, char *err, size_t errlen)
             continue;
         profile *p = sched_profile_for(s, o);
         if (p) {
-            queue_add(&p->q, o, 0);
+            queue_add(&p->q, o, s->now_ms);
             s->n_pending++;
         }
     }
@@ -432,8 +493,12 @@ static decision *decision_for(sched *s, trellis_object *w, profile *p)
     d = xcalloc(1, sizeof *d);
     d->w = object_ref(w);
     d->p = p;
-    grow(&s->decisions, &s->cap_dec, s->n_dec + 1, sizeof *s->decisions);
-    s->decisions[s->n_dec++] = d;
+    if (!s->run_mode) {
+        /* a one-shot run reports every decision at the end; a long
+         * run keeps one only while its workload is not placed */
+        grow(&s->decisions, &s->cap_dec, s->n_dec + 1, sizeof *s->decisions);
+        s->decisions[s->n_dec++] = d;
+    }
     /* the key is owned by the map entry; freed in sched_close */
     hmap_put(&s->dec_by_key, k, d);
     return d;
@@ -521,51 +586,178 @@ static void fail_assumed(sched *s, profile *p, trellis_cycle *c, decision *d, qi
     unreserve_all(p, c, it->w, &ct->t);
     cache_forget_assumed(&s->cache, it->w, ct);
     set_result(d, r, msg, NULL);
-    queue_requeue(&p->q, it, r == DEC_UNSCHEDULABLE, 0);
+    queue_requeue(&p->q, it, r == DEC_UNSCHEDULABLE, s->now_ms);
+}
+
+/* pre-bind and bind (and post-bind when post is set) for w on t. 0, or
+ * -1 with msg. Runs on the binding thread in the long-running host. */
+static int bind_hooks(profile *p, trellis_cycle *c, trellis_object *w,
+                      const struct trellis_target *t, int post, char *msg, size_t msglen)
+{
+    trellis_status st;
+    uint64_t on = metrics_enabled(), tp = on ? now_ns() : 0;
+    for (size_t k = 0; k < p->pre_bind.n; k++) {
+        trellis_plugin *pl = p->pre_bind.v[k];
+        memset(&st, 0, sizeof st);
+        uint64_t t0 = on ? now_ns() : 0;
+        int rc = pl->h.pre_bind(pl, c, w, t, &st);
+        framework_time_plugin(pl, "pre_bind", rc, t0);
+        if (rc != TRELLIS_SUCCESS) {
+            framework_time_point(p, "pre_bind", rc, tp);
+            return errf(msg, msglen, "plugin %s: pre-bind failed: %s", pl->name, st.message);
+        }
+    }
+    if (p->pre_bind.n)
+        framework_time_point(p, "pre_bind", TRELLIS_SUCCESS, tp);
+    tp = on ? now_ns() : 0;
+    int handled = 0;
+    for (size_t k = 0; k < p->bind.n && !handled; k++) {
+        trellis_plugin *pl = p->bind.v[k];
+        memset(&st, 0, sizeof st);
+        uint64_t t0 = on ? now_ns() : 0;
+        int rc = pl->h.bind(pl, c, w, t, &st);
+        framework_time_plugin(pl, "bind", rc, t0);
+        if (rc == TRELLIS_SKIP)
+            continue;
+        if (rc != TRELLIS_SUCCESS) {
+            framework_time_point(p, "bind", rc, tp);
+            return errf(msg, msglen, "plugin %s: bind failed: %s", pl->name, st.message);
+        }
+        handled = 1;
+    }
+    framework_time_point(p, "bind", handled ? TRELLIS_SUCCESS : TRELLIS_ERROR, tp);
+    if (!handled)
+        return errf(msg, msglen, "no bind plugin handled the workload");
+    for (size_t k = 0; post && k < p->post_bind.n; k++) {
+        trellis_plugin *pl = p->post_bind.v[k];
+        pl->h.post_bind(pl, c, w, t);
+    }
+    return 0;
+}
+
+static void record_event(sched *s, profile *p, const trellis_object *w, const char *type,
+                         const char *reason, const char *message, const char *codes);
+
+/* The binding landed: the assumption becomes a binding. */
+static void bind_done(sched *s, profile *p, decision *d, qitem *it, cache_target *ct)
+{
+    cache_finish_binding(&s->cache, it->w, ct);
+    set_result(d, DEC_SCHEDULED, NULL, ct->name);
+    free(d->nominated);
+    d->nominated = NULL;
+    if (s->run_mode) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "Successfully assigned %s to %s", it->w->key, ct->name);
+        log_info("%s %s: bound to %s", it->w->kind, it->w->key, ct->name);
+        if (p->cfg->events)
+            record_event(s, p, it->w, "Normal", "Scheduled", msg, NULL);
+    }
+    queue_done(&p->q, it);
 }
 
 static void bind_cycle(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it,
                        cache_target *ct)
 {
-    trellis_status st;
     char msg[1024];
-    const struct trellis_target *t = &ct->t;
-    for (size_t k = 0; k < p->pre_bind.n; k++) {
-        trellis_plugin *pl = p->pre_bind.v[k];
-        memset(&st, 0, sizeof st);
-        if (pl->h.pre_bind(pl, c, it->w, t, &st) != TRELLIS_SUCCESS) {
-            snprintf(msg, sizeof msg, "plugin %s: pre-bind failed: %s", pl->name, st.message);
-            fail_assumed(s, p, c, d, it, ct, DEC_ERROR, msg);
-            return;
+    if (bind_hooks(p, c, it->w, &ct->t, 1, msg, sizeof msg) < 0)
+        fail_assumed(s, p, c, d, it, ct, DEC_ERROR, msg);
+    else
+        bind_done(s, p, d, it, ct);
+}
+
+/* A binding cycle handed to the binding thread. The cycle's state (the
+ * plugins' slots and arena) moves with it, and the target is a copy:
+ * the main thread goes on changing the cache. */
+typedef struct bind_job {
+    sched *s;
+    profile *p;
+    decision *d;
+    qitem *it;
+    cache_target *ct;
+    trellis_cycle c;
+    struct trellis_target t;
+    int failed;
+    char msg[1024];
+    uint64_t t0;
+} bind_job;
+
+static bind_job *job_new(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it,
+                         cache_target *ct)
+{
+    bind_job *j = xcalloc(1, sizeof *j);
+    j->s = s;
+    j->p = p;
+    j->d = d;
+    j->it = it;
+    j->ct = ct;
+    cycle_init(&j->c);
+    j->c.p = p;
+    j->c.w = it->w;
+    j->c.slots = c->slots;
+    j->c.cap_plugins = c->cap_plugins;
+    j->c.arena = c->arena;
+    j->c.arena_cap = c->arena_cap;
+    j->c.arena_used = c->arena_used;
+    c->slots = xcalloc(c->cap_plugins ? c->cap_plugins : 1, sizeof *c->slots);
+    c->arena = NULL;
+    c->arena_cap = c->arena_used = 0;
+    j->t.obj = ct->t.obj ? object_ref(ct->t.obj) : NULL;
+    j->t.name = xstrdup(ct->name);
+    if (s->cache.n_counters) {
+        j->t.sums = xcalloc((size_t)s->cache.n_counters, sizeof *j->t.sums);
+        memcpy(j->t.sums, ct->t.sums, (size_t)s->cache.n_counters * sizeof *j->t.sums);
+    }
+    j->t.gen = ct->t.gen;
+    j->t0 = now_ns();
+    return j;
+}
+
+static void job_free(bind_job *j)
+{
+    cycle_free(&j->c);
+    if (j->t.obj)
+        object_unref(j->t.obj);
+    free((char *)j->t.name);
+    free(j->t.sums);
+    free(j);
+}
+
+/* The binding thread: pre-bind and bind every job, one store flush for
+ * the batch, then post-bind for those that landed. When the flush fails,
+ * a job landed if the store now holds its workload bound there. */
+static void run_jobs(void *ud, void **jobs, size_t n)
+{
+    sched *s = ud;
+    for (size_t i = 0; i < n; i++) {
+        bind_job *j = jobs[i];
+        j->failed = bind_hooks(j->p, &j->c, j->it->w, &j->t, 0, j->msg, sizeof j->msg) < 0;
+    }
+    char err[1024];
+    if (s->st->ops->flush(s->st, err, sizeof err) < 0) {
+        log_error("store: %s", err);
+        for (size_t i = 0; i < n; i++) {
+            bind_job *j = jobs[i];
+            if (j->failed)
+                continue;
+            const trellis_object *w = j->it->w;
+            trellis_object *now = s->st->ops->get(s->st, w->kind, w->namespace_, w->name);
+            const char *b =
+                now ? value_string(object_get(now, j->p->cfg->binding_field)) : NULL;
+            if (!b || strcmp(b, j->t.name) != 0) {
+                j->failed = 1;
+                snprintf(j->msg, sizeof j->msg, "binding not written: %.900s", err);
+            }
+            if (now)
+                object_unref(now);
         }
     }
-    int handled = 0;
-    for (size_t k = 0; k < p->bind.n && !handled; k++) {
-        trellis_plugin *pl = p->bind.v[k];
-        memset(&st, 0, sizeof st);
-        int rc = pl->h.bind(pl, c, it->w, t, &st);
-        if (rc == TRELLIS_SKIP)
-            continue;
-        if (rc != TRELLIS_SUCCESS) {
-            snprintf(msg, sizeof msg, "plugin %s: bind failed: %s", pl->name, st.message);
-            fail_assumed(s, p, c, d, it, ct, DEC_ERROR, msg);
-            return;
+    for (size_t i = 0; i < n; i++) {
+        bind_job *j = jobs[i];
+        for (size_t k = 0; !j->failed && k < j->p->post_bind.n; k++) {
+            trellis_plugin *pl = j->p->post_bind.v[k];
+            pl->h.post_bind(pl, &j->c, j->it->w, &j->t);
         }
-        handled = 1;
     }
-    if (!handled) {
-        fail_assumed(s, p, c, d, it, ct, DEC_ERROR, "no bind plugin handled the workload");
-        return;
-    }
-    for (size_t k = 0; k < p->post_bind.n; k++) {
-        trellis_plugin *pl = p->post_bind.v[k];
-        pl->h.post_bind(pl, c, it->w, t);
-    }
-    cache_finish_binding(&s->cache, it->w, ct);
-    set_result(d, DEC_SCHEDULED, NULL, ct->name);
-    free(d->nominated);
-    d->nominated = NULL;
-    queue_done(&p->q, it);
 }
 
 static void assume_and_bind(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it,
@@ -576,7 +768,7 @@ static void assume_and_bind(sched *s, profile *p, trellis_cycle *c, decision *d,
     char msg[1024];
     if (!ct) {
         set_result(d, DEC_ERROR, "the chosen target is not in the cache", NULL);
-        queue_requeue(&p->q, it, 0, 0);
+        queue_requeue(&p->q, it, 0, s->now_ms);
         return;
     }
     cache_assume(&s->cache, it->w, ct);
@@ -612,6 +804,7 @@ static void assume_and_bind(sched *s, profile *p, trellis_cycle *c, decision *d,
         return;
     }
     if (wait) {
+        pthread_mutex_lock(&s->wait_mu);
         grow(&s->waiting, &s->cap_waiting, s->n_waiting + 1, sizeof *s->waiting);
         waiting *wt = &s->waiting[s->n_waiting++];
         memset(wt, 0, sizeof *wt);
@@ -619,19 +812,26 @@ static void assume_and_bind(sched *s, profile *p, trellis_cycle *c, decision *d,
         wt->p = p;
         wt->it = it;
         wt->target = &ct->t;
-        wt->deadline_ms = wait_ms;
+        wt->deadline_ms = wait_ms ? s->now_ms + wait_ms : UINT64_MAX;
+        pthread_mutex_unlock(&s->wait_mu);
         set_result(d, DEC_PENDING, "waiting on permit", NULL);
         return;
     }
-    bind_cycle(s, p, c, d, it, ct);
+    if (s->binder) {
+        set_result(d, DEC_PENDING, "binding", NULL);
+        binder_push(s->binder, job_new(s, p, c, d, it, ct));
+    } else {
+        bind_cycle(s, p, c, d, it, ct);
+    }
 }
 
-/* Record a Kubernetes Event for a workload that could not be scheduled.
- * The name is derived from the workload and the message, so the same
- * failure read again in a later run is the same Event and is not written
- * twice. Reason codes per target go into an annotation for tools. */
-static void write_event(sched *s, profile *p, trellis_cycle *c, const trellis_object *w,
-                        const char *message)
+/* Record a Kubernetes Event about w. The name is derived from the
+ * workload, the reason and the message, so the same event again (in this
+ * run or a later one) is the same Event: its count goes up and its
+ * lastTimestamp moves, as kubectl shows it. codes (may be NULL) goes into
+ * an annotation for tools: the reason code per target. */
+static void record_event(sched *s, profile *p, const trellis_object *w, const char *type,
+                         const char *reason, const char *message, const char *codes)
 {
     char ts[32];
     time_t now = time(NULL);
@@ -639,29 +839,37 @@ static void write_event(sched *s, profile *p, trellis_cycle *c, const trellis_ob
     gmtime_r(&now, &tm);
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
     char basis[1024];
-    snprintf(basis, sizeof basis, "%s/%s/%s", w->kind, w->key, message);
+    snprintf(basis, sizeof basis, "%s/%s/%s/%s", w->kind, w->key, reason, message);
     char name[320];
-    snprintf(name, sizeof name, "%s.%016llx", w->name,
-             (unsigned long long)hmap_hash(basis));
-    strbuf codes;
-    sb_init(&codes);
-    for (size_t i = 0; i < c->n; i++) {
-        const trellis_plugin *who;
-        trellis_status st;
-        framework_explain(c, i, &who, &st);
-        sb_printf(&codes, "%s%s=%s", i ? "," : "", c->targets[i]->name, st.reason);
+    snprintf(name, sizeof name, "%s.%016llx", w->name, (unsigned long long)hmap_hash(basis));
+    const char *ns = *w->namespace_ ? w->namespace_ : "default";
+    char err[512];
+    trellis_object *old = s->st->ops->get(s->st, "Event", ns, name);
+    if (old) {
+        int64_t count = 1;
+        value_int(object_get(old, "count"), &count);
+        char cnt[32];
+        snprintf(cnt, sizeof cnt, "%lld", (long long)count + 1);
+        store_edit e[2] = {{"count", cnt, 1}, {"lastTimestamp", ts, 0}};
+        if (s->st->ops->patch(s->st, old, e, 2, err, sizeof err) < 0)
+            log_debug("event %s/%s: count not updated: %s", ns, name, err);
+        object_unref(old);
+        if (s->binder)
+            binder_request_flush(s->binder);
+        metrics_event_written(reason);
+        return;
     }
     json_object *ev = json_object_new_object();
     json_object_object_add(ev, "apiVersion", json_object_new_string("v1"));
     json_object_object_add(ev, "kind", json_object_new_string("Event"));
     json_object *md = json_object_new_object();
     json_object_object_add(md, "name", json_object_new_string(name));
-    json_object_object_add(md, "namespace",
-                           json_object_new_string(*w->namespace_ ? w->namespace_ : "default"));
-    json_object *ann = json_object_new_object();
-    json_object_object_add(ann, "trellis.io/reasons",
-                           json_object_new_string(codes.s ? codes.s : ""));
-    json_object_object_add(md, "annotations", ann);
+    json_object_object_add(md, "namespace", json_object_new_string(ns));
+    if (codes) {
+        json_object *ann = json_object_new_object();
+        json_object_object_add(ann, "trellis.io/reasons", json_object_new_string(codes));
+        json_object_object_add(md, "annotations", ann);
+    }
     json_object_object_add(ev, "metadata", md);
     json_object *inv = json_object_new_object();
     json_object_object_add(inv, "apiVersion", json_object_new_string(w->api_version));
@@ -670,9 +878,9 @@ static void write_event(sched *s, profile *p, trellis_cycle *c, const trellis_ob
     json_object_object_add(inv, "name", json_object_new_string(w->name));
     json_object_object_add(inv, "uid", json_object_new_string(w->uid));
     json_object_object_add(ev, "involvedObject", inv);
-    json_object_object_add(ev, "reason", json_object_new_string("FailedScheduling"));
+    json_object_object_add(ev, "reason", json_object_new_string(reason));
     json_object_object_add(ev, "message", json_object_new_string(message));
-    json_object_object_add(ev, "type", json_object_new_string("Warning"));
+    json_object_object_add(ev, "type", json_object_new_string(type));
     json_object *src = json_object_new_object();
     json_object_object_add(src, "component", json_object_new_string(p->cfg->name));
     json_object_object_add(ev, "source", src);
@@ -680,23 +888,62 @@ static void write_event(sched *s, profile *p, trellis_cycle *c, const trellis_ob
     json_object_object_add(ev, "count", json_object_new_int(1));
     json_object_object_add(ev, "firstTimestamp", json_object_new_string(ts));
     json_object_object_add(ev, "lastTimestamp", json_object_new_string(ts));
-    sb_free(&codes);
-    char err[512];
     trellis_object *o = object_new(ev, err, sizeof err);
     if (!o) {
         log_error("event for %s %s: %s", w->kind, w->key, err);
         return;
     }
-    if (sched_lookup(s, "Event", o->namespace_, o->name)) {
-        object_unref(o); /* recorded by an earlier run */
-        return;
-    }
     if (s->st->ops->create(s->st, o, err, sizeof err) < 0)
         log_warn("event for %s %s not written: %s", w->kind, w->key, err);
+    else
+        metrics_event_written(reason);
     object_unref(o);
+    if (s->binder)
+        binder_request_flush(s->binder);
 }
 
-static void schedule_one(sched *s, profile *p, qitem *it)
+/* FailedScheduling, with the reason code per target. */
+static void event_unschedulable(sched *s, profile *p, trellis_cycle *c, const trellis_object *w,
+                                const char *message)
+{
+    strbuf codes;
+    sb_init(&codes);
+    for (size_t i = 0; i < c->n; i++) {
+        const trellis_plugin *who;
+        trellis_status st;
+        framework_explain(c, i, &who, &st);
+        sb_printf(&codes, "%s%s=%s", i ? "," : "", c->targets[i]->name, st.reason);
+    }
+    record_event(s, p, w, "Warning", "FailedScheduling", message, codes.s ? codes.s : "");
+    sb_free(&codes);
+}
+
+/* Which plugins rejected the workload of an unschedulable cycle, for the
+ * queueing hints: a bit per plugin index, QUEUE_REJ_ANY when a change of
+ * any kind may help (no target at all, a target whose object a plugin
+ * could not read, more plugins than bits). */
+static uint64_t rejectors(const trellis_cycle *c)
+{
+    const profile *p = c->p;
+    uint64_t m = c->n ? 0 : QUEUE_REJ_ANY;
+    for (size_t i = 0; i < c->n; i++) {
+        int r = c->cands[i].rej;
+        int idx = -1;
+        if (r >= 0 && (size_t)r < p->filter.n)
+            idx = p->filter.v[r]->index;
+        else if (r == REJ_PRE_FILTER)
+            idx = c->pre_plugin;
+        if (idx >= 0 && idx < 63)
+            m |= 1ull << idx;
+        else if (r != REJ_EXCLUDED)
+            m |= QUEUE_REJ_ANY;
+    }
+    return m;
+}
+
+/* One scheduling cycle; the result for the metrics (a workload assumed
+ * and handed to binding counts as scheduled). */
+static dec_result schedule_one(sched *s, profile *p, qitem *it)
 {
     decision *d = decision_for(s, it->w, p);
     d->attempts++;
@@ -712,8 +959,8 @@ static void schedule_one(sched *s, profile *p, qitem *it)
         record_candidates(c, d);
     if (r == FW_ERROR) {
         set_result(d, DEC_ERROR, msg, NULL);
-        queue_requeue(&p->q, it, 0, 0);
-        return;
+        queue_requeue(&p->q, it, 0, s->now_ms);
+        return DEC_ERROR;
     }
     if (r == FW_UNSCHEDULABLE) {
         char *m = framework_unschedulable_message(c);
@@ -722,36 +969,49 @@ static void schedule_one(sched *s, profile *p, qitem *it)
         if (c->changed && d->attempts < s->max_attempts) {
             queue_retry_now(&p->q, it);
         } else {
+            if (s->run_mode)
+                log_info("%s %s: unschedulable: %s", it->w->kind, it->w->key, d->message);
             if (p->cfg->events)
-                write_event(s, p, c, it->w, d->message);
-            queue_requeue(&p->q, it, 1, 0);
+                event_unschedulable(s, p, c, it->w, d->message);
+            it->rejectors = rejectors(c);
+            queue_requeue(&p->q, it, 1, s->now_ms);
         }
-        return;
+        return DEC_UNSCHEDULABLE;
     }
     assume_and_bind(s, p, c, d, it, best);
+    return d->result == DEC_ERROR || d->result == DEC_UNSCHEDULABLE ? d->result
+                                                                      : DEC_SCHEDULED;
 }
 
 /* Bind workloads whose permit wait ended; with `final`, every wait ends
  * (a one-shot run has no later moment to allow them). */
 static void process_waiting(sched *s, int final)
 {
+    pthread_mutex_lock(&s->wait_mu);
     size_t k = 0;
     for (size_t i = 0; i < s->n_waiting; i++) {
         waiting *wt = &s->waiting[i];
         cache_target *ct = (cache_target *)wt->target;
         trellis_cycle *c = &s->cycle;
+        int timed_out = final || (s->run_mode && s->now_ms >= wt->deadline_ms);
         if (wt->allowed) {
             framework_cycle_reset(c, wt->p, wt->it->w);
             c->d = wt->d;
-            bind_cycle(s, wt->p, c, wt->d, wt->it, ct);
-        } else if (wt->rejected || final) {
+            if (s->binder)
+                binder_push(s->binder, job_new(s, wt->p, c, wt->d, wt->it, ct));
+            else
+                bind_cycle(s, wt->p, c, wt->d, wt->it, ct);
+        } else if (wt->rejected || timed_out) {
             char msg[512];
             if (wt->rejected)
                 snprintf(msg, sizeof msg, "rejected while waiting on permit: %s",
                          wt->reject_reason ? wt->reject_reason : "");
-            else
+            else if (final)
                 snprintf(msg, sizeof msg, "PermitTimeout: still waiting on permit when the "
                                           "run ended");
+            else
+                snprintf(msg, sizeof msg, "PermitTimeout: still waiting on permit after its "
+                                          "timeout");
             framework_cycle_reset(c, wt->p, wt->it->w);
             fail_assumed(s, wt->p, c, wt->d, wt->it, ct, DEC_UNSCHEDULABLE, msg);
         } else {
@@ -764,11 +1024,29 @@ static void process_waiting(sched *s, int final)
         wt->it = NULL; /* handled: sched_permit_set skips it */
     }
     s->n_waiting = k;
+    pthread_mutex_unlock(&s->wait_mu);
+}
+
+/* "1234/50000 workloads, 8123/s" on stderr, at most five times a second;
+ * done = SIZE_MAX ends the line. */
+static void show_progress(sched *s, size_t done, uint64_t t0, uint64_t *last)
+{
+    uint64_t t = now_ns();
+    if (done != SIZE_MAX && t - *last < 200000000ull)
+        return;
+    *last = t;
+    double secs = (double)(t - t0) / 1e9;
+    size_t n = done == SIZE_MAX ? s->n_cycles : done;
+    fprintf(stderr, "\r%zu/%zu workloads, %.0f/s ", n, s->n_pending,
+            secs > 0 ? (double)n / secs : 0.0);
+    if (done == SIZE_MAX)
+        fputc('\n', stderr);
+    fflush(stderr);
 }
 
 int sched_run_once(sched *s, char *err, size_t errlen)
 {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = now_ns(), last = t0;
     run_eviction_checks(s);
     for (;;) {
         int progress = 0;
@@ -785,12 +1063,16 @@ int sched_run_once(sched *s, char *err, size_t errlen)
             s->cycle_ns[s->n_cycles++] = dt > UINT32_MAX ? UINT32_MAX : (uint32_t)dt;
             if (s->n_waiting)
                 process_waiting(s, 0);
+            if (s->progress && (s->n_cycles & 255) == 0)
+                show_progress(s, s->n_cycles, t0, &last);
         }
         if (!progress)
             break;
     }
     process_waiting(s, 1);
     s->schedule_ns = now_ns() - t0;
+    if (s->progress && s->n_cycles >= 256)
+        show_progress(s, SIZE_MAX, t0, &last);
     if (s->st && s->st->ops->flush(s->st, err, errlen) < 0)
         return -1;
     return 0;
@@ -846,7 +1128,7 @@ int sched_deschedule(sched *s, profile *p, size_t budget, desched_fn report, voi
             const struct trellis_target *best = NULL;
             fw_result r = framework_schedule(p, c, w, 0, &best, msg, sizeof msg);
             c->exclude_name = NULL;
-            qitem *it = queue_take(&p->q, w, 0);
+            qitem *it = queue_take(&p->q, w, s->now_ms);
             if (r == FW_SCHEDULED && it) {
                 assume_and_bind(s, p, c, d, it, best);
                 if (d->result == DEC_SCHEDULED) {
@@ -925,7 +1207,7 @@ int sched_evict(trellis_cycle *c, const trellis_plugin *pl, const trellis_object
     sb_free(&from);
     profile *sp = sched_profile_for(s, v);
     if (sp)
-        queue_add(&sp->q, v, 0);
+        queue_add(&sp->q, v, s->now_ms);
     object_unref(v);
     c->changed = 1;
     return 0;
@@ -959,9 +1241,7 @@ int sched_create_target(trellis_cycle *c, const trellis_plugin *pl, const char *
     }
     prepare(s, o, 0);
     cache_set_target(&s->cache, o);
-    hmap_put(&s->by_id, id_key(o->kind, o->namespace_, o->name), o);
-    grow(&s->objects, &s->cap_objects, s->n_objects + 1, sizeof *s->objects);
-    s->objects[s->n_objects++] = object_ref(o);
+    index_set(s, o);
     decision *d = c->d;
     d->created = xrealloc(d->created, (d->n_created + 1) * sizeof *d->created);
     obj_id *id = &d->created[d->n_created++];
@@ -997,7 +1277,9 @@ int sched_permit_set(const trellis_plugin *pl, const char *ns, const char *name,
                      const char *reason)
 {
     sched *s = pl->profile->sched;
-    for (size_t i = 0; i < s->n_waiting; i++) {
+    pthread_mutex_lock(&s->wait_mu);
+    int rc = -1;
+    for (size_t i = 0; i < s->n_waiting && rc < 0; i++) {
         waiting *wt = &s->waiting[i];
         if (!wt->it)
             continue;
@@ -1010,10 +1292,11 @@ int sched_permit_set(const trellis_plugin *pl, const char *ns, const char *name,
                 free(wt->reject_reason);
                 wt->reject_reason = xstrdup(reason ? reason : "");
             }
-            return 0;
+            rc = 0;
         }
     }
-    return -1;
+    pthread_mutex_unlock(&s->wait_mu);
+    return rc;
 }
 
 static int dec_cmp(const void *a, const void *b)
@@ -1033,7 +1316,7 @@ void sched_sorted_decisions(sched *s)
         qsort(s->decisions, s->n_dec, sizeof *s->decisions, dec_cmp);
 }
 
-static void free_ids(obj_id *ids, size_t n)
+void obj_ids_free(obj_id *ids, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         free(ids[i].kind);
@@ -1041,6 +1324,32 @@ static void free_ids(obj_id *ids, size_t n)
         free(ids[i].name);
     }
     free(ids);
+}
+
+/* Give o's prepared data back to the plugins and drop the reference
+ * s->prepared held. */
+static void unprepare(sched *s, trellis_object *o)
+{
+    for (size_t j = 0; j < s->reg.n_inst && o->aux; j++) {
+        trellis_plugin *pl = s->reg.inst[j];
+        if (pl->slot >= 0 && (size_t)pl->slot < o->naux && o->aux[pl->slot]) {
+            if (pl->h.release)
+                pl->h.release(pl, o->aux[pl->slot]);
+            o->aux[pl->slot] = NULL;
+        }
+    }
+    object_unref(o);
+}
+
+static void decision_free(decision *d)
+{
+    set_result(d, DEC_PENDING, NULL, NULL);
+    free_cands(d);
+    obj_ids_free(d->evicted, d->n_evicted);
+    obj_ids_free(d->created, d->n_created);
+    free(d->nominated);
+    object_unref(d->w);
+    free(d);
 }
 
 void sched_close(sched *s)
@@ -1059,25 +1368,28 @@ void sched_close(sched *s)
         free(ev->reason);
     }
     free(s->evictions);
-    for (size_t i = 0; i < s->n_dec; i++) {
-        decision *d = s->decisions[i];
-        set_result(d, DEC_PENDING, NULL, NULL);
-        free_cands(d);
-        free_ids(d->evicted, d->n_evicted);
-        free_ids(d->created, d->n_created);
-        free(d->nominated);
-        object_unref(d->w);
-        free(d);
+    sched_stop(s);
+    for (size_t k = 0; k < s->n_deferred; k++) {
+        if (s->deferred[k].old_obj)
+            object_unref(s->deferred[k].old_obj);
+        if (s->deferred[k].new_obj)
+            object_unref(s->deferred[k].new_obj);
     }
+    free(s->deferred);
     free(s->decisions);
     size_t i = 0;
     hmap_slot *sl;
-    while ((sl = hmap_next(&s->dec_by_key, &i)))
+    while ((sl = hmap_next(&s->dec_by_key, &i))) {
+        decision_free(sl->val);
         free((char *)sl->key);
+    }
     hmap_free(&s->dec_by_key);
     i = 0;
-    while ((sl = hmap_next(&s->by_id, &i)))
-        free((char *)sl->key);
+    while ((sl = hmap_next(&s->by_id, &i))) {
+        idx_entry *e = sl->val;
+        free(e->key);
+        free(e);
+    }
     hmap_free(&s->by_id);
     for (size_t k = 0; k < s->n_objects; k++)
         object_unref(s->objects[k]);
@@ -1098,21 +1410,338 @@ void sched_close(sched *s)
     cache_free(&s->cache);
     cycle_free(&s->cycle);
     /* prepared data goes back to the plugins that made it, before fini */
-    for (size_t k = 0; k < s->n_prepared; k++) {
-        trellis_object *o = s->prepared[k];
-        for (size_t j = 0; j < s->reg.n_inst && o->aux; j++) {
-            trellis_plugin *pl = s->reg.inst[j];
-            if (pl->slot >= 0 && (size_t)pl->slot < o->naux && o->aux[pl->slot]) {
-                if (pl->h.release)
-                    pl->h.release(pl, o->aux[pl->slot]);
-                o->aux[pl->slot] = NULL;
-            }
-        }
-        object_unref(o);
-    }
+    for (size_t k = 0; k < s->n_prepared; k++)
+        unprepare(s, s->prepared[k]);
     free(s->prepared);
     free(s->cycle_ns);
     registry_free(&s->reg);
     pool_free(s->pool);
+    pthread_mutex_destroy(&s->wait_mu);
     memset(s, 0, sizeof *s);
+}
+
+/* ---- the long-running host ---- */
+
+static void drop_decision(sched *s, const trellis_object *w)
+{
+    char *k = dec_key(w);
+    const char *stored = hmap_key(&s->dec_by_key, k);
+    decision *d = hmap_del(&s->dec_by_key, k);
+    free(k);
+    if (!d)
+        return;
+    free((char *)stored);
+    decision_free(d);
+}
+
+/* Release the prepared data of objects only s->prepared still holds. */
+static void sweep(sched *s)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < s->n_prepared; i++) {
+        trellis_object *o = s->prepared[i];
+        if (atomic_load(&o->refs) == 1)
+            unprepare(s, o);
+        else
+            s->prepared[k++] = o;
+    }
+    s->n_prepared = k;
+    s->n_replaced = 0;
+}
+
+typedef struct hint_ctx {
+    profile *p;
+    unsigned event;
+    const trellis_object *old_obj, *new_obj;
+} hint_ctx;
+
+/* May this change help the unschedulable workload of it? Asks the
+ * plugins that rejected it (kube-scheduler's queueing hints). */
+static int hint_pred(void *ud, qitem *it)
+{
+    const hint_ctx *h = ud;
+    if (it->rejectors & QUEUE_REJ_ANY)
+        return 1;
+    for (size_t i = 0; i < h->p->n_plugins && i < 63; i++)
+        if ((it->rejectors & (1ull << i)) &&
+            plugin_event_concerns(h->p->plugins[i], it->w, h->event, h->old_obj, h->new_obj))
+            return 1;
+    return 0;
+}
+
+/* Move back what a change may help, in p or (p NULL) in every profile. */
+static void move_on_event(sched *s, profile *only, unsigned event, const trellis_object *old_obj,
+                          const trellis_object *new_obj)
+{
+    for (size_t i = 0; i < s->n_profiles; i++) {
+        profile *p = &s->profiles[i];
+        if ((only && p != only) || !p->q.n_unschedulable)
+            continue;
+        hint_ctx h = {p, event, old_obj, new_obj};
+        size_t n = queue_move_if(&p->q, s->now_ms, hint_pred, &h);
+        if (n) {
+            const trellis_object *o = new_obj ? new_obj : old_obj;
+            log_debug("profile %s: %s %s changed: %zu unschedulable workload(s) queued again",
+                      p->cfg->name, o->kind, o->key, n);
+        }
+    }
+}
+
+static void apply_target(sched *s, trellis_object *old_obj, trellis_object *new_obj)
+{
+    const trellis_object *o = new_obj ? new_obj : old_obj;
+    if (new_obj) {
+        index_set(s, new_obj);
+        prepare(s, new_obj, 0);
+        cache_set_target(&s->cache, new_obj);
+    } else {
+        index_del(s, old_obj);
+        cache_remove_target(&s->cache, old_obj->kind, old_obj->name);
+    }
+    s->targets_changed = 1;
+    unsigned ev = !old_obj ? TRELLIS_EV_TARGET_ADD
+                           : !new_obj ? TRELLIS_EV_TARGET_DELETE : TRELLIS_EV_TARGET_UPDATE;
+    for (size_t i = 0; i < s->n_profiles; i++)
+        if (kind_matches(o, s->profiles[i].cfg->target_kind,
+                         s->profiles[i].cfg->target_api_version))
+            move_on_event(s, &s->profiles[i], ev, old_obj, new_obj);
+}
+
+/* 0 when the workload is in flight (being bound, or waiting on permit):
+ * the change waits until that ends. */
+static int apply_workload(sched *s, profile *own, trellis_object *old_obj,
+                          trellis_object *new_obj)
+{
+    trellis_object *o = new_obj ? new_obj : old_obj;
+    for (size_t i = 0; i < s->n_profiles; i++) {
+        qitem *it = queue_find(&s->profiles[i].q, o);
+        if (it && it->state == Q_IN_FLIGHT)
+            return 0;
+    }
+    int gone = 0; /* a target lost this workload: it has room now */
+    if (old_obj) {
+        cache_workload *cw = cache_get_workload(&s->cache, old_obj);
+        if (cw) {
+            for (size_t i = 0; i < cw->n_as && !gone; i++) {
+                const char *t = cw->as[i].target->name;
+                int kept = 0;
+                const cfg_profile *pc = own->cfg;
+                for (size_t k = 0; new_obj && k <= pc->n_also_counts && !kept; k++) {
+                    const char *b = value_string(
+                        object_get(new_obj, k ? pc->also_counts[k - 1] : pc->binding_field));
+                    kept = b && strcmp(b, t) == 0;
+                }
+                gone = !kept;
+            }
+            cache_remove_workload(&s->cache, old_obj);
+        }
+    }
+    if (new_obj) {
+        index_set(s, new_obj);
+        prepare(s, new_obj, 1);
+        add_assignments(s, own, new_obj);
+        const char *bound = value_string(object_get(new_obj, own->cfg->binding_field));
+        profile *sp = sched_profile_for(s, new_obj);
+        for (size_t i = 0; i < s->n_profiles; i++)
+            if ((bound && *bound) || &s->profiles[i] != sp)
+                queue_delete(&s->profiles[i].q, new_obj);
+        if (bound && *bound)
+            drop_decision(s, new_obj);
+        else if (sp)
+            queue_add(&sp->q, new_obj, s->now_ms);
+    } else {
+        index_del(s, old_obj);
+        for (size_t i = 0; i < s->n_profiles; i++)
+            queue_delete(&s->profiles[i].q, old_obj);
+        drop_decision(s, old_obj);
+    }
+    if (gone)
+        move_on_event(s, own, TRELLIS_EV_WORKLOAD_GONE, old_obj, NULL);
+    return 1;
+}
+
+void sched_on_change(void *ud, store_event_type type, trellis_object *old_obj,
+                     trellis_object *new_obj)
+{
+    sched *s = ud;
+    static const char *const names[] = {"", "added", "modified", "deleted"};
+    metrics_store_event(names[type]);
+    trellis_object *o = new_obj ? new_obj : old_obj;
+    char who[256];
+    log_debug("store: %s %s", object_describe(o, who, sizeof who), names[type]);
+    if (is_target_kind(s, o)) {
+        apply_target(s, old_obj, new_obj);
+        return;
+    }
+    profile *own = owner_for(s, o);
+    if (own) {
+        if (!apply_workload(s, own, old_obj, new_obj)) {
+            grow(&s->deferred, &s->cap_deferred, s->n_deferred + 1, sizeof *s->deferred);
+            struct change *c = &s->deferred[s->n_deferred++];
+            c->type = type;
+            c->old_obj = old_obj ? object_ref(old_obj) : NULL;
+            c->new_obj = new_obj ? object_ref(new_obj) : NULL;
+        }
+        return;
+    }
+    if (new_obj)
+        index_set(s, new_obj);
+    else
+        index_del(s, old_obj);
+    /* the host's own Events never help a workload fit */
+    if (strcmp(o->kind, "Event") != 0)
+        move_on_event(s, NULL, TRELLIS_EV_OTHER, old_obj, new_obj);
+}
+
+/* Changes that waited for a workload in flight, in order. */
+static void apply_deferred(sched *s)
+{
+    struct change *v = s->deferred;
+    size_t n = s->n_deferred;
+    if (!n)
+        return;
+    s->deferred = NULL;
+    s->n_deferred = s->cap_deferred = 0;
+    for (size_t i = 0; i < n; i++) {
+        sched_on_change(s, v[i].type, v[i].old_obj, v[i].new_obj);
+        if (v[i].old_obj)
+            object_unref(v[i].old_obj);
+        if (v[i].new_obj)
+            object_unref(v[i].new_obj);
+    }
+    free(v);
+}
+
+void sched_after_changes(sched *s)
+{
+    if (s->targets_changed) {
+        s->targets_changed = 0;
+        run_eviction_checks(s);
+    }
+    if (s->n_replaced && (s->n_replaced >= 1024 || s->n_replaced * 4 >= s->n_prepared))
+        sweep(s);
+}
+
+int sched_start(sched *s, char *err, size_t errlen)
+{
+    s->run_mode = 1;
+    s->binder = binder_start(run_jobs, s, err, errlen);
+    return s->binder ? 0 : -1;
+}
+
+int sched_step(sched *s)
+{
+    for (size_t i = 0; i < s->n_profiles; i++) {
+        profile *p = &s->profiles[i];
+        qitem *it = queue_pop(&p->q, s->now_ms);
+        if (!it)
+            continue;
+        uint64_t c0 = now_ns();
+        dec_result r = schedule_one(s, p, it);
+        metrics_attempt(p->cfg->name,
+                        r == DEC_SCHEDULED       ? "scheduled"
+                        : r == DEC_UNSCHEDULABLE ? "unschedulable"
+                                                 : "error",
+                        (double)(now_ns() - c0) / 1e9);
+        return 1;
+    }
+    return 0;
+}
+
+static void collect_from(sched *s, binder *b)
+{
+    size_t n;
+    void **jobs = binder_take_done(b, &n);
+    for (size_t i = 0; i < n; i++) {
+        bind_job *j = jobs[i];
+        const char *pname = j->p->cfg->name;
+        double secs = (double)(now_ns() - j->t0) / 1e9;
+        if (!j->failed) {
+            metrics_binding(pname, "success", secs);
+            trellis_object *w = object_ref(j->it->w);
+            bind_done(s, j->p, j->d, j->it, j->ct);
+            drop_decision(s, w);
+            object_unref(w);
+            s->n_bound_total++;
+        } else {
+            metrics_binding(pname, "error", secs);
+            metrics_bind_error(pname);
+            s->n_bind_errors++;
+            log_warn("%s %s: binding to %s failed: %s", j->it->w->kind, j->it->w->key,
+                     j->t.name, j->msg);
+            fail_assumed(s, j->p, &j->c, j->d, j->it, j->ct, DEC_ERROR, j->msg);
+        }
+        job_free(j);
+    }
+    free(jobs);
+    if (n)
+        apply_deferred(s);
+}
+
+void sched_collect(sched *s)
+{
+    if (s->binder)
+        collect_from(s, s->binder);
+}
+
+void sched_tick(sched *s)
+{
+    for (size_t i = 0; i < s->n_profiles; i++)
+        queue_flush_unschedulable(&s->profiles[i].q, s->now_ms);
+    if (s->n_waiting) {
+        process_waiting(s, 0);
+        apply_deferred(s);
+    }
+}
+
+uint64_t sched_next_due(const sched *s)
+{
+    uint64_t due = UINT64_MAX;
+    for (size_t i = 0; i < s->n_profiles; i++) {
+        const queue *q = &s->profiles[i].q;
+        if (q->active.n)
+            return s->now_ms;
+        uint64_t d = queue_next_due(q);
+        if (d < due)
+            due = d;
+        if (q->n_unschedulable) {
+            /* checked once a second (or sooner when the limit is short) */
+            uint64_t step = q->max_unschedulable_ms < 1000 ? q->max_unschedulable_ms : 1000;
+            if (s->now_ms + step < due)
+                due = s->now_ms + step;
+        }
+    }
+    for (size_t i = 0; i < s->n_waiting; i++) {
+        if (s->waiting[i].allowed || s->waiting[i].rejected)
+            return s->now_ms;
+        if (s->waiting[i].deadline_ms < due)
+            due = s->waiting[i].deadline_ms;
+    }
+    return due;
+}
+
+void sched_stop(sched *s)
+{
+    binder *b = s->binder;
+    if (!b)
+        return;
+    binder_stop(b); /* the bindings queued are finished */
+    s->binder = NULL;
+    collect_from(s, b);
+    binder_free(b);
+    char err[1024];
+    if (s->st && s->st->ops->flush(s->st, err, sizeof err) < 0)
+        log_error("store: %s", err);
+}
+
+void sched_report_metrics(const sched *s)
+{
+    if (!metrics_enabled())
+        return;
+    for (size_t i = 0; i < s->n_profiles; i++) {
+        size_t a, b, u;
+        queue_counts(&s->profiles[i].q, &a, &b, &u);
+        metrics_set_queue(s->profiles[i].cfg->name, a, b, u);
+    }
+    metrics_set_cache(s->cache.targets.len, s->cache.workloads.len, s->cache.n_assumed);
 }

@@ -9,6 +9,16 @@
  * algorithm, post-filter, assume, reserve, permit), then its binding cycle
  * (pre-bind, bind, post-bind; on failure unreserve and forget), and
  * finally flushes the store. Each workload attempted gets a decision.
+ *
+ * The long-running host (run.c) drives the same cycles differently:
+ * sched_start hands binding cycles to the binding thread (binder.c) and
+ * follows the store; sched_on_change applies each store change to the
+ * index, the cache and the queues (a changed target moves back the
+ * unschedulable workloads the plugins' queueing hints say it may help);
+ * sched_step runs one scheduling cycle; sched_collect finishes the
+ * bindings the binder is done with (success: the assumption becomes a
+ * binding; failure: unreserve, forget, back off); sched_tick moves
+ * workloads whose backoff or permit wait ended.
  */
 #ifndef TRELLIS_SCHEDULER_H
 #define TRELLIS_SCHEDULER_H
@@ -16,6 +26,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <pthread.h>
+
+#include "binder.h"
 #include "cache.h"
 #include "cfg.h"
 #include "framework.h"
@@ -74,6 +87,12 @@ typedef struct waiting {
     char *reject_reason;
 } waiting;
 
+/* a store change kept for later */
+struct change {
+    store_event_type type;
+    trellis_object *old_obj, *new_obj; /* one reference each, or NULL */
+};
+
 typedef struct sched {
     cfg *cfg;
     registry reg;
@@ -103,6 +122,18 @@ typedef struct sched {
     /* the duration of every scheduling + binding cycle, for --stats */
     uint32_t *cycle_ns;
     size_t n_cycles, cap_cycles;
+    /* one-shot: show progress (workloads done / total, rate) on stderr */
+    int progress;
+    /* long-running mode */
+    int run_mode;
+    uint64_t now_ms;     /* monotonic clock of the current loop turn */
+    binder *binder;      /* NULL: bind in the scheduling thread */
+    pthread_mutex_t wait_mu; /* waiting[]: permit_allow may come from the binder */
+    struct change *deferred; /* changes to workloads in flight, applied later */
+    size_t n_deferred, cap_deferred;
+    int targets_changed;  /* since the last sched_after_changes */
+    size_t n_replaced;    /* objects dropped since the last sweep */
+    size_t n_bound_total, n_bind_errors;
 } sched;
 
 /* Load every plugin and build the profiles. extra_dirs are searched before
@@ -116,6 +147,28 @@ int sched_load(sched *s, store *st, char *err, size_t errlen);
 int sched_run_once(sched *s, char *err, size_t errlen);
 void sched_close(sched *s);
 
+/* ---- the long-running host ---- */
+/* Bind on the binding thread from now on. 0, or -1 with err. */
+int sched_start(sched *s, char *err, size_t errlen);
+/* A store change (the store's dispatch callback; ud is the sched). */
+void sched_on_change(void *ud, store_event_type type, trellis_object *old_obj,
+                     trellis_object *new_obj);
+/* After a batch of changes: eviction checks when targets changed, and
+ * release of prepared data no longer referenced. */
+void sched_after_changes(sched *s);
+/* Run one scheduling cycle; 0 when no workload is ready. */
+int sched_step(sched *s);
+/* Finish the bindings the binder is done with. */
+void sched_collect(sched *s);
+/* Timers: unschedulable workloads waiting too long, permit timeouts. */
+void sched_tick(sched *s);
+/* The next time (now_ms clock) something is due, or UINT64_MAX. */
+uint64_t sched_next_due(const sched *s);
+/* Finish the bindings queued and stop the binding thread. */
+void sched_stop(sched *s);
+/* Queue and cache figures to the metrics. */
+void sched_report_metrics(const sched *s);
+
 /* Deschedule: for each target of p holding more workloads (by binding
  * field) than its capacity_field allows, move workloads (largest names
  * first) to other targets through the normal cycle with their current
@@ -127,6 +180,9 @@ typedef void (*desched_fn)(void *ud, const trellis_object *w, const char *from, 
                            const char *why);
 int sched_deschedule(sched *s, profile *p, size_t budget, desched_fn report, void *ud,
                      char *err, size_t errlen);
+
+/* Free n ids and the array. */
+void obj_ids_free(obj_id *ids, size_t n);
 
 /* decisions sorted by workload kind, namespace, name */
 void sched_sorted_decisions(sched *s);

@@ -6,7 +6,8 @@
  * object that has changed in the store since it was read is refused, never
  * applied over the change), creates objects (targets made by a post-filter,
  * events), and commits with flush. Stores that can follow changes offer
- * watch. The file store (store_file.c) is the embedded default; an etcd
+ * watch and dispatch. Every operation may be called from the binding
+ * thread as well as the main thread: a store locks what it shares. The file store (store_file.c) is the embedded default; an etcd
  * store and a Kubernetes API store implement the same operations.
  */
 #ifndef TRELLIS_STORE_H
@@ -26,7 +27,10 @@ typedef struct store_edit {
 } store_edit;
 
 typedef enum { STORE_ADDED = 1, STORE_MODIFIED, STORE_DELETED } store_event_type;
-typedef void (*store_watch_cb)(void *ud, store_event_type type, trellis_object *o);
+/* A change: old is NULL when added, new_obj NULL when deleted. Both are
+ * borrowed for the call (take a reference to keep one). */
+typedef void (*store_watch_cb)(void *ud, store_event_type type, trellis_object *old_obj,
+                               trellis_object *new_obj);
 
 typedef struct store_ops {
     const char *name;
@@ -45,8 +49,14 @@ typedef struct store_ops {
     /* Commit buffered writes. 0, or -1 with err listing what was not
      * written (nothing is lost: the rest is written). */
     int (*flush)(store *s, char *err, size_t errlen);
-    /* Follow changes; NULL when the store cannot. */
-    int (*watch)(store *s, store_watch_cb cb, void *ud, char *err, size_t errlen);
+    /* Follow changes: a descriptor that becomes readable when changes may
+     * be waiting, or -1 with err. NULL when the store cannot follow. */
+    int (*watch)(store *s, char *err, size_t errlen);
+    /* Deliver the changes waiting, made outside and by this store's own
+     * flushes (a written binding comes back as a modification), in order.
+     * Malformed documents are logged and skipped; the objects they held
+     * before stay. Returns the number of changes delivered. */
+    size_t (*dispatch)(store *s, store_watch_cb cb, void *ud);
     void (*destroy)(store *s);
 } store_ops;
 

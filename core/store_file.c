@@ -1,5 +1,14 @@
 /*
  * store_file.c - see store_file.h.
+ *
+ * Each file read is an fs_file with the hash of its content and the
+ * objects it holds; every object is indexed by "Kind/namespace/name". One
+ * routine (load_text) turns a file's text into objects for the first read,
+ * for a change seen by inotify and for the store's own writes: objects
+ * whose content is unchanged are kept (only their version and position
+ * move), changed ones become new objects, and the differences are queued as
+ * events for dispatch. A mutex guards everything, since the binding thread
+ * patches and flushes while the main thread dispatches.
  */
 #include "config.h"
 
@@ -8,13 +17,16 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "hmap.h"
+#include "log.h"
 #include "util.h"
 #include "writeback.h"
 
@@ -27,21 +39,46 @@ typedef struct fs_edit {
 
 typedef struct fs_file {
     char *path;
-    uint64_t hash; /* of the content as read */
-    int read_ok;
+    uint64_t hash; /* of the content as last read or written */
     fs_edit *edits;
     size_t n_edits, cap_edits;
+    trellis_object **objs; /* in file order; the index holds the references */
+    size_t n_objs, cap_objs;
 } fs_file;
+
+/* an indexed object; the entry owns its key and one reference */
+typedef struct fs_entry {
+    char *key;
+    trellis_object *o;
+    fs_file *f; /* NULL for a created object not written yet */
+} fs_entry;
+
+typedef struct fs_event {
+    store_event_type type;
+    trellis_object *old_obj, *new_obj; /* one reference each, or NULL */
+} fs_event;
+
+typedef struct fs_watch {
+    int wd;
+    char *dir;
+} fs_wd;
 
 typedef struct file_store {
     store base;
+    pthread_mutex_t mu;
     char *dir;
     fs_file **files;
     size_t n_files, cap_files;
-    hmap by_path;  /* path -> fs_file */
-    hmap objects;  /* "Kind/ns/name" -> trellis_object (reference) */
+    hmap by_path; /* path -> fs_file */
+    hmap objects; /* "Kind/ns/name" -> fs_entry */
     trellis_object **created;
     size_t n_created, cap_created;
+    fs_event *events; /* waiting for dispatch */
+    size_t n_events, cap_events;
+    manifest_set errors; /* malformed documents seen since the last dispatch */
+    int ino; /* inotify descriptor, -1 when not watching */
+    fs_wd *watches;
+    size_t n_watches, cap_watches;
 } file_store;
 
 static uint64_t hash_bytes(const char *s, size_t n)
@@ -103,80 +140,207 @@ static char *obj_key(const char *kind, const char *ns, const char *name)
     return xasprintf("%s/%s/%s", kind, ns ? ns : "", name);
 }
 
+static void add_error(manifest_set *ms, const char *file, int line, int doc, char *message)
+{
+    grow(&ms->errors, &ms->cap_errors, ms->n_errors + 1, sizeof *ms->errors);
+    manifest_error *me = &ms->errors[ms->n_errors++];
+    me->file = xstrdup(file);
+    me->line = line;
+    me->doc = doc;
+    me->message = message;
+}
+
+static void push_event(file_store *fs, store_event_type type, trellis_object *old_obj,
+                       trellis_object *new_obj)
+{
+    grow(&fs->events, &fs->cap_events, fs->n_events + 1, sizeof *fs->events);
+    fs_event *ev = &fs->events[fs->n_events++];
+    ev->type = type;
+    ev->old_obj = old_obj;
+    ev->new_obj = new_obj;
+}
+
+static fs_file *file_get(file_store *fs, const char *path)
+{
+    fs_file *f = hmap_get(&fs->by_path, path);
+    if (f)
+        return f;
+    f = xcalloc(1, sizeof *f);
+    f->path = xstrdup(path);
+    grow(&fs->files, &fs->cap_files, fs->n_files + 1, sizeof *fs->files);
+    fs->files[fs->n_files++] = f;
+    hmap_put(&fs->by_path, f->path, f);
+    return f;
+}
+
+static void file_free(fs_file *f)
+{
+    for (size_t j = 0; j < f->n_edits; j++) {
+        free(f->edits[j].path);
+        free(f->edits[j].value);
+    }
+    free(f->edits);
+    free(f->objs);
+    free(f->path);
+    free(f);
+}
+
+static void entry_drop(file_store *fs, fs_entry *e)
+{
+    hmap_del(&fs->objects, e->key);
+    free(e->key);
+    free(e);
+}
+
+/*
+ * Make f hold what text says (text NULL: the file is gone). Unchanged
+ * objects are kept with their new version and position; the differences
+ * are queued as events. When the text has malformed documents, objects no
+ * longer found are kept rather than deleted: the malformed document may be
+ * one of them. Errors go to errs.
+ */
+static void load_text(file_store *fs, fs_file *f, const char *text, size_t len,
+                      manifest_set *errs)
+{
+    manifest_set ms;
+    manifest_set_init(&ms);
+    uint64_t hash = 0;
+    if (text) {
+        hash = hash_bytes(text, len);
+        manifest_parse(f->path, text, len, &ms);
+    }
+    for (size_t i = 0; i < ms.n_errors; i++) {
+        grow(&errs->errors, &errs->cap_errors, errs->n_errors + 1, sizeof *errs->errors);
+        errs->errors[errs->n_errors++] = ms.errors[i];
+    }
+    int malformed = ms.n_errors > 0;
+    ms.n_errors = 0;
+    hmap claimed; /* key -> entry, for the objects of the new text */
+    hmap_init(&claimed);
+    trellis_object **objs = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t i = 0; i < ms.n_objects; i++) {
+        trellis_object *o = ms.objects[i];
+        char *k = obj_key(o->kind, o->namespace_, o->name);
+        fs_entry *e = hmap_get(&fs->objects, k);
+        fs_entry *first = e && e->f != f ? e : hmap_get(&claimed, k);
+        if (first) {
+            const trellis_object *prev = first->o;
+            add_error(errs, f->path, o->line, o->doc,
+                      xasprintf("document %d: %s %s%s%s is defined twice (first at %s:%d); "
+                                "this one is ignored",
+                                o->doc, o->kind, o->namespace_, *o->namespace_ ? "/" : "",
+                                o->name, prev->file ? prev->file : "(created)", prev->line));
+            free(k);
+            object_unref(o);
+            continue;
+        }
+        o->version = hash;
+        if (!e) {
+            e = xcalloc(1, sizeof *e);
+            e->key = k;
+            e->o = object_ref(o);
+            e->f = f;
+            hmap_put(&fs->objects, e->key, e);
+            push_event(fs, STORE_ADDED, NULL, o);
+        } else if (json_object_equal(e->o->root, o->root)) {
+            /* the same object: only where it is and its version moved */
+            free(k);
+            e->o->version = hash;
+            e->o->doc = o->doc;
+            e->o->item = o->item;
+            e->o->line = o->line;
+            object_unref(o);
+        } else {
+            free(k);
+            push_event(fs, STORE_MODIFIED, e->o, o);
+            e->o = object_ref(o);
+        }
+        hmap_put(&claimed, e->key, e);
+        grow(&objs, &cap, n + 1, sizeof *objs);
+        objs[n++] = e->o;
+    }
+    for (size_t i = 0; i < f->n_objs; i++) {
+        trellis_object *old = f->objs[i];
+        char *k = obj_key(old->kind, old->namespace_, old->name);
+        fs_entry *e = hmap_get(&fs->objects, k);
+        free(k);
+        if (!e || hmap_get(&claimed, e->key))
+            continue;
+        if (malformed && text) {
+            grow(&objs, &cap, n + 1, sizeof *objs);
+            objs[n++] = old;
+            continue;
+        }
+        push_event(fs, STORE_DELETED, e->o, NULL);
+        entry_drop(fs, e);
+    }
+    hmap_free(&claimed);
+    free(f->objs);
+    f->objs = objs;
+    f->n_objs = n;
+    f->cap_objs = cap;
+    f->hash = hash;
+    ms.n_objects = 0; /* each reference went to an event or was dropped */
+    manifest_set_free(&ms);
+}
+
+static void drop_events(file_store *fs)
+{
+    for (size_t i = 0; i < fs->n_events; i++) {
+        if (fs->events[i].old_obj)
+            object_unref(fs->events[i].old_obj);
+        if (fs->events[i].new_obj)
+            object_unref(fs->events[i].new_obj);
+    }
+    fs->n_events = 0;
+}
+
 static int fs_list(store *s, manifest_set *out, char *err, size_t errlen)
 {
     file_store *fs = (file_store *)s;
     char **paths = NULL;
     size_t n = 0, cap = 0;
-    if (walk(fs->dir, &paths, &n, &cap, err, errlen) < 0) {
-        for (size_t i = 0; i < n; i++)
-            free(paths[i]);
-        free(paths);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        fs_file *f = xcalloc(1, sizeof *f);
-        f->path = paths[i];
-        grow(&fs->files, &fs->cap_files, fs->n_files + 1, sizeof *fs->files);
-        fs->files[fs->n_files++] = f;
-        hmap_put(&fs->by_path, f->path, f);
+    int rc = walk(fs->dir, &paths, &n, &cap, err, errlen);
+    pthread_mutex_lock(&fs->mu);
+    for (size_t i = 0; i < n && rc == 0; i++) {
         size_t len;
         char rerr[512];
-        char *text = read_file(f->path, &len, rerr, sizeof rerr);
-        size_t before = out->n_objects;
+        char *text = read_file(paths[i], &len, rerr, sizeof rerr);
         if (!text) {
-            grow(&out->errors, &out->cap_errors, out->n_errors + 1, sizeof *out->errors);
-            manifest_error *me = &out->errors[out->n_errors++];
-            me->file = xstrdup(f->path);
-            me->line = 0;
-            me->doc = 0;
-            me->message = xstrdup(rerr);
+            add_error(out, paths[i], 0, 0, xstrdup(rerr));
             continue;
         }
-        f->hash = hash_bytes(text, len);
-        f->read_ok = 1;
-        manifest_parse(f->path, text, len, out);
+        load_text(fs, file_get(fs, paths[i]), text, len, out);
         free(text);
-        /* index the new objects; a second object with the same identity is
-         * an error, reported and skipped (the first one stays) */
-        size_t w = before;
-        for (size_t j = before; j < out->n_objects; j++) {
-            trellis_object *o = out->objects[j];
-            char *k = obj_key(o->kind, o->namespace_, o->name);
-            trellis_object *prev = hmap_get(&fs->objects, k);
-            if (prev) {
-                grow(&out->errors, &out->cap_errors, out->n_errors + 1, sizeof *out->errors);
-                manifest_error *me = &out->errors[out->n_errors++];
-                me->file = xstrdup(o->file ? o->file : f->path);
-                me->line = o->line;
-                me->doc = o->doc;
-                me->message = xasprintf("document %d: %s %s%s%s is defined twice (first at "
-                                        "%s:%d); this one is ignored",
-                                        o->doc, o->kind, o->namespace_,
-                                        *o->namespace_ ? "/" : "", o->name, prev->file,
-                                        prev->line);
-                free(k);
-                object_unref(o);
-                continue;
-            }
-            /* the key string lives in the map: keep it with the object */
-            hmap_put(&fs->objects, k, object_ref(o));
-            o->version = f->hash;
-            out->objects[w++] = o;
-        }
-        out->n_objects = w;
     }
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
     free(paths);
-    return 0;
+    /* the first read: everything is an addition, in store order */
+    for (size_t i = 0; i < fs->n_events; i++) {
+        fs_event *ev = &fs->events[i];
+        if (ev->type == STORE_ADDED) {
+            grow(&out->objects, &out->cap_objects, out->n_objects + 1, sizeof *out->objects);
+            out->objects[out->n_objects++] = ev->new_obj;
+            ev->new_obj = NULL;
+        }
+    }
+    drop_events(fs);
+    pthread_mutex_unlock(&fs->mu);
+    return rc;
 }
 
 static trellis_object *fs_get(store *s, const char *kind, const char *ns, const char *name)
 {
     file_store *fs = (file_store *)s;
     char *k = obj_key(kind, ns, name);
-    trellis_object *o = hmap_get(&fs->objects, k);
+    pthread_mutex_lock(&fs->mu);
+    fs_entry *e = hmap_get(&fs->objects, k);
+    trellis_object *o = e ? object_ref(e->o) : NULL;
+    pthread_mutex_unlock(&fs->mu);
     free(k);
-    return o ? object_ref(o) : NULL;
+    return o;
 }
 
 /* A field edit must be placeable: every parent on the path a map (or
@@ -209,19 +373,15 @@ static int check_edit(const trellis_object *o, const char *path, int raw, char *
     return 0;
 }
 
-static int fs_patch(store *s, const trellis_object *o, const store_edit *edits, size_t n,
-                    char *err, size_t errlen)
+static int patch_locked(file_store *fs, const trellis_object *o, const store_edit *edits,
+                        size_t n, char *err, size_t errlen)
 {
-    for (size_t i = 0; i < n; i++)
-        if (check_edit(o, edits[i].path, edits[i].raw, err, errlen) < 0)
-            return -1;
-    file_store *fs = (file_store *)s;
     fs_file *f = o->file ? hmap_get(&fs->by_path, o->file) : NULL;
     if (!f) {
-        /* created in this run: patch the object before it is written */
         for (size_t i = 0; i < fs->n_created; i++)
             if (fs->created[i] == o)
-                return errf(err, errlen, "patching a created object is not supported yet");
+                return errf(err, errlen, "%s %s: created in this run and not written yet",
+                            o->kind, o->key);
         return errf(err, errlen, "%s %s: not read from this store", o->kind, o->key);
     }
     if (o->version != f->hash)
@@ -249,25 +409,46 @@ static int fs_patch(store *s, const trellis_object *o, const store_edit *edits, 
     return 0;
 }
 
+static int fs_patch(store *s, const trellis_object *o, const store_edit *edits, size_t n,
+                    char *err, size_t errlen)
+{
+    for (size_t i = 0; i < n; i++)
+        if (check_edit(o, edits[i].path, edits[i].raw, err, errlen) < 0)
+            return -1;
+    file_store *fs = (file_store *)s;
+    pthread_mutex_lock(&fs->mu);
+    int rc = patch_locked(fs, o, edits, n, err, errlen);
+    pthread_mutex_unlock(&fs->mu);
+    return rc;
+}
+
 static int fs_create(store *s, trellis_object *o, char *err, size_t errlen)
 {
     file_store *fs = (file_store *)s;
     char *k = obj_key(o->kind, o->namespace_, o->name);
+    pthread_mutex_lock(&fs->mu);
+    int rc = 0;
     if (hmap_get(&fs->objects, k)) {
         free(k);
-        return errf(err, errlen, "%s %s already exists", o->kind, o->key);
+        rc = errf(err, errlen, "%s %s already exists", o->kind, o->key);
+    } else {
+        fs_entry *e = xcalloc(1, sizeof *e);
+        e->key = k;
+        e->o = object_ref(o);
+        hmap_put(&fs->objects, e->key, e);
+        grow(&fs->created, &fs->cap_created, fs->n_created + 1, sizeof *fs->created);
+        fs->created[fs->n_created++] = object_ref(o);
     }
-    hmap_put(&fs->objects, k, object_ref(o));
-    grow(&fs->created, &fs->cap_created, fs->n_created + 1, sizeof *fs->created);
-    fs->created[fs->n_created++] = object_ref(o);
-    return 0;
+    pthread_mutex_unlock(&fs->mu);
+    return rc;
 }
 
+/* <dir>/<kind>-<namespace>-<name>.json; Events go to <dir>/events/. */
 static char *created_path(const file_store *fs, const trellis_object *o)
 {
     strbuf b;
     sb_init(&b);
-    sb_printf(&b, "%s/", fs->dir);
+    sb_printf(&b, "%s/%s", fs->dir, strcmp(o->kind, "Event") == 0 ? "events/" : "");
     const char *parts[3] = {o->kind, o->namespace_, o->name};
     int first = 1;
     for (int i = 0; i < 3; i++) {
@@ -285,79 +466,113 @@ static char *created_path(const file_store *fs, const trellis_object *o)
     return sb_steal(&b);
 }
 
+/* Write one file's edits. 0, or -1 with e saying why. */
+static int flush_file(file_store *fs, fs_file *f, char *e, size_t elen)
+{
+    size_t len;
+    char *text = read_file(f->path, &len, e, elen);
+    int rc = -1;
+    if (!text) {
+        /* e says why */
+    } else if (hash_bytes(text, len) != f->hash) {
+        snprintf(e, elen, "%s: changed on disk since it was read; %zu change(s) not written",
+                 f->path, f->n_edits);
+    } else {
+        wb_edit *we = xcalloc(f->n_edits, sizeof *we);
+        for (size_t j = 0; j < f->n_edits; j++) {
+            we[j].doc = f->edits[j].doc;
+            we[j].item = f->edits[j].item;
+            we[j].path = f->edits[j].path;
+            we[j].value = f->edits[j].value;
+            we[j].raw = f->edits[j].raw;
+        }
+        char *outp = NULL;
+        size_t outlen = 0;
+        if (writeback_apply(text, len, str_endswith(f->path, ".json"), we, f->n_edits, &outp,
+                            &outlen, e, elen) < 0) {
+            errprefix(e, elen, "%s", f->path);
+        } else if (fs->base.dry_run) {
+            rc = 0;
+        } else if (writeback_write_atomic(f->path, outp, outlen, e, elen) == 0) {
+            rc = 0;
+            if (fs->ino >= 0) {
+                /* what was written comes back as changes, like anyone's */
+                load_text(fs, f, outp, outlen, &fs->errors);
+            } else {
+                f->hash = hash_bytes(outp, outlen);
+            }
+        }
+        free(outp);
+        free(we);
+    }
+    free(text);
+    for (size_t j = 0; j < f->n_edits; j++) {
+        free(f->edits[j].path);
+        free(f->edits[j].value);
+    }
+    f->n_edits = 0;
+    return rc;
+}
+
+/* Write a created object as a new file, which the store then owns. */
+static int flush_created(file_store *fs, trellis_object *o, char *e, size_t elen)
+{
+    char *p = created_path(fs, o);
+    int rc = 0;
+    if (access(p, F_OK) == 0) {
+        snprintf(e, elen, "%s: exists already; %s %s not written", p, o->kind, o->key);
+        rc = -1;
+    } else if (!fs->base.dry_run) {
+        if (strcmp(o->kind, "Event") == 0) {
+            char *d = xasprintf("%s/events", fs->dir);
+            if (mkdir(d, 0755) < 0 && errno != EEXIST)
+                log_warn("%s: cannot create directory: %s", d, strerror(errno));
+            free(d);
+        }
+        const char *js = json_object_to_json_string_ext(
+            o->root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                         JSON_C_TO_STRING_NOSLASHESCAPE);
+        char *text = xasprintf("%s\n", js);
+        if (writeback_write_atomic(p, text, strlen(text), e, elen) < 0) {
+            rc = -1;
+        } else {
+            fs_file *f = file_get(fs, p);
+            object_set_origin(o, p, 0, -1, 1);
+            f->hash = o->version = hash_bytes(text, strlen(text));
+            grow(&f->objs, &f->cap_objs, f->n_objs + 1, sizeof *f->objs);
+            f->objs[f->n_objs++] = o;
+            char *k = obj_key(o->kind, o->namespace_, o->name);
+            fs_entry *en = hmap_get(&fs->objects, k);
+            free(k);
+            if (en)
+                en->f = f;
+        }
+        free(text);
+    }
+    free(p);
+    return rc;
+}
+
 static int fs_flush(store *s, char *err, size_t errlen)
 {
     file_store *fs = (file_store *)s;
     strbuf problems;
     sb_init(&problems);
+    char e[1024];
+    pthread_mutex_lock(&fs->mu);
     for (size_t i = 0; i < fs->n_files; i++) {
         fs_file *f = fs->files[i];
-        if (!f->n_edits)
-            continue;
-        char e[1024];
-        size_t len;
-        char *text = read_file(f->path, &len, e, sizeof e);
-        int ok = 0;
-        if (!text) {
-            /* e says why */
-        } else if (hash_bytes(text, len) != f->hash) {
-            snprintf(e, sizeof e,
-                     "%s: changed on disk since it was read; %zu change(s) not written",
-                     f->path, f->n_edits);
-        } else {
-            wb_edit *we = xcalloc(f->n_edits, sizeof *we);
-            for (size_t j = 0; j < f->n_edits; j++) {
-                we[j].doc = f->edits[j].doc;
-                we[j].item = f->edits[j].item;
-                we[j].path = f->edits[j].path;
-                we[j].value = f->edits[j].value;
-                we[j].raw = f->edits[j].raw;
-            }
-            char *outp = NULL;
-            size_t outlen = 0;
-            if (writeback_apply(text, len, str_endswith(f->path, ".json"), we, f->n_edits,
-                                &outp, &outlen, e, sizeof e) < 0) {
-                errprefix(e, sizeof e, "%s", f->path);
-            } else if (s->dry_run) {
-                ok = 1;
-            } else if (writeback_write_atomic(f->path, outp, outlen, e, sizeof e) == 0) {
-                f->hash = hash_bytes(outp, outlen);
-                ok = 1;
-            }
-            free(outp);
-            free(we);
-        }
-        free(text);
-        if (!ok)
+        if (f->n_edits && flush_file(fs, f, e, sizeof e) < 0)
             sb_printf(&problems, "%s%s", problems.len ? "; " : "", e);
-        for (size_t j = 0; j < f->n_edits; j++) {
-            free(f->edits[j].path);
-            free(f->edits[j].value);
-        }
-        f->n_edits = 0;
     }
     for (size_t i = 0; i < fs->n_created; i++) {
         trellis_object *o = fs->created[i];
-        char *p = created_path(fs, o);
-        const char *js = json_object_to_json_string_ext(
-            o->root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                         JSON_C_TO_STRING_NOSLASHESCAPE);
-        char e[1024];
-        if (access(p, F_OK) == 0) {
-            sb_printf(&problems, "%s%s: exists already; %s %s not written",
-                      problems.len ? "; " : "", p, o->kind, o->key);
-        } else if (!s->dry_run) {
-            char *text = xasprintf("%s\n", js);
-            if (writeback_write_atomic(p, text, strlen(text), e, sizeof e) < 0)
-                sb_printf(&problems, "%s%s", problems.len ? "; " : "", e);
-            else
-                object_set_origin(o, p, 0, -1, 1);
-            free(text);
-        }
-        free(p);
+        if (flush_created(fs, o, e, sizeof e) < 0)
+            sb_printf(&problems, "%s%s", problems.len ? "; " : "", e);
         object_unref(o);
     }
     fs->n_created = 0;
+    pthread_mutex_unlock(&fs->mu);
     if (problems.len) {
         errf(err, errlen, "%s", problems.s);
         sb_free(&problems);
@@ -366,31 +581,208 @@ static int fs_flush(store *s, char *err, size_t errlen)
     return 0;
 }
 
+/* ---- following changes (inotify) ---- */
+
+static void watch_tree(file_store *fs, const char *dir)
+{
+    int wd = inotify_add_watch(fs->ino, dir,
+                               IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |
+                                   IN_DELETE | IN_ONLYDIR);
+    if (wd < 0) {
+        log_warn("%s: cannot watch: %s", dir, strerror(errno));
+        return;
+    }
+    grow(&fs->watches, &fs->cap_watches, fs->n_watches + 1, sizeof *fs->watches);
+    fs->watches[fs->n_watches].wd = wd;
+    fs->watches[fs->n_watches++].dir = xstrdup(dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *p = xasprintf("%s/%s", dir, e->d_name);
+        struct stat st;
+        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+            watch_tree(fs, p);
+        free(p);
+    }
+    closedir(d);
+}
+
+static int fs_watch(store *s, char *err, size_t errlen)
+{
+    file_store *fs = (file_store *)s;
+    if (fs->ino >= 0)
+        return fs->ino;
+    int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (fd < 0)
+        return errf(err, errlen, "%s: cannot watch: %s", fs->dir, strerror(errno));
+    pthread_mutex_lock(&fs->mu);
+    fs->ino = fd;
+    watch_tree(fs, fs->dir);
+    pthread_mutex_unlock(&fs->mu);
+    return fd;
+}
+
+/* Read path again (or drop it when it is gone or no manifest any more). */
+static void reload_path(file_store *fs, const char *path)
+{
+    struct stat st;
+    fs_file *f = hmap_get(&fs->by_path, path);
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        /* a directory appeared: watch it and read what it holds */
+        watch_tree(fs, path);
+        char **paths = NULL;
+        size_t n = 0, cap = 0;
+        char e[512];
+        walk(path, &paths, &n, &cap, e, sizeof e);
+        for (size_t i = 0; i < n; i++) {
+            reload_path(fs, paths[i]);
+            free(paths[i]);
+        }
+        free(paths);
+        return;
+    }
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && manifest_is_manifest_name(base)) {
+        size_t len;
+        char e[512];
+        char *text = read_file(path, &len, e, sizeof e);
+        if (!text) {
+            log_warn("%s (objects read earlier from it are kept)", e);
+            return;
+        }
+        if (!f || hash_bytes(text, len) != f->hash)
+            load_text(fs, f ? f : file_get(fs, path), text, len, &fs->errors);
+        free(text);
+        return;
+    }
+    /* gone: every file at or below path */
+    size_t plen = strlen(path);
+    for (size_t i = 0; i < fs->n_files;) {
+        fs_file *g = fs->files[i];
+        if (strcmp(g->path, path) == 0 || (strncmp(g->path, path, plen) == 0 && g->path[plen] == '/')) {
+            load_text(fs, g, NULL, 0, &fs->errors);
+            hmap_del(&fs->by_path, g->path);
+            memmove(fs->files + i, fs->files + i + 1, (fs->n_files - i - 1) * sizeof *fs->files);
+            fs->n_files--;
+            file_free(g);
+        } else {
+            i++;
+        }
+    }
+}
+
+/* Drain the inotify descriptor: the paths that changed, each once. */
+static void read_inotify(file_store *fs)
+{
+    char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+    char **paths = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        ssize_t len = read(fs->ino, buf, sizeof buf);
+        if (len <= 0)
+            break;
+        for (char *p = buf; p < buf + len;) {
+            struct inotify_event *ev = (struct inotify_event *)p;
+            p += sizeof *ev + ev->len;
+            if (ev->mask & IN_IGNORED) {
+                for (size_t i = 0; i < fs->n_watches; i++)
+                    if (fs->watches[i].wd == ev->wd) {
+                        free(fs->watches[i].dir);
+                        fs->watches[i] = fs->watches[--fs->n_watches];
+                        break;
+                    }
+                continue;
+            }
+            if (!ev->len || ev->name[0] == '.')
+                continue;
+            const char *dir = NULL;
+            for (size_t i = 0; i < fs->n_watches && !dir; i++)
+                if (fs->watches[i].wd == ev->wd)
+                    dir = fs->watches[i].dir;
+            if (!dir)
+                continue;
+            if ((ev->mask & IN_CREATE) && !(ev->mask & IN_ISDIR))
+                continue; /* the content comes with IN_CLOSE_WRITE */
+            char *path = xasprintf("%s/%s", dir, ev->name);
+            int dup = 0;
+            for (size_t i = 0; i < n && !dup; i++)
+                dup = strcmp(paths[i], path) == 0;
+            if (dup) {
+                free(path);
+                continue;
+            }
+            grow(&paths, &cap, n + 1, sizeof *paths);
+            paths[n++] = path;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        reload_path(fs, paths[i]);
+        free(paths[i]);
+    }
+    free(paths);
+}
+
+static size_t fs_dispatch(store *s, store_watch_cb cb, void *ud)
+{
+    file_store *fs = (file_store *)s;
+    pthread_mutex_lock(&fs->mu);
+    if (fs->ino >= 0)
+        read_inotify(fs);
+    fs_event *evs = fs->events;
+    size_t n = fs->n_events;
+    fs->events = NULL;
+    fs->n_events = fs->cap_events = 0;
+    manifest_set errs = fs->errors;
+    manifest_set_init(&fs->errors);
+    pthread_mutex_unlock(&fs->mu);
+    for (size_t i = 0; i < errs.n_errors; i++)
+        log_warn("%s:%d: %s (skipped)", errs.errors[i].file, errs.errors[i].line,
+                 errs.errors[i].message);
+    manifest_set_free(&errs);
+    for (size_t i = 0; i < n; i++) {
+        cb(ud, evs[i].type, evs[i].old_obj, evs[i].new_obj);
+        if (evs[i].old_obj)
+            object_unref(evs[i].old_obj);
+        if (evs[i].new_obj)
+            object_unref(evs[i].new_obj);
+    }
+    free(evs);
+    return n;
+}
+
 static void fs_destroy(store *s)
 {
     file_store *fs = (file_store *)s;
-    for (size_t i = 0; i < fs->n_files; i++) {
-        fs_file *f = fs->files[i];
-        for (size_t j = 0; j < f->n_edits; j++) {
-            free(f->edits[j].path);
-            free(f->edits[j].value);
-        }
-        free(f->edits);
-        free(f->path);
-        free(f);
-    }
+    drop_events(fs);
+    free(fs->events);
+    manifest_set_free(&fs->errors);
+    for (size_t i = 0; i < fs->n_files; i++)
+        file_free(fs->files[i]);
     free(fs->files);
     size_t i = 0;
     hmap_slot *sl;
     while ((sl = hmap_next(&fs->objects, &i))) {
-        object_unref(sl->val);
-        free((char *)sl->key);
+        fs_entry *e = sl->val;
+        object_unref(e->o);
+        free(e->key);
+        free(e);
     }
     hmap_free(&fs->objects);
     hmap_free(&fs->by_path);
     for (size_t j = 0; j < fs->n_created; j++)
         object_unref(fs->created[j]);
     free(fs->created);
+    for (size_t j = 0; j < fs->n_watches; j++)
+        free(fs->watches[j].dir);
+    free(fs->watches);
+    if (fs->ino >= 0)
+        close(fs->ino);
+    pthread_mutex_destroy(&fs->mu);
     free(fs->dir);
     free(fs);
 }
@@ -402,7 +794,8 @@ static const store_ops file_ops = {
     .patch = fs_patch,
     .create = fs_create,
     .flush = fs_flush,
-    .watch = NULL,
+    .watch = fs_watch,
+    .dispatch = fs_dispatch,
     .destroy = fs_destroy,
 };
 
@@ -422,6 +815,9 @@ store *store_file_open(const char *dir, int dry_run, char *err, size_t errlen)
     file_store *fs = xcalloc(1, sizeof *fs);
     fs->base.ops = &file_ops;
     fs->base.dry_run = dry_run;
+    pthread_mutex_init(&fs->mu, NULL);
+    fs->ino = -1;
+    manifest_set_init(&fs->errors);
     fs->dir = xstrdup(dir);
     size_t l = strlen(fs->dir);
     while (l > 1 && fs->dir[l - 1] == '/')

@@ -8,7 +8,12 @@
  * byte of the file as it was. A file that changed on disk since it was
  * read is not overwritten: its patches are refused at flush with a message
  * naming it. Created objects are written as new files
- * (<kind>-<namespace>-<name>.json).
+ * (<kind>-<namespace>-<name>.json; Events below events/).
+ *
+ * watch follows the directory tree with inotify: a file written, moved in
+ * or removed is read again, and only the objects whose content changed
+ * become events for dispatch; the store's own writes come back the same
+ * way, so a written binding is seen as the workload's modification.
  */
 #ifndef TRELLIS_STORE_FILE_H
 #define TRELLIS_STORE_FILE_H

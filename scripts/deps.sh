@@ -4,9 +4,9 @@
 #   scripts/deps.sh          build dependencies
 #   scripts/deps.sh --test   build and test dependencies
 set -eu
-pkgs="build-essential autoconf automake libtool pkg-config libconfig-dev libjson-c-dev libyaml-dev check"
+pkgs="build-essential autoconf automake libtool pkg-config libconfig-dev libjson-c-dev libyaml-dev libmicrohttpd-dev check"
 if [ "${1:-}" = "--test" ]; then
-    pkgs="$pkgs valgrind groff-base"
+    pkgs="$pkgs valgrind groff-base curl"
 fi
 missing=""
 for p in $pkgs; do

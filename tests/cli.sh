@@ -335,8 +335,9 @@ check "plugins --describe of an unknown plugin exits 2" 2 "$ERR" \
 
 if [ -f "$PLUGINS_DIR/taint-toleration.so" ]; then
     run_no_env plugins -P "$PLUGINS_DIR" --describe taint-toleration
-    check "plugins --describe taint-toleration prints its arguments" 0 "$OUT" \
-        '^taint-toleration ' '^arguments:' '^ +[a-z_]+ +[a-z ]+ default '
+    check "plugins --describe taint-toleration prints its arguments and events" 0 "$OUT" \
+        '^taint-toleration ' '^arguments:' '^ +[a-z_]+ +[a-z ]+ default ' \
+        '^hooks: .*filter.*,events\(target-add,target-update\)$'
 else
     ok "plugins --describe taint-toleration # SKIP taint-toleration.so not built"
 fi

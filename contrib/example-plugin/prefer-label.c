@@ -8,7 +8,10 @@
  * with another value) is rejected with reason "LabelMissing", as
  * UNRESOLVABLE because evicting workloads never changes a target's labels.
  * Whether a target matches is decided once per target, in prepare_target,
- * so filter and score only read the prepared answer.
+ * so filter and score only read the prepared answer. A filtering instance
+ * also gives a queueing hint (SDK 1.2): of all the changes a long-running
+ * host sees, only a target that appears with the label, or gains it, can
+ * undo a rejection.
  *
  * It is built with nothing but `pkg-config trellis-plugin` (see Makefile
  * and README.md), which is what makes it an example: everything a plugin
@@ -67,6 +70,17 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
                         cfg->label, cfg->value);
 }
 
+/* Queueing hint: a workload this plugin rejected may fit when a target
+ * appears with the label (old_obj NULL) or gains it (old_obj without it).
+ * Both objects are prepared, so the answer is their prepared data. */
+static int hint(trellis_plugin *self, const trellis_object *workload, unsigned event,
+                const trellis_object *old_obj, const trellis_object *new_obj)
+{
+    if (!new_obj || !host->object_data(self, new_obj))
+        return TRELLIS_QUEUE_SKIP;
+    return !old_obj || !host->object_data(self, old_obj) ? TRELLIS_QUEUE : TRELLIS_QUEUE_SKIP;
+}
+
 static int score(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                  const trellis_target *target, int64_t *out, trellis_status *st)
 {
@@ -99,6 +113,14 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         h->register_score(self, score) < 0 ||
         (h->arg_bool(args, "required") && h->register_filter(self, filter) < 0)) {
         snprintf(err, errlen, "cannot register hooks");
+        return -1;
+    }
+    /* register_events came with SDK 1.2. Test for it as for anything newer
+     * than the oldest host the plugin should run on: a host without it asks
+     * no hints and requeues on every change. */
+    if (h->arg_bool(args, "required") && TRELLIS_HOST_HAS(h, register_events) &&
+        h->register_events(self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint) < 0) {
+        snprintf(err, errlen, "cannot register the queueing hint");
         return -1;
     }
     return 0;

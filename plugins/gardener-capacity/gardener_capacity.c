@@ -8,13 +8,17 @@
  * included), so the filter compares it with the allocatable number parsed
  * once per seed in prepare_target (a Kubernetes quantity, common/resources.c;
  * absent means no limit). A full seed is UNSCHEDULABLE rather than
- * UNRESOLVABLE: moving shoots away would make room.
+ * UNRESOLVABLE: moving shoots away would make room. Queueing hints: a
+ * rejected shoot may fit after a seed with room for a shoot appears, after a
+ * seed's allocatable shoots grow (or its limit goes), or after a shoot goes
+ * away.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "batch.h"
+#include "hints.h"
 #include "resources.h"
 #include "trellis/plugin.h"
 #include "values.h"
@@ -115,6 +119,29 @@ static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_o
     batch_clear_rejected(self, NULL, NULL, targets, n, pass, batch_rejects);
 }
 
+/* Whether a seed change may make room. The number of shoots on a seed is
+ * not part of the seed object, so only the limits are compared; a seed
+ * without a limit (NULL) has room. `added`: there was no seed before. */
+static int limit_grew(int added, const prepared *before, const prepared *after)
+{
+    if (added)
+        return !after || after->allocatable > 0;
+    if (!before) /* no limit then: this plugin did not reject there */
+        return 0;
+    return !after || after->allocatable > before->allocatable;
+}
+
+static int hint(trellis_plugin *self, const trellis_object *workload, unsigned event,
+                const trellis_object *old_obj, const trellis_object *new_obj)
+{
+    if ((event == TRELLIS_EV_TARGET_ADD || event == TRELLIS_EV_TARGET_UPDATE) && new_obj)
+        return limit_grew(old_obj == NULL, old_obj ? host->object_data(self, old_obj) : NULL,
+                          host->object_data(self, new_obj))
+                   ? TRELLIS_QUEUE
+                   : TRELLIS_QUEUE_SKIP;
+    return TRELLIS_QUEUE; /* a shoot went away: its seed has room */
+}
+
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
@@ -125,13 +152,15 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    return 0;
+    return hints_register(
+        h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE | TRELLIS_EV_WORKLOAD_GONE, hint,
+        err, errlen);
 }
 
 static const trellis_plugin_desc desc = {
     TRELLIS_DESC_HEADER,
     "gardener-capacity",
-    "1.0.0",
+    "1.1.0",
     "keeps seeds with fewer shoots than status.allocatable.shoots",
     NULL,
     init,

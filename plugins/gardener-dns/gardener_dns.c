@@ -14,6 +14,11 @@
  * with the host's foreach_object; prepared data of seeds holds their taint
  * flag and default domains, and the filter compares strings. Rejections are
  * UNRESOLVABLE: evicting shoots changes neither taints nor domains.
+ *
+ * Queueing hints: a rejected shoot may fit after a seed appears or changes
+ * so that it passes. In "current" mode the restriction itself comes from
+ * all seeds, so a seed that loses (or takes away, when deleted) a default
+ * domain the shoot's domain lies under may lift it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +26,7 @@
 
 #include "batch.h"
 #include "gardener.h"
+#include "hints.h"
 #include "trellis/plugin.h"
 #include "values.h"
 
@@ -290,6 +296,41 @@ static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_o
                          batch_rejects);
 }
 
+static int rejects_on(trellis_plugin *self, const trellis_object *workload,
+                      const trellis_object *seed)
+{
+    return rejects(self, host->object_data(self, workload), seed);
+}
+
+/* Whether seed (prepared data, may be NULL) has a default domain that the
+ * restricted shoot's domain lies under: one of those that restrict it. */
+static int restricts(const prepared *seed, const prepared *shoot)
+{
+    if (!seed || !shoot->restricted)
+        return 0;
+    for (size_t i = 0; i < seed->defaults.n; i++) {
+        if (under_domain(shoot->domain, seed->defaults.v[i]))
+            return 1;
+    }
+    return 0;
+}
+
+static int hint(trellis_plugin *self, const trellis_object *workload, unsigned event,
+                const trellis_object *old_obj, const trellis_object *new_obj)
+{
+    const prepared *shoot = host->object_data(self, workload);
+
+    if (!shoot)
+        return TRELLIS_QUEUE;
+    if ((event == TRELLIS_EV_TARGET_UPDATE || event == TRELLIS_EV_TARGET_DELETE) && old_obj &&
+        restricts(host->object_data(self, old_obj), shoot) &&
+        !(new_obj && restricts(host->object_data(self, new_obj), shoot)))
+        return TRELLIS_QUEUE;
+    if (event == TRELLIS_EV_TARGET_DELETE)
+        return TRELLIS_QUEUE_SKIP;
+    return hints_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
+}
+
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
@@ -323,13 +364,16 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    return 0;
+    return hints_register(h, self,
+                          TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE |
+                              (cfg->current ? TRELLIS_EV_TARGET_DELETE : 0u),
+                          hint, err, errlen);
 }
 
 static const trellis_plugin_desc desc = {
     TRELLIS_DESC_HEADER,
     "gardener-dns",
-    "1.0.0",
+    "1.1.0",
     "keeps shoots that need DNS off seeds that cannot serve their domain",
     args_table,
     init,

@@ -11,7 +11,9 @@
  * there with its field; the filter compares masked prefixes and allocates
  * nothing. The `allow_ipv4_overlap` argument gives current Gardener's
  * behaviour, which only rejects IPv6 overlaps. A rejection is
- * UNRESOLVABLE: evicting shoots changes no network.
+ * UNRESOLVABLE: evicting shoots changes no network. Queueing hints: a
+ * rejected shoot may fit after a seed appears or changes whose networks are
+ * disjoint from its own.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 
 #include "batch.h"
 #include "gardener_math.h"
+#include "hints.h"
 #include "trellis/plugin.h"
 #include "values.h"
 
@@ -317,6 +320,21 @@ static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_o
                          n, pass, batch_rejects);
 }
 
+static int rejects_on(trellis_plugin *self, const trellis_object *workload,
+                      const trellis_object *seed)
+{
+    const network *sn;
+
+    return first_overlap(host->get_private(self), host->object_data(self, workload),
+                         host->object_data(self, seed), &sn) != NULL;
+}
+
+static int hint(trellis_plugin *self, const trellis_object *workload, unsigned event,
+                const trellis_object *old_obj, const trellis_object *new_obj)
+{
+    return hints_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
+}
+
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
@@ -338,13 +356,14 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    return 0;
+    return hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint, err,
+                          errlen);
 }
 
 static const trellis_plugin_desc desc = {
     TRELLIS_DESC_HEADER,
     "gardener-networks",
-    "1.0.0",
+    "1.1.0",
     "keeps seeds whose networks are disjoint from the shoot's",
     args_table,
     init,

@@ -15,7 +15,10 @@
  * every other seed less, so the lexicographic score mode keeps exactly the
  * seeds at minimal distance. Regions are split into base and orientation
  * and the shoot's distance table is built in prepare; score runs the
- * Levenshtein DP on the stack and allocates nothing.
+ * Levenshtein DP on the stack and allocates nothing. Queueing hints: a
+ * rejected shoot may fit after a seed appears or changes so that it passes
+ * the filter; the region ConfigMaps only move scores, so their changes undo
+ * no rejection.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +27,7 @@
 #include "batch.h"
 #include "gardener.h"
 #include "gardener_math.h"
+#include "hints.h"
 #include "scores.h"
 #include "trellis/plugin.h"
 #include "values.h"
@@ -493,6 +497,19 @@ static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_o
                          n, pass, batch_rejects);
 }
 
+static int rejects_on(trellis_plugin *self, const trellis_object *workload,
+                      const trellis_object *seed)
+{
+    return check(host->get_private(self), host->object_data(self, workload),
+                 host->object_data(self, seed)) != FIT;
+}
+
+static int hint(trellis_plugin *self, const trellis_object *workload, unsigned event,
+                const trellis_object *old_obj, const trellis_object *new_obj)
+{
+    return hints_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
+}
+
 /* ---- score ------------------------------------------------------------- */
 
 /* Smaller is nearer: a table distance, or FORMULA_BASE plus Gardener's
@@ -629,13 +646,14 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    return 0;
+    return hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint, err,
+                          errlen);
 }
 
 static const trellis_plugin_desc desc = {
     TRELLIS_DESC_HEADER,
     "gardener-region",
-    "1.0.0",
+    "1.1.0",
     "Gardener's SameRegion and MinimalDistance strategies: filter by provider and region, "
     "score by region distance",
     args_table,

@@ -14,7 +14,8 @@
  * CloudProfile's, else the shoot's provider) or of current Gardener
  * ("current": only the CloudProfile's, else the shoot's provider). Every
  * rejection is UNRESOLVABLE: evicting shoots never changes a seed's labels
- * or provider.
+ * or provider. Queueing hints: a rejected shoot may fit after a seed appears
+ * or changes so that it passes, or after its CloudProfile changes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 
 #include "batch.h"
 #include "gardener.h"
+#include "hints.h"
 #include "selector.h"
 #include "trellis/plugin.h"
 #include "values.h"
@@ -253,6 +255,30 @@ static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_o
                          batch_rejects);
 }
 
+static int rejects_on(trellis_plugin *self, const trellis_object *workload,
+                      const trellis_object *seed)
+{
+    return check(self, host->object_data(self, workload), seed) != 0;
+}
+
+static int hint(trellis_plugin *self, const trellis_object *workload, unsigned event,
+                const trellis_object *old_obj, const trellis_object *new_obj)
+{
+    const prepared *p = host->object_data(self, workload);
+    const trellis_object *o = new_obj ? new_obj : old_obj;
+
+    if (event != TRELLIS_EV_OTHER)
+        return hints_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
+    /* of all other objects, only the shoot's own CloudProfile holds a
+     * selector the shoot is checked against */
+    if (!p || !o)
+        return TRELLIS_QUEUE;
+    return p->cloud_profile && strcmp(host->object_kind(o), "CloudProfile") == 0 &&
+                   strcmp(host->object_name(o), p->cloud_profile) == 0
+               ? TRELLIS_QUEUE
+               : TRELLIS_QUEUE_SKIP;
+}
+
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
@@ -286,13 +312,15 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    return 0;
+    return hints_register(h, self,
+                          TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE | TRELLIS_EV_OTHER, hint,
+                          err, errlen);
 }
 
 static const trellis_plugin_desc desc = {
     TRELLIS_DESC_HEADER,
     "gardener-seed-selector",
-    "1.0.0",
+    "1.1.0",
     "keeps seeds matching the CloudProfile's and the shoot's seed selectors and provider types",
     args_table,
     init,

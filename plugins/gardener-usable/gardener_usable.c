@@ -11,13 +11,15 @@
  * allocation, nothing to release); the filter only reads it. The `visible`
  * and `ready` arguments switch the visibility and readiness requirements
  * off. Every rejection is UNRESOLVABLE: evicting shoots never makes a seed
- * usable.
+ * usable. Queueing hints: a rejected shoot may fit after a usable seed
+ * appears or a seed turns usable.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "batch.h"
+#include "hints.h"
 #include "trellis/plugin.h"
 #include "values.h"
 
@@ -175,6 +177,18 @@ static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_o
     batch_clear_rejected(self, NULL, NULL, targets, n, pass, batch_rejects);
 }
 
+static int rejects_on(trellis_plugin *self, const trellis_object *workload,
+                      const trellis_object *seed)
+{
+    return host->object_data(self, seed) != NULL;
+}
+
+static int hint(trellis_plugin *self, const trellis_object *workload, unsigned event,
+                const trellis_object *old_obj, const trellis_object *new_obj)
+{
+    return hints_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
+}
+
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
@@ -196,13 +210,14 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    return 0;
+    return hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint, err,
+                          errlen);
 }
 
 static const trellis_plugin_desc desc = {
     TRELLIS_DESC_HEADER,
     "gardener-usable",
-    "1.0.0",
+    "1.1.0",
     "keeps the seeds Gardener considers usable: not deleting, visible, ready",
     args_table,
     init,

@@ -12,12 +12,17 @@
  *
  * A mismatch is UNRESOLVABLE, as in kube-scheduler: evicting workloads never
  * changes a target's labels, so preemption need not consider the target.
+ *
+ * Queueing hints: a rejected workload may fit after a target appears whose
+ * labels satisfy its selector, or after a target's labels change from ones
+ * that do not to ones that do.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "batch.h"
+#include "hints.h"
 #include "selector.h"
 #include "trellis/plugin.h"
 #include "values.h"
@@ -81,14 +86,15 @@ static const char *lookup(const void *ud, const char *key)
     return NULL;
 }
 
-/* Index of the first requirement the target fails, -1 when it fits. */
-static long mismatch(const trellis_plugin *self, const config *cfg, const selector *sel,
-                     const trellis_target *t)
+/* Index of the first requirement the target object fails, -1 when it
+ * fits. */
+static long mismatch_object(const trellis_plugin *self, const config *cfg, const selector *sel,
+                            const trellis_object *target)
 {
     target_view tv;
 
     tv.cfg = cfg;
-    tv.obj = host->target_object(t);
+    tv.obj = target;
     tv.map = NULL;
     if (cfg->match == MATCH_PATH) {
         const prepared *tp = host->object_data(self, tv.obj);
@@ -96,6 +102,12 @@ static long mismatch(const trellis_plugin *self, const config *cfg, const select
         tv.map = tp ? tp->map : NULL;
     }
     return selector_first_mismatch(sel, lookup, &tv);
+}
+
+static long mismatch(const trellis_plugin *self, const config *cfg, const selector *sel,
+                     const trellis_target *t)
+{
+    return mismatch_object(self, cfg, sel, host->target_object(t));
 }
 
 static const selector *workload_selector(const trellis_plugin *self, const trellis_object *w)
@@ -207,6 +219,20 @@ static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_o
         batch_clear_rejected(self, host->get_private(self), sel, targets, n, pass, batch_rejects);
 }
 
+static int rejects_on(trellis_plugin *self, const trellis_object *workload,
+                      const trellis_object *target)
+{
+    const selector *sel = workload_selector(self, workload);
+
+    return sel && mismatch_object(self, host->get_private(self), sel, target) >= 0;
+}
+
+static int hint(trellis_plugin *self, const trellis_object *workload, unsigned event,
+                const trellis_object *old_obj, const trellis_object *new_obj)
+{
+    return hints_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
+}
+
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
@@ -255,13 +281,14 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    return 0;
+    return hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint, err,
+                          errlen);
 }
 
 static const trellis_plugin_desc desc = {
     TRELLIS_DESC_HEADER,
     "label-selector",
-    "1.0.0",
+    "1.1.0",
     "keeps targets whose labels match the workload's selector",
     args_table,
     init,

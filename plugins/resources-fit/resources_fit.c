@@ -14,10 +14,16 @@
  * or whose allocatable is below the request even when empty, is rejected
  * as UNRESOLVABLE (no eviction can help there); a target that is merely
  * full right now is UNSCHEDULABLE, so preemption may free it.
+ *
+ * Queueing hints: a rejected workload may fit after a target appears that
+ * could hold it when empty, after a target's allocatable grows for a
+ * resource the workload requests (and still holds the request), or after
+ * an assigned workload that used such a resource goes away.
  */
 #include <stdio.h>
 
 #include "batch.h"
+#include "hints.h"
 #include "resources.h"
 #include "trellis/plugin.h"
 
@@ -123,6 +129,65 @@ static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_o
         batch_clear_rejected(self, host->get_private(self), req, targets, n, pass, batch_rejects);
 }
 
+/* Whether a target change may free room for req: the new target holds req
+ * when empty, and it is new or its allocatable grew for a resource req
+ * needs. The target's usage does not change with the target object. */
+static int target_grew(const res_config *cfg, const res_amounts *req, const res_amounts *before,
+                       const res_amounts *after)
+{
+    int unresolvable;
+
+    if (!after || first_insufficient(cfg, req, after, NULL, &unresolvable) >= 0)
+        return 0;
+    if (!before)
+        return 1;
+    for (size_t i = 0; i < cfg->n; i++) {
+        if (req->v[i] > 0 && after->has[i] && (!before->has[i] || after->v[i] > before->v[i]))
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether the workload that went away (prepared as `gone`, NULL when its
+ * requests could not be read) used a resource req needs: the counters
+ * gave it its requests and one pod, see res_counter_amounts. */
+static int frees_needed(const res_config *cfg, const res_amounts *req, const res_amounts *gone)
+{
+    for (size_t i = 0; i < cfg->n; i++) {
+        int64_t freed = (int)i == cfg->pods_index ? 1 : gone ? gone->v[i] : 0;
+
+        if (req->v[i] > 0 && freed > 0)
+            return 1;
+    }
+    return 0;
+}
+
+static int hint(trellis_plugin *self, const trellis_object *workload, unsigned event,
+                const trellis_object *old_obj, const trellis_object *new_obj)
+{
+    const res_config *cfg = host->get_private(self);
+    const res_amounts *req = host->object_data(self, workload);
+
+    if (!req)
+        return TRELLIS_QUEUE;
+    switch (event) {
+    case TRELLIS_EV_TARGET_ADD:
+    case TRELLIS_EV_TARGET_UPDATE:
+        if (!new_obj)
+            return TRELLIS_QUEUE;
+        return target_grew(cfg, req, old_obj ? host->object_data(self, old_obj) : NULL,
+                           host->object_data(self, new_obj))
+                   ? TRELLIS_QUEUE
+                   : TRELLIS_QUEUE_SKIP;
+    case TRELLIS_EV_WORKLOAD_GONE:
+        if (!old_obj)
+            return TRELLIS_QUEUE;
+        return frees_needed(cfg, req, host->object_data(self, old_obj)) ? TRELLIS_QUEUE
+                                                                        : TRELLIS_QUEUE_SKIP;
+    }
+    return TRELLIS_QUEUE;
+}
+
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
@@ -134,13 +199,15 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    return 0;
+    return hints_register(
+        h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE | TRELLIS_EV_WORKLOAD_GONE, hint,
+        err, errlen);
 }
 
 static const trellis_plugin_desc desc = {
     TRELLIS_DESC_HEADER,
     "resources-fit",
-    "1.0.0",
+    "1.1.0",
     "rejects targets without enough free allocatable for the workload's "
     "requests",
     args_table,

@@ -16,12 +16,17 @@
  * `namespace_taints` gives taints that only the workloads of one namespace
  * tolerate, whatever their tolerations (the scheduler document's rule for
  * seed.gardener.cloud/protected and the garden namespace).
+ *
+ * Queueing hints: a rejected workload may fit after a target appears whose
+ * hard taints it tolerates, or after a target's taints change from some it
+ * does not tolerate to ones it does.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "batch.h"
+#include "hints.h"
 #include "taints.h"
 #include "trellis/plugin.h"
 #include "values.h"
@@ -355,6 +360,19 @@ static int eviction_check(trellis_plugin *self, const trellis_object *workload,
     return TRELLIS_UNSCHEDULABLE;
 }
 
+static int rejects_on(trellis_plugin *self, const trellis_object *workload,
+                      const trellis_object *target)
+{
+    return untolerated(host->get_private(self), host->object_data(self, target),
+                       host->object_data(self, workload), HARD_EFFECTS) != NULL;
+}
+
+static int hint(trellis_plugin *self, const trellis_object *workload, unsigned event,
+                const trellis_object *old_obj, const trellis_object *new_obj)
+{
+    return hints_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
+}
+
 /* ignore_taints and namespace_taints into cfg. */
 static int read_key_lists(const trellis_host *h, const trellis_args *args, config *cfg, char *err,
                           size_t errlen)
@@ -471,6 +489,9 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
+    if (hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint, err,
+                       errlen) < 0)
+        return -1;
     /* A 1.0 host has no eviction checks: the plugin still filters and
      * scores there, it just cannot evict. */
     if (h->arg_bool(args, "evict_no_execute")) {
@@ -494,7 +515,7 @@ fail:
 static const trellis_plugin_desc desc = {
     TRELLIS_DESC_HEADER,
     "taint-toleration",
-    "1.1.0",
+    "1.2.0",
     "rejects targets with untolerated taints, prefers fewer PreferNoSchedule "
     "taints, evicts from NoExecute taints",
     args_table,

@@ -27,6 +27,11 @@
  *        (e.g. a CloudProfile a Shoot names, a region ConfigMap);
  *        register_eviction_check: evict bound workloads from a target that
  *        no longer accepts them (NoExecute taints).
+ *   1.2  Queueing hints: register_events (at the end of trellis_host), the
+ *        TRELLIS_EV_* event bits, TRELLIS_QUEUE / TRELLIS_QUEUE_SKIP and
+ *        trellis_hint_fn. A plugin that filters says which store changes
+ *        may undo its rejections, so that a long-running host moves back
+ *        to the active queue only the workloads a change may let fit.
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -41,6 +46,16 @@
  *
  *   eviction check:  eviction_check      main thread, for every workload bound
  *                                        to a target, before scheduling
+ *
+ *   queueing hints (long-running host):
+ *     hint                             main thread, when a store change
+ *                                      arrives (after the changed object was
+ *                                      prepared), once for each workload in
+ *                                      the unschedulable pool that this
+ *                                      plugin's pre_filter or filter
+ *                                      rejected, for the events the plugin
+ *                                      registered; TRELLIS_QUEUE moves the
+ *                                      workload back to the active queue
  *
  *   scheduling cycle, one workload at a time:
  *     queue_sort.less                  main thread, when the queue reorders
@@ -58,6 +73,15 @@
  *     pre_bind -> bind -> post_bind    binding thread; on any failure,
  *     unreserve                        unreserve runs and the host forgets
  *                                      the assumed workload and requeues it
+ *                                      (unreserve: main thread)
+ *     In `trellis run` the binding cycle runs on its own thread while the
+ *     main thread schedules the next workload. The cycle's state (cycle_set,
+ *     cycle_alloc) moves with it; the target handle is a copy taken at the
+ *     decision: its name, object and counters, but no workload list
+ *     (target_workload_count is 0). post_bind runs once the store write
+ *     of the binding succeeded. The one-shot `schedule` binds in the
+ *     main thread and writes the store at the end: there post_bind runs
+ *     right after bind.
  *   fini:    fini(self)                main thread, at exit. Plugins are never
  *                                      dlclose()d while the host runs.
  *
@@ -85,7 +109,7 @@ extern "C" {
 #endif
 
 #define TRELLIS_SDK_MAJOR 1
-#define TRELLIS_SDK_MINOR 1
+#define TRELLIS_SDK_MINOR 2
 
 /* ---- opaque handles ---------------------------------------------------- */
 
@@ -295,6 +319,49 @@ typedef void (*trellis_post_bind_fn)(trellis_plugin *self, trellis_cycle *c,
 typedef int (*trellis_eviction_fn)(trellis_plugin *self, const trellis_object *workload,
                                    const trellis_target *target, trellis_status *st);
 
+/* ---- queueing hints (since 1.2) ----------------------------------------
+ *
+ * A host that keeps running keeps the workloads that fit nowhere in an
+ * unschedulable pool, remembering which pre_filter / filter plugins
+ * rejected each. When the store changes it asks only those plugins whether
+ * the change may let the workload fit, and requeues the workload when one
+ * says TRELLIS_QUEUE. A plugin declares the changes that concern it with
+ * register_events; one that never calls it is concerned by every change
+ * (safe, and what a 1.0 or 1.1 plugin gets). */
+
+/* What changed in the store: one bit per kind of change. */
+enum {
+    TRELLIS_EV_TARGET_ADD = 1u << 0,      /* a target appeared */
+    TRELLIS_EV_TARGET_UPDATE = 1u << 1,   /* a target changed (old and new given) */
+    TRELLIS_EV_TARGET_DELETE = 1u << 2,   /* a target went away */
+    TRELLIS_EV_WORKLOAD_GONE = 1u << 3,   /* an assigned workload was deleted or
+                                             unbound: its target has room */
+    TRELLIS_EV_WORKLOAD_UPDATE = 1u << 4, /* the unschedulable workload itself
+                                             changed (always requeues, without
+                                             asking; listed for completeness) */
+    TRELLIS_EV_OTHER = 1u << 5,           /* any other object changed (a
+                                             CloudProfile, a ConfigMap) */
+    TRELLIS_EV_ALL = (1u << 6) - 1
+};
+
+/* A hint's answer. */
+enum { TRELLIS_QUEUE_SKIP = 0, TRELLIS_QUEUE = 1 };
+
+/* May this change let `workload`, which this plugin rejected, fit now?
+ * `event` is one TRELLIS_EV_* bit; old_obj / new_obj are the changed object
+ * before and after: old_obj is NULL on an add, new_obj NULL on a delete;
+ * for TRELLIS_EV_WORKLOAD_GONE old_obj is the workload that went away and
+ * new_obj is NULL. The workload and changed targets and workloads are
+ * prepared (object_data works on them; other objects have no prepared
+ * data); all are borrowed until the hint returns. Main thread. Return
+ * TRELLIS_QUEUE when unsure: a wrong TRELLIS_QUEUE_SKIP leaves a workload
+ * waiting that would fit, a wrong TRELLIS_QUEUE only costs a cycle. A
+ * target whose prepare failed for this plugin before the change is always
+ * a concern; the host does not ask. */
+typedef int (*trellis_hint_fn)(trellis_plugin *self, const trellis_object *workload,
+                               unsigned event, const trellis_object *old_obj,
+                               const trellis_object *new_obj);
+
 typedef enum trellis_log_level {
     TRELLIS_LOG_ERROR = 0,
     TRELLIS_LOG_WARN,
@@ -496,6 +563,18 @@ typedef struct trellis_host {
                           int (*cb)(const trellis_object *o, void *ud), void *ud);
     /* Registration (init only): see trellis_eviction_fn. */
     int (*register_eviction_check)(trellis_plugin *self, trellis_eviction_fn fn);
+
+    /* -- since 1.2 -- */
+    /* Registration (init only): the TRELLIS_EV_* bits in `events` concern
+     * this plugin, and fn (NULL: every such event queues) tells for each
+     * which rejected workloads to requeue; see trellis_hint_fn. May be
+     * called more than once: the masks OR together and the last fn wins
+     * (for every registered event). events 0 says no change but the
+     * workload's own ever undoes this plugin's rejections. -1 outside init
+     * or with bits outside TRELLIS_EV_ALL (logged). A plugin meant for
+     * older hosts too (its descriptor declaring an older minor) tests for
+     * it with TRELLIS_HOST_HAS(host, register_events). */
+    int (*register_events)(trellis_plugin *self, unsigned events, trellis_hint_fn fn);
 } trellis_host;
 
 /* Whether the host table has a given member (for plugins built against a

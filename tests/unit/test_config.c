@@ -1,10 +1,12 @@
 /*
  * test_config.c - the config loader: a good config, defaults, and an error
- * with file and line for each kind of mistake; plugin argument schemas.
+ * with file and line for each kind of mistake; the http group; the
+ * effective configuration as JSON; plugin argument schemas.
  */
 #include "config.h"
 
 #include <check.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +132,217 @@ START_TEST(missing_file)
 }
 END_TEST
 
+#define PROFILE_TAIL "  plugins = ();\n} );\n"
+
+START_TEST(http_defaults_and_values)
+{
+    cfg c;
+    char err[1024];
+    ck_assert_msg(config_load(write_cfg(PROFILE_HEAD PROFILE_TAIL), &c, err, sizeof err) == 0, "%s",
+                  err);
+    ck_assert_int_eq(c.http_enabled, 1);
+    ck_assert_str_eq(c.http_address, "127.0.0.1");
+    ck_assert_int_eq(c.http_port, 10259);
+    config_free(&c);
+
+    ck_assert_msg(config_load(write_cfg("http = { enabled = false; address = \"0.0.0.0\";"
+                                        " port = 0; };\n" PROFILE_HEAD PROFILE_TAIL),
+                              &c, err, sizeof err) == 0,
+                  "%s", err);
+    ck_assert_int_eq(c.http_enabled, 0);
+    ck_assert_str_eq(c.http_address, "0.0.0.0");
+    ck_assert_int_eq(c.http_port, 0);
+    config_free(&c);
+
+    ck_assert_msg(config_load(write_cfg("http = { port = 65535; };\n" PROFILE_HEAD PROFILE_TAIL),
+                              &c, err, sizeof err) == 0,
+                  "%s", err);
+    ck_assert_int_eq(c.http_enabled, 1);
+    ck_assert_str_eq(c.http_address, "127.0.0.1");
+    ck_assert_int_eq(c.http_port, 65535);
+    config_free(&c);
+}
+END_TEST
+
+START_TEST(http_errors)
+{
+    expect_error("http = { port = 70000; };\n" PROFILE_HEAD PROFILE_TAIL,
+                 "t.cfg:1: http.port: expected 0..65535, got 70000");
+    expect_error("\nhttp = { port = -1; };\n" PROFILE_HEAD PROFILE_TAIL,
+                 "t.cfg:2: http.port: expected 0..65535, got -1");
+    expect_error("http = { port = \"80\"; };\n" PROFILE_HEAD PROFILE_TAIL,
+                 "t.cfg:1: http.port: expected 0..65535, got a non-integer");
+    expect_error("http = { address = \"localhost\"; };\n" PROFILE_HEAD PROFILE_TAIL,
+                 "t.cfg:1: http.address: expected an IPv4 address like \"127.0.0.1\", got "
+                 "\"localhost\"");
+    expect_error("http = { address = \"::1\"; };\n" PROFILE_HEAD PROFILE_TAIL,
+                 "http.address: expected an IPv4 address");
+    expect_error("http = { address = 127; };\n" PROFILE_HEAD PROFILE_TAIL,
+                 "http.address: expected an IPv4 address like \"127.0.0.1\", got a value that "
+                 "is not a string");
+    expect_error("http = { enabled = 1; };\n" PROFILE_HEAD PROFILE_TAIL,
+                 "t.cfg:1: http.enabled: expected true or false");
+    expect_error("http = {\n  prot = 80; };\n" PROFILE_HEAD PROFILE_TAIL,
+                 "t.cfg:2: unknown setting 'prot' (expected one of: enabled, address, port)");
+    expect_error("http = 1;\n" PROFILE_HEAD PROFILE_TAIL, "t.cfg:1: http must be a group");
+}
+END_TEST
+
+static json_object *get(json_object *o, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *k = strtok(buf, "."); k; k = strtok(NULL, ".")) {
+        json_object *next = NULL;
+        if (json_object_is_type(o, json_type_array))
+            next = json_object_array_get_idx(o, (size_t)atoi(k));
+        else
+            ck_assert_msg(json_object_object_get_ex(o, k, &next), "no '%s' in %s", k, path);
+        ck_assert_msg(next != NULL || !strtok(NULL, "."), "%s: null on the way", path);
+        o = next;
+    }
+    return o;
+}
+
+static const char *jstr(json_object *o, const char *path)
+{
+    json_object *v = get(o, path);
+    ck_assert_msg(json_object_is_type(v, json_type_string), "%s is not a string", path);
+    return json_object_get_string(v);
+}
+
+static int64_t jint(json_object *o, const char *path)
+{
+    json_object *v = get(o, path);
+    ck_assert_msg(json_object_is_type(v, json_type_int), "%s is not an integer", path);
+    return json_object_get_int64(v);
+}
+
+static int jbool(json_object *o, const char *path)
+{
+    json_object *v = get(o, path);
+    ck_assert_msg(json_object_is_type(v, json_type_boolean), "%s is not a boolean", path);
+    return json_object_get_boolean(v);
+}
+
+static json_object *to_json(const cfg *c)
+{
+    char *text = config_to_json(c);
+    ck_assert_ptr_nonnull(text);
+    ck_assert(text[0] && text[strlen(text) - 1] == '\n');
+    ck_assert_ptr_nonnull(strchr(text, '\n')); /* pretty */
+    json_object *o = json_tokener_parse(text);
+    ck_assert_msg(o != NULL, "not JSON: %s", text);
+    free(text);
+    return o;
+}
+
+START_TEST(config_json_defaults_and_args)
+{
+    cfg c;
+    char err[1024];
+    const char *p = write_cfg(
+        "plugin_dirs = [ \"plugins\" ];\n"
+        "store = { path = \"state\"; };\n"
+        "http = { port = 8080; };\n" PROFILE_HEAD
+        "  plugins = ( \"priority-sort\",\n"
+        "    { name = \"label-selector\"; as = \"zone\"; weight = 2;\n"
+        "      points = [\"filter\", \"score\"];\n"
+        "      args = { field = \"spec.nodeSelector\"; count = 3; big = 5000000000L;\n"
+        "               ratio = 0.25; strict = true; list = [\"a\", \"b\"];\n"
+        "               mixed = ( 1, \"x\", { k = \"v\"; } ); nested = { deep = false; }; };\n"
+        "    } );\n"
+        "} );\n");
+    ck_assert_msg(config_load(p, &c, err, sizeof err) == 0, "%s", err);
+    json_object *o = to_json(&c);
+    ck_assert_str_eq(jstr(o, "file"), p);
+    ck_assert_msg(str_endswith(jstr(o, "plugin_dirs.0"), "/plugins"), "%s",
+                  jstr(o, "plugin_dirs.0"));
+    ck_assert_int_eq(jint(o, "parallelism"), 0);
+    ck_assert_str_eq(jstr(o, "store.type"), "file");
+    ck_assert(str_endswith(jstr(o, "store.path"), "/state"));
+    ck_assert_int_eq(jbool(o, "http.enabled"), 1);
+    ck_assert_str_eq(jstr(o, "http.address"), "127.0.0.1");
+    ck_assert_int_eq(jint(o, "http.port"), 8080);
+
+    json_object *pr = get(o, "profiles.0");
+    ck_assert_uint_eq(json_object_array_length(get(o, "profiles")), 1);
+    ck_assert_str_eq(jstr(pr, "name"), "default-scheduler");
+    ck_assert_int_eq(jbool(pr, "default"), 0);
+    ck_assert_str_eq(jstr(pr, "workload.kind"), "Pod");
+    ck_assert_ptr_null(get(pr, "workload.api_version"));
+    ck_assert_str_eq(jstr(pr, "workload.scheduler_name_field"), "spec.schedulerName");
+    ck_assert_str_eq(jstr(pr, "target.kind"), "Node");
+    ck_assert_str_eq(jstr(pr, "binding.field"), "spec.nodeName");
+    ck_assert_uint_eq(json_object_array_length(get(pr, "binding.also_counts")), 0);
+    ck_assert_str_eq(jstr(pr, "tie_break"), "name");
+    ck_assert_str_eq(jstr(pr, "score_mode"), "weighted");
+    ck_assert_int_eq(jint(pr, "percentage_of_targets_to_score"), 100);
+    ck_assert_str_eq(jstr(pr, "unschedulable_message"), "summary");
+    ck_assert_str_eq(jstr(pr, "target_noun"), "target");
+    ck_assert_int_eq(jbool(pr, "events"), 0);
+    ck_assert_str_eq(jstr(pr, "taints_field"), "spec.taints");
+    ck_assert_str_eq(jstr(pr, "cordon_taint"), "node.kubernetes.io/unschedulable");
+    ck_assert_ptr_null(get(pr, "capacity_field"));
+    ck_assert_int_eq(jint(pr, "backoff.initial_ms"), 1000);
+    ck_assert_int_eq(jint(pr, "backoff.max_ms"), 10000);
+    ck_assert_int_eq(jint(pr, "max_unschedulable_ms"), 300000);
+
+    ck_assert_str_eq(jstr(pr, "plugins.0.name"), "priority-sort");
+    ck_assert_str_eq(jstr(pr, "plugins.0.as"), "priority-sort");
+    ck_assert_ptr_null(get(pr, "plugins.0.path"));
+    ck_assert_int_eq(jint(pr, "plugins.0.weight"), 1);
+    ck_assert_uint_eq(json_object_array_length(get(pr, "plugins.0.points")), 11);
+    ck_assert_str_eq(jstr(pr, "plugins.0.points.0"), "queue_sort");
+    ck_assert_int_eq(json_object_object_length(get(pr, "plugins.0.args")), 0);
+
+    ck_assert_str_eq(jstr(pr, "plugins.1.as"), "zone");
+    ck_assert_int_eq(jint(pr, "plugins.1.weight"), 2);
+    ck_assert_uint_eq(json_object_array_length(get(pr, "plugins.1.points")), 2);
+    ck_assert_str_eq(jstr(pr, "plugins.1.points.0"), "filter");
+    ck_assert_str_eq(jstr(pr, "plugins.1.points.1"), "score");
+    ck_assert_str_eq(jstr(pr, "plugins.1.args.field"), "spec.nodeSelector");
+    ck_assert_int_eq(jint(pr, "plugins.1.args.count"), 3);
+    ck_assert_int_eq(jint(pr, "plugins.1.args.big"), 5000000000LL);
+    ck_assert(json_object_get_double(get(pr, "plugins.1.args.ratio")) == 0.25);
+    ck_assert_int_eq(jbool(pr, "plugins.1.args.strict"), 1);
+    ck_assert_str_eq(jstr(pr, "plugins.1.args.list.1"), "b");
+    ck_assert_int_eq(jint(pr, "plugins.1.args.mixed.0"), 1);
+    ck_assert_str_eq(jstr(pr, "plugins.1.args.mixed.1"), "x");
+    ck_assert_str_eq(jstr(pr, "plugins.1.args.mixed.2.k"), "v");
+    ck_assert_int_eq(jbool(pr, "plugins.1.args.nested.deep"), 0);
+    json_object_put(o);
+    config_free(&c);
+}
+END_TEST
+
+START_TEST(config_json_of_kube_profile)
+{
+    const char *top = getenv("TOP_SRCDIR");
+    ck_assert_msg(top != NULL, "TOP_SRCDIR is not set (run through make check)");
+    char path[512], err[1024];
+    snprintf(path, sizeof path, "%s/conf/kube.cfg", top);
+    cfg c;
+    ck_assert_msg(config_load(path, &c, err, sizeof err) == 0, "%s", err);
+    json_object *o = to_json(&c);
+    ck_assert_int_eq(jbool(o, "http.enabled"), 1);
+    ck_assert_int_eq(jint(o, "http.port"), 10259);
+    ck_assert(json_object_get_type(get(o, "store.path")) == json_type_null);
+    json_object *pr = get(o, "profiles.0");
+    ck_assert_str_eq(jstr(pr, "name"), "default-scheduler");
+    ck_assert_int_eq(jbool(pr, "default"), 1);
+    ck_assert_str_eq(jstr(pr, "workload.api_version"), "v1");
+    ck_assert_int_eq(jint(pr, "percentage_of_targets_to_score"), 0);
+    ck_assert_str_eq(jstr(pr, "plugins.0.name"), "priority-sort");
+    ck_assert_str_eq(jstr(pr, "plugins.0.args.priority_field"), "spec.priority");
+    ck_assert_str_eq(jstr(pr, "plugins.1.args.format"), "map");
+    ck_assert_str_eq(jstr(pr, "plugins.2.name"), "taint-toleration");
+    ck_assert_int_eq(jint(pr, "plugins.2.weight"), 3);
+    json_object_put(o);
+    config_free(&c);
+}
+END_TEST
+
 static const trellis_arg_spec spec[] = {
     {"field", TRELLIS_ARG_STRING, "spec.nodeSelector", "where"},
     {"count", TRELLIS_ARG_INT, "3", "how many"},
@@ -207,6 +420,10 @@ int main(void)
     tcase_add_test(tc, duplicate_profiles);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, args_schema);
+    tcase_add_test(tc, http_defaults_and_values);
+    tcase_add_test(tc, http_errors);
+    tcase_add_test(tc, config_json_defaults_and_args);
+    tcase_add_test(tc, config_json_of_kube_profile);
     suite_add_tcase(s, tc);
     int rc = tu_run(s);
     char path[128];

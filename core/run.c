@@ -1,0 +1,456 @@
+/*
+ * run.c - see run.h.
+ */
+#include "config.h"
+
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cfg.h"
+#include "http.h"
+#include "log.h"
+#include "metrics.h"
+#include "scheduler.h"
+#include "store_file.h"
+#include "util.h"
+
+/* Cycles run between two looks at the signals, the store and the binder. */
+#define STEPS_PER_TURN 128
+
+typedef struct host {
+    const run_opts *o;
+    cfg *c;
+    sched *s;
+    store *st;
+    int store_fd;
+    /* read by the HTTP thread */
+    pthread_mutex_t mu;
+    int ready;
+    char why[256];
+    char *configz;
+} host;
+
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void set_ready(host *h, int ready, const char *why)
+{
+    pthread_mutex_lock(&h->mu);
+    h->ready = ready;
+    snprintf(h->why, sizeof h->why, "%s", why ? why : "");
+    pthread_mutex_unlock(&h->mu);
+    metrics_set_ready(ready);
+}
+
+static int ready_cb(void *ud, char *why, size_t whylen)
+{
+    host *h = ud;
+    pthread_mutex_lock(&h->mu);
+    int r = h->ready;
+    snprintf(why, whylen, "%s", h->why);
+    pthread_mutex_unlock(&h->mu);
+    return r;
+}
+
+static char *configz_cb(void *ud)
+{
+    host *h = ud;
+    pthread_mutex_lock(&h->mu);
+    char *s = xstrdup(h->configz ? h->configz : "{}");
+    pthread_mutex_unlock(&h->mu);
+    return s;
+}
+
+static void set_configz(host *h, const cfg *c)
+{
+    char *js = config_to_json(c);
+    pthread_mutex_lock(&h->mu);
+    free(h->configz);
+    h->configz = js;
+    pthread_mutex_unlock(&h->mu);
+}
+
+static const char *state_dir(const host *h, const cfg *c)
+{
+    return h->o->state ? h->o->state : c->store_path;
+}
+
+/* ---- the state lock ---- */
+
+typedef struct lock_wait {
+    int fd, pipe_w;
+} lock_wait;
+
+static void *lock_thread(void *arg)
+{
+    lock_wait *lw = arg;
+    int rc;
+    do
+        rc = flock(lw->fd, LOCK_EX);
+    while (rc < 0 && errno == EINTR);
+    char c = rc == 0 ? 'y' : 'n';
+    ssize_t w = write(lw->pipe_w, &c, 1);
+    (void)w;
+    return NULL;
+}
+
+/* Take <dir>/.trellis.lock, waiting as a standby while another host
+ * holds it. 1 when it is held; 0 when a signal asked to stop while
+ * waiting; -1 with err. */
+static int take_lock(host *h, const char *dir, int sigfd, int *lock_fd, char *err,
+                     size_t errlen)
+{
+    char *path = xasprintf("%s/.trellis.lock", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        errf(err, errlen, "%s: cannot open the state lock: %s", path, strerror(errno));
+        free(path);
+        return -1;
+    }
+    int rc = 1;
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        if (errno != EWOULDBLOCK) {
+            errf(err, errlen, "%s: cannot lock: %s", path, strerror(errno));
+            close(fd);
+            free(path);
+            return -1;
+        }
+        char holder[32] = "";
+        ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
+        holder[n > 0 ? n : 0] = '\0';
+        holder[strcspn(holder, "\n")] = '\0';
+        log_info("standby: %s is held by pid %s; taking over when it is released", path,
+                 holder[0] ? holder : "?");
+        metrics_set_leader(0);
+        set_ready(h, 0, "standby: another trellis holds the state lock");
+        int pfd[2];
+        if (pipe2(pfd, O_CLOEXEC) < 0) {
+            errf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+            close(fd);
+            free(path);
+            return -1;
+        }
+        static lock_wait lw; /* the waiting thread may outlive this call */
+        lw.fd = fd;
+        lw.pipe_w = pfd[1];
+        pthread_t t;
+        pthread_create(&t, NULL, lock_thread, &lw);
+        pthread_detach(t);
+        for (rc = -2; rc == -2;) {
+            struct pollfd pf[2] = {{pfd[0], POLLIN, 0}, {sigfd, POLLIN, 0}};
+            if (poll(pf, 2, -1) < 0 && errno != EINTR)
+                break;
+            if (pf[1].revents & POLLIN) {
+                struct signalfd_siginfo si;
+                if (read(sigfd, &si, sizeof si) == sizeof si && si.ssi_signo != SIGHUP) {
+                    log_info("standby: signal %u: stopping", si.ssi_signo);
+                    rc = 0;
+                }
+            }
+            if (pf[0].revents & POLLIN) {
+                char c = 'n';
+                ssize_t r = read(pfd[0], &c, 1);
+                if (r == 1 && c == 'y')
+                    rc = 1;
+                else
+                    rc = errf(err, errlen, "%s: cannot lock: %s", path, strerror(errno));
+            }
+        }
+        close(pfd[0]);
+        if (rc != 1) {
+            free(path);
+            return rc; /* the descriptor stays with the waiting thread */
+        }
+        log_info("took over the state lock %s", path);
+    }
+    char pid[32];
+    int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)len, 0) != len)
+        log_warn("%s: cannot record the pid: %s", path, strerror(errno));
+    free(path);
+    *lock_fd = fd;
+    metrics_set_leader(1);
+    return 1;
+}
+
+/* ---- scheduler and store ---- */
+
+/* Open the scheduler for c, read the store and start following it. The
+ * scheduler is built first, so a config whose plugins do not load
+ * changes nothing. 0, or -1 with err. */
+static int open_sched(host *h, cfg *c, sched **out_s, store **out_st, int *out_fd, char *err,
+                      size_t errlen)
+{
+    const run_opts *o = h->o;
+    const char *dir = state_dir(h, c);
+    sched *s = xcalloc(1, sizeof *s);
+    if (sched_open(s, c, o->dirs, o->n_dirs, o->parallelism, err, errlen) < 0) {
+        sched_close(s);
+        free(s);
+        return -1;
+    }
+    s->run_mode = 1;
+    store *st = store_file_open(dir, 0, err, errlen);
+    if (!st) {
+        sched_close(s);
+        free(s);
+        return -1;
+    }
+    /* follow before reading: a change made meanwhile is not lost */
+    int fd = st->ops->watch(st, err, errlen);
+    if (fd < 0 || sched_load(s, st, err, errlen) < 0 || sched_start(s, err, errlen) < 0) {
+        sched_close(s);
+        free(s);
+        st->ops->destroy(st);
+        return -1;
+    }
+    *out_s = s;
+    *out_st = st;
+    *out_fd = fd;
+    log_info("state %s: %zu targets, %zu workloads, %zu pending; %zu malformed document(s) "
+             "skipped",
+             dir, s->n_targets_loaded, s->n_workloads_loaded, s->n_pending,
+             s->n_manifest_errors);
+    return 0;
+}
+
+static void close_sched(host *h)
+{
+    if (!h->s)
+        return;
+    sched_stop(h->s); /* the bindings in flight are finished */
+    sched_close(h->s);
+    free(h->s);
+    h->st->ops->destroy(h->st);
+    h->s = NULL;
+    h->st = NULL;
+}
+
+/* SIGHUP: the new config replaces the running one only when it loads and
+ * its plugins start. */
+static void reload(host *h)
+{
+    char err[2048];
+    cfg *nc = xcalloc(1, sizeof *nc);
+    log_info("SIGHUP: reloading %s", h->o->config);
+    if (config_load(h->o->config, nc, err, sizeof err) < 0) {
+        log_error("reload: %s; the running config stays in force", err);
+        metrics_config_reload(0);
+        free(nc);
+        return;
+    }
+    if (strcmp(state_dir(h, nc) ? state_dir(h, nc) : "", state_dir(h, h->c)) != 0) {
+        log_error("reload: %s: the store path changed; restart trellis to use another state "
+                  "directory; the running config stays in force",
+                  h->o->config);
+        config_free(nc);
+        free(nc);
+        metrics_config_reload(0);
+        return;
+    }
+    sched *ns = xcalloc(1, sizeof *ns);
+    if (sched_open(ns, nc, h->o->dirs, h->o->n_dirs, h->o->parallelism, err, sizeof err) < 0) {
+        log_error("reload: %s; the running config stays in force", err);
+        sched_close(ns);
+        free(ns);
+        config_free(nc);
+        free(nc);
+        metrics_config_reload(0);
+        return;
+    }
+    sched_close(ns);
+    free(ns);
+    /* it loads: switch (the store is read again with the new plugins) */
+    set_ready(h, 0, "reloading the config");
+    close_sched(h);
+    cfg *old = h->c;
+    h->c = nc;
+    if (open_sched(h, nc, &h->s, &h->st, &h->store_fd, err, sizeof err) < 0) {
+        /* the old config cannot come back either: the state is the problem */
+        log_error("reload: %s", err);
+        h->c = old;
+        config_free(nc);
+        free(nc);
+        metrics_config_reload(0);
+        if (open_sched(h, old, &h->s, &h->st, &h->store_fd, err, sizeof err) < 0) {
+            log_error("cannot read the state again: %s", err);
+            return;
+        }
+    } else {
+        config_free(old);
+        free(old);
+        metrics_config_reload(1);
+        set_configz(h, nc);
+        log_info("reload: %s is in force", h->o->config);
+    }
+    set_ready(h, 1, NULL);
+}
+
+static int parse_listen(const char *s, char **addr, int *port)
+{
+    const char *colon = strrchr(s, ':');
+    if (!colon)
+        return -1;
+    char *end;
+    long p = strtol(colon + 1, &end, 10);
+    if (*end || colon[1] == '\0' || p < 0 || p > 65535)
+        return -1;
+    *addr = xasprintf("%.*s", (int)(colon - s), s);
+    *port = (int)p;
+    return 0;
+}
+
+int run_main(const run_opts *o)
+{
+    char err[2048];
+    host h;
+    memset(&h, 0, sizeof h);
+    h.o = o;
+    pthread_mutex_init(&h.mu, NULL);
+    h.store_fd = -1;
+    /* every thread started from here on inherits the blocked signals */
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &mask, NULL);
+    int sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    int rc = 2, lock_fd = -1;
+    http_server *http = NULL;
+    h.c = xcalloc(1, sizeof *h.c);
+    if (sigfd < 0) {
+        fprintf(stderr, "trellis: cannot create a signalfd: %s\n", strerror(errno));
+        free(h.c);
+        return 2;
+    }
+    if (config_load(o->config, h.c, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: %s\n", err);
+        free(h.c);
+        close(sigfd);
+        return 2;
+    }
+    const char *dir = state_dir(&h, h.c);
+    if (!dir) {
+        fprintf(stderr, "trellis: no state directory: pass --state DIR or set store.path in "
+                        "%s\n",
+                o->config);
+        goto out;
+    }
+    metrics_enable(1);
+    metrics_set_ready(0);
+    set_configz(&h, h.c);
+    set_ready(&h, 0, "starting");
+    char *addr = NULL;
+    int port = h.c->http_port, http_on = h.c->http_enabled;
+    if (o->listen) {
+        if (parse_listen(o->listen, &addr, &port) < 0) {
+            fprintf(stderr, "trellis: --listen: expected ADDRESS:PORT, got '%s'\n", o->listen);
+            goto out;
+        }
+        http_on = 1;
+    }
+    if (http_on) {
+        http_handlers hh = {ready_cb, configz_cb, &h};
+        http = http_start(addr ? addr : h.c->http_address, port, &hh, err, sizeof err);
+        if (!http) {
+            fprintf(stderr, "trellis: %s\n", err);
+            free(addr);
+            goto out;
+        }
+        log_info("serving /healthz /readyz /configz /metrics on http://%s:%d",
+                 addr ? addr : h.c->http_address, http_port(http));
+    }
+    free(addr);
+    int locked = take_lock(&h, dir, sigfd, &lock_fd, err, sizeof err);
+    if (locked < 0) {
+        fprintf(stderr, "trellis: %s\n", err);
+        goto out;
+    }
+    if (locked == 0) {
+        rc = 0;
+        goto out;
+    }
+    if (open_sched(&h, h.c, &h.s, &h.st, &h.store_fd, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: %s\n", err);
+        goto out;
+    }
+    set_ready(&h, 1, NULL);
+    int stop = 0;
+    while (!stop) {
+        sched *s = h.s;
+        s->now_ms = mono_ms();
+        sched_collect(s);
+        if (h.st->ops->dispatch(h.st, sched_on_change, s))
+            sched_after_changes(s);
+        sched_tick(s);
+        int steps = 0;
+        while (steps < STEPS_PER_TURN && sched_step(s)) {
+            steps++;
+            s->now_ms = mono_ms();
+        }
+        sched_report_metrics(s);
+        int timeout = 0;
+        if (steps < STEPS_PER_TURN) {
+            uint64_t due = sched_next_due(s), now = mono_ms();
+            timeout = due == UINT64_MAX ? -1 : due <= now ? 0 : (int)(due - now < 60000 ? due - now : 60000);
+        }
+        struct pollfd pf[3] = {{sigfd, POLLIN, 0},
+                               {h.store_fd, POLLIN, 0},
+                               {binder_fd(s->binder), POLLIN, 0}};
+        if (poll(pf, 3, timeout) < 0 && errno != EINTR) {
+            log_error("poll: %s", strerror(errno));
+            break;
+        }
+        struct signalfd_siginfo si;
+        while (read(sigfd, &si, sizeof si) == sizeof si) {
+            if (si.ssi_signo == SIGHUP) {
+                reload(&h);
+                if (!h.s) {
+                    stop = 1;
+                    rc = 2;
+                    break;
+                }
+            } else {
+                log_info("signal %u: finishing the bindings in flight, then exiting",
+                         si.ssi_signo);
+                stop = 1;
+                rc = 0;
+            }
+        }
+    }
+    set_ready(&h, 0, "stopping");
+    if (h.s)
+        log_info("bound %zu workload(s); %zu binding error(s)", h.s->n_bound_total,
+                 h.s->n_bind_errors);
+    close_sched(&h);
+out:
+    if (http)
+        http_stop(http);
+    if (lock_fd >= 0)
+        close(lock_fd); /* releases the lock: a standby takes over */
+    config_free(h.c);
+    free(h.c);
+    free(h.configz);
+    pthread_mutex_destroy(&h.mu);
+    close(sigfd);
+    metrics_reset();
+    return rc;
+}

@@ -1,0 +1,299 @@
+#!/bin/sh
+# run.sh - `trellis run` end to end on a temporary state directory: the
+# first bindings, a new node that lets an unschedulable pod fit (queueing
+# hints), new and deleted files, a malformed file, a failing binding that is
+# forgotten and retried, /healthz /readyz /configz /metrics, Events with a
+# count, SIGHUP with a bad and a good config, SIGTERM, and a standby that
+# takes over from the active host with every pod bound exactly once. Every
+# wait polls with a bound (wait_for); nothing sleeps for a fixed time.
+# Also checks the one-shot progress line: shown on a terminal, silent
+# otherwise. Run by `make check` with TRELLIS and TRELLIS_PLUGIN_PATH set.
+set -u
+: "${TRELLIS:?}" "${TOP_SRCDIR:?}" "${JSONMATCH:?}"
+tmp=$(mktemp -d)
+pids=""
+cleanup() {
+    for p in $pids; do kill -KILL "$p" 2>/dev/null; done
+    if [ -n "${KEEP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT INT TERM
+# shellcheck source=testlib.sh
+. "$(dirname "$0")/testlib.sh"
+
+# wait_for SECONDS COMMAND...: poll COMMAND until it succeeds, at most
+# SECONDS; the status says whether it did.
+wait_for() {
+    limit=$1
+    shift
+    end=$(($(date +%s) + limit))
+    while :; do
+        "$@" >/dev/null 2>&1 && return 0
+        [ "$(date +%s)" -ge "$end" ] && return 1
+        sleep 0.05
+    done
+}
+check() { # check NAME COMMAND...
+    name=$1
+    shift
+    if "$@" >"$tmp/chk" 2>&1; then ok "$name"; else not_ok "$name" "$(head -c 1500 "$tmp/chk")"; fi
+}
+# start NAME STATE CONFIG: run trellis in the background, logs in
+# $tmp/NAME.log; sets $pid and, once it serves, $port.
+start() {
+    "$TRELLIS" run -c "$3" -s "$2" --listen 127.0.0.1:0 --log-level info \
+        >"$tmp/$1.out" 2>"$tmp/$1.log" &
+    pid=$!
+    pids="$pids $pid"
+    port=""
+    if wait_for 20 grep -q "serving .* on http" "$tmp/$1.log"; then
+        port=$(sed -n 's|.*on http://127.0.0.1:\([0-9]*\).*|\1|p' "$tmp/$1.log" | head -n 1)
+    fi
+}
+http() { curl -s -o "$tmp/body" -w '%{http_code}' "http://127.0.0.1:$port$1"; }
+http_is() { [ "$(http "$1")" = "$2" ]; }
+metric() { # metric NAME{LABELS}: its value, 0 when absent
+    curl -s "http://127.0.0.1:$port/metrics" | awk -v m="$1" '$1 == m { print $2; f = 1 } END { if (!f) print 0 }'
+}
+metric_at_least() { v=$(metric "$1"); awk -v v="$v" -v n="$2" 'BEGIN { exit !(v + 0 >= n + 0) }'; }
+bound_to() { # bound_to FILE POD NODE: the pod's document in FILE names NODE
+    awk -v pod="$2" -v node="$3" '
+        /^---/ { inpod = 0 }
+        $1 == "name:" && $2 == pod { inpod = 1 }
+        inpod && $1 == "nodeName:" && $2 == node { found = 1 }
+        END { exit !found }' "$1"
+}
+stopped() { ! kill -0 "$1" 2>/dev/null; }
+
+cfg="$TOP_SRCDIR/conf/kube.cfg"
+st="$tmp/state"
+cp -r "$TOP_SRCDIR/examples/kube" "$st"
+
+# ---- one host: bindings, changes, HTTP ----
+start a "$st" "$cfg"
+check "run serves HTTP on the address --listen gives" test -n "$port"
+check "/healthz answers ok" http_is /healthz 200
+check "/readyz turns ready once the store is read" wait_for 20 http_is /readyz 200
+check "pending pods are bound (payments-0 after a preemption)" \
+    wait_for 20 bound_to "$st/critical.yaml" payments-0 worker-a
+check "web pods are bound" wait_for 20 bound_to "$st/shop.yaml" web-5d8f7c-abcde worker-b
+check "search-indexer-0 does not fit anywhere yet" \
+    grep -q "search-indexer-0: unschedulable: 0/4 targets are available" "$tmp/a.log"
+
+cat >"$st/big.yaml" <<'Y'
+apiVersion: v1
+kind: Node
+metadata:
+  name: big-1
+  labels:
+    kubernetes.io/hostname: big-1
+status:
+  allocatable:
+    cpu: "16"
+    memory: 256Gi
+    pods: "110"
+Y
+check "a new node lets the unschedulable pod fit: it is bound there" \
+    wait_for 20 bound_to "$st/shop.yaml" search-indexer-0 big-1
+
+mkdir -p "$st/team"
+cat >"$st/team/new.yaml" <<'Y'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: late-arrival
+  namespace: team
+spec:
+  containers:
+    - name: app
+      image: registry.example.com/app:1
+      resources:
+        requests:
+          cpu: 100m
+          memory: 64Mi
+Y
+check "a pod in a new subdirectory is bound" \
+    wait_for 20 grep -q "nodeName:" "$st/team/new.yaml"
+
+printf 'apiVersion: v1\nkind: Pod\nmetadata: [broken\n' >"$st/bad.yaml"
+check "a malformed file is reported with its name" wait_for 20 grep -q "bad.yaml:.*skipped" "$tmp/a.log"
+cp "$st/bad.yaml" "$tmp/bad.before"
+check "the malformed file is left as it was" cmp -s "$st/bad.yaml" "$tmp/bad.before"
+
+rm "$st/big.yaml"
+check "a removed file deletes its objects" \
+    wait_for 20 metric_at_least 'trellis_store_events_total{type="deleted"}' 1
+check "the host is still running after all that" kill -0 "$pid"
+
+check "/metrics counts scheduled attempts" \
+    metric_at_least 'trellis_schedule_attempts_total{profile="default-scheduler",result="scheduled"}' 7
+check "/metrics counts unschedulable attempts" \
+    metric_at_least 'trellis_schedule_attempts_total{profile="default-scheduler",result="unschedulable"}' 1
+check "/metrics has the binding latency histogram" \
+    metric_at_least 'trellis_binding_duration_seconds_count{profile="default-scheduler",result="success"}' 7
+check "/metrics has per-extension-point latency" \
+    sh -c "curl -s http://127.0.0.1:$port/metrics | grep -q '^trellis_framework_extension_point_duration_seconds_bucket{.*extension_point=\"filter\"'"
+check "/metrics has per-plugin latency (preemption at post-filter, the binder at bind)" \
+    sh -c "curl -s http://127.0.0.1:$port/metrics | grep '^trellis_plugin_execution_duration_seconds_count{' >'$tmp/pm' &&
+           grep -q 'plugin=\"preemption\",extension_point=\"post_filter\"' '$tmp/pm' &&
+           grep -q 'plugin=\"default-binder\",extension_point=\"bind\"' '$tmp/pm'"
+check "/metrics has the queue sizes" \
+    sh -c "curl -s http://127.0.0.1:$port/metrics | grep -q '^trellis_pending_workloads{profile=\"default-scheduler\",queue=\"unschedulable\"}'"
+check "/metrics has the cache sizes" metric_at_least 'trellis_cache_size{type="targets"}' 4
+check "/metrics: this host is the leader" metric_at_least 'trellis_leader' 1
+http /configz >/dev/null
+cat >"$tmp/want-configz.json" <<'J'
+{ "profiles": [ { "name": "default-scheduler", "percentage_of_targets_to_score": 0,
+  "workload": { "kind": "Pod" }, "target": { "kind": "Node" } } ] }
+J
+check "/configz is the effective config as JSON" "$JSONMATCH" "$tmp/want-configz.json" "$tmp/body"
+check "an unknown path is 404" http_is /nope 404
+
+# SIGHUP: a config that does not load leaves the running one in force
+cp "$cfg" "$tmp/live.cfg"
+kill -TERM "$pid"
+check "SIGTERM: the host exits" wait_for 20 stopped "$pid"
+wait "$pid"
+check "SIGTERM: exit status 0" test $? -eq 0
+check "SIGTERM: the bindings in flight were finished" grep -q "bound [0-9]* workload(s); 0 binding error(s)" "$tmp/a.log"
+
+start b "$st" "$tmp/live.cfg"
+wait_for 20 http_is /readyz 200
+printf 'profiles = ( { name = "x"; plugins = ( { name = "no-such-plugin"; } ); } );\n' >"$tmp/live.cfg"
+kill -HUP "$pid"
+check "SIGHUP with a bad config: the error is logged" \
+    wait_for 20 grep -q "reload: .*the running config stays in force" "$tmp/b.log"
+check "SIGHUP with a bad config: a failed reload is counted" \
+    metric_at_least 'trellis_config_reloads_total{result="failure"}' 1
+cat >"$st/team/after-bad-reload.yaml" <<'Y'
+apiVersion: v1
+kind: Pod
+metadata: { name: after-bad-reload, namespace: team }
+spec: { containers: [ { name: c, image: app } ] }
+Y
+check "after a bad reload the old config still schedules" \
+    wait_for 20 grep -q "nodeName" "$st/team/after-bad-reload.yaml"
+cp "$cfg" "$tmp/live.cfg"
+kill -HUP "$pid"
+check "SIGHUP with a good config: it is in force" wait_for 20 grep -q "reload: .* is in force" "$tmp/b.log"
+check "SIGHUP with a good config: counted" \
+    wait_for 20 metric_at_least 'trellis_config_reloads_total{result="success"}' 1
+kill -TERM "$pid"
+wait_for 20 stopped "$pid"
+
+# ---- a bind that fails is forgotten and retried with backoff ----
+cat >"$tmp/badbind.cfg" <<'CFG'
+profiles = ( {
+  name = "default-scheduler"; default = true;
+  workload = { kind = "Pod"; scheduler_name_field = "spec.schedulerName"; };
+  target = { kind = "Node"; };
+  binding = { field = "spec.nodeName"; };
+  events = true;
+  backoff = { initial_ms = 50; max_ms = 200; };
+  plugins = ( { name = "resources-fit"; },
+              { name = "default-binder"; args = { field = "metadata.name.x"; }; } );
+} );
+CFG
+mkdir -p "$tmp/s2"
+cat >"$tmp/s2/all.yaml" <<'Y'
+apiVersion: v1
+kind: Node
+metadata: { name: n1 }
+status: { allocatable: { cpu: "4", memory: 8Gi, pods: "10" } }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: p1, namespace: default }
+spec: { containers: [ { name: c, image: app, resources: { requests: { cpu: "8" } } } ] }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: p2, namespace: default }
+spec: { containers: [ { name: c, image: app } ] }
+Y
+start c "$tmp/s2" "$tmp/badbind.cfg"
+check "a failing bind is logged" wait_for 20 grep -q "p2: binding to n1 failed" "$tmp/c.log"
+check "a failing bind is retried (bind errors counted more than once)" \
+    wait_for 20 metric_at_least 'trellis_bind_errors_total{profile="default-scheduler"}' 2
+check "the failed assumption is forgotten (nothing stays assumed)" \
+    wait_for 20 metric_at_least 'trellis_cache_size{type="workloads"}' 0
+check "an unschedulable pod gets a FailedScheduling Event" \
+    wait_for 20 sh -c "grep -l '\"FailedScheduling\"' '$tmp/s2/events/'*.json"
+ev=$(grep -l '"FailedScheduling"' "$tmp/s2/events/"*.json | head -n 1)
+check "the Event names the pod and the reason per target" \
+    grep -q '"trellis.io/reasons": "n1=InsufficientResources"' "$ev"
+# a change to the pod requeues it; the same failure again counts on the same Event
+sed 's/image: app, resources/image: app2, resources/' "$tmp/s2/all.yaml" >"$tmp/all.new"
+mv "$tmp/all.new" "$tmp/s2/all.yaml"
+check "a repeated event increments its count" wait_for 20 grep -q '"count": 2' "$ev"
+check "one Event file for the repeated failure" \
+    test "$(grep -l '"FailedScheduling"' "$tmp/s2/events/"*.json | wc -l)" -eq 1
+kill -TERM "$pid"
+wait_for 20 stopped "$pid"
+
+# ---- standby takes over; every pod bound exactly once ----
+mkdir -p "$tmp/s3"
+cat >"$tmp/s3/nodes.yaml" <<'Y'
+apiVersion: v1
+kind: Node
+metadata: { name: n1 }
+status: { allocatable: { cpu: "64", memory: 256Gi, pods: "200" } }
+---
+apiVersion: v1
+kind: Node
+metadata: { name: n2 }
+status: { allocatable: { cpu: "64", memory: 256Gi, pods: "200" } }
+Y
+add_pods() { # add_pods FROM TO: one file per pod
+    i=$1
+    while [ "$i" -le "$2" ]; do
+        printf 'apiVersion: v1\nkind: Pod\nmetadata: { name: p%d, namespace: default }\nspec: { containers: [ { name: c, image: app, resources: { requests: { cpu: 100m } } } ] }\n' \
+            "$i" >"$tmp/s3/p$i.yaml"
+        i=$((i + 1))
+    done
+}
+all_bound() { [ "$(grep -l nodeName "$tmp/s3"/p*.yaml | wc -l)" -eq "$1" ]; }
+add_pods 1 40
+start active "$tmp/s3" "$cfg"
+pa=$pid
+check "the active host binds the first pods" wait_for 30 all_bound 40
+start standby "$tmp/s3" "$cfg"
+pb=$pid
+check "a second host on the same state waits as a standby" \
+    wait_for 20 grep -q "standby: .*held by pid $pa" "$tmp/standby.log"
+check "the standby is alive but not ready" http_is /readyz 503
+check "the standby reports itself as not the leader" metric_at_least 'trellis_leader' 0
+add_pods 41 80
+kill -TERM "$pa"
+check "the active host exits on SIGTERM" wait_for 20 stopped "$pa"
+check "the standby takes over the lock" wait_for 20 grep -q "took over the state lock" "$tmp/standby.log"
+check "the standby becomes ready" wait_for 20 http_is /readyz 200
+add_pods 81 100
+check "every pod is bound after the takeover" wait_for 30 all_bound 100
+cat "$tmp/active.log" "$tmp/standby.log" | sed -n 's/.* Pod \(default\/p[0-9]*\): bound to .*/\1/p' |
+    sort | uniq -c | awk '$1 != 1' >"$tmp/twice"
+check "no pod was bound twice (by one host or both)" test ! -s "$tmp/twice"
+check "each pod file holds exactly one binding" \
+    sh -c "for f in '$tmp/s3'/p*.yaml; do [ \$(grep -c nodeName \"\$f\") -eq 1 ] || exit 1; done"
+kill -TERM "$pb"
+check "the new active host exits on SIGTERM" wait_for 20 stopped "$pb"
+
+# ---- one-shot progress: on a terminal only ----
+"$TOP_BUILDDIR/contrib/trellis-gen" kube "$tmp/gen" 20 600 3 >/dev/null 2>&1
+if [ -d "$tmp/gen" ] && command -v script >/dev/null 2>&1; then
+    script -qec "'$TRELLIS' schedule -c '$cfg' -s '$tmp/gen' --dry-run -o json >/dev/null" \
+        "$tmp/typescript" >/dev/null 2>&1
+    check "on a terminal, schedule shows progress (done/total, rate)" \
+        grep -q "600/600 workloads, [0-9]*/s" "$tmp/typescript"
+    "$TRELLIS" schedule -c "$cfg" -s "$tmp/gen" --dry-run -o json >/dev/null 2>"$tmp/quiet"
+    check "off a terminal, schedule prints no progress" sh -c "! grep -q 'workloads,' '$tmp/quiet'"
+else
+    not_ok "progress: trellis-gen or script(1) missing"
+fi
+
+# ---- the service files in contrib/ ----
+check "contrib/trellis.cfg is a valid config" "$TRELLIS" validate "$TOP_SRCDIR/contrib/trellis.cfg"
+check "the systemd unit runs 'trellis run' on /etc/trellis/trellis.cfg and reloads with SIGHUP" \
+    sh -c "grep -q '^ExecStart=.*trellis run --config /etc/trellis/trellis.cfg' '$TOP_SRCDIR/contrib/systemd/trellis.service' &&
+           grep -q '^ExecReload=/bin/kill -HUP \$MAINPID' '$TOP_SRCDIR/contrib/systemd/trellis.service'"
+
+finish

@@ -1,0 +1,408 @@
+/*
+ * test_metrics.c - the metrics registry: the rendered text parses line by
+ * line in the Prometheus text format 0.0.4, counters move, gauges are
+ * replaced, histogram buckets are cumulative with _count equal to the +Inf
+ * bucket, label values are escaped, nothing is recorded while disabled,
+ * and four threads recording at once lose nothing.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <ctype.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "testutil.h"
+
+static void setup(void)
+{
+    metrics_reset();
+    metrics_enable(1);
+}
+
+static void teardown(void)
+{
+    metrics_enable(0);
+    metrics_reset();
+}
+
+/* The value of the sample whose name and labels are exactly `series` (as
+ * rendered); NAN when there is none. */
+static double sample(const char *text, const char *series)
+{
+    size_t n = strlen(series);
+    for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (strncmp(l, series, n) == 0 && l[n] == ' ')
+            return strtod(l + n + 1, NULL);
+    return NAN;
+}
+
+static int count_lines(const char *text, const char *prefix)
+{
+    int n = 0;
+    size_t pl = strlen(prefix);
+    for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (strncmp(l, prefix, pl) == 0)
+            n++;
+    return n;
+}
+
+static int name_char(int c, int first)
+{
+    return isalpha(c) || c == '_' || c == ':' || (!first && isdigit(c));
+}
+
+/* Check one sample line against the text format; returns its metric name
+ * (in name, at most 128 bytes). */
+static void parse_sample(const char *line, char *name)
+{
+    const char *p = line;
+    size_t n = 0;
+    ck_assert_msg(name_char((unsigned char)*p, 1), "bad metric name: %s", line);
+    while (name_char((unsigned char)*p, 0) && n < 127)
+        name[n++] = *p++;
+    name[n] = '\0';
+    if (*p == '{') {
+        p++;
+        while (*p != '}') {
+            ck_assert_msg(isalpha((unsigned char)*p) || *p == '_', "bad label name: %s", line);
+            while (isalnum((unsigned char)*p) || *p == '_')
+                p++;
+            ck_assert_msg(p[0] == '=' && p[1] == '"', "label without =\": %s", line);
+            p += 2;
+            while (*p != '"') {
+                ck_assert_msg(*p && *p != '\n', "unterminated label value: %s", line);
+                if (*p == '\\') {
+                    ck_assert_msg(p[1] == '\\' || p[1] == '"' || p[1] == 'n', "bad escape in: %s",
+                                  line);
+                    p++;
+                }
+                p++;
+            }
+            p++;
+            ck_assert_msg(*p == ',' || *p == '}', "bad label separator: %s", line);
+            if (*p == ',')
+                p++;
+        }
+        p++;
+    }
+    ck_assert_msg(*p == ' ', "no space before the value: %s", line);
+    p++;
+    char *end;
+    strtod(p, &end);
+    ck_assert_msg(end != p && (*end == '\n' || *end == '\0'), "bad value: %s", line);
+}
+
+/* Every line of text: # HELP and # TYPE once per family, before its
+ * samples, families in sorted order, each sample of the current family. */
+static void check_format(const char *text)
+{
+    char family[128] = "", type[32] = "", prev[128] = "", name[128];
+    int helped = 0;
+    ck_assert_msg(*text && text[strlen(text) - 1] == '\n', "output must end with a newline");
+    for (const char *l = text; *l; l = strchr(l, '\n') + 1) {
+        char line[4096];
+        size_t len = (size_t)(strchr(l, '\n') - l);
+        ck_assert_uint_lt(len, sizeof line);
+        memcpy(line, l, len);
+        line[len] = '\0';
+        if (strncmp(line, "# HELP ", 7) == 0) {
+            ck_assert_int_eq(sscanf(line + 7, "%127s", family), 1);
+            ck_assert_msg(strcmp(prev, family) < 0, "families out of order: %s, %s", prev, family);
+            ck_assert_msg(strncmp(family, "trellis_", 8) == 0, "%s", family);
+            ck_assert_uint_gt(strlen(line), 8 + strlen(family)); /* some help text */
+            snprintf(prev, sizeof prev, "%s", family);
+            helped = 1;
+            type[0] = '\0';
+        } else if (strncmp(line, "# TYPE ", 7) == 0) {
+            char tname[128];
+            ck_assert_int_eq(sscanf(line + 7, "%127s %31s", tname, type), 2);
+            ck_assert_msg(helped && strcmp(tname, family) == 0, "TYPE without HELP: %s", line);
+            ck_assert_msg(strcmp(type, "counter") == 0 || strcmp(type, "gauge") == 0 ||
+                              strcmp(type, "histogram") == 0,
+                          "%s", line);
+            if (strcmp(type, "counter") == 0)
+                ck_assert_msg(str_endswith(family, "_total"), "counter %s", family);
+            helped = 0;
+        } else {
+            ck_assert_msg(line[0] != '#', "unexpected comment: %s", line);
+            ck_assert_msg(type[0], "sample before TYPE: %s", line);
+            parse_sample(line, name);
+            if (strcmp(type, "histogram") == 0) {
+                size_t fl = strlen(family);
+                ck_assert_msg(strncmp(name, family, fl) == 0 &&
+                                  (strcmp(name + fl, "_bucket") == 0 ||
+                                   strcmp(name + fl, "_sum") == 0 ||
+                                   strcmp(name + fl, "_count") == 0),
+                              "%s in histogram %s", name, family);
+            } else {
+                ck_assert_str_eq(name, family);
+            }
+        }
+    }
+}
+
+/* Every record function at least once. */
+static void record_each(void)
+{
+    metrics_attempt("default-scheduler", "scheduled", 0.002);
+    metrics_attempt("default-scheduler", "unschedulable", 0.004);
+    metrics_extension_point("default-scheduler", "filter", "success", 0.0001);
+    metrics_plugin("taint-toleration", "filter", "unschedulable", 0.00003);
+    metrics_binding("default-scheduler", "success", 0.01);
+    metrics_bind_error("default-scheduler");
+    metrics_set_queue("default-scheduler", 3, 2, 1);
+    metrics_set_cache(10, 20, 1);
+    metrics_store_event("added");
+    metrics_event_written("FailedScheduling");
+    metrics_set_leader(1);
+    metrics_set_ready(0);
+    metrics_config_reload(1);
+    metrics_config_reload(0);
+}
+
+START_TEST(disabled_records_nothing)
+{
+    metrics_enable(0);
+    ck_assert_int_eq(metrics_enabled(), 0);
+    record_each();
+    char *t = metrics_render();
+    check_format(t);
+    /* only the build info, which is not recorded */
+    int samples = 0;
+    for (const char *l = t; *l; l = strchr(l, '\n') + 1)
+        if (*l != '#') {
+            ck_assert_msg(strncmp(l, "trellis_build_info{", 19) == 0, "%s", l);
+            samples++;
+        }
+    ck_assert_int_eq(samples, 1);
+    ck_assert_int_eq(count_lines(t, "# TYPE "), 14);
+    free(t);
+}
+END_TEST
+
+START_TEST(everything_renders_in_format)
+{
+    record_each();
+    char *t = metrics_render();
+    check_format(t);
+    ck_assert_int_eq(count_lines(t, "# HELP "), 14);
+    ck_assert_double_eq(sample(t, "trellis_build_info{version=\"" PACKAGE_VERSION "\"}"), 1);
+    ck_assert_double_eq(sample(t, "trellis_pending_workloads{profile=\"default-scheduler\","
+                                  "queue=\"active\"}"),
+                        3);
+    ck_assert_double_eq(sample(t, "trellis_pending_workloads{profile=\"default-scheduler\","
+                                  "queue=\"unschedulable\"}"),
+                        1);
+    ck_assert_double_eq(sample(t, "trellis_cache_size{type=\"assumed\"}"), 1);
+    ck_assert_double_eq(sample(t, "trellis_cache_size{type=\"targets\"}"), 10);
+    ck_assert_double_eq(sample(t, "trellis_leader"), 1);
+    ck_assert_double_eq(sample(t, "trellis_ready"), 0);
+    ck_assert_double_eq(sample(t, "trellis_config_reloads_total{result=\"failure\"}"), 1);
+    ck_assert_double_eq(sample(t, "trellis_config_reloads_total{result=\"success\"}"), 1);
+    ck_assert_double_eq(sample(t, "trellis_store_events_total{type=\"added\"}"), 1);
+    ck_assert_double_eq(sample(t, "trellis_events_written_total{reason=\"FailedScheduling\"}"), 1);
+    ck_assert_double_eq(sample(t, "trellis_bind_errors_total{profile=\"default-scheduler\"}"), 1);
+    ck_assert_double_eq(sample(t, "trellis_plugin_execution_duration_seconds_count{plugin="
+                                  "\"taint-toleration\",extension_point=\"filter\",status="
+                                  "\"unschedulable\"}"),
+                        1);
+    ck_assert_double_eq(sample(t, "trellis_framework_extension_point_duration_seconds_bucket{"
+                                  "profile=\"default-scheduler\",extension_point=\"filter\","
+                                  "status=\"success\",le=\"0.00016\"}"),
+                        1);
+    /* series of a family sorted by label values */
+    const char *a = strstr(t, "trellis_schedule_attempts_total{profile=\"default-scheduler\","
+                              "result=\"scheduled\"}");
+    const char *b = strstr(t, "trellis_schedule_attempts_total{profile=\"default-scheduler\","
+                              "result=\"unschedulable\"}");
+    ck_assert(a && b && a < b);
+    /* deterministic */
+    char *again = metrics_render();
+    ck_assert_str_eq(t, again);
+    free(again);
+    free(t);
+}
+END_TEST
+
+START_TEST(counters_move_gauges_replace)
+{
+    char *t = metrics_render();
+    ck_assert(isnan(sample(t, "trellis_schedule_attempts_total{profile=\"p\",result=\"error\"}")));
+    free(t);
+    metrics_attempt("p", "error", 0.1);
+    t = metrics_render();
+    ck_assert_double_eq(
+        sample(t, "trellis_schedule_attempts_total{profile=\"p\",result=\"error\"}"), 1);
+    free(t);
+    metrics_attempt("p", "error", 0.1);
+    metrics_attempt(NULL, "error", 0.1);
+    metrics_set_queue("p", 5, 0, 0);
+    metrics_set_queue("p", 2, 0, 0);
+    t = metrics_render();
+    ck_assert_double_eq(
+        sample(t, "trellis_schedule_attempts_total{profile=\"p\",result=\"error\"}"), 2);
+    ck_assert_double_eq(sample(t, "trellis_schedule_attempts_total{profile=\"\",result=\"error\"}"),
+                        1);
+    ck_assert_double_eq(sample(t, "trellis_pending_workloads{profile=\"p\",queue=\"active\"}"), 2);
+    free(t);
+    metrics_reset();
+    t = metrics_render();
+    ck_assert(isnan(sample(t, "trellis_schedule_attempts_total{profile=\"p\",result=\"error\"}")));
+    free(t);
+}
+END_TEST
+
+START_TEST(histogram_buckets_cumulative)
+{
+    const double obs[] = {0.000005, 0.00001, 0.001, 0.5, 10, 0.001};
+    double sum = 0;
+    for (size_t i = 0; i < sizeof obs / sizeof *obs; i++) {
+        metrics_binding("p", "success", obs[i]);
+        sum += obs[i];
+    }
+    char *t = metrics_render();
+    check_format(t);
+    const char *prefix = "trellis_binding_duration_seconds_bucket{profile=\"p\",result=\"success\","
+                         "le=\"";
+    double prev = -1, last = -1;
+    int buckets = 0, inf_seen = 0;
+    double prev_le = 0;
+    for (const char *l = strstr(t, prefix); l && strncmp(l, prefix, strlen(prefix)) == 0;
+         l = strchr(l, '\n') + 1) {
+        const char *le = l + strlen(prefix);
+        double v = strtod(strchr(le, ' ') + 1, NULL);
+        ck_assert_msg(v >= prev, "bucket counts must not decrease: %.*s",
+                      (int)(strchr(l, '\n') - l), l);
+        prev = v;
+        if (strncmp(le, "+Inf\"", 5) == 0) {
+            inf_seen = 1;
+            last = v;
+        } else {
+            double bound = strtod(le, NULL);
+            ck_assert(bound > prev_le);
+            prev_le = bound;
+            ck_assert(!inf_seen);
+        }
+        buckets++;
+    }
+    ck_assert_int_ge(buckets, 16);
+    ck_assert(inf_seen);
+    ck_assert_double_eq(last, 6);
+    ck_assert_double_eq(sample(t, "trellis_binding_duration_seconds_bucket{profile=\"p\","
+                                  "result=\"success\",le=\"1e-05\"}"),
+                        2); /* le is inclusive */
+    ck_assert_double_eq(sample(t, "trellis_binding_duration_seconds_count{profile=\"p\","
+                                  "result=\"success\"}"),
+                        last);
+    double s = sample(t, "trellis_binding_duration_seconds_sum{profile=\"p\",result=\"success\"}");
+    ck_assert_double_eq_tol(s, sum, 1e-9);
+    /* 10 s is past the last finite bucket: only +Inf counts it */
+    ck_assert_double_eq(sample(t, "trellis_binding_duration_seconds_bucket{profile=\"p\","
+                                  "result=\"success\",le=\"5.24288\"}"),
+                        5);
+    free(t);
+}
+END_TEST
+
+START_TEST(label_values_escaped)
+{
+    metrics_event_written("a\"b\\c\nd");
+    metrics_store_event("plain");
+    char *t = metrics_render();
+    check_format(t);
+    ck_assert_double_eq(sample(t, "trellis_events_written_total{reason=\"a\\\"b\\\\c\\nd\"}"), 1);
+    ck_assert_ptr_null(strstr(t, "c\nd"));
+    free(t);
+}
+END_TEST
+
+#define THREADS 4
+#define ROUNDS 10000
+
+static void *hammer(void *arg)
+{
+    const char *profile = arg;
+    for (int i = 0; i < ROUNDS; i++) {
+        metrics_attempt("shared", "scheduled", 0.0001);
+        metrics_attempt(profile, "scheduled", 0.0001);
+        metrics_plugin("x", "score", "success", 0.00002);
+        metrics_store_event("modified");
+        if (i % 1000 == 0)
+            free(metrics_render());
+    }
+    return NULL;
+}
+
+START_TEST(concurrent_totals_exact)
+{
+    pthread_t th[THREADS];
+    char names[THREADS][16];
+    for (int i = 0; i < THREADS; i++) {
+        snprintf(names[i], sizeof names[i], "p%d", i);
+        ck_assert_int_eq(pthread_create(&th[i], NULL, hammer, names[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++)
+        ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+    char *t = metrics_render();
+    check_format(t);
+    ck_assert_double_eq(
+        sample(t, "trellis_schedule_attempts_total{profile=\"shared\",result=\"scheduled\"}"),
+        THREADS * ROUNDS);
+    ck_assert_double_eq(sample(t, "trellis_scheduling_attempt_duration_seconds_count{profile="
+                                  "\"shared\",result=\"scheduled\"}"),
+                        THREADS * ROUNDS);
+    ck_assert_double_eq(sample(t, "trellis_scheduling_attempt_duration_seconds_bucket{profile="
+                                  "\"shared\",result=\"scheduled\",le=\"+Inf\"}"),
+                        THREADS * ROUNDS);
+    for (int i = 0; i < THREADS; i++) {
+        char s[128];
+        snprintf(s, sizeof s,
+                 "trellis_schedule_attempts_total{profile=\"%s\",result=\"scheduled\"}", names[i]);
+        ck_assert_double_eq(sample(t, s), ROUNDS);
+    }
+    ck_assert_double_eq(sample(t, "trellis_plugin_execution_duration_seconds_count{plugin=\"x\","
+                                  "extension_point=\"score\",status=\"success\"}"),
+                        THREADS * ROUNDS);
+    ck_assert_double_eq(sample(t, "trellis_store_events_total{type=\"modified\"}"),
+                        THREADS * ROUNDS);
+    free(t);
+}
+END_TEST
+
+START_TEST(long_label_values)
+{
+    char big[1000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    metrics_bind_error(big);
+    metrics_bind_error(big);
+    char *t = metrics_render();
+    check_format(t);
+    char *want = xasprintf("trellis_bind_errors_total{profile=\"%s\"}", big);
+    ck_assert_double_eq(sample(t, want), 2);
+    free(want);
+    free(t);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("metrics");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, disabled_records_nothing);
+    tcase_add_test(tc, everything_renders_in_format);
+    tcase_add_test(tc, counters_move_gauges_replace);
+    tcase_add_test(tc, histogram_buckets_cumulative);
+    tcase_add_test(tc, label_values_escaped);
+    tcase_add_test(tc, concurrent_totals_exact);
+    tcase_add_test(tc, long_label_values);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}
