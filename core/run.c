@@ -192,21 +192,24 @@ static int take_lock(host *h, const char *dir, int sigfd, int *lock_fd, char *er
 
 /* ---- scheduler and store ---- */
 
-/* Open the scheduler for c, read the store and start following it. The
- * scheduler is built first, so a config whose plugins do not load
- * changes nothing. 0, or -1 with err. */
-static int open_sched(host *h, cfg *c, sched **out_s, store **out_st, int *out_fd, char *err,
-                      size_t errlen)
+/* Load the plugins of c into a new scheduler; NULL with err. */
+static sched *new_sched(host *h, cfg *c, char *err, size_t errlen)
 {
-    const run_opts *o = h->o;
-    const char *dir = state_dir(h, c);
     sched *s = xcalloc(1, sizeof *s);
-    if (sched_open(s, c, o->dirs, o->n_dirs, o->parallelism, err, errlen) < 0) {
+    if (sched_open(s, c, h->o->dirs, h->o->n_dirs, h->o->parallelism, err, errlen) < 0) {
         sched_close(s);
         free(s);
-        return -1;
+        return NULL;
     }
     s->run_mode = 1;
+    return s;
+}
+
+/* Give s (from new_sched) the store: read it and start following it.
+ * s is consumed on failure. 0, or -1 with err. */
+static int attach_store(host *h, cfg *c, sched *s, char *err, size_t errlen)
+{
+    const char *dir = state_dir(h, c);
     store *st = store_file_open(dir, 0, err, errlen);
     if (!st) {
         sched_close(s);
@@ -221,9 +224,9 @@ static int open_sched(host *h, cfg *c, sched **out_s, store **out_st, int *out_f
         st->ops->destroy(st);
         return -1;
     }
-    *out_s = s;
-    *out_st = st;
-    *out_fd = fd;
+    h->s = s;
+    h->st = st;
+    h->store_fd = fd;
     log_info("state %s: %zu targets, %zu workloads, %zu pending; %zu malformed document(s) "
              "skipped",
              dir, s->n_targets_loaded, s->n_workloads_loaded, s->n_pending,
@@ -265,31 +268,28 @@ static void reload(host *h)
         metrics_config_reload(0);
         return;
     }
-    sched *ns = xcalloc(1, sizeof *ns);
-    if (sched_open(ns, nc, h->o->dirs, h->o->n_dirs, h->o->parallelism, err, sizeof err) < 0) {
+    sched *ns = new_sched(h, nc, err, sizeof err);
+    if (!ns) {
         log_error("reload: %s; the running config stays in force", err);
-        sched_close(ns);
-        free(ns);
         config_free(nc);
         free(nc);
         metrics_config_reload(0);
         return;
     }
-    sched_close(ns);
-    free(ns);
-    /* it loads: switch (the store is read again with the new plugins) */
+    /* its plugins start: switch (the store is read again with them) */
     set_ready(h, 0, "reloading the config");
     close_sched(h);
     cfg *old = h->c;
     h->c = nc;
-    if (open_sched(h, nc, &h->s, &h->st, &h->store_fd, err, sizeof err) < 0) {
-        /* the old config cannot come back either: the state is the problem */
+    if (attach_store(h, nc, ns, err, sizeof err) < 0) {
+        /* the state is the problem: try to go on with the old config */
         log_error("reload: %s", err);
         h->c = old;
         config_free(nc);
         free(nc);
         metrics_config_reload(0);
-        if (open_sched(h, old, &h->s, &h->st, &h->store_fd, err, sizeof err) < 0) {
+        sched *os = new_sched(h, old, err, sizeof err);
+        if (!os || attach_store(h, old, os, err, sizeof err) < 0) {
             log_error("cannot read the state again: %s", err);
             return;
         }
@@ -388,7 +388,8 @@ int run_main(const run_opts *o)
         rc = 0;
         goto out;
     }
-    if (open_sched(&h, h.c, &h.s, &h.st, &h.store_fd, err, sizeof err) < 0) {
+    sched *first = new_sched(&h, h.c, err, sizeof err);
+    if (!first || attach_store(&h, h.c, first, err, sizeof err) < 0) {
         fprintf(stderr, "trellis: %s\n", err);
         goto out;
     }

@@ -1686,8 +1686,18 @@ void sched_collect(sched *s)
 
 void sched_tick(sched *s)
 {
-    for (size_t i = 0; i < s->n_profiles; i++)
-        queue_flush_unschedulable(&s->profiles[i].q, s->now_ms);
+    /* the pool scan walks every queued item: once a second at most (or
+     * as often as the shortest limit needs), not once per loop turn */
+    if (s->now_ms >= s->next_pool_scan_ms) {
+        uint64_t step = 1000;
+        for (size_t i = 0; i < s->n_profiles; i++) {
+            queue *q = &s->profiles[i].q;
+            queue_flush_unschedulable(q, s->now_ms);
+            if (q->max_unschedulable_ms < step)
+                step = q->max_unschedulable_ms;
+        }
+        s->next_pool_scan_ms = s->now_ms + step;
+    }
     if (s->n_waiting) {
         process_waiting(s, 0);
         apply_deferred(s);
@@ -1704,12 +1714,8 @@ uint64_t sched_next_due(const sched *s)
         uint64_t d = queue_next_due(q);
         if (d < due)
             due = d;
-        if (q->n_unschedulable) {
-            /* checked once a second (or sooner when the limit is short) */
-            uint64_t step = q->max_unschedulable_ms < 1000 ? q->max_unschedulable_ms : 1000;
-            if (s->now_ms + step < due)
-                due = s->now_ms + step;
-        }
+        if (q->n_unschedulable && s->next_pool_scan_ms < due)
+            due = s->next_pool_scan_ms;
     }
     for (size_t i = 0; i < s->n_waiting; i++) {
         if (s->waiting[i].allowed || s->waiting[i].rejected)

@@ -132,6 +132,7 @@ typedef struct sched {
     struct change *deferred; /* changes to workloads in flight, applied later */
     size_t n_deferred, cap_deferred;
     int targets_changed;  /* since the last sched_after_changes */
+    uint64_t next_pool_scan_ms; /* next look for workloads unschedulable too long */
     size_t n_replaced;    /* objects dropped since the last sweep */
     size_t n_bound_total, n_bind_errors;
 } sched;
