@@ -29,6 +29,7 @@ struct trellis_target {
     size_t n_wl, cap_wl;
     int64_t *sums; /* cache->n_counters sums */
     uint64_t gen;
+    uint32_t index; /* in a snapshot: the position (cycle_target index) */
 };
 
 typedef struct cache_target {

@@ -240,6 +240,7 @@ static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p, char 
                                        "cordon_taint",
                                        "capacity_field",
                                        "percentage_of_targets_to_score",
+                                       "equivalence_cache",
                                        "backoff",
                                        "max_unschedulable_ms",
                                        "plugins",
@@ -318,6 +319,9 @@ static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p, char 
     if (get_int(c, s, "percentage_of_targets_to_score", 0, 100, &pct, err, errlen) < 0)
         return -1;
     p->percentage_to_score = (int)pct;
+    p->equivalence_cache = 1;
+    if (get_bool(c, s, "equivalence_cache", &p->equivalence_cache, err, errlen) < 0)
+        return -1;
     if (get_str(c, s, "taints_field", 0, &p->taints_field, err, errlen) < 0 ||
         get_str(c, s, "cordon_taint", 0, &p->cordon_taint, err, errlen) < 0 ||
         get_str(c, s, "capacity_field", 0, &p->capacity_field, err, errlen) < 0)
@@ -676,6 +680,8 @@ static json_object *profile_json(const cfg_profile *p)
     json_object_object_add(o, "score_mode", jstr(p->lexicographic ? "lexicographic" : "weighted"));
     json_object_object_add(o, "percentage_of_targets_to_score",
                            json_object_new_int(p->percentage_to_score));
+    json_object_object_add(o, "equivalence_cache",
+                           json_object_new_boolean(p->equivalence_cache));
     json_object_object_add(o, "unschedulable_message",
                            jstr(p->per_target_message ? "per-target" : "summary"));
     json_object_object_add(o, "target_noun", jstr(p->target_noun));

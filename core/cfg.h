@@ -65,6 +65,7 @@ typedef struct cfg_profile {
     /* stop filtering once this share of the targets was found feasible:
      * 100 = all (default), 0 = kube-scheduler's adaptive share */
     int percentage_to_score;
+    int equivalence_cache; /* reuse verdicts for equivalent workloads */
     int per_target_message; /* unschedulable_message: 0 summary, 1 per-target */
     char *target_noun;   /* in messages, default "target" */
     int events;          /* write an Event for unschedulable workloads */

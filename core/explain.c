@@ -246,7 +246,7 @@ static void real_cycle(sched *s, profile *p, trellis_object *w, decision *d, exp
             r->message = xstrdup("");
             r->picked = xstrdup(best->name);
             for (size_t i = 0; i < c->n; i++)
-                r->n_not_evaluated += c->cands[i].rej == REJ_NOT_EVALUATED;
+                r->n_not_evaluated += framework_rej(c, i) == REJ_NOT_EVALUATED;
             break;
         }
         if (r->result == FW_ERROR) {

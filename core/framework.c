@@ -58,6 +58,26 @@ void framework_build(profile *p)
         if (h->eviction_check)
             plist_add(&p->eviction, pl);
     }
+    /* the equivalence cache needs every plugin that filters or scores */
+    p->equivalent = p->cfg->equivalence_cache;
+    const plist *judges[] = {&p->pre_filter, &p->filter, &p->pre_score, &p->score};
+    for (size_t k = 0; k < sizeof judges / sizeof *judges; k++)
+        for (size_t i = 0; i < judges[k]->n; i++)
+            if (!judges[k]->v[i]->h.equivalent)
+                p->equivalent = 0;
+}
+
+void framework_profile_free(profile *p)
+{
+    equiv_cache *e = &p->eq;
+    if (e->w)
+        object_unref(e->w);
+    free(e->pass);
+    free(e->cands);
+    free(e->raw);
+    free(e->skip_filter);
+    free(e->skip_score);
+    memset(e, 0, sizeof *e);
 }
 
 #define ARENA_CHUNK (64 * 1024)
@@ -157,6 +177,7 @@ void framework_cycle_reset(trellis_cycle *c, profile *p, trellis_object *w)
     c->scored = 0;
     c->filtered = 0;
     c->pre_plugin = -1;
+    c->exclude_idx = SIZE_MAX;
     memset(&c->pre_status, 0, sizeof c->pre_status);
     c->in_post_filter = 0;
     c->changed = 0;
@@ -178,71 +199,119 @@ static const trellis_plugin *invalid_for(const profile *p, const trellis_object 
     return NULL;
 }
 
+/* Record that filter k rejected the targets whose bits went from `before`
+ * to clear in pass[0..nw): a batch or span filter says no more than that,
+ * framework_explain asks the plain filter why when someone wants to know. A
+ * batch filter may only clear bits. */
+static void note_cleared(trellis_cycle *c, size_t k, const uint64_t *before, uint64_t *pass,
+                         size_t w0, size_t nw)
+{
+    for (size_t wi = 0; wi < nw; wi++) {
+        uint64_t gone = before[wi] & ~pass[wi];
+        pass[wi] &= before[wi];
+        while (gone) {
+            size_t i = (w0 + wi) * 64 + (size_t)__builtin_ctzll(gone);
+            gone &= gone - 1;
+            c->cands[i].rej = (int16_t)k;
+            c->cands[i].code = CODE_UNKNOWN;
+        }
+    }
+}
+
+static void reject(trellis_cycle *c, size_t i, int rej, int code)
+{
+    c->pass[i / 64] &= ~(1ull << (i % 64));
+    c->cands[i].rej = (int16_t)rej;
+    c->cands[i].code = (uint8_t)code;
+}
+
+/* Filter targets [b, e); b is a multiple of 64, so a block owns its words
+ * of the pass bitmap. Only rejected targets get a cands[] entry. */
 static void filter_block(void *ctx, size_t b, size_t e)
 {
     trellis_cycle *c = ctx;
     profile *p = c->p;
     uint64_t *pass = c->pass;
-    for (size_t i = b; i < e; i++) {
-        pass[i / 64] |= 1ull << (i % 64);
-        c->cands[i].rej = -1;
-        c->cands[i].code = TRELLIS_SUCCESS;
-        c->cands[i].explained = 0;
-        if (c->targets[i]->obj->prepare_failed_slot >= 0 &&
-            invalid_for(p, c->targets[i]->obj)) {
-            pass[i / 64] &= ~(1ull << (i % 64));
-            c->cands[i].rej = REJ_INVALID;
-            c->cands[i].code = TRELLIS_UNRESOLVABLE;
-        } else if (c->exclude_name && strcmp(c->targets[i]->name, c->exclude_name) == 0) {
-            pass[i / 64] &= ~(1ull << (i % 64));
-            c->cands[i].rej = REJ_EXCLUDED;
-            c->cands[i].code = TRELLIS_UNRESOLVABLE;
+    const uint64_t *invalid = p->snap.invalid;
+    size_t w0 = b / 64, nw = (e - b + 63) / 64;
+    uint64_t live = 0;
+    for (size_t wi = w0; wi < w0 + nw; wi++) {
+        uint64_t m = wi * 64 + 64 <= e ? ~0ull : (1ull << (e % 64)) - 1;
+        uint64_t bad = invalid[wi] & m;
+        pass[wi] = m;
+        while (bad) { /* failed some plugin's prepare: this profile's? */
+            size_t i = wi * 64 + (size_t)__builtin_ctzll(bad);
+            bad &= bad - 1;
+            if (invalid_for(p, c->targets[i]->obj))
+                reject(c, i, REJ_INVALID, TRELLIS_UNRESOLVABLE);
         }
+        live |= pass[wi];
     }
+    if (c->exclude_idx >= b && c->exclude_idx < e &&
+        (pass[c->exclude_idx / 64] & (1ull << (c->exclude_idx % 64))))
+        reject(c, c->exclude_idx, REJ_EXCLUDED, TRELLIS_UNRESOLVABLE);
     trellis_status st;
-    for (size_t k = 0; k < p->filter.n; k++) {
+    for (size_t k = 0; k < p->filter.n && live; k++) {
         trellis_plugin *pl = p->filter.v[k];
         if (c->skip_filter[pl->index])
             continue;
-        if (pl->h.filter_batch) {
+        if (pl->h.filter_span || pl->h.filter_batch) {
             uint64_t before[FILTER_BLOCK / 64];
-            size_t w0 = b / 64, nw = (e - b + 63) / 64;
             memcpy(before, &pass[w0], nw * sizeof *pass);
-            pl->h.filter_batch(pl, c, c->w, (const trellis_target *const *)&c->targets[b],
-                               e - b, &pass[w0]);
-            for (size_t wi = 0; wi < nw; wi++) {
-                /* a batch filter may only clear bits */
-                uint64_t gone = before[wi] & ~pass[w0 + wi];
-                pass[w0 + wi] &= before[wi];
-                while (gone) {
-                    size_t i = (w0 + wi) * 64 + (size_t)__builtin_ctzll(gone);
-                    gone &= gone - 1;
-                    c->cands[i].rej = (int16_t)k;
-                    c->cands[i].code = CODE_UNKNOWN;
-                }
-            }
-            continue;
-        }
-        for (size_t wi = b / 64; wi * 64 < e; wi++) {
-            uint64_t bits = pass[wi];
-            while (bits) {
-                size_t i = wi * 64 + (size_t)__builtin_ctzll(bits);
-                bits &= bits - 1;
-                if (i >= e)
-                    break;
-                int rc = pl->h.filter(pl, c, c->w, c->targets[i], &st);
-                if (rc != TRELLIS_SUCCESS) {
-                    pass[wi] &= ~(1ull << (i % 64));
-                    c->cands[i].rej = (int16_t)k;
-                    c->cands[i].code = (uint8_t)(rc == TRELLIS_UNSCHEDULABLE ||
-                                                         rc == TRELLIS_UNRESOLVABLE ||
-                                                         rc == TRELLIS_ERROR
-                                                     ? rc
-                                                     : TRELLIS_ERROR);
+            if (pl->h.filter_span)
+                pl->h.filter_span(pl, c, c->w, b, e - b, &pass[w0]);
+            else
+                pl->h.filter_batch(pl, c, c->w,
+                                   (const trellis_target *const *)&c->targets[b], e - b,
+                                   &pass[w0]);
+            note_cleared(c, k, before, &pass[w0], w0, nw);
+        } else {
+            for (size_t wi = w0; wi < w0 + nw; wi++) {
+                uint64_t bits = pass[wi];
+                while (bits) {
+                    size_t i = wi * 64 + (size_t)__builtin_ctzll(bits);
+                    bits &= bits - 1;
+                    int rc = pl->h.filter(pl, c, c->w, c->targets[i], &st);
+                    if (rc == TRELLIS_SUCCESS)
+                        continue;
+                    if (rc != TRELLIS_UNSCHEDULABLE && rc != TRELLIS_UNRESOLVABLE) {
+                        rc = TRELLIS_ERROR;
+                        atomic_store_explicit(&c->filter_error, 1, memory_order_relaxed);
+                    }
+                    reject(c, i, (int)k, rc);
                 }
             }
         }
+        live = 0;
+        for (size_t wi = w0; wi < w0 + nw; wi++)
+            live |= pass[wi];
     }
+}
+
+int framework_rej(const trellis_cycle *c, size_t i)
+{
+    if (c->pre_plugin >= 0)
+        return REJ_PRE_FILTER;
+    if (c->pass[i / 64] & (1ull << (i % 64)))
+        return -1;
+    if (c->eval_len < c->n && (i + c->n - c->eval_begin) % c->n >= c->eval_len)
+        return REJ_NOT_EVALUATED;
+    return c->cands[i].rej;
+}
+
+int framework_code(trellis_cycle *c, size_t i)
+{
+    int rej = framework_rej(c, i);
+    if (rej == -1 || rej == REJ_NOT_EVALUATED)
+        return TRELLIS_SUCCESS;
+    if (rej == REJ_PRE_FILTER)
+        return c->pre_status.code;
+    if (c->cands[i].code == CODE_UNKNOWN) {
+        const trellis_plugin *who;
+        trellis_status st;
+        return framework_explain(c, i, &who, &st);
+    }
+    return c->cands[i].code;
 }
 
 /* How many feasible targets to look for among n, as kube-scheduler's
@@ -281,11 +350,6 @@ static void filter_sampled(profile *p, trellis_cycle *c, size_t want)
 {
     size_t n = c->n, start = p->next_start < n ? p->next_start : 0;
     size_t processed = 0, found = 0;
-    for (size_t i = 0; i < n; i++) {
-        c->cands[i].rej = REJ_NOT_EVALUATED;
-        c->cands[i].code = TRELLIS_SUCCESS;
-        c->cands[i].explained = 1;
-    }
     while (processed < n && found < want) {
         size_t b = (start + processed) % n;
         /* as many whole blocks as targets are still wanted: if they all
@@ -301,15 +365,14 @@ static void filter_sampled(profile *p, trellis_cycle *c, size_t want)
         for (; i < e && found < want; i++)
             if (c->pass[i / 64] & (1ull << (i % 64)))
                 found++;
-        /* targets evaluated after the last one needed are dropped */
-        for (size_t j = i; j < e; j++) {
+        /* targets evaluated after the last one needed are dropped: they
+         * count as not evaluated (outside eval_begin + eval_len) */
+        for (size_t j = i; j < e; j++)
             c->pass[j / 64] &= ~(1ull << (j % 64));
-            c->cands[j].rej = REJ_NOT_EVALUATED;
-            c->cands[j].code = TRELLIS_SUCCESS;
-            c->cands[j].explained = 1;
-        }
         processed += i - b;
     }
+    c->eval_begin = start;
+    c->eval_len = processed;
     /* next time start after what was looked at, on a bitmap word */
     p->next_start = ((start + processed) % n) & ~(size_t)63;
 }
@@ -326,6 +389,10 @@ static void score_block(void *ctx, size_t b, size_t e)
         if (c->skip_score[pl->index]) {
             for (size_t j = b; j < e; j++)
                 out[j] = 0;
+            continue;
+        }
+        if (pl->h.score_span) {
+            pl->h.score_span(pl, c, c->w, &c->feasible_idx[b], e - b, &out[b]);
             continue;
         }
         if (pl->h.score_batch) {
@@ -358,24 +425,25 @@ int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who,
 {
     profile *p = c->p;
     cand *cd = &c->cands[i];
+    int rej = framework_rej(c, i);
     memset(st, 0, sizeof *st);
     *who = NULL;
-    if (cd->rej == -1)
+    if (rej == -1)
         return TRELLIS_SUCCESS;
-    if (cd->rej == REJ_PRE_FILTER) {
+    if (rej == REJ_PRE_FILTER) {
         *st = c->pre_status;
-        *who = c->pre_plugin >= 0 ? p->plugins[c->pre_plugin] : NULL;
+        *who = p->plugins[c->pre_plugin];
         return st->code;
     }
-    if (cd->rej == REJ_NOT_EVALUATED)
+    if (rej == REJ_NOT_EVALUATED)
         return TRELLIS_SUCCESS; /* never looked at: nothing to explain */
-    if (cd->rej == REJ_EXCLUDED) {
+    if (rej == REJ_EXCLUDED) {
         st->code = TRELLIS_UNRESOLVABLE;
         snprintf(st->reason, sizeof st->reason, "CurrentTarget");
         snprintf(st->message, sizeof st->message, "the workload is being moved off this target");
         return st->code;
     }
-    if (cd->rej == REJ_INVALID) {
+    if (rej == REJ_INVALID) {
         const trellis_object *o = c->targets[i]->obj;
         *who = invalid_for(p, o);
         st->code = TRELLIS_UNRESOLVABLE;
@@ -396,7 +464,6 @@ int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who,
             if (!st->reason[0])
                 snprintf(st->reason, sizeof st->reason, "Rejected");
             cd->code = (uint8_t)rc;
-            cd->explained = 1;
             return rc;
         }
     }
@@ -407,7 +474,6 @@ int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who,
     snprintf(st->message, sizeof st->message,
              "the batch filter rejected this target but the plain filter accepts it");
     cd->code = TRELLIS_ERROR;
-    cd->explained = 1;
     return TRELLIS_ERROR;
 }
 
@@ -543,6 +609,26 @@ static int check_scores(trellis_cycle *c, const trellis_plugin *pl,
     return 0;
 }
 
+/* Whether a raw score failed (INT64_MIN); then msg says which and why,
+ * from the plain score's status. */
+static int score_failed(trellis_cycle *c, const trellis_plugin *pl, const int64_t *sc, size_t nf,
+                        char *msg, size_t msglen)
+{
+    for (size_t j = 0; j < nf; j++) {
+        if (sc[j] != INT64_MIN)
+            continue;
+        trellis_status st;
+        int64_t v;
+        memset(&st, 0, sizeof st);
+        pl->h.score((trellis_plugin *)pl, c, c->w, c->feasible[j], &v, &st);
+        snprintf(msg, msglen, "plugin %s: score failed for target %s%s%s", pl->name,
+                 c->feasible[j]->name, st.message[0] ? ": " : "", st.message);
+        c->failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
 /* score_mode = "lexicographic": each score plugin in turn keeps only the
  * targets with its best score, normalizing over the targets still in the
  * running; what is left after the last plugin ties, and the tie-break
@@ -615,6 +701,159 @@ static fw_result select_lexicographic(profile *p, trellis_cycle *c, trellis_obje
     c->scored = 1;
 out:
     return r;
+}
+
+/* ---- the equivalence cache (see trellis_equivalent_fn) ------------------
+ *
+ * After a cycle that filtered every target, the profile keeps the verdicts
+ * (pass bitmap and cands) and, once scored, the raw scores by target
+ * position, with the workload and the snapshot generation. The next cycle
+ * reuses them when its workload is equivalent for every plugin, its
+ * pre-filters skipped the same plugins, and the snapshot moved by at most
+ * one update that rebuilt nothing: then only the 64-target blocks holding a
+ * changed target are filtered again, and only the changed feasible targets
+ * scored. Normalize, the totals and the selection always run. */
+
+/* More changed targets than this: a full cycle is as cheap. */
+#define EQ_MAX_CHANGED 64
+
+static int eq_usable(const profile *p, const trellis_cycle *c, const trellis_object *w)
+{
+    const equiv_cache *e = &p->eq;
+    const snapshot *s = &p->snap;
+    if (!p->equivalent || !e->valid || e->set_gen != s->set_gen || c->exclude_name)
+        return 0;
+    if (e->gen != s->gen && (e->gen != s->prev_gen || s->rebuilt || s->n_changed > EQ_MAX_CHANGED))
+        return 0;
+    if (memcmp(e->skip_filter, c->skip_filter, p->n_plugins) != 0)
+        return 0;
+    for (size_t k = 0; k < p->n_plugins && e->w != w; k++) {
+        trellis_plugin *pl = p->plugins[k];
+        if (pl->h.equivalent && !pl->h.equivalent(pl, e->w, w))
+            return 0;
+    }
+    return 1;
+}
+
+/* The cached verdicts, with the blocks of changed targets filtered again. */
+static void eq_filter(profile *p, trellis_cycle *c)
+{
+    equiv_cache *e = &p->eq;
+    const snapshot *s = &p->snap;
+    memcpy(c->pass, e->pass, (c->n + 63) / 64 * sizeof *c->pass);
+    memcpy(c->cands, e->cands, c->n * sizeof *c->cands);
+    e->hits++;
+    if (e->gen == s->gen)
+        return;
+    for (size_t k = 0; k < s->n_changed; k++) {
+        size_t b = s->changed[k] & ~(size_t)63;
+        int seen = 0;
+        for (size_t m = 0; m < k && !seen; m++)
+            seen = (s->changed[m] & ~(size_t)63) == b;
+        if (!seen) {
+            size_t end = b + 64 < c->n ? b + 64 : c->n;
+            filter_block(c, b, end);
+            e->targets_reevaluated += end - b;
+        }
+    }
+}
+
+/* Keep this cycle's verdicts. A full cycle's verdicts have no scores yet;
+ * a reusing cycle's keep the scores, which eq_score brings up to date. */
+static void eq_save_filter(profile *p, trellis_cycle *c, trellis_object *w, int reused)
+{
+    equiv_cache *e = &p->eq;
+    const snapshot *s = &p->snap;
+    if (!p->equivalent)
+        return;
+    if (e->cap < c->cap_targets || !e->skip_filter) {
+        e->cap = c->cap_targets;
+        free(e->pass);
+        free(e->cands);
+        free(e->raw);
+        e->pass = xmalloc((e->cap + 63) / 64 * sizeof *e->pass);
+        e->cands = xmalloc(e->cap * sizeof *e->cands);
+        e->raw = xmalloc((p->score.n ? p->score.n : 1) * e->cap * sizeof *e->raw);
+        if (!e->skip_filter) {
+            e->skip_filter = xmalloc(p->n_plugins ? p->n_plugins : 1);
+            e->skip_score = xmalloc(p->n_plugins ? p->n_plugins : 1);
+        }
+    }
+    memcpy(e->pass, c->pass, (c->n + 63) / 64 * sizeof *c->pass);
+    memcpy(e->cands, c->cands, c->n * sizeof *c->cands);
+    memcpy(e->skip_filter, c->skip_filter, p->n_plugins);
+    if (e->w != w) {
+        object_ref(w);
+        if (e->w)
+            object_unref(e->w);
+        e->w = w;
+    }
+    e->gen = s->gen;
+    e->set_gen = s->set_gen;
+    e->valid = 1;
+    if (!reused)
+        e->scored = 0;
+}
+
+/* Whether the cached raw scores can serve this cycle: taken at this
+ * snapshot generation, or at the one before with only the changed targets
+ * to score again, and with the same score plugins skipped. */
+static int eq_scores_usable(const profile *p, const trellis_cycle *c)
+{
+    const equiv_cache *e = &p->eq;
+    const snapshot *s = &p->snap;
+    if (!e->scored || memcmp(e->skip_score, c->skip_score, p->n_plugins) != 0)
+        return 0;
+    return e->scored_gen == s->gen ||
+           (e->scored_gen == s->prev_gen && !s->rebuilt && s->n_changed <= EQ_MAX_CHANGED);
+}
+
+/* Raw scores from the cache, the changed feasible targets scored again;
+ * those go back into the cache. */
+static void eq_score(profile *p, trellis_cycle *c)
+{
+    equiv_cache *e = &p->eq;
+    size_t nf = c->n_feasible;
+    for (size_t k = 0; k < p->score.n; k++) {
+        int64_t *out = &c->scores[k * nf];
+        const int64_t *raw = &e->raw[k * e->cap];
+        if (c->skip_score[p->score.v[k]->index]) {
+            memset(out, 0, nf * sizeof *out);
+            continue;
+        }
+        for (size_t j = 0; j < nf; j++)
+            out[j] = raw[c->feasible_idx[j]];
+    }
+    const snapshot *s = &p->snap;
+    for (size_t m = 0; m < s->n_changed && e->scored_gen != s->gen; m++) {
+        uint32_t i = s->changed[m];
+        size_t lo = 0, hi = nf; /* feasible_idx is ascending */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (c->feasible_idx[mid] < i)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == nf || c->feasible_idx[lo] != i)
+            continue;
+        score_block(c, lo, lo + 1);
+        for (size_t k = 0; k < p->score.n; k++)
+            e->raw[k * e->cap + i] = c->scores[k * nf + lo];
+    }
+    e->scored_gen = s->gen;
+}
+
+static void eq_save_scores(profile *p, trellis_cycle *c)
+{
+    equiv_cache *e = &p->eq;
+    size_t nf = c->n_feasible;
+    for (size_t k = 0; k < p->score.n; k++)
+        for (size_t j = 0; j < nf; j++)
+            e->raw[k * e->cap + c->feasible_idx[j]] = c->scores[k * nf + j];
+    memcpy(e->skip_score, c->skip_score, p->n_plugins);
+    e->scored = 1;
+    e->scored_gen = p->snap.gen;
 }
 
 /* Latency for /metrics (only when the long-running host enabled them):
@@ -690,34 +929,54 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
                              all_rejected ? TRELLIS_UNSCHEDULABLE : TRELLIS_SUCCESS, t_point);
 
     /* filter */
+    int reused = 0, saved = 0;
     t_point = timer();
     size_t words = (c->n + 63) / 64;
     memset(c->pass, 0, words * sizeof *c->pass);
-    if (all_rejected) {
-        for (size_t i = 0; i < c->n; i++) {
-            c->cands[i].rej = REJ_PRE_FILTER;
-            c->cands[i].code = (uint8_t)c->pre_status.code;
-            c->cands[i].explained = 1;
-        }
-    } else {
+    c->eval_begin = 0;
+    c->eval_len = c->n;
+    atomic_store_explicit(&c->filter_error, 0, memory_order_relaxed);
+    if (!all_rejected) {
         size_t want = explain ? c->n : feasible_to_find(p->cfg->percentage_to_score, c->n);
+        c->exclude_idx = SIZE_MAX;
+        if (c->exclude_name) {
+            const struct trellis_target *x = snapshot_find(&p->snap, c->exclude_name);
+            if (x)
+                c->exclude_idx = x->index;
+        }
+        reused = !explain && want == c->n && eq_usable(p, c, w);
         if (want < c->n)
             filter_sampled(p, c, want);
+        else if (reused)
+            eq_filter(p, c);
         else
             pool_run(p->sched_pool, c->n, FILTER_BLOCK, filter_block, c);
+        saved = want == c->n && !c->exclude_name;
     }
+    p->eq.valid = 0; /* until this cycle's verdicts are saved below */
     c->filtered = 1;
-    for (size_t i = 0; i < c->n; i++) {
-        if (c->pass[i / 64] & (1ull << (i % 64))) {
+    for (size_t wi = 0; wi < words; wi++) {
+        uint64_t bits = c->pass[wi];
+        while (bits) {
+            size_t i = wi * 64 + (size_t)__builtin_ctzll(bits);
+            bits &= bits - 1;
             c->feasible_idx[c->n_feasible] = (uint32_t)i;
             c->feasible[c->n_feasible++] = c->targets[i];
-        } else if (c->cands[i].code == TRELLIS_ERROR) {
-            const trellis_plugin *who;
-            framework_explain(c, i, &who, &st);
-            set_error(c, who, &st, msg, msglen, "filter failed");
-            return FW_ERROR;
         }
     }
+    if (atomic_load_explicit(&c->filter_error, memory_order_relaxed)) {
+        for (size_t i = 0; i < c->n; i++) {
+            int rej = framework_rej(c, i);
+            if (rej >= 0 && c->cands[i].code == TRELLIS_ERROR) {
+                const trellis_plugin *who;
+                framework_explain(c, i, &who, &st);
+                set_error(c, who, &st, msg, msglen, "filter failed");
+                return FW_ERROR;
+            }
+        }
+    }
+    if (saved)
+        eq_save_filter(p, c, w, reused);
 
     framework_time_point(p, "filter", c->n_feasible ? TRELLIS_SUCCESS : TRELLIS_UNSCHEDULABLE,
                          t_point);
@@ -726,12 +985,8 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
         t_point = timer();
         /* post-filter: every rejection needs its code (unschedulable or
          * unresolvable) so the plugin knows where evicting could help */
-        for (size_t i = 0; i < c->n; i++) {
-            if (c->cands[i].code == CODE_UNKNOWN) {
-                const trellis_plugin *who;
-                framework_explain(c, i, &who, &st);
-            }
-        }
+        for (size_t i = 0; i < c->n && !all_rejected; i++)
+            framework_code(c, i);
         c->in_post_filter = 1;
         for (size_t k = 0; k < p->post_filter.n; k++) {
             trellis_plugin *pl = p->post_filter.v[k];
@@ -790,8 +1045,14 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
         c->cap_scores = need + 64;
         c->scores = xrealloc(c->scores, c->cap_scores * sizeof *c->scores);
     }
-    if (p->score.n)
-        pool_run(p->sched_pool, nf, SCORE_BLOCK, score_block, c);
+    if (reused && eq_scores_usable(p, c)) {
+        eq_score(p, c);
+    } else {
+        if (p->score.n)
+            pool_run(p->sched_pool, nf, SCORE_BLOCK, score_block, c);
+        if (saved && p->equivalent)
+            eq_save_scores(p, c);
+    }
     memset(c->totals, 0, nf * sizeof *c->totals);
     if (p->cfg->lexicographic)
         return select_lexicographic(p, c, w, best, msg, msglen);
@@ -800,17 +1061,9 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
         int64_t *sc = &c->scores[k * nf];
         if (c->skip_score[pl->index])
             continue;
-        for (size_t j = 0; j < nf; j++)
-            if (sc[j] == INT64_MIN) {
-                memset(&st, 0, sizeof st);
-                int64_t v;
-                pl->h.score(pl, c, w, c->feasible[j], &v, &st);
-                snprintf(msg, msglen, "plugin %s: score failed for target %s%s%s", pl->name,
-                         c->feasible[j]->name, st.message[0] ? ": " : "", st.message);
-                c->failed = 1;
-                return FW_ERROR;
-            }
         if (pl->h.normalize) {
+            if (score_failed(c, pl, sc, nf, msg, msglen))
+                return FW_ERROR;
             memset(&st, 0, sizeof st);
             if (pl->h.normalize(pl, c, w, (const trellis_target *const *)c->feasible, nf, sc,
                                 &st) != TRELLIS_SUCCESS) {
@@ -818,10 +1071,17 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
                 return FW_ERROR;
             }
         }
-        if (check_scores(c, pl, c->feasible, sc, nf, msg, msglen) < 0)
+        /* one pass adds the weighted scores and notes any out of range
+         * (a failed raw score, INT64_MIN, is one too) */
+        uint64_t out_of_range = 0;
+        int64_t weight = pl->weight;
+        for (size_t j = 0; j < nf; j++) {
+            out_of_range |= (uint64_t)sc[j] > TRELLIS_MAX_SCORE;
+            c->totals[j] += weight * sc[j];
+        }
+        if (out_of_range && ((!pl->h.normalize && score_failed(c, pl, sc, nf, msg, msglen)) ||
+                             check_scores(c, pl, c->feasible, sc, nf, msg, msglen) < 0))
             return FW_ERROR;
-        for (size_t j = 0; j < nf; j++)
-            c->totals[j] += (int64_t)pl->weight * sc[j];
     }
     c->scored = 1;
     framework_time_point(p, "score", TRELLIS_SUCCESS, t_point);

@@ -16,6 +16,7 @@
 #ifndef TRELLIS_FRAMEWORK_H
 #define TRELLIS_FRAMEWORK_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,29 @@ typedef struct plist {
     size_t n;
 } plist;
 
+/* Per-target verdict in a cycle. */
+typedef struct cand {
+    int16_t rej;   /* index into profile->filter of the first rejecting plugin, -1 */
+    uint8_t code;  /* trellis_code; CODE_UNKNOWN until explained */
+} cand;
+
+/* The equivalence cache: the last full cycle's verdicts and raw scores, by
+ * target position, with the workload and snapshot generation they belong
+ * to (see trellis_equivalent_fn). */
+typedef struct equiv_cache {
+    int valid;  /* pass and cands hold every target's verdict */
+    int scored; /* raw holds the raw scores of every target feasible at scored_gen */
+    trellis_object *w; /* one reference */
+    uint64_t gen, set_gen, scored_gen;
+    uint64_t *pass;
+    cand *cands;
+    int64_t *raw; /* [score plugin k][target i], k * cap + i */
+    unsigned char *skip_filter, *skip_score;
+    size_t cap;
+    /* what it saved, for `make bench` and the tests */
+    uint64_t hits, targets_reevaluated;
+} equiv_cache;
+
 typedef struct profile {
     const cfg_profile *cfg;
     struct sched *sched;
@@ -46,14 +70,9 @@ typedef struct profile {
     snapshot snap;
     struct pool *sched_pool;
     size_t next_start; /* where the next sampled filter pass begins */
+    int equivalent; /* every filter and score plugin registered `equivalent` */
+    equiv_cache eq;
 } profile;
-
-/* Per-target verdict in a cycle. */
-typedef struct cand {
-    int16_t rej;   /* index into profile->filter of the first rejecting plugin, -1 */
-    uint8_t code;  /* trellis_code; CODE_UNKNOWN until explained */
-    uint8_t explained;
-} cand;
 #define CODE_UNKNOWN 0xff
 #define REJ_PRE_FILTER (-2) /* rejected by a pre_filter for every target */
 #define REJ_INVALID (-3)    /* the target's object failed a plugin's prepare */
@@ -75,7 +94,12 @@ struct trellis_cycle {
     struct trellis_target **targets;
     size_t n;
     uint64_t *pass; /* bitmap over targets */
-    cand *cands;
+    cand *cands;    /* valid for targets whose pass bit is clear: see framework_rej */
+    /* the targets filters looked at: eval_len of them from eval_begin on,
+     * wrapping around (all of them unless scoring was sampled) */
+    size_t eval_begin, eval_len;
+    size_t exclude_idx;       /* exclude_name's index, SIZE_MAX when none */
+    atomic_int filter_error; /* a plain filter returned ERROR this cycle */
     size_t cap_targets;
     /* feasible targets and scores */
     const struct trellis_target **feasible;
@@ -104,6 +128,8 @@ struct trellis_cycle {
 void *framework_cycle_alloc(trellis_cycle *c, size_t size);
 /* Build a profile's plugin lists from its instances. */
 void framework_build(profile *p);
+/* Free what framework_build and the cycles left in a profile. */
+void framework_profile_free(profile *p);
 void cycle_init(trellis_cycle *c);
 /* Start a cycle for w: clear the per-plugin slots and the arena, size the
  * buffers to the profile's snapshot. */
@@ -119,6 +145,12 @@ typedef enum { FW_SCHEDULED = 0, FW_UNSCHEDULABLE, FW_ERROR } fw_result;
 fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, int explain,
                              const struct trellis_target **best, char *msg, size_t msglen);
 
+/* After filtering: -1 when target i is feasible, else the index into
+ * p->filter of the filter that rejected it or a REJ_* code. */
+int framework_rej(const trellis_cycle *c, size_t i);
+/* Target i's verdict code (TRELLIS_SUCCESS when feasible or not
+ * evaluated); asks the plain filter when a batch filter rejected it. */
+int framework_code(trellis_cycle *c, size_t i);
 /* The first rejection of target i, with its status (runs plain filters). */
 int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who,
                       trellis_status *st);

@@ -34,10 +34,12 @@ REG(reg_queue_sort, less, trellis_less_fn)
 REG(reg_pre_filter, pre_filter, trellis_pre_filter_fn)
 REG(reg_filter, filter, trellis_filter_fn)
 REG(reg_filter_batch, filter_batch, trellis_filter_batch_fn)
+REG(reg_filter_span, filter_span, trellis_filter_span_fn)
 REG(reg_post_filter, post_filter, trellis_post_filter_fn)
 REG(reg_pre_score, pre_score, trellis_pre_score_fn)
 REG(reg_score, score, trellis_score_fn)
 REG(reg_score_batch, score_batch, trellis_score_batch_fn)
+REG(reg_score_span, score_span, trellis_score_span_fn)
 REG(reg_normalize, normalize, trellis_normalize_fn)
 REG(reg_reserve, reserve, trellis_reserve_fn)
 REG(reg_unreserve, unreserve, trellis_unreserve_fn)
@@ -46,9 +48,11 @@ REG(reg_pre_bind, pre_bind, trellis_bind_fn)
 REG(reg_bind, bind, trellis_bind_fn)
 REG(reg_post_bind, post_bind, trellis_post_bind_fn)
 REG(reg_eviction_check, eviction_check, trellis_eviction_fn)
+REG(reg_equivalent, equivalent, trellis_equivalent_fn)
 #undef REG
 
 #define MAX_COUNTERS 16
+#define MAX_TARGET_VALUES 32
 
 static int declare_counters(trellis_plugin *self, int n, trellis_amounts_fn fn)
 {
@@ -56,6 +60,15 @@ static int declare_counters(trellis_plugin *self, int n, trellis_amounts_fn fn)
         return -1;
     self->n_counters = n;
     self->h.amounts = fn;
+    return 0;
+}
+
+static int declare_target_values(trellis_plugin *self, int n, trellis_amounts_fn fn)
+{
+    if (!self || !self->in_init || !fn || n < 1 || n > MAX_TARGET_VALUES || self->n_tvalues)
+        return -1;
+    self->n_tvalues = n;
+    self->h.target_values = fn;
     return 0;
 }
 
@@ -182,6 +195,29 @@ static void *cycle_alloc(trellis_cycle *c, size_t size)
 
 static size_t cycle_target_count(const trellis_cycle *c) { return c->n; }
 
+static void *const *cycle_target_data(const trellis_cycle *c, const trellis_plugin *self)
+{
+    if (!c || !c->p || !self || self->slot < 0 || self->slot >= c->p->snap.n_slots)
+        return NULL;
+    return snapshot_data(&c->p->snap, self->slot);
+}
+
+static const int64_t *cycle_target_values(const trellis_cycle *c, const trellis_plugin *self,
+                                          int k)
+{
+    if (!c || !c->p || !self || k < 0 || k >= self->n_tvalues)
+        return NULL;
+    return snapshot_values(&c->p->snap, self->tvalue_off + k);
+}
+
+static const int64_t *cycle_target_counter(const trellis_cycle *c, const trellis_plugin *self,
+                                           int k)
+{
+    if (!c || !c->p || !self || k < 0 || k >= self->n_counters)
+        return NULL;
+    return snapshot_counter(&c->p->snap, self->counter_off + k);
+}
+
 static const trellis_target *cycle_target(const trellis_cycle *c, size_t i)
 {
     return i < c->n ? c->targets[i] : NULL;
@@ -191,12 +227,7 @@ static int cycle_target_code(const trellis_cycle *c, size_t i)
 {
     if (i >= c->n)
         return TRELLIS_ERROR;
-    if (c->cands[i].code == CODE_UNKNOWN) {
-        const trellis_plugin *who;
-        trellis_status st;
-        return framework_explain((trellis_cycle *)c, i, &who, &st);
-    }
-    return c->cands[i].code;
+    return framework_code((trellis_cycle *)c, i);
 }
 
 static int cycle_filter_without(trellis_cycle *c, const trellis_target *t,
@@ -336,6 +367,13 @@ static const trellis_host table = {
     .foreach_object = foreach_object,
     .register_eviction_check = reg_eviction_check,
     .register_events = reg_events,
+    .register_filter_span = reg_filter_span,
+    .register_score_span = reg_score_span,
+    .cycle_target_data = cycle_target_data,
+    .declare_target_values = declare_target_values,
+    .cycle_target_values = cycle_target_values,
+    .cycle_target_counter = cycle_target_counter,
+    .register_equivalent = reg_equivalent,
 };
 
 const trellis_host *hostapi_table(void)

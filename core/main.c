@@ -264,14 +264,21 @@ static int write_stats(const char *file, sched *s)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double sched_s = (double)s->schedule_ns / 1e9;
+    uint64_t eq_hits = 0, eq_reevaluated = 0;
+    for (size_t k = 0; k < s->n_profiles; k++) {
+        eq_hits += s->profiles[k].eq.hits;
+        eq_reevaluated += s->profiles[k].eq.targets_reevaluated;
+    }
     fprintf(f,
             "{\"targets\": %zu, \"workloads\": %zu, \"pending\": %zu, \"decisions\": %zu, "
             "\"cycles\": %zu, \"workers\": %d, \"load_s\": %.6f, \"schedule_s\": %.6f, "
             "\"decisions_per_s\": %.1f, \"p50_us\": %.2f, \"p99_us\": %.2f, "
+            "\"equivalence_hits\": %llu, \"equivalence_targets_reevaluated\": %llu, "
             "\"peak_rss_kib\": %ld}\n",
             s->n_targets_loaded, s->n_workloads_loaded, s->n_pending, s->n_dec, n,
             pool_size(s->pool), (double)s->load_ns / 1e9, sched_s,
-            sched_s > 0 ? (double)s->n_dec / sched_s : 0.0, p50, p99, ru.ru_maxrss);
+            sched_s > 0 ? (double)s->n_dec / sched_s : 0.0, p50, p99,
+            (unsigned long long)eq_hits, (unsigned long long)eq_reevaluated, ru.ru_maxrss);
     if (f != stderr)
         fclose(f);
     return 0;

@@ -225,6 +225,7 @@ void object_unref(trellis_object *o)
     free(o->file);
     free(o->aux);
     free(o->counters);
+    free(o->tvalues);
     free(o->failed);
     free(o->prepare_error);
     free(o);

@@ -196,20 +196,24 @@ int registry_instantiate(registry *r, plugin_module *m, struct profile *p,
         free(pl);
         return -1;
     }
-    if (pl->h.filter_batch && !pl->h.filter) {
+    if ((pl->h.filter_batch || pl->h.filter_span) && !pl->h.filter) {
         errf(err, errlen,
              "%s:%d: plugin '%s' registered a batch filter without the plain filter that "
              "explains its rejections",
              cfg_file, pc->line, pl->name);
         goto undo;
     }
-    if (pl->h.score_batch && !pl->h.score) {
+    if ((pl->h.score_batch || pl->h.score_span) && !pl->h.score) {
         errf(err, errlen, "%s:%d: plugin '%s' registered a batch score without the plain score",
              cfg_file, pc->line, pl->name);
         goto undo;
     }
     if (pl->h.prepare_workload || pl->h.prepare_target)
         pl->slot = r->n_slots++;
+    if (pl->n_tvalues) {
+        pl->tvalue_off = r->n_tvalues;
+        r->n_tvalues += pl->n_tvalues;
+    }
     if (pl->n_counters) {
         pl->counter_off = r->n_counters;
         r->n_counters += pl->n_counters;
@@ -239,14 +243,17 @@ const char *registry_hook_names(const trellis_plugin *pl, char *buf, size_t len)
     HOOK(prepare_workload, "prepare-workload")
     HOOK(prepare_target, "prepare-target")
     HOOK(amounts, "counters")
+    HOOK(target_values, "target-values")
     HOOK(less, "queue-sort")
     HOOK(pre_filter, "pre-filter")
     HOOK(filter, "filter")
     HOOK(filter_batch, "filter-batch")
+    HOOK(filter_span, "filter-span")
     HOOK(post_filter, "post-filter")
     HOOK(pre_score, "pre-score")
     HOOK(score, "score")
     HOOK(score_batch, "score-batch")
+    HOOK(score_span, "score-span")
     HOOK(normalize, "normalize")
     HOOK(reserve, "reserve")
     HOOK(unreserve, "unreserve")
@@ -255,6 +262,7 @@ const char *registry_hook_names(const trellis_plugin *pl, char *buf, size_t len)
     HOOK(bind, "bind")
     HOOK(post_bind, "post-bind")
     HOOK(eviction_check, "eviction-check")
+    HOOK(equivalent, "equivalent")
 #undef HOOK
     if (h->has_events) {
         static const char *const ev_names[] = {"target-add",    "target-update",   "target-delete",

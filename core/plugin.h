@@ -32,14 +32,17 @@ typedef struct plugin_hooks {
     trellis_prepare_fn prepare_workload, prepare_target;
     trellis_release_fn release;
     trellis_amounts_fn amounts;
+    trellis_amounts_fn target_values;
     trellis_less_fn less;
     trellis_pre_filter_fn pre_filter;
     trellis_filter_fn filter;
     trellis_filter_batch_fn filter_batch;
+    trellis_filter_span_fn filter_span;
     trellis_post_filter_fn post_filter;
     trellis_pre_score_fn pre_score;
     trellis_score_fn score;
     trellis_score_batch_fn score_batch;
+    trellis_score_span_fn score_span;
     trellis_normalize_fn normalize;
     trellis_reserve_fn reserve;
     trellis_unreserve_fn unreserve;
@@ -47,6 +50,7 @@ typedef struct plugin_hooks {
     trellis_bind_fn pre_bind, bind;
     trellis_post_bind_fn post_bind;
     trellis_eviction_fn eviction_check;
+    trellis_equivalent_fn equivalent;
     /* queueing hints: has_events is 0 until register_events is called (the
      * plugin is then concerned by every event); events is the OR of the
      * registered masks, hint the last function given (NULL: always) */
@@ -69,6 +73,8 @@ struct trellis_plugin {
     int slot;        /* aux slot in objects, -1 when none */
     int counter_off; /* offset in the workload counter vector */
     int n_counters;
+    int tvalue_off; /* offset in the target value vector */
+    int n_tvalues;
     int in_init;
     plugin_hooks h;
 };
@@ -80,6 +86,7 @@ typedef struct registry {
     size_t n_inst;
     int n_slots;
     int n_counters;
+    int n_tvalues;
 } registry;
 
 void registry_init(registry *r);

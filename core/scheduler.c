@@ -147,7 +147,8 @@ int sched_open(sched *s, cfg *c, char *const *extra_dirs, size_t n_extra, int pa
             p->q.less = less_adapter;
             p->q.less_ud = p->queue_sort;
         }
-        snapshot_init(&p->snap, pc->target_kind, s->reg.n_counters);
+        snapshot_init(&p->snap, pc->target_kind, s->reg.n_counters, s->reg.n_slots,
+                      s->reg.n_tvalues);
     }
     cache_init(&s->cache, s->reg.n_counters);
     return 0;
@@ -162,6 +163,8 @@ static void prepare(sched *s, trellis_object *o, int as_workload)
     }
     if (as_workload && !o->counters && s->reg.n_counters)
         o->counters = xcalloc((size_t)s->reg.n_counters, sizeof *o->counters);
+    if (!as_workload && !o->tvalues && s->reg.n_tvalues)
+        o->tvalues = xcalloc((size_t)s->reg.n_tvalues, sizeof *o->tvalues);
     for (size_t i = 0; i < s->n_profiles; i++) {
         profile *p = &s->profiles[i];
         const cfg_profile *pc = p->cfg;
@@ -193,6 +196,9 @@ static void prepare(sched *s, trellis_object *o, int as_workload)
             }
             if (as_workload && pl->h.amounts)
                 pl->h.amounts(pl, o, o->counters + pl->counter_off);
+            if (!as_workload && pl->h.target_values &&
+                !(pl->slot >= 0 && o->failed && o->failed[pl->slot]))
+                pl->h.target_values(pl, o, o->tvalues + pl->tvalue_off);
         }
     }
     grow(&s->prepared, &s->cap_prepared, s->n_prepared + 1, sizeof *s->prepared);
@@ -927,7 +933,7 @@ static uint64_t rejectors(const trellis_cycle *c)
     const profile *p = c->p;
     uint64_t m = c->n ? 0 : QUEUE_REJ_ANY;
     for (size_t i = 0; i < c->n; i++) {
-        int r = c->cands[i].rej;
+        int r = framework_rej(c, i);
         int idx = -1;
         if (r >= 0 && (size_t)r < p->filter.n)
             idx = p->filter.v[r]->index;
@@ -1398,6 +1404,7 @@ void sched_close(sched *s)
         profile *p = &s->profiles[k];
         queue_free(&p->q);
         snapshot_free(&p->snap);
+        framework_profile_free(p);
         plist *lists[] = {&p->pre_filter, &p->filter,  &p->post_filter,      &p->pre_score,
                           &p->score,      &p->reserve, &p->permit,           &p->pre_bind,
                           &p->bind,       &p->post_bind, &p->prepare_workload,

@@ -10,11 +10,13 @@
 
 #include "util.h"
 
-void snapshot_init(snapshot *s, const char *kind, int n_counters)
+void snapshot_init(snapshot *s, const char *kind, int n_counters, int n_slots, int n_tvalues)
 {
     memset(s, 0, sizeof *s);
     s->kind = xstrdup(kind);
     s->n_counters = n_counters;
+    s->n_slots = n_slots;
+    s->n_tvalues = n_tvalues;
     hmap_init(&s->by_name);
 }
 
@@ -41,14 +43,19 @@ void snapshot_free(snapshot *s)
     for (size_t i = 0; i < s->n; i++)
         free_copy(s->targets[i]);
     free(s->targets);
+    free(s->counters);
+    free(s->tvalues);
+    free(s->data);
+    free(s->invalid);
+    free(s->changed);
     hmap_free(&s->by_name);
     free(s->kind);
     memset(s, 0, sizeof *s);
 }
 
-/* Copy src into dst; references are taken before the old ones are dropped
- * so that by_name, keyed by the name inside the object, never points at a
- * released object. */
+/* Copy src's object and workloads into dst; references are taken before
+ * the old ones are dropped so that by_name, keyed by the name inside the
+ * object, never points at a released object. */
 static void copy_into(snapshot *s, struct trellis_target *dst,
                       const struct trellis_target *src)
 {
@@ -74,6 +81,25 @@ static void copy_into(snapshot *s, struct trellis_target *dst,
     free(old_wl);
     if (old_obj)
         object_unref(old_obj);
+}
+
+/* Bring target i's column entries up to date from its copy. */
+static void fill_columns(snapshot *s, size_t i)
+{
+    struct trellis_target *t = s->targets[i];
+    const trellis_object *o = t->obj;
+    size_t cap = s->cap_cols;
+    t->index = (uint32_t)i;
+    for (int k = 0; k < s->n_counters; k++)
+        s->counters[(size_t)k * cap + i] = t->sums[k];
+    for (int k = 0; k < s->n_tvalues; k++)
+        s->tvalues[(size_t)k * cap + i] = o->tvalues ? o->tvalues[k] : 0;
+    for (int k = 0; k < s->n_slots; k++)
+        s->data[(size_t)k * cap + i] = (size_t)k < o->naux ? o->aux[k] : NULL;
+    if (o->prepare_failed_slot >= 0)
+        s->invalid[i / 64] |= 1ull << (i % 64);
+    else
+        s->invalid[i / 64] &= ~(1ull << (i % 64));
 }
 
 static int by_name(const void *a, const void *b)
@@ -108,22 +134,47 @@ static void rebuild(snapshot *s, const cache *c)
     }
     if (s->n)
         qsort(s->targets, s->n, sizeof *s->targets, by_name);
-    for (size_t k = 0; k < s->n; k++)
+    if (s->n > s->cap_cols || !s->invalid) {
+        /* columns only grow; positions follow the new order */
+        size_t cap = s->n + s->n / 4 + 64;
+        free(s->counters);
+        free(s->tvalues);
+        free(s->data);
+        free(s->invalid);
+        s->counters = xcalloc((size_t)(s->n_counters ? s->n_counters : 1) * cap, sizeof(int64_t));
+        s->tvalues = xcalloc((size_t)(s->n_tvalues ? s->n_tvalues : 1) * cap, sizeof(int64_t));
+        s->data = xcalloc((size_t)(s->n_slots ? s->n_slots : 1) * cap, sizeof *s->data);
+        s->invalid = xcalloc((cap + 63) / 64, sizeof *s->invalid);
+        s->cap_cols = cap;
+    }
+    for (size_t k = 0; k < s->n; k++) {
+        fill_columns(s, k);
         hmap_put(&s->by_name, s->targets[k]->name, s->targets[k]);
+    }
     s->set_gen = c->set_gen;
 }
 
 void snapshot_update(snapshot *s, const cache *c)
 {
+    if (s->gen == c->gen && s->set_gen == c->set_gen && s->gen != 0)
+        return; /* nothing changed: the last update's record stands */
+    s->prev_gen = s->gen;
+    s->n_changed = 0;
+    s->rebuilt = 0;
     if (s->set_gen != c->set_gen || (s->gen == 0 && c->gen != 0)) {
         rebuild(s, c);
+        s->rebuilt = 1;
     } else {
         for (const cache_target *ct = c->mru; ct && ct->t.gen > s->gen; ct = ct->next) {
             if (!ct->t.obj || strcmp(ct->kind, s->kind) != 0)
                 continue;
             struct trellis_target *t = snapshot_find(s, ct->name);
-            if (t)
+            if (t) {
                 copy_into(s, t, &ct->t);
+                fill_columns(s, t->index);
+                grow(&s->changed, &s->cap_changed, s->n_changed + 1, sizeof *s->changed);
+                s->changed[s->n_changed++] = t->index;
+            }
         }
     }
     s->gen = c->gen;

@@ -8,6 +8,12 @@
  * ordered by name, which makes every result independent of hash order and
  * of the number of workers. Plugins see the copies, so nothing the cache
  * does during binding can change what a cycle is looking at.
+ *
+ * Besides the copies the snapshot keeps columns indexed by a target's
+ * position, for the SDK's span hooks: each counter's sums over all targets,
+ * each plugin target value, every plugin slot's prepared data, and a bitmap
+ * of the targets some plugin could not prepare. A hot loop over targets
+ * reads these arrays and calls nothing.
  */
 #ifndef TRELLIS_SNAPSHOT_H
 #define TRELLIS_SNAPSHOT_H
@@ -25,11 +31,41 @@ typedef struct snapshot {
     hmap by_name; /* name -> struct trellis_target* */
     uint64_t gen, set_gen;
     int n_counters;
+    int n_slots, n_tvalues;
+    /* columns of cap_cols elements: column k of x starts at x + k * cap_cols */
+    size_t cap_cols;
+    int64_t *counters; /* n_counters columns: counter k's sum on target i */
+    int64_t *tvalues;  /* n_tvalues columns: target value k of target i */
+    void **data;       /* n_slots columns: the prepared data of target i */
+    uint64_t *invalid; /* bit i: target i's object failed a plugin's prepare */
+    /* what the last update changed, for the equivalence cache: the gen it
+     * started from, whether it rebuilt everything, else the positions of
+     * the targets it copied again */
+    uint64_t prev_gen;
+    int rebuilt;
+    uint32_t *changed;
+    size_t n_changed, cap_changed;
 } snapshot;
 
-void snapshot_init(snapshot *s, const char *kind, int n_counters);
+void snapshot_init(snapshot *s, const char *kind, int n_counters, int n_slots, int n_tvalues);
 void snapshot_free(snapshot *s);
 void snapshot_update(snapshot *s, const cache *c);
 struct trellis_target *snapshot_find(const snapshot *s, const char *name);
+/* Columns of n elements, by target position: the prepared data of plugin
+ * slot `slot`, counter k's sums, target value k. */
+static inline void *const *snapshot_data(const snapshot *s, int slot)
+{
+    return s->data ? s->data + (size_t)slot * s->cap_cols : NULL;
+}
+
+static inline const int64_t *snapshot_counter(const snapshot *s, int k)
+{
+    return s->counters ? s->counters + (size_t)k * s->cap_cols : NULL;
+}
+
+static inline const int64_t *snapshot_values(const snapshot *s, int k)
+{
+    return s->tvalues ? s->tvalues + (size_t)k * s->cap_cols : NULL;
+}
 
 #endif

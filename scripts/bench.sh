@@ -9,9 +9,13 @@
 #   scripts/bench.sh [BUILD_DIR]      (make bench runs it on the build tree)
 #   BENCH_CASES="kube:5000:50000:1 gardener:1000:100000:1" scripts/bench.sh
 # A case is profile:targets:workloads:workers[:format], format json (default)
-# or yaml. Profiles: kube (every node filtered and scored), kube-sampled
-# (percentage_of_targets_to_score = 0, kube-scheduler's adaptive share),
-# gardener (conf/gardener.cfg).
+# or yaml. Profiles: kube (every node filtered and scored; the equivalence
+# cache serves the generator's identical pods), kube-full (the same with
+# equivalence_cache = false: every plugin on every node in every cycle),
+# kube-sampled (percentage_of_targets_to_score = 0, kube-scheduler's
+# adaptive share), gardener (conf/gardener.cfg).
+# ns/target is the median decision's time divided by the targets: the
+# cost-per-target curve over the kube-full cases of 500 to 20,000 nodes.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
@@ -24,7 +28,9 @@ gen="$build/contrib/trellis-gen"
 }
 plugins="$build/plugins/.libs"
 out=${BENCH_JSON:-bench.json}
-cases=${BENCH_CASES:-"kube:500:10000:1 kube:5000:50000:1 kube:5000:50000:2 kube:20000:50000:2 \
+cases=${BENCH_CASES:-"kube:500:10000:1 kube:5000:50000:1 kube:5000:50000:2 kube:20000:50000:1 \
+kube-full:500:10000:1 kube-full:1000:10000:1 kube-full:2000:10000:1 kube-full:5000:10000:1 \
+kube-full:10000:10000:1 kube-full:20000:10000:1 kube-full:5000:50000:2 \
 kube-sampled:5000:50000:1 kube-sampled:5000:50000:2 kube-sampled:20000:50000:2 \
 gardener:100:10000:1 gardener:1000:100000:1 gardener:1000:100000:2 kube:5000:50000:1:yaml"}
 tmp=$(mktemp -d)
@@ -43,9 +49,11 @@ profiles = ( {
 CFG
 sed 's/plugins = (/percentage_of_targets_to_score = 0;\n  plugins = (/' "$tmp/kube.cfg" \
     >"$tmp/kube-sampled.cfg"
+sed 's/plugins = (/equivalence_cache = false;\n  plugins = (/' "$tmp/kube.cfg" \
+    >"$tmp/kube-full.cfg"
 
-printf '%-13s %8s %9s %3s %5s %9s %9s %12s %9s %9s %10s %9s\n' profile targets workloads j fmt \
-    load_s sched_s decisions/s p50_us p99_us rss_MiB load_MB/s
+printf '%-13s %8s %9s %3s %5s %9s %9s %12s %9s %9s %9s %8s %9s\n' profile targets workloads j \
+    fmt load_s sched_s decisions/s p50_us p99_us ns/target rss_MiB load_MB/s
 echo "[" >"$out"
 first=1
 for c in $cases; do
@@ -54,6 +62,7 @@ $c
 EOC
     fmt=${fmt:-json}
     kind=${prof%-sampled}
+    kind=${kind%-full}
     dir="$tmp/state-$kind-$nt-$nw-$fmt"
     [ -d "$dir" ] || "$gen" "$kind" "$dir" "$nt" "$nw" 1 "$fmt"
     cfg="$tmp/$prof.cfg"
@@ -66,9 +75,10 @@ EOC
     load=$(get load_s)
     mbps=$(awk -v b="$bytes" -v t="$load" 'BEGIN { printf "%.1f", (t > 0 ? b / t / 1e6 : 0) }')
     rss=$(awk -v k="$(get peak_rss_kib)" 'BEGIN { printf "%.0f", k / 1024 }')
-    printf '%-13s %8s %9s %3s %5s %9.3f %9.3f %12.0f %9.1f %9.1f %10s %9s\n' "$prof" "$nt" "$nw" \
-        "$j" "$fmt" "$load" "$(get schedule_s)" "$(get decisions_per_s)" "$(get p50_us)" \
-        "$(get p99_us)" "$rss" "$mbps"
+    nspt=$(awk -v p="$(get p50_us)" -v n="$nt" 'BEGIN { printf "%.1f", p * 1000 / n }')
+    printf '%-13s %8s %9s %3s %5s %9.3f %9.3f %12.0f %9.1f %9.1f %9s %8s %9s\n' "$prof" "$nt" \
+        "$nw" "$j" "$fmt" "$load" "$(get schedule_s)" "$(get decisions_per_s)" "$(get p50_us)" \
+        "$(get p99_us)" "$nspt" "$rss" "$mbps"
     [ $first -eq 1 ] || echo "," >>"$out"
     first=0
     printf '{"case": "%s", "profile": "%s", "format": "%s", "manifest_bytes": %s, "stats": %s}' \

@@ -518,6 +518,116 @@ check "schedule without a state directory exits 1" 1 "$ERR" 'no state directory'
 run schedule -c "$TMP/bind.cfg" -s "$TMP/no-such-dir"
 check "schedule with a missing state directory exits 2" 2 "$ERR" 'no-such-dir'
 
+# ---- SDK 1.3 columns: span hooks decide as the per-target hooks do ----------
+
+# 300 nodes (several bitmap words, more than one 256-target block for two
+# workers) with ranks; 40 pods, some needing a minimum rank. fx-columns
+# makes the same decisions through filter_span/score_span and the columns
+# as through its plain hooks, and its span hooks turn any column entry that
+# disagrees with the per-target calls into an error.
+mkdir -p "$TMP/st-cols"
+i=0
+: >"$TMP/st-cols/nodes.yaml"
+while [ $i -lt 300 ]; do
+    printf -- '---\napiVersion: v1\nkind: Node\nmetadata:\n  name: n%03d\n  labels:\n    rank: "%d"\n' \
+        "$i" $(((i * 37) % 101)) >>"$TMP/st-cols/nodes.yaml"
+    i=$((i + 1))
+done
+i=0
+while [ $i -lt 40 ]; do
+    if [ $((i % 3)) -eq 0 ]; then
+        pod "$TMP/st-cols" "p$i" "min-rank: \"$((90 + i % 11))\""
+    else
+        pod "$TMP/st-cols" "p$i" "weight: \"$((1 + i % 4))\""
+    fi
+    i=$((i + 1))
+done
+for cols in true false; do
+    profile_cfg "$TMP/cols-$cols.cfg" \
+        "{ name = \"fx-columns\"; args = { columns = $cols; }; }, { name = \"default-binder\"; }"
+    run schedule -c "$TMP/cols-$cols.cfg" -s "$TMP/st-cols" -o table --dry-run
+    cp "$OUT" "$TMP/cols-$cols.out"
+done
+check "span hooks and columns: every workload decided" 0 "$TMP/cols-true.out" \
+    '^40 scheduled, 0 unschedulable, 0 error'
+expect "span hooks and columns decide as the per-target hooks" \
+    cmp -s "$TMP/cols-true.out" "$TMP/cols-false.out"
+run schedule -c "$TMP/cols-true.cfg" -s "$TMP/st-cols" -o table --dry-run -j 1
+expect "span hooks decide the same with one worker" cmp -s "$TMP/cols-true.out" "$OUT"
+
+# ---- the equivalence cache decides as full cycles do -----------------------
+
+# 150 nodes of three sizes in three zones, some with a NoSchedule or a
+# PreferNoSchedule taint; 240 pods in runs of equal ones (a replica set's)
+# of varied shapes: requests, a zone selector, a toleration, and pods too
+# big for any node. Every decision with the cache must be the one a full
+# cycle makes; the stats show that the cache served cycles.
+mkdir -p "$TMP/st-eq"
+i=0
+: >"$TMP/st-eq/nodes.yaml"
+while [ $i -lt 150 ]; do
+    cpu=$((2 + (i % 3) * 2))
+    {
+        printf -- '---\napiVersion: v1\nkind: Node\nmetadata:\n  name: node-%03d\n' "$i"
+        printf '  labels:\n    topology.kubernetes.io/zone: zone-%d\n' $((i % 3))
+        printf 'spec:\n'
+        if [ $((i % 10)) -eq 3 ]; then
+            printf '  taints:\n  - {key: dedicated, value: db, effect: NoSchedule}\n'
+        elif [ $((i % 7)) -eq 2 ]; then
+            printf '  taints:\n  - {key: spot, effect: PreferNoSchedule}\n'
+        fi
+        printf 'status:\n  allocatable: {cpu: "%d", memory: %dGi, pods: "20"}\n' "$cpu" $((cpu * 4))
+    } >>"$TMP/st-eq/nodes.yaml"
+    i=$((i + 1))
+done
+i=0
+: >"$TMP/st-eq/pods.yaml"
+while [ $i -lt 240 ]; do
+    run_len=$((1 + (i / 7) % 9)) # runs of equal pods, 1 to 9 long
+    shape=$(((i / run_len) % 6))
+    req=$((100 + shape * 250))
+    [ $shape -eq 5 ] && req=9000
+    {
+        printf -- '---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: pod-%03d\n  namespace: eq\n' "$i"
+        printf 'spec:\n'
+        case $shape in
+        1) printf '  nodeSelector: {topology.kubernetes.io/zone: zone-%d}\n' $(((i / run_len) % 3)) ;;
+        2) printf '  tolerations:\n  - {key: dedicated, operator: Equal, value: db, effect: NoSchedule}\n' ;;
+        3) printf '  tolerations:\n  - {key: spot, operator: Exists}\n' ;;
+        esac
+        printf '  containers:\n  - name: app\n    image: app:1\n'
+        printf '    resources: {requests: {cpu: %dm, memory: %dMi}}\n' "$req" $((req * 2))
+    } >>"$TMP/st-eq/pods.yaml"
+    i=$((i + 1))
+done
+for on in true false; do
+    cat >"$TMP/eq-$on.cfg" <<CFG
+profiles = ( {
+  name = "default-scheduler"; default = true;
+  workload = { kind = "Pod"; scheduler_name_field = "spec.schedulerName"; };
+  target = { kind = "Node"; };
+  binding = { field = "spec.nodeName"; };
+  equivalence_cache = $on;
+  plugins = ( { name = "priority-sort"; }, { name = "label-selector"; },
+    { name = "taint-toleration"; weight = 3; }, { name = "resources-fit"; },
+    { name = "least-allocated"; }, { name = "default-binder"; } );
+} );
+CFG
+done
+run schedule -c "$TMP/eq-false.cfg" -s "$TMP/st-eq" -o json --dry-run --stats "$TMP/eq-false.stats"
+cp "$OUT" "$TMP/eq-false.out"
+check "equivalence cache off: decisions made, some pods fit nowhere" 0 "$OUT" \
+    '"result": *"scheduled"' '"result": *"unschedulable"'
+expect "equivalence cache off: never used" grep -q '"equivalence_hits": 0,' "$TMP/eq-false.stats"
+for j in 1 2; do
+    run schedule -c "$TMP/eq-true.cfg" -s "$TMP/st-eq" -o json --dry-run -j $j \
+        --stats "$TMP/eq-true.stats"
+    expect "equivalence cache (-j $j): the decisions of full cycles" \
+        cmp -s "$TMP/eq-false.out" "$OUT"
+    expect "equivalence cache (-j $j): it served cycles" \
+        grep -q '"equivalence_hits": [1-9][0-9]*,' "$TMP/eq-true.stats"
+done
+
 # ---------------------------------------------------------------------------
 
 finish

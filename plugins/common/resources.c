@@ -375,7 +375,8 @@ int res_workload_requests(const trellis_host *h, const res_config *cfg, const tr
     const trellis_value *list;
     char path[300];
 
-    memset(out, 0, sizeof(*out));
+    memset(out, 0, sizeof(*out) + cfg->n * sizeof(*out->v));
+    out->n = (uint32_t)cfg->n;
     if (get_list(h, w, cfg->containers_field, &list, err, errlen) < 0)
         return -1;
     for (size_t i = 0; list && i < h->value_len(list); i++) {
@@ -426,7 +427,7 @@ int res_workload_requests(const trellis_host *h, const res_config *cfg, const tr
     if (cfg->pods_index >= 0)
         out->v[cfg->pods_index] = 1;
     for (size_t r = 0; r < cfg->n; r++)
-        out->has[r] = 1;
+        out->has |= UINT32_C(1) << r;
     return 0;
 }
 
@@ -437,7 +438,8 @@ int res_target_allocatable(const trellis_host *h, const res_config *cfg, const t
     char path[300];
     int rc;
 
-    memset(out, 0, sizeof(*out));
+    memset(out, 0, sizeof(*out) + cfg->n * sizeof(*out->v));
+    out->n = (uint32_t)cfg->n;
     rc = values_expect(h, map, TRELLIS_VALUE_MAP, "a map of quantities", cfg->allocatable_field,
                        err, errlen);
     if (rc <= 0)
@@ -452,7 +454,7 @@ int res_target_allocatable(const trellis_host *h, const res_config *cfg, const t
         values_member_path(path, sizeof(path), cfg->allocatable_field, cfg->names[i], ".");
         if (value_quantity(h, v, cfg->unit[i], path, &out->v[i], err, errlen) < 0)
             return -1;
-        out->has[i] = 1;
+        out->has |= UINT32_C(1) << i;
     }
     return 0;
 }
@@ -465,7 +467,7 @@ static int prepare(const trellis_host *h, trellis_plugin *self, const trellis_ob
                    read_fn reader, void **data, char *err, size_t errlen)
 {
     const res_config *cfg = h->get_private(self);
-    res_amounts *a = malloc(sizeof(*a));
+    res_amounts *a = malloc(sizeof(*a) + cfg->n * sizeof(*a->v));
 
     *data = NULL;
     if (!a) {
@@ -490,6 +492,16 @@ int res_prepare_target(const trellis_host *h, trellis_plugin *self, const trelli
                        void **data, char *err, size_t errlen)
 {
     return prepare(h, self, obj, res_target_allocatable, data, err, errlen);
+}
+
+int res_equivalent(const trellis_host *h, const trellis_plugin *self, const trellis_object *a,
+                   const trellis_object *b)
+{
+    const res_amounts *x = h->object_data(self, a), *y = h->object_data(self, b);
+
+    if (!x || !y)
+        return x == y;
+    return x->has == y->has && x->n == y->n && memcmp(x->v, y->v, x->n * sizeof(*x->v)) == 0;
 }
 
 void res_release(trellis_plugin *self, void *data)

@@ -47,11 +47,39 @@ typedef struct res_config {
     const char *allocatable_field;
 } res_config;
 
-/* A workload's requests or a target's allocatable, by resource index. */
+/* A workload's requests or a target's allocatable, by resource index; v
+ * holds cfg->n amounts. (Hot loops read targets' allocatable from target
+ * values, see res_target_values.) */
 typedef struct res_amounts {
-    int64_t v[RES_MAX];
-    unsigned char has[RES_MAX]; /* allocatable: the target declares it */
+    uint32_t has; /* allocatable: bit i set when the target declares resource i */
+    uint32_t n;   /* elements of v */
+    int64_t v[];
 } res_amounts;
+
+/* Whether resource i is declared (allocatable) or counted (requests). */
+static inline int res_has(const res_amounts *a, size_t i)
+{
+    return (int)((a->has >> i) & 1);
+}
+
+/* x / d rounded down, for 0 <= x < 2^52, 0 < d and a quotient below
+ * 2^20 (a score, an average of scores), given recip = 1.0 / d: the double
+ * product is then within far less than one of x / d, so truncating it is
+ * off by at most one and one correction step makes it exact. A 64-bit
+ * division costs tens of cycles; this costs a multiplication and two
+ * compares. */
+#define RES_DIV_EXACT (INT64_C(1) << 52)
+
+static inline int64_t res_div(int64_t x, int64_t d, double recip)
+{
+    int64_t q = (int64_t)((double)x * recip);
+
+    if (q * d > x)
+        q--;
+    else if ((q + 1) * d <= x)
+        q++;
+    return q;
+}
 
 /* Argument specs common to every plugin built on this module. */
 /* clang-format off */
@@ -81,6 +109,7 @@ int res_quantity_parse(const char *text, res_unit unit, int64_t *out);
  * API server does. "pods" is always 1. -1 with err naming the field. */
 int res_workload_requests(const trellis_host *h, const res_config *cfg, const trellis_object *w,
                           res_amounts *out, char *err, size_t errlen);
+/* Both readers fill an `out` with room for cfg->n amounts in v. */
 
 /* A target's allocatable per configured resource (has[i] = 0 when it does
  * not declare it). -1 with err naming the field. */
@@ -104,6 +133,11 @@ int res_prepare_workload(const trellis_host *h, trellis_plugin *self, const trel
                          void **data, char *err, size_t errlen);
 int res_prepare_target(const trellis_host *h, trellis_plugin *self, const trellis_object *obj,
                        void **data, char *err, size_t errlen);
+
+/* The equivalent hook's body (SDK 1.3): workloads a and b request the same
+ * amounts (both unreadable counts as the same). */
+int res_equivalent(const trellis_host *h, const trellis_plugin *self, const trellis_object *a,
+                   const trellis_object *b);
 
 /* The release hook: frees a res_amounts. */
 void res_release(trellis_plugin *self, void *data);

@@ -305,3 +305,19 @@ void taints_describe(const taint_item *taint, char *buf, size_t len)
     else
         snprintf(buf, len, "%s:%s", taint->key, taints_effect_name(taint->effect));
 }
+
+int taints_equal(const taint_list *a, const taint_list *b)
+{
+    size_t na = a ? a->n : 0, nb = b ? b->n : 0;
+
+    if (na != nb)
+        return 0;
+    for (size_t i = 0; i < na; i++) {
+        const taint_item *x = &a->items[i], *y = &b->items[i];
+
+        if (strcmp(x->key, y->key) != 0 || strcmp(x->value, y->value) != 0 ||
+            x->has_value != y->has_value || x->effect != y->effect || x->exists != y->exists)
+            return 0;
+    }
+    return 1;
+}

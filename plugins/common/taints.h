@@ -64,5 +64,7 @@ int taints_tolerated(const taint_item *taint, const taint_list *tols, taint_sema
 void taints_describe(const taint_item *taint, char *buf, size_t len);
 
 void taints_free(taint_list *l);
+/* Whether two lists (NULL: empty) hold the same items in the same order. */
+int taints_equal(const taint_list *a, const taint_list *b);
 
 #endif

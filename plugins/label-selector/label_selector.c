@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "batch.h"
+#include "equal.h"
 #include "hints.h"
 #include "selector.h"
 #include "trellis/plugin.h"
@@ -233,6 +234,14 @@ static int hint(trellis_plugin *self, const trellis_object *workload, unsigned e
     return hints_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
 }
 
+/* Workloads with equal selectors get the same verdicts. */
+static int equivalent(trellis_plugin *self, const trellis_object *a, const trellis_object *b)
+{
+    const config *cfg = host->get_private(self);
+
+    return equal_fields(host, a, b, cfg->field);
+}
+
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
@@ -277,6 +286,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     if (h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_release(self, release) < 0 || h->register_pre_filter(self, pre_filter) < 0 ||
         h->register_filter(self, filter) < 0 || h->register_filter_batch(self, filter_batch) < 0 ||
+        h->register_equivalent(self, equivalent) < 0 ||
         (cfg->match == MATCH_PATH && h->register_prepare_target(self, prepare_target) < 0)) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;

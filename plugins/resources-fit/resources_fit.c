@@ -22,7 +22,6 @@
  */
 #include <stdio.h>
 
-#include "batch.h"
 #include "hints.h"
 #include "resources.h"
 #include "trellis/plugin.h"
@@ -65,7 +64,7 @@ static int first_insufficient(const res_config *cfg, const res_amounts *req,
 
         if (r <= 0)
             continue;
-        if (!alloc || !alloc->has[i] || r > alloc->v[i]) {
+        if (!alloc || !res_has(alloc, i) || r > alloc->v[i]) {
             *unresolvable = 1;
             return (int)i;
         }
@@ -97,7 +96,7 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
         return TRELLIS_SUCCESS;
     code = unresolvable ? TRELLIS_UNRESOLVABLE : TRELLIS_UNSCHEDULABLE;
     res_format(req->v[i], cfg->unit[i], rq, sizeof(rq));
-    if (!alloc || !alloc->has[i]) {
+    if (!alloc || !res_has(alloc, i)) {
         host->status(st, code, "InsufficientResources",
                      "insufficient %s: requested %s, the target has no "
                      "allocatable %s",
@@ -111,22 +110,58 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     return code;
 }
 
-static int batch_rejects(trellis_plugin *self, const void *cfg, const void *req,
-                         const trellis_target *t)
+/* filter_span: first_insufficient over 64 targets at a time, one
+ * requested resource after the other, from the allocatable amounts kept
+ * as target values (-1 when the target does not declare the resource) and
+ * the usage columns. A target fails when allocatable - used < request: an
+ * undeclared resource (-1) fails every positive request, and used > 0, so
+ * this is first_insufficient's test without a branch. */
+static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
+                        size_t first, size_t n, uint64_t *pass)
 {
-    int unresolvable;
+    const res_config *cfg = host->get_private(self);
+    const res_amounts *req = host->object_data(self, workload);
+    const int64_t *alloc[RES_MAX], *used[RES_MAX];
+    int64_t want[RES_MAX];
+    size_t m = 0;
 
-    return first_insufficient(cfg, req, host->object_data(self, host->target_object(t)),
-                              host->target_counters(self, t), &unresolvable) >= 0;
+    if (!req)
+        return;
+    for (size_t i = 0; i < cfg->n; i++) {
+        if (req->v[i] <= 0)
+            continue;
+        alloc[m] = host->cycle_target_values(c, self, (int)i);
+        used[m] = host->cycle_target_counter(c, self, (int)i);
+        want[m] = req->v[i];
+        if (!alloc[m] || !used[m])
+            return; /* declared in init: the host always has them */
+        m++;
+    }
+    for (size_t w = 0; w < (n + 63) / 64 && m; w++) {
+        size_t b = first + w * 64, cnt = n - w * 64 < 64 ? n - w * 64 : 64;
+        uint64_t bad = 0;
+
+        if (!pass[w])
+            continue;
+        for (size_t k = 0; k < m; k++) {
+            const int64_t *a = alloc[k] + b, *u = used[k] + b;
+            int64_t r = want[k];
+
+            for (size_t j = 0; j < cnt; j++)
+                bad |= (uint64_t)(a[j] - u[j] < r) << j;
+        }
+        pass[w] &= ~bad;
+    }
 }
 
-static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
-                         const trellis_target *const *targets, size_t n, uint64_t *pass)
+/* Target values: allocatable per resource, -1 when not declared. */
+static void target_values(trellis_plugin *self, const trellis_object *target, int64_t *out)
 {
-    const res_amounts *req = host->object_data(self, workload);
+    const res_config *cfg = host->get_private(self);
+    const res_amounts *alloc = host->object_data(self, target);
 
-    if (req)
-        batch_clear_rejected(self, host->get_private(self), req, targets, n, pass, batch_rejects);
+    for (size_t i = 0; i < cfg->n; i++)
+        out[i] = alloc && res_has(alloc, i) ? alloc->v[i] : -1;
 }
 
 /* Whether a target change may free room for req: the new target holds req
@@ -142,7 +177,7 @@ static int target_grew(const res_config *cfg, const res_amounts *req, const res_
     if (!before)
         return 1;
     for (size_t i = 0; i < cfg->n; i++) {
-        if (req->v[i] > 0 && after->has[i] && (!before->has[i] || after->v[i] > before->v[i]))
+        if (req->v[i] > 0 && res_has(after, i) && (!res_has(before, i) || after->v[i] > before->v[i]))
             return 1;
     }
     return 0;
@@ -188,6 +223,12 @@ static int hint(trellis_plugin *self, const trellis_object *workload, unsigned e
     return TRELLIS_QUEUE;
 }
 
+/* Two workloads requesting the same amounts get the same verdicts. */
+static int equivalent(trellis_plugin *self, const trellis_object *a, const trellis_object *b)
+{
+    return res_equivalent(host, self, a, b);
+}
+
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
@@ -195,7 +236,10 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     if (res_plugin_init(h, self, args, "resources", prepare_workload, prepare_target, amounts, err,
                         errlen) < 0)
         return -1;
-    if (h->register_filter(self, filter) < 0 || h->register_filter_batch(self, filter_batch) < 0) {
+    if (h->register_filter(self, filter) < 0 || h->register_filter_span(self, filter_span) < 0 ||
+        h->register_equivalent(self, equivalent) < 0 ||
+        h->declare_target_values(self, (int)((const res_config *)h->get_private(self))->n,
+                                 target_values) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }

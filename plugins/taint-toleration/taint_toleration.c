@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
 #include "hints.h"
+#include "span.h"
 #include "taints.h"
 #include "trellis/plugin.h"
 #include "values.h"
@@ -291,17 +291,18 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     return TRELLIS_UNRESOLVABLE;
 }
 
-static int batch_rejects(trellis_plugin *self, const void *cfg, const void *wp,
-                         const trellis_target *t)
+/* Targets without taints have no prepared data: the common case costs a
+ * load and a test. */
+static int span_rejects(const void *cfg, const void *wp, const void *tp)
 {
-    return untolerated(cfg, target_data(self, t), wp, HARD_EFFECTS) != NULL;
+    return tp && untolerated(cfg, tp, wp, HARD_EFFECTS) != NULL;
 }
 
-static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
-                         const trellis_target *const *targets, size_t n, uint64_t *pass)
+static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
+                        size_t first, size_t n, uint64_t *pass)
 {
-    batch_clear_rejected(self, host->get_private(self), host->object_data(self, workload), targets,
-                         n, pass, batch_rejects);
+    span_clear_rejected(host->cycle_target_data(c, self), host->get_private(self),
+                        host->object_data(self, workload), first, n, pass, span_rejects);
 }
 
 static int score(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
@@ -313,14 +314,18 @@ static int score(trellis_plugin *self, trellis_cycle *c, const trellis_object *w
     return TRELLIS_SUCCESS;
 }
 
-static void score_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
-                        const trellis_target *const *targets, size_t n, int64_t *scores)
+static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
+                       const uint32_t *idx, size_t n, int64_t *scores)
 {
     const config *cfg = host->get_private(self);
     const prepared *wp = host->object_data(self, workload);
+    void *const *tdata = host->cycle_target_data(c, self);
 
-    for (size_t i = 0; i < n; i++)
-        scores[i] = intolerable_preferred(cfg, target_data(self, targets[i]), wp);
+    for (size_t j = 0; j < n; j++) {
+        const prepared *tp = tdata ? tdata[idx[j]] : NULL;
+
+        scores[j] = tp ? intolerable_preferred(cfg, tp, wp) : 0;
+    }
 }
 
 /* Fewer intolerable taints is better: kube-scheduler's reversed default
@@ -335,9 +340,13 @@ static int normalize(trellis_plugin *self, trellis_cycle *c, const trellis_objec
         if (scores[i] > max)
             max = scores[i];
     }
+    if (max == 0) { /* no target has a taint the workload minds */
+        for (size_t i = 0; i < n; i++)
+            scores[i] = TRELLIS_MAX_SCORE;
+        return TRELLIS_SUCCESS;
+    }
     for (size_t i = 0; i < n; i++)
-        scores[i] =
-            max == 0 ? TRELLIS_MAX_SCORE : TRELLIS_MAX_SCORE - scores[i] * TRELLIS_MAX_SCORE / max;
+        scores[i] = TRELLIS_MAX_SCORE - scores[i] * TRELLIS_MAX_SCORE / max;
     return TRELLIS_SUCCESS;
 }
 
@@ -441,6 +450,17 @@ nomem:
     return -1;
 }
 
+/* Workloads with the same tolerations and namespace permissions get the
+ * same verdicts and scores. */
+static int equivalent(trellis_plugin *self, const trellis_object *a, const trellis_object *b)
+{
+    const prepared *x = host->object_data(self, a), *y = host->object_data(self, b);
+
+    if (!x || !y)
+        return x == y;
+    return x->ns_allowed == y->ns_allowed && taints_equal(x->list, y->list);
+}
+
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
@@ -483,9 +503,10 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     if (h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_prepare_target(self, prepare_target) < 0 ||
         h->register_release(self, release) < 0 || h->register_filter(self, filter) < 0 ||
-        h->register_filter_batch(self, filter_batch) < 0 || h->register_score(self, score) < 0 ||
-        h->register_score_batch(self, score_batch) < 0 ||
-        h->register_normalize(self, normalize) < 0) {
+        h->register_filter_span(self, filter_span) < 0 || h->register_score(self, score) < 0 ||
+        h->register_score_span(self, score_span) < 0 ||
+        h->register_normalize(self, normalize) < 0 ||
+        h->register_equivalent(self, equivalent) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }

@@ -32,6 +32,18 @@
  *        trellis_hint_fn. A plugin that filters says which store changes
  *        may undo its rejections, so that a long-running host moves back
  *        to the active queue only the workloads a change may let fit.
+ *   1.3  Columnar batch hooks: register_filter_span / register_score_span
+ *        (trellis_filter_span_fn, trellis_score_span_fn) address targets by
+ *        their index in the cycle's snapshot; declare_target_values gives
+ *        targets int64 values computed once per target change; and
+ *        cycle_target_data / cycle_target_values / cycle_target_counter hand
+ *        a plugin its prepared data, target values and counter sums of
+ *        every target as arrays, so a hot loop makes no host call per
+ *        target. cycle_target_count and cycle_target now work in every
+ *        hook of a cycle, not only in post_filter. register_equivalent
+ *        (trellis_equivalent_fn) lets the host reuse a cycle's verdicts and
+ *        raw scores for the next, equivalent workload on the targets that
+ *        did not change.
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -60,11 +72,12 @@
  *   scheduling cycle, one workload at a time:
  *     queue_sort.less                  main thread, when the queue reorders
  *     pre_filter                       main thread
- *     filter / filter_batch            WORKER threads, concurrently over
- *                                      disjoint blocks of targets
+ *     filter_span / filter_batch /     WORKER threads, concurrently over
+ *     filter                           disjoint blocks of targets (the first
+ *                                      of the three a plugin registered)
  *     post_filter                      main thread, only when no target fits
  *     pre_score                        main thread, with the feasible targets
- *     score / score_batch              WORKER threads, disjoint blocks
+ *     score_span / score_batch / score WORKER threads, disjoint blocks
  *     normalize                        main thread, all feasible scores
  *     reserve                          main thread, after the host assumed
  *                                      the workload on its target(s)
@@ -109,7 +122,7 @@ extern "C" {
 #endif
 
 #define TRELLIS_SDK_MAJOR 1
-#define TRELLIS_SDK_MINOR 2
+#define TRELLIS_SDK_MINOR 3
 
 /* ---- opaque handles ---------------------------------------------------- */
 
@@ -247,6 +260,18 @@ typedef void (*trellis_filter_batch_fn)(trellis_plugin *self,
                                         const trellis_target *const *targets,
                                         size_t n, uint64_t *pass);
 
+/* filter_span (since 1.3): filter_batch addressed by snapshot index. The
+ * block is the cycle's targets first .. first + n - 1 (cycle_target(c,
+ * first + j)); `first` is a multiple of 64 and bit j of pass[j / 64] stands
+ * for target first + j. Clear the bits of those that do not fit. Read the
+ * per-target columns (cycle_target_data, cycle_target_values,
+ * cycle_target_counter) once per call and index them with first + j: no
+ * host call per target. As with
+ * filter_batch, the plain filter must be registered too and agree. */
+typedef void (*trellis_filter_span_fn)(trellis_plugin *self, trellis_cycle *c,
+                                       const trellis_object *workload,
+                                       size_t first, size_t n, uint64_t *pass);
+
 /* post_filter: runs when no target fits. It may evict workloads
  * (host->evict), create a target (host->create_target) or nominate one.
  * Return SUCCESS when it changed something that lets the workload be
@@ -272,6 +297,36 @@ typedef void (*trellis_score_batch_fn)(trellis_plugin *self, trellis_cycle *c,
                                        const trellis_object *workload,
                                        const trellis_target *const *targets,
                                        size_t n, int64_t *scores);
+
+/* score_span (since 1.3): raw scores of the feasible targets whose
+ * snapshot indices are idx[0..n) (ascending) into scores[0..n). Index the
+ * columns (cycle_target_data, cycle_target_values, cycle_target_counter)
+ * with idx[j]. A plugin
+ * that registers it must register the plain score too (the host calls it
+ * to report a failure); both must agree. */
+typedef void (*trellis_score_span_fn)(trellis_plugin *self, trellis_cycle *c,
+                                      const trellis_object *workload,
+                                      const uint32_t *idx, size_t n,
+                                      int64_t *scores);
+
+/* equivalent (since 1.3): nonzero when this plugin's pre_filter, filter,
+ * pre_score and score answer exactly the same for workloads a and b on
+ * every target, whatever the targets' state (typically: the fields the
+ * plugin reads from a workload, or its prepared data, are equal). By
+ * registering it a plugin also promises that its filter verdict and score
+ * on a target depend only on the workload and on that target (its object,
+ * prepared data, target values, counters and workloads), never on other
+ * targets, other objects or anything pre_score gathers across targets.
+ * When every plugin of a profile that filters or scores registered it and
+ * all say the next workload is equivalent to the previous one, the host
+ * keeps the previous cycle's verdicts and raw scores for every target that
+ * did not change since, and runs filter and score only on the targets that
+ * did (normalize and the selection run as always). This is kube-scheduler's
+ * old equivalence cache, narrowed to consecutive workloads and exact
+ * target generations; a replica set's pods are the common case. Main
+ * thread; a and b are prepared. */
+typedef int (*trellis_equivalent_fn)(trellis_plugin *self, const trellis_object *a,
+                                     const trellis_object *b);
 
 /* normalize: rewrite scores[0..n) in place into 0..TRELLIS_MAX_SCORE.
  * A score plugin without normalize must produce 0..100 itself; the host
@@ -517,8 +572,9 @@ typedef struct trellis_host {
      * (pre_filter, post_filter, pre_score, normalize, reserve, permit):
      * filter and score hooks run on workers and must not call it. */
     void *(*cycle_alloc)(trellis_cycle *c, size_t size);
-    /* All targets of the snapshot and the filter verdict of each
-     * (post_filter only; TRELLIS_SUCCESS for feasible ones). */
+    /* All targets of the cycle's snapshot, in name order (every hook of a
+     * cycle since 1.3; post_filter only before), and the filter verdict of
+     * each (post_filter only; TRELLIS_SUCCESS for feasible ones). */
     size_t (*cycle_target_count)(const trellis_cycle *c);
     const trellis_target *(*cycle_target)(const trellis_cycle *c, size_t i);
     int (*cycle_target_code)(const trellis_cycle *c, size_t i);
@@ -575,6 +631,36 @@ typedef struct trellis_host {
      * older hosts too (its descriptor declaring an older minor) tests for
      * it with TRELLIS_HOST_HAS(host, register_events). */
     int (*register_events)(trellis_plugin *self, unsigned events, trellis_hint_fn fn);
+
+    /* -- since 1.3 -- */
+    /* Registration (init only): see trellis_filter_span_fn and
+     * trellis_score_span_fn. */
+    int (*register_filter_span)(trellis_plugin *self, trellis_filter_span_fn fn);
+    int (*register_score_span)(trellis_plugin *self, trellis_score_span_fn fn);
+    /* This plugin's prepared data of every target of the cycle, indexed
+     * like cycle_target: element i is object_data(self, target i's object)
+     * (NULL when it has none). Host-owned, read-only, valid until the hook
+     * returns; any thread. NULL when the plugin has no prepared data. */
+    void *const *(*cycle_target_data)(const trellis_cycle *c, const trellis_plugin *self);
+    /* Declare n int64 values per target (1 <= n <= 32), computed by fn
+     * once per target add or change, after prepare_target succeeded (zeros
+     * when it failed), and read in a cycle as columns with
+     * cycle_target_values. For what a hot loop compares or multiplies
+     * (allocatable amounts, capacities, priorities); a plugin may store
+     * other bit patterns (a double) in them. Registration: init only. */
+    int (*declare_target_values)(trellis_plugin *self, int n, trellis_amounts_fn fn);
+    /* Column k (0 <= k < n declared) of this plugin's target values:
+     * element i belongs to cycle_target(c, i). NULL when k is out of range.
+     * Host-owned, read-only, valid until the hook returns; any thread. */
+    const int64_t *(*cycle_target_values)(const trellis_cycle *c, const trellis_plugin *self,
+                                          int k);
+    /* Column k (0 <= k < n declared with declare_counters) of this
+     * plugin's counter sums: element i is target_counters(self, target
+     * i)[k]. NULL when k is out of range. Same lifetime as above. */
+    const int64_t *(*cycle_target_counter)(const trellis_cycle *c, const trellis_plugin *self,
+                                           int k);
+    /* Registration (init only): see trellis_equivalent_fn. */
+    int (*register_equivalent)(trellis_plugin *self, trellis_equivalent_fn fn);
 } trellis_host;
 
 /* Whether the host table has a given member (for plugins built against a

@@ -116,7 +116,7 @@ START_TEST(snapshot_copies_only_changes)
     for (int i = 0; i < 3; i++)
         t[i] = cache_set_target(&c, n[i]);
     snapshot s;
-    snapshot_init(&s, "Node", 2);
+    snapshot_init(&s, "Node", 2, 0, 0);
     snapshot_update(&s, &c);
     ck_assert_uint_eq(s.n, 3);
     ck_assert_str_eq(s.targets[0]->name, "a"); /* sorted by name */
@@ -131,6 +131,11 @@ START_TEST(snapshot_copies_only_changes)
     ck_assert_uint_eq(sa->n_wl, 1);
     ck_assert_int_eq(sa->sums[0], 500);
     ck_assert_uint_eq(sb->gen, gen_b); /* untouched */
+    /* the columns follow: counter 0 of target 0 ("a"), by position */
+    ck_assert_uint_eq(sa->index, 0);
+    ck_assert_uint_eq(sb->index, 1);
+    ck_assert_int_eq(snapshot_counter(&s, 0)[0], 500);
+    ck_assert_int_eq(snapshot_counter(&s, 0)[1], 0);
 
     /* the snapshot is a copy: later cache changes do not show until update */
     cache_forget(&c, p, t[1]);
@@ -154,6 +159,11 @@ START_TEST(snapshot_copies_only_changes)
     snapshot_update(&s, &c);
     ck_assert_uint_eq(s.n, 3);
     ck_assert_ptr_null(snapshot_find(&s, "b"));
+    /* positions and columns follow the rebuilt order */
+    for (uint32_t i = 0; i < 3; i++)
+        ck_assert_uint_eq(s.targets[i]->index, i);
+    ck_assert_str_eq(s.targets[1]->name, "c");
+    ck_assert_int_eq(snapshot_counter(&s, 1)[1], s.targets[1]->sums[1]);
 
     snapshot_free(&s);
     for (int i = 0; i < 3; i++)
@@ -175,7 +185,7 @@ START_TEST(snapshot_other_kinds_ignored)
     cache_set_target(&c, n1);
     cache_set_target(&c, seed);
     snapshot s;
-    snapshot_init(&s, "Seed", 0);
+    snapshot_init(&s, "Seed", 0, 0, 0);
     snapshot_update(&s, &c);
     ck_assert_uint_eq(s.n, 1);
     ck_assert_str_eq(s.targets[0]->name, "s1");
