@@ -1089,10 +1089,16 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
     /* select: feasible targets are in name order, so the first maximum is
      * the smallest name and the last maximum the largest */
     size_t bi = 0;
-    for (size_t j = 1; j < nf; j++) {
-        if (c->totals[j] > c->totals[bi] ||
-            (c->totals[j] == c->totals[bi] && p->cfg->tie_break_desc))
-            bi = j;
+    const int64_t *tot = c->totals;
+    int64_t top = tot[0];
+    if (p->cfg->tie_break_desc) {
+        for (size_t j = 1; j < nf; j++)
+            if (tot[j] >= top)
+                top = tot[bi = j];
+    } else {
+        for (size_t j = 1; j < nf; j++)
+            if (tot[j] > top)
+                top = tot[bi = j];
     }
     if (c->nominated_name) {
         /* a post-filter made room there for this workload */
