@@ -243,7 +243,7 @@ static void load_text(file_store *fs, fs_file *f, const char *text, size_t len,
             e->f = f;
             hmap_put(&fs->objects, e->key, e);
             push_event(fs, STORE_ADDED, NULL, o);
-        } else if (json_object_equal(e->o->root, o->root)) {
+        } else if (object_same_content(e->o, o)) {
             /* the same object: only where it is and its version moved */
             free(k);
             e->o->version = hash;
@@ -529,10 +529,12 @@ static int flush_created(file_store *fs, trellis_object *o, char *e, size_t elen
                 log_warn("%s: cannot create directory: %s", d, strerror(errno));
             free(d);
         }
+        json_object *tree = object_to_json(o);
         const char *js = json_object_to_json_string_ext(
-            o->root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                         JSON_C_TO_STRING_NOSLASHESCAPE);
+            tree, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                      JSON_C_TO_STRING_NOSLASHESCAPE);
         char *text = xasprintf("%s\n", js);
+        json_object_put(tree);
         if (writeback_write_atomic(p, text, strlen(text), e, elen) < 0) {
             rc = -1;
         } else {
