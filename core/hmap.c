@@ -54,16 +54,24 @@ void *hmap_get(const hmap *m, const char *key)
     return s ? s->val : NULL;
 }
 
+/* Move every entry to a table of cap slots; keys are unique, so each goes
+ * to the first free slot of its probe, with the hash it already has. */
 static void rehash(hmap *m, size_t cap)
 {
     hmap_slot *old = m->slots;
     size_t oldcap = m->cap;
     m->slots = xcalloc(cap, sizeof *m->slots);
     m->cap = cap;
-    m->len = m->used = 0;
-    for (size_t i = 0; i < oldcap; i++)
-        if (old[i].key && old[i].key != HMAP_TOMB)
-            hmap_put(m, old[i].key, old[i].val);
+    m->used = m->len;
+    size_t mask = cap - 1;
+    for (size_t i = 0; i < oldcap; i++) {
+        if (!old[i].key || old[i].key == HMAP_TOMB)
+            continue;
+        size_t j = old[i].hash & mask;
+        while (m->slots[j].key)
+            j = (j + 1) & mask;
+        m->slots[j] = old[i];
+    }
     free(old);
 }
 
