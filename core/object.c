@@ -744,20 +744,20 @@ trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
         else if (t->type == N_INT || t->type == N_DOUBLE)
             l->vout = add_number(b, t);
     }
-    uint32_t keyoff;
-    if (*ns) {
-        size_t nl = strlen(ns), ml = strlen(name);
-        char stackbuf[256];
-        char *k = nl + ml + 2 <= sizeof stackbuf ? stackbuf : xmalloc(nl + ml + 2);
-        memcpy(k, ns, nl);
-        k[nl] = '/';
-        memcpy(k + nl + 1, name, ml + 1);
-        keyoff = intern(b, k, nl + ml + 1);
-        if (k != stackbuf)
-            free(k);
-    } else {
-        keyoff = intern(b, name, strlen(name));
-    }
+    /* "Kind/namespace/name"; its tail is the key "namespace/name" */
+    size_t kl = strlen(kind), nl = strlen(ns), ml = strlen(name);
+    size_t il = kl + nl + ml + 2;
+    char stackbuf[256];
+    char *id = il + 1 <= sizeof stackbuf ? stackbuf : xmalloc(il + 1);
+    memcpy(id, kind, kl);
+    id[kl] = '/';
+    memcpy(id + kl + 1, ns, nl);
+    id[kl + 1 + nl] = '/';
+    memcpy(id + kl + nl + 2, name, ml + 1);
+    uint32_t idoff = intern(b, id, il);
+    uint32_t keyoff = *ns ? idoff + (uint32_t)kl + 1 : idoff + (uint32_t)(kl + 2);
+    if (id != stackbuf)
+        free(id);
 
     size_t head = (sizeof(trellis_object) + 7) & ~(size_t)7;
     size_t nodes_bytes = n * sizeof(onode);
@@ -807,6 +807,7 @@ trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
     const trellis_value *ann = value_get(m, "annotations");
     o->annotations = value_type(ann) == TRELLIS_VALUE_MAP ? ann : NULL;
     o->key = strs + keyoff;
+    o->id = strs + idoff;
     o->item = -1;
     o->prepare_failed_slot = -1;
     atomic_init(&o->refs, 1);

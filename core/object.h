@@ -36,6 +36,8 @@ struct trellis_object {
     const trellis_value *labels;      /* NULL when absent or not a map */
     const trellis_value *annotations; /* NULL when absent or not a map */
     const char *key; /* "namespace/name", or "name" for cluster-scoped */
+    const char *id;  /* "Kind/namespace/name" (namespace "" when cluster-
+                        scoped): what stores and indexes key objects by */
     size_t tree_size; /* bytes of the value tree (nodes and strings) */
 
     /* provenance, set by the store that read it */

@@ -213,9 +213,10 @@ static char *id_key(const char *kind, const char *ns, const char *name)
     return xasprintf("%s/%s/%s", kind, ns ? ns : "", name);
 }
 
-/* by_id entry: the object's place in s->objects */
+/* by_id entry: the object's place in s->objects; the key is that
+ * object's id */
 typedef struct idx_entry {
-    char *key;
+    const char *key;
     size_t pos;
 } idx_entry;
 
@@ -223,17 +224,18 @@ typedef struct idx_entry {
  * identity. */
 static void index_set(sched *s, trellis_object *o)
 {
-    char *k = id_key(o->kind, o->namespace_, o->name);
-    idx_entry *e = hmap_get(&s->by_id, k);
+    idx_entry *e = hmap_get(&s->by_id, o->id);
     if (e) {
-        free(k);
-        object_unref(s->objects[e->pos]);
+        trellis_object *old = s->objects[e->pos];
         s->objects[e->pos] = object_ref(o);
+        e->key = o->id;
+        hmap_put(&s->by_id, e->key, e);
+        object_unref(old);
         s->n_replaced++;
         return;
     }
     e = xcalloc(1, sizeof *e);
-    e->key = k;
+    e->key = o->id;
     e->pos = s->n_objects;
     hmap_put(&s->by_id, e->key, e);
     grow(&s->objects, &s->cap_objects, s->n_objects + 1, sizeof *s->objects);
@@ -243,9 +245,7 @@ static void index_set(sched *s, trellis_object *o)
 /* Drop the object of o's identity; the others keep store order. */
 static void index_del(sched *s, const trellis_object *o)
 {
-    char *k = id_key(o->kind, o->namespace_, o->name);
-    idx_entry *e = hmap_del(&s->by_id, k);
-    free(k);
+    idx_entry *e = hmap_del(&s->by_id, o->id);
     if (!e)
         return;
     object_unref(s->objects[e->pos]);
@@ -254,14 +254,10 @@ static void index_del(sched *s, const trellis_object *o)
             (s->n_objects - e->pos - 1) * sizeof *s->objects);
     s->n_objects--;
     for (size_t i = e->pos; i < s->n_objects; i++) {
-        const trellis_object *m = s->objects[i];
-        char *mk = id_key(m->kind, m->namespace_, m->name);
-        idx_entry *me = hmap_get(&s->by_id, mk);
-        free(mk);
+        idx_entry *me = hmap_get(&s->by_id, s->objects[i]->id);
         if (me)
             me->pos = i;
     }
-    free(e->key);
     free(e);
 }
 
@@ -472,20 +468,15 @@ int sched_load(sched *s, store *st, char *err, size_t errlen)
     return 0;
 }
 
-static char *dec_key(const trellis_object *w)
-{
-    return xasprintf("%s/%s", w->kind, w->key);
-}
-
 static decision *decision_for(sched *s, trellis_object *w, profile *p)
 {
-    char *k = dec_key(w);
-    decision *d = hmap_get(&s->dec_by_key, k);
+    decision *d = hmap_get(&s->dec_by_key, w->id);
     if (d) {
-        free(k);
         if (d->w != w) {
-            object_unref(d->w);
+            trellis_object *old = d->w;
             d->w = object_ref(w);
+            hmap_put(&s->dec_by_key, w->id, d); /* the key is d->w's id */
+            object_unref(old);
         }
         d->p = p;
         return d;
@@ -499,8 +490,8 @@ static decision *decision_for(sched *s, trellis_object *w, profile *p)
         grow(&s->decisions, &s->cap_dec, s->n_dec + 1, sizeof *s->decisions);
         s->decisions[s->n_dec++] = d;
     }
-    /* the key is owned by the map entry; freed in sched_close */
-    hmap_put(&s->dec_by_key, k, d);
+    /* the key is the workload's id, alive while d->w is */
+    hmap_put(&s->dec_by_key, w->id, d);
     return d;
 }
 
@@ -1379,16 +1370,12 @@ void sched_close(sched *s)
     free(s->decisions);
     size_t i = 0;
     hmap_slot *sl;
-    while ((sl = hmap_next(&s->dec_by_key, &i))) {
+    while ((sl = hmap_next(&s->dec_by_key, &i)))
         decision_free(sl->val);
-        free((char *)sl->key);
-    }
     hmap_free(&s->dec_by_key);
     i = 0;
     while ((sl = hmap_next(&s->by_id, &i))) {
-        idx_entry *e = sl->val;
-        free(e->key);
-        free(e);
+        free(sl->val);
     }
     hmap_free(&s->by_id);
     for (size_t k = 0; k < s->n_objects; k++)
@@ -1424,14 +1411,9 @@ void sched_close(sched *s)
 
 static void drop_decision(sched *s, const trellis_object *w)
 {
-    char *k = dec_key(w);
-    const char *stored = hmap_key(&s->dec_by_key, k);
-    decision *d = hmap_del(&s->dec_by_key, k);
-    free(k);
-    if (!d)
-        return;
-    free((char *)stored);
-    decision_free(d);
+    decision *d = hmap_del(&s->dec_by_key, w->id);
+    if (d)
+        decision_free(d);
 }
 
 /* Release the prepared data of objects only s->prepared still holds. */

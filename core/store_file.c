@@ -46,9 +46,10 @@ typedef struct fs_file {
     size_t n_objs, cap_objs;
 } fs_file;
 
-/* an indexed object; the entry owns its key and one reference */
+/* an indexed object; the entry holds one reference, and its key is the
+ * object's id */
 typedef struct fs_entry {
-    char *key;
+    const char *key;
     trellis_object *o;
     fs_file *f; /* NULL for a created object not written yet */
 } fs_entry;
@@ -188,7 +189,6 @@ static void file_free(fs_file *f)
 static void entry_drop(file_store *fs, fs_entry *e)
 {
     hmap_del(&fs->objects, e->key);
-    free(e->key);
     free(e);
 }
 
@@ -199,6 +199,9 @@ static void entry_drop(file_store *fs, fs_entry *e)
  * longer found are kept rather than deleted: the malformed document may be
  * one of them. Errors go to errs.
  */
+static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t hash, int present,
+                        manifest_set *errs);
+
 static void load_text(file_store *fs, fs_file *f, const char *text, size_t len,
                       manifest_set *errs)
 {
@@ -209,6 +212,13 @@ static void load_text(file_store *fs, fs_file *f, const char *text, size_t len,
         hash = hash_bytes(text, len);
         manifest_parse(f->path, text, len, &ms);
     }
+    load_parsed(fs, f, ms, hash, text != NULL, errs);
+}
+
+/* load_text with the text parsed already (into ms, which this consumes). */
+static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t hash, int present,
+                        manifest_set *errs)
+{
     for (size_t i = 0; i < ms.n_errors; i++) {
         grow(&errs->errors, &errs->cap_errors, errs->n_errors + 1, sizeof *errs->errors);
         errs->errors[errs->n_errors++] = ms.errors[i];
@@ -221,7 +231,7 @@ static void load_text(file_store *fs, fs_file *f, const char *text, size_t len,
     size_t n = 0, cap = 0;
     for (size_t i = 0; i < ms.n_objects; i++) {
         trellis_object *o = ms.objects[i];
-        char *k = obj_key(o->kind, o->namespace_, o->name);
+        const char *k = o->id;
         fs_entry *e = hmap_get(&fs->objects, k);
         fs_entry *first = e && e->f != f ? e : hmap_get(&claimed, k);
         if (first) {
@@ -231,7 +241,6 @@ static void load_text(file_store *fs, fs_file *f, const char *text, size_t len,
                                 "this one is ignored",
                                 o->doc, o->kind, o->namespace_, *o->namespace_ ? "/" : "",
                                 o->name, prev->file ? prev->file : "(created)", prev->line));
-            free(k);
             object_unref(o);
             continue;
         }
@@ -245,16 +254,16 @@ static void load_text(file_store *fs, fs_file *f, const char *text, size_t len,
             push_event(fs, STORE_ADDED, NULL, o);
         } else if (object_same_content(e->o, o)) {
             /* the same object: only where it is and its version moved */
-            free(k);
             e->o->version = hash;
             e->o->doc = o->doc;
             e->o->item = o->item;
             e->o->line = o->line;
             object_unref(o);
         } else {
-            free(k);
             push_event(fs, STORE_MODIFIED, e->o, o);
             e->o = object_ref(o);
+            e->key = o->id; /* the old object goes with the event */
+            hmap_put(&fs->objects, e->key, e);
         }
         hmap_put(&claimed, e->key, e);
         grow(&objs, &cap, n + 1, sizeof *objs);
@@ -262,12 +271,10 @@ static void load_text(file_store *fs, fs_file *f, const char *text, size_t len,
     }
     for (size_t i = 0; i < f->n_objs; i++) {
         trellis_object *old = f->objs[i];
-        char *k = obj_key(old->kind, old->namespace_, old->name);
-        fs_entry *e = hmap_get(&fs->objects, k);
-        free(k);
+        fs_entry *e = hmap_get(&fs->objects, old->id);
         if (!e || hmap_get(&claimed, e->key))
             continue;
-        if (malformed && text) {
+        if (malformed && present) {
             grow(&objs, &cap, n + 1, sizeof *objs);
             objs[n++] = old;
             continue;
@@ -425,11 +432,10 @@ static int fs_patch(store *s, const trellis_object *o, const store_edit *edits, 
 static int fs_create(store *s, trellis_object *o, char *err, size_t errlen)
 {
     file_store *fs = (file_store *)s;
-    char *k = obj_key(o->kind, o->namespace_, o->name);
+    const char *k = o->id;
     pthread_mutex_lock(&fs->mu);
     int rc = 0;
     if (hmap_get(&fs->objects, k)) {
-        free(k);
         rc = errf(err, errlen, "%s %s already exists", o->kind, o->key);
     } else {
         fs_entry *e = xcalloc(1, sizeof *e);
@@ -543,9 +549,7 @@ static int flush_created(file_store *fs, trellis_object *o, char *e, size_t elen
             f->hash = o->version = hash_bytes(text, strlen(text));
             grow(&f->objs, &f->cap_objs, f->n_objs + 1, sizeof *f->objs);
             f->objs[f->n_objs++] = o;
-            char *k = obj_key(o->kind, o->namespace_, o->name);
-            fs_entry *en = hmap_get(&fs->objects, k);
-            free(k);
+            fs_entry *en = hmap_get(&fs->objects, o->id);
             if (en)
                 en->f = f;
         }
@@ -771,7 +775,6 @@ static void fs_destroy(store *s)
     while ((sl = hmap_next(&fs->objects, &i))) {
         fs_entry *e = sl->val;
         object_unref(e->o);
-        free(e->key);
         free(e);
     }
     hmap_free(&fs->objects);

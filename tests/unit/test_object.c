@@ -55,6 +55,7 @@ START_TEST(identity)
     ck_assert_str_eq(o->namespace_, "prod");
     ck_assert_str_eq(o->uid, "u-1");
     ck_assert_str_eq(o->key, "prod/web-1");
+    ck_assert_str_eq(o->id, "Pod/prod/web-1");
     ck_assert_int_eq(o->refs, 1);
     ck_assert_int_eq(o->item, -1);
     ck_assert_int_eq(o->prepare_failed_slot, -1);
@@ -71,6 +72,7 @@ START_TEST(identity)
     ck_assert_str_eq(o->namespace_, "");
     ck_assert_str_eq(o->uid, "");
     ck_assert_str_eq(o->key, "n1");
+    ck_assert_str_eq(o->id, "Node//n1");
     ck_assert_ptr_null(o->labels); /* not a map: ignored */
     ck_assert_ptr_null(o->annotations);
     ck_assert_ptr_null(object_label(o, "x"));
