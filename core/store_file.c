@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,24 +304,89 @@ static void drop_events(file_store *fs)
     fs->n_events = 0;
 }
 
+/* One file of the first read, read and parsed by a worker. */
+typedef struct parse_job {
+    const char *path;
+    manifest_set ms;
+    uint64_t hash;
+    char *read_error; /* NULL when it was read */
+} parse_job;
+
+typedef struct parse_pool {
+    parse_job *jobs;
+    size_t n;
+    atomic_size_t next;
+} parse_pool;
+
+static void parse_one(parse_job *j)
+{
+    size_t len;
+    char rerr[512];
+    char *text = read_file(j->path, &len, rerr, sizeof rerr);
+    manifest_set_init(&j->ms);
+    if (!text) {
+        j->read_error = xstrdup(rerr);
+        return;
+    }
+    j->hash = hash_bytes(text, len);
+    manifest_parse(j->path, text, len, &j->ms);
+    free(text);
+}
+
+static void *parse_worker(void *arg)
+{
+    parse_pool *pp = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&pp->next, 1);
+        if (i >= pp->n)
+            return NULL;
+        parse_one(&pp->jobs[i]);
+    }
+}
+
+/* Files are independent until their objects are indexed: read and parse
+ * them on one thread per processor (parsing is most of the first read),
+ * then take the results in path order, so the outcome is the same as
+ * reading them one by one. */
+static void parse_all(char **paths, size_t n, parse_job *jobs)
+{
+    parse_pool pp = {jobs, n, 0};
+    for (size_t i = 0; i < n; i++)
+        jobs[i].path = paths[i];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t nt = cpus > 1 ? (size_t)cpus : 1;
+    if (nt > 8)
+        nt = 8;
+    if (nt > n)
+        nt = n;
+    pthread_t th[8];
+    size_t started = 0;
+    for (size_t i = 1; i < nt; i++)
+        if (pthread_create(&th[started], NULL, parse_worker, &pp) == 0)
+            started++;
+    parse_worker(&pp);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+}
+
 static int fs_list(store *s, manifest_set *out, char *err, size_t errlen)
 {
     file_store *fs = (file_store *)s;
     char **paths = NULL;
     size_t n = 0, cap = 0;
     int rc = walk(fs->dir, &paths, &n, &cap, err, errlen);
+    parse_job *jobs = xcalloc(n ? n : 1, sizeof *jobs);
+    if (rc == 0)
+        parse_all(paths, n, jobs);
     pthread_mutex_lock(&fs->mu);
     for (size_t i = 0; i < n && rc == 0; i++) {
-        size_t len;
-        char rerr[512];
-        char *text = read_file(paths[i], &len, rerr, sizeof rerr);
-        if (!text) {
-            add_error(out, paths[i], 0, 0, xstrdup(rerr));
+        if (jobs[i].read_error) {
+            add_error(out, paths[i], 0, 0, jobs[i].read_error);
             continue;
         }
-        load_text(fs, file_get(fs, paths[i]), text, len, out);
-        free(text);
+        load_parsed(fs, file_get(fs, paths[i]), jobs[i].ms, jobs[i].hash, 1, out);
     }
+    free(jobs);
     for (size_t i = 0; i < n; i++)
         free(paths[i]);
     free(paths);
