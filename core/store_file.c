@@ -83,14 +83,31 @@ typedef struct file_store {
     size_t n_watches, cap_watches;
 } file_store;
 
+/* The content hash of a file (its version): eight bytes a step, four
+ * independent lanes, so that hashing a file costs little next to parsing
+ * it. Only ever compared with itself. */
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
+    const uint64_t m = 0x9e3779b97f4a7c15ull;
+    uint64_t h[4] = {n, m, ~(uint64_t)n, m ^ 0xbf58476d1ce4e5b9ull};
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        for (int k = 0; k < 4; k++) {
+            uint64_t w;
+            memcpy(&w, s + i + 8 * k, 8);
+            h[k] = (h[k] ^ w) * m;
+            h[k] ^= h[k] >> 29;
+        }
     }
-    return h;
+    uint64_t t = 0;
+    for (; i < n; i++)
+        t = (t ^ (unsigned char)s[i]) * 1099511628211ull;
+    uint64_t r = t;
+    for (int k = 0; k < 4; k++) {
+        r = (r ^ h[k]) * 0x94d049bb133111ebull;
+        r ^= r >> 31;
+    }
+    return r;
 }
 
 static int cmp_str(const void *a, const void *b)
