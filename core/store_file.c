@@ -31,11 +31,13 @@
 #include "util.h"
 #include "writeback.h"
 
+/* A pending field edit. Path and value are pooled strings (see pool_get):
+ * fifty thousand bindings name one path and a few thousand targets. */
 typedef struct fs_edit {
     int doc, item;
-    char *path;
-    char *value; /* NULL = remove */
-    int raw;     /* value is JSON text */
+    const char *path;
+    const char *value; /* NULL = remove */
+    int raw;           /* value is JSON text */
 } fs_edit;
 
 typedef struct fs_file {
@@ -43,6 +45,8 @@ typedef struct fs_file {
     uint64_t hash; /* of the content as last read or written */
     fs_edit *edits;
     size_t n_edits, cap_edits;
+    uint32_t *eslots; /* edits by (doc, item, path): index + 1, 0 = empty */
+    size_t cap_eslots;
     trellis_object **objs; /* in file order; the index holds the references */
     size_t n_objs, cap_objs;
 } fs_file;
@@ -81,7 +85,71 @@ typedef struct file_store {
     int ino; /* inotify descriptor, -1 when not watching */
     fs_wd *watches;
     size_t n_watches, cap_watches;
+    hmap pool; /* text -> pstr, the strings pending edits share */
 } file_store;
+
+/* A pooled string, counted by the edits that hold it. */
+typedef struct pstr {
+    size_t refs;
+    char s[];
+} pstr;
+
+static const char *pool_get(file_store *fs, const char *s)
+{
+    if (!s)
+        return NULL;
+    pstr *p = hmap_get(&fs->pool, s);
+    if (!p) {
+        size_t len = strlen(s);
+        p = xmalloc(sizeof *p + len + 1);
+        p->refs = 0;
+        memcpy(p->s, s, len + 1);
+        hmap_put(&fs->pool, p->s, p);
+    }
+    p->refs++;
+    return p->s;
+}
+
+static void pool_put(file_store *fs, const char *s)
+{
+    if (!s)
+        return;
+    pstr *p = (pstr *)(void *)(s - offsetof(pstr, s));
+    if (--p->refs == 0) {
+        hmap_del(&fs->pool, p->s);
+        free(p);
+    }
+}
+
+static size_t edit_slot(const fs_file *f, int doc, int item, const char *path)
+{
+    uint64_t h = ((uint64_t)(uint32_t)doc * 0x9e3779b97f4a7c15ull) ^
+                 ((uint64_t)(uint32_t)item * 0xbf58476d1ce4e5b9ull) ^ (uint64_t)(uintptr_t)path;
+    h ^= h >> 29;
+    h *= 0x94d049bb133111ebull;
+    h ^= h >> 32;
+    size_t mask = f->cap_eslots - 1;
+    size_t i = h & mask;
+    for (; f->eslots[i]; i = (i + 1) & mask) {
+        const fs_edit *e = &f->edits[f->eslots[i] - 1];
+        if (e->doc == doc && e->item == item && e->path == path)
+            break;
+    }
+    return i;
+}
+
+/* Drop a file's pending edits and their index. */
+static void clear_edits(file_store *fs, fs_file *f)
+{
+    for (size_t j = 0; j < f->n_edits; j++) {
+        pool_put(fs, f->edits[j].path);
+        pool_put(fs, f->edits[j].value);
+    }
+    f->n_edits = 0;
+    free(f->eslots);
+    f->eslots = NULL;
+    f->cap_eslots = 0;
+}
 
 /* The content hash of a file (its version): eight bytes a step, four
  * independent lanes, so that hashing a file costs little next to parsing
@@ -192,12 +260,9 @@ static fs_file *file_get(file_store *fs, const char *path)
     return f;
 }
 
-static void file_free(fs_file *f)
+static void file_free(file_store *fs, fs_file *f)
 {
-    for (size_t j = 0; j < f->n_edits; j++) {
-        free(f->edits[j].path);
-        free(f->edits[j].value);
-    }
+    clear_edits(fs, f);
     free(f->edits);
     free(f->objs);
     free(f->path);
@@ -478,22 +543,32 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
         return errf(err, errlen, "%s: %s %s changed since it was read", f->path, o->kind,
                     o->key);
     for (size_t i = 0; i < n; i++) {
-        fs_edit *e = NULL;
         /* a later patch of the same field replaces an earlier one */
-        for (size_t j = 0; j < f->n_edits; j++)
-            if (f->edits[j].doc == o->doc && f->edits[j].item == o->item &&
-                strcmp(f->edits[j].path, edits[i].path) == 0)
-                e = &f->edits[j];
-        if (!e) {
+        if ((f->n_edits + 1) * 2 > f->cap_eslots) {
+            free(f->eslots);
+            f->cap_eslots = f->cap_eslots ? f->cap_eslots * 2 : 16;
+            f->eslots = xcalloc(f->cap_eslots, sizeof *f->eslots);
+            for (size_t j = 0; j < f->n_edits; j++) {
+                const fs_edit *x = &f->edits[j];
+                f->eslots[edit_slot(f, x->doc, x->item, x->path)] = (uint32_t)(j + 1);
+            }
+        }
+        const char *path = pool_get(fs, edits[i].path);
+        size_t slot = edit_slot(f, o->doc, o->item, path);
+        fs_edit *e;
+        if (f->eslots[slot]) {
+            e = &f->edits[f->eslots[slot] - 1];
+            pool_put(fs, path);
+            pool_put(fs, e->value);
+        } else {
             grow(&f->edits, &f->cap_edits, f->n_edits + 1, sizeof *f->edits);
             e = &f->edits[f->n_edits++];
             e->doc = o->doc;
             e->item = o->item;
-            e->path = xstrdup(edits[i].path);
-        } else {
-            free(e->value);
+            e->path = path;
+            f->eslots[slot] = (uint32_t)f->n_edits;
         }
-        e->value = edits[i].value ? xstrdup(edits[i].value) : NULL;
+        e->value = pool_get(fs, edits[i].value);
         e->raw = edits[i].raw;
     }
     return 0;
@@ -595,11 +670,7 @@ static int flush_file(file_store *fs, fs_file *f, char *e, size_t elen)
         free(we);
     }
     free(text);
-    for (size_t j = 0; j < f->n_edits; j++) {
-        free(f->edits[j].path);
-        free(f->edits[j].value);
-    }
-    f->n_edits = 0;
+    clear_edits(fs, f);
     return rc;
 }
 
@@ -758,7 +829,7 @@ static void reload_path(file_store *fs, const char *path)
             hmap_del(&fs->by_path, g->path);
             memmove(fs->files + i, fs->files + i + 1, (fs->n_files - i - 1) * sizeof *fs->files);
             fs->n_files--;
-            file_free(g);
+            file_free(fs, g);
         } else {
             i++;
         }
@@ -851,7 +922,7 @@ static void fs_destroy(store *s)
     free(fs->events);
     manifest_set_free(&fs->errors);
     for (size_t i = 0; i < fs->n_files; i++)
-        file_free(fs->files[i]);
+        file_free(fs, fs->files[i]);
     free(fs->files);
     size_t i = 0;
     hmap_slot *sl;
@@ -862,6 +933,7 @@ static void fs_destroy(store *s)
     }
     hmap_free(&fs->objects);
     hmap_free(&fs->by_path);
+    hmap_free(&fs->pool); /* empty: every edit gave its strings back */
     for (size_t j = 0; j < fs->n_created; j++)
         object_unref(fs->created[j]);
     free(fs->created);
@@ -912,5 +984,6 @@ store *store_file_open(const char *dir, int dry_run, char *err, size_t errlen)
         fs->dir[--l] = '\0';
     hmap_init(&fs->by_path);
     hmap_init(&fs->objects);
+    hmap_init(&fs->pool);
     return &fs->base;
 }
