@@ -5,13 +5,14 @@
  * An object is one allocation: the trellis_object header, then an array of
  * 12-byte nodes, then the string bytes. A node holds its type and length,
  * one offset (to its text, or to its first child: the children of a list or
- * map are consecutive nodes) and, for a map member, the offset of its key.
- * Offsets are relative to the node itself, so a node pointer is a complete
- * handle: nothing else is needed to read its value, and a trellis_value is
- * simply a node pointer. Strings are NUL-terminated and stored once per
- * object; numbers keep their binary value (8 bytes, read with memcpy) in
- * front of the text value_string shows. Nothing is written after
- * object_build, so plugins may read values from any thread.
+ * map are consecutive nodes) and, for a map member, the id of its key (map
+ * keys are interned for the process). Offsets are relative to the node
+ * itself, so a node pointer is a complete handle: nothing else is needed to
+ * read its value, and a trellis_value is simply a node pointer. Strings are
+ * NUL-terminated and stored once per object; numbers keep their binary
+ * value (8 bytes, read with memcpy) in front of the text value_string
+ * shows. Nothing is written after object_build, so plugins may read values
+ * from any thread.
  *
  * Values are built in an obuild first (temporary nodes, member stacks, the
  * bytes of every string), which the parsers reuse from one document to the
@@ -43,7 +44,7 @@ typedef struct onode {
                      members, 0/1 for a bool */
     uint32_t off; /* string, number: bytes to its text (a number's 8-byte
                      value first); container: nodes to its first child */
-    uint32_t key; /* bytes to the member's key, 0 when not in a map */
+    uint32_t key; /* the member's key (interned id + 1), 0 when not in a map */
 } onode;
 
 #define NODE_MAX_LEN (UINT32_MAX >> 3)
@@ -74,9 +75,52 @@ static inline const char *ntext(const onode *n)
     return ntype(n) == N_INT || ntype(n) == N_DOUBLE ? p + 8 : p;
 }
 
+/* Map keys are interned for the process: a few hundred distinct keys
+ * (apiVersion, metadata, labels, label keys...) make up most of the bytes
+ * of small manifests. A key is a 32-bit id; its text lives in chunks that
+ * never move, so readers need no lock: an id reaches another thread only
+ * with an object, after the entry was written. Keys are never freed. */
+#define KCHUNK_BITS 12
+#define KCHUNK ((uint32_t)1 << KCHUNK_BITS)
+#define KCHUNKS 4096
+
+static const char **kchunks[KCHUNKS];
+static uint32_t kcount;
+static hmap kmap; /* text -> id + 1 */
+static pthread_mutex_t kmu = PTHREAD_MUTEX_INITIALIZER;
+
+static inline const char *key_text(uint32_t id)
+{
+    return kchunks[id >> KCHUNK_BITS][id & (KCHUNK - 1)];
+}
+
+/* The id of key (NUL-terminated), added when new; UINT32_MAX when the
+ * table is full. */
+static uint32_t key_id(const char *key)
+{
+    pthread_mutex_lock(&kmu);
+    uintptr_t v = (uintptr_t)hmap_get(&kmap, key);
+    uint32_t id;
+    if (v) {
+        id = (uint32_t)(v - 1);
+    } else if (kcount >= KCHUNK * KCHUNKS) {
+        id = UINT32_MAX;
+    } else {
+        id = kcount;
+        if (!kchunks[id >> KCHUNK_BITS])
+            kchunks[id >> KCHUNK_BITS] = xcalloc(KCHUNK, sizeof **kchunks);
+        char *text = xstrdup(key);
+        kchunks[id >> KCHUNK_BITS][id & (KCHUNK - 1)] = text;
+        hmap_put(&kmap, text, (void *)(uintptr_t)(id + 1));
+        kcount++;
+    }
+    pthread_mutex_unlock(&kmu);
+    return id;
+}
+
 static inline const char *nkey(const onode *n)
 {
-    return (const char *)n + n->key;
+    return key_text(n->key - 1);
 }
 
 static inline const onode *nchild(const onode *n, size_t i)
@@ -124,7 +168,7 @@ typedef struct bigmap {
 typedef struct lay {
     oref src;
     uint32_t kin, klen; /* key in b->str, kin NOKEY for none */
-    uint32_t kout;      /* key in the object's strings */
+    uint32_t kid;       /* key id + 1, 0 for none */
     uint32_t vout;      /* text in the object's strings */
 } lay;
 
@@ -153,6 +197,7 @@ struct obuild {
     /* ob_parse_json's scratch for unescaped strings */
     char *sbuf;
     size_t cap_sbuf;
+    hmap kcache; /* key text -> id + 1, the keys this builder met */
 };
 
 obuild *obuild_new(void)
@@ -175,6 +220,7 @@ void obuild_free(obuild *b)
     free(b->out);
     free(b->islots);
     free(b->sbuf);
+    hmap_free(&b->kcache);
     free(b);
 }
 
@@ -636,6 +682,18 @@ static uint32_t add_number(obuild *b, const tnode *t)
     return off;
 }
 
+/* A key's id, through the builder's cache of the keys it met. */
+static uint32_t local_key(obuild *b, const char *key)
+{
+    uintptr_t v = (uintptr_t)hmap_get(&b->kcache, key);
+    if (v)
+        return (uint32_t)(v - 1);
+    uint32_t id = key_id(key);
+    if (id != UINT32_MAX)
+        hmap_put(&b->kcache, key_text(id), (void *)(uintptr_t)(id + 1));
+    return id;
+}
+
 /* Objects are at most this big (offsets are 32 bits). */
 #define MAX_TREE ((size_t)1 << 31)
 
@@ -707,7 +765,6 @@ trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
     size_t strbytes = 0;
     for (size_t i = 0; i < n; i++) {
         const tnode *t = &b->nodes[b->lay[i].src];
-        strbytes += b->lay[i].klen + 1;
         if (t->type == N_STRING || t->type == N_INT || t->type == N_DOUBLE)
             strbytes += t->len + 9;
         if (t->type != N_LIST && t->type != N_MAP)
@@ -722,7 +779,8 @@ trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
             return errf(err, errlen, "document too large"), NULL;
     }
 
-    /* strings: each distinct one once; the key "namespace/name" too */
+    /* strings: each distinct one once; the id "Kind/namespace/name" too;
+     * keys by id */
     size_t want = 64;
     while (want < n * 3)
         want *= 2;
@@ -737,8 +795,12 @@ trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
     for (size_t i = 0; i < n; i++) {
         lay *l = &b->lay[i];
         const tnode *t = &b->nodes[l->src];
-        if (l->kin != NOKEY)
-            l->kout = intern(b, b->str + l->kin, l->klen);
+        if (l->kin != NOKEY) {
+            uint32_t id = local_key(b, b->str + l->kin);
+            if (id == UINT32_MAX)
+                return errf(err, errlen, "too many distinct keys"), NULL;
+            l->kid = id + 1;
+        }
         if (t->type == N_STRING)
             l->vout = intern(b, b->str + t->off, t->len);
         else if (t->type == N_INT || t->type == N_DOUBLE)
@@ -789,7 +851,7 @@ trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
             break;
         }
         d->tl = t->type | len << 3;
-        d->key = l->kin == NOKEY ? 0 : (uint32_t)(to_strs + l->kout);
+        d->key = l->kid;
     }
     o->tree_size = nodes_bytes + b->n_out;
     o->root = V(nodes);

@@ -615,6 +615,13 @@ START_TEST(builder)
 }
 END_TEST
 
+static int first_key(const char *key, const trellis_value *v, void *ud)
+{
+    (void)v;
+    *(const char **)ud = key;
+    return 1;
+}
+
 START_TEST(same_content_and_origin)
 {
     const char *t = HEAD "[1, \"s\", {\"a\": true}]}";
@@ -622,6 +629,12 @@ START_TEST(same_content_and_origin)
     ck_assert(object_same_content(a, b));
     trellis_object *c = from_json(HEAD "[1, \"s\", {\"a\": false}]}");
     ck_assert(!object_same_content(a, c));
+    /* map keys are stored once for the process */
+    const char *ka = NULL, *kc = NULL;
+    value_foreach(object_get(a, "x[2]"), first_key, &ka);
+    value_foreach(object_get(c, "x[2]"), first_key, &kc);
+    ck_assert_str_eq(ka, "a");
+    ck_assert_ptr_eq(ka, kc);
     /* objects of one file share its name */
     object_set_origin(a, "dir/f.yaml", 0, -1, 1);
     object_set_origin(b, "dir/f.yaml", 1, -1, 9);
