@@ -399,6 +399,11 @@ static oref resolve_plain(obuild *bld, const char *s, size_t len)
     int b;
     int64_t i;
     double d;
+    unsigned char c = (unsigned char)s[0];
+    /* most plain scalars are names: a letter that starts no null, bool,
+     * int or float word makes a string */
+    if (((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) && !strchr("nNtTfF", c))
+        return ob_string(bld, s, len);
     if (strlen(s) != len) /* NUL inside: only a string can hold it */
         return ob_string(bld, s, len);
     if (is_null_text(s, len))
