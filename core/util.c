@@ -122,6 +122,15 @@ void sb_free(strbuf *b)
     sb_init(b);
 }
 
+void sb_reserve(strbuf *b, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        b->cap = b->len + n + 1;
+        b->s = xrealloc(b->s, b->cap);
+        b->s[b->len] = '\0';
+    }
+}
+
 void sb_add(strbuf *b, const char *s, size_t n)
 {
     if (b->len + n + 1 > b->cap) {

@@ -2084,10 +2084,17 @@ static void keep_err(first_err *f, size_t at, const char *msg)
     }
 }
 
+/* The overlays of one document; a key path is half a kilobyte, so these
+ * are sized by the document's edits, not the pass's. */
+typedef struct doc_ovs {
+    overlay *ovs;
+    keypath *paths;
+    size_t cap;
+} doc_ovs;
+
 /* The pass's overlays of document d (edits not postponed), for canon_doc. */
 static size_t doc_overlays(const wb_edit *edits, node *const *raws, const size_t *round,
-                           size_t nr, const unsigned char *state, size_t d, overlay *ovs,
-                           keypath *paths)
+                           size_t nr, const unsigned char *state, size_t d, doc_ovs *o)
 {
     size_t n = 0;
     char msg[512];
@@ -2095,6 +2102,13 @@ static size_t doc_overlays(const wb_edit *edits, node *const *raws, const size_t
         const wb_edit *e = &edits[round[r]];
         if (state[round[r]] != 1 || e->doc != (int)d)
             continue;
+        if (n == o->cap) {
+            size_t cap = o->cap;
+            grow(&o->paths, &cap, n + 1, sizeof *o->paths);
+            grow(&o->ovs, &o->cap, n + 1, sizeof *o->ovs);
+        }
+        overlay *ovs = o->ovs;
+        keypath *paths = o->paths;
         if (path_split(e->path, &paths[n], msg, sizeof msg) < 0)
             continue; /* planning refused it already */
         ovs[n].p = &paths[n];
@@ -2114,23 +2128,40 @@ static int repl_cmp(const void *pa, const void *pb)
     return a->edit < b->edit ? -1 : a->edit > b->edit;
 }
 
+/* A canonical form, as two independent 64-bit sums: the form of every
+ * document of a big file would take more memory than the file. */
+typedef uint64_t form_sums[2];
+
+static void form_sum(const strbuf *b, uint64_t *out)
+{
+    uint64_t h1 = 1469598103934665603ull ^ b->len, h2 = 0x9e3779b97f4a7c15ull ^ ~b->len;
+    for (size_t i = 0; i < b->len; i++) {
+        unsigned char c = (unsigned char)b->s[i];
+        h1 = (h1 ^ c) * 1099511628211ull;
+        h2 = (h2 + c + 1) * 0xbf58476d1ce4e5b9ull;
+        h2 ^= h2 >> 27;
+    }
+    out[0] = h1;
+    out[1] = h2;
+}
+
 /* Plan the pass's edits (state 1) over w->s. Replacements go to rs (in
- * order, overlapping ones postponed: state 0), each document's canonical
- * form with its edits to forms/offs, the number of documents to *ndocs. */
+ * order, overlapping ones postponed: state 0), the sums of each document's
+ * canonical form with its edits to sums, the number of documents to
+ * *ndocs. */
 static int plan_pass(wctx *w, const wb_edit *edits, node *const *raws, const size_t *round,
-                     size_t nr, unsigned char *state, repl *rs, size_t *nrs, strbuf *forms,
-                     size_t **offs, size_t *cap_offs, size_t *ndocs, int first, char *err,
-                     size_t errlen)
+                     size_t nr, unsigned char *state, repl *rs, size_t *nrs, form_sums **sums,
+                     size_t *cap_sums, size_t *ndocs, int first, char *err, size_t errlen)
 {
     char msg[512];
     first_err fe = {SIZE_MAX, ""};
     reader rd;
-    overlay *ovs = xcalloc(nr ? nr : 1, sizeof *ovs);
-    keypath *paths = xcalloc(nr ? nr : 1, sizeof *paths);
+    doc_ovs dov = {NULL, NULL, 0};
+    strbuf form;
+    sb_init(&form);
     size_t pos = 0; /* end of the last replacement kept */
     int rc = reader_open(&rd, w, msg, sizeof msg);
     *nrs = 0;
-    forms->len = 0;
     for (size_t d = 0; rc == 0; d++) {
         int got = reader_next(&rd);
         if (got < 0) {
@@ -2168,13 +2199,13 @@ static int plan_pass(wctx *w, const wb_edit *edits, node *const *raws, const siz
             rs[kept++] = rs[k];
         }
         *nrs = kept;
-        size_t nm = doc_overlays(edits, raws, round, nr, state, d, ovs, paths);
-        grow(offs, cap_offs, d + 2, sizeof **offs);
-        (*offs)[d] = forms->len;
-        canon_doc(forms, w->t.docs[d], w->json, ovs, nm);
-        (*offs)[d + 1] = forms->len;
+        size_t nm = doc_overlays(edits, raws, round, nr, state, d, &dov);
+        grow(sums, cap_sums, d + 1, sizeof **sums);
+        form.len = 0;
+        canon_doc(&form, w->t.docs[d], w->json, dov.ovs, nm);
+        form_sum(&form, (*sums)[d]);
         for (size_t k = 0; k < nm; k++)
-            path_free(&paths[k]);
+            path_free(&dov.paths[k]);
         reader_drop(&rd, d);
     }
     reader_close(&rd);
@@ -2200,16 +2231,17 @@ static int plan_pass(wctx *w, const wb_edit *edits, node *const *raws, const siz
             free(rs[k].text);
         *nrs = 0;
     }
-    free(ovs);
-    free(paths);
+    free(dov.ovs);
+    free(dov.paths);
+    sb_free(&form);
     return rc;
 }
 
 /* Read the text a pass produced: every edit of the pass (state 2) holds its
  * value, every document reads as its kept form says. */
 static int check_pass(wctx *w, const wb_edit *edits, node *const *raws, const size_t *round,
-                      size_t nr, const unsigned char *state, const strbuf *forms,
-                      const size_t *offs, size_t before_ndocs, char *err, size_t errlen)
+                      size_t nr, const unsigned char *state, const form_sums *sums,
+                      size_t before_ndocs, char *err, size_t errlen)
 {
     char msg[512];
     first_err fe = {SIZE_MAX, ""};
@@ -2235,9 +2267,11 @@ static int check_pass(wctx *w, const wb_edit *edits, node *const *raws, const si
                 keep_err(&fe, r, e1);
         }
         if (changed == SIZE_MAX && d < before_ndocs) {
+            uint64_t sum[2];
             y.len = 0;
             canon_doc(&y, w->t.docs[d], w->json, NULL, 0);
-            if (y.len != offs[d + 1] - offs[d] || memcmp(y.s, forms->s + offs[d], y.len) != 0)
+            form_sum(&y, sum);
+            if (sum[0] != sums[d][0] || sum[1] != sums[d][1])
                 changed = d;
         }
         reader_drop(&rd, d);
@@ -2306,17 +2340,15 @@ int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *ed
     memset(&w, 0, sizeof w);
     w.json = is_json;
     w.nl = newline_of(text, len);
-    strbuf cur;
+    strbuf cur; /* the text after the last pass; the caller's until then */
     sb_init(&cur);
-    sb_add(&cur, text, len);
-    w.s = cur.s ? cur.s : "";
-    w.len = cur.len;
+    w.s = text;
+    w.len = len;
     unsigned char *state = xcalloc(n ? n : 1, 1); /* 0 waiting, 1 now, 2 done */
     repl *rs = xcalloc(n ? n : 1, sizeof *rs);
     size_t *round = xcalloc(n ? n : 1, sizeof *round);
-    strbuf forms;
-    sb_init(&forms);
-    size_t *offs = NULL, cap_offs = 0;
+    form_sums *sums = NULL;
+    size_t cap_sums = 0;
     int rc = 0, first = 1;
     size_t left = n;
     do {
@@ -2337,13 +2369,17 @@ int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *ed
             }
         }
         size_t nrs = 0, ndocs = 0;
-        rc = plan_pass(&w, edits, raws, round, nr, state, rs, &nrs, &forms, &offs, &cap_offs,
-                       &ndocs, first, err, errlen);
+        rc = plan_pass(&w, edits, raws, round, nr, state, rs, &nrs, &sums, &cap_sums, &ndocs,
+                       first, err, errlen);
         first = 0;
         if (rc < 0 || nr == 0)
             break;
         strbuf next;
         sb_init(&next);
+        size_t grown = w.len;
+        for (size_t r = 0; r < nrs; r++)
+            grown += rs[r].text ? strlen(rs[r].text) : 0;
+        sb_reserve(&next, grown);
         size_t pos = 0;
         for (size_t r = 0; r < nrs; r++) {
             sb_add(&next, w.s + pos, rs[r].start - pos);
@@ -2362,11 +2398,10 @@ int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *ed
         cur = next;
         w.s = cur.s ? cur.s : "";
         w.len = cur.len;
-        rc = check_pass(&w, edits, raws, round, nr, state, &forms, offs, ndocs, err, errlen);
+        rc = check_pass(&w, edits, raws, round, nr, state, sums, ndocs, err, errlen);
     } while (left > 0 && rc == 0);
     tree_free(&w.t);
-    sb_free(&forms);
-    free(offs);
+    free(sums);
     for (size_t i = 0; i < n; i++)
         node_free(raws[i]);
     free(raws);
@@ -2377,6 +2412,8 @@ int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *ed
         sb_free(&cur);
         return -1;
     }
+    if (!cur.s)
+        sb_add(&cur, text, len); /* no pass: the text as it was */
     if (outlen)
         *outlen = cur.len;
     *out = sb_steal(&cur);
