@@ -972,8 +972,9 @@ void object_unref(trellis_object *o)
     if (!o || atomic_fetch_sub(&o->refs, 1) != 1)
         return;
     fname_put(o->file);
+    if (o->counters && !(o->aux && o->counters == (int64_t *)(void *)(o->aux + o->naux)))
+        free(o->counters);
     free(o->aux);
-    free(o->counters);
     free(o->failed);
     free(o->prepare_error);
     free(o);

@@ -55,7 +55,7 @@ struct trellis_object {
      * counters per workload, an error when a plugin's prepare failed */
     void **aux;
     size_t naux;
-    int64_t *counters;
+    int64_t *counters; /* may follow aux[naux] in aux's allocation */
     char *prepare_error;     /* the first failure's message */
     int prepare_failed_slot; /* the first failing slot, -1 when none failed */
     unsigned char *failed;   /* naux flags: that slot's prepare failed */

@@ -156,12 +156,20 @@ int sched_open(sched *s, cfg *c, char *const *extra_dirs, size_t n_extra, int pa
 /* Let the plugins of the profiles concerned prepare o. */
 static void prepare(sched *s, trellis_object *o, int as_workload)
 {
+    size_t nc = as_workload && !o->counters ? (size_t)s->reg.n_counters : 0;
     if (!o->aux && s->reg.n_slots) {
-        o->aux = xcalloc((size_t)s->reg.n_slots, sizeof *o->aux);
-        o->naux = (size_t)s->reg.n_slots;
+        /* a workload's counters share the slots' allocation (object_unref
+         * knows) */
+        size_t ns = (size_t)s->reg.n_slots;
+        o->aux = xcalloc(1, ns * sizeof *o->aux + nc * sizeof *o->counters);
+        o->naux = ns;
+        if (nc) {
+            o->counters = (int64_t *)(void *)(o->aux + ns);
+            nc = 0;
+        }
     }
-    if (as_workload && !o->counters && s->reg.n_counters)
-        o->counters = xcalloc((size_t)s->reg.n_counters, sizeof *o->counters);
+    if (nc)
+        o->counters = xcalloc(nc, sizeof *o->counters);
     for (size_t i = 0; i < s->n_profiles; i++) {
         profile *p = &s->profiles[i];
         const cfg_profile *pc = p->cfg;
@@ -500,14 +508,15 @@ static void set_result(decision *d, dec_result r, const char *msg, const char *t
     d->result = r;
     free(d->message);
     d->message = msg ? xstrdup(msg) : NULL;
-    for (size_t i = 0; i < d->n_targets; i++)
-        free(d->targets[i]);
     free(d->targets);
     d->targets = NULL;
     d->n_targets = 0;
     if (target) {
-        d->targets = xcalloc(1, sizeof *d->targets);
-        d->targets[0] = xstrdup(target);
+        size_t len = strlen(target) + 1;
+        char **t = xmalloc(sizeof *t + len);
+        t[0] = (char *)(t + 1);
+        memcpy(t[0], target, len);
+        d->targets = t;
         d->n_targets = 1;
     }
 }
