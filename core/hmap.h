@@ -14,11 +14,14 @@
 typedef struct hmap_slot {
     const char *key; /* NULL = empty; HMAP_TOMB = deleted */
     void *val;
-    uint64_t hash;
 } hmap_slot;
 
+/* Slots are 16 bytes; a byte of each key's hash sits apart (tags), so that
+ * a probe compares keys only when that byte matches: the stores index tens
+ * of thousands of objects in several of these. */
 typedef struct hmap {
     hmap_slot *slots;
+    unsigned char *tags;
     size_t cap, len, used; /* used counts tombstones too */
 } hmap;
 
