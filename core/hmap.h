@@ -16,12 +16,13 @@ typedef struct hmap_slot {
     void *val;
 } hmap_slot;
 
-/* Slots are 16 bytes; a byte of each key's hash sits apart (tags), so that
- * a probe compares keys only when that byte matches: the stores index tens
- * of thousands of objects in several of these. */
+/* Slots are 16 bytes; the low 32 bits of each key's hash sit apart, so
+ * that a probe compares keys only when they match and growing never hashes
+ * a key again (the stores index tens of thousands of objects in several of
+ * these). */
 typedef struct hmap {
     hmap_slot *slots;
-    unsigned char *tags;
+    uint32_t *hashes;
     size_t cap, len, used; /* used counts tombstones too */
 } hmap;
 
