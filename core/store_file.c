@@ -51,12 +51,11 @@ typedef struct fs_file {
     size_t n_objs, cap_objs;
 } fs_file;
 
-/* an indexed object; the entry holds one reference, and its key is the
- * object's id */
+/* an indexed object, keyed by its id; the entry holds one reference */
 typedef struct fs_entry {
-    const char *key;
     trellis_object *o;
-    fs_file *f; /* NULL for a created object not written yet */
+    fs_file *f;     /* NULL for a created object not written yet */
+    uint32_t claim; /* the load_parsed call that last found it in its file */
 } fs_entry;
 
 typedef struct fs_event {
@@ -77,6 +76,7 @@ typedef struct file_store {
     size_t n_files, cap_files;
     hmap by_path; /* path -> fs_file */
     hmap objects; /* "Kind/ns/name" -> fs_entry */
+    uint32_t epoch; /* load_parsed calls so far */
     trellis_object **created;
     size_t n_created, cap_created;
     fs_event *events; /* waiting for dispatch */
@@ -271,7 +271,7 @@ static void file_free(file_store *fs, fs_file *f)
 
 static void entry_drop(file_store *fs, fs_entry *e)
 {
-    hmap_del(&fs->objects, e->key);
+    hmap_del(&fs->objects, e->o->id);
     free(e);
 }
 
@@ -308,15 +308,15 @@ static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t ha
     }
     int malformed = ms.n_errors > 0;
     ms.n_errors = 0;
-    hmap claimed; /* key -> entry, for the objects of the new text */
-    hmap_init(&claimed);
+    /* entries found in the new text are claimed by this call */
+    uint32_t epoch = ++fs->epoch;
     trellis_object **objs = NULL;
     size_t n = 0, cap = 0;
     for (size_t i = 0; i < ms.n_objects; i++) {
         trellis_object *o = ms.objects[i];
         const char *k = o->id;
         fs_entry *e = hmap_get(&fs->objects, k);
-        fs_entry *first = e && e->f != f ? e : hmap_get(&claimed, k);
+        fs_entry *first = e && (e->f != f || e->claim == epoch) ? e : NULL;
         if (first) {
             const trellis_object *prev = first->o;
             add_error(errs, f->path, o->line, o->doc,
@@ -330,10 +330,9 @@ static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t ha
         o->version = hash;
         if (!e) {
             e = xcalloc(1, sizeof *e);
-            e->key = k;
             e->o = object_ref(o);
             e->f = f;
-            hmap_put(&fs->objects, e->key, e);
+            hmap_put(&fs->objects, k, e);
             push_event(fs, STORE_ADDED, NULL, o);
         } else if (object_same_content(e->o, o)) {
             /* the same object: only where it is and its version moved */
@@ -345,17 +344,16 @@ static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t ha
         } else {
             push_event(fs, STORE_MODIFIED, e->o, o);
             e->o = object_ref(o);
-            e->key = o->id; /* the old object goes with the event */
-            hmap_put(&fs->objects, e->key, e);
+            hmap_put(&fs->objects, o->id, e); /* the old object goes with the event */
         }
-        hmap_put(&claimed, e->key, e);
+        e->claim = epoch;
         grow(&objs, &cap, n + 1, sizeof *objs);
         objs[n++] = e->o;
     }
     for (size_t i = 0; i < f->n_objs; i++) {
         trellis_object *old = f->objs[i];
         fs_entry *e = hmap_get(&fs->objects, old->id);
-        if (!e || hmap_get(&claimed, e->key))
+        if (!e || e->claim == epoch)
             continue;
         if (malformed && present) {
             grow(&objs, &cap, n + 1, sizeof *objs);
@@ -365,7 +363,6 @@ static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t ha
         push_event(fs, STORE_DELETED, e->o, NULL);
         entry_drop(fs, e);
     }
-    hmap_free(&claimed);
     free(f->objs);
     f->objs = objs;
     f->n_objs = n;
@@ -597,9 +594,8 @@ static int fs_create(store *s, trellis_object *o, char *err, size_t errlen)
         rc = errf(err, errlen, "%s %s already exists", o->kind, o->key);
     } else {
         fs_entry *e = xcalloc(1, sizeof *e);
-        e->key = k;
         e->o = object_ref(o);
-        hmap_put(&fs->objects, e->key, e);
+        hmap_put(&fs->objects, k, e);
         grow(&fs->created, &fs->cap_created, fs->n_created + 1, sizeof *fs->created);
         fs->created[fs->n_created++] = object_ref(o);
     }
