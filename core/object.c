@@ -672,6 +672,21 @@ static uint32_t intern(obuild *b, const char *s, size_t len)
     return off;
 }
 
+/* Let later strings equal to s[0..len) (bytes already in b->out at off,
+ * NUL-terminated) use them. */
+static void intern_at(obuild *b, const char *s, size_t len, uint32_t off)
+{
+    uint32_t h = hash_bytes(s, len);
+    size_t mask = b->n_islots - 1;
+    size_t i = h & mask;
+    for (; b->islots[i].off; i = (i + 1) & mask) {
+        const islot *sl = &b->islots[i];
+        if (sl->hash == h && sl->len == len && memcmp(b->out + sl->off - 1, s, len) == 0)
+            return;
+    }
+    b->islots[i] = (islot){h, off + 1, (uint32_t)len};
+}
+
 static uint32_t add_number(obuild *b, const tnode *t)
 {
     out_reserve(b, 8 + t->len + 1);
@@ -792,21 +807,8 @@ trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
     b->n_islots = want;
     memset(b->islots, 0, want * sizeof *b->islots);
     b->n_out = 0;
-    for (size_t i = 0; i < n; i++) {
-        lay *l = &b->lay[i];
-        const tnode *t = &b->nodes[l->src];
-        if (l->kin != NOKEY) {
-            uint32_t id = local_key(b, b->str + l->kin);
-            if (id == UINT32_MAX)
-                return errf(err, errlen, "too many distinct keys"), NULL;
-            l->kid = id + 1;
-        }
-        if (t->type == N_STRING)
-            l->vout = intern(b, b->str + t->off, t->len);
-        else if (t->type == N_INT || t->type == N_DOUBLE)
-            l->vout = add_number(b, t);
-    }
-    /* "Kind/namespace/name"; its tail is the key "namespace/name" */
+    /* "Kind/namespace/name" first: the key "namespace/name" is its tail,
+     * and metadata.name's value shares its last bytes */
     size_t kl = strlen(kind), nl = strlen(ns), ml = strlen(name);
     size_t il = kl + nl + ml + 2;
     char stackbuf[256];
@@ -820,6 +822,21 @@ trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
     uint32_t keyoff = *ns ? idoff + (uint32_t)kl + 1 : idoff + (uint32_t)(kl + 2);
     if (id != stackbuf)
         free(id);
+    intern_at(b, b->out + idoff + il - ml, ml, idoff + (uint32_t)(il - ml));
+    for (size_t i = 0; i < n; i++) {
+        lay *l = &b->lay[i];
+        const tnode *t = &b->nodes[l->src];
+        if (l->kin != NOKEY) {
+            uint32_t kid = local_key(b, b->str + l->kin);
+            if (kid == UINT32_MAX)
+                return errf(err, errlen, "too many distinct keys"), NULL;
+            l->kid = kid + 1;
+        }
+        if (t->type == N_STRING)
+            l->vout = intern(b, b->str + t->off, t->len);
+        else if (t->type == N_INT || t->type == N_DOUBLE)
+            l->vout = add_number(b, t);
+    }
 
     size_t head = (sizeof(trellis_object) + 7) & ~(size_t)7;
     size_t nodes_bytes = n * sizeof(onode);
@@ -853,7 +870,7 @@ trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
         d->tl = t->type | len << 3;
         d->key = l->kid;
     }
-    o->tree_size = nodes_bytes + b->n_out;
+    o->tree_size = (uint32_t)(nodes_bytes + b->n_out);
     o->root = V(nodes);
     /* identity, now pointing into the block */
     const trellis_value *m = value_get(o->root, "metadata");

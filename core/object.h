@@ -38,27 +38,29 @@ struct trellis_object {
     const char *key; /* "namespace/name", or "name" for cluster-scoped */
     const char *id;  /* "Kind/namespace/name" (namespace "" when cluster-
                         scoped): what stores and indexes key objects by */
-    size_t tree_size; /* bytes of the value tree (nodes and strings) */
 
     /* provenance, set by the store that read it */
     const char *file; /* shared with every object of that file; NULL when
                          not from a file */
-    int doc;          /* 0-based document index in the file */
-    int item;         /* index in a kind: List's items, -1 when not in a List */
-    int line;         /* 1-based line where the document (or item) starts */
     uint64_t version; /* store version, bumped on every change */
-
-    /* atomic so that a reference may be dropped from any thread */
-    atomic_int refs;
 
     /* filled by the registry (plugin.c): prepared data per plugin slot,
      * counters per workload, an error when a plugin's prepare failed */
     void **aux;
     size_t naux;
-    int64_t *counters; /* may follow aux[naux] in aux's allocation */
-    char *prepare_error;     /* the first failure's message */
+    int64_t *counters;     /* may follow aux[naux] in aux's allocation */
+    char *prepare_error;   /* the first failure's message */
+    unsigned char *failed; /* naux flags: that slot's prepare failed */
+
+    /* the small fields together, so that the header has no holes (there
+     * is one per object) */
+    uint32_t tree_size;      /* bytes of the value tree (nodes and strings) */
+    int doc;                 /* 0-based document index in the file */
+    int item;                /* index in a kind: List's items, -1 when not in a List */
+    int line;                /* 1-based line where the document (or item) starts */
     int prepare_failed_slot; /* the first failing slot, -1 when none failed */
-    unsigned char *failed;   /* naux flags: that slot's prepare failed */
+    /* atomic so that a reference may be dropped from any thread */
+    atomic_int refs;
 };
 
 /* Build an object from a json-c tree; ownership of root transfers to the
