@@ -4,8 +4,8 @@
  * Every manifest document the stores read becomes one trellis_object: one
  * allocation holding the object's identity and provenance followed by its
  * value tree in a compact, immutable form (an array of small nodes and the
- * string bytes they point into), plus the slots the plugin registry fills
- * with prepared data. Objects are immutable once built and reference
+ * string bytes they point into; map keys are interned for the process),
+ * plus the slots the plugin registry fills with prepared data. Objects are immutable once built and reference
  * counted; a change to an object is a new object. A trellis_value handle
  * is a pointer to a node inside its object's block, so the SDK never sees
  * how values are stored, and reading them never allocates or writes.

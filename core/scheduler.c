@@ -456,7 +456,8 @@ int sched_load(sched *s, store *st, char *err, size_t errlen)
     }
     for (size_t i = 0; i < ms.n_objects; i++) {
         trellis_object *o = ms.objects[i];
-        profile *own = owner_for(s, o);
+        profile *p = sched_profile_for(s, o);
+        profile *own = p ? p : owner_for(s, o);
         if (!own)
             continue;
         prepare(s, o, 1);
@@ -465,7 +466,6 @@ int sched_load(sched *s, store *st, char *err, size_t errlen)
         const char *bound = value_string(object_get(o, own->cfg->binding_field));
         if (bound && *bound)
             continue;
-        profile *p = sched_profile_for(s, o);
         if (p) {
             queue_add(&p->q, o, s->now_ms);
             s->n_pending++;
