@@ -1247,7 +1247,19 @@ static const onode *map_lookup(const onode *m, const segment *g)
     if (!m || ntype(m) != N_MAP)
         return NULL;
     const onode *c = nchild(m, 0);
-    for (uint32_t i = 0, len = nlen(m); i < len; i++, c++)
+    uint32_t len = nlen(m);
+    if (!g->escaped) {
+        /* the common case: compare whole keys, first byte first */
+        for (uint32_t i = 0; i < len; i++, c++) {
+            const char *k = nkey(c);
+            if (g->len == 0 ? k[0] == '\0'
+                            : k[0] == g->s[0] && strncmp(k, g->s, g->len) == 0 &&
+                                  k[g->len] == '\0')
+                return handle(c) ? c : NULL;
+        }
+        return NULL;
+    }
+    for (uint32_t i = 0; i < len; i++, c++)
         if (seg_equal(nkey(c), g))
             return handle(c) ? c : NULL;
     return NULL;

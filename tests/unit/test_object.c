@@ -541,6 +541,16 @@ START_TEST(big_maps)
     ck_assert_str_eq(value_string(object_get(o, "x.k199")), "199");
     object_unref(o);
     object_unref(ref);
+    /* an empty key, and keys that share a prefix, by path */
+    o = from_json(HEAD "{\"\": 1, \"ab\": 2, \"a\": 3, \"a.b\": 4}}");
+    ck_assert_str_eq(value_string(object_get(o, "x[\"\"]")), "1");
+    ck_assert_str_eq(value_string(object_get(o, "x.a")), "3");
+    ck_assert_str_eq(value_string(object_get(o, "x.ab")), "2");
+    ck_assert_str_eq(value_string(object_get(o, "x[\"a.b\"]")), "4");
+    ck_assert_ptr_null(object_get(o, "x[\"abc\"]"));
+    ref = via_json_c(HEAD "{}}");
+    object_unref(o);
+    object_unref(ref);
 }
 END_TEST
 
