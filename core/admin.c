@@ -88,10 +88,12 @@ int admin_taint(sched *s, profile *p, const char *target, const char *spec, FILE
     if (!o)
         return -1;
     const char *field = p->cfg->taints_field;
-    json_object *cur = (json_object *)object_get(o, field);
+    json_object *cur = value_to_json(object_get(o, field));
     if (cur && !json_object_is_type(cur, json_type_array) &&
-        !json_object_is_type(cur, json_type_null))
+        !json_object_is_type(cur, json_type_null)) {
+        json_object_put(cur);
         return errf(err, errlen, "%s %s: %s is not a list", o->kind, o->name, field);
+    }
     json_object *list = json_object_new_array();
     size_t dropped = 0;
     size_t n = cur && json_object_is_type(cur, json_type_array)
@@ -111,6 +113,7 @@ int admin_taint(sched *s, profile *p, const char *target, const char *spec, FILE
         }
         json_object_array_add(list, json_object_get(it));
     }
+    json_object_put(cur);
     if (t.remove && !dropped) {
         json_object_put(list);
         return errf(err, errlen, "%s %s has no taint %s%s%s", o->kind, o->name, t.key,

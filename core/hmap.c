@@ -21,6 +21,7 @@ void hmap_init(hmap *m)
 void hmap_free(hmap *m)
 {
     free(m->slots);
+    free(m->hashes);
     hmap_init(m);
 }
 
@@ -43,7 +44,7 @@ static hmap_slot *find(const hmap *m, const char *key, uint64_t h)
         hmap_slot *s = &m->slots[i];
         if (!s->key)
             return NULL;
-        if (s->key != HMAP_TOMB && s->hash == h && strcmp(s->key, key) == 0)
+        if (s->key != HMAP_TOMB && m->hashes[i] == (uint32_t)h && strcmp(s->key, key) == 0)
             return s;
     }
 }
@@ -54,17 +55,31 @@ void *hmap_get(const hmap *m, const char *key)
     return s ? s->val : NULL;
 }
 
+/* Move every entry to a table of cap slots (at most 2^32: the low bits of
+ * the hash place an entry); keys are unique, so each goes to the first free
+ * slot of its probe, the slot hmap_put would choose, so iteration order
+ * does not depend on how the table grew. */
 static void rehash(hmap *m, size_t cap)
 {
     hmap_slot *old = m->slots;
+    uint32_t *oldh = m->hashes;
     size_t oldcap = m->cap;
     m->slots = xcalloc(cap, sizeof *m->slots);
+    m->hashes = xcalloc(cap, sizeof *m->hashes);
     m->cap = cap;
-    m->len = m->used = 0;
-    for (size_t i = 0; i < oldcap; i++)
-        if (old[i].key && old[i].key != HMAP_TOMB)
-            hmap_put(m, old[i].key, old[i].val);
+    m->used = m->len;
+    size_t mask = cap - 1;
+    for (size_t i = 0; i < oldcap; i++) {
+        if (!old[i].key || old[i].key == HMAP_TOMB)
+            continue;
+        size_t j = oldh[i] & mask;
+        while (m->slots[j].key)
+            j = (j + 1) & mask;
+        m->slots[j] = old[i];
+        m->hashes[j] = oldh[i];
+    }
     free(old);
+    free(oldh);
 }
 
 void *hmap_put(hmap *m, const char *key, void *val)
@@ -87,7 +102,7 @@ void *hmap_put(hmap *m, const char *key, void *val)
                 m->used++;
             s->key = key;
             s->val = val;
-            s->hash = h;
+            m->hashes[i] = (uint32_t)h;
             m->len++;
             return NULL;
         }

@@ -14,11 +14,15 @@
 typedef struct hmap_slot {
     const char *key; /* NULL = empty; HMAP_TOMB = deleted */
     void *val;
-    uint64_t hash;
 } hmap_slot;
 
+/* Slots are 16 bytes; the low 32 bits of each key's hash sit apart, so
+ * that a probe compares keys only when they match and growing never hashes
+ * a key again (the stores index tens of thousands of objects in several of
+ * these). */
 typedef struct hmap {
     hmap_slot *slots;
+    uint32_t *hashes;
     size_t cap, len, used; /* used counts tombstones too */
 } hmap;
 

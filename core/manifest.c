@@ -1,17 +1,20 @@
 /*
  * manifest.c - manifest files (YAML or JSON) to trellis objects.
  *
- * YAML is read from libyaml's event stream and built into json-c trees with
+ * YAML is read from libyaml's event stream into an object builder with
  * the resolution rules Kubernetes applies (YAML 1.2 core schema: plain
  * null/bool/int/float, everything quoted or block-styled is a string),
- * anchors shared by reference, merge keys applied and duplicate keys
- * refused. Documents are counted exactly as libyaml reports them (one per
- * DOCUMENT-START event, empty ones included), the same count writeback.c
- * uses to address a document. JSON files hold one value or several
- * concatenated ones, each counted as a document. Documents of kind List are
- * expanded into their items. A document that is not a valid object is
- * reported and skipped; a syntax error stops the file there, keeping what
- * was complete before it.
+ * anchors shared while the document is built (each use is copied into the
+ * object), merge keys applied and duplicate keys refused. Documents are
+ * counted exactly as libyaml reports them (one per DOCUMENT-START event,
+ * empty ones included), the same count writeback.c uses to address a
+ * document. JSON files hold one value or several concatenated ones, each
+ * counted as a document; each is read by ob_parse_json, and a document
+ * that reader leaves (anything unusual, and every error) is parsed by
+ * json-c, so what is accepted and every message stay json-c's. Documents
+ * of kind List are expanded into their items. A document that is not a
+ * valid object is reported and skipped; a syntax error stops the file
+ * there, keeping what was complete before it.
  */
 #include "config.h"
 
@@ -94,39 +97,39 @@ int manifest_is_manifest_name(const char *name)
 /* ---- one parsed document to objects ------------------------------------ */
 
 /* Whether a document's root is a List wrapper whose items are to be
- * expanded; sets *items (possibly NULL for an empty List). */
-static int is_list(json_object *root, json_object **items)
+ * expanded; sets *items (OB_NONE for an empty List). */
+static int is_list(const obuild *b, oref root, oref *items)
 {
-    json_object *kind, *it = NULL;
-    *items = NULL;
-    if (!json_object_is_type(root, json_type_object) ||
-        !json_object_object_get_ex(root, "kind", &kind) ||
-        !json_object_is_type(kind, json_type_string))
+    *items = OB_NONE;
+    if (ob_type(b, root) != TRELLIS_VALUE_MAP)
         return 0;
-    const char *k = json_object_get_string(kind);
-    int has_items = json_object_object_get_ex(root, "items", &it);
+    oref kind = ob_get(b, root, "kind");
+    if (ob_type(b, kind) != TRELLIS_VALUE_STRING)
+        return 0;
+    const char *k = ob_text(b, kind);
+    oref it = ob_get(b, root, "items");
     if (strcmp(k, "List") == 0) {
-        *items = has_items ? it : NULL;
+        *items = ob_type(b, it) == TRELLIS_VALUE_NULL ? OB_NONE : it;
         return 1;
     }
-    if (str_endswith(k, "List") && json_object_is_type(it, json_type_array)) {
+    if (str_endswith(k, "List") && ob_type(b, it) == TRELLIS_VALUE_LIST) {
         *items = it;
         return 1;
     }
     return 0;
 }
 
-/* Turn one document's tree into objects (ownership of root transfers).
- * item_lines[i] is the line of items[i] when n_item_lines matches. */
-static void add_document(manifest_set *s, const char *file, int doc, int line, json_object *root,
-                         const int *item_lines, size_t n_item_lines)
+/* Turn one document's value into objects. item_lines[i] is the line of
+ * items[i] when n_item_lines matches. */
+static void add_document(manifest_set *s, obuild *b, const char *file, int doc, int line,
+                         oref root, const int *item_lines, size_t n_item_lines)
 {
     char err[512];
-    json_object *items;
-    if (!root)
+    oref items;
+    if (ob_type(b, root) == TRELLIS_VALUE_NULL)
         return; /* empty document: skipped, still counted */
-    if (!is_list(root, &items)) {
-        trellis_object *o = object_new(root, err, sizeof err);
+    if (!is_list(b, root, &items)) {
+        trellis_object *o = object_build(b, root, err, sizeof err);
         if (!o) {
             add_error(s, file, line, doc, "document %d: %s", doc, err);
             return;
@@ -135,16 +138,14 @@ static void add_document(manifest_set *s, const char *file, int doc, int line, j
         add_object(s, o);
         return;
     }
-    if (items && !json_object_is_type(items, json_type_array)) {
+    if (items != OB_NONE && ob_type(b, items) != TRELLIS_VALUE_LIST) {
         add_error(s, file, line, doc, "document %d: items is not a list", doc);
-        json_object_put(root);
         return;
     }
-    size_t n = items ? json_object_array_length(items) : 0;
+    size_t n = ob_len(b, items);
     for (size_t i = 0; i < n; i++) {
-        json_object *it = json_object_get(json_object_array_get_idx(items, i));
         int iline = n_item_lines == n ? item_lines[i] : line;
-        trellis_object *o = object_new(it, err, sizeof err);
+        trellis_object *o = object_build(b, ob_at(b, items, i), err, sizeof err);
         if (!o) {
             add_error(s, file, iline, doc, "document %d, item %zu: %s", doc, i, err);
             continue;
@@ -152,7 +153,6 @@ static void add_document(manifest_set *s, const char *file, int doc, int line, j
         object_set_origin(o, file, doc, (int)i, iline);
         add_object(s, o);
     }
-    json_object_put(root);
 }
 
 /* 1-based line of byte offset off, counting from a cursor that moves
@@ -179,12 +179,13 @@ static int line_at(line_cursor *c, size_t off)
 
 typedef struct anchor {
     char *name;
-    json_object *node; /* one reference */
-    size_t size;       /* expanded node count */
+    oref node;
+    size_t size; /* expanded node count */
 } anchor;
 
 typedef struct yctx {
     yaml_parser_t parser;
+    obuild *b;
     const char *file;
     const char *text;
     size_t len;
@@ -215,20 +216,17 @@ static void doc_fail(yctx *c, int line, const char *fmt, ...)
 
 static void clear_anchors(yctx *c)
 {
-    for (size_t i = 0; i < c->n_anchors; i++) {
+    for (size_t i = 0; i < c->n_anchors; i++)
         free(c->anchors[i].name);
-        json_object_put(c->anchors[i].node);
-    }
     c->n_anchors = 0;
 }
 
-static void set_anchor(yctx *c, const char *name, json_object *node, size_t size)
+static void set_anchor(yctx *c, const char *name, oref node, size_t size)
 {
     for (size_t i = 0; i < c->n_anchors; i++) {
         if (strcmp(c->anchors[i].name, name) == 0) {
             /* redefinition: later aliases refer to the new node */
-            json_object_put(c->anchors[i].node);
-            c->anchors[i].node = json_object_get(node);
+            c->anchors[i].node = node;
             c->anchors[i].size = size;
             return;
         }
@@ -236,7 +234,7 @@ static void set_anchor(yctx *c, const char *name, json_object *node, size_t size
     grow(&c->anchors, &c->cap_anchors, c->n_anchors + 1, sizeof *c->anchors);
     anchor *a = &c->anchors[c->n_anchors++];
     a->name = xstrdup(name);
-    a->node = json_object_get(node);
+    a->node = node;
     a->size = size;
 }
 
@@ -389,45 +387,45 @@ static int json_number_text(const char *s)
     return *p == '\0';
 }
 
-static json_object *new_double(double d, const char *text)
+static oref new_double(obuild *b, double d, const char *text)
 {
-    if (isfinite(d) && json_number_text(text))
-        return json_object_new_double_s(d, text);
-    return json_object_new_double(d);
-}
-
-static json_object *new_string(const char *s, size_t len)
-{
-    return json_object_new_string_len(s, (int)len);
+    /* json-c's own text for what is not a JSON number */
+    return ob_double(b, d, isfinite(d) && json_number_text(text) ? text : NULL);
 }
 
 /* An untagged plain scalar. */
-static json_object *resolve_plain(const char *s, size_t len)
+static oref resolve_plain(obuild *bld, const char *s, size_t len)
 {
     int b;
     int64_t i;
     double d;
+    unsigned char c = (unsigned char)s[0];
+    /* most plain scalars are names: a letter that starts no null, bool,
+     * int or float word makes a string */
+    if (((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) && !strchr("nNtTfF", c))
+        return ob_string(bld, s, len);
     if (strlen(s) != len) /* NUL inside: only a string can hold it */
-        return new_string(s, len);
+        return ob_string(bld, s, len);
     if (is_null_text(s, len))
-        return NULL;
+        return ob_null(bld);
     if (bool_text(s, &b))
-        return json_object_new_boolean(b);
+        return ob_bool(bld, b);
     switch (int_text(s, len, &i)) {
     case 1:
-        return json_object_new_int64(i);
+        return ob_int(bld, i, NULL);
     case 2:
-        return new_string(s, len);
+        return ob_string(bld, s, len);
     default:
         break;
     }
     if (float_text(s, len, &d))
-        return new_double(d, s);
-    return new_string(s, len);
+        return new_double(bld, d, s);
+    return ob_string(bld, s, len);
 }
 
-static json_object *resolve_scalar(yctx *c, const yaml_event_t *ev)
+static oref resolve_scalar(yctx *c, const yaml_event_t *ev)
 {
+    obuild *bld = c->b;
     const char *s = (const char *)ev->data.scalar.value;
     size_t len = ev->data.scalar.length;
     const char *tag = (const char *)ev->data.scalar.tag;
@@ -439,40 +437,40 @@ static json_object *resolve_scalar(yctx *c, const yaml_event_t *ev)
         double d;
         int b;
         if (strcmp(t, "str") == 0)
-            return new_string(s, len);
+            return ob_string(bld, s, len);
         if (strcmp(t, "null") == 0) {
             if (!is_null_text(s, len))
                 doc_fail(c, line, "invalid !!null value '%s'", s);
-            return NULL;
+            return ob_null(bld);
         }
         if (strcmp(t, "bool") == 0) {
             if (!bool_text(s, &b)) {
                 doc_fail(c, line, "invalid !!bool value '%s'", s);
-                return NULL;
+                return ob_null(bld);
             }
-            return json_object_new_boolean(b);
+            return ob_bool(bld, b);
         }
         if (strcmp(t, "int") == 0) {
             if (int_text(s, len, &i) != 1) {
                 doc_fail(c, line, "invalid !!int value '%s'", s);
-                return NULL;
+                return ob_null(bld);
             }
-            return json_object_new_int64(i);
+            return ob_int(bld, i, NULL);
         }
         if (strcmp(t, "float") == 0) {
             if (int_text(s, len, &i) == 1)
-                return new_double((double)i, s);
+                return new_double(bld, (double)i, s);
             if (!float_text(s, len, &d)) {
                 doc_fail(c, line, "invalid !!float value '%s'", s);
-                return NULL;
+                return ob_null(bld);
             }
-            return new_double(d, s);
+            return new_double(bld, d, s);
         }
         /* other standard tags (!!binary, !!timestamp): as the style says */
     } else if (tag && strcmp(tag, "!") == 0) {
-        return new_string(s, len); /* non-specific tag: a string */
+        return ob_string(bld, s, len); /* non-specific tag: a string */
     }
-    return plain ? resolve_plain(s, len) : new_string(s, len);
+    return plain ? resolve_plain(bld, s, len) : ob_string(bld, s, len);
 }
 
 /* ---- nodes ---- */
@@ -497,10 +495,10 @@ static int skip_node(yctx *c, const yaml_event_t *start)
     return 0;
 }
 
-static int load_node(yctx *c, yaml_event_t *ev, json_object **out, size_t *size, int depth,
+static int load_node(yctx *c, yaml_event_t *ev, oref *out, size_t *size, int depth,
                      int record_items);
 
-static int load_sequence(yctx *c, json_object *list, size_t *size, int depth, int record_items)
+static int load_sequence(yctx *c, size_t *size, int depth, int record_items)
 {
     for (;;) {
         yaml_event_t ev;
@@ -514,34 +512,31 @@ static int load_sequence(yctx *c, json_object *list, size_t *size, int depth, in
             grow(&c->item_lines, &c->cap_item_lines, c->n_item_lines + 1, sizeof *c->item_lines);
             c->item_lines[c->n_item_lines++] = (int)ev.start_mark.line + 1;
         }
-        json_object *v = NULL;
+        oref v;
         size_t vsize = 0;
         if (load_node(c, &ev, &v, &vsize, depth + 1, 0) < 0)
             return -1;
-        json_object_array_add(list, v);
+        ob_item(c->b, v);
         *size = sat_add(*size, vsize);
     }
 }
 
-/* Key text of a scalar (or alias of a scalar) key node. 0 and *key set
- * (owned), 1 when the key is unusable (error recorded, node consumed), -1
- * on a syntax error. *merge is set for a plain `<<`. */
-static int load_key(yctx *c, yaml_event_t *ev, char **key, int *merge)
+/* Key text of a scalar (or alias of a scalar) key node. 0 and *key set (a
+ * builder key handle), 1 when the key is unusable (error recorded, node
+ * consumed), -1 on a syntax error. *merge is set for a plain `<<`. */
+static int load_key(yctx *c, yaml_event_t *ev, uint32_t *key, int *merge)
 {
     int line = (int)ev->start_mark.line + 1;
-    *key = NULL;
     *merge = 0;
     if (ev->type == YAML_SCALAR_EVENT) {
         const char *s = (const char *)ev->data.scalar.value;
         const char *tag = (const char *)ev->data.scalar.tag;
         *merge = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && strcmp(s, "<<") == 0 &&
                  (!tag || strcmp(tag, TAG_PREFIX "merge") == 0);
-        *key = xstrdup(s);
-        if (ev->data.scalar.anchor) {
-            json_object *k = new_string(s, ev->data.scalar.length);
-            set_anchor(c, (const char *)ev->data.scalar.anchor, k, 1);
-            json_object_put(k);
-        }
+        *key = ob_key(c->b, s, ev->data.scalar.length);
+        if (ev->data.scalar.anchor)
+            set_anchor(c, (const char *)ev->data.scalar.anchor,
+                       ob_string(c->b, s, ev->data.scalar.length), 1);
         yaml_event_delete(ev);
         return 0;
     }
@@ -552,12 +547,13 @@ static int load_key(yctx *c, yaml_event_t *ev, char **key, int *merge)
         if (!a) {
             doc_fail(c, line, "unknown anchor '%s'", name);
             rc = 1;
-        } else if (json_object_is_type(a->node, json_type_object) ||
-                   json_object_is_type(a->node, json_type_array)) {
+        } else if (ob_type(c->b, a->node) == TRELLIS_VALUE_MAP ||
+                   ob_type(c->b, a->node) == TRELLIS_VALUE_LIST) {
             doc_fail(c, line, "a map key must be a scalar");
             rc = 1;
         } else {
-            *key = xstrdup(a->node ? json_object_get_string(a->node) : "null");
+            const char *text = ob_text(c->b, a->node);
+            *key = ob_key(c->b, text, strlen(text));
         }
         yaml_event_delete(ev);
         return rc;
@@ -568,19 +564,9 @@ static int load_key(yctx *c, yaml_event_t *ev, char **key, int *merge)
     return rc < 0 ? -1 : 1;
 }
 
-/* Add the members of a merge source that m lacks. */
-static void merge_into(json_object *m, json_object *src)
+static int load_mapping(yctx *c, size_t mark, size_t *size, int depth)
 {
-    json_object_object_foreach(src, key, v)
-    {
-        if (!json_object_object_get_ex(m, key, NULL))
-            json_object_object_add(m, key, json_object_get(v));
-    }
-}
-
-static int load_mapping(yctx *c, json_object *m, size_t *size, int depth)
-{
-    json_object **merges = NULL;
+    oref *merges = NULL;
     size_t n_merges = 0, cap_merges = 0;
     int rc = 0;
     for (;;) {
@@ -594,74 +580,66 @@ static int load_mapping(yctx *c, json_object *m, size_t *size, int depth)
             break;
         }
         int kline = (int)kev.start_mark.line + 1;
-        char *key;
+        uint32_t key = 0;
         int merge;
         int krc = load_key(c, &kev, &key, &merge);
         if (krc < 0 || next_event(c, &vev) < 0) {
-            free(key);
             rc = -1;
             break;
         }
         int vline = (int)vev.start_mark.line + 1;
-        json_object *v = NULL;
+        oref v;
         size_t vsize = 0;
-        int record = depth == 0 && key && !merge && strcmp(key, "items") == 0;
+        int record = depth == 0 && krc == 0 && !merge &&
+                     strcmp(ob_key_text(c->b, key), "items") == 0;
         if (load_node(c, &vev, &v, &vsize, depth + 1, record) < 0) {
-            free(key);
             rc = -1;
             break;
         }
         *size = sat_add(*size, vsize);
         if (krc > 0) {
-            json_object_put(v);
+            /* dropped */
         } else if (merge) {
-            size_t n = json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 1;
+            int is_seq = ob_type(c->b, v) == TRELLIS_VALUE_LIST;
+            size_t n = is_seq ? ob_len(c->b, v) : 1;
             for (size_t i = 0; i < n; i++) {
-                json_object *src =
-                    json_object_is_type(v, json_type_array) ? json_object_array_get_idx(v, i) : v;
-                if (!json_object_is_type(src, json_type_object)) {
+                oref src = is_seq ? ob_at(c->b, v, i) : v;
+                if (ob_type(c->b, src) != TRELLIS_VALUE_MAP) {
                     doc_fail(c, vline,
                              "merge key '<<' needs a map or a list "
                              "of maps");
                     break;
                 }
                 grow(&merges, &cap_merges, n_merges + 1, sizeof *merges);
-                merges[n_merges++] = json_object_get(src);
+                merges[n_merges++] = src;
             }
-            json_object_put(v);
-        } else if (json_object_object_get_ex(m, key, NULL)) {
-            doc_fail(c, kline, "duplicate key '%s'", key);
-            json_object_put(v);
-        } else {
-            json_object_object_add(m, key, v);
+        } else if (ob_member_at(c->b, mark, key, v, 0)) {
+            doc_fail(c, kline, "duplicate key '%s'", ob_key_text(c->b, key));
         }
-        free(key);
     }
     /* keys written in the map win over merged ones, earlier merges over
      * later ones */
-    for (size_t i = 0; i < n_merges; i++) {
-        if (rc == 0)
-            merge_into(m, merges[i]);
-        json_object_put(merges[i]);
-    }
+    for (size_t i = 0; i < n_merges && rc == 0; i++)
+        ob_merge(c->b, mark, merges[i]);
     free(merges);
     return rc;
 }
 
 /* Build the node whose first event is *ev (consumed). On return 0, *out
- * holds the value (NULL for null) and *size its expanded node count. */
-static int load_node(yctx *c, yaml_event_t *ev, json_object **out, size_t *size, int depth,
+ * holds the value and *size its expanded node count. */
+static int load_node(yctx *c, yaml_event_t *ev, oref *out, size_t *size, int depth,
                      int record_items)
 {
     int line = (int)ev->start_mark.line + 1;
     const char *anchor_name = NULL;
     int rc = 0;
-    *out = NULL;
+    *out = OB_NONE;
     *size = 1;
     if (depth > MAX_DEPTH) {
         doc_fail(c, line, "nesting deeper than %d levels", MAX_DEPTH);
         rc = skip_node(c, ev);
         yaml_event_delete(ev);
+        *out = ob_null(c->b);
         return rc;
     }
     switch (ev->type) {
@@ -673,32 +651,34 @@ static int load_node(yctx *c, yaml_event_t *ev, json_object **out, size_t *size,
         anchor *a = find_anchor(c, (const char *)ev->data.alias.anchor);
         if (!a) {
             doc_fail(c, line, "unknown anchor '%s'", (const char *)ev->data.alias.anchor);
+            *out = ob_null(c->b);
         } else {
-            *out = json_object_get(a->node);
+            *out = a->node;
             *size = a->size;
         }
         break;
     }
-    case YAML_SEQUENCE_START_EVENT:
+    case YAML_SEQUENCE_START_EVENT: {
         anchor_name = (const char *)ev->data.sequence_start.anchor;
-        *out = json_object_new_array();
-        rc = load_sequence(c, *out, size, depth, record_items);
+        size_t mark = ob_open(c->b);
+        rc = load_sequence(c, size, depth, record_items);
+        *out = ob_close_list(c->b, mark);
         break;
-    case YAML_MAPPING_START_EVENT:
+    }
+    case YAML_MAPPING_START_EVENT: {
         anchor_name = (const char *)ev->data.mapping_start.anchor;
-        *out = json_object_new_object();
-        rc = load_mapping(c, *out, size, depth);
+        size_t mark = ob_open(c->b);
+        rc = load_mapping(c, mark, size, depth);
+        *out = ob_close_map(c->b, mark);
         break;
+    }
     default:
         doc_fail(c, line, "unexpected YAML event");
+        *out = ob_null(c->b);
         break;
     }
     if (rc == 0 && anchor_name)
         set_anchor(c, anchor_name, *out, *size);
-    if (rc < 0) {
-        json_object_put(*out);
-        *out = NULL;
-    }
     yaml_event_delete(ev);
     return rc;
 }
@@ -737,7 +717,9 @@ static int parse_yaml(const char *file, const char *text, size_t len, manifest_s
     c.file = file;
     c.text = text;
     c.len = len;
+    c.b = obuild_new();
     if (!yaml_parser_initialize(&c.parser)) {
+        obuild_free(c.b);
         add_error(s, file, 0, 0, "document 0: out of memory");
         return -1;
     }
@@ -764,16 +746,16 @@ static int parse_yaml(const char *file, const char *text, size_t len, manifest_s
         in_doc = 1;
         c.err[0] = '\0';
         c.n_item_lines = 0;
+        obuild_clear(c.b);
         if (next_event(&c, &ev) < 0) {
             syntax_error(&c, s, doc);
             rc = -1;
             break;
         }
         int line = (int)ev.start_mark.line + 1;
-        json_object *root = NULL;
+        oref root = OB_NONE;
         size_t size = 0;
         if (load_node(&c, &ev, &root, &size, 0, 0) < 0 || next_event(&c, &ev) < 0) {
-            json_object_put(root);
             syntax_error(&c, s, doc);
             rc = -1;
             break;
@@ -785,11 +767,11 @@ static int parse_yaml(const char *file, const char *text, size_t len, manifest_s
             doc_fail(&c, line, "more than %zu nodes once aliases are expanded", MAX_EXPANDED);
         if (c.err[0]) {
             add_error(s, file, c.err_line, doc, "document %d: %s", doc, c.err);
-            json_object_put(root);
             continue;
         }
-        add_document(s, file, doc, line, root, c.item_lines, c.n_item_lines);
+        add_document(s, c.b, file, doc, line, root, c.item_lines, c.n_item_lines);
     }
+    obuild_free(c.b);
     clear_anchors(&c);
     free(c.anchors);
     free(c.item_lines);
@@ -892,19 +874,52 @@ static void json_item_offsets(const char *t, size_t i, size_t n, size_t **offs, 
     }
 }
 
+/* One document with json-c, where the fast reader gave up: what json-c
+ * accepts is taken as it built it, what it refuses is reported with its
+ * message. Returns 0 and *used, or -1 (error added). */
+static int json_c_document(obuild *b, manifest_set *s, const char *file, const char *text,
+                           size_t len, size_t pos, int doc, line_cursor *lc, oref *root,
+                           size_t *used)
+{
+    json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH * 4);
+    if (!tok) {
+        add_error(s, file, 0, doc, "document %d: out of memory", doc);
+        return -1;
+    }
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS |
+                                    JSON_TOKENER_VALIDATE_UTF8);
+    json_object *v = json_tokener_parse_ex(tok, text + pos, (int)(len - pos));
+    enum json_tokener_error jerr = json_tokener_get_error(tok);
+    *used = json_tokener_get_parse_end(tok);
+    if (!v && jerr == json_tokener_continue) {
+        /* the value runs to the end of the text: a NUL ends it */
+        v = json_tokener_parse_ex(tok, "", 1);
+        jerr = json_tokener_get_error(tok);
+        *used = len - pos;
+    }
+    json_tokener_free(tok);
+    if (jerr != json_tokener_success) {
+        size_t at = pos + *used > len ? len : pos + *used;
+        int line = line_at(lc, at);
+        size_t ls = at;
+        while (ls > 0 && text[ls - 1] != '\n')
+            ls--;
+        add_error(s, file, line, doc, "document %d: syntax error: %s at line %d, column %zu", doc,
+                  json_tokener_error_desc(jerr), line, at - ls + 1);
+        json_object_put(v);
+        return -1;
+    }
+    *root = v ? ob_json(b, v) : OB_NONE;
+    json_object_put(v);
+    return 0;
+}
+
 static int parse_json(const char *file, const char *text, size_t len, manifest_set *s)
 {
     if (len > INT_MAX - 1) {
         add_error(s, file, 0, 0, "document 0: file too large");
         return -1;
     }
-    json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH * 4);
-    if (!tok) {
-        add_error(s, file, 0, 0, "document 0: out of memory");
-        return -1;
-    }
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS |
-                                    JSON_TOKENER_VALIDATE_UTF8);
     line_cursor lc = {text, 0, 1};
     size_t pos = 0;
     if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
@@ -913,46 +928,41 @@ static int parse_json(const char *file, const char *text, size_t len, manifest_s
     size_t *offs = NULL, n_offs = 0, cap_offs = 0;
     int *lines = NULL;
     size_t cap_lines = 0;
+    obuild *b = obuild_new();
     for (;; doc++) {
         pos = skip_json_ws(text, pos, len);
         if (pos >= len)
             break;
-        json_tokener_reset(tok);
-        json_object *v = json_tokener_parse_ex(tok, text + pos, (int)(len - pos));
-        enum json_tokener_error jerr = json_tokener_get_error(tok);
-        size_t used = json_tokener_get_parse_end(tok);
-        if (!v && jerr == json_tokener_continue) {
-            /* the value runs to the end of the text: a NUL ends it */
-            v = json_tokener_parse_ex(tok, "", 1);
-            jerr = json_tokener_get_error(tok);
-            used = len - pos;
-        }
-        if (jerr != json_tokener_success) {
-            size_t at = pos + used > len ? len : pos + used;
-            int line = line_at(&lc, at);
-            size_t ls = at;
-            while (ls > 0 && text[ls - 1] != '\n')
-                ls--;
-            add_error(s, file, line, doc, "document %d: syntax error: %s at line %d, column %zu",
-                      doc, json_tokener_error_desc(jerr), line, at - ls + 1);
-            json_object_put(v);
-            rc = -1;
-            break;
+        obuild_clear(b);
+        oref root = OB_NONE;
+        size_t used = ob_parse_json(b, text + pos, len - pos, &root);
+        size_t next = skip_json_ws(text, pos + used, len);
+        /* json-c checks the byte after a value as UTF-8 before it stops */
+        if (used && next < len && (unsigned char)text[next] >= 0x80)
+            used = 0;
+        if (!used) {
+            obuild_clear(b);
+            if (json_c_document(b, s, file, text, len, pos, doc, &lc, &root, &used) < 0) {
+                rc = -1;
+                break;
+            }
         }
         int line = line_at(&lc, pos);
         n_offs = 0;
-        json_item_offsets(text, pos, pos + used, &offs, &n_offs, &cap_offs);
+        oref items;
+        if (is_list(b, root, &items))
+            json_item_offsets(text, pos, pos + used, &offs, &n_offs, &cap_offs);
         grow(&lines, &cap_lines, n_offs + 1, sizeof *lines);
         for (size_t i = 0; i < n_offs; i++)
             lines[i] = line_at(&lc, offs[i]);
-        add_document(s, file, doc, line, v, lines, n_offs);
+        add_document(s, b, file, doc, line, root, lines, n_offs);
         if (used == 0)
             break;
         pos += used;
     }
+    obuild_free(b);
     free(offs);
     free(lines);
-    json_tokener_free(tok);
     return rc;
 }
 

@@ -2,7 +2,8 @@
  * manifest.h - reading manifest files into objects.
  *
  * YAML files (.yaml, .yml; multi-document) are read with libyaml, JSON files
- * (.json; one value, or several concatenated) with json-c. A document of
+ * (.json; one value, or several concatenated) with object.c's reader, json-c
+ * deciding what that reader leaves to it. A document of
  * kind List (or any kind ending in "List" that has items) is expanded into
  * its items. Every document that is not a valid object is reported with
  * file, line and what was expected, and skipped; the others load.

@@ -1,14 +1,23 @@
 /*
- * object.c - trellis objects and the value accessors behind the SDK.
+ * object.c - trellis objects, their compact value trees and the value
+ * accessors behind the SDK.
  *
- * An object wraps one json-c tree (from a manifest, a store or a plugin's
- * create_target) with its identity and provenance. Values are json-c nodes
- * handed out as trellis_value pointers. Plugins read values from worker
- * threads, so nothing here may write to a tree after object_new: json-c
- * renders the text of numbers into a buffer inside the node, which is why
- * object_new "freezes" every number once, on the main thread, by attaching
- * its text as the node's user data. Path lookups parse the path in place
- * and never allocate.
+ * An object is one allocation: the trellis_object header, then an array of
+ * 12-byte nodes, then the string bytes. A node holds its type and length,
+ * one offset (to its text, or to its first child: the children of a list or
+ * map are consecutive nodes) and, for a map member, the id of its key (map
+ * keys are interned for the process). Offsets are relative to the node
+ * itself, so a node pointer is a complete handle: nothing else is needed to
+ * read its value, and a trellis_value is simply a node pointer. Strings are
+ * NUL-terminated and stored once per object; numbers keep their binary
+ * value (8 bytes, read with memcpy) in front of the text value_string
+ * shows. Nothing is written after object_build, so plugins may read values
+ * from any thread.
+ *
+ * Values are built in an obuild first (temporary nodes, member stacks, the
+ * bytes of every string), which the parsers reuse from one document to the
+ * next; object_build copies the value into the object's block, breadth
+ * first so that every container's children come out consecutive.
  */
 #include "config.h"
 
@@ -17,153 +26,883 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hmap.h"
 #include "util.h"
 
-/* Keys up to this length are looked up through json-c's hash table from a
- * stack copy; longer ones by a linear scan of the map. */
-#define KEYBUF 256
+/* ---- nodes ------------------------------------------------------------- */
 
-static const char *type_name(json_object *v)
+enum { N_NULL, N_BOOL, N_INT, N_DOUBLE, N_STRING, N_LIST, N_MAP };
+
+typedef struct onode {
+    uint32_t tl;  /* type in the low 3 bits, length above: string bytes,
+                     members, 0/1 for a bool */
+    uint32_t off; /* string, number: bytes to its text (a number's 8-byte
+                     value first); container: nodes to its first child */
+    uint32_t key; /* the member's key (interned id + 1), 0 when not in a map */
+} onode;
+
+#define NODE_MAX_LEN (UINT32_MAX >> 3)
+
+static inline const onode *N(const trellis_value *v)
 {
-    switch (json_object_get_type(v)) {
-    case json_type_null:
+    return (const onode *)(const void *)v;
+}
+
+static inline const trellis_value *V(const onode *n)
+{
+    return (const trellis_value *)(const void *)n;
+}
+
+static inline unsigned ntype(const onode *n)
+{
+    return n->tl & 7;
+}
+
+static inline uint32_t nlen(const onode *n)
+{
+    return n->tl >> 3;
+}
+
+static inline const char *ntext(const onode *n)
+{
+    const char *p = (const char *)n + n->off;
+    return ntype(n) == N_INT || ntype(n) == N_DOUBLE ? p + 8 : p;
+}
+
+/* Map keys are interned for the process: a few hundred distinct keys
+ * (apiVersion, metadata, labels, label keys...) make up most of the bytes
+ * of small manifests. A key is a 32-bit id; its text lives in chunks that
+ * never move, so readers need no lock: an id reaches another thread only
+ * with an object, after the entry was written. Keys are never freed. */
+#define KCHUNK_BITS 12
+#define KCHUNK ((uint32_t)1 << KCHUNK_BITS)
+#define KCHUNKS 4096
+
+static const char **kchunks[KCHUNKS];
+static uint32_t kcount;
+static hmap kmap; /* text -> id + 1 */
+static pthread_mutex_t kmu = PTHREAD_MUTEX_INITIALIZER;
+
+static inline const char *key_text(uint32_t id)
+{
+    return kchunks[id >> KCHUNK_BITS][id & (KCHUNK - 1)];
+}
+
+/* The id of key (NUL-terminated), added when new; UINT32_MAX when the
+ * table is full. */
+static uint32_t key_id(const char *key)
+{
+    pthread_mutex_lock(&kmu);
+    uintptr_t v = (uintptr_t)hmap_get(&kmap, key);
+    uint32_t id;
+    if (v) {
+        id = (uint32_t)(v - 1);
+    } else if (kcount >= KCHUNK * KCHUNKS) {
+        id = UINT32_MAX;
+    } else {
+        id = kcount;
+        if (!kchunks[id >> KCHUNK_BITS])
+            kchunks[id >> KCHUNK_BITS] = xcalloc(KCHUNK, sizeof **kchunks);
+        char *text = xstrdup(key);
+        kchunks[id >> KCHUNK_BITS][id & (KCHUNK - 1)] = text;
+        hmap_put(&kmap, text, (void *)(uintptr_t)(id + 1));
+        kcount++;
+    }
+    pthread_mutex_unlock(&kmu);
+    return id;
+}
+
+static inline const char *nkey(const onode *n)
+{
+    return key_text(n->key - 1);
+}
+
+static inline const onode *nchild(const onode *n, size_t i)
+{
+    return n + n->off + i;
+}
+
+/* A member or element as a handle: null is NULL, as it always was. */
+static inline const trellis_value *handle(const onode *n)
+{
+    return ntype(n) == N_NULL ? NULL : V(n);
+}
+
+/* ---- the builder ------------------------------------------------------- */
+
+typedef struct tnode {
+    uint32_t type;
+    uint32_t len; /* string/text bytes, members */
+    uint32_t off; /* string, number: text in b->str; container: first
+                     member in b->ent */
+    union {
+        int64_t i;
+        double d;
+    } num;
+} tnode;
+
+#define NOKEY UINT32_MAX
+
+typedef struct tent {
+    uint32_t koff, klen; /* key in b->str; koff NOKEY for a list element */
+    oref val;
+} tent;
+
+/* A hash of the members of one big open map, so that adding n members
+ * does not cost n^2 key comparisons. */
+typedef struct bigmap {
+    size_t mark;
+    uint32_t *slots; /* stack index + 1; 0 = empty */
+    size_t cap, n;
+} bigmap;
+
+#define BIG_MAP 24
+
+/* One node of the object being laid out. */
+typedef struct lay {
+    oref src;
+    uint32_t kin, klen; /* key in b->str, kin NOKEY for none */
+    uint32_t kid;       /* key id + 1, 0 for none */
+    uint32_t vout;      /* text in the object's strings */
+} lay;
+
+typedef struct islot {
+    uint32_t hash, off, len; /* off + 1; 0 = empty */
+} islot;
+
+struct obuild {
+    tnode *nodes;
+    size_t n_nodes, cap_nodes;
+    char *str;
+    size_t n_str, cap_str;
+    tent *stk; /* members of the open containers */
+    size_t n_stk, cap_stk;
+    tent *ent; /* members of closed containers */
+    size_t n_ent, cap_ent;
+    bigmap *big;
+    size_t n_big, cap_big;
+    /* object_build's scratch */
+    lay *lay;
+    size_t cap_lay;
+    char *out;
+    size_t n_out, cap_out;
+    islot *islots;
+    size_t n_islots, cap_islots;
+    /* ob_parse_json's scratch for unescaped strings */
+    char *sbuf;
+    size_t cap_sbuf;
+    hmap kcache; /* key text -> id + 1, the keys this builder met */
+};
+
+obuild *obuild_new(void)
+{
+    return xcalloc(1, sizeof(obuild));
+}
+
+void obuild_free(obuild *b)
+{
+    if (!b)
+        return;
+    for (size_t i = 0; i < b->cap_big; i++)
+        free(b->big[i].slots);
+    free(b->big);
+    free(b->nodes);
+    free(b->str);
+    free(b->stk);
+    free(b->ent);
+    free(b->lay);
+    free(b->out);
+    free(b->islots);
+    free(b->sbuf);
+    hmap_free(&b->kcache);
+    free(b);
+}
+
+void obuild_clear(obuild *b)
+{
+    b->n_nodes = b->n_str = b->n_stk = b->n_ent = b->n_big = 0;
+}
+
+static oref new_node(obuild *b, uint32_t type)
+{
+    if (b->n_nodes == b->cap_nodes)
+        grow(&b->nodes, &b->cap_nodes, b->n_nodes + 1, sizeof *b->nodes);
+    tnode *t = &b->nodes[b->n_nodes];
+    t->type = type;
+    t->len = t->off = 0;
+    t->num.i = 0;
+    return (oref)b->n_nodes++;
+}
+
+/* Append bytes and a NUL to b->str (s may point into it); returns their
+ * offset. */
+static uint32_t add_str(obuild *b, const char *s, size_t len)
+{
+    if (b->n_str + len + 1 > b->cap_str) {
+        if (b->str && s >= b->str && s < b->str + b->cap_str) {
+            size_t at = (size_t)(s - b->str);
+            grow(&b->str, &b->cap_str, b->n_str + len + 1, 1);
+            s = b->str + at;
+        } else {
+            grow(&b->str, &b->cap_str, b->n_str + len + 1, 1);
+        }
+    }
+    uint32_t off = (uint32_t)b->n_str;
+    if (len)
+        memcpy(b->str + off, s, len);
+    b->str[off + len] = '\0';
+    b->n_str += len + 1;
+    return off;
+}
+
+oref ob_null(obuild *b)
+{
+    return new_node(b, N_NULL);
+}
+
+oref ob_bool(obuild *b, int v)
+{
+    oref r = new_node(b, N_BOOL);
+    b->nodes[r].len = v ? 1 : 0;
+    return r;
+}
+
+oref ob_int(obuild *b, int64_t v, const char *text)
+{
+    char buf[32];
+    if (!text) {
+        snprintf(buf, sizeof buf, "%" PRId64, v);
+        text = buf;
+    }
+    size_t len = strlen(text);
+    uint32_t off = add_str(b, text, len);
+    oref r = new_node(b, N_INT);
+    b->nodes[r].num.i = v;
+    b->nodes[r].off = off;
+    b->nodes[r].len = (uint32_t)len;
+    return r;
+}
+
+oref ob_double(obuild *b, double v, const char *text)
+{
+    json_object *tmp = NULL;
+    if (!text) {
+        /* the text json-c gives a double it did not parse */
+        tmp = json_object_new_double(v);
+        text = json_object_to_json_string_ext(tmp, JSON_C_TO_STRING_PLAIN);
+    }
+    size_t len = strlen(text);
+    uint32_t off = add_str(b, text, len);
+    json_object_put(tmp);
+    oref r = new_node(b, N_DOUBLE);
+    b->nodes[r].num.d = v;
+    b->nodes[r].off = off;
+    b->nodes[r].len = (uint32_t)len;
+    return r;
+}
+
+oref ob_string(obuild *b, const char *s, size_t len)
+{
+    uint32_t off = add_str(b, s, len);
+    oref r = new_node(b, N_STRING);
+    b->nodes[r].off = off;
+    b->nodes[r].len = (uint32_t)len;
+    return r;
+}
+
+size_t ob_open(obuild *b)
+{
+    return b->n_stk;
+}
+
+static void push_member(obuild *b, uint32_t koff, uint32_t klen, oref v)
+{
+    if (b->n_stk == b->cap_stk)
+        grow(&b->stk, &b->cap_stk, b->n_stk + 1, sizeof *b->stk);
+    b->stk[b->n_stk++] = (tent){koff, klen, v};
+}
+
+void ob_item(obuild *b, oref v)
+{
+    push_member(b, NOKEY, 0, v);
+}
+
+static uint32_t hash_bytes(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 16777619u;
+    }
+    return h;
+}
+
+static int key_eq(const obuild *b, const tent *e, const char *key, size_t len)
+{
+    return e->klen == len && memcmp(b->str + e->koff, key, len) == 0;
+}
+
+static void big_insert(const obuild *b, bigmap *m, size_t idx)
+{
+    const tent *e = &b->stk[idx];
+    size_t mask = m->cap - 1;
+    for (size_t i = hash_bytes(b->str + e->koff, e->klen) & mask;; i = (i + 1) & mask)
+        if (!m->slots[i]) {
+            m->slots[i] = (uint32_t)(idx + 1);
+            m->n++;
+            return;
+        }
+}
+
+static void big_rehash(const obuild *b, bigmap *m, size_t cap)
+{
+    free(m->slots);
+    m->slots = xcalloc(cap, sizeof *m->slots);
+    m->cap = cap;
+    m->n = 0;
+    for (size_t i = m->mark; i < b->n_stk; i++)
+        big_insert(b, m, i);
+}
+
+/* The member of the map open at mark with this key: its stack index, or
+ * SIZE_MAX. Big maps get a hash of their members on the way. */
+static size_t find_member(obuild *b, size_t mark, const char *key, size_t len)
+{
+    size_t n = b->n_stk - mark;
+    if (n < BIG_MAP) {
+        for (size_t i = mark; i < b->n_stk; i++)
+            if (key_eq(b, &b->stk[i], key, len))
+                return i;
+        return SIZE_MAX;
+    }
+    bigmap *m = b->n_big ? &b->big[b->n_big - 1] : NULL;
+    if (!m || m->mark != mark) {
+        if (b->n_big == b->cap_big) {
+            size_t old = b->cap_big;
+            grow(&b->big, &b->cap_big, b->n_big + 1, sizeof *b->big);
+            memset(b->big + old, 0, (b->cap_big - old) * sizeof *b->big);
+        }
+        m = &b->big[b->n_big++];
+        m->mark = mark;
+        big_rehash(b, m, 64);
+    }
+    if ((m->n + 1) * 2 > m->cap)
+        big_rehash(b, m, m->cap * 2);
+    size_t mask = m->cap - 1;
+    for (size_t i = hash_bytes(key, len) & mask; m->slots[i]; i = (i + 1) & mask)
+        if (key_eq(b, &b->stk[m->slots[i] - 1], key, len))
+            return m->slots[i] - 1;
+    return SIZE_MAX;
+}
+
+static void note_member(obuild *b, size_t mark)
+{
+    if (b->n_big && b->big[b->n_big - 1].mark == mark)
+        big_insert(b, &b->big[b->n_big - 1], b->n_stk - 1);
+}
+
+/* ob_member with the key already in b->str. */
+static int member_at(obuild *b, size_t mark, uint32_t koff, uint32_t klen, oref v, int replace)
+{
+    size_t at = find_member(b, mark, b->str + koff, klen);
+    if (at != SIZE_MAX) {
+        if (replace)
+            b->stk[at].val = v;
+        return 1;
+    }
+    push_member(b, koff, klen, v);
+    note_member(b, mark);
+    return 0;
+}
+
+uint32_t ob_key(obuild *b, const char *key, size_t len)
+{
+    return add_str(b, key, strnlen(key, len));
+}
+
+const char *ob_key_text(const obuild *b, uint32_t key)
+{
+    return b->str + key;
+}
+
+int ob_member_at(obuild *b, size_t mark, uint32_t key, oref v, int replace)
+{
+    return member_at(b, mark, key, (uint32_t)strlen(b->str + key), v, replace);
+}
+
+int ob_member(obuild *b, size_t mark, const char *key, size_t len, oref v, int replace)
+{
+    len = strnlen(key, len);
+    size_t at = find_member(b, mark, key, len);
+    if (at != SIZE_MAX) {
+        if (replace)
+            b->stk[at].val = v;
+        return 1;
+    }
+    uint32_t koff = add_str(b, key, len);
+    push_member(b, koff, (uint32_t)len, v);
+    note_member(b, mark);
+    return 0;
+}
+
+void ob_merge(obuild *b, size_t mark, oref src)
+{
+    const tnode *t = &b->nodes[src];
+    if (t->type != N_MAP)
+        return;
+    uint32_t first = t->off, n = t->len;
+    for (uint32_t i = 0; i < n; i++) {
+        tent e = b->ent[first + i];
+        if (find_member(b, mark, b->str + e.koff, e.klen) == SIZE_MAX) {
+            push_member(b, e.koff, e.klen, e.val);
+            note_member(b, mark);
+        }
+    }
+}
+
+static oref close_container(obuild *b, size_t mark, uint32_t type)
+{
+    size_t n = b->n_stk - mark;
+    if (b->n_ent + n > b->cap_ent)
+        grow(&b->ent, &b->cap_ent, b->n_ent + n, sizeof *b->ent);
+    uint32_t first = (uint32_t)b->n_ent;
+    if (n)
+        memcpy(b->ent + b->n_ent, b->stk + mark, n * sizeof *b->ent);
+    b->n_ent += n;
+    b->n_stk = mark;
+    while (b->n_big && b->big[b->n_big - 1].mark >= mark)
+        b->n_big--;
+    oref r = new_node(b, type);
+    b->nodes[r].off = first;
+    b->nodes[r].len = (uint32_t)n;
+    return r;
+}
+
+oref ob_close_list(obuild *b, size_t mark)
+{
+    return close_container(b, mark, N_LIST);
+}
+
+oref ob_close_map(obuild *b, size_t mark)
+{
+    return close_container(b, mark, N_MAP);
+}
+
+static const trellis_value_type public_type[] = {
+    TRELLIS_VALUE_NULL,   TRELLIS_VALUE_BOOL, TRELLIS_VALUE_INT, TRELLIS_VALUE_DOUBLE,
+    TRELLIS_VALUE_STRING, TRELLIS_VALUE_LIST, TRELLIS_VALUE_MAP,
+};
+
+trellis_value_type ob_type(const obuild *b, oref v)
+{
+    return v == OB_NONE ? TRELLIS_VALUE_NULL : public_type[b->nodes[v].type];
+}
+
+size_t ob_len(const obuild *b, oref v)
+{
+    if (v == OB_NONE)
+        return 0;
+    const tnode *t = &b->nodes[v];
+    return t->type == N_LIST || t->type == N_MAP ? t->len : 0;
+}
+
+oref ob_at(const obuild *b, oref list, size_t i)
+{
+    if (list == OB_NONE || b->nodes[list].type != N_LIST || i >= b->nodes[list].len)
+        return OB_NONE;
+    return b->ent[b->nodes[list].off + i].val;
+}
+
+oref ob_get(const obuild *b, oref map, const char *key)
+{
+    if (map == OB_NONE || b->nodes[map].type != N_MAP)
+        return OB_NONE;
+    const tnode *t = &b->nodes[map];
+    size_t len = strlen(key);
+    for (uint32_t i = 0; i < t->len; i++)
+        if (key_eq(b, &b->ent[t->off + i], key, len))
+            return b->ent[t->off + i].val;
+    return OB_NONE;
+}
+
+const char *ob_text(const obuild *b, oref v)
+{
+    if (v == OB_NONE)
         return "null";
+    const tnode *t = &b->nodes[v];
+    switch (t->type) {
+    case N_NULL:
+        return "null";
+    case N_BOOL:
+        return t->len ? "true" : "false";
+    case N_INT:
+    case N_DOUBLE:
+    case N_STRING:
+        return b->str + t->off;
+    default:
+        return NULL;
+    }
+}
+
+oref ob_json(obuild *b, json_object *j)
+{
+    switch (json_object_get_type(j)) {
+    case json_type_null:
+        return ob_null(b);
     case json_type_boolean:
-        return "a bool";
-    case json_type_double:
+        return ob_bool(b, json_object_get_boolean(j));
     case json_type_int:
-        return "a number";
+        return ob_int(b, json_object_get_int64(j), NULL);
+    case json_type_double: {
+        /* a parsed double keeps its source text as user data */
+        const char *text = json_object_get_userdata(j);
+        if (!text)
+            text = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN);
+        return ob_double(b, json_object_get_double(j), text);
+    }
     case json_type_string:
+        return ob_string(b, json_object_get_string(j), (size_t)json_object_get_string_len(j));
+    case json_type_array: {
+        size_t mark = ob_open(b);
+        size_t n = json_object_array_length(j);
+        for (size_t i = 0; i < n; i++)
+            ob_item(b, ob_json(b, json_object_array_get_idx(j, i)));
+        return ob_close_list(b, mark);
+    }
+    case json_type_object: {
+        size_t mark = ob_open(b);
+        json_object_object_foreach(j, key, child)
+        {
+            oref v = ob_json(b, child);
+            ob_member(b, mark, key, strlen(key), v, 1);
+        }
+        return ob_close_map(b, mark);
+    }
+    }
+    return ob_null(b);
+}
+
+/* ---- laying out an object ---------------------------------------------- */
+
+static const char *type_name(const obuild *b, oref v)
+{
+    switch (ob_type(b, v)) {
+    case TRELLIS_VALUE_NULL:
+        return "null";
+    case TRELLIS_VALUE_BOOL:
+        return "a bool";
+    case TRELLIS_VALUE_INT:
+    case TRELLIS_VALUE_DOUBLE:
+        return "a number";
+    case TRELLIS_VALUE_STRING:
         return "a string";
-    case json_type_array:
+    case TRELLIS_VALUE_LIST:
         return "a list";
-    case json_type_object:
+    case TRELLIS_VALUE_MAP:
         return "a map";
     }
     return "unknown";
 }
 
-/* Attach the text of every number to its node, so that value_string never
- * has to render it (json-c renders into the node itself, which would race
- * between worker threads). Doubles parsed by json-c already carry their
- * source text as user data. */
-static void freeze(json_object *v)
+/* A member that is present and not null. */
+static oref member(const obuild *b, oref map, const char *key)
 {
-    switch (json_object_get_type(v)) {
-    case json_type_int:
-    case json_type_double: {
-        if (json_object_get_userdata(v))
-            return;
-        char *text;
-        if (json_object_is_type(v, json_type_int))
-            text = xasprintf("%" PRId64, json_object_get_int64(v));
-        else
-            text = xstrdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
-        json_object_set_serializer(v, json_object_userdata_to_json_string, text,
-                                   json_object_free_userdata);
-        return;
-    }
-    case json_type_array: {
-        size_t n = json_object_array_length(v);
-        for (size_t i = 0; i < n; i++)
-            freeze(json_object_array_get_idx(v, i));
-        return;
-    }
-    case json_type_object: {
-        json_object_object_foreach(v, key, child)
-        {
-            (void)key;
-            freeze(child);
-        }
-        return;
-    }
-    default:
-        return;
-    }
+    oref v = ob_get(b, map, key);
+    return v != OB_NONE && b->nodes[v].type == N_NULL ? OB_NONE : v;
 }
 
-/* A required, non-empty string member of m; "" and an error otherwise. */
-static int need_string(json_object *m, const char *key, const char *label, const char **out,
-                       char *err, size_t errlen)
+/* A required, non-empty string member of m. */
+static int need_string(const obuild *b, oref m, const char *key, const char *label,
+                       const char **out, char *err, size_t errlen)
 {
-    json_object *v;
-    if (!json_object_object_get_ex(m, key, &v) || !v)
+    oref v = member(b, m, key);
+    if (v == OB_NONE)
         return errf(err, errlen, "missing %s", label);
-    if (!json_object_is_type(v, json_type_string))
+    if (b->nodes[v].type != N_STRING)
         return errf(err, errlen, "%s is not a string", label);
-    if (json_object_get_string_len(v) == 0)
+    if (b->nodes[v].len == 0)
         return errf(err, errlen, "%s is empty", label);
-    *out = json_object_get_string(v);
+    *out = b->str + b->nodes[v].off;
     return 0;
 }
 
 /* An optional string member: "" when absent or null. */
-static int opt_string(json_object *m, const char *key, const char *label, const char **out,
-                      char *err, size_t errlen)
+static int opt_string(const obuild *b, oref m, const char *key, const char *label,
+                      const char **out, char *err, size_t errlen)
 {
-    json_object *v;
+    oref v = member(b, m, key);
     *out = "";
-    if (!m || !json_object_object_get_ex(m, key, &v) || !v)
+    if (v == OB_NONE)
         return 0;
-    if (!json_object_is_type(v, json_type_string))
+    if (b->nodes[v].type != N_STRING)
         return errf(err, errlen, "%s is not a string", label);
-    *out = json_object_get_string(v);
+    *out = b->str + b->nodes[v].off;
     return 0;
 }
 
-static json_object *opt_map(json_object *m, const char *key)
+static void out_reserve(obuild *b, size_t n)
 {
-    json_object *v;
-    if (!m || !json_object_object_get_ex(m, key, &v))
-        return NULL;
-    return json_object_is_type(v, json_type_object) ? v : NULL;
+    if (b->n_out + n > b->cap_out)
+        grow(&b->out, &b->cap_out, b->n_out + n, 1);
 }
 
-trellis_object *object_new(json_object *root, char *err, size_t errlen)
+/* The offset of s in the object's strings, stored once. */
+static uint32_t intern(obuild *b, const char *s, size_t len)
 {
-    if (!json_object_is_type(root, json_type_object)) {
-        errf(err, errlen, "document is %s, expected a map", type_name(root));
-        json_object_put(root);
+    uint32_t h = hash_bytes(s, len);
+    size_t mask = b->n_islots - 1;
+    size_t i = h & mask;
+    for (; b->islots[i].off; i = (i + 1) & mask) {
+        islot *sl = &b->islots[i];
+        if (sl->hash == h && sl->len == len && memcmp(b->out + sl->off - 1, s, len) == 0)
+            return sl->off - 1;
+    }
+    out_reserve(b, len + 1);
+    uint32_t off = (uint32_t)b->n_out;
+    memcpy(b->out + off, s, len);
+    b->out[off + len] = '\0';
+    b->n_out += len + 1;
+    b->islots[i] = (islot){h, off + 1, (uint32_t)len};
+    return off;
+}
+
+/* Let later strings equal to s[0..len) (bytes already in b->out at off,
+ * NUL-terminated) use them. */
+static void intern_at(obuild *b, const char *s, size_t len, uint32_t off)
+{
+    uint32_t h = hash_bytes(s, len);
+    size_t mask = b->n_islots - 1;
+    size_t i = h & mask;
+    for (; b->islots[i].off; i = (i + 1) & mask) {
+        const islot *sl = &b->islots[i];
+        if (sl->hash == h && sl->len == len && memcmp(b->out + sl->off - 1, s, len) == 0)
+            return;
+    }
+    b->islots[i] = (islot){h, off + 1, (uint32_t)len};
+}
+
+static uint32_t add_number(obuild *b, const tnode *t)
+{
+    out_reserve(b, 8 + t->len + 1);
+    uint32_t off = (uint32_t)b->n_out;
+    memcpy(b->out + off, &t->num, 8);
+    memcpy(b->out + off + 8, b->str + t->off, t->len + 1);
+    b->n_out += 8 + t->len + 1;
+    return off;
+}
+
+/* A key's id, through the builder's cache of the keys it met. */
+static uint32_t local_key(obuild *b, const char *key)
+{
+    uintptr_t v = (uintptr_t)hmap_get(&b->kcache, key);
+    if (v)
+        return (uint32_t)(v - 1);
+    uint32_t id = key_id(key);
+    if (id != UINT32_MAX)
+        hmap_put(&b->kcache, key_text(id), (void *)(uintptr_t)(id + 1));
+    return id;
+}
+
+/* Objects are at most this big (offsets are 32 bits). */
+#define MAX_TREE ((size_t)1 << 31)
+
+/* Interned file names: objects of one file share one copy. */
+typedef struct fname {
+    size_t refs;
+    char s[];
+} fname;
+
+static pthread_mutex_t fname_mu = PTHREAD_MUTEX_INITIALIZER;
+static hmap fname_map;
+
+static const char *fname_get(const char *file)
+{
+    pthread_mutex_lock(&fname_mu);
+    fname *f = hmap_get(&fname_map, file);
+    if (!f) {
+        size_t len = strlen(file);
+        f = xmalloc(sizeof *f + len + 1);
+        f->refs = 0;
+        memcpy(f->s, file, len + 1);
+        hmap_put(&fname_map, f->s, f);
+    }
+    f->refs++;
+    pthread_mutex_unlock(&fname_mu);
+    return f->s;
+}
+
+static void fname_put(const char *s)
+{
+    if (!s)
+        return;
+    fname *f = (fname *)(void *)(s - offsetof(fname, s));
+    pthread_mutex_lock(&fname_mu);
+    if (--f->refs == 0) {
+        hmap_del(&fname_map, f->s);
+        if (fname_map.len == 0)
+            hmap_free(&fname_map);
+        free(f);
+    }
+    pthread_mutex_unlock(&fname_mu);
+}
+
+trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
+{
+    if (root == OB_NONE || b->nodes[root].type != N_MAP) {
+        errf(err, errlen, "document is %s, expected a map", type_name(b, root));
         return NULL;
     }
-    trellis_object *o = xcalloc(1, sizeof *o);
-    o->root = root;
-    json_object *meta = NULL;
-    if (need_string(root, "apiVersion", "apiVersion", &o->api_version, err, errlen) < 0 ||
-        need_string(root, "kind", "kind", &o->kind, err, errlen) < 0)
-        goto fail;
-    if (json_object_object_get_ex(root, "metadata", &meta) && meta &&
-        !json_object_is_type(meta, json_type_object)) {
-        errf(err, errlen, "metadata is not a map");
-        goto fail;
+    const char *api, *kind, *name, *ns, *uid;
+    oref meta = member(b, root, "metadata");
+    if (need_string(b, root, "apiVersion", "apiVersion", &api, err, errlen) < 0 ||
+        need_string(b, root, "kind", "kind", &kind, err, errlen) < 0)
+        return NULL;
+    if (meta != OB_NONE && b->nodes[meta].type != N_MAP)
+        return errf(err, errlen, "metadata is not a map"), NULL;
+    if (meta == OB_NONE)
+        return errf(err, errlen, "missing metadata.name"), NULL;
+    if (need_string(b, meta, "name", "metadata.name", &name, err, errlen) < 0 ||
+        opt_string(b, meta, "namespace", "metadata.namespace", &ns, err, errlen) < 0 ||
+        opt_string(b, meta, "uid", "metadata.uid", &uid, err, errlen) < 0)
+        return NULL;
+
+    /* breadth first: each container's children get consecutive slots */
+    size_t n = 1;
+    if (!b->cap_lay)
+        grow(&b->lay, &b->cap_lay, 64, sizeof *b->lay);
+    b->lay[0] = (lay){root, NOKEY, 0, 0, 0};
+    size_t strbytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tnode *t = &b->nodes[b->lay[i].src];
+        if (t->type == N_STRING || t->type == N_INT || t->type == N_DOUBLE)
+            strbytes += t->len + 9;
+        if (t->type != N_LIST && t->type != N_MAP)
+            continue;
+        if (n + t->len > b->cap_lay)
+            grow(&b->lay, &b->cap_lay, n + t->len, sizeof *b->lay);
+        for (uint32_t k = 0; k < t->len; k++) {
+            const tent *e = &b->ent[t->off + k];
+            b->lay[n++] = (lay){e->val, e->koff, e->klen, 0, 0};
+        }
+        if (n * sizeof(onode) + strbytes > MAX_TREE)
+            return errf(err, errlen, "document too large"), NULL;
     }
-    if (!meta) {
-        errf(err, errlen, "missing metadata.name");
-        goto fail;
+
+    /* strings: each distinct one once; the id "Kind/namespace/name" too;
+     * keys by id */
+    size_t want = 64;
+    while (want < n * 3)
+        want *= 2;
+    if (want > b->cap_islots) {
+        free(b->islots);
+        b->islots = xmalloc(want * sizeof *b->islots);
+        b->cap_islots = want;
     }
-    if (need_string(meta, "name", "metadata.name", &o->name, err, errlen) < 0 ||
-        opt_string(meta, "namespace", "metadata.namespace", &o->namespace_, err, errlen) < 0 ||
-        opt_string(meta, "uid", "metadata.uid", &o->uid, err, errlen) < 0)
-        goto fail;
-    o->labels = opt_map(meta, "labels");
-    o->annotations = opt_map(meta, "annotations");
-    if (o->namespace_[0])
-        o->key = xasprintf("%s/%s", o->namespace_, o->name);
-    else
-        o->key = xstrdup(o->name);
+    b->n_islots = want;
+    memset(b->islots, 0, want * sizeof *b->islots);
+    b->n_out = 0;
+    /* "Kind/namespace/name" first: the key "namespace/name" is its tail,
+     * and metadata.name's value shares its last bytes */
+    size_t kl = strlen(kind), nl = strlen(ns), ml = strlen(name);
+    size_t il = kl + nl + ml + 2;
+    char stackbuf[256];
+    char *id = il + 1 <= sizeof stackbuf ? stackbuf : xmalloc(il + 1);
+    memcpy(id, kind, kl);
+    id[kl] = '/';
+    memcpy(id + kl + 1, ns, nl);
+    id[kl + 1 + nl] = '/';
+    memcpy(id + kl + nl + 2, name, ml + 1);
+    uint32_t idoff = intern(b, id, il);
+    uint32_t keyoff = *ns ? idoff + (uint32_t)kl + 1 : idoff + (uint32_t)(kl + 2);
+    if (id != stackbuf)
+        free(id);
+    intern_at(b, b->out + idoff + il - ml, ml, idoff + (uint32_t)(il - ml));
+    for (size_t i = 0; i < n; i++) {
+        lay *l = &b->lay[i];
+        const tnode *t = &b->nodes[l->src];
+        if (l->kin != NOKEY) {
+            uint32_t kid = local_key(b, b->str + l->kin);
+            if (kid == UINT32_MAX)
+                return errf(err, errlen, "too many distinct keys"), NULL;
+            l->kid = kid + 1;
+        }
+        if (t->type == N_STRING)
+            l->vout = intern(b, b->str + t->off, t->len);
+        else if (t->type == N_INT || t->type == N_DOUBLE)
+            l->vout = add_number(b, t);
+    }
+
+    size_t head = (sizeof(trellis_object) + 7) & ~(size_t)7;
+    size_t nodes_bytes = n * sizeof(onode);
+    trellis_object *o = xmalloc(head + nodes_bytes + b->n_out);
+    memset(o, 0, sizeof *o);
+    onode *nodes = (onode *)(void *)((char *)o + head);
+    char *strs = (char *)nodes + nodes_bytes;
+    memcpy(strs, b->out, b->n_out);
+    size_t next_child = 1;
+    for (size_t i = 0; i < n; i++) {
+        const lay *l = &b->lay[i];
+        const tnode *t = &b->nodes[l->src];
+        onode *d = &nodes[i];
+        uint32_t len = t->len;
+        size_t to_strs = (size_t)(strs - (char *)d);
+        switch (t->type) {
+        case N_STRING:
+        case N_INT:
+        case N_DOUBLE:
+            d->off = (uint32_t)(to_strs + l->vout);
+            break;
+        case N_LIST:
+        case N_MAP:
+            d->off = (uint32_t)(next_child - i);
+            next_child += len;
+            break;
+        default:
+            d->off = 0;
+            break;
+        }
+        d->tl = t->type | len << 3;
+        d->key = l->kid;
+    }
+    o->tree_size = (uint32_t)(nodes_bytes + b->n_out);
+    o->root = V(nodes);
+    /* identity, now pointing into the block */
+    const trellis_value *m = value_get(o->root, "metadata");
+    o->api_version = value_string(value_get(o->root, "apiVersion"));
+    o->kind = value_string(value_get(o->root, "kind"));
+    o->name = value_string(value_get(m, "name"));
+    const char *s = value_string(value_get(m, "namespace"));
+    o->namespace_ = s ? s : "";
+    s = value_string(value_get(m, "uid"));
+    o->uid = s ? s : "";
+    const trellis_value *lab = value_get(m, "labels");
+    o->labels = value_type(lab) == TRELLIS_VALUE_MAP ? lab : NULL;
+    const trellis_value *ann = value_get(m, "annotations");
+    o->annotations = value_type(ann) == TRELLIS_VALUE_MAP ? ann : NULL;
+    o->key = strs + keyoff;
+    o->id = strs + idoff;
     o->item = -1;
     o->prepare_failed_slot = -1;
     atomic_init(&o->refs, 1);
-    freeze(root);
     return o;
-fail:
+}
+
+/* ---- objects ----------------------------------------------------------- */
+
+trellis_object *object_new(json_object *root, char *err, size_t errlen)
+{
+    obuild *b = obuild_new();
+    oref r = root ? ob_json(b, root) : OB_NONE;
     json_object_put(root);
-    free(o);
-    return NULL;
+    trellis_object *o = object_build(b, r, err, errlen);
+    obuild_free(b);
+    return o;
 }
 
 /* 1-based line of byte offset off in text. */
@@ -184,6 +923,11 @@ static int column_of(const char *text, size_t off)
     return (int)(off - i) + 1;
 }
 
+static int is_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 trellis_object *object_from_json(const char *text, char *err, size_t errlen)
 {
     if (!text)
@@ -191,22 +935,46 @@ trellis_object *object_from_json(const char *text, char *err, size_t errlen)
     size_t len = strlen(text);
     if (len >= INT_MAX)
         return errf(err, errlen, "JSON text too large"), NULL;
-    json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH * 4);
-    if (!tok)
-        return errf(err, errlen, "out of memory"), NULL;
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-    /* include the terminating NUL so a top-level number can end */
-    json_object *root = json_tokener_parse_ex(tok, text, (int)len + 1);
-    enum json_tokener_error jerr = json_tokener_get_error(tok);
-    size_t end = json_tokener_get_parse_end(tok);
-    json_tokener_free(tok);
-    if (jerr != json_tokener_success) {
-        size_t at = end > len ? len : end;
-        errf(err, errlen, "line %d, column %d: %s", line_of(text, at), column_of(text, at),
-             json_tokener_error_desc(jerr));
-        return NULL;
+    obuild *b = obuild_new();
+    oref r = OB_NONE;
+    size_t i = 0;
+    while (i < len && is_ws(text[i]))
+        i++;
+    size_t used = ob_parse_json(b, text + i, len - i, &r);
+    if (used) {
+        i += used;
+        while (i < len && is_ws(text[i]))
+            i++;
     }
-    return object_new(root, err, errlen);
+    if (!used || i != len) {
+        /* json-c decides, and says what is wrong */
+        obuild_clear(b);
+        r = OB_NONE;
+        json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH * 4);
+        if (!tok) {
+            obuild_free(b);
+            return errf(err, errlen, "out of memory"), NULL;
+        }
+        json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+        /* include the terminating NUL so a top-level number can end */
+        json_object *root = json_tokener_parse_ex(tok, text, (int)len + 1);
+        enum json_tokener_error jerr = json_tokener_get_error(tok);
+        size_t end = json_tokener_get_parse_end(tok);
+        json_tokener_free(tok);
+        if (jerr != json_tokener_success) {
+            size_t at = end > len ? len : end;
+            errf(err, errlen, "line %d, column %d: %s", line_of(text, at), column_of(text, at),
+                 json_tokener_error_desc(jerr));
+            obuild_free(b);
+            return NULL;
+        }
+        if (root)
+            r = ob_json(b, root);
+        json_object_put(root);
+    }
+    trellis_object *o = object_build(b, r, err, errlen);
+    obuild_free(b);
+    return o;
 }
 
 trellis_object *object_ref(trellis_object *o)
@@ -220,11 +988,10 @@ void object_unref(trellis_object *o)
 {
     if (!o || atomic_fetch_sub(&o->refs, 1) != 1)
         return;
-    json_object_put(o->root);
-    free(o->key);
-    free(o->file);
+    fname_put(o->file);
+    if (o->counters && !(o->aux && o->counters == (int64_t *)(void *)(o->aux + o->naux)))
+        free(o->counters);
     free(o->aux);
-    free(o->counters);
     free(o->tvalues);
     free(o->failed);
     free(o->prepare_error);
@@ -233,28 +1000,80 @@ void object_unref(trellis_object *o)
 
 void object_set_origin(trellis_object *o, const char *file, int doc, int item, int line)
 {
-    free(o->file);
-    o->file = file ? xstrdup(file) : NULL;
+    if (!file || !o->file || strcmp(file, o->file) != 0) {
+        const char *f = file ? fname_get(file) : NULL;
+        fname_put(o->file);
+        o->file = f;
+    }
     o->doc = doc;
     o->item = item;
     o->line = line;
 }
 
+int object_same_content(const trellis_object *a, const trellis_object *b)
+{
+    return a->tree_size == b->tree_size && memcmp(a->root, b->root, a->tree_size) == 0;
+}
+
+json_object *value_to_json(const trellis_value *v)
+{
+    const onode *n = N(v);
+    if (!n)
+        return NULL;
+    switch (ntype(n)) {
+    case N_BOOL:
+        return json_object_new_boolean((json_bool)nlen(n));
+    case N_INT: {
+        int64_t i;
+        memcpy(&i, (const char *)n + n->off, 8);
+        return json_object_new_int64(i);
+    }
+    case N_DOUBLE: {
+        double d;
+        memcpy(&d, (const char *)n + n->off, 8);
+        return json_object_new_double_s(d, ntext(n));
+    }
+    case N_STRING:
+        return json_object_new_string_len(ntext(n), (int)nlen(n));
+    case N_LIST: {
+        json_object *a = json_object_new_array_ext((int)nlen(n));
+        for (size_t i = 0; i < nlen(n); i++)
+            json_object_array_add(a, value_to_json(handle(nchild(n, i))));
+        return a;
+    }
+    case N_MAP: {
+        json_object *m = json_object_new_object();
+        for (size_t i = 0; i < nlen(n); i++) {
+            const onode *c = nchild(n, i);
+            json_object_object_add(m, nkey(c), value_to_json(handle(c)));
+        }
+        return m;
+    }
+    default:
+        return NULL;
+    }
+}
+
+json_object *object_to_json(const trellis_object *o)
+{
+    return value_to_json(o->root);
+}
+
 const char *object_label(const trellis_object *o, const char *key)
 {
-    return value_string(value_get((const trellis_value *)o->labels, key));
+    return value_string(value_get(o->labels, key));
 }
 
 const char *object_annotation(const trellis_object *o, const char *key)
 {
-    return value_string(value_get((const trellis_value *)o->annotations, key));
+    return value_string(value_get(o->annotations, key));
 }
 
 const trellis_value *object_get(const trellis_object *o, const char *path)
 {
     if (!o)
         return NULL;
-    return value_path((const trellis_value *)o->root, path);
+    return value_path(o->root, path);
 }
 
 const char *object_describe(const trellis_object *o, char *buf, size_t len)
@@ -268,50 +1087,23 @@ const char *object_describe(const trellis_object *o, char *buf, size_t len)
 
 /* ---- values ------------------------------------------------------------ */
 
-static json_object *J(const trellis_value *v)
-{
-    return (json_object *)(uintptr_t)v;
-}
-
-static const trellis_value *V(json_object *j)
-{
-    return (const trellis_value *)j;
-}
-
 trellis_value_type value_type(const trellis_value *v)
 {
-    switch (json_object_get_type(J(v))) {
-    case json_type_boolean:
-        return TRELLIS_VALUE_BOOL;
-    case json_type_int:
-        return TRELLIS_VALUE_INT;
-    case json_type_double:
-        return TRELLIS_VALUE_DOUBLE;
-    case json_type_string:
-        return TRELLIS_VALUE_STRING;
-    case json_type_array:
-        return TRELLIS_VALUE_LIST;
-    case json_type_object:
-        return TRELLIS_VALUE_MAP;
-    default:
-        return TRELLIS_VALUE_NULL;
-    }
+    return v ? public_type[ntype(N(v))] : TRELLIS_VALUE_NULL;
 }
 
 const char *value_string(const trellis_value *v)
 {
-    json_object *j = J(v);
-    switch (json_object_get_type(j)) {
-    case json_type_string:
-        return json_object_get_string(j);
-    case json_type_boolean:
-        return json_object_get_boolean(j) ? "true" : "false";
-    case json_type_int:
-    case json_type_double: {
-        const char *text = json_object_get_userdata(j);
-        /* not frozen (a tree that never went through object_new) */
-        return text ? text : json_object_get_string(j);
-    }
+    const onode *n = N(v);
+    if (!n)
+        return NULL;
+    switch (ntype(n)) {
+    case N_STRING:
+    case N_INT:
+    case N_DOUBLE:
+        return ntext(n);
+    case N_BOOL:
+        return nlen(n) ? "true" : "false";
     default:
         return NULL;
     }
@@ -336,39 +1128,49 @@ static int parse_int64(const char *s, int64_t *out)
 
 int value_int(const trellis_value *v, int64_t *out)
 {
-    json_object *j = J(v);
-    int64_t n;
-    if (json_object_is_type(j, json_type_int)) {
-        n = json_object_get_int64(j);
-    } else if (json_object_is_type(j, json_type_string)) {
-        if (parse_int64(json_object_get_string(j), &n) < 0)
-            return -1;
-    } else {
+    const onode *n = N(v);
+    int64_t i;
+    if (!n)
         return -1;
-    }
+    if (ntype(n) == N_INT)
+        memcpy(&i, (const char *)n + n->off, 8);
+    else if (ntype(n) != N_STRING || parse_int64(ntext(n), &i) < 0)
+        return -1;
     if (out)
-        *out = n;
+        *out = i;
     return 0;
 }
 
 int value_double(const trellis_value *v, double *out)
 {
-    json_object *j = J(v);
-    if (!json_object_is_type(j, json_type_double) && !json_object_is_type(j, json_type_int))
+    const onode *n = N(v);
+    double d;
+    if (!n)
         return -1;
+    if (ntype(n) == N_DOUBLE) {
+        memcpy(&d, (const char *)n + n->off, 8);
+    } else if (ntype(n) == N_INT) {
+        int64_t i;
+        memcpy(&i, (const char *)n + n->off, 8);
+        d = (double)i;
+    } else {
+        return -1;
+    }
     if (out)
-        *out = json_object_get_double(j);
+        *out = d;
     return 0;
 }
 
 int value_bool(const trellis_value *v, int *out)
 {
-    json_object *j = J(v);
+    const onode *n = N(v);
     int b;
-    if (json_object_is_type(j, json_type_boolean)) {
-        b = json_object_get_boolean(j) ? 1 : 0;
-    } else if (json_object_is_type(j, json_type_string)) {
-        const char *s = json_object_get_string(j);
+    if (!n)
+        return -1;
+    if (ntype(n) == N_BOOL) {
+        b = (int)nlen(n);
+    } else if (ntype(n) == N_STRING) {
+        const char *s = ntext(n);
         if (strcmp(s, "true") == 0)
             b = 1;
         else if (strcmp(s, "false") == 0)
@@ -385,29 +1187,37 @@ int value_bool(const trellis_value *v, int *out)
 
 size_t value_len(const trellis_value *v)
 {
-    json_object *j = J(v);
-    if (json_object_is_type(j, json_type_array))
-        return json_object_array_length(j);
-    if (json_object_is_type(j, json_type_object))
-        return (size_t)json_object_object_length(j);
+    const onode *n = N(v);
+    if (n && (ntype(n) == N_LIST || ntype(n) == N_MAP))
+        return nlen(n);
     return 0;
 }
 
 const trellis_value *value_at(const trellis_value *list, size_t i)
 {
-    json_object *j = J(list);
-    if (!json_object_is_type(j, json_type_array) || i >= json_object_array_length(j))
+    const onode *n = N(list);
+    if (!n || ntype(n) != N_LIST || i >= nlen(n))
         return NULL;
-    return V(json_object_array_get_idx(j, i));
+    return handle(nchild(n, i));
+}
+
+static const onode *map_get(const onode *n, const char *key)
+{
+    if (!n || ntype(n) != N_MAP || !key)
+        return NULL;
+    const onode *c = nchild(n, 0);
+    for (uint32_t i = 0, len = nlen(n); i < len; i++, c++) {
+        const char *k = nkey(c);
+        if (k[0] == key[0] && strcmp(k, key) == 0)
+            return c;
+    }
+    return NULL;
 }
 
 const trellis_value *value_get(const trellis_value *map, const char *key)
 {
-    json_object *j = J(map), *out;
-    if (!key || !json_object_is_type(j, json_type_object) ||
-        !json_object_object_get_ex(j, key, &out))
-        return NULL;
-    return V(out);
+    const onode *c = map_get(N(map), key);
+    return c ? handle(c) : NULL;
 }
 
 /* A key segment of a path: seg[0..len) raw, with backslash escapes when
@@ -433,33 +1243,26 @@ static int seg_equal(const char *key, const segment *g)
     return *k == '\0';
 }
 
-static json_object *map_lookup(json_object *m, const segment *g)
+static const onode *map_lookup(const onode *m, const segment *g)
 {
-    if (!json_object_is_type(m, json_type_object))
+    if (!m || ntype(m) != N_MAP)
         return NULL;
-    char buf[KEYBUF];
-    size_t n = 0;
-    int fits = 1;
-    for (size_t i = 0; i < g->len; i++) {
-        char c = g->s[i];
-        if (g->escaped && c == '\\' && i + 1 < g->len)
-            c = g->s[++i];
-        if (n + 1 >= sizeof buf) {
-            fits = 0;
-            break;
+    const onode *c = nchild(m, 0);
+    uint32_t len = nlen(m);
+    if (!g->escaped) {
+        /* the common case: compare whole keys, first byte first */
+        for (uint32_t i = 0; i < len; i++, c++) {
+            const char *k = nkey(c);
+            if (g->len == 0 ? k[0] == '\0'
+                            : k[0] == g->s[0] && strncmp(k, g->s, g->len) == 0 &&
+                                  k[g->len] == '\0')
+                return handle(c) ? c : NULL;
         }
-        buf[n++] = c;
+        return NULL;
     }
-    if (fits) {
-        buf[n] = '\0';
-        json_object *out;
-        return json_object_object_get_ex(m, buf, &out) ? out : NULL;
-    }
-    json_object_object_foreach(m, key, child)
-    {
-        if (seg_equal(key, g))
-            return child;
-    }
+    for (uint32_t i = 0; i < len; i++, c++)
+        if (seg_equal(nkey(c), g))
+            return handle(c) ? c : NULL;
     return NULL;
 }
 
@@ -505,7 +1308,7 @@ static const char *parse_bracket(const char *p, segment *g, size_t *index, int *
 
 const trellis_value *value_path(const trellis_value *v, const char *path)
 {
-    json_object *cur = J(v);
+    const onode *cur = N(v);
     const char *p = path;
     if (!p)
         return NULL;
@@ -532,30 +1335,406 @@ const trellis_value *value_path(const trellis_value *v, const char *path)
             if (is_key) {
                 cur = map_lookup(cur, &g);
             } else {
-                if (!json_object_is_type(cur, json_type_array) ||
-                    index >= json_object_array_length(cur))
+                if (ntype(cur) != N_LIST || index >= nlen(cur))
                     return NULL;
-                cur = json_object_array_get_idx(cur, index);
+                cur = nchild(cur, index);
+                if (ntype(cur) == N_NULL)
+                    cur = NULL;
             }
         } else {
             return NULL;
         }
     }
-    return V(cur);
+    return cur ? V(cur) : NULL;
 }
 
 int value_foreach(const trellis_value *map,
                   int (*cb)(const char *key, const trellis_value *v, void *ud), void *ud)
 {
-    json_object *j = J(map);
-    if (!json_object_is_type(j, json_type_object))
+    const onode *n = N(map);
+    if (!n || ntype(n) != N_MAP)
         return 0;
-    /* json-c keeps a map's members in insertion (document) order */
-    json_object_object_foreach(j, key, child)
-    {
-        int rc = cb(key, V(child), ud);
+    const onode *c = nchild(n, 0);
+    for (uint32_t i = 0, len = nlen(n); i < len; i++, c++) {
+        int rc = cb(nkey(c), handle(c), ud);
         if (rc)
             return rc;
     }
     return 0;
+}
+
+/* ---- JSON text --------------------------------------------------------- */
+
+/* json-c's nesting limit with the depth the parsers ask for: a value may
+ * sit at most this deep. */
+#define JSON_MAX_DEPTH (JSON_TOKENER_DEFAULT_DEPTH * 4 - 1)
+
+typedef struct jparse {
+    obuild *b;
+    const char *t;
+    size_t n, i;
+} jparse;
+
+static int jp_value(jparse *p, int depth, oref *out);
+
+static void jp_ws(jparse *p)
+{
+    while (p->i < p->n && is_ws(p->t[p->i]))
+        p->i++;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static int hex4(const char *s, unsigned *out)
+{
+    unsigned v = 0;
+    for (int k = 0; k < 4; k++) {
+        int h = hexval(s[k]);
+        if (h < 0)
+            return -1;
+        v = v << 4 | (unsigned)h;
+    }
+    *out = v;
+    return 0;
+}
+
+/* A string at p->i (the opening quote): its bytes, unescaped, in *s and *len
+ * (pointing into the text when there was nothing to unescape). What json-c
+ * would change or refuse (a NUL, a lone surrogate, bytes that are not
+ * UTF-8 as its checker sees it) is left to json-c. */
+static int jp_string(jparse *p, const char **s, size_t *len)
+{
+    const char *t = p->t;
+    size_t i = p->i + 1, n = p->n, start = i;
+    for (;;) {
+        if (i >= n)
+            return -1;
+        unsigned char c = (unsigned char)t[i];
+        if (c == '"') {
+            *s = t + start;
+            *len = i - start;
+            p->i = i + 1;
+            return 0;
+        }
+        if (c == '\\')
+            break;
+        if (c == 0)
+            return -1;
+        if (c >= 0x80) {
+            size_t more = (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 0;
+            if (!more || i + more >= n)
+                return -1;
+            for (size_t k = 1; k <= more; k++)
+                if (((unsigned char)t[i + k] & 0xc0) != 0x80)
+                    return -1;
+            i += more;
+        }
+        i++;
+    }
+    /* escapes: unescape into the scratch buffer */
+    obuild *b = p->b;
+    size_t o = i - start;
+    if (b->cap_sbuf < o + 64)
+        grow(&b->sbuf, &b->cap_sbuf, o + 64, 1);
+    memcpy(b->sbuf, t + start, o);
+    for (;;) {
+        if (i >= n)
+            return -1;
+        if (b->cap_sbuf < o + 8)
+            grow(&b->sbuf, &b->cap_sbuf, o + 8, 1);
+        unsigned char c = (unsigned char)t[i];
+        if (c == '"') {
+            *s = b->sbuf;
+            *len = o;
+            p->i = i + 1;
+            return 0;
+        }
+        if (c == 0)
+            return -1;
+        if (c >= 0x80) {
+            size_t more = (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 0;
+            if (!more || i + more >= n)
+                return -1;
+            b->sbuf[o++] = (char)c;
+            for (size_t k = 1; k <= more; k++) {
+                if (((unsigned char)t[i + k] & 0xc0) != 0x80)
+                    return -1;
+                b->sbuf[o++] = t[i + k];
+            }
+            i += more + 1;
+            continue;
+        }
+        if (c != '\\') {
+            b->sbuf[o++] = (char)c;
+            i++;
+            continue;
+        }
+        if (i + 1 >= n)
+            return -1;
+        char e = t[i + 1];
+        i += 2;
+        switch (e) {
+        case '"':
+        case '\\':
+        case '/':
+            b->sbuf[o++] = e;
+            continue;
+        case 'b':
+            b->sbuf[o++] = '\b';
+            continue;
+        case 'f':
+            b->sbuf[o++] = '\f';
+            continue;
+        case 'n':
+            b->sbuf[o++] = '\n';
+            continue;
+        case 'r':
+            b->sbuf[o++] = '\r';
+            continue;
+        case 't':
+            b->sbuf[o++] = '\t';
+            continue;
+        case 'u':
+            break;
+        default:
+            return -1;
+        }
+        unsigned u;
+        if (i + 4 > n || hex4(t + i, &u) < 0)
+            return -1;
+        i += 4;
+        if (u == 0)
+            return -1;
+        if ((u & 0xfc00) == 0xdc00)
+            return -1;
+        if ((u & 0xfc00) == 0xd800) {
+            unsigned lo;
+            if (i + 6 > n || t[i] != '\\' || t[i + 1] != 'u' || hex4(t + i + 2, &lo) < 0 ||
+                (lo & 0xfc00) != 0xdc00)
+                return -1;
+            i += 6;
+            u = (((u & 0x3ff) << 10) | (lo & 0x3ff)) + 0x10000;
+        }
+        if (u < 0x80) {
+            b->sbuf[o++] = (char)u;
+        } else if (u < 0x800) {
+            b->sbuf[o++] = (char)(0xc0 | (u >> 6));
+            b->sbuf[o++] = (char)(0x80 | (u & 0x3f));
+        } else if (u < 0x10000) {
+            b->sbuf[o++] = (char)(0xe0 | (u >> 12));
+            b->sbuf[o++] = (char)(0x80 | ((u >> 6) & 0x3f));
+            b->sbuf[o++] = (char)(0x80 | (u & 0x3f));
+        } else {
+            b->sbuf[o++] = (char)(0xf0 | ((u >> 18) & 0x07));
+            b->sbuf[o++] = (char)(0x80 | ((u >> 12) & 0x3f));
+            b->sbuf[o++] = (char)(0x80 | ((u >> 6) & 0x3f));
+            b->sbuf[o++] = (char)(0x80 | (u & 0x3f));
+        }
+    }
+}
+
+/* What may follow a scalar inside a container. */
+static int jp_delim(const jparse *p)
+{
+    if (p->i >= p->n)
+        return 0;
+    char c = p->t[p->i];
+    return c == ',' || c == ']' || c == '}' || is_ws(c);
+}
+
+static int jp_number(jparse *p, oref *out)
+{
+    const char *t = p->t;
+    size_t i = p->i, n = p->n, start = i;
+    int neg = 0, is_double = 0;
+    if (t[i] == '-') {
+        neg = 1;
+        i++;
+    }
+    if (i >= n || t[i] < '0' || t[i] > '9')
+        return -1;
+    size_t digits = i;
+    if (t[i] == '0') {
+        i++;
+        if (i < n && t[i] >= '0' && t[i] <= '9')
+            return -1; /* leading zeros: json-c's own rules */
+    } else {
+        while (i < n && t[i] >= '0' && t[i] <= '9')
+            i++;
+    }
+    size_t ndigits = i - digits;
+    if (i < n && t[i] == '.') {
+        is_double = 1;
+        i++;
+        if (i >= n || t[i] < '0' || t[i] > '9')
+            return -1;
+        while (i < n && t[i] >= '0' && t[i] <= '9')
+            i++;
+    }
+    if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+        is_double = 1;
+        i++;
+        if (i < n && (t[i] == '+' || t[i] == '-'))
+            i++;
+        if (i >= n || t[i] < '0' || t[i] > '9')
+            return -1;
+        while (i < n && t[i] >= '0' && t[i] <= '9')
+            i++;
+    }
+    p->i = i;
+    if (!jp_delim(p))
+        return -1;
+    char buf[64];
+    size_t len = i - start;
+    if (len >= sizeof buf)
+        return -1;
+    memcpy(buf, t + start, len);
+    buf[len] = '\0';
+    if (!is_double) {
+        if (ndigits > 18)
+            return -1; /* json-c clamps; let it */
+        int64_t v = 0;
+        for (size_t k = digits; k < digits + ndigits; k++)
+            v = v * 10 + (t[k] - '0');
+        *out = ob_int(p->b, neg ? -v : v, NULL);
+        return 0;
+    }
+    char *end;
+    double d = strtod(buf, &end);
+    if (*end)
+        return -1;
+    *out = ob_double(p->b, d, buf);
+    return 0;
+}
+
+static int jp_literal(jparse *p, const char *word, size_t len)
+{
+    if (p->n - p->i < len || memcmp(p->t + p->i, word, len) != 0)
+        return -1;
+    p->i += len;
+    return jp_delim(p) ? 0 : -1;
+}
+
+static int jp_value(jparse *p, int depth, oref *out)
+{
+    if (p->i >= p->n || depth > JSON_MAX_DEPTH)
+        return -1;
+    obuild *b = p->b;
+    switch (p->t[p->i]) {
+    case '{': {
+        size_t mark = ob_open(b);
+        p->i++;
+        jp_ws(p);
+        if (p->i < p->n && p->t[p->i] == '}') {
+            p->i++;
+            *out = ob_close_map(b, mark);
+            return 0;
+        }
+        for (;;) {
+            if (p->i >= p->n || p->t[p->i] != '"')
+                return -1;
+            const char *k;
+            size_t klen;
+            if (jp_string(p, &k, &klen) < 0)
+                return -1;
+            /* the key may sit in the scratch buffer the value reuses */
+            uint32_t koff = add_str(b, k, klen);
+            jp_ws(p);
+            if (p->i >= p->n || p->t[p->i] != ':')
+                return -1;
+            p->i++;
+            jp_ws(p);
+            oref v;
+            if (jp_value(p, depth + 1, &v) < 0)
+                return -1;
+            member_at(b, mark, koff, (uint32_t)klen, v, 1);
+            jp_ws(p);
+            if (p->i >= p->n)
+                return -1;
+            char c = p->t[p->i++];
+            if (c == '}')
+                break;
+            if (c != ',')
+                return -1;
+            jp_ws(p);
+        }
+        *out = ob_close_map(b, mark);
+        return 0;
+    }
+    case '[': {
+        size_t mark = ob_open(b);
+        p->i++;
+        jp_ws(p);
+        if (p->i < p->n && p->t[p->i] == ']') {
+            p->i++;
+            *out = ob_close_list(b, mark);
+            return 0;
+        }
+        for (;;) {
+            oref v;
+            if (jp_value(p, depth + 1, &v) < 0)
+                return -1;
+            ob_item(b, v);
+            jp_ws(p);
+            if (p->i >= p->n)
+                return -1;
+            char c = p->t[p->i++];
+            if (c == ']')
+                break;
+            if (c != ',')
+                return -1;
+            jp_ws(p);
+        }
+        *out = ob_close_list(b, mark);
+        return 0;
+    }
+    case '"': {
+        if (depth == 0)
+            return -1;
+        const char *s;
+        size_t len;
+        if (jp_string(p, &s, &len) < 0 || !jp_delim(p))
+            return -1;
+        *out = ob_string(b, s, len);
+        return 0;
+    }
+    case 't':
+        if (depth == 0 || jp_literal(p, "true", 4) < 0)
+            return -1;
+        *out = ob_bool(b, 1);
+        return 0;
+    case 'f':
+        if (depth == 0 || jp_literal(p, "false", 5) < 0)
+            return -1;
+        *out = ob_bool(b, 0);
+        return 0;
+    case 'n':
+        if (depth == 0 || jp_literal(p, "null", 4) < 0)
+            return -1;
+        *out = ob_null(b);
+        return 0;
+    default:
+        if (depth == 0)
+            return -1;
+        return jp_number(p, out);
+    }
+}
+
+size_t ob_parse_json(obuild *b, const char *text, size_t len, oref *out)
+{
+    jparse p = {b, text, len, 0};
+    if (len >= INT_MAX)
+        return 0;
+    if (jp_value(&p, 0, out) < 0)
+        return 0;
+    return p.i;
 }

@@ -39,61 +39,89 @@ static json_object *ids_json(const obj_id *ids, size_t n)
     return a;
 }
 
+#define JSON_FLAGS \
+    (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+/* Write j as json-c prints it at nesting level `level` of a bigger
+ * document: its text, every line after the first indented (strings hold
+ * no raw newline). Ownership of j is retained by the caller. */
+static void put_nested(FILE *f, json_object *j, int level)
+{
+    const char *text = json_object_to_json_string_ext(j, JSON_FLAGS);
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        if (!nl) {
+            fputs(p, f);
+            break;
+        }
+        fwrite(p, 1, (size_t)(nl - p) + 1, f);
+        fprintf(f, "%*s", level * 2, "");
+        p = nl + 1;
+    }
+}
+
+static json_object *decision_json(const sched *s, const decision *d, dec_result r)
+{
+    json_object *o = json_object_new_object();
+    json_object *w = json_object_new_object();
+    json_object_object_add(w, "kind", json_object_new_string(d->w->kind));
+    json_object_object_add(w, "namespace", json_object_new_string(d->w->namespace_));
+    json_object_object_add(w, "name", json_object_new_string(d->w->name));
+    json_object_object_add(o, "workload", w);
+    json_object_object_add(o, "profile", json_object_new_string(d->p->cfg->name));
+    json_object_object_add(o, "result", json_object_new_string(output_result_name(r)));
+    json_object *t = json_object_new_array();
+    for (size_t k = 0; k < d->n_targets; k++)
+        json_object_array_add(t, json_object_new_string(d->targets[k]));
+    json_object_object_add(o, "targets", t);
+    json_object_object_add(o, "message", json_object_new_string(d->message ? d->message : ""));
+    json_object_object_add(o, "evicted", ids_json(d->evicted, d->n_evicted));
+    json_object_object_add(o, "created", ids_json(d->created, d->n_created));
+    if (s->explain) {
+        json_object *ca = json_object_new_array();
+        for (size_t k = 0; k < d->n_cands; k++) {
+            const dec_cand *c = &d->cands[k];
+            json_object *co = json_object_new_object();
+            json_object_object_add(co, "target", json_object_new_string(c->target));
+            json_object_object_add(co, "verdict",
+                                   json_object_new_string(c->feasible ? "feasible" : "rejected"));
+            if (!c->feasible) {
+                json_object_object_add(co, "plugin", json_object_new_string(c->plugin));
+                json_object_object_add(co, "code", json_object_new_string(c->code));
+                json_object_object_add(co, "reason", json_object_new_string(c->reason));
+            }
+            if (c->has_score) {
+                json_object_object_add(co, "score", json_object_new_int64(c->score));
+                json_object *sc = json_object_new_object();
+                for (size_t j = 0; j < d->p->score.n; j++)
+                    json_object_object_add(sc, d->p->score.v[j]->name,
+                                           json_object_new_int64(c->scores[j]));
+                json_object_object_add(co, "scores", sc);
+            }
+            json_object_array_add(ca, co);
+        }
+        json_object_object_add(o, "candidates", ca);
+    }
+    return o;
+}
+
+/* The document is written as json-c prints it whole, one decision at a
+ * time, so that fifty thousand decisions never sit in memory as a tree. */
 void output_json(FILE *f, sched *s)
 {
     sched_sorted_decisions(s);
-    json_object *root = json_object_new_object();
-    json_object *arr = json_object_new_array();
     size_t counts[4] = {0};
+    fputs("{\n  \"decisions\": [\n", f);
     for (size_t i = 0; i < s->n_dec; i++) {
-        decision *d = s->decisions[i];
-        json_object *o = json_object_new_object();
-        json_object *w = json_object_new_object();
-        json_object_object_add(w, "kind", json_object_new_string(d->w->kind));
-        json_object_object_add(w, "namespace", json_object_new_string(d->w->namespace_));
-        json_object_object_add(w, "name", json_object_new_string(d->w->name));
-        json_object_object_add(o, "workload", w);
-        json_object_object_add(o, "profile", json_object_new_string(d->p->cfg->name));
+        const decision *d = s->decisions[i];
         dec_result r = d->result == DEC_PENDING ? DEC_UNSCHEDULABLE : d->result;
         counts[r]++;
-        json_object_object_add(o, "result", json_object_new_string(output_result_name(r)));
-        json_object *t = json_object_new_array();
-        for (size_t k = 0; k < d->n_targets; k++)
-            json_object_array_add(t, json_object_new_string(d->targets[k]));
-        json_object_object_add(o, "targets", t);
-        json_object_object_add(o, "message",
-                               json_object_new_string(d->message ? d->message : ""));
-        json_object_object_add(o, "evicted", ids_json(d->evicted, d->n_evicted));
-        json_object_object_add(o, "created", ids_json(d->created, d->n_created));
-        if (s->explain) {
-            json_object *ca = json_object_new_array();
-            for (size_t k = 0; k < d->n_cands; k++) {
-                const dec_cand *c = &d->cands[k];
-                json_object *co = json_object_new_object();
-                json_object_object_add(co, "target", json_object_new_string(c->target));
-                json_object_object_add(co, "verdict",
-                                       json_object_new_string(c->feasible ? "feasible"
-                                                                          : "rejected"));
-                if (!c->feasible) {
-                    json_object_object_add(co, "plugin", json_object_new_string(c->plugin));
-                    json_object_object_add(co, "code", json_object_new_string(c->code));
-                    json_object_object_add(co, "reason", json_object_new_string(c->reason));
-                }
-                if (c->has_score) {
-                    json_object_object_add(co, "score", json_object_new_int64(c->score));
-                    json_object *sc = json_object_new_object();
-                    for (size_t j = 0; j < d->p->score.n; j++)
-                        json_object_object_add(sc, d->p->score.v[j]->name,
-                                               json_object_new_int64(c->scores[j]));
-                    json_object_object_add(co, "scores", sc);
-                }
-                json_object_array_add(ca, co);
-            }
-            json_object_object_add(o, "candidates", ca);
-        }
-        json_object_array_add(arr, o);
+        json_object *o = decision_json(s, d, r);
+        fputs(i ? ",\n    " : "    ", f);
+        put_nested(f, o, 2);
+        json_object_put(o);
     }
-    json_object_object_add(root, "decisions", arr);
+    fputs(s->n_dec ? "\n  ],\n  \"evictions\": " : "  ],\n  \"evictions\": ", f);
     json_object *evs = json_object_new_array();
     for (size_t i = 0; i < s->n_evictions; i++) {
         const eviction *ev = &s->evictions[i];
@@ -105,17 +133,16 @@ void output_json(FILE *f, sched *s)
         json_object_object_add(o, "reason", json_object_new_string(ev->reason));
         json_object_array_add(evs, o);
     }
-    json_object_object_add(root, "evictions", evs);
+    put_nested(f, evs, 1);
+    json_object_put(evs);
+    fputs(",\n  \"summary\": ", f);
     json_object *sum = json_object_new_object();
     json_object_object_add(sum, "scheduled", json_object_new_int64((int64_t)counts[1]));
     json_object_object_add(sum, "unschedulable", json_object_new_int64((int64_t)counts[2]));
     json_object_object_add(sum, "error", json_object_new_int64((int64_t)counts[3]));
-    json_object_object_add(root, "summary", sum);
-    fprintf(f, "%s\n",
-            json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-                                                     JSON_C_TO_STRING_SPACED |
-                                                     JSON_C_TO_STRING_NOSLASHESCAPE));
-    json_object_put(root);
+    put_nested(f, sum, 1);
+    json_object_put(sum);
+    fputs("\n}\n", f);
 }
 
 void output_table(FILE *f, sched *s)

@@ -24,7 +24,6 @@ void queue_init(queue *q, uint64_t backoff_initial_ms, uint64_t backoff_max_ms,
 static void free_item(qitem *it)
 {
     object_unref(it->w);
-    free(it->key);
     free(it);
 }
 
@@ -132,12 +131,12 @@ static void detach(queue *q, qitem *it)
 
 void queue_add(queue *q, trellis_object *w, uint64_t now_ms)
 {
-    char *key = xasprintf("%s/%s", w->kind, w->key);
-    qitem *it = hmap_get(&q->items, key);
+    qitem *it = hmap_get(&q->items, w->id);
     if (it) {
-        free(key);
         trellis_object *old = it->w;
         it->w = object_ref(w);
+        it->key = w->id;
+        hmap_put(&q->items, it->key, it);
         object_unref(old);
         if (it->state == Q_UNSCHEDULABLE) {
             detach(q, it);
@@ -152,7 +151,7 @@ void queue_add(queue *q, trellis_object *w, uint64_t now_ms)
     }
     it = xcalloc(1, sizeof *it);
     it->w = object_ref(w);
-    it->key = key;
+    it->key = w->id;
     it->seq = q->next_seq++;
     hmap_put(&q->items, it->key, it);
     to_active(q, it);
@@ -255,10 +254,7 @@ void queue_flush_unschedulable(queue *q, uint64_t now_ms)
 
 qitem *queue_find(const queue *q, const trellis_object *w)
 {
-    char *key = xasprintf("%s/%s", w->kind, w->key);
-    qitem *it = hmap_get(&q->items, key);
-    free(key);
-    return it;
+    return hmap_get(&q->items, w->id);
 }
 
 void queue_counts(const queue *q, size_t *active, size_t *backoff, size_t *unschedulable)
@@ -271,9 +267,7 @@ void queue_counts(const queue *q, size_t *active, size_t *backoff, size_t *unsch
 qitem *queue_take(queue *q, trellis_object *w, uint64_t now_ms)
 {
     queue_add(q, w, now_ms);
-    char *key = xasprintf("%s/%s", w->kind, w->key);
-    qitem *it = hmap_get(&q->items, key);
-    free(key);
+    qitem *it = hmap_get(&q->items, w->id);
     if (it->state == Q_IN_FLIGHT)
         return NULL;
     detach(q, it);

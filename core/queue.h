@@ -24,7 +24,7 @@ enum { Q_ACTIVE = 1, Q_BACKOFF, Q_UNSCHEDULABLE, Q_IN_FLIGHT };
 
 typedef struct qitem {
     trellis_object *w; /* one reference */
-    char *key;         /* owned: "Kind/namespace/name" */
+    const char *key;   /* the workload's id (w->id) */
     uint64_t seq;      /* first time queued, for FIFO order */
     unsigned attempts;
     uint64_t ready_ms;   /* backoff: may be retried from then */

@@ -157,12 +157,20 @@ int sched_open(sched *s, cfg *c, char *const *extra_dirs, size_t n_extra, int pa
 /* Let the plugins of the profiles concerned prepare o. */
 static void prepare(sched *s, trellis_object *o, int as_workload)
 {
+    size_t nc = as_workload && !o->counters ? (size_t)s->reg.n_counters : 0;
     if (!o->aux && s->reg.n_slots) {
-        o->aux = xcalloc((size_t)s->reg.n_slots, sizeof *o->aux);
-        o->naux = (size_t)s->reg.n_slots;
+        /* a workload's counters share the slots' allocation (object_unref
+         * knows) */
+        size_t ns = (size_t)s->reg.n_slots;
+        o->aux = xcalloc(1, ns * sizeof *o->aux + nc * sizeof *o->counters);
+        o->naux = ns;
+        if (nc) {
+            o->counters = (int64_t *)(void *)(o->aux + ns);
+            nc = 0;
+        }
     }
-    if (as_workload && !o->counters && s->reg.n_counters)
-        o->counters = xcalloc((size_t)s->reg.n_counters, sizeof *o->counters);
+    if (nc)
+        o->counters = xcalloc(nc, sizeof *o->counters);
     if (!as_workload && !o->tvalues && s->reg.n_tvalues)
         o->tvalues = xcalloc((size_t)s->reg.n_tvalues, sizeof *o->tvalues);
     for (size_t i = 0; i < s->n_profiles; i++) {
@@ -219,9 +227,10 @@ static char *id_key(const char *kind, const char *ns, const char *name)
     return xasprintf("%s/%s/%s", kind, ns ? ns : "", name);
 }
 
-/* by_id entry: the object's place in s->objects */
+/* by_id entry: the object's place in s->objects; the key is that
+ * object's id */
 typedef struct idx_entry {
-    char *key;
+    const char *key;
     size_t pos;
 } idx_entry;
 
@@ -229,17 +238,18 @@ typedef struct idx_entry {
  * identity. */
 static void index_set(sched *s, trellis_object *o)
 {
-    char *k = id_key(o->kind, o->namespace_, o->name);
-    idx_entry *e = hmap_get(&s->by_id, k);
+    idx_entry *e = hmap_get(&s->by_id, o->id);
     if (e) {
-        free(k);
-        object_unref(s->objects[e->pos]);
+        trellis_object *old = s->objects[e->pos];
         s->objects[e->pos] = object_ref(o);
+        e->key = o->id;
+        hmap_put(&s->by_id, e->key, e);
+        object_unref(old);
         s->n_replaced++;
         return;
     }
     e = xcalloc(1, sizeof *e);
-    e->key = k;
+    e->key = o->id;
     e->pos = s->n_objects;
     hmap_put(&s->by_id, e->key, e);
     grow(&s->objects, &s->cap_objects, s->n_objects + 1, sizeof *s->objects);
@@ -249,9 +259,7 @@ static void index_set(sched *s, trellis_object *o)
 /* Drop the object of o's identity; the others keep store order. */
 static void index_del(sched *s, const trellis_object *o)
 {
-    char *k = id_key(o->kind, o->namespace_, o->name);
-    idx_entry *e = hmap_del(&s->by_id, k);
-    free(k);
+    idx_entry *e = hmap_del(&s->by_id, o->id);
     if (!e)
         return;
     object_unref(s->objects[e->pos]);
@@ -260,14 +268,10 @@ static void index_del(sched *s, const trellis_object *o)
             (s->n_objects - e->pos - 1) * sizeof *s->objects);
     s->n_objects--;
     for (size_t i = e->pos; i < s->n_objects; i++) {
-        const trellis_object *m = s->objects[i];
-        char *mk = id_key(m->kind, m->namespace_, m->name);
-        idx_entry *me = hmap_get(&s->by_id, mk);
-        free(mk);
+        idx_entry *me = hmap_get(&s->by_id, s->objects[i]->id);
         if (me)
             me->pos = i;
     }
-    free(e->key);
     free(e);
 }
 
@@ -458,7 +462,8 @@ int sched_load(sched *s, store *st, char *err, size_t errlen)
     }
     for (size_t i = 0; i < ms.n_objects; i++) {
         trellis_object *o = ms.objects[i];
-        profile *own = owner_for(s, o);
+        profile *p = sched_profile_for(s, o);
+        profile *own = p ? p : owner_for(s, o);
         if (!own)
             continue;
         prepare(s, o, 1);
@@ -467,7 +472,6 @@ int sched_load(sched *s, store *st, char *err, size_t errlen)
         const char *bound = value_string(object_get(o, own->cfg->binding_field));
         if (bound && *bound)
             continue;
-        profile *p = sched_profile_for(s, o);
         if (p) {
             queue_add(&p->q, o, s->now_ms);
             s->n_pending++;
@@ -478,20 +482,15 @@ int sched_load(sched *s, store *st, char *err, size_t errlen)
     return 0;
 }
 
-static char *dec_key(const trellis_object *w)
-{
-    return xasprintf("%s/%s", w->kind, w->key);
-}
-
 static decision *decision_for(sched *s, trellis_object *w, profile *p)
 {
-    char *k = dec_key(w);
-    decision *d = hmap_get(&s->dec_by_key, k);
+    decision *d = hmap_get(&s->dec_by_key, w->id);
     if (d) {
-        free(k);
         if (d->w != w) {
-            object_unref(d->w);
+            trellis_object *old = d->w;
             d->w = object_ref(w);
+            hmap_put(&s->dec_by_key, w->id, d); /* the key is d->w's id */
+            object_unref(old);
         }
         d->p = p;
         return d;
@@ -505,8 +504,8 @@ static decision *decision_for(sched *s, trellis_object *w, profile *p)
         grow(&s->decisions, &s->cap_dec, s->n_dec + 1, sizeof *s->decisions);
         s->decisions[s->n_dec++] = d;
     }
-    /* the key is owned by the map entry; freed in sched_close */
-    hmap_put(&s->dec_by_key, k, d);
+    /* the key is the workload's id, alive while d->w is */
+    hmap_put(&s->dec_by_key, w->id, d);
     return d;
 }
 
@@ -515,14 +514,15 @@ static void set_result(decision *d, dec_result r, const char *msg, const char *t
     d->result = r;
     free(d->message);
     d->message = msg ? xstrdup(msg) : NULL;
-    for (size_t i = 0; i < d->n_targets; i++)
-        free(d->targets[i]);
     free(d->targets);
     d->targets = NULL;
     d->n_targets = 0;
     if (target) {
-        d->targets = xcalloc(1, sizeof *d->targets);
-        d->targets[0] = xstrdup(target);
+        size_t len = strlen(target) + 1;
+        char **t = xmalloc(sizeof *t + len);
+        t[0] = (char *)(t + 1);
+        memcpy(t[0], target, len);
+        d->targets = t;
         d->n_targets = 1;
     }
 }
@@ -1385,16 +1385,12 @@ void sched_close(sched *s)
     free(s->decisions);
     size_t i = 0;
     hmap_slot *sl;
-    while ((sl = hmap_next(&s->dec_by_key, &i))) {
+    while ((sl = hmap_next(&s->dec_by_key, &i)))
         decision_free(sl->val);
-        free((char *)sl->key);
-    }
     hmap_free(&s->dec_by_key);
     i = 0;
     while ((sl = hmap_next(&s->by_id, &i))) {
-        idx_entry *e = sl->val;
-        free(e->key);
-        free(e);
+        free(sl->val);
     }
     hmap_free(&s->by_id);
     for (size_t k = 0; k < s->n_objects; k++)
@@ -1431,14 +1427,9 @@ void sched_close(sched *s)
 
 static void drop_decision(sched *s, const trellis_object *w)
 {
-    char *k = dec_key(w);
-    const char *stored = hmap_key(&s->dec_by_key, k);
-    decision *d = hmap_del(&s->dec_by_key, k);
-    free(k);
-    if (!d)
-        return;
-    free((char *)stored);
-    decision_free(d);
+    decision *d = hmap_del(&s->dec_by_key, w->id);
+    if (d)
+        decision_free(d);
 }
 
 /* Release the prepared data of objects only s->prepared still holds. */

@@ -54,20 +54,22 @@ typedef struct dec_cand {
     int64_t *scores;   /* per score plugin, normalized */
 } dec_cand;
 
+/* One per workload a run looked at (fifty thousand in a big run: the
+ * counts are 32 bits to keep it small). */
 typedef struct decision {
     trellis_object *w; /* one reference */
     profile *p;
-    dec_result result;
-    char **targets;
-    size_t n_targets;
+    char **targets; /* one allocation with the names it points to */
     char *message;
     obj_id *evicted;
-    size_t n_evicted;
     obj_id *created;
-    size_t n_created;
     dec_cand *cands;
-    size_t n_cands;
     char *nominated;
+    dec_result result;
+    uint32_t n_targets;
+    uint32_t n_evicted;
+    uint32_t n_created;
+    uint32_t n_cands;
     unsigned attempts;
 } decision;
 

@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,11 +31,13 @@
 #include "util.h"
 #include "writeback.h"
 
+/* A pending field edit. Path and value are pooled strings (see pool_get):
+ * fifty thousand bindings name one path and a few thousand targets. */
 typedef struct fs_edit {
     int doc, item;
-    char *path;
-    char *value; /* NULL = remove */
-    int raw;     /* value is JSON text */
+    const char *path;
+    const char *value; /* NULL = remove */
+    int raw;           /* value is JSON text */
 } fs_edit;
 
 typedef struct fs_file {
@@ -42,15 +45,17 @@ typedef struct fs_file {
     uint64_t hash; /* of the content as last read or written */
     fs_edit *edits;
     size_t n_edits, cap_edits;
+    uint32_t *eslots; /* edits by (doc, item, path): index + 1, 0 = empty */
+    size_t cap_eslots;
     trellis_object **objs; /* in file order; the index holds the references */
     size_t n_objs, cap_objs;
 } fs_file;
 
-/* an indexed object; the entry owns its key and one reference */
+/* an indexed object, keyed by its id; the entry holds one reference */
 typedef struct fs_entry {
-    char *key;
     trellis_object *o;
-    fs_file *f; /* NULL for a created object not written yet */
+    fs_file *f;     /* NULL for a created object not written yet */
+    uint32_t claim; /* the load_parsed call that last found it in its file */
 } fs_entry;
 
 typedef struct fs_event {
@@ -71,6 +76,7 @@ typedef struct file_store {
     size_t n_files, cap_files;
     hmap by_path; /* path -> fs_file */
     hmap objects; /* "Kind/ns/name" -> fs_entry */
+    uint32_t epoch; /* load_parsed calls so far */
     trellis_object **created;
     size_t n_created, cap_created;
     fs_event *events; /* waiting for dispatch */
@@ -79,16 +85,97 @@ typedef struct file_store {
     int ino; /* inotify descriptor, -1 when not watching */
     fs_wd *watches;
     size_t n_watches, cap_watches;
+    hmap pool; /* text -> pstr, the strings pending edits share */
 } file_store;
 
+/* A pooled string, counted by the edits that hold it. */
+typedef struct pstr {
+    size_t refs;
+    char s[];
+} pstr;
+
+static const char *pool_get(file_store *fs, const char *s)
+{
+    if (!s)
+        return NULL;
+    pstr *p = hmap_get(&fs->pool, s);
+    if (!p) {
+        size_t len = strlen(s);
+        p = xmalloc(sizeof *p + len + 1);
+        p->refs = 0;
+        memcpy(p->s, s, len + 1);
+        hmap_put(&fs->pool, p->s, p);
+    }
+    p->refs++;
+    return p->s;
+}
+
+static void pool_put(file_store *fs, const char *s)
+{
+    if (!s)
+        return;
+    pstr *p = (pstr *)(void *)(s - offsetof(pstr, s));
+    if (--p->refs == 0) {
+        hmap_del(&fs->pool, p->s);
+        free(p);
+    }
+}
+
+static size_t edit_slot(const fs_file *f, int doc, int item, const char *path)
+{
+    uint64_t h = ((uint64_t)(uint32_t)doc * 0x9e3779b97f4a7c15ull) ^
+                 ((uint64_t)(uint32_t)item * 0xbf58476d1ce4e5b9ull) ^ (uint64_t)(uintptr_t)path;
+    h ^= h >> 29;
+    h *= 0x94d049bb133111ebull;
+    h ^= h >> 32;
+    size_t mask = f->cap_eslots - 1;
+    size_t i = h & mask;
+    for (; f->eslots[i]; i = (i + 1) & mask) {
+        const fs_edit *e = &f->edits[f->eslots[i] - 1];
+        if (e->doc == doc && e->item == item && e->path == path)
+            break;
+    }
+    return i;
+}
+
+/* Drop a file's pending edits and their index. */
+static void clear_edits(file_store *fs, fs_file *f)
+{
+    for (size_t j = 0; j < f->n_edits; j++) {
+        pool_put(fs, f->edits[j].path);
+        pool_put(fs, f->edits[j].value);
+    }
+    f->n_edits = 0;
+    free(f->eslots);
+    f->eslots = NULL;
+    f->cap_eslots = 0;
+}
+
+/* The content hash of a file (its version): eight bytes a step, four
+ * independent lanes, so that hashing a file costs little next to parsing
+ * it. Only ever compared with itself. */
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
+    const uint64_t m = 0x9e3779b97f4a7c15ull;
+    uint64_t h[4] = {n, m, ~(uint64_t)n, m ^ 0xbf58476d1ce4e5b9ull};
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        for (int k = 0; k < 4; k++) {
+            uint64_t w;
+            memcpy(&w, s + i + 8 * k, 8);
+            h[k] = (h[k] ^ w) * m;
+            h[k] ^= h[k] >> 29;
+        }
     }
-    return h;
+    uint64_t t = 0;
+    for (; i < n; i++)
+        t = (t ^ (unsigned char)s[i]) * 1099511628211ull;
+    uint64_t r = t;
+    for (int k = 0; k < 4; k++) {
+        r = (r ^ h[k]) * 0x94d049bb133111ebull;
+        r ^= r >> 31;
+    }
+    return r;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -173,12 +260,9 @@ static fs_file *file_get(file_store *fs, const char *path)
     return f;
 }
 
-static void file_free(fs_file *f)
+static void file_free(file_store *fs, fs_file *f)
 {
-    for (size_t j = 0; j < f->n_edits; j++) {
-        free(f->edits[j].path);
-        free(f->edits[j].value);
-    }
+    clear_edits(fs, f);
     free(f->edits);
     free(f->objs);
     free(f->path);
@@ -187,8 +271,7 @@ static void file_free(fs_file *f)
 
 static void entry_drop(file_store *fs, fs_entry *e)
 {
-    hmap_del(&fs->objects, e->key);
-    free(e->key);
+    hmap_del(&fs->objects, e->o->id);
     free(e);
 }
 
@@ -199,6 +282,9 @@ static void entry_drop(file_store *fs, fs_entry *e)
  * longer found are kept rather than deleted: the malformed document may be
  * one of them. Errors go to errs.
  */
+static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t hash, int present,
+                        manifest_set *errs);
+
 static void load_text(file_store *fs, fs_file *f, const char *text, size_t len,
                       manifest_set *errs)
 {
@@ -209,21 +295,28 @@ static void load_text(file_store *fs, fs_file *f, const char *text, size_t len,
         hash = hash_bytes(text, len);
         manifest_parse(f->path, text, len, &ms);
     }
+    load_parsed(fs, f, ms, hash, text != NULL, errs);
+}
+
+/* load_text with the text parsed already (into ms, which this consumes). */
+static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t hash, int present,
+                        manifest_set *errs)
+{
     for (size_t i = 0; i < ms.n_errors; i++) {
         grow(&errs->errors, &errs->cap_errors, errs->n_errors + 1, sizeof *errs->errors);
         errs->errors[errs->n_errors++] = ms.errors[i];
     }
     int malformed = ms.n_errors > 0;
     ms.n_errors = 0;
-    hmap claimed; /* key -> entry, for the objects of the new text */
-    hmap_init(&claimed);
+    /* entries found in the new text are claimed by this call */
+    uint32_t epoch = ++fs->epoch;
     trellis_object **objs = NULL;
     size_t n = 0, cap = 0;
     for (size_t i = 0; i < ms.n_objects; i++) {
         trellis_object *o = ms.objects[i];
-        char *k = obj_key(o->kind, o->namespace_, o->name);
+        const char *k = o->id;
         fs_entry *e = hmap_get(&fs->objects, k);
-        fs_entry *first = e && e->f != f ? e : hmap_get(&claimed, k);
+        fs_entry *first = e && (e->f != f || e->claim == epoch) ? e : NULL;
         if (first) {
             const trellis_object *prev = first->o;
             add_error(errs, f->path, o->line, o->doc,
@@ -231,43 +324,38 @@ static void load_text(file_store *fs, fs_file *f, const char *text, size_t len,
                                 "this one is ignored",
                                 o->doc, o->kind, o->namespace_, *o->namespace_ ? "/" : "",
                                 o->name, prev->file ? prev->file : "(created)", prev->line));
-            free(k);
             object_unref(o);
             continue;
         }
         o->version = hash;
         if (!e) {
             e = xcalloc(1, sizeof *e);
-            e->key = k;
             e->o = object_ref(o);
             e->f = f;
-            hmap_put(&fs->objects, e->key, e);
+            hmap_put(&fs->objects, k, e);
             push_event(fs, STORE_ADDED, NULL, o);
-        } else if (json_object_equal(e->o->root, o->root)) {
+        } else if (object_same_content(e->o, o)) {
             /* the same object: only where it is and its version moved */
-            free(k);
             e->o->version = hash;
             e->o->doc = o->doc;
             e->o->item = o->item;
             e->o->line = o->line;
             object_unref(o);
         } else {
-            free(k);
             push_event(fs, STORE_MODIFIED, e->o, o);
             e->o = object_ref(o);
+            hmap_put(&fs->objects, o->id, e); /* the old object goes with the event */
         }
-        hmap_put(&claimed, e->key, e);
+        e->claim = epoch;
         grow(&objs, &cap, n + 1, sizeof *objs);
         objs[n++] = e->o;
     }
     for (size_t i = 0; i < f->n_objs; i++) {
         trellis_object *old = f->objs[i];
-        char *k = obj_key(old->kind, old->namespace_, old->name);
-        fs_entry *e = hmap_get(&fs->objects, k);
-        free(k);
-        if (!e || hmap_get(&claimed, e->key))
+        fs_entry *e = hmap_get(&fs->objects, old->id);
+        if (!e || e->claim == epoch)
             continue;
-        if (malformed && text) {
+        if (malformed && present) {
             grow(&objs, &cap, n + 1, sizeof *objs);
             objs[n++] = old;
             continue;
@@ -275,7 +363,6 @@ static void load_text(file_store *fs, fs_file *f, const char *text, size_t len,
         push_event(fs, STORE_DELETED, e->o, NULL);
         entry_drop(fs, e);
     }
-    hmap_free(&claimed);
     free(f->objs);
     f->objs = objs;
     f->n_objs = n;
@@ -296,24 +383,89 @@ static void drop_events(file_store *fs)
     fs->n_events = 0;
 }
 
+/* One file of the first read, read and parsed by a worker. */
+typedef struct parse_job {
+    const char *path;
+    manifest_set ms;
+    uint64_t hash;
+    char *read_error; /* NULL when it was read */
+} parse_job;
+
+typedef struct parse_pool {
+    parse_job *jobs;
+    size_t n;
+    atomic_size_t next;
+} parse_pool;
+
+static void parse_one(parse_job *j)
+{
+    size_t len;
+    char rerr[512];
+    char *text = read_file(j->path, &len, rerr, sizeof rerr);
+    manifest_set_init(&j->ms);
+    if (!text) {
+        j->read_error = xstrdup(rerr);
+        return;
+    }
+    j->hash = hash_bytes(text, len);
+    manifest_parse(j->path, text, len, &j->ms);
+    free(text);
+}
+
+static void *parse_worker(void *arg)
+{
+    parse_pool *pp = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&pp->next, 1);
+        if (i >= pp->n)
+            return NULL;
+        parse_one(&pp->jobs[i]);
+    }
+}
+
+/* Files are independent until their objects are indexed: read and parse
+ * them on one thread per processor (parsing is most of the first read),
+ * then take the results in path order, so the outcome is the same as
+ * reading them one by one. */
+static void parse_all(char **paths, size_t n, parse_job *jobs)
+{
+    parse_pool pp = {jobs, n, 0};
+    for (size_t i = 0; i < n; i++)
+        jobs[i].path = paths[i];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t nt = cpus > 1 ? (size_t)cpus : 1;
+    if (nt > 8)
+        nt = 8;
+    if (nt > n)
+        nt = n;
+    pthread_t th[8];
+    size_t started = 0;
+    for (size_t i = 1; i < nt; i++)
+        if (pthread_create(&th[started], NULL, parse_worker, &pp) == 0)
+            started++;
+    parse_worker(&pp);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+}
+
 static int fs_list(store *s, manifest_set *out, char *err, size_t errlen)
 {
     file_store *fs = (file_store *)s;
     char **paths = NULL;
     size_t n = 0, cap = 0;
     int rc = walk(fs->dir, &paths, &n, &cap, err, errlen);
+    parse_job *jobs = xcalloc(n ? n : 1, sizeof *jobs);
+    if (rc == 0)
+        parse_all(paths, n, jobs);
     pthread_mutex_lock(&fs->mu);
     for (size_t i = 0; i < n && rc == 0; i++) {
-        size_t len;
-        char rerr[512];
-        char *text = read_file(paths[i], &len, rerr, sizeof rerr);
-        if (!text) {
-            add_error(out, paths[i], 0, 0, xstrdup(rerr));
+        if (jobs[i].read_error) {
+            add_error(out, paths[i], 0, 0, jobs[i].read_error);
             continue;
         }
-        load_text(fs, file_get(fs, paths[i]), text, len, out);
-        free(text);
+        load_parsed(fs, file_get(fs, paths[i]), jobs[i].ms, jobs[i].hash, 1, out);
     }
+    free(jobs);
     for (size_t i = 0; i < n; i++)
         free(paths[i]);
     free(paths);
@@ -388,22 +540,32 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
         return errf(err, errlen, "%s: %s %s changed since it was read", f->path, o->kind,
                     o->key);
     for (size_t i = 0; i < n; i++) {
-        fs_edit *e = NULL;
         /* a later patch of the same field replaces an earlier one */
-        for (size_t j = 0; j < f->n_edits; j++)
-            if (f->edits[j].doc == o->doc && f->edits[j].item == o->item &&
-                strcmp(f->edits[j].path, edits[i].path) == 0)
-                e = &f->edits[j];
-        if (!e) {
+        if ((f->n_edits + 1) * 2 > f->cap_eslots) {
+            free(f->eslots);
+            f->cap_eslots = f->cap_eslots ? f->cap_eslots * 2 : 16;
+            f->eslots = xcalloc(f->cap_eslots, sizeof *f->eslots);
+            for (size_t j = 0; j < f->n_edits; j++) {
+                const fs_edit *x = &f->edits[j];
+                f->eslots[edit_slot(f, x->doc, x->item, x->path)] = (uint32_t)(j + 1);
+            }
+        }
+        const char *path = pool_get(fs, edits[i].path);
+        size_t slot = edit_slot(f, o->doc, o->item, path);
+        fs_edit *e;
+        if (f->eslots[slot]) {
+            e = &f->edits[f->eslots[slot] - 1];
+            pool_put(fs, path);
+            pool_put(fs, e->value);
+        } else {
             grow(&f->edits, &f->cap_edits, f->n_edits + 1, sizeof *f->edits);
             e = &f->edits[f->n_edits++];
             e->doc = o->doc;
             e->item = o->item;
-            e->path = xstrdup(edits[i].path);
-        } else {
-            free(e->value);
+            e->path = path;
+            f->eslots[slot] = (uint32_t)f->n_edits;
         }
-        e->value = edits[i].value ? xstrdup(edits[i].value) : NULL;
+        e->value = pool_get(fs, edits[i].value);
         e->raw = edits[i].raw;
     }
     return 0;
@@ -425,17 +587,15 @@ static int fs_patch(store *s, const trellis_object *o, const store_edit *edits, 
 static int fs_create(store *s, trellis_object *o, char *err, size_t errlen)
 {
     file_store *fs = (file_store *)s;
-    char *k = obj_key(o->kind, o->namespace_, o->name);
+    const char *k = o->id;
     pthread_mutex_lock(&fs->mu);
     int rc = 0;
     if (hmap_get(&fs->objects, k)) {
-        free(k);
         rc = errf(err, errlen, "%s %s already exists", o->kind, o->key);
     } else {
         fs_entry *e = xcalloc(1, sizeof *e);
-        e->key = k;
         e->o = object_ref(o);
-        hmap_put(&fs->objects, e->key, e);
+        hmap_put(&fs->objects, k, e);
         grow(&fs->created, &fs->cap_created, fs->n_created + 1, sizeof *fs->created);
         fs->created[fs->n_created++] = object_ref(o);
     }
@@ -506,11 +666,7 @@ static int flush_file(file_store *fs, fs_file *f, char *e, size_t elen)
         free(we);
     }
     free(text);
-    for (size_t j = 0; j < f->n_edits; j++) {
-        free(f->edits[j].path);
-        free(f->edits[j].value);
-    }
-    f->n_edits = 0;
+    clear_edits(fs, f);
     return rc;
 }
 
@@ -529,10 +685,12 @@ static int flush_created(file_store *fs, trellis_object *o, char *e, size_t elen
                 log_warn("%s: cannot create directory: %s", d, strerror(errno));
             free(d);
         }
+        json_object *tree = object_to_json(o);
         const char *js = json_object_to_json_string_ext(
-            o->root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                         JSON_C_TO_STRING_NOSLASHESCAPE);
+            tree, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                      JSON_C_TO_STRING_NOSLASHESCAPE);
         char *text = xasprintf("%s\n", js);
+        json_object_put(tree);
         if (writeback_write_atomic(p, text, strlen(text), e, elen) < 0) {
             rc = -1;
         } else {
@@ -541,9 +699,7 @@ static int flush_created(file_store *fs, trellis_object *o, char *e, size_t elen
             f->hash = o->version = hash_bytes(text, strlen(text));
             grow(&f->objs, &f->cap_objs, f->n_objs + 1, sizeof *f->objs);
             f->objs[f->n_objs++] = o;
-            char *k = obj_key(o->kind, o->namespace_, o->name);
-            fs_entry *en = hmap_get(&fs->objects, k);
-            free(k);
+            fs_entry *en = hmap_get(&fs->objects, o->id);
             if (en)
                 en->f = f;
         }
@@ -669,7 +825,7 @@ static void reload_path(file_store *fs, const char *path)
             hmap_del(&fs->by_path, g->path);
             memmove(fs->files + i, fs->files + i + 1, (fs->n_files - i - 1) * sizeof *fs->files);
             fs->n_files--;
-            file_free(g);
+            file_free(fs, g);
         } else {
             i++;
         }
@@ -762,18 +918,18 @@ static void fs_destroy(store *s)
     free(fs->events);
     manifest_set_free(&fs->errors);
     for (size_t i = 0; i < fs->n_files; i++)
-        file_free(fs->files[i]);
+        file_free(fs, fs->files[i]);
     free(fs->files);
     size_t i = 0;
     hmap_slot *sl;
     while ((sl = hmap_next(&fs->objects, &i))) {
         fs_entry *e = sl->val;
         object_unref(e->o);
-        free(e->key);
         free(e);
     }
     hmap_free(&fs->objects);
     hmap_free(&fs->by_path);
+    hmap_free(&fs->pool); /* empty: every edit gave its strings back */
     for (size_t j = 0; j < fs->n_created; j++)
         object_unref(fs->created[j]);
     free(fs->created);
@@ -824,5 +980,6 @@ store *store_file_open(const char *dir, int dry_run, char *err, size_t errlen)
         fs->dir[--l] = '\0';
     hmap_init(&fs->by_path);
     hmap_init(&fs->objects);
+    hmap_init(&fs->pool);
     return &fs->base;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 int errf(char *err, size_t errlen, const char *fmt, ...)
@@ -122,6 +123,15 @@ void sb_free(strbuf *b)
     sb_init(b);
 }
 
+void sb_reserve(strbuf *b, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        b->cap = b->len + n + 1;
+        b->s = xrealloc(b->s, b->cap);
+        b->s[b->len] = '\0';
+    }
+}
+
 void sb_add(strbuf *b, const char *s, size_t n)
 {
     if (b->len + n + 1 > b->cap) {
@@ -178,10 +188,26 @@ char *read_file(const char *path, size_t *len, char *err, size_t errlen)
     }
     strbuf b;
     sb_init(&b);
+    /* a regular file is read into a buffer of its size (doubling would
+     * leave up to half of a big file's buffer unused); the loop still
+     * takes whatever the file holds by then */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+        sb_reserve(&b, (size_t)st.st_size);
     char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        sb_add(&b, chunk, n);
+    for (;;) {
+        size_t n;
+        if (b.cap > b.len + 1) {
+            n = fread(b.s + b.len, 1, b.cap - b.len - 1, f);
+            b.len += n;
+            b.s[b.len] = '\0';
+        } else {
+            n = fread(chunk, 1, sizeof chunk, f);
+            sb_add(&b, chunk, n);
+        }
+        if (n == 0)
+            break;
+    }
     if (ferror(f)) {
         errf(err, errlen, "%s: read error: %s", path, strerror(errno));
         fclose(f);

@@ -43,6 +43,9 @@ typedef struct strbuf {
 void sb_init(strbuf *b);
 void sb_free(strbuf *b);
 void sb_add(strbuf *b, const char *s, size_t n);
+/* Make room for n more bytes at once (one allocation, no doubling past
+ * what is known to come). */
+void sb_reserve(strbuf *b, size_t n);
 void sb_puts(strbuf *b, const char *s);
 void sb_printf(strbuf *b, const char *fmt, ...) UTIL_PRINTF(2, 3);
 /* Detach the string (ownership transfers to the caller). */

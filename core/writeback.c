@@ -108,7 +108,8 @@ typedef struct tree {
     size_t nanchors, capanchors;
     anchor_ref *aliases;
     size_t naliases, capaliases;
-    size_t *steps; /* per document: indentation step + 1, 0 until known */
+    int step_doc; /* the document whose indentation step is known + 1, 0 for none */
+    size_t step;
 } tree;
 
 static void node_free(node *n)
@@ -130,7 +131,6 @@ static void tree_free(tree *t)
     free(t->docs);
     free(t->anchors);
     free(t->aliases);
-    free(t->steps);
     memset(t, 0, sizeof *t);
 }
 
@@ -556,48 +556,30 @@ static int ybuild_node(ybuild *b, yaml_event_t *ev, int depth, node **out)
     return rc;
 }
 
-static int yaml_tree(const char *s, size_t len, tree *t, char *err, size_t errlen)
+/* The next document into t->docs[t->ndocs]: 1, 0 at the end of the
+ * stream, -1 on an error (b->err says it). */
+static int yaml_next_doc(ybuild *b)
 {
-    ybuild b;
-    memset(&b, 0, sizeof b);
-    memset(t, 0, sizeof *t);
-    b.s = s;
-    b.len = len;
-    b.t = t;
-    b.err = err;
-    b.errlen = errlen;
-    if (!yaml_parser_initialize(&b.p))
-        return errf(err, errlen, "out of memory");
-    build_cmap(&b);
-    yaml_parser_set_input_string(&b.p, (const unsigned char *)s, len);
-    int rc = 0;
+    tree *t = b->t;
     for (;;) {
         yaml_event_t ev;
-        if (ynext(&b, &ev) < 0) {
-            rc = -1;
-            break;
-        }
+        if (ynext(b, &ev) < 0)
+            return -1;
         yaml_event_type_t type = ev.type;
         yaml_event_delete(&ev);
         if (type == YAML_STREAM_END_EVENT)
-            break;
+            return 0;
         if (type != YAML_DOCUMENT_START_EVENT)
             continue;
-        b.doc = (int)t->ndocs;
+        b->doc = (int)t->ndocs;
         node *root = NULL;
-        if (ynext(&b, &ev) < 0) {
-            rc = -1;
-            break;
-        }
-        rc = ybuild_node(&b, &ev, 0, &root);
+        if (ynext(b, &ev) < 0)
+            return -1;
+        int rc = ybuild_node(b, &ev, 0, &root);
         grow(&t->docs, &t->cap, t->ndocs + 1, sizeof *t->docs);
         t->docs[t->ndocs++] = root;
-        if (rc < 0)
-            break;
+        return rc < 0 ? -1 : 1;
     }
-    yaml_parser_delete(&b.p);
-    free(b.cmap);
-    return rc;
 }
 
 /* ---- JSON trees -------------------------------------------------------- */
@@ -827,23 +809,18 @@ static int jvalue(jbuild *b, int depth, node **out)
     return rc;
 }
 
-static int json_tree(const char *s, size_t len, tree *t, char *err, size_t errlen)
+/* The next document into t->docs[t->ndocs]: 1, 0 at the end of the
+ * text, -1 on an error (b->err says it). */
+static int json_next_doc(jbuild *b, tree *t)
 {
-    jbuild b = {s, len, 0, err, errlen};
-    memset(t, 0, sizeof *t);
-    if (len >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0)
-        b.i = 3;
-    for (;;) {
-        jws(&b);
-        if (b.i >= len)
-            return 0;
-        node *root;
-        int rc = jvalue(&b, 0, &root);
-        grow(&t->docs, &t->cap, t->ndocs + 1, sizeof *t->docs);
-        t->docs[t->ndocs++] = root;
-        if (rc < 0)
-            return -1;
-    }
+    jws(b);
+    if (b->i >= b->len)
+        return 0;
+    node *root;
+    int rc = jvalue(b, 0, &root);
+    grow(&t->docs, &t->cap, t->ndocs + 1, sizeof *t->docs);
+    t->docs[t->ndocs++] = root;
+    return rc < 0 ? -1 : 1;
 }
 
 /* ---- raw values ---------------------------------------------------------
@@ -1459,13 +1436,12 @@ static size_t indent_step(const node *n)
  * none). */
 static size_t doc_step(wctx *w, int doc)
 {
-    if (!w->t.steps)
-        w->t.steps = xcalloc(w->t.ndocs ? w->t.ndocs : 1, sizeof *w->t.steps);
-    if (!w->t.steps[doc]) {
+    if (w->t.step_doc != doc + 1) {
         size_t step = indent_step(w->t.docs[doc]);
-        w->t.steps[doc] = (step ? step : DEFAULT_STEP) + 1;
+        w->t.step = step ? step : DEFAULT_STEP;
+        w->t.step_doc = doc + 1;
     }
-    return w->t.steps[doc] - 1;
+    return w->t.step;
 }
 
 /* Where a key starts on its line: at the '?' of an explicit "? key". */
@@ -2028,76 +2004,120 @@ static void canon_doc(strbuf *b, const node *root, int json, const overlay *ovs,
     sb_add(b, "}", 1);
 }
 
-/* Compare the tree before a pass (with the pass's edits) and after it. */
-static int same_but_edits(const tree *before, const tree *after, int json, const wb_edit *edits,
-                          node *const *raws, const size_t *round, const unsigned char *state,
-                          size_t nr, char *err, size_t errlen)
+/* ---- passes, one document at a time ----------------------------------
+ *
+ * A pass reads the text document by document: each document's tree is
+ * built, the pass's edits of that document are planned against it, its
+ * canonical form with those edits laid over is kept, and the tree is
+ * dropped before the next document is read. After the splice, the new text
+ * is read the same way: each edit is verified and each document compared
+ * with the form kept for it. So memory follows the largest document rather
+ * than the file (a file of fifty thousand Pods made two trees of it). */
+
+typedef struct reader {
+    wctx *w;
+    jbuild jb;
+    ybuild yb;
+    int yaml_open;
+} reader;
+
+static int reader_open(reader *r, wctx *w, char *err, size_t errlen)
 {
-    if (before->ndocs != after->ndocs)
-        return errf(err, errlen,
-                    "the edits would change the number of documents "
-                    "(%zu, then %zu); nothing was written",
-                    before->ndocs, after->ndocs);
-    overlay *ovs = xcalloc(nr ? nr : 1, sizeof *ovs);
-    keypath *paths = xcalloc(nr ? nr : 1, sizeof *paths);
-    size_t np = 0;
-    int rc = 0;
+    memset(r, 0, sizeof *r);
+    r->w = w;
+    tree_free(&w->t);
+    if (w->json) {
+        r->jb = (jbuild){w->s, w->len, 0, err, errlen};
+        if (w->len >= 3 && memcmp(w->s, "\xef\xbb\xbf", 3) == 0)
+            r->jb.i = 3;
+        return 0;
+    }
+    r->yb.s = w->s;
+    r->yb.len = w->len;
+    r->yb.t = &w->t;
+    r->yb.err = err;
+    r->yb.errlen = errlen;
+    if (!yaml_parser_initialize(&r->yb.p))
+        return errf(err, errlen, "out of memory");
+    r->yaml_open = 1;
+    build_cmap(&r->yb);
+    yaml_parser_set_input_string(&r->yb.p, (const unsigned char *)w->s, w->len);
+    return 0;
+}
+
+/* The next document, at w->t.docs[w->t.ndocs - 1]: 1, 0 at the end, -1 on
+ * an error. */
+static int reader_next(reader *r)
+{
+    return r->w->json ? json_next_doc(&r->jb, &r->w->t) : yaml_next_doc(&r->yb);
+}
+
+/* Forget document d's tree (and the anchors it held). */
+static void reader_drop(reader *r, size_t d)
+{
+    tree *t = &r->w->t;
+    node_free(t->docs[d]);
+    t->docs[d] = NULL;
+    t->nanchors = t->naliases = 0;
+}
+
+static void reader_close(reader *r)
+{
+    if (r->yaml_open)
+        yaml_parser_delete(&r->yb.p);
+    free(r->yb.cmap);
+    r->yaml_open = 0;
+    r->yb.cmap = NULL;
+}
+
+/* The first failure of a pass, by the edits' order in the pass. */
+typedef struct first_err {
+    size_t at; /* position in the pass; SIZE_MAX when none */
+    char msg[1024];
+} first_err;
+
+static void keep_err(first_err *f, size_t at, const char *msg)
+{
+    if (at < f->at) {
+        f->at = at;
+        snprintf(f->msg, sizeof f->msg, "%s", msg);
+    }
+}
+
+/* The overlays of one document; a key path is half a kilobyte, so these
+ * are sized by the document's edits, not the pass's. */
+typedef struct doc_ovs {
+    overlay *ovs;
+    keypath *paths;
+    size_t cap;
+} doc_ovs;
+
+/* The pass's overlays of document d (edits not postponed), for canon_doc. */
+static size_t doc_overlays(const wb_edit *edits, node *const *raws, const size_t *round,
+                           size_t nr, const unsigned char *state, size_t d, doc_ovs *o)
+{
+    size_t n = 0;
+    char msg[512];
     for (size_t r = 0; r < nr; r++) {
-        if (state[round[r]] != 2)
-            continue;
         const wb_edit *e = &edits[round[r]];
-        if (path_split(e->path, &paths[np], err, errlen) < 0) {
-            rc = -1;
-            break;
+        if (state[round[r]] != 1 || e->doc != (int)d)
+            continue;
+        if (n == o->cap) {
+            size_t cap = o->cap;
+            grow(&o->paths, &cap, n + 1, sizeof *o->paths);
+            grow(&o->ovs, &o->cap, n + 1, sizeof *o->ovs);
         }
-        ovs[np].p = &paths[np];
-        ovs[np].item = e->item;
-        ovs[np].value = e->value;
-        ovs[np].raw = e->value ? raws[round[r]] : NULL;
-        np++;
+        overlay *ovs = o->ovs;
+        keypath *paths = o->paths;
+        if (path_split(e->path, &paths[n], msg, sizeof msg) < 0)
+            continue; /* planning refused it already */
+        ovs[n].p = &paths[n];
+        ovs[n].item = e->item;
+        ovs[n].value = e->value;
+        ovs[n].raw = e->value ? raws[round[r]] : NULL;
+        n++;
     }
-    overlay *mine = xcalloc(np ? np : 1, sizeof *mine);
-    for (size_t d = 0; rc == 0 && d < before->ndocs; d++) {
-        size_t nm = 0;
-        for (size_t r = 0, k = 0; r < nr; r++) {
-            if (state[round[r]] != 2)
-                continue;
-            if (edits[round[r]].doc == (int)d)
-                mine[nm++] = ovs[k];
-            k++;
-        }
-        strbuf x, y;
-        sb_init(&x);
-        sb_init(&y);
-        canon_doc(&x, before->docs[d], json, mine, nm);
-        canon_doc(&y, after->docs[d], json, NULL, 0);
-        if (x.len != y.len || memcmp(x.s, y.s, x.len) != 0)
-            rc = errf(err, errlen,
-                      "document %zu would change beyond the edits; nothing "
-                      "was written",
-                      d);
-        sb_free(&x);
-        sb_free(&y);
-    }
-    for (size_t i = 0; i < np; i++)
-        path_free(&paths[i]);
-    free(mine);
-    free(paths);
-    free(ovs);
-    return rc;
-}
-
-static int parse_tree(wctx *w, char *err, size_t errlen)
-{
-    return w->json ? json_tree(w->s, w->len, &w->t, err, errlen)
-                   : yaml_tree(w->s, w->len, &w->t, err, errlen);
-}
-
-/* Edits a and b may interact when they address the same document and the
- * same item, or one of them the whole document. */
-static int conflict(const wb_edit *a, const wb_edit *b)
-{
-    return a->doc == b->doc && (a->item == b->item || a->item < 0 || b->item < 0);
+    return n;
 }
 
 static int repl_cmp(const void *pa, const void *pb)
@@ -2106,6 +2126,188 @@ static int repl_cmp(const void *pa, const void *pb)
     if (a->start != b->start)
         return a->start < b->start ? -1 : 1;
     return a->edit < b->edit ? -1 : a->edit > b->edit;
+}
+
+/* A canonical form, as two independent 64-bit sums: the form of every
+ * document of a big file would take more memory than the file. */
+typedef uint64_t form_sums[2];
+
+static void form_sum(const strbuf *b, uint64_t *out)
+{
+    uint64_t h1 = 1469598103934665603ull ^ b->len, h2 = 0x9e3779b97f4a7c15ull ^ ~b->len;
+    for (size_t i = 0; i < b->len; i++) {
+        unsigned char c = (unsigned char)b->s[i];
+        h1 = (h1 ^ c) * 1099511628211ull;
+        h2 = (h2 + c + 1) * 0xbf58476d1ce4e5b9ull;
+        h2 ^= h2 >> 27;
+    }
+    out[0] = h1;
+    out[1] = h2;
+}
+
+/* Plan the pass's edits (state 1) over w->s. Replacements go to rs (in
+ * order, overlapping ones postponed: state 0), the sums of each document's
+ * canonical form with its edits to sums, the number of documents to
+ * *ndocs. */
+static int plan_pass(wctx *w, const wb_edit *edits, node *const *raws, const size_t *round,
+                     size_t nr, unsigned char *state, repl *rs, size_t *nrs, form_sums **sums,
+                     size_t *cap_sums, size_t *ndocs, int first, char *err, size_t errlen)
+{
+    char msg[512];
+    first_err fe = {SIZE_MAX, ""};
+    reader rd;
+    doc_ovs dov = {NULL, NULL, 0};
+    strbuf form;
+    sb_init(&form);
+    size_t pos = 0; /* end of the last replacement kept */
+    int rc = reader_open(&rd, w, msg, sizeof msg);
+    *nrs = 0;
+    for (size_t d = 0; rc == 0; d++) {
+        int got = reader_next(&rd);
+        if (got < 0) {
+            rc = errf(err, errlen, first ? "cannot parse the %s text: %s"
+                                         : "the edited text does not parse: %s%s",
+                      first ? (w->json ? "JSON" : "YAML") : "", msg);
+            break;
+        }
+        if (got == 0)
+            break;
+        size_t from = *nrs;
+        for (size_t r = 0; r < nr; r++) {
+            const wb_edit *e = &edits[round[r]];
+            char e1[1024];
+            if (e->doc != (int)d || r > fe.at)
+                continue;
+            if (plan_edit(w, e, raws[round[r]], round[r], &rs[*nrs], e1, sizeof e1) < 0)
+                keep_err(&fe, r, e1);
+            else
+                (*nrs)++;
+        }
+        /* a replacement that overlaps the one before it waits for the
+         * next pass (cannot happen for edits that do not conflict, but a
+         * wrong splice must never be written); replacements stay within
+         * their document, so this is decided document by document */
+        qsort(rs + from, *nrs - from, sizeof *rs, repl_cmp);
+        size_t kept = from;
+        for (size_t k = from; k < *nrs; k++) {
+            if (rs[k].start < pos) {
+                state[rs[k].edit] = 0;
+                free(rs[k].text);
+                continue;
+            }
+            pos = rs[k].end;
+            rs[kept++] = rs[k];
+        }
+        *nrs = kept;
+        size_t nm = doc_overlays(edits, raws, round, nr, state, d, &dov);
+        grow(sums, cap_sums, d + 1, sizeof **sums);
+        form.len = 0;
+        canon_doc(&form, w->t.docs[d], w->json, dov.ovs, nm);
+        form_sum(&form, (*sums)[d]);
+        for (size_t k = 0; k < nm; k++)
+            path_free(&dov.paths[k]);
+        reader_drop(&rd, d);
+    }
+    reader_close(&rd);
+    *ndocs = w->t.ndocs;
+    if (rc == 0) {
+        /* edits of documents the text does not have */
+        for (size_t r = 0; r < nr; r++) {
+            const wb_edit *e = &edits[round[r]];
+            char e1[1024];
+            repl tmp;
+            if (e->doc >= 0 && (size_t)e->doc < w->t.ndocs)
+                continue;
+            if (plan_edit(w, e, raws[round[r]], round[r], &tmp, e1, sizeof e1) < 0)
+                keep_err(&fe, r, e1);
+            else
+                free(tmp.text);
+        }
+        if (fe.at != SIZE_MAX)
+            rc = errf(err, errlen, "%s", fe.msg);
+    }
+    if (rc < 0) {
+        for (size_t k = 0; k < *nrs; k++)
+            free(rs[k].text);
+        *nrs = 0;
+    }
+    free(dov.ovs);
+    free(dov.paths);
+    sb_free(&form);
+    return rc;
+}
+
+/* Read the text a pass produced: every edit of the pass (state 2) holds its
+ * value, every document reads as its kept form says. */
+static int check_pass(wctx *w, const wb_edit *edits, node *const *raws, const size_t *round,
+                      size_t nr, const unsigned char *state, const form_sums *sums,
+                      size_t before_ndocs, char *err, size_t errlen)
+{
+    char msg[512];
+    first_err fe = {SIZE_MAX, ""};
+    size_t changed = SIZE_MAX;
+    reader rd;
+    strbuf y;
+    sb_init(&y);
+    int rc = reader_open(&rd, w, msg, sizeof msg);
+    for (size_t d = 0; rc == 0; d++) {
+        int got = reader_next(&rd);
+        if (got < 0) {
+            rc = errf(err, errlen, "the edited text does not parse: %s", msg);
+            break;
+        }
+        if (got == 0)
+            break;
+        for (size_t r = 0; r < nr; r++) {
+            const wb_edit *e = &edits[round[r]];
+            char e1[1024];
+            if (state[round[r]] != 2 || e->doc != (int)d || r > fe.at)
+                continue;
+            if (verify_edit(w, e, raws[round[r]], round[r], e1, sizeof e1) < 0)
+                keep_err(&fe, r, e1);
+        }
+        if (changed == SIZE_MAX && d < before_ndocs) {
+            uint64_t sum[2];
+            y.len = 0;
+            canon_doc(&y, w->t.docs[d], w->json, NULL, 0);
+            form_sum(&y, sum);
+            if (sum[0] != sums[d][0] || sum[1] != sums[d][1])
+                changed = d;
+        }
+        reader_drop(&rd, d);
+    }
+    reader_close(&rd);
+    sb_free(&y);
+    if (rc < 0)
+        return rc;
+    for (size_t r = 0; r < nr; r++) {
+        const wb_edit *e = &edits[round[r]];
+        char e1[1024];
+        if (state[round[r]] != 2 || (e->doc >= 0 && (size_t)e->doc < w->t.ndocs))
+            continue;
+        if (verify_edit(w, e, raws[round[r]], round[r], e1, sizeof e1) < 0)
+            keep_err(&fe, r, e1);
+    }
+    if (fe.at != SIZE_MAX)
+        return errf(err, errlen, "%s", fe.msg);
+    if (before_ndocs != w->t.ndocs)
+        return errf(err, errlen,
+                    "the edits would change the number of documents "
+                    "(%zu, then %zu); nothing was written",
+                    before_ndocs, w->t.ndocs);
+    if (changed != SIZE_MAX)
+        return errf(err, errlen,
+                    "document %zu would change beyond the edits; nothing "
+                    "was written",
+                    changed);
+    return 0;
+}
+
+/* Edits a and b may interact when they address the same document and the
+ * same item, or one of them the whole document. */
+static int conflict(const wb_edit *a, const wb_edit *b)
+{
+    return a->doc == b->doc && (a->item == b->item || a->item < 0 || b->item < 0);
 }
 
 int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *edits, size_t n,
@@ -2138,28 +2340,21 @@ int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *ed
     memset(&w, 0, sizeof w);
     w.json = is_json;
     w.nl = newline_of(text, len);
-    strbuf cur;
+    strbuf cur; /* the text after the last pass; the caller's until then */
     sb_init(&cur);
-    sb_add(&cur, text, len);
-    w.s = cur.s;
-    w.len = cur.len;
-    char msg[512];
-    if (parse_tree(&w, msg, sizeof msg) < 0) {
-        tree_free(&w.t);
-        sb_free(&cur);
-        for (size_t i = 0; i < n; i++)
-            node_free(raws[i]);
-        free(raws);
-        return errf(err, errlen, "cannot parse the %s text: %s", is_json ? "JSON" : "YAML", msg);
-    }
+    w.s = text;
+    w.len = len;
     unsigned char *state = xcalloc(n ? n : 1, 1); /* 0 waiting, 1 now, 2 done */
     repl *rs = xcalloc(n ? n : 1, sizeof *rs);
     size_t *round = xcalloc(n ? n : 1, sizeof *round);
-    int rc = 0;
+    form_sums *sums = NULL;
+    size_t cap_sums = 0;
+    int rc = 0, first = 1;
     size_t left = n;
-    while (left > 0 && rc == 0) {
+    do {
         /* pick the edits of this pass, in order, skipping any that must
-         * wait for an earlier one that waits */
+         * wait for an earlier one that waits (none at all: the text is
+         * only read, so that what does not parse is refused) */
         size_t nr = 0;
         for (size_t i = 0; i < n; i++) {
             if (state[i] == 2)
@@ -2173,30 +2368,20 @@ int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *ed
                 round[nr++] = i;
             }
         }
-        size_t nrs = 0;
-        for (size_t r = 0; r < nr && rc == 0; r++) {
-            rc = plan_edit(&w, &edits[round[r]], raws[round[r]], round[r], &rs[nrs], err, errlen);
-            if (rc == 0)
-                nrs++;
-        }
-        if (rc < 0) {
-            for (size_t r = 0; r < nrs; r++)
-                free(rs[r].text);
+        size_t nrs = 0, ndocs = 0;
+        rc = plan_pass(&w, edits, raws, round, nr, state, rs, &nrs, &sums, &cap_sums, &ndocs,
+                       first, err, errlen);
+        first = 0;
+        if (rc < 0 || nr == 0)
             break;
-        }
-        qsort(rs, nrs, sizeof *rs, repl_cmp);
-        /* a replacement that overlaps the one before it waits for the
-         * next pass (cannot happen for edits that do not conflict, but a
-         * wrong splice must never be written) */
         strbuf next;
         sb_init(&next);
+        size_t grown = w.len;
+        for (size_t r = 0; r < nrs; r++)
+            grown += rs[r].text ? strlen(rs[r].text) : 0;
+        sb_reserve(&next, grown);
         size_t pos = 0;
         for (size_t r = 0; r < nrs; r++) {
-            if (rs[r].start < pos) {
-                state[rs[r].edit] = 0;
-                free(rs[r].text);
-                continue;
-            }
             sb_add(&next, w.s + pos, rs[r].start - pos);
             if (rs[r].text)
                 sb_puts(&next, rs[r].text);
@@ -2211,22 +2396,12 @@ int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *ed
             }
         sb_free(&cur);
         cur = next;
-        tree before = w.t;
         w.s = cur.s ? cur.s : "";
         w.len = cur.len;
-        if (parse_tree(&w, msg, sizeof msg) < 0) {
-            rc = errf(err, errlen, "the edited text does not parse: %s", msg);
-            tree_free(&before);
-            break;
-        }
-        for (size_t r = 0; r < nr && rc == 0; r++)
-            if (state[round[r]] == 2)
-                rc = verify_edit(&w, &edits[round[r]], raws[round[r]], round[r], err, errlen);
-        if (rc == 0)
-            rc = same_but_edits(&before, &w.t, w.json, edits, raws, round, state, nr, err, errlen);
-        tree_free(&before);
-    }
+        rc = check_pass(&w, edits, raws, round, nr, state, sums, ndocs, err, errlen);
+    } while (left > 0 && rc == 0);
     tree_free(&w.t);
+    free(sums);
     for (size_t i = 0; i < n; i++)
         node_free(raws[i]);
     free(raws);
@@ -2237,6 +2412,8 @@ int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *ed
         sb_free(&cur);
         return -1;
     }
+    if (!cur.s)
+        sb_add(&cur, text, len); /* no pass: the text as it was */
     if (outlen)
         *outlen = cur.len;
     *out = sb_steal(&cur);

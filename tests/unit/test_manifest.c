@@ -148,6 +148,12 @@ static void expect_bool(const trellis_object *o, const char *path, int want)
     ck_assert_int_eq(got, want);
 }
 
+static int has_key(const char *key, const trellis_value *v, void *ud)
+{
+    (void)v;
+    return strcmp(key, ud) == 0;
+}
+
 START_TEST(yaml_scalars)
 {
     manifest_set s;
@@ -160,7 +166,7 @@ START_TEST(yaml_scalars)
         snprintf(p, sizeof p, "spec.n%d", i);
         expect_type(o, p, TRELLIS_VALUE_NULL);
         /* present, but null */
-        ck_assert(json_object_object_get_ex((json_object *)object_get(o, "spec"), p + 5, NULL));
+        ck_assert(value_foreach(object_get(o, "spec"), has_key, p + 5));
     }
     expect_bool(o, "spec.b1", 1);
     expect_bool(o, "spec.b2", 1);

@@ -2,11 +2,14 @@
  * test_object.c - Check suite for object.c: building objects from json-c
  * trees and JSON text (and every way that is refused), identity and
  * provenance, reference counting, the path syntax of object_get and
- * value_path, and the value accessors behind the SDK.
+ * value_path, the value accessors behind the SDK, and the compact form:
+ * the builder, the JSON reader (against json-c, which it must match) and
+ * the conversion back to json-c.
  */
 #include "config.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +55,7 @@ START_TEST(identity)
     ck_assert_str_eq(o->namespace_, "prod");
     ck_assert_str_eq(o->uid, "u-1");
     ck_assert_str_eq(o->key, "prod/web-1");
+    ck_assert_str_eq(o->id, "Pod/prod/web-1");
     ck_assert_int_eq(o->refs, 1);
     ck_assert_int_eq(o->item, -1);
     ck_assert_int_eq(o->prepare_failed_slot, -1);
@@ -68,6 +72,7 @@ START_TEST(identity)
     ck_assert_str_eq(o->namespace_, "");
     ck_assert_str_eq(o->uid, "");
     ck_assert_str_eq(o->key, "n1");
+    ck_assert_str_eq(o->id, "Node//n1");
     ck_assert_ptr_null(o->labels); /* not a map: ignored */
     ck_assert_ptr_null(o->annotations);
     ck_assert_ptr_null(object_label(o, "x"));
@@ -413,11 +418,251 @@ START_TEST(values_of_built_trees)
     ck_assert_str_eq(str_at(o, "cpu"), "-3");
     ck_assert_str_eq(str_at(o, "ratio"), "0.5");
     ck_assert_str_eq(str_at(o, "list[0]"), "12");
-    /* a tree never frozen still answers */
-    json_object *loose = json_object_new_int(5);
-    ck_assert_str_eq(value_string((const trellis_value *)loose), "5");
-    json_object_put(loose);
     object_unref(o);
+}
+END_TEST
+
+
+/* ---- the compact form and the JSON reader ---- */
+
+#define HEAD "{\"apiVersion\": \"v1\", \"kind\": \"K\", \"metadata\": {\"name\": \"n\"}, \"x\": "
+
+/* The object json-c builds from text, converted. */
+static trellis_object *via_json_c(const char *text)
+{
+    json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH * 4);
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    json_object *j = json_tokener_parse_ex(tok, text, (int)strlen(text) + 1);
+    ck_assert_msg(json_tokener_get_error(tok) == json_tokener_success, "json-c refuses %s", text);
+    json_tokener_free(tok);
+    char err[128];
+    trellis_object *o = object_new(j, err, sizeof err);
+    ck_assert_msg(o != NULL, "%s", err);
+    return o;
+}
+
+/* The fast reader takes text (or leaves it, as `taken` says) and the
+ * object equals what json-c builds; converted back, it is the same json-c
+ * tree (but for integers past int64, which values see clamped, as they
+ * always did). */
+static void same_as_json_c(const char *x, int taken)
+{
+    int exact = strlen(x) < 19 || !strchr("-0123456789", x[0]);
+    char text[2048];
+    snprintf(text, sizeof text, HEAD "%s}", x);
+    obuild *b = obuild_new();
+    oref r;
+    size_t used = ob_parse_json(b, text, strlen(text), &r);
+    ck_assert_msg(taken ? used == strlen(text) : used == 0, "%s: reader took %zu", x, used);
+    obuild_free(b);
+    trellis_object *fast = from_json(text), *ref = via_json_c(text);
+    ck_assert_msg(object_same_content(fast, ref), "%s differs from json-c", x);
+    json_object *back = object_to_json(fast), *j = json_tokener_parse(text);
+    ck_assert_msg(!exact || json_object_equal(back, j), "%s does not convert back", x);
+    json_object_put(back);
+    json_object_put(j);
+    object_unref(fast);
+    object_unref(ref);
+}
+
+START_TEST(reader_matches_json_c)
+{
+    same_as_json_c("1", 1);
+    same_as_json_c("-0", 1);
+    same_as_json_c("[0, -7, 123456789012345678, -123456789012345678]", 1);
+    same_as_json_c("[1.5, -0.25, 1e3, 2E-2, 6.02e+23, 1.0, 10.50]", 1);
+    same_as_json_c("[true, false, null, \"\", [], {}]", 1);
+    same_as_json_c("\"tab\\there \\\"q\\\" \\\\ \\/ \\b\\f\\n\\r\"", 1);
+    same_as_json_c("\"\\u00e9\\u20ac\\ud83d\\ude00 caf\xc3\xa9 \xf0\x9f\x98\x80\"", 1);
+    same_as_json_c("{\"a\": 1, \"b\": {\"c\": [1, {\"d\": null}]}, \"a\": 2}", 1);
+    same_as_json_c("{\"\\u0041key\": \"v\", \"k\\n\": 1}", 1);
+    same_as_json_c("  [ 1 ,\n\t2 ]  ", 1);
+    /* left to json-c, which accepts them its own way */
+    same_as_json_c("12345678901234567890", 0);
+    same_as_json_c("-99999999999999999999", 0);
+    same_as_json_c("\"lone \\ud800 surrogate\"", 0);
+    same_as_json_c("\"low \\udc00 first\"", 0);
+    same_as_json_c("\"nul \\u0000 inside\"", 0);
+    same_as_json_c("00", 0);
+    same_as_json_c("\"control \x01 char\"", 1);
+}
+END_TEST
+
+START_TEST(reader_leaves_what_it_does_not_take)
+{
+    const char *left[] = {
+        "\"top\"", "12", "true", "null", "{\"a\": 1,}", "[1,]", "{\"a\" 1}", "{\"a\": 01}",
+        "{\"a\": 1.}", "{\"a\": .5}", "{\"a\": 1e}", "{\"a\": \"\xff\"}", "{\"a\": \"\xc3\"}",
+        "{\"a\": tru}", "{\"a\": truex}", "{\"a\": 'x'}", "{\"a\": NaN}", "{\"a\": \"\\x\"}",
+        "{\"a\": \"\\u12g4\"}", "{\"a\": \"open}", "{\"a\": [1, 2}", "{", "",
+    };
+    obuild *b = obuild_new();
+    for (size_t i = 0; i < sizeof left / sizeof *left; i++) {
+        oref r;
+        ck_assert_msg(ob_parse_json(b, left[i], strlen(left[i]), &r) == 0, "took %s", left[i]);
+        obuild_clear(b);
+    }
+    /* nesting: json-c's limit is the reader's */
+    char deep[600];
+    size_t n = 0;
+    for (int i = 0; i < 127; i++)
+        deep[n++] = '[';
+    for (int i = 0; i < 127; i++)
+        deep[n++] = ']';
+    oref r;
+    ck_assert_uint_eq(ob_parse_json(b, deep, n, &r), n);
+    obuild_clear(b);
+    n = 0;
+    for (int i = 0; i < 129; i++)
+        deep[n++] = '[';
+    for (int i = 0; i < 129; i++)
+        deep[n++] = ']';
+    ck_assert_uint_eq(ob_parse_json(b, deep, n, &r), 0);
+    /* a value ends where json-c ends it: concatenated documents */
+    obuild_clear(b);
+    ck_assert_uint_eq(ob_parse_json(b, "{\"a\": 1}{\"b\": 2}", 16, &r), 8);
+    obuild_free(b);
+}
+END_TEST
+
+START_TEST(big_maps)
+{
+    /* enough members for the builder's hash, with a duplicate at the end:
+     * json-c keeps the first place and the last value */
+    char text[8192];
+    size_t n = (size_t)snprintf(text, sizeof text, HEAD "{");
+    for (int i = 0; i < 200; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "\"k%d\": %d, ", i, i);
+    n += (size_t)snprintf(text + n, sizeof text - n, "\"k7\": \"last\"}}");
+    trellis_object *o = from_json(text), *ref = via_json_c(text);
+    ck_assert(object_same_content(o, ref));
+    ck_assert_uint_eq(value_len(object_get(o, "x")), 200);
+    ck_assert_str_eq(value_string(object_get(o, "x.k7")), "last");
+    ck_assert_str_eq(value_string(object_get(o, "x.k199")), "199");
+    object_unref(o);
+    object_unref(ref);
+    /* an empty key, and keys that share a prefix, by path */
+    o = from_json(HEAD "{\"\": 1, \"ab\": 2, \"a\": 3, \"a.b\": 4}}");
+    ck_assert_str_eq(value_string(object_get(o, "x[\"\"]")), "1");
+    ck_assert_str_eq(value_string(object_get(o, "x.a")), "3");
+    ck_assert_str_eq(value_string(object_get(o, "x.ab")), "2");
+    ck_assert_str_eq(value_string(object_get(o, "x[\"a.b\"]")), "4");
+    ck_assert_ptr_null(object_get(o, "x[\"abc\"]"));
+    ref = via_json_c(HEAD "{}}");
+    object_unref(o);
+    object_unref(ref);
+}
+END_TEST
+
+static int key_list(const char *key, const trellis_value *v, void *ud)
+{
+    strcat(ud, key);
+    strcat(ud, v ? "=" : "~");
+    strcat(ud, v ? value_string(v) ? value_string(v) : "{}" : "");
+    strcat(ud, ",");
+    return 0;
+}
+
+START_TEST(builder)
+{
+    obuild *b = obuild_new();
+    /* a shared value (as a YAML alias makes) is copied into each place */
+    size_t m = ob_open(b);
+    ob_member(b, m, "a", 1, ob_int(b, 1, NULL), 0);
+    ob_member(b, m, "b", 1, ob_string(b, "two", 3), 0);
+    oref shared = ob_close_map(b, m);
+    size_t root = ob_open(b);
+    ob_member(b, root, "apiVersion", 10, ob_string(b, "v1", 2), 0);
+    ob_member(b, root, "kind", 4, ob_string(b, "K", 1), 0);
+    size_t meta = ob_open(b);
+    ob_member(b, meta, "name", 4, ob_string(b, "n", 1), 0);
+    ob_member(b, meta, "namespace", 9, ob_string(b, "ns", 2), 0);
+    ob_member(b, root, "metadata", 8, ob_close_map(b, meta), 0);
+    ob_member(b, root, "one", 3, shared, 0);
+    ob_member(b, root, "two", 3, shared, 0);
+    /* without replace a present key is left alone */
+    ck_assert_int_eq(ob_member(b, root, "one", 3, ob_null(b), 0), 1);
+    /* a key is cut at a NUL, as json-c cuts it */
+    ck_assert_int_eq(ob_member(b, root, "k\0junk", 6, ob_bool(b, 1), 0), 0);
+    /* a merge adds only what the map lacks, after its own members */
+    size_t src = ob_open(b);
+    ob_member(b, src, "k", 1, ob_bool(b, 0), 0);
+    ob_member(b, src, "merged", 6, ob_double(b, 0.5, "0.50"), 0);
+    ob_member(b, src, "nothing", 7, ob_null(b), 0);
+    ob_merge(b, root, ob_close_map(b, src));
+    oref r = ob_close_map(b, root);
+    ck_assert_int_eq(ob_type(b, r), TRELLIS_VALUE_MAP);
+    ck_assert_uint_eq(ob_len(b, r), 8);
+    ck_assert_str_eq(ob_text(b, ob_get(b, r, "kind")), "K");
+    ck_assert_str_eq(ob_text(b, ob_get(b, shared, "a")), "1");
+    ck_assert_uint_eq(ob_get(b, r, "absent"), OB_NONE);
+    char err[128];
+    trellis_object *o = object_build(b, r, err, sizeof err);
+    ck_assert_msg(o != NULL, "%s", err);
+    obuild_free(b);
+    ck_assert_str_eq(o->key, "ns/n");
+    ck_assert_str_eq(value_string(object_get(o, "one.b")), "two");
+    ck_assert_str_eq(value_string(object_get(o, "two.b")), "two");
+    ck_assert_ptr_ne(object_get(o, "one.b"), object_get(o, "two.b"));
+    char keys[256] = "";
+    value_foreach(o->root, key_list, keys);
+    ck_assert_str_eq(keys, "apiVersion=v1,kind=K,metadata={},one={},two={},k=true,"
+                           "merged=0.50,nothing~,");
+    double d;
+    ck_assert_int_eq(value_double(object_get(o, "merged"), &d), 0);
+    ck_assert(d == 0.5);
+    ck_assert_ptr_null(object_get(o, "nothing"));
+    ck_assert_uint_eq(value_len(o->root), 8);
+    /* back to json-c, nulls included */
+    json_object *j = object_to_json(o);
+    ck_assert_str_eq(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
+                     "{\"apiVersion\":\"v1\",\"kind\":\"K\",\"metadata\":{\"name\":\"n\","
+                     "\"namespace\":\"ns\"},\"one\":{\"a\":1,\"b\":\"two\"},\"two\":{\"a\":1,"
+                     "\"b\":\"two\"},\"k\":true,\"merged\":0.50,\"nothing\":null}");
+    json_object_put(j);
+    ck_assert_ptr_null(value_to_json(NULL));
+    object_unref(o);
+}
+END_TEST
+
+static int first_key(const char *key, const trellis_value *v, void *ud)
+{
+    (void)v;
+    *(const char **)ud = key;
+    return 1;
+}
+
+START_TEST(same_content_and_origin)
+{
+    const char *t = HEAD "[1, \"s\", {\"a\": true}]}";
+    trellis_object *a = from_json(t), *b = from_json(t);
+    ck_assert(object_same_content(a, b));
+    trellis_object *c = from_json(HEAD "[1, \"s\", {\"a\": false}]}");
+    ck_assert(!object_same_content(a, c));
+    /* map keys are stored once for the process */
+    const char *ka = NULL, *kc = NULL;
+    value_foreach(object_get(a, "x[2]"), first_key, &ka);
+    value_foreach(object_get(c, "x[2]"), first_key, &kc);
+    ck_assert_str_eq(ka, "a");
+    ck_assert_ptr_eq(ka, kc);
+    /* objects of one file share its name */
+    object_set_origin(a, "dir/f.yaml", 0, -1, 1);
+    object_set_origin(b, "dir/f.yaml", 1, -1, 9);
+    ck_assert_ptr_eq(a->file, b->file);
+    ck_assert_str_eq(a->file, "dir/f.yaml");
+    object_set_origin(c, "dir/g.yaml", 0, -1, 1);
+    ck_assert_ptr_ne(a->file, c->file);
+    object_set_origin(b, NULL, 0, -1, 1);
+    ck_assert_ptr_null(b->file);
+    ck_assert_str_eq(a->file, "dir/f.yaml");
+    object_unref(b);
+    object_unref(a);
+    /* the name is freed with its last object, and comes back fresh */
+    trellis_object *d = from_json(t);
+    object_set_origin(d, "dir/f.yaml", 0, -1, 1);
+    ck_assert_str_eq(d->file, "dir/f.yaml");
+    object_unref(d);
+    object_unref(c);
 }
 END_TEST
 
@@ -439,6 +684,13 @@ static Suite *object_suite(void)
     tcase_add_test(v, foreach_order);
     tcase_add_test(v, values_of_built_trees);
     suite_add_tcase(s, v);
+    TCase *c = tcase_create("compact");
+    tcase_add_test(c, reader_matches_json_c);
+    tcase_add_test(c, reader_leaves_what_it_does_not_take);
+    tcase_add_test(c, big_maps);
+    tcase_add_test(c, builder);
+    tcase_add_test(c, same_content_and_origin);
+    suite_add_tcase(s, c);
     return s;
 }
 
