@@ -39,9 +39,8 @@ void cache_free(cache *c)
     hmap_slot *s;
     while ((s = hmap_next(&c->workloads, &i))) {
         cache_workload *w = s->val;
-        object_unref(w->obj);
+        object_unref(w->obj); /* the map does not read its keys again */
         free(w->as);
-        free(w->key);
         free(w);
     }
     i = 0;
@@ -147,17 +146,12 @@ size_t cache_count_targets(const cache *c, const char *kind)
     return n;
 }
 
-static char *workload_key(const trellis_object *w)
-{
-    return xasprintf("%s/%s", w->kind, w->key);
-}
-
+/* Workloads are keyed by their object's id, which the entry borrows from
+ * cw->obj: a new version of the object re-keys the entry before the old
+ * one is released. */
 cache_workload *cache_get_workload(const cache *c, const trellis_object *w)
 {
-    char *k = workload_key(w);
-    cache_workload *cw = hmap_get(&c->workloads, k);
-    free(k);
-    return cw;
+    return hmap_get(&c->workloads, w->id);
 }
 
 static cache_workload *ensure_workload(cache *c, trellis_object *w)
@@ -165,14 +159,17 @@ static cache_workload *ensure_workload(cache *c, trellis_object *w)
     cache_workload *cw = cache_get_workload(c, w);
     if (cw) {
         if (cw->obj != w) {
-            object_unref(cw->obj);
+            trellis_object *old = cw->obj;
             cw->obj = object_ref(w);
+            cw->key = w->id;
+            hmap_put(&c->workloads, cw->key, cw);
+            object_unref(old);
         }
         return cw;
     }
     cw = xcalloc(1, sizeof *cw);
     cw->obj = object_ref(w);
-    cw->key = workload_key(w);
+    cw->key = w->id;
     hmap_put(&c->workloads, cw->key, cw);
     return cw;
 }
@@ -287,6 +284,5 @@ void cache_remove_workload(cache *c, const trellis_object *w)
     hmap_del(&c->workloads, cw->key);
     object_unref(cw->obj);
     free(cw->as);
-    free(cw->key);
     free(cw);
 }

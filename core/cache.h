@@ -47,7 +47,7 @@ typedef struct cache_assignment {
 
 typedef struct cache_workload {
     trellis_object *obj; /* one reference */
-    char *key;           /* "Kind/namespace/name", owned */
+    const char *key;     /* obj's id ("Kind/namespace/name"), borrowed */
     cache_assignment *as;
     size_t n_as;
 } cache_workload;
