@@ -69,15 +69,19 @@ void framework_build(profile *p)
 
 void framework_profile_free(profile *p)
 {
-    equiv_cache *e = &p->eq;
-    if (e->w)
-        object_unref(e->w);
-    free(e->pass);
-    free(e->cands);
-    free(e->raw);
-    free(e->skip_filter);
-    free(e->skip_score);
-    memset(e, 0, sizeof *e);
+    equiv_cache *q = &p->eq;
+    for (size_t k = 0; k < EQ_ENTRIES; k++) {
+        equiv_entry *e = &q->e[k];
+        if (e->w)
+            object_unref(e->w);
+        free(e->pass);
+        free(e->cands);
+        free(e->raw);
+        free(e->skip_filter);
+        free(e->skip_score);
+    }
+    free(q->changed);
+    memset(q, 0, sizeof *q);
 }
 
 #define ARENA_CHUNK (64 * 1024)
@@ -707,25 +711,40 @@ out:
  *
  * After a cycle that filtered every target, the profile keeps the verdicts
  * (pass bitmap and cands) and, once scored, the raw scores by target
- * position, with the workload and the snapshot generation. The next cycle
- * reuses them when its workload is equivalent for every plugin, its
- * pre-filters skipped the same plugins, and the snapshot moved by at most
- * one update that rebuilt nothing: then only the 64-target blocks holding a
- * changed target are filtered again, and only the changed feasible targets
- * scored. Normalize, the totals and the selection always run. */
+ * position, with the workload and the snapshot generation, in one of
+ * EQ_ENTRIES entries: one per class of equivalent workloads, the least
+ * recently used replaced. A later cycle reuses an entry when its workload
+ * is equivalent to the entry's for every plugin, its pre-filters skipped
+ * the same plugins, the targets are the same set, and at most
+ * EQ_MAX_CHANGED targets changed since (the snapshot's generation column
+ * tells which): then only the 64-target blocks holding a changed target
+ * are filtered again, and only the changed feasible targets scored.
+ * Normalize, the totals and the selection always run. */
 
 /* More changed targets than this: a full cycle is as cheap. */
 #define EQ_MAX_CHANGED 64
 
-static int eq_usable(const profile *p, const trellis_cycle *c, const trellis_object *w)
+/* The targets changed since generation gen into q->changed; 0 when more
+ * than EQ_MAX_CHANGED. */
+static int eq_collect_changed(equiv_cache *q, const snapshot *s, uint64_t gen)
 {
-    const equiv_cache *e = &p->eq;
-    const snapshot *s = &p->snap;
-    if (!p->equivalent || !e->valid || e->set_gen != s->set_gen || c->exclude_name)
-        return 0;
-    if (e->gen != s->gen && (e->gen != s->prev_gen || s->rebuilt || s->n_changed > EQ_MAX_CHANGED))
-        return 0;
-    if (memcmp(e->skip_filter, c->skip_filter, p->n_plugins) != 0)
+    q->n_changed = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->tgen[i] <= gen)
+            continue;
+        if (q->n_changed == EQ_MAX_CHANGED)
+            return 0;
+        grow(&q->changed, &q->cap_changed, q->n_changed + 1, sizeof *q->changed);
+        q->changed[q->n_changed++] = (uint32_t)i;
+    }
+    return 1;
+}
+
+static int eq_same_class(const profile *p, const equiv_entry *e, const trellis_cycle *c,
+                         const trellis_object *w)
+{
+    if (!e->valid || e->set_gen != p->snap.set_gen ||
+        memcmp(e->skip_filter, c->skip_filter, p->n_plugins) != 0)
         return 0;
     for (size_t k = 0; k < p->n_plugins && e->w != w; k++) {
         trellis_plugin *pl = p->plugins[k];
@@ -735,38 +754,59 @@ static int eq_usable(const profile *p, const trellis_cycle *c, const trellis_obj
     return 1;
 }
 
-/* The cached verdicts, with the blocks of changed targets filtered again. */
+/* Pick the entry of w's class and say whether it can serve this cycle;
+ * without one, the least recently used entry is the one to fill. */
+static int eq_lookup(profile *p, trellis_cycle *c, const trellis_object *w)
+{
+    equiv_cache *q = &p->eq;
+    equiv_entry *victim = &q->e[0];
+    q->cur = NULL;
+    if (!p->equivalent || c->exclude_name)
+        return 0;
+    for (size_t k = 0; k < EQ_ENTRIES; k++) {
+        equiv_entry *e = &q->e[k];
+        if (eq_same_class(p, e, c, w)) {
+            q->cur = e;
+            e->used = ++q->clock;
+            return eq_collect_changed(q, &p->snap, e->gen);
+        }
+        if (!e->valid ? victim->valid : victim->valid && e->used < victim->used)
+            victim = e;
+    }
+    q->cur = victim;
+    victim->used = ++q->clock;
+    return 0;
+}
+
+/* The entry's verdicts, with the blocks of changed targets filtered again
+ * (q->changed is ascending, so a block's targets are adjacent). */
 static void eq_filter(profile *p, trellis_cycle *c)
 {
-    equiv_cache *e = &p->eq;
-    const snapshot *s = &p->snap;
+    equiv_cache *q = &p->eq;
+    equiv_entry *e = q->cur;
     memcpy(c->pass, e->pass, (c->n + 63) / 64 * sizeof *c->pass);
     memcpy(c->cands, e->cands, c->n * sizeof *c->cands);
-    e->hits++;
-    if (e->gen == s->gen)
-        return;
-    for (size_t k = 0; k < s->n_changed; k++) {
-        size_t b = s->changed[k] & ~(size_t)63;
-        int seen = 0;
-        for (size_t m = 0; m < k && !seen; m++)
-            seen = (s->changed[m] & ~(size_t)63) == b;
-        if (!seen) {
-            size_t end = b + 64 < c->n ? b + 64 : c->n;
-            filter_block(c, b, end);
-            e->targets_reevaluated += end - b;
-        }
+    q->hits++;
+    for (size_t k = 0; k < q->n_changed; k++) {
+        size_t b = q->changed[k] & ~(size_t)63;
+        if (k && (q->changed[k - 1] & ~(size_t)63) == b)
+            continue;
+        size_t end = b + 64 < c->n ? b + 64 : c->n;
+        filter_block(c, b, end);
+        q->targets_reevaluated += end - b;
     }
 }
 
-/* Keep this cycle's verdicts. A full cycle's verdicts have no scores yet;
- * a reusing cycle's keep the scores, which eq_score brings up to date. */
-static void eq_save_filter(profile *p, trellis_cycle *c, trellis_object *w, int reused)
+/* Keep this cycle's verdicts in the current entry. Its raw scores stay
+ * valid only through eq_score in this cycle: until the cycle scores, the
+ * entry says it has none. */
+static void eq_save_filter(profile *p, trellis_cycle *c, trellis_object *w)
 {
-    equiv_cache *e = &p->eq;
+    equiv_entry *e = p->eq.cur;
     const snapshot *s = &p->snap;
-    if (!p->equivalent)
+    if (!e)
         return;
-    if (e->cap < c->cap_targets || !e->skip_filter) {
+    if (e->cap < c->n || !e->skip_filter) {
         e->cap = c->cap_targets;
         free(e->pass);
         free(e->cands);
@@ -778,6 +818,7 @@ static void eq_save_filter(profile *p, trellis_cycle *c, trellis_object *w, int 
             e->skip_filter = xmalloc(p->n_plugins ? p->n_plugins : 1);
             e->skip_score = xmalloc(p->n_plugins ? p->n_plugins : 1);
         }
+        e->scored = 0;
     }
     memcpy(e->pass, c->pass, (c->n + 63) / 64 * sizeof *c->pass);
     memcpy(e->cands, c->cands, c->n * sizeof *c->cands);
@@ -791,28 +832,14 @@ static void eq_save_filter(profile *p, trellis_cycle *c, trellis_object *w, int 
     e->gen = s->gen;
     e->set_gen = s->set_gen;
     e->valid = 1;
-    if (!reused)
-        e->scored = 0;
 }
 
-/* Whether the cached raw scores can serve this cycle: taken at this
- * snapshot generation, or at the one before with only the changed targets
- * to score again, and with the same score plugins skipped. */
-static int eq_scores_usable(const profile *p, const trellis_cycle *c)
-{
-    const equiv_cache *e = &p->eq;
-    const snapshot *s = &p->snap;
-    if (!e->scored || memcmp(e->skip_score, c->skip_score, p->n_plugins) != 0)
-        return 0;
-    return e->scored_gen == s->gen ||
-           (e->scored_gen == s->prev_gen && !s->rebuilt && s->n_changed <= EQ_MAX_CHANGED);
-}
-
-/* Raw scores from the cache, the changed feasible targets scored again;
- * those go back into the cache. */
+/* Raw scores from the entry, the changed feasible targets scored again;
+ * those go back into the entry. */
 static void eq_score(profile *p, trellis_cycle *c)
 {
-    equiv_cache *e = &p->eq;
+    equiv_cache *q = &p->eq;
+    equiv_entry *e = q->cur;
     size_t nf = c->n_feasible;
     for (size_t k = 0; k < p->score.n; k++) {
         int64_t *out = &c->scores[k * nf];
@@ -824,9 +851,8 @@ static void eq_score(profile *p, trellis_cycle *c)
         for (size_t j = 0; j < nf; j++)
             out[j] = raw[c->feasible_idx[j]];
     }
-    const snapshot *s = &p->snap;
-    for (size_t m = 0; m < s->n_changed && e->scored_gen != s->gen; m++) {
-        uint32_t i = s->changed[m];
+    for (size_t m = 0; m < q->n_changed; m++) {
+        uint32_t i = q->changed[m];
         size_t lo = 0, hi = nf; /* feasible_idx is ascending */
         while (lo < hi) {
             size_t mid = (lo + hi) / 2;
@@ -841,19 +867,18 @@ static void eq_score(profile *p, trellis_cycle *c)
         for (size_t k = 0; k < p->score.n; k++)
             e->raw[k * e->cap + i] = c->scores[k * nf + lo];
     }
-    e->scored_gen = s->gen;
+    e->scored = 1;
 }
 
 static void eq_save_scores(profile *p, trellis_cycle *c)
 {
-    equiv_cache *e = &p->eq;
+    equiv_entry *e = p->eq.cur;
     size_t nf = c->n_feasible;
     for (size_t k = 0; k < p->score.n; k++)
         for (size_t j = 0; j < nf; j++)
             e->raw[k * e->cap + c->feasible_idx[j]] = c->scores[k * nf + j];
     memcpy(e->skip_score, c->skip_score, p->n_plugins);
     e->scored = 1;
-    e->scored_gen = p->snap.gen;
 }
 
 /* Latency for /metrics (only when the long-running host enabled them):
@@ -929,13 +954,14 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
                              all_rejected ? TRELLIS_UNSCHEDULABLE : TRELLIS_SUCCESS, t_point);
 
     /* filter */
-    int reused = 0, saved = 0;
+    int reused = 0, scores_usable = 0;
     t_point = timer();
     size_t words = (c->n + 63) / 64;
     memset(c->pass, 0, words * sizeof *c->pass);
     c->eval_begin = 0;
     c->eval_len = c->n;
     atomic_store_explicit(&c->filter_error, 0, memory_order_relaxed);
+    p->eq.cur = NULL;
     if (!all_rejected) {
         size_t want = explain ? c->n : feasible_to_find(p->cfg->percentage_to_score, c->n);
         c->exclude_idx = SIZE_MAX;
@@ -944,16 +970,22 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
             if (x)
                 c->exclude_idx = x->index;
         }
-        reused = !explain && want == c->n && eq_usable(p, c, w);
+        if (!explain && want == c->n)
+            reused = eq_lookup(p, c, w);
         if (want < c->n)
             filter_sampled(p, c, want);
         else if (reused)
             eq_filter(p, c);
         else
             pool_run(p->sched_pool, c->n, FILTER_BLOCK, filter_block, c);
-        saved = want == c->n && !c->exclude_name;
     }
-    p->eq.valid = 0; /* until this cycle's verdicts are saved below */
+    equiv_entry *entry = p->eq.cur;
+    if (entry) {
+        /* until this cycle's verdicts are saved below */
+        scores_usable = reused && entry->scored &&
+                        memcmp(entry->skip_score, c->skip_score, p->n_plugins) == 0;
+        entry->valid = entry->scored = 0;
+    }
     c->filtered = 1;
     for (size_t wi = 0; wi < words; wi++) {
         uint64_t bits = c->pass[wi];
@@ -975,8 +1007,8 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
             }
         }
     }
-    if (saved)
-        eq_save_filter(p, c, w, reused);
+    if (entry)
+        eq_save_filter(p, c, w);
 
     framework_time_point(p, "filter", c->n_feasible ? TRELLIS_SUCCESS : TRELLIS_UNSCHEDULABLE,
                          t_point);
@@ -1045,12 +1077,12 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
         c->cap_scores = need + 64;
         c->scores = xrealloc(c->scores, c->cap_scores * sizeof *c->scores);
     }
-    if (reused && eq_scores_usable(p, c)) {
+    if (scores_usable) {
         eq_score(p, c);
     } else {
         if (p->score.n)
             pool_run(p->sched_pool, nf, SCORE_BLOCK, score_block, c);
-        if (saved && p->equivalent)
+        if (entry)
             eq_save_scores(p, c);
     }
     memset(c->totals, 0, nf * sizeof *c->totals);

@@ -40,19 +40,30 @@ typedef struct cand {
     uint8_t code;  /* trellis_code; CODE_UNKNOWN until explained */
 } cand;
 
-/* The equivalence cache: the last full cycle's verdicts and raw scores, by
- * target position, with the workload and snapshot generation they belong
- * to (see trellis_equivalent_fn). */
-typedef struct equiv_cache {
-    int valid;  /* pass and cands hold every target's verdict */
-    int scored; /* raw holds the raw scores of every target feasible at scored_gen */
+/* The equivalence cache (see trellis_equivalent_fn): for each of the last
+ * few classes of equivalent workloads, a cycle's verdicts and raw scores by
+ * target position, with a workload of the class and the snapshot
+ * generation they belong to. */
+#define EQ_ENTRIES 8
+typedef struct equiv_entry {
+    int valid;  /* pass and cands hold every target's verdict at gen */
+    int scored; /* raw holds the raw score of every target feasible at gen */
     trellis_object *w; /* one reference */
-    uint64_t gen, set_gen, scored_gen;
+    uint64_t gen, set_gen;
+    uint64_t used; /* for least-recently-used replacement */
     uint64_t *pass;
     cand *cands;
     int64_t *raw; /* [score plugin k][target i], k * cap + i */
     unsigned char *skip_filter, *skip_score;
     size_t cap;
+} equiv_entry;
+
+typedef struct equiv_cache {
+    equiv_entry e[EQ_ENTRIES];
+    equiv_entry *cur; /* the entry this cycle reuses or fills; NULL: none */
+    uint32_t *changed; /* targets changed since cur's gen, ascending */
+    size_t n_changed, cap_changed;
+    uint64_t clock;
     /* what it saved, for `make bench` and the tests */
     uint64_t hits, targets_reevaluated;
 } equiv_cache;

@@ -47,7 +47,7 @@ void snapshot_free(snapshot *s)
     free(s->tvalues);
     free(s->data);
     free(s->invalid);
-    free(s->changed);
+    free(s->tgen);
     hmap_free(&s->by_name);
     free(s->kind);
     memset(s, 0, sizeof *s);
@@ -96,6 +96,7 @@ static void fill_columns(snapshot *s, size_t i)
         s->tvalues[(size_t)k * cap + i] = o->tvalues ? o->tvalues[k] : 0;
     for (int k = 0; k < s->n_slots; k++)
         s->data[(size_t)k * cap + i] = (size_t)k < o->naux ? o->aux[k] : NULL;
+    s->tgen[i] = t->gen;
     if (o->prepare_failed_slot >= 0)
         s->invalid[i / 64] |= 1ull << (i % 64);
     else
@@ -141,10 +142,12 @@ static void rebuild(snapshot *s, const cache *c)
         free(s->tvalues);
         free(s->data);
         free(s->invalid);
+        free(s->tgen);
         s->counters = xcalloc((size_t)(s->n_counters ? s->n_counters : 1) * cap, sizeof(int64_t));
         s->tvalues = xcalloc((size_t)(s->n_tvalues ? s->n_tvalues : 1) * cap, sizeof(int64_t));
         s->data = xcalloc((size_t)(s->n_slots ? s->n_slots : 1) * cap, sizeof *s->data);
         s->invalid = xcalloc((cap + 63) / 64, sizeof *s->invalid);
+        s->tgen = xcalloc(cap, sizeof *s->tgen);
         s->cap_cols = cap;
     }
     for (size_t k = 0; k < s->n; k++) {
@@ -156,14 +159,8 @@ static void rebuild(snapshot *s, const cache *c)
 
 void snapshot_update(snapshot *s, const cache *c)
 {
-    if (s->gen == c->gen && s->set_gen == c->set_gen && s->gen != 0)
-        return; /* nothing changed: the last update's record stands */
-    s->prev_gen = s->gen;
-    s->n_changed = 0;
-    s->rebuilt = 0;
     if (s->set_gen != c->set_gen || (s->gen == 0 && c->gen != 0)) {
         rebuild(s, c);
-        s->rebuilt = 1;
     } else {
         for (const cache_target *ct = c->mru; ct && ct->t.gen > s->gen; ct = ct->next) {
             if (!ct->t.obj || strcmp(ct->kind, s->kind) != 0)
@@ -172,8 +169,6 @@ void snapshot_update(snapshot *s, const cache *c)
             if (t) {
                 copy_into(s, t, &ct->t);
                 fill_columns(s, t->index);
-                grow(&s->changed, &s->cap_changed, s->n_changed + 1, sizeof *s->changed);
-                s->changed[s->n_changed++] = t->index;
             }
         }
     }

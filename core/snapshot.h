@@ -11,9 +11,10 @@
  *
  * Besides the copies the snapshot keeps columns indexed by a target's
  * position, for the SDK's span hooks: each counter's sums over all targets,
- * each plugin target value, every plugin slot's prepared data, and a bitmap
- * of the targets some plugin could not prepare. A hot loop over targets
- * reads these arrays and calls nothing.
+ * each plugin target value, every plugin slot's prepared data, a bitmap of
+ * the targets some plugin could not prepare, and each target's generation
+ * (what changed since a generation, for the equivalence cache). A hot loop
+ * over targets reads these arrays and calls nothing.
  */
 #ifndef TRELLIS_SNAPSHOT_H
 #define TRELLIS_SNAPSHOT_H
@@ -38,13 +39,7 @@ typedef struct snapshot {
     int64_t *tvalues;  /* n_tvalues columns: target value k of target i */
     void **data;       /* n_slots columns: the prepared data of target i */
     uint64_t *invalid; /* bit i: target i's object failed a plugin's prepare */
-    /* what the last update changed, for the equivalence cache: the gen it
-     * started from, whether it rebuilt everything, else the positions of
-     * the targets it copied again */
-    uint64_t prev_gen;
-    int rebuilt;
-    uint32_t *changed;
-    size_t n_changed, cap_changed;
+    uint64_t *tgen;    /* the cache generation target i was copied at */
 } snapshot;
 
 void snapshot_init(snapshot *s, const char *kind, int n_counters, int n_slots, int n_tvalues);

@@ -318,13 +318,12 @@ typedef void (*trellis_score_span_fn)(trellis_plugin *self, trellis_cycle *c,
  * prepared data, target values, counters and workloads), never on other
  * targets, other objects or anything pre_score gathers across targets.
  * When every plugin of a profile that filters or scores registered it and
- * all say the next workload is equivalent to the previous one, the host
- * keeps the previous cycle's verdicts and raw scores for every target that
- * did not change since, and runs filter and score only on the targets that
- * did (normalize and the selection run as always). This is kube-scheduler's
- * old equivalence cache, narrowed to consecutive workloads and exact
- * target generations; a replica set's pods are the common case. Main
- * thread; a and b are prepared. */
+ * all say a workload is equivalent to one of a recent cycle, the host
+ * reuses that cycle's verdicts and raw scores for every target that did not
+ * change since, and runs filter and score only on the targets that did
+ * (normalize and the selection run as always). This is kube-scheduler's
+ * old equivalence cache, with exact target generations; a replica set's
+ * pods are the common case. Main thread; a and b are prepared. */
 typedef int (*trellis_equivalent_fn)(trellis_plugin *self, const trellis_object *a,
                                      const trellis_object *b);
 
