@@ -7,7 +7,8 @@
  * not looked at again. batch_clear_rejected is that loop. It is the hot
  * path, so it is a static inline function: called with a static predicate
  * of the plugin, the compiler inlines both and no indirect call remains. It
- * allocates nothing. `cfg` and `data` are what the predicate needs that
+ * walks the set bits of each word only, so a block that earlier filters
+ * mostly rejected costs little, and it allocates nothing. `cfg` and `data` are what the predicate needs that
  * does not depend on the target, looked up once per block by the caller:
  * usually the plugin's private config and the workload's prepared data
  * (either may be NULL when the predicate has no use for it).
@@ -31,11 +32,20 @@ static inline void batch_clear_rejected(trellis_plugin *self, const void *cfg, c
                                         const trellis_target *const *targets, size_t n,
                                         uint64_t *pass, batch_reject_fn rejects)
 {
-    for (size_t i = 0; i < n; i++) {
-        uint64_t bit = UINT64_C(1) << (i % 64);
+    for (size_t w = 0; w * 64 < n; w++) {
+        uint64_t bits = pass[w], keep = bits;
 
-        if ((pass[i / 64] & bit) && rejects(self, cfg, data, targets[i]))
-            pass[i / 64] &= ~bit;
+        while (bits) {
+            unsigned j = (unsigned)__builtin_ctzll(bits);
+            size_t i = w * 64 + j;
+
+            if (i >= n) /* bits past the block belong to no target here */
+                break;
+            bits &= bits - 1;
+            if (rejects(self, cfg, data, targets[i]))
+                keep &= ~(UINT64_C(1) << j);
+        }
+        pass[w] = keep;
     }
 }
 
