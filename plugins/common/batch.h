@@ -8,10 +8,11 @@
  * path, so it is a static inline function: called with a static predicate
  * of the plugin, the compiler inlines both and no indirect call remains. It
  * walks the set bits of each word only, so a block that earlier filters
- * mostly rejected costs little, and it allocates nothing. `cfg` and `data` are what the predicate needs that
- * does not depend on the target, looked up once per block by the caller:
- * usually the plugin's private config and the workload's prepared data
- * (either may be NULL when the predicate has no use for it).
+ * mostly rejected costs little, and it allocates nothing. `cfg` and `data`
+ * are what the predicate needs that does not depend on the target, looked
+ * up once per block by the caller: usually the plugin's private config and
+ * the workload's prepared data (either may be NULL when the predicate has
+ * no use for it).
  */
 #ifndef TRELLIS_PLUGINS_BATCH_H
 #define TRELLIS_PLUGINS_BATCH_H

@@ -416,8 +416,8 @@ static int parse_region_lines(config *cfg, prepared *p, const char *text, const 
 /* The shoot's distance table: explicit distances, then the region
  * ConfigMap of its CloudProfile, and its own region at 0 when the table has
  * anything but not that. */
-static int build_table(config *cfg, trellis_plugin *self, const trellis_object *shoot,
-                       prepared *p, char *err, size_t errlen)
+static int build_table(config *cfg, trellis_plugin *self, const trellis_object *shoot, prepared *p,
+                       char *err, size_t errlen)
 {
     for (size_t i = 0; i < cfg->n_distances; i++) {
         const explicit_distance *d = &cfg->distances[i];

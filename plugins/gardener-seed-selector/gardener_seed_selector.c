@@ -233,9 +233,8 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
     if (!p->provider)
         p->provider = "";
     p->provider_id = intern_id(&cfg->names, p->provider);
-    if (p->provider_id < 0 ||
-        label_set_read(host, host->object_get(obj, "metadata.labels"), &cfg->names, &p->labels) <
-            0) {
+    if (p->provider_id < 0 || label_set_read(host, host->object_get(obj, "metadata.labels"),
+                                             &cfg->names, &p->labels) < 0) {
         snprintf(err, errlen, "out of memory");
         release(self, p);
         return -1;

@@ -21,8 +21,8 @@
 
 struct trellis_value {
     trellis_value_type type;
-    const char *text;                   /* scalars */
-    const char *const *keys;            /* maps */
+    const char *text;        /* scalars */
+    const char *const *keys; /* maps */
     const struct trellis_value *members;
     size_t n;
 };
