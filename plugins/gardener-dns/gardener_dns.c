@@ -297,16 +297,19 @@ static int has_default_for(const prepared *seed, const prepared *shoot)
     return 0;
 }
 
-/* Whether the seed rejects the shoot. */
-static int rejects(const trellis_plugin *self, const prepared *shoot, const trellis_object *seed)
+/* Whether the seed (its prepared data sp) rejects the shoot. */
+static int rejects_seed(const prepared *shoot, const prepared *sp)
 {
-    const prepared *sp = host->object_data(self, seed);
-
     if (!shoot)
         return 0;
     if (shoot->restricted)
         return !has_default_for(sp, shoot);
     return shoot->needs_dns && sp && sp->disable_dns;
+}
+
+static int rejects(const trellis_plugin *self, const prepared *shoot, const trellis_object *seed)
+{
+    return rejects_seed(shoot, host->object_data(self, seed));
 }
 
 static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
@@ -333,17 +336,18 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     return TRELLIS_UNRESOLVABLE;
 }
 
-static int batch_rejects(trellis_plugin *self, const void *cfg, const void *shoot,
-                         const trellis_target *t)
+static int batch_rejects(const void *cfg, const void *shoot, const void *seed)
 {
-    return rejects(self, shoot, host->target_object(t));
+    return rejects_seed(shoot, seed);
 }
 
 static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                          const trellis_target *const *targets, size_t n, uint64_t *pass)
 {
-    batch_clear_rejected(self, NULL, host->object_data(self, workload), targets, n, pass,
-                         batch_rejects);
+    const prepared *shoot = host->object_data(self, workload);
+
+    if (shoot)
+        batch_clear_rejected_prepared(host, self, NULL, shoot, targets, n, pass, batch_rejects);
 }
 
 static int rejects_on(trellis_plugin *self, const trellis_object *workload,

@@ -385,17 +385,19 @@ static int overlaps(const config *cfg, const prepared *shoot, const prepared *se
     return 0;
 }
 
-static int batch_rejects(trellis_plugin *self, const void *cfg, const void *shoot,
-                         const trellis_target *t)
+static int batch_rejects(const void *cfg, const void *shoot, const void *seed)
 {
-    return overlaps(cfg, shoot, host->object_data(self, host->target_object(t)));
+    return overlaps(cfg, shoot, seed);
 }
 
 static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                          const trellis_target *const *targets, size_t n, uint64_t *pass)
 {
-    batch_clear_rejected(self, host->get_private(self), host->object_data(self, workload), targets,
-                         n, pass, batch_rejects);
+    const prepared *shoot = host->object_data(self, workload);
+
+    if (shoot)
+        batch_clear_rejected_prepared(host, self, host->get_private(self), shoot, targets, n, pass,
+                                      batch_rejects);
 }
 
 static int rejects_on(trellis_plugin *self, const trellis_object *workload,

@@ -544,17 +544,19 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     return TRELLIS_SUCCESS;
 }
 
-static int batch_rejects(trellis_plugin *self, const void *cfg, const void *shoot,
-                         const trellis_target *t)
+static int batch_rejects(const void *cfg, const void *shoot, const void *seed)
 {
-    return check(cfg, shoot, seed_data(self, t)) != FIT;
+    return check(cfg, shoot, seed) != FIT;
 }
 
 static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                          const trellis_target *const *targets, size_t n, uint64_t *pass)
 {
-    batch_clear_rejected(self, host->get_private(self), host->object_data(self, workload), targets,
-                         n, pass, batch_rejects);
+    const config *cfg = host->get_private(self);
+    const prepared *shoot = host->object_data(self, workload);
+
+    if (shoot && (shoot->testing || !cfg->minimal_distance))
+        batch_clear_rejected_prepared(host, self, cfg, shoot, targets, n, pass, batch_rejects);
 }
 
 static int rejects_on(trellis_plugin *self, const trellis_object *workload,

@@ -41,10 +41,21 @@ typedef struct config {
     intern names; /* provider types, label keys and values */
 } config;
 
-/* Prepared data of shoots and seeds alike, because the host hands both to
- * the same release function. */
+/* The host hands shoots' and seeds' prepared data to the same release
+ * function: the first member of each tells which it is. */
+enum { SHOOT_DATA = 1, SEED_DATA };
+
+/* A seed's prepared data. */
+typedef struct seed_data {
+    int kind; /* SEED_DATA */
+    int32_t provider_id;
+    label_set labels;     /* metadata.labels */
+    const char *provider; /* spec.provider.type, borrowed from the seed */
+} seed_data;
+
+/* A shoot's prepared data. */
 typedef struct prepared {
-    /* shoot */
+    int kind;                 /* SHOOT_DATA */
     char *cloud_profile;      /* its name; NULL when the shoot names none */
     selector_ids profile_sel; /* the CloudProfile's spec.seedSelector */
     selector_ids shoot_sel;   /* the shoot's spec.seedSelector */
@@ -52,10 +63,6 @@ typedef struct prepared {
     int32_t *allowed_ids;     /* ... and as ids */
     size_t n_allowed;
     int allow_all; /* allowed holds "*" */
-    /* seed */
-    const char *provider; /* spec.provider.type, borrowed from the seed */
-    int32_t provider_id;
-    label_set labels; /* metadata.labels */
 } prepared;
 
 static const trellis_arg_spec args_table[] = {
@@ -75,12 +82,18 @@ static void release(trellis_plugin *self, void *data)
 
     if (!p)
         return;
+    if (p->kind == SEED_DATA) {
+        seed_data *sp = data;
+
+        label_set_clear(&sp->labels);
+        free(sp);
+        return;
+    }
     free(p->cloud_profile);
     selector_ids_clear(&p->profile_sel);
     selector_ids_clear(&p->shoot_sel);
     gardener_strings_clear(&p->allowed);
     free(p->allowed_ids);
-    label_set_clear(&p->labels);
     free(p);
 }
 
@@ -154,6 +167,7 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    p->kind = SHOOT_DATA;
     if (name) {
         const trellis_object *cp = host->lookup_object(self, "CloudProfile", "", name);
         char why[TRELLIS_MESSAGE_MAX];
@@ -217,7 +231,7 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
 {
     config *cfg = host->get_private(self);
     const trellis_value *v = host->object_get(obj, "spec.provider.type");
-    prepared *p;
+    seed_data *p;
 
     *data = NULL;
     if (values_expect(host, v, TRELLIS_VALUE_STRING, "a string", "spec.provider.type", err,
@@ -228,6 +242,7 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    p->kind = SEED_DATA;
     /* borrowed from the seed, which outlives its prepared data */
     p->provider = values_scalar_text(host, v);
     if (!p->provider)
@@ -243,7 +258,7 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
     return 0;
 }
 
-static const char *seed_provider(const prepared *sp)
+static const char *seed_provider(const seed_data *sp)
 {
     return sp && sp->provider ? sp->provider : "";
 }
@@ -261,7 +276,7 @@ static int allowed(const prepared *p, int32_t provider)
  * failed (1 CloudProfile selector, 2 shoot selector, 3 provider), the order
  * of Gardener's scheduler. A seed without prepared data (its prepare
  * failed, and the host rejects it anyway) has no labels and no provider. */
-static int check(const prepared *p, const prepared *sp)
+static int check(const prepared *p, const seed_data *sp)
 {
     static const label_set none = {NULL, 0};
     const label_set *labels = sp ? &sp->labels : &none;
@@ -277,7 +292,7 @@ static int check(const prepared *p, const prepared *sp)
     return 0;
 }
 
-static const prepared *seed_data(const trellis_plugin *self, const trellis_object *seed)
+static const seed_data *seed_of(const trellis_plugin *self, const trellis_object *seed)
 {
     return host->object_data(self, seed);
 }
@@ -286,7 +301,7 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
                   const trellis_target *target, trellis_status *st)
 {
     const prepared *p = host->object_data(self, workload);
-    const prepared *sp = seed_data(self, host->target_object(target));
+    const seed_data *sp = seed_of(self, host->target_object(target));
     char list[160];
 
     switch (check(p, sp)) {
@@ -310,23 +325,24 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     return TRELLIS_UNRESOLVABLE;
 }
 
-static int batch_rejects(trellis_plugin *self, const void *cfg, const void *p,
-                         const trellis_target *t)
+static int batch_rejects(const void *cfg, const void *p, const void *sp)
 {
-    return check(p, seed_data(self, host->target_object(t))) != 0;
+    return check(p, sp) != 0;
 }
 
 static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                          const trellis_target *const *targets, size_t n, uint64_t *pass)
 {
-    batch_clear_rejected(self, NULL, host->object_data(self, workload), targets, n, pass,
-                         batch_rejects);
+    const prepared *p = host->object_data(self, workload);
+
+    if (p)
+        batch_clear_rejected_prepared(host, self, NULL, p, targets, n, pass, batch_rejects);
 }
 
 static int rejects_on(trellis_plugin *self, const trellis_object *workload,
                       const trellis_object *seed)
 {
-    return check(host->object_data(self, workload), seed_data(self, seed)) != 0;
+    return check(host->object_data(self, workload), seed_of(self, seed)) != 0;
 }
 
 static int hint(trellis_plugin *self, const trellis_object *workload, unsigned event,
