@@ -285,3 +285,14 @@ int gm_cidr_overlap(const gm_cidr *a, const gm_cidr *b)
     }
     return 1;
 }
+
+void gm_net_from_cidr(const gm_cidr *c, gm_net *out)
+{
+    out->hi = out->lo = 0;
+    for (int i = 0; i < 8; i++) {
+        out->hi = out->hi << 8 | c->addr[i];
+        out->lo = out->lo << 8 | c->addr[8 + i];
+    }
+    out->family = c->family;
+    out->bits = c->bits;
+}

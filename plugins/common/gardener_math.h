@@ -8,7 +8,8 @@
  * They live here, without any trellis_host, so gardener-region and
  * gardener-networks share one implementation that a unit test can drive
  * directly. Nothing here allocates: every function may run in a filter or
- * score hook on a worker thread.
+ * score hook on a worker thread. A CIDR parsed once (gm_cidr) converts to
+ * a gm_net, whose overlap test is a few integer operations.
  */
 #ifndef TRELLIS_PLUGINS_GARDENER_MATH_H
 #define TRELLIS_PLUGINS_GARDENER_MATH_H
@@ -73,5 +74,31 @@ int gm_cidr_parse(const char *text, gm_cidr *out);
 /* Whether two CIDRs share an address: same family and equal on the shorter
  * of the two prefixes (one contains the other). */
 int gm_cidr_overlap(const gm_cidr *a, const gm_cidr *b);
+
+/* A parsed CIDR as integers, for overlap tests in filter loops: the
+ * address left-aligned in 128 bits (hi holds the first 8 bytes; IPv4 uses
+ * the top 32 bits of hi), host bits clear. */
+typedef struct gm_net {
+    uint64_t hi, lo;
+    int family; /* 4 or 6 */
+    int bits;   /* prefix length */
+} gm_net;
+
+/* c as a gm_net. */
+void gm_net_from_cidr(const gm_cidr *c, gm_net *out);
+
+/* gm_cidr_overlap over gm_nets: a few integer operations. */
+static inline int gm_net_overlap(const gm_net *a, const gm_net *b)
+{
+    int m = a->bits < b->bits ? a->bits : b->bits;
+
+    if (a->family != b->family)
+        return 0;
+    if (m == 0)
+        return 1;
+    if (m <= 64)
+        return ((a->hi ^ b->hi) >> (64 - m)) == 0;
+    return a->hi == b->hi && ((a->lo ^ b->lo) >> (128 - m)) == 0;
+}
 
 #endif

@@ -5,7 +5,9 @@
  * key and value, so the parsed selector outlives nothing it borrowed and
  * matching is a loop over plain strings. Every rejection names the element
  * by its path under the configured field, because the person reading the
- * message has to find the line in a manifest.
+ * message has to find the line in a manifest. The compiled form at the end
+ * is the same matching over interned ids, for plugins that match one
+ * workload against many targets.
  */
 #include "selector.h"
 
@@ -392,4 +394,166 @@ void selector_free(selector *s)
     }
     free(s->reqs);
     free(s);
+}
+
+/* ---- compiled selectors ------------------------------------------------ */
+
+int selector_compile(const selector *s, intern *t, selector_ids *out)
+{
+    size_t nvalues = 0, k = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (!s || s->n == 0)
+        return 0;
+    for (size_t i = 0; i < s->n; i++)
+        nvalues += s->reqs[i].nvalues;
+    out->reqs = calloc(s->n, sizeof(*out->reqs));
+    out->values = calloc(nvalues ? nvalues : 1, sizeof(*out->values));
+    if (!out->reqs || !out->values)
+        goto nomem;
+    for (size_t i = 0; i < s->n; i++) {
+        const selector_req *r = &s->reqs[i];
+        selector_idreq *q = &out->reqs[i];
+
+        q->op = r->op;
+        q->key = intern_id(t, r->key);
+        q->first = (uint32_t)k;
+        q->nvalues = (uint32_t)r->nvalues;
+        if (q->key < 0)
+            goto nomem;
+        for (size_t j = 0; j < r->nvalues; j++) {
+            out->values[k] = intern_id(t, r->values[j]);
+            if (out->values[k++] < 0)
+                goto nomem;
+        }
+    }
+    out->n = s->n;
+    return 0;
+nomem:
+    selector_ids_clear(out);
+    return -1;
+}
+
+void selector_ids_clear(selector_ids *s)
+{
+    free(s->reqs);
+    free(s->values);
+    memset(s, 0, sizeof(*s));
+}
+
+typedef struct read_ctx {
+    const trellis_host *h;
+    intern *t;
+    label_set *l;
+    size_t cap;
+} read_ctx;
+
+static int read_label(const char *key, const trellis_value *v, void *ud)
+{
+    read_ctx *ctx = ud;
+    const char *text = values_scalar_text(ctx->h, v);
+    int32_t k, id;
+
+    if (!text)
+        return 0;
+    if (ctx->l->n == ctx->cap) {
+        size_t cap = ctx->cap ? ctx->cap * 2 : 8;
+        uint64_t *p = realloc(ctx->l->pairs, cap * sizeof(*p));
+
+        if (!p)
+            return -1;
+        ctx->l->pairs = p;
+        ctx->cap = cap;
+    }
+    k = intern_id(ctx->t, key);
+    id = intern_id(ctx->t, text);
+    if (k < 0 || id < 0)
+        return -1;
+    ctx->l->pairs[ctx->l->n++] = (uint64_t)(uint32_t)k << 32 | (uint32_t)id;
+    return 0;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+int label_set_read(const trellis_host *h, const trellis_value *labels, intern *t, label_set *out)
+{
+    read_ctx ctx = {h, t, out, 0};
+
+    memset(out, 0, sizeof(*out));
+    if (!labels || h->value_type(labels) != TRELLIS_VALUE_MAP)
+        return 0;
+    if (h->value_foreach(labels, read_label, &ctx)) {
+        label_set_clear(out);
+        return -1;
+    }
+    /* keys of a map are distinct, so sorting the pairs sorts the keys */
+    if (out->n > 1)
+        qsort(out->pairs, out->n, sizeof(*out->pairs), cmp_pair);
+    return 0;
+}
+
+int32_t label_set_get(const label_set *l, int32_t key)
+{
+    size_t lo = 0, hi = l->n;
+
+    /* binary search on the key half of the sorted pairs */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int32_t k = (int32_t)(l->pairs[mid] >> 32);
+
+        if (k == key)
+            return (int32_t)(uint32_t)l->pairs[mid];
+        if (k < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+void label_set_clear(label_set *l)
+{
+    free(l->pairs);
+    memset(l, 0, sizeof(*l));
+}
+
+static int has_value_id(const selector_ids *s, const selector_idreq *r, int32_t value)
+{
+    for (uint32_t i = 0; i < r->nvalues; i++) {
+        if (s->values[r->first + i] == value)
+            return 1;
+    }
+    return 0;
+}
+
+/* req_matches over ids; value is -1 when the label is absent. */
+static int idreq_matches(const selector_ids *s, const selector_idreq *r, int32_t value)
+{
+    switch (r->op) {
+    case SELECTOR_EQUALS:
+        return value >= 0 && value == s->values[r->first];
+    case SELECTOR_IN:
+        return value >= 0 && has_value_id(s, r, value);
+    case SELECTOR_NOT_IN:
+        return value < 0 || !has_value_id(s, r, value);
+    case SELECTOR_EXISTS:
+        return value >= 0;
+    case SELECTOR_DOES_NOT_EXIST:
+        return value < 0;
+    }
+    return 0;
+}
+
+long selector_ids_first_mismatch(const selector_ids *s, const label_set *l)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (!idreq_matches(s, &s->reqs[i], label_set_get(l, s->reqs[i].key)))
+            return (long)i;
+    }
+    return -1;
 }

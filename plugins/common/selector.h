@@ -8,12 +8,19 @@
  * so matching neither allocates nor touches the source object; the caller
  * supplies the target's labels through a lookup function. Used by the
  * label-selector plugin and meant for any plugin that matches labels.
+ *
+ * A plugin that matches many targets per workload compiles the parsed
+ * selector once (selector_compile) against its intern table (intern.h) and
+ * reads each target's labels once into a label_set of (key id, value id)
+ * pairs; selector_ids_first_mismatch then compares integers only.
  */
 #ifndef TRELLIS_PLUGINS_SELECTOR_H
 #define TRELLIS_PLUGINS_SELECTOR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
+#include "intern.h"
 #include "trellis/plugin.h"
 
 typedef enum selector_format {
@@ -71,5 +78,52 @@ long selector_first_mismatch(const selector *s, selector_lookup_fn lookup, const
 void selector_describe(const selector_req *r, char *buf, size_t len);
 
 void selector_free(selector *s);
+
+/* ---- compiled selectors ------------------------------------------------ */
+
+/* A target's labels as ids: ((uint64_t)key id << 32 | value id), sorted,
+ * one per key. A label whose value is null, a list or a map is absent, as
+ * the host's object_label has it. */
+typedef struct label_set {
+    uint64_t *pairs;
+    size_t n;
+} label_set;
+
+/* One requirement of a compiled selector: its values are
+ * values[first .. first + nvalues) of the selector_ids. */
+typedef struct selector_idreq {
+    int32_t key;
+    selector_op op;
+    uint32_t first, nvalues;
+} selector_idreq;
+
+/* A selector with keys and values replaced by ids; same order of
+ * requirements as the selector it came from. Empty (n == 0) matches every
+ * target. */
+typedef struct selector_ids {
+    selector_idreq *reqs;
+    size_t n;
+    int32_t *values;
+} selector_ids;
+
+/* Compile s (NULL: the empty selector) into *out, interning its keys and
+ * values in t. 0, or -1 when out of memory (*out is then empty). */
+int selector_compile(const selector *s, intern *t, selector_ids *out);
+
+void selector_ids_clear(selector_ids *s);
+
+/* The labels of the map `labels` (NULL, null or not a map: no labels) into
+ * *out, interned in t. 0, or -1 when out of memory (*out is then empty). */
+int label_set_read(const trellis_host *h, const trellis_value *labels, intern *t, label_set *out);
+
+/* The value id of label `key` in l, -1 when absent. Does not allocate. */
+int32_t label_set_get(const label_set *l, int32_t key);
+
+void label_set_clear(label_set *l);
+
+/* Index of the first requirement of s that the labels l do not satisfy,
+ * or -1 when all are satisfied: selector_first_mismatch over ids. Does not
+ * allocate. */
+long selector_ids_first_mismatch(const selector_ids *s, const label_set *l);
 
 #endif

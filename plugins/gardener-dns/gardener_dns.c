@@ -12,8 +12,10 @@
  * gives exactly "<shoot>.<project>.<D>". Whether any seed's default domain
  * matches is a question about all seeds, so prepare_workload answers it
  * with the host's foreach_object; prepared data of seeds holds their taint
- * flag and default domains, and the filter compares strings. Rejections are
- * UNRESOLVABLE: evicting shoots changes neither taints nor domains.
+ * flag and default domains. Default domains, and the one a restricted
+ * shoot's domain needs, are interned in prepare (common/intern.h), so the
+ * filter compares integers. Rejections are UNRESOLVABLE: evicting shoots
+ * changes neither taints nor domains.
  *
  * Queueing hints: a rejected shoot may fit after a seed appears or changes
  * so that it passes. In "current" mode the restriction itself comes from
@@ -27,6 +29,7 @@
 #include "batch.h"
 #include "gardener.h"
 #include "hints.h"
+#include "intern.h"
 #include "trellis/plugin.h"
 #include "values.h"
 
@@ -36,7 +39,8 @@ static const trellis_host *host;
 #define DISABLE_DNS_TAINT "seed.gardener.cloud/disable-dns"
 
 typedef struct config {
-    int current; /* mode = "current" */
+    int current;    /* mode = "current" */
+    intern domains; /* default domains; written in prepare only */
 } config;
 
 /* Prepared data of shoots and seeds alike, because the host hands both to
@@ -49,9 +53,13 @@ typedef struct prepared {
     int restricted;
     char *domain; /* spec.dns.domain */
     char *prefix; /* "<shoot name>.<project>." */
+    /* the default domain D with domain == prefix + D, -1 when the domain
+     * does not start with the prefix (no seed fits) */
+    int32_t wanted;
     /* seed */
     int disable_dns;           /* tainted seed.gardener.cloud/disable-dns */
     gardener_strings defaults; /* spec.dns.defaults[].domain */
+    int32_t *default_ids;      /* ... as ids */
 } prepared;
 
 static const trellis_arg_spec args_table[] = {
@@ -70,7 +78,31 @@ static void release(trellis_plugin *self, void *data)
     free(p->domain);
     free(p->prefix);
     gardener_strings_clear(&p->defaults);
+    free(p->default_ids);
     free(p);
+}
+
+static void free_config(void *data)
+{
+    config *cfg = data;
+
+    if (!cfg)
+        return;
+    intern_free(&cfg->domains);
+    free(cfg);
+}
+
+/* The id of the default domain a restricted shoot needs: domain ==
+ * prefix + D. -1 when there is none, -2 when out of memory. */
+static int32_t wanted_default(intern *domains, const char *domain, const char *prefix)
+{
+    size_t n = strlen(domain), m = strlen(prefix);
+    int32_t id;
+
+    if (n <= m || strncmp(domain, prefix, m) != 0)
+        return -1;
+    id = intern_id(domains, domain + m);
+    return id < 0 ? -2 : id;
 }
 
 /* Whether s ends with "." + suffix. */
@@ -165,7 +197,7 @@ static int uses_unmanaged(const trellis_object *shoot)
 static int prepare_workload(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
                             size_t errlen)
 {
-    const config *cfg = host->get_private(self);
+    config *cfg = host->get_private(self);
     const trellis_value *dv = host->object_get(obj, "spec.dns.domain");
     const char *domain;
     char project[256], prefix[600];
@@ -192,7 +224,8 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
         snprintf(prefix, sizeof(prefix), "%s.%s.", host->object_name(obj), project);
         p->domain = values_strdup(domain);
         p->prefix = values_strdup(prefix);
-        if (!p->domain || !p->prefix) {
+        p->wanted = wanted_default(&cfg->domains, domain, prefix);
+        if (!p->domain || !p->prefix || p->wanted == -2) {
             release(self, p);
             snprintf(err, errlen, "out of memory");
             return -1;
@@ -205,7 +238,7 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
 static int prepare_target(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
                           size_t errlen)
 {
-    const config *cfg = host->get_private(self);
+    config *cfg = host->get_private(self);
     prepared *p = calloc(1, sizeof(*p));
 
     *data = NULL;
@@ -217,6 +250,21 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
         if (read_defaults(obj, &p->defaults, err, errlen) < 0) {
             release(self, p);
             return -1;
+        }
+        if (p->defaults.n) {
+            p->default_ids = calloc(p->defaults.n, sizeof(*p->default_ids));
+            for (size_t i = 0; p->default_ids && i < p->defaults.n; i++) {
+                p->default_ids[i] = intern_id(&cfg->domains, p->defaults.v[i]);
+                if (p->default_ids[i] < 0) {
+                    free(p->default_ids);
+                    p->default_ids = NULL;
+                }
+            }
+            if (!p->default_ids) {
+                snprintf(err, errlen, "out of memory");
+                release(self, p);
+                return -1;
+            }
         }
     } else {
         const trellis_value *taints = host->object_get(obj, "spec.taints");
@@ -240,23 +288,28 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
 /* Whether the seed has a default domain D with domain == prefix + D. */
 static int has_default_for(const prepared *seed, const prepared *shoot)
 {
-    size_t n = strlen(shoot->domain), m = strlen(shoot->prefix);
-
-    if (!seed || n <= m || strncmp(shoot->domain, shoot->prefix, m) != 0)
+    if (!seed || shoot->wanted < 0)
         return 0;
-    return gardener_strings_has(&seed->defaults, shoot->domain + m);
+    for (size_t i = 0; i < seed->defaults.n; i++) {
+        if (seed->default_ids[i] == shoot->wanted)
+            return 1;
+    }
+    return 0;
 }
 
-/* Whether the seed rejects the shoot. */
-static int rejects(const trellis_plugin *self, const prepared *shoot, const trellis_object *seed)
+/* Whether the seed (its prepared data sp) rejects the shoot. */
+static int rejects_seed(const prepared *shoot, const prepared *sp)
 {
-    const prepared *sp = host->object_data(self, seed);
-
     if (!shoot)
         return 0;
     if (shoot->restricted)
         return !has_default_for(sp, shoot);
     return shoot->needs_dns && sp && sp->disable_dns;
+}
+
+static int rejects(const trellis_plugin *self, const prepared *shoot, const trellis_object *seed)
+{
+    return rejects_seed(shoot, host->object_data(self, seed));
 }
 
 static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
@@ -283,17 +336,18 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     return TRELLIS_UNRESOLVABLE;
 }
 
-static int batch_rejects(trellis_plugin *self, const void *cfg, const void *shoot,
-                         const trellis_target *t)
+static int batch_rejects(const void *cfg, const void *shoot, const void *seed)
 {
-    return rejects(self, shoot, host->target_object(t));
+    return rejects_seed(shoot, seed);
 }
 
 static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                          const trellis_target *const *targets, size_t n, uint64_t *pass)
 {
-    batch_clear_rejected(self, NULL, host->object_data(self, workload), targets, n, pass,
-                         batch_rejects);
+    const prepared *shoot = host->object_data(self, workload);
+
+    if (shoot)
+        batch_clear_rejected_prepared(host, self, NULL, shoot, targets, n, pass, batch_rejects);
 }
 
 static int rejects_on(trellis_plugin *self, const trellis_object *workload,
@@ -355,7 +409,8 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         return -1;
     }
     cfg->current = strcmp(mode, "current") == 0;
-    h->set_private(self, cfg, free);
+    intern_init(&cfg->domains);
+    h->set_private(self, cfg, free_config);
 
     if (h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_prepare_target(self, prepare_target) < 0 ||

@@ -8,9 +8,13 @@
  * without pod or service network gets the seed's shootDefaults for it when
  * the address family is one of the shoot's ipFamilies. Every CIDR is parsed
  * once in prepare (common/gardener_math.c) and a malformed one is reported
- * there with its field; the filter compares masked prefixes and allocates
- * nothing. The `allow_ipv4_overlap` argument gives current Gardener's
- * behaviour, which only rejects IPv6 overlaps. A rejection is
+ * there with its field. prepare_workload also lists the shoot networks
+ * every seed is checked against and the roles for which a seed's default
+ * applies, as integer prefixes (gm_net), so the batch filter is a few
+ * integer comparisons per seed and allocates nothing; the plain filter,
+ * which names the first overlap in the message, walks the networks in
+ * their documented order. The `allow_ipv4_overlap` argument gives current
+ * Gardener's behaviour, which only rejects IPv6 overlaps. A rejection is
  * UNRESOLVABLE: evicting shoots changes no network. Queueing hints: a
  * rejected shoot may fit after a seed appears or changes whose networks are
  * disjoint from its own.
@@ -41,6 +45,7 @@ typedef struct network {
     int present;
     int role;
     gm_cidr cidr;
+    gm_net net;
     char text[64];
 } network;
 
@@ -52,8 +57,18 @@ typedef struct prepared {
     network *status; /* status.networking.{nodes,pods,services}[] */
     size_t n_status;
     int ipv4, ipv6; /* spec.networking.ipFamilies */
+    /* shoot only, for the batch filter: the networks checked on every
+     * seed (its own and status ones, without IPv4 ones when those may
+     * overlap), and the roles (bit 1 << role) it leaves to a seed's default
+     * of an address family it uses */
+    gm_net *checks;
+    size_t n_checks;
+    unsigned default_roles;
     /* seed only: spec.networks.shootDefaults (pods and services) */
     network defaults[N_ROLES];
+    /* seed only, for the batch filter: the present ones of spec */
+    gm_net nets[N_ROLES];
+    size_t n_nets;
 } prepared;
 
 static const trellis_arg_spec args_table[] = {
@@ -69,6 +84,7 @@ static void release(trellis_plugin *self, void *data)
     if (!p)
         return;
     free(p->status);
+    free(p->checks);
     free(p);
 }
 
@@ -82,6 +98,7 @@ static int parse_network(const char *text, const char *field, int role, network 
         return -1;
     }
     snprintf(n->text, sizeof(n->text), "%s", text);
+    gm_net_from_cidr(&n->cidr, &n->net);
     n->role = role;
     n->present = 1;
     return 0;
@@ -178,6 +195,31 @@ static int read_families(const trellis_object *obj, prepared *p, char *err, size
     return 0;
 }
 
+/* Whether shoot network n is checked at all. */
+static int checked(const config *cfg, const gm_net *n)
+{
+    return !(cfg->allow_ipv4_overlap && n->family == 4);
+}
+
+/* The shoot's checks and default_roles (see prepared). */
+static int list_checks(const config *cfg, prepared *p)
+{
+    p->checks = calloc(N_ROLES + p->n_status, sizeof(*p->checks));
+    if (!p->checks)
+        return -1;
+    for (int r = 0; r < N_ROLES; r++) {
+        if (!p->spec[r].present)
+            p->default_roles |= 1u << r;
+        else if (checked(cfg, &p->spec[r].net))
+            p->checks[p->n_checks++] = p->spec[r].net;
+    }
+    for (size_t i = 0; i < p->n_status; i++) {
+        if (checked(cfg, &p->status[i].net))
+            p->checks[p->n_checks++] = p->status[i].net;
+    }
+    return 0;
+}
+
 static int prepare_workload(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
                             size_t errlen)
 {
@@ -200,6 +242,10 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
     }
     if (read_families(obj, p, err, errlen) < 0)
         goto fail;
+    if (list_checks(host->get_private(self), p) < 0) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
     *data = p;
     return 0;
 fail:
@@ -228,6 +274,10 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
         if (read_single(obj, path, r, &p->defaults[r], err, errlen) < 0)
             goto fail;
     }
+    for (int r = 0; r < N_ROLES; r++) {
+        if (p->spec[r].present)
+            p->nets[p->n_nets++] = p->spec[r].net;
+    }
     *data = p;
     return 0;
 fail:
@@ -243,7 +293,7 @@ static const network *overlapping(const config *cfg, const network *s, const pre
     for (int r = 0; r < N_ROLES; r++) {
         const network *n = &seed->spec[r];
 
-        if (n->present && gm_cidr_overlap(&s->cidr, &n->cidr))
+        if (n->present && gm_net_overlap(&s->net, &n->net))
             return n;
     }
     return NULL;
@@ -305,19 +355,49 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     return TRELLIS_UNRESOLVABLE;
 }
 
-static int batch_rejects(trellis_plugin *self, const void *cfg, const void *shoot,
-                         const trellis_target *t)
+/* Whether n overlaps any of the seed's networks. */
+static int hits_seed(const gm_net *n, const prepared *seed)
 {
-    const network *sn;
+    for (size_t i = 0; i < seed->n_nets; i++) {
+        if (gm_net_overlap(n, &seed->nets[i]))
+            return 1;
+    }
+    return 0;
+}
 
-    return first_overlap(cfg, shoot, host->object_data(self, host->target_object(t)), &sn) != NULL;
+/* first_overlap(...) != NULL, from the shoot's precomputed checks. */
+static int overlaps(const config *cfg, const prepared *shoot, const prepared *seed)
+{
+    if (!shoot || !seed)
+        return 0;
+    for (size_t i = 0; i < shoot->n_checks; i++) {
+        if (hits_seed(&shoot->checks[i], seed))
+            return 1;
+    }
+    for (unsigned roles = shoot->default_roles; roles; roles &= roles - 1) {
+        const network *d = &seed->defaults[__builtin_ctz(roles)];
+
+        if (d->present &&
+            ((d->net.family == 4 && shoot->ipv4) || (d->net.family == 6 && shoot->ipv6)) &&
+            checked(cfg, &d->net) && hits_seed(&d->net, seed))
+            return 1;
+    }
+    return 0;
+}
+
+static int batch_rejects(const void *cfg, const void *shoot, const void *seed)
+{
+    return overlaps(cfg, shoot, seed);
 }
 
 static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                          const trellis_target *const *targets, size_t n, uint64_t *pass)
 {
-    batch_clear_rejected(self, host->get_private(self), host->object_data(self, workload), targets,
-                         n, pass, batch_rejects);
+    const prepared *shoot = host->object_data(self, workload);
+
+    if (shoot)
+        batch_clear_rejected_prepared(host, self, host->get_private(self), shoot, targets, n, pass,
+                                      batch_rejects);
 }
 
 static int rejects_on(trellis_plugin *self, const trellis_object *workload,

@@ -13,9 +13,12 @@
  * always beat seeds without one, which the raw score encodes by putting the
  * formula's distances above 2^32; normalize gives the nearest seeds 100 and
  * every other seed less, so the lexicographic score mode keeps exactly the
- * seeds at minimal distance. Regions are split into base and orientation
- * and the shoot's distance table is built in prepare; score runs the
- * Levenshtein DP on the stack and allocates nothing. Queueing hints: a
+ * seeds at minimal distance. Provider types and regions are interned
+ * (common/intern.h) in prepare, so the filter compares integers; the
+ * shoot's distance table is built in prepare with region ids, and with
+ * MinimalDistance the formula's distance between every two regions the
+ * plugin has seen is computed once, when the second of them first appears,
+ * so score looks distances up and allocates nothing. Queueing hints: a
  * rejected shoot may fit after a seed appears or changes so that it passes
  * the filter; the region ConfigMaps only move scores, so their changes undo
  * no rejection.
@@ -28,6 +31,7 @@
 #include "gardener.h"
 #include "gardener_math.h"
 #include "hints.h"
+#include "intern.h"
 #include "scores.h"
 #include "trellis/plugin.h"
 #include "values.h"
@@ -57,11 +61,21 @@ typedef struct config {
     size_t n_distances;
     int region_config;
     const char *region_config_namespace; /* host-owned */
+    /* written in prepare only (main thread), read in filter and score */
+    intern providers;
+    intern regions;
+    /* MinimalDistance: the formula's distance between regions a and b at
+     * formula[a * formula_cap + b], for every a, b below formula_n; -1 when
+     * a region is too long for the formula (such a region is never a
+     * shoot's or a seed's: prepare refuses it) */
+    int64_t *formula;
+    uint32_t formula_n, formula_cap;
 } config;
 
 /* One entry of a shoot's distance table: seed region -> distance. */
 typedef struct table_entry {
     char *region;
+    int32_t region_id;
     int64_t dist;
 } table_entry;
 
@@ -70,8 +84,7 @@ typedef struct table_entry {
 typedef struct prepared {
     char *provider; /* spec.provider.type, "" when absent */
     char *region;   /* shoot spec.region / seed spec.provider.region */
-    gm_orientation orientation;
-    char base[GM_REGION_MAX + 2];
+    int32_t provider_id, region_id;
     /* shoot only */
     int testing;        /* spec.purpose == "testing" */
     table_entry *table; /* distances from the shoot's region */
@@ -102,7 +115,47 @@ static void free_config(void *data)
         free(cfg->distances[i].seed_region);
     }
     free(cfg->distances);
+    intern_free(&cfg->providers);
+    intern_free(&cfg->regions);
+    free(cfg->formula);
     free(cfg);
+}
+
+/* Give every region interned since the last call its formula distances to
+ * all regions (MinimalDistance only). -1 when out of memory. */
+static int update_formula(config *cfg)
+{
+    uint32_t n = intern_count(&cfg->regions);
+
+    if (!cfg->minimal_distance || n == cfg->formula_n)
+        return 0;
+    if (n > cfg->formula_cap) {
+        uint32_t cap = cfg->formula_cap ? cfg->formula_cap : 16;
+        int64_t *m;
+
+        while (cap < n)
+            cap *= 2;
+        m = malloc((size_t)cap * cap * sizeof(*m));
+        if (!m)
+            return -1;
+        for (uint32_t a = 0; a < cfg->formula_n; a++)
+            memcpy(&m[(size_t)a * cap], &cfg->formula[(size_t)a * cfg->formula_cap],
+                   cfg->formula_n * sizeof(*m));
+        free(cfg->formula);
+        cfg->formula = m;
+        cfg->formula_cap = cap;
+    }
+    for (uint32_t b = cfg->formula_n; b < n; b++) {
+        for (uint32_t a = 0; a <= b; a++) {
+            int64_t d = gm_region_distance(intern_str(&cfg->regions, (int32_t)a),
+                                           intern_str(&cfg->regions, (int32_t)b));
+
+            cfg->formula[(size_t)a * cfg->formula_cap + b] = d;
+            cfg->formula[(size_t)b * cfg->formula_cap + a] = d;
+        }
+    }
+    cfg->formula_n = n;
+    return 0;
 }
 
 /* Digits only, below `limit`. */
@@ -188,10 +241,9 @@ static int read_string(const trellis_object *obj, const char *path, char **out, 
     return 0;
 }
 
-/* Provider and region of a shoot or seed, the region split for the
- * distance formula. */
-static prepared *prepare_common(const trellis_object *obj, const char *region_path, char *err,
-                                size_t errlen)
+/* Provider and region of a shoot or seed, interned. */
+static prepared *prepare_common(config *cfg, const trellis_object *obj, const char *region_path,
+                                char *err, size_t errlen)
 {
     prepared *p = calloc(1, sizeof(*p));
 
@@ -206,7 +258,12 @@ static prepared *prepare_common(const trellis_object *obj, const char *region_pa
         snprintf(err, errlen, "%s: longer than %d characters", region_path, GM_REGION_MAX);
         goto fail;
     }
-    gm_region_split(p->region, &p->orientation, p->base, sizeof(p->base));
+    p->provider_id = intern_id(&cfg->providers, p->provider);
+    p->region_id = intern_id(&cfg->regions, p->region);
+    if (p->provider_id < 0 || p->region_id < 0 || update_formula(cfg) < 0) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
     return p;
 fail:
     release(NULL, p);
@@ -224,10 +281,11 @@ static int table_has(const prepared *p, const char *region)
 
 /* Add region -> dist unless the table has the region already (explicit
  * distances come first and win). n is the length of region. */
-static int table_add(prepared *p, const char *region, size_t n, int64_t dist)
+static int table_add(config *cfg, prepared *p, const char *region, size_t n, int64_t dist)
 {
     table_entry *t;
     char *copy = copy_n(region, n);
+    int32_t id;
 
     if (!copy)
         return -1;
@@ -235,13 +293,15 @@ static int table_add(prepared *p, const char *region, size_t n, int64_t dist)
         free(copy);
         return 0;
     }
-    t = realloc(p->table, (p->n_table + 1) * sizeof(*t));
+    id = intern_id(&cfg->regions, copy);
+    t = id < 0 || update_formula(cfg) < 0 ? NULL : realloc(p->table, (p->n_table + 1) * sizeof(*t));
     if (!t) {
         free(copy);
         return -1;
     }
     p->table = t;
     t[p->n_table].region = copy;
+    t[p->n_table].region_id = id;
     t[p->n_table].dist = dist;
     p->n_table++;
     return 0;
@@ -305,8 +365,8 @@ static void trim(const char **s, size_t *n)
 
 /* The YAML text of data[<shoot region>]: "seedRegion: N" lines, blank lines
  * and comments allowed. */
-static int parse_region_lines(prepared *p, const char *text, const char *where, char *err,
-                              size_t errlen)
+static int parse_region_lines(config *cfg, prepared *p, const char *text, const char *where,
+                              char *err, size_t errlen)
 {
     int line = 0;
 
@@ -340,7 +400,7 @@ static int parse_region_lines(prepared *p, const char *text, const char *where, 
         }
         if (klen == 0 || parse_distance(val, vlen, MAX_TABLE_DISTANCE, &dist) < 0)
             goto bad;
-        if (table_add(p, s, klen, dist) < 0) {
+        if (table_add(cfg, p, s, klen, dist) < 0) {
             snprintf(err, errlen, "out of memory");
             return -1;
         }
@@ -356,14 +416,14 @@ static int parse_region_lines(prepared *p, const char *text, const char *where, 
 /* The shoot's distance table: explicit distances, then the region
  * ConfigMap of its CloudProfile, and its own region at 0 when the table has
  * anything but not that. */
-static int build_table(const config *cfg, trellis_plugin *self, const trellis_object *shoot,
-                       prepared *p, char *err, size_t errlen)
+static int build_table(config *cfg, trellis_plugin *self, const trellis_object *shoot, prepared *p,
+                       char *err, size_t errlen)
 {
     for (size_t i = 0; i < cfg->n_distances; i++) {
         const explicit_distance *d = &cfg->distances[i];
 
         if (strcmp(d->shoot_region, p->region) == 0 &&
-            table_add(p, d->seed_region, strlen(d->seed_region), d->dist) < 0)
+            table_add(cfg, p, d->seed_region, strlen(d->seed_region), d->dist) < 0)
             goto nomem;
     }
     if (cfg->region_config) {
@@ -390,12 +450,12 @@ static int build_table(const config *cfg, trellis_plugin *self, const trellis_ob
                              values_type_name(host->value_type(v)));
                     return -1;
                 }
-                if (parse_region_lines(p, text, where, err, errlen) < 0)
+                if (parse_region_lines(cfg, p, text, where, err, errlen) < 0)
                     return -1;
             }
         }
     }
-    if (p->n_table && table_add(p, p->region, strlen(p->region), 0) < 0)
+    if (p->n_table && table_add(cfg, p, p->region, strlen(p->region), 0) < 0)
         goto nomem;
     return 0;
 nomem:
@@ -406,12 +466,12 @@ nomem:
 static int prepare_workload(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
                             size_t errlen)
 {
-    const config *cfg = host->get_private(self);
+    config *cfg = host->get_private(self);
     const char *purpose;
     prepared *p;
 
     *data = NULL;
-    p = prepare_common(obj, "spec.region", err, errlen);
+    p = prepare_common(cfg, obj, "spec.region", err, errlen);
     if (!p)
         return -1;
     purpose = values_scalar_text(host, host->object_get(obj, "spec.purpose"));
@@ -427,7 +487,7 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
 static int prepare_target(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
                           size_t errlen)
 {
-    *data = prepare_common(obj, "spec.provider.region", err, errlen);
+    *data = prepare_common(host->get_private(self), obj, "spec.provider.region", err, errlen);
     return *data ? 0 : -1;
 }
 
@@ -441,9 +501,9 @@ static int check(const config *cfg, const prepared *shoot, const prepared *seed)
         return FIT;
     if (!shoot->testing && cfg->minimal_distance)
         return FIT;
-    if (strcmp(seed->provider, shoot->provider) != 0)
+    if (seed->provider_id != shoot->provider_id)
         return PROVIDER_MISMATCH;
-    if (!shoot->testing && strcmp(seed->region, shoot->region) != 0)
+    if (!shoot->testing && seed->region_id != shoot->region_id)
         return REGION_MISMATCH;
     return FIT;
 }
@@ -484,17 +544,19 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     return TRELLIS_SUCCESS;
 }
 
-static int batch_rejects(trellis_plugin *self, const void *cfg, const void *shoot,
-                         const trellis_target *t)
+static int batch_rejects(const void *cfg, const void *shoot, const void *seed)
 {
-    return check(cfg, shoot, seed_data(self, t)) != FIT;
+    return check(cfg, shoot, seed) != FIT;
 }
 
 static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                          const trellis_target *const *targets, size_t n, uint64_t *pass)
 {
-    batch_clear_rejected(self, host->get_private(self), host->object_data(self, workload), targets,
-                         n, pass, batch_rejects);
+    const config *cfg = host->get_private(self);
+    const prepared *shoot = host->object_data(self, workload);
+
+    if (shoot && (shoot->testing || !cfg->minimal_distance))
+        batch_clear_rejected_prepared(host, self, cfg, shoot, targets, n, pass, batch_rejects);
 }
 
 static int rejects_on(trellis_plugin *self, const trellis_object *workload,
@@ -522,15 +584,22 @@ static int64_t raw_distance(const config *cfg, const prepared *shoot, const prep
     if (!shoot || !seed || !cfg->minimal_distance || shoot->testing)
         return 0;
     for (size_t i = 0; i < shoot->n_table; i++) {
-        if (strcmp(shoot->table[i].region, seed->region) == 0)
+        if (shoot->table[i].region_id == seed->region_id)
             return shoot->table[i].dist;
     }
-    d = gm_split_distance(seed->base, seed->orientation, shoot->base, shoot->orientation);
+    d = cfg->formula[(size_t)seed->region_id * cfg->formula_cap + (size_t)shoot->region_id];
     if (d < 0) /* cannot happen: both regions were checked in prepare */
         d = MAX_TABLE_DISTANCE;
-    if (strcmp(seed->provider, shoot->provider) != 0)
+    if (seed->provider_id != shoot->provider_id)
         d += 2;
     return FORMULA_BASE + d;
+}
+
+/* Whether the strategy scores this shoot at all (raw_distance is 0 for
+ * every seed otherwise). */
+static int scores_shoot(const config *cfg, const prepared *shoot)
+{
+    return shoot && cfg->minimal_distance && !shoot->testing;
 }
 
 static int score(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
@@ -547,6 +616,10 @@ static void score_batch(trellis_plugin *self, trellis_cycle *c, const trellis_ob
     const config *cfg = host->get_private(self);
     const prepared *shoot = host->object_data(self, workload);
 
+    if (!scores_shoot(cfg, shoot)) {
+        memset(scores, 0, n * sizeof(*scores));
+        return;
+    }
     for (size_t i = 0; i < n; i++)
         scores[i] = raw_distance(cfg, shoot, seed_data(self, targets[i]));
 }
@@ -623,6 +696,8 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    intern_init(&cfg->providers);
+    intern_init(&cfg->regions);
     if (read_config(h, args, cfg, err, errlen) < 0) {
         free_config(cfg);
         return -1;

@@ -8,9 +8,13 @@
  * spec.seedSelector, and then restricts the seed provider types through the
  * selectors' providerTypes. The CloudProfile is looked up with the host's
  * lookup_object in prepare_workload, where both selectors are parsed
- * (common/selector.c) and the allowed provider types resolved, so the filter
- * compares strings only. The `provider_types` argument picks the rule of the
- * scheduler document ("document": the shoot's providerTypes, else the
+ * (common/selector.c) and the allowed provider types resolved. Everything
+ * the filter compares is interned once per object (common/intern.h) in the
+ * plugin's own table: a shoot keeps its compiled selectors and allowed
+ * provider ids, a seed its provider id and its labels as (key id, value
+ * id) pairs, so the filter compares integers and calls the host only for
+ * the seed's prepared data. The `provider_types` argument picks the rule of
+ * the scheduler document ("document": the shoot's providerTypes, else the
  * CloudProfile's, else the shoot's provider) or of current Gardener
  * ("current": only the CloudProfile's, else the shoot's provider). Every
  * rejection is UNRESOLVABLE: evicting shoots never changes a seed's labels
@@ -24,6 +28,7 @@
 #include "batch.h"
 #include "gardener.h"
 #include "hints.h"
+#include "intern.h"
 #include "selector.h"
 #include "trellis/plugin.h"
 #include "values.h"
@@ -32,20 +37,32 @@
 static const trellis_host *host;
 
 typedef struct config {
-    int current; /* provider_types = "current" */
+    int current;  /* provider_types = "current" */
+    intern names; /* provider types, label keys and values */
 } config;
 
-/* Prepared data of shoots and seeds alike, because the host hands both to
- * the same release function. */
-typedef struct prepared {
-    /* shoot */
-    char *cloud_profile;      /* its name; NULL when the shoot names none */
-    selector *profile_sel;    /* the CloudProfile's spec.seedSelector */
-    selector *shoot_sel;      /* the shoot's spec.seedSelector */
-    gardener_strings allowed; /* allowed seed provider types */
-    int allow_all;            /* allowed holds "*" */
-    /* seed */
+/* The host hands shoots' and seeds' prepared data to the same release
+ * function: the first member of each tells which it is. */
+enum { SHOOT_DATA = 1, SEED_DATA };
+
+/* A seed's prepared data. */
+typedef struct seed_data {
+    int kind; /* SEED_DATA */
+    int32_t provider_id;
+    label_set labels;     /* metadata.labels */
     const char *provider; /* spec.provider.type, borrowed from the seed */
+} seed_data;
+
+/* A shoot's prepared data. */
+typedef struct prepared {
+    int kind;                 /* SHOOT_DATA */
+    char *cloud_profile;      /* its name; NULL when the shoot names none */
+    selector_ids profile_sel; /* the CloudProfile's spec.seedSelector */
+    selector_ids shoot_sel;   /* the shoot's spec.seedSelector */
+    gardener_strings allowed; /* allowed seed provider types, for messages */
+    int32_t *allowed_ids;     /* ... and as ids */
+    size_t n_allowed;
+    int allow_all; /* allowed holds "*" */
 } prepared;
 
 static const trellis_arg_spec args_table[] = {
@@ -65,40 +82,80 @@ static void release(trellis_plugin *self, void *data)
 
     if (!p)
         return;
+    if (p->kind == SEED_DATA) {
+        seed_data *sp = data;
+
+        label_set_clear(&sp->labels);
+        free(sp);
+        return;
+    }
     free(p->cloud_profile);
-    selector_free(p->profile_sel);
-    selector_free(p->shoot_sel);
+    selector_ids_clear(&p->profile_sel);
+    selector_ids_clear(&p->shoot_sel);
     gardener_strings_clear(&p->allowed);
+    free(p->allowed_ids);
     free(p);
 }
 
-static const char *label_lookup(const void *ud, const char *key)
+static void free_config(void *data)
 {
-    return host->object_label(ud, key);
+    config *cfg = data;
+
+    if (!cfg)
+        return;
+    intern_free(&cfg->names);
+    free(cfg);
 }
 
-/* The seed selector at `sel` (found at `field`) into *out and its
- * providerTypes into *types. */
-static int read_seed_selector(const trellis_value *sel, const char *field, selector **out,
-                              gardener_strings *types, char *err, size_t errlen)
+/* The seed selector at `sel` (found at `field`), compiled against names,
+ * into *out and its providerTypes into *types. */
+static int read_seed_selector(intern *names, const trellis_value *sel, const char *field,
+                              selector_ids *out, gardener_strings *types, char *err, size_t errlen)
 {
+    selector *parsed;
     char path[128];
+    int rc;
 
-    *out = NULL;
+    memset(out, 0, sizeof(*out));
     if (!sel || host->value_type(sel) == TRELLIS_VALUE_NULL)
         return 0;
-    if (selector_parse_with(host, sel, SELECTOR_FORMAT_SELECTOR, seed_selector_extra, field, out,
-                            err, errlen) < 0)
+    if (selector_parse_with(host, sel, SELECTOR_FORMAT_SELECTOR, seed_selector_extra, field,
+                            &parsed, err, errlen) < 0)
         return -1;
+    rc = selector_compile(parsed, names, out);
+    selector_free(parsed);
+    if (rc < 0) {
+        snprintf(err, errlen, "%s: out of memory", field);
+        return -1;
+    }
     snprintf(path, sizeof(path), "%s.providerTypes", field);
     return gardener_strings_read(host, host->value_get(sel, "providerTypes"), path, types, err,
                                  errlen);
 }
 
+/* p->allowed as ids, and whether it holds "*". */
+static int intern_allowed(intern *names, prepared *p)
+{
+    p->allow_all = gardener_strings_has(&p->allowed, "*");
+    if (p->allowed.n == 0)
+        return 0;
+    p->allowed_ids = calloc(p->allowed.n, sizeof(*p->allowed_ids));
+    if (!p->allowed_ids)
+        return -1;
+    for (size_t i = 0; i < p->allowed.n; i++) {
+        int32_t id = intern_id(names, p->allowed.v[i]);
+
+        if (id < 0)
+            return -1;
+        p->allowed_ids[p->n_allowed++] = id;
+    }
+    return 0;
+}
+
 static int prepare_workload(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
                             size_t errlen)
 {
-    const config *cfg = host->get_private(self);
+    config *cfg = host->get_private(self);
     gardener_strings shoot_types = {NULL, 0}, profile_types = {NULL, 0};
     const gardener_strings *source;
     const char *name = gardener_cloud_profile_name(host, obj);
@@ -110,6 +167,7 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    p->kind = SHOOT_DATA;
     if (name) {
         const trellis_object *cp = host->lookup_object(self, "CloudProfile", "", name);
         char why[TRELLIS_MESSAGE_MAX];
@@ -123,14 +181,15 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
             snprintf(err, errlen, "out of memory");
             goto fail;
         }
-        if (read_seed_selector(host->object_get(cp, "spec.seedSelector"), "spec.seedSelector",
-                               &p->profile_sel, &profile_types, why, sizeof(why)) < 0) {
+        if (read_seed_selector(&cfg->names, host->object_get(cp, "spec.seedSelector"),
+                               "spec.seedSelector", &p->profile_sel, &profile_types, why,
+                               sizeof(why)) < 0) {
             snprintf(err, errlen, "CloudProfile '%s': %s", name, why);
             goto fail;
         }
     }
-    if (read_seed_selector(host->object_get(obj, "spec.seedSelector"), "spec.seedSelector",
-                           &p->shoot_sel, &shoot_types, err, errlen) < 0)
+    if (read_seed_selector(&cfg->names, host->object_get(obj, "spec.seedSelector"),
+                           "spec.seedSelector", &p->shoot_sel, &shoot_types, err, errlen) < 0)
         goto fail;
 
     if (cfg->current)
@@ -152,7 +211,10 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
             goto fail;
         }
     }
-    p->allow_all = gardener_strings_has(&p->allowed, "*");
+    if (intern_allowed(&cfg->names, p) < 0) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
     gardener_strings_clear(&shoot_types);
     gardener_strings_clear(&profile_types);
     *data = p;
@@ -167,8 +229,9 @@ fail:
 static int prepare_target(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
                           size_t errlen)
 {
+    config *cfg = host->get_private(self);
     const trellis_value *v = host->object_get(obj, "spec.provider.type");
-    prepared *p;
+    seed_data *p;
 
     *data = NULL;
     if (values_expect(host, v, TRELLIS_VALUE_STRING, "a string", "spec.provider.type", err,
@@ -179,48 +242,69 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    p->kind = SEED_DATA;
     /* borrowed from the seed, which outlives its prepared data */
     p->provider = values_scalar_text(host, v);
     if (!p->provider)
         p->provider = "";
+    p->provider_id = intern_id(&cfg->names, p->provider);
+    if (p->provider_id < 0 || label_set_read(host, host->object_get(obj, "metadata.labels"),
+                                             &cfg->names, &p->labels) < 0) {
+        snprintf(err, errlen, "out of memory");
+        release(self, p);
+        return -1;
+    }
     *data = p;
     return 0;
 }
 
-static const char *seed_provider(const trellis_plugin *self, const trellis_object *seed)
+static const char *seed_provider(const seed_data *sp)
 {
-    const prepared *sp = host->object_data(self, seed);
-
     return sp && sp->provider ? sp->provider : "";
 }
 
-/* 0 when the seed passes; otherwise which check failed (1 CloudProfile
- * selector, 2 shoot selector, 3 provider), the order of Gardener's
- * scheduler. */
-static int check(const trellis_plugin *self, const prepared *p, const trellis_object *seed)
+static int allowed(const prepared *p, int32_t provider)
 {
-    const char *provider;
+    for (size_t i = 0; i < p->n_allowed; i++) {
+        if (p->allowed_ids[i] == provider)
+            return 1;
+    }
+    return 0;
+}
+
+/* 0 when the seed (its prepared data sp) passes; otherwise which check
+ * failed (1 CloudProfile selector, 2 shoot selector, 3 provider), the order
+ * of Gardener's scheduler. A seed without prepared data (its prepare
+ * failed, and the host rejects it anyway) has no labels and no provider. */
+static int check(const prepared *p, const seed_data *sp)
+{
+    static const label_set none = {NULL, 0};
+    const label_set *labels = sp ? &sp->labels : &none;
 
     if (!p)
         return 0;
-    if (selector_first_mismatch(p->profile_sel, label_lookup, seed) >= 0)
+    if (p->profile_sel.n && selector_ids_first_mismatch(&p->profile_sel, labels) >= 0)
         return 1;
-    if (selector_first_mismatch(p->shoot_sel, label_lookup, seed) >= 0)
+    if (p->shoot_sel.n && selector_ids_first_mismatch(&p->shoot_sel, labels) >= 0)
         return 2;
-    provider = seed_provider(self, seed);
-    if (!p->allow_all && !gardener_strings_has(&p->allowed, provider))
+    if (!p->allow_all && !(sp && allowed(p, sp->provider_id)))
         return 3;
     return 0;
+}
+
+static const seed_data *seed_of(const trellis_plugin *self, const trellis_object *seed)
+{
+    return host->object_data(self, seed);
 }
 
 static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                   const trellis_target *target, trellis_status *st)
 {
     const prepared *p = host->object_data(self, workload);
-    const trellis_object *seed = host->target_object(target);
+    const seed_data *sp = seed_of(self, host->target_object(target));
     char list[160];
 
-    switch (check(self, p, seed)) {
+    switch (check(p, sp)) {
     case 0:
         return TRELLIS_SUCCESS;
     case 1:
@@ -235,30 +319,30 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     default:
         gardener_strings_join(&p->allowed, ", ", list, sizeof(list));
         host->status(st, TRELLIS_UNRESOLVABLE, "ProviderNotAllowed",
-                     "seed provider %s is not allowed (allowed: %s)", seed_provider(self, seed),
-                     list);
+                     "seed provider %s is not allowed (allowed: %s)", seed_provider(sp), list);
         break;
     }
     return TRELLIS_UNRESOLVABLE;
 }
 
-static int batch_rejects(trellis_plugin *self, const void *cfg, const void *p,
-                         const trellis_target *t)
+static int batch_rejects(const void *cfg, const void *p, const void *sp)
 {
-    return check(self, p, host->target_object(t)) != 0;
+    return check(p, sp) != 0;
 }
 
 static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                          const trellis_target *const *targets, size_t n, uint64_t *pass)
 {
-    batch_clear_rejected(self, NULL, host->object_data(self, workload), targets, n, pass,
-                         batch_rejects);
+    const prepared *p = host->object_data(self, workload);
+
+    if (p)
+        batch_clear_rejected_prepared(host, self, NULL, p, targets, n, pass, batch_rejects);
 }
 
 static int rejects_on(trellis_plugin *self, const trellis_object *workload,
                       const trellis_object *seed)
 {
-    return check(self, host->object_data(self, workload), seed) != 0;
+    return check(host->object_data(self, workload), seed_of(self, seed)) != 0;
 }
 
 static int hint(trellis_plugin *self, const trellis_object *workload, unsigned event,
@@ -303,7 +387,8 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         return -1;
     }
     cfg->current = strcmp(mode, "current") == 0;
-    h->set_private(self, cfg, free);
+    intern_init(&cfg->names);
+    h->set_private(self, cfg, free_config);
 
     if (h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_prepare_target(self, prepare_target) < 0 ||

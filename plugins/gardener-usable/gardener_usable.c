@@ -165,16 +165,15 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     return TRELLIS_UNRESOLVABLE;
 }
 
-static int batch_rejects(trellis_plugin *self, const void *cfg, const void *data,
-                         const trellis_target *t)
+static int batch_rejects(const void *cfg, const void *data, const void *seed)
 {
-    return host->object_data(self, host->target_object(t)) != NULL;
+    return seed != NULL;
 }
 
 static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                          const trellis_target *const *targets, size_t n, uint64_t *pass)
 {
-    batch_clear_rejected(self, NULL, NULL, targets, n, pass, batch_rejects);
+    batch_clear_rejected_prepared(host, self, NULL, NULL, targets, n, pass, batch_rejects);
 }
 
 static int rejects_on(trellis_plugin *self, const trellis_object *workload,

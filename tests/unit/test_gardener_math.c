@@ -2,11 +2,13 @@
  * test_gardener_math.c - the host-free arithmetic of the Gardener plugins:
  * Levenshtein distance, region orientation and base names, the
  * MinimalDistance formula with Gardener's worked examples, and CIDR parsing
- * and overlap for IPv4 and IPv6. The module is compiled into this test
+ * and overlap for IPv4 and IPv6, and the integer form of CIDRs (gm_net)
+ * agreeing with the byte form. The module is compiled into this test
  * directly (it is a plugin helper, not part of the core library).
  */
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -217,6 +219,42 @@ START_TEST(cidr_overlap)
 }
 END_TEST
 
+/* gm_net_overlap agrees with gm_cidr_overlap: prefixes of every length
+ * around a few addresses, both families, and the two families mixed. */
+START_TEST(net_overlap_matches_cidr)
+{
+    static const char *const addrs[] = {"10.0.0.0",   "10.0.64.0",         "10.1.0.0",
+                                        "100.64.0.0", "0.0.0.0",           "255.255.255.255",
+                                        "2001:db8::", "2001:db8:8000::",   "fd00:1::",
+                                        "::",         "2001:db8::1:0:0:1", "::ffff:10.0.0.0"};
+    enum { N = sizeof(addrs) / sizeof(addrs[0]) };
+    char text[64];
+
+    for (size_t i = 0; i < N; i++) {
+        for (size_t j = 0; j < N; j++) {
+            int maxi = strchr(addrs[i], ':') ? 128 : 32;
+            int maxj = strchr(addrs[j], ':') ? 128 : 32;
+
+            for (int bi = 0; bi <= maxi; bi += (bi < 8 || bi > maxi - 8) ? 1 : 7) {
+                for (int bj = 0; bj <= maxj; bj += (bj < 8 || bj > maxj - 8) ? 1 : 5) {
+                    gm_cidr a, b;
+                    gm_net na, nb;
+
+                    snprintf(text, sizeof(text), "%s/%d", addrs[i], bi);
+                    ck_assert_int_eq(gm_cidr_parse(text, &a), 0);
+                    snprintf(text, sizeof(text), "%s/%d", addrs[j], bj);
+                    ck_assert_int_eq(gm_cidr_parse(text, &b), 0);
+                    gm_net_from_cidr(&a, &na);
+                    gm_net_from_cidr(&b, &nb);
+                    ck_assert_int_eq(gm_net_overlap(&na, &nb), gm_cidr_overlap(&a, &b));
+                    ck_assert_int_eq(gm_net_overlap(&nb, &na), gm_cidr_overlap(&a, &b));
+                }
+            }
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gardener_math");
@@ -231,6 +269,7 @@ int main(void)
     tcase_add_test(tc, cidr_parse_ipv4);
     tcase_add_test(tc, cidr_parse_ipv6);
     tcase_add_test(tc, cidr_overlap);
+    tcase_add_test(tc, net_overlap_matches_cidr);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
