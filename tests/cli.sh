@@ -628,6 +628,31 @@ for j in 1 2; do
         grep -q '"equivalence_hits": [1-9][0-9]*,' "$TMP/eq-true.stats"
 done
 
+# ---- the equivalence cache on the Gardener profile --------------------------
+
+# A generated fleet (contrib/gen: seeds over providers and regions with
+# taints, networks and capacities; shoots of several classes): the shipped
+# Gardener profile decides the same with the cache as without it.
+GEN=${TOP_BUILDDIR:-.}/contrib/trellis-gen
+if [ -x "$GEN" ] && [ -n "${TOP_SRCDIR:-}" ]; then
+    "$GEN" gardener "$TMP/st-geq" 60 900 7 json
+    sed 's/^    default = true;/    default = true; equivalence_cache = false;/' \
+        "$TOP_SRCDIR/conf/gardener.cfg" >"$TMP/gardener-off.cfg"
+    run schedule -c "$TMP/gardener-off.cfg" -s "$TMP/st-geq" -o json --dry-run \
+        --stats "$TMP/geq-off.stats"
+    cp "$OUT" "$TMP/geq-off.out"
+    check "gardener fleet without the cache: shoots placed" 0 "$OUT" '"result": *"scheduled"'
+    expect "gardener fleet: the cache is off" grep -q '"equivalence_hits": 0,' "$TMP/geq-off.stats"
+    run schedule -c "$TOP_SRCDIR/conf/gardener.cfg" -s "$TMP/st-geq" -o json --dry-run \
+        --stats "$TMP/geq-on.stats"
+    expect "gardener fleet with the cache: the decisions of full cycles" \
+        cmp -s "$TMP/geq-off.out" "$OUT"
+    expect "gardener fleet with the cache: it served cycles" \
+        grep -q '"equivalence_hits": [1-9][0-9]*,' "$TMP/geq-on.stats"
+else
+    not_ok "gardener equivalence cache" "no trellis-gen in ${TOP_BUILDDIR:-.}/contrib"
+fi
+
 # ---------------------------------------------------------------------------
 
 finish

@@ -385,6 +385,18 @@ static int hint(trellis_plugin *self, const trellis_object *workload, unsigned e
     return hints_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
 }
 
+/* Shoots with the same needs get the same verdicts on every seed (SDK 1.3,
+ * the host's equivalence cache). */
+static int equivalent(trellis_plugin *self, const trellis_object *a, const trellis_object *b)
+{
+    const prepared *x = host->object_data(self, a), *y = host->object_data(self, b);
+
+    if (!x || !y)
+        return x == y;
+    return x->needs_dns == y->needs_dns && x->restricted == y->restricted &&
+           (!x->restricted || x->wanted == y->wanted);
+}
+
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
@@ -415,7 +427,8 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     if (h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_prepare_target(self, prepare_target) < 0 ||
         h->register_release(self, release) < 0 || h->register_pre_filter(self, pre_filter) < 0 ||
-        h->register_filter(self, filter) < 0 || h->register_filter_batch(self, filter_batch) < 0) {
+        h->register_filter(self, filter) < 0 || h->register_filter_batch(self, filter_batch) < 0 ||
+        h->register_equivalent(self, equivalent) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }

@@ -685,6 +685,25 @@ static int read_config(const trellis_host *h, const trellis_args *args, config *
     return 0;
 }
 
+/* Shoots of the same provider, region and purpose, with the same distance
+ * table, get the same verdicts and distances (SDK 1.3, the host's
+ * equivalence cache). */
+static int equivalent(trellis_plugin *self, const trellis_object *a, const trellis_object *b)
+{
+    const prepared *x = host->object_data(self, a), *y = host->object_data(self, b);
+
+    if (!x || !y)
+        return x == y;
+    if (x->provider_id != y->provider_id || x->region_id != y->region_id ||
+        x->testing != y->testing || x->n_table != y->n_table)
+        return 0;
+    for (size_t i = 0; i < x->n_table; i++) {
+        if (x->table[i].region_id != y->table[i].region_id || x->table[i].dist != y->table[i].dist)
+            return 0;
+    }
+    return 1;
+}
+
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
@@ -716,6 +735,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         h->register_prepare_target(self, prepare_target) < 0 ||
         h->register_release(self, release) < 0 || h->register_pre_filter(self, pre_filter) < 0 ||
         h->register_filter(self, filter) < 0 || h->register_filter_batch(self, filter_batch) < 0 ||
+        h->register_equivalent(self, equivalent) < 0 ||
         h->register_score(self, score) < 0 || h->register_score_batch(self, score_batch) < 0 ||
         h->register_normalize(self, normalize) < 0) {
         snprintf(err, errlen, "cannot register hooks");

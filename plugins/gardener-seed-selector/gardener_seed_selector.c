@@ -363,6 +363,42 @@ static int hint(trellis_plugin *self, const trellis_object *workload, unsigned e
                : TRELLIS_QUEUE_SKIP;
 }
 
+static int same_selector(const selector_ids *x, const selector_ids *y)
+{
+    if (x->n != y->n)
+        return 0;
+    for (size_t i = 0; i < x->n; i++) {
+        const selector_idreq *p = &x->reqs[i], *q = &y->reqs[i];
+
+        if (p->key != q->key || p->op != q->op || p->nvalues != q->nvalues)
+            return 0;
+        for (uint32_t v = 0; v < p->nvalues; v++) {
+            if (x->values[p->first + v] != y->values[q->first + v])
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Shoots with the same selectors and provider types get the same verdicts
+ * on every seed (SDK 1.3, the host's equivalence cache). */
+static int equivalent(trellis_plugin *self, const trellis_object *a, const trellis_object *b)
+{
+    const prepared *x = host->object_data(self, a), *y = host->object_data(self, b);
+
+    if (!x || !y)
+        return x == y;
+    if (x->allow_all != y->allow_all || x->n_allowed != y->n_allowed ||
+        !same_selector(&x->profile_sel, &y->profile_sel) ||
+        !same_selector(&x->shoot_sel, &y->shoot_sel))
+        return 0;
+    for (size_t i = 0; i < x->n_allowed; i++) {
+        if (x->allowed_ids[i] != y->allowed_ids[i])
+            return 0;
+    }
+    return 1;
+}
+
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
@@ -393,7 +429,8 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     if (h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_prepare_target(self, prepare_target) < 0 ||
         h->register_release(self, release) < 0 || h->register_filter(self, filter) < 0 ||
-        h->register_filter_batch(self, filter_batch) < 0) {
+        h->register_filter_batch(self, filter_batch) < 0 ||
+        h->register_equivalent(self, equivalent) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
