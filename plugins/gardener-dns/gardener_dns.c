@@ -69,11 +69,17 @@ static const trellis_arg_spec args_table[] = {
     {NULL, 0, NULL, NULL},
 };
 
+/* The prepared data of every seed in mode document: whether it has the
+ * disable-dns taint is all the filter reads, so seeds share these two
+ * records (never freed, never written), which stay in cache. */
+static const prepared seed_with_dns = {0};
+static const prepared seed_without_dns = {.disable_dns = 1};
+
 static void release(trellis_plugin *self, void *data)
 {
     prepared *p = data;
 
-    if (!p)
+    if (!p || p == &seed_with_dns || p == &seed_without_dns)
         return;
     free(p->domain);
     free(p->prefix);
@@ -239,35 +245,12 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
                           size_t errlen)
 {
     config *cfg = host->get_private(self);
-    prepared *p = calloc(1, sizeof(*p));
+    prepared *p;
 
     *data = NULL;
-    if (!p) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    if (cfg->current) {
-        if (read_defaults(obj, &p->defaults, err, errlen) < 0) {
-            release(self, p);
-            return -1;
-        }
-        if (p->defaults.n) {
-            p->default_ids = calloc(p->defaults.n, sizeof(*p->default_ids));
-            for (size_t i = 0; p->default_ids && i < p->defaults.n; i++) {
-                p->default_ids[i] = intern_id(&cfg->domains, p->defaults.v[i]);
-                if (p->default_ids[i] < 0) {
-                    free(p->default_ids);
-                    p->default_ids = NULL;
-                }
-            }
-            if (!p->default_ids) {
-                snprintf(err, errlen, "out of memory");
-                release(self, p);
-                return -1;
-            }
-        }
-    } else {
+    if (!cfg->current) {
         const trellis_value *taints = host->object_get(obj, "spec.taints");
+        int disable_dns = 0;
 
         if (taints && host->value_type(taints) == TRELLIS_VALUE_LIST) {
             for (size_t i = 0; i < host->value_len(taints); i++) {
@@ -277,8 +260,34 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
                                       : NULL;
 
                 if (key && strcmp(key, DISABLE_DNS_TAINT) == 0)
-                    p->disable_dns = 1;
+                    disable_dns = 1;
             }
+        }
+        *data = (void *)(disable_dns ? &seed_without_dns : &seed_with_dns);
+        return 0;
+    }
+    p = calloc(1, sizeof(*p));
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (read_defaults(obj, &p->defaults, err, errlen) < 0) {
+        release(self, p);
+        return -1;
+    }
+    if (p->defaults.n) {
+        p->default_ids = calloc(p->defaults.n, sizeof(*p->default_ids));
+        for (size_t i = 0; p->default_ids && i < p->defaults.n; i++) {
+            p->default_ids[i] = intern_id(&cfg->domains, p->defaults.v[i]);
+            if (p->default_ids[i] < 0) {
+                free(p->default_ids);
+                p->default_ids = NULL;
+            }
+        }
+        if (!p->default_ids) {
+            snprintf(err, errlen, "out of memory");
+            release(self, p);
+            return -1;
         }
     }
     *data = p;

@@ -52,11 +52,10 @@ typedef struct network {
 /* Prepared data of shoots and seeds alike, because the host hands both to
  * the same release function. */
 typedef struct prepared {
-    network spec[N_ROLES]; /* shoot spec.networking / seed spec.networks */
-    /* shoot only */
-    network *status; /* status.networking.{nodes,pods,services}[] */
-    size_t n_status;
-    int ipv4, ipv6; /* spec.networking.ipFamilies */
+    /* seed only, for the batch filter: the present ones of spec (first, so
+     * the filter reads one or two cache lines of a seed) */
+    size_t n_nets;
+    gm_net nets[N_ROLES];
     /* shoot only, for the batch filter: the networks checked on every
      * seed (its own and status ones, without IPv4 ones when those may
      * overlap), and the roles (bit 1 << role) it leaves to a seed's default
@@ -64,11 +63,13 @@ typedef struct prepared {
     gm_net *checks;
     size_t n_checks;
     unsigned default_roles;
+    int ipv4, ipv6; /* spec.networking.ipFamilies */
+    network spec[N_ROLES]; /* shoot spec.networking / seed spec.networks */
+    /* shoot only */
+    network *status; /* status.networking.{nodes,pods,services}[] */
+    size_t n_status;
     /* seed only: spec.networks.shootDefaults (pods and services) */
     network defaults[N_ROLES];
-    /* seed only, for the batch filter: the present ones of spec */
-    gm_net nets[N_ROLES];
-    size_t n_nets;
 } prepared;
 
 static const trellis_arg_spec args_table[] = {
