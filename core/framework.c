@@ -292,6 +292,48 @@ static void filter_block(void *ctx, size_t b, size_t e)
     }
 }
 
+/* Filter target i alone, as filter_block would: a batch hook gets a
+ * block of one, a span hook the target's word with only its bit set. */
+static void filter_target(trellis_cycle *c, size_t i)
+{
+    profile *p = c->p;
+    uint64_t bit = 1ull << (i % 64);
+    c->pass[i / 64] |= bit;
+    if ((p->snap.invalid[i / 64] & bit) && invalid_for(p, c->targets[i]->obj)) {
+        reject(c, i, REJ_INVALID, TRELLIS_UNRESOLVABLE);
+        return;
+    }
+    trellis_status st;
+    for (size_t k = 0; k < p->filter.n; k++) {
+        trellis_plugin *pl = p->filter.v[k];
+        if (c->skip_filter[pl->index])
+            continue;
+        int rc = TRELLIS_SUCCESS;
+        if (pl->h.filter_span) {
+            size_t first = i & ~(size_t)63;
+            uint64_t word = bit;
+            pl->h.filter_span(pl, c, c->w, first, c->n - first < 64 ? c->n - first : 64, &word);
+            rc = word & bit ? TRELLIS_SUCCESS : CODE_UNKNOWN;
+        } else if (pl->h.filter_batch) {
+            uint64_t word = 1;
+            pl->h.filter_batch(pl, c, c->w, (const trellis_target *const *)&c->targets[i], 1,
+                               &word);
+            rc = word & 1 ? TRELLIS_SUCCESS : CODE_UNKNOWN;
+        } else {
+            rc = pl->h.filter(pl, c, c->w, c->targets[i], &st);
+            if (rc != TRELLIS_SUCCESS && rc != TRELLIS_UNSCHEDULABLE &&
+                rc != TRELLIS_UNRESOLVABLE) {
+                rc = TRELLIS_ERROR;
+                atomic_store_explicit(&c->filter_error, 1, memory_order_relaxed);
+            }
+        }
+        if (rc != TRELLIS_SUCCESS) {
+            reject(c, i, (int)k, rc);
+            return;
+        }
+    }
+}
+
 int framework_rej(const trellis_cycle *c, size_t i)
 {
     if (c->pre_plugin >= 0)
@@ -717,8 +759,8 @@ out:
  * is equivalent to the entry's for every plugin, its pre-filters skipped
  * the same plugins, the targets are the same set, and at most
  * EQ_MAX_CHANGED targets changed since (the snapshot's generation column
- * tells which): then only the 64-target blocks holding a changed target
- * are filtered again, and only the changed feasible targets scored.
+ * tells which): then only the changed targets are filtered again, and only
+ * the changed feasible ones scored.
  * Normalize, the totals and the selection always run. */
 
 /* More changed targets than this: a full cycle is as cheap. */
@@ -778,8 +820,7 @@ static int eq_lookup(profile *p, trellis_cycle *c, const trellis_object *w)
     return 0;
 }
 
-/* The entry's verdicts, with the blocks of changed targets filtered again
- * (q->changed is ascending, so a block's targets are adjacent). */
+/* The entry's verdicts, with the changed targets filtered again. */
 static void eq_filter(profile *p, trellis_cycle *c)
 {
     equiv_cache *q = &p->eq;
@@ -787,14 +828,9 @@ static void eq_filter(profile *p, trellis_cycle *c)
     memcpy(c->pass, e->pass, (c->n + 63) / 64 * sizeof *c->pass);
     memcpy(c->cands, e->cands, c->n * sizeof *c->cands);
     q->hits++;
-    for (size_t k = 0; k < q->n_changed; k++) {
-        size_t b = q->changed[k] & ~(size_t)63;
-        if (k && (q->changed[k - 1] & ~(size_t)63) == b)
-            continue;
-        size_t end = b + 64 < c->n ? b + 64 : c->n;
-        filter_block(c, b, end);
-        q->targets_reevaluated += end - b;
-    }
+    for (size_t k = 0; k < q->n_changed; k++)
+        filter_target(c, q->changed[k]);
+    q->targets_reevaluated += q->n_changed;
 }
 
 /* Keep this cycle's verdicts in the current entry. Its raw scores stay

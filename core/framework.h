@@ -44,7 +44,7 @@ typedef struct cand {
  * few classes of equivalent workloads, a cycle's verdicts and raw scores by
  * target position, with a workload of the class and the snapshot
  * generation they belong to. */
-#define EQ_ENTRIES 8
+#define EQ_ENTRIES 16
 typedef struct equiv_entry {
     int valid;  /* pass and cands hold every target's verdict at gen */
     int scored; /* raw holds the raw score of every target feasible at gen */
