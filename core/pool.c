@@ -13,21 +13,34 @@
 
 /* below this many blocks a loop runs on the calling thread */
 #define POOL_MIN_BLOCKS 4
+/* A worker that finished a job, and the caller waiting for the workers,
+ * spin this long before they sleep: the next job of a cycle comes within
+ * microseconds, and waking a sleeping thread costs tens of them. */
+#define POOL_SPIN_NS 50000
 
 struct pool {
     int n;
     pthread_t *th;
     pthread_mutex_t mu;
     pthread_cond_t start, done;
-    uint64_t round; /* bumped for each job */
-    int busy;       /* workers still on the current job */
-    int stop;
-    /* current job */
+    atomic_uint_fast64_t round; /* bumped for each job; publishes it */
+    atomic_int busy;            /* workers still on the current job */
+    atomic_int sleepers;        /* workers waiting on `start` */
+    atomic_int caller_waits;    /* the caller waits on `done` */
+    atomic_int stop;
+    /* current job, written before `round` moves */
     pool_fn fn;
     void *ctx;
     size_t total, block;
     atomic_size_t next;
 };
+
+static void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
 
 static void work(pool *p)
 {
@@ -40,24 +53,43 @@ static void work(pool *p)
     }
 }
 
+/* Wait until the round moves past `seen` or the pool stops: spin a while,
+ * then sleep. The sleeper count and the round are both sequentially
+ * consistent, so pool_run either sees the sleeper and wakes it, or the
+ * sleeper sees the new round before it waits. */
+static void wait_round(pool *p, uint64_t seen)
+{
+    uint64_t t0 = now_ns();
+    for (unsigned spins = 1; atomic_load(&p->round) == seen && !atomic_load(&p->stop); spins++) {
+        if (spins % 256 == 0 && now_ns() - t0 > POOL_SPIN_NS) {
+            pthread_mutex_lock(&p->mu);
+            atomic_fetch_add(&p->sleepers, 1);
+            while (atomic_load(&p->round) == seen && !atomic_load(&p->stop))
+                pthread_cond_wait(&p->start, &p->mu);
+            atomic_fetch_sub(&p->sleepers, 1);
+            pthread_mutex_unlock(&p->mu);
+            return;
+        }
+        relax();
+    }
+}
+
 static void *worker(void *arg)
 {
     pool *p = arg;
     uint64_t seen = 0;
-    pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->stop && p->round == seen)
-            pthread_cond_wait(&p->start, &p->mu);
-        if (p->stop)
+        wait_round(p, seen);
+        if (atomic_load(&p->stop))
             break;
-        seen = p->round;
-        pthread_mutex_unlock(&p->mu);
+        seen = atomic_load(&p->round);
         work(p);
-        pthread_mutex_lock(&p->mu);
-        if (--p->busy == 0)
+        if (atomic_fetch_sub(&p->busy, 1) == 1 && atomic_load(&p->caller_waits)) {
+            pthread_mutex_lock(&p->mu);
             pthread_cond_signal(&p->done);
+            pthread_mutex_unlock(&p->mu);
+        }
     }
-    pthread_mutex_unlock(&p->mu);
     return NULL;
 }
 
@@ -82,7 +114,7 @@ void pool_free(pool *p)
     if (!p)
         return;
     pthread_mutex_lock(&p->mu);
-    p->stop = 1;
+    atomic_store(&p->stop, 1);
     pthread_cond_broadcast(&p->start);
     pthread_mutex_unlock(&p->mu);
     for (int i = 1; i < p->n; i++)
@@ -111,19 +143,31 @@ void pool_run(pool *p, size_t n, size_t block, pool_fn fn, void *ctx)
             fn(ctx, b, b + block < n ? b + block : n);
         return;
     }
-    pthread_mutex_lock(&p->mu);
     p->fn = fn;
     p->ctx = ctx;
     p->total = n;
     p->block = block;
     atomic_store(&p->next, 0);
-    p->busy = p->n - 1;
-    p->round++;
-    pthread_cond_broadcast(&p->start);
-    pthread_mutex_unlock(&p->mu);
+    atomic_store(&p->busy, p->n - 1);
+    atomic_fetch_add(&p->round, 1);
+    if (atomic_load(&p->sleepers) > 0) {
+        pthread_mutex_lock(&p->mu);
+        pthread_cond_broadcast(&p->start);
+        pthread_mutex_unlock(&p->mu);
+    }
     work(p);
-    pthread_mutex_lock(&p->mu);
-    while (p->busy > 0)
-        pthread_cond_wait(&p->done, &p->mu);
-    pthread_mutex_unlock(&p->mu);
+    /* the same spin, then sleep, for the workers to finish */
+    uint64_t t0 = now_ns();
+    for (unsigned spins = 1; atomic_load(&p->busy) > 0; spins++) {
+        if (spins % 256 == 0 && now_ns() - t0 > POOL_SPIN_NS) {
+            pthread_mutex_lock(&p->mu);
+            atomic_store(&p->caller_waits, 1);
+            while (atomic_load(&p->busy) > 0)
+                pthread_cond_wait(&p->done, &p->mu);
+            atomic_store(&p->caller_waits, 0);
+            pthread_mutex_unlock(&p->mu);
+            break;
+        }
+        relax();
+    }
 }
