@@ -222,8 +222,19 @@ static void note_cleared(trellis_cycle *c, size_t k, const uint64_t *before, uin
     }
 }
 
+/* A plain filter's return as a cycle counts it: anything but success or a
+ * rejection is an error. */
+static int filter_code(int rc)
+{
+    return rc == TRELLIS_SUCCESS || rc == TRELLIS_UNSCHEDULABLE || rc == TRELLIS_UNRESOLVABLE
+               ? rc
+               : TRELLIS_ERROR;
+}
+
 static void reject(trellis_cycle *c, size_t i, int rej, int code)
 {
+    if (code == TRELLIS_ERROR) /* the cycle looks for it after filtering */
+        atomic_store_explicit(&c->filter_error, 1, memory_order_relaxed);
     c->pass[i / 64] &= ~(1ull << (i % 64));
     c->cands[i].rej = (int16_t)rej;
     c->cands[i].code = (uint8_t)code;
@@ -275,14 +286,9 @@ static void filter_block(void *ctx, size_t b, size_t e)
                 while (bits) {
                     size_t i = wi * 64 + (size_t)__builtin_ctzll(bits);
                     bits &= bits - 1;
-                    int rc = pl->h.filter(pl, c, c->w, c->targets[i], &st);
-                    if (rc == TRELLIS_SUCCESS)
-                        continue;
-                    if (rc != TRELLIS_UNSCHEDULABLE && rc != TRELLIS_UNRESOLVABLE) {
-                        rc = TRELLIS_ERROR;
-                        atomic_store_explicit(&c->filter_error, 1, memory_order_relaxed);
-                    }
-                    reject(c, i, (int)k, rc);
+                    int rc = filter_code(pl->h.filter(pl, c, c->w, c->targets[i], &st));
+                    if (rc != TRELLIS_SUCCESS)
+                        reject(c, i, (int)k, rc);
                 }
             }
         }
@@ -320,12 +326,7 @@ static void filter_target(trellis_cycle *c, size_t i)
                                &word);
             rc = word & 1 ? TRELLIS_SUCCESS : CODE_UNKNOWN;
         } else {
-            rc = pl->h.filter(pl, c, c->w, c->targets[i], &st);
-            if (rc != TRELLIS_SUCCESS && rc != TRELLIS_UNSCHEDULABLE &&
-                rc != TRELLIS_UNRESOLVABLE) {
-                rc = TRELLIS_ERROR;
-                atomic_store_explicit(&c->filter_error, 1, memory_order_relaxed);
-            }
+            rc = filter_code(pl->h.filter(pl, c, c->w, c->targets[i], &st));
         }
         if (rc != TRELLIS_SUCCESS) {
             reject(c, i, (int)k, rc);
@@ -1207,9 +1208,7 @@ int framework_filter_one(trellis_cycle *c, size_t k, size_t i, trellis_status *s
         st->code = TRELLIS_SKIP;
         return st->code;
     }
-    int rc = pl->h.filter(pl, c, c->w, c->targets[i], st);
-    if (rc != TRELLIS_SUCCESS && rc != TRELLIS_UNSCHEDULABLE && rc != TRELLIS_UNRESOLVABLE)
-        rc = TRELLIS_ERROR; /* as the cycle counts it */
+    int rc = filter_code(pl->h.filter(pl, c, c->w, c->targets[i], st));
     if (rc != TRELLIS_SUCCESS && !st->reason[0])
         snprintf(st->reason, sizeof st->reason, "Rejected");
     st->code = rc;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "batch.h"
+#include "equal.h"
 #include "hints.h"
 #include "resources.h"
 #include "trellis/plugin.h"
@@ -142,16 +143,6 @@ static int hint(trellis_plugin *self, const trellis_object *workload, unsigned e
     return TRELLIS_QUEUE; /* a shoot went away: its seed has room */
 }
 
-/* Its verdicts do not depend on the workload: every two are equivalent
- * (SDK 1.3, the host's equivalence cache). */
-static int equivalent(trellis_plugin *self, const trellis_object *a, const trellis_object *b)
-{
-    (void)self;
-    (void)a;
-    (void)b;
-    return 1;
-}
-
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
@@ -159,7 +150,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     if (h->register_prepare_target(self, prepare_target) < 0 ||
         h->register_release(self, release) < 0 || h->register_filter(self, filter) < 0 ||
         h->register_filter_batch(self, filter_batch) < 0 ||
-        h->register_equivalent(self, equivalent) < 0) {
+        h->register_equivalent(self, equal_always) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }

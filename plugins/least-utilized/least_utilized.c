@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "equal.h"
 #include "scores.h"
 #include "trellis/plugin.h"
 
@@ -46,22 +47,12 @@ static int normalize(trellis_plugin *self, trellis_cycle *c, const trellis_objec
     return TRELLIS_SUCCESS;
 }
 
-/* Its scores do not depend on the workload: every two are equivalent
- * (SDK 1.3, the host's equivalence cache). */
-static int equivalent(trellis_plugin *self, const trellis_object *a, const trellis_object *b)
-{
-    (void)self;
-    (void)a;
-    (void)b;
-    return 1;
-}
-
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
     host = h;
     if (h->register_score(self, score) < 0 || h->register_score_batch(self, score_batch) < 0 ||
-        h->register_equivalent(self, equivalent) < 0 ||
+        h->register_equivalent(self, equal_always) < 0 ||
         h->register_normalize(self, normalize) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
