@@ -82,3 +82,11 @@ void log_msg(trellis_log_level level, const char *who, const char *fmt, ...)
     log_vmsg(level, who, fmt, ap);
     va_end(ap);
 }
+
+void log_skipped(const char *file, int line, const char *message)
+{
+    if (line > 0)
+        log_warn("%s:%d: %s (skipped)", file, line, message);
+    else
+        log_warn("%s: %s (skipped)", file, message);
+}

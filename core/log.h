@@ -22,6 +22,10 @@ void log_msg(trellis_log_level level, const char *who, const char *fmt, ...)
 void log_vmsg(trellis_log_level level, const char *who, const char *fmt,
               va_list ap);
 
+/* "FILE:LINE: MESSAGE (skipped)", or "FILE: MESSAGE (skipped)" when line
+ * is 0 (a file that could not be read or was refused as a whole). */
+void log_skipped(const char *file, int line, const char *message);
+
 #define log_error(...) log_msg(TRELLIS_LOG_ERROR, NULL, __VA_ARGS__)
 #define log_warn(...) log_msg(TRELLIS_LOG_WARN, NULL, __VA_ARGS__)
 #define log_info(...) log_msg(TRELLIS_LOG_INFO, NULL, __VA_ARGS__)

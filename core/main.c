@@ -447,7 +447,7 @@ static int cmd_admin(opts *o)
     if (r < 0) {
         fprintf(stderr, "trellis: %s: %s\n", cmd, err);
         rc = 2;
-    } else if (!deschedule && st->ops->flush(st, err, sizeof err) < 0) {
+    } else if (!deschedule && st->ops->flush(st, NULL, NULL, err, sizeof err) < 0) {
         fprintf(stderr, "trellis: not written: %s\n", err);
         rc = 3;
     }

@@ -444,7 +444,7 @@ int sched_load(sched *s, store *st, char *err, size_t errlen)
     }
     for (size_t i = 0; i < ms.n_errors; i++) {
         const manifest_error *e = &ms.errors[i];
-        log_warn("%s:%d: %s (skipped)", e->file, e->line, e->message);
+        log_skipped(e->file, e->line, e->message);
     }
     s->n_manifest_errors = ms.n_errors;
     /* every object can be looked up by the plugins while they prepare */
@@ -728,6 +728,24 @@ static void job_free(bind_job *j)
     free(j);
 }
 
+typedef struct job_batch {
+    bind_job **v;
+    size_t n;
+} job_batch;
+
+/* The store could not write the object id: its job failed. */
+static void job_not_written(void *ud, const char *id, const char *why)
+{
+    job_batch *jb = ud;
+    for (size_t i = 0; i < jb->n; i++) {
+        bind_job *j = jb->v[i];
+        if (!j->failed && strcmp(j->it->w->id, id) == 0) {
+            j->failed = 1;
+            snprintf(j->msg, sizeof j->msg, "binding not written: %.900s", why);
+        }
+    }
+}
+
 /* The binding thread: pre-bind and bind every job, one store flush for
  * the batch, then post-bind for those that landed. When the flush fails,
  * a job landed if the store now holds its workload bound there. */
@@ -739,24 +757,9 @@ static void run_jobs(void *ud, void **jobs, size_t n)
         j->failed = bind_hooks(j->p, &j->c, j->it->w, &j->t, 0, j->msg, sizeof j->msg) < 0;
     }
     char err[1024];
-    if (s->st->ops->flush(s->st, err, sizeof err) < 0) {
+    job_batch jb = {(bind_job **)jobs, n};
+    if (s->st->ops->flush(s->st, job_not_written, &jb, err, sizeof err) < 0)
         log_error("store: %s", err);
-        for (size_t i = 0; i < n; i++) {
-            bind_job *j = jobs[i];
-            if (j->failed)
-                continue;
-            const trellis_object *w = j->it->w;
-            trellis_object *now = s->st->ops->get(s->st, w->kind, w->namespace_, w->name);
-            const char *b =
-                now ? value_string(object_get(now, j->p->cfg->binding_field)) : NULL;
-            if (!b || strcmp(b, j->t.name) != 0) {
-                j->failed = 1;
-                snprintf(j->msg, sizeof j->msg, "binding not written: %.900s", err);
-            }
-            if (now)
-                object_unref(now);
-        }
-    }
     for (size_t i = 0; i < n; i++) {
         bind_job *j = jobs[i];
         for (size_t k = 0; !j->failed && k < j->p->post_bind.n; k++) {
@@ -1050,6 +1053,20 @@ static void show_progress(sched *s, size_t done, uint64_t t0, uint64_t *last)
     fflush(stderr);
 }
 
+/* The store could not write the object id: a decision that placed it
+ * is an error, with the store's reason. */
+static void decision_not_written(void *ud, const char *id, const char *why)
+{
+    sched *s = ud;
+    decision *d = hmap_get(&s->dec_by_key, id);
+    if (!d || d->result != DEC_SCHEDULED)
+        return;
+    char msg[1200];
+    snprintf(msg, sizeof msg, "binding to %s not written: %.1000s",
+             d->n_targets ? d->targets[0] : "?", why);
+    set_result(d, DEC_ERROR, msg, NULL);
+}
+
 int sched_run_once(sched *s, char *err, size_t errlen)
 {
     uint64_t t0 = now_ns(), last = t0;
@@ -1079,7 +1096,7 @@ int sched_run_once(sched *s, char *err, size_t errlen)
     s->schedule_ns = now_ns() - t0;
     if (s->progress && s->n_cycles >= 256)
         show_progress(s, SIZE_MAX, t0, &last);
-    if (s->st && s->st->ops->flush(s->st, err, errlen) < 0)
+    if (s->st && s->st->ops->flush(s->st, decision_not_written, s, err, errlen) < 0)
         return -1;
     return 0;
 }
@@ -1163,7 +1180,7 @@ int sched_deschedule(sched *s, profile *p, size_t budget, desched_fn report, voi
     for (size_t i = 0; i < nt; i++)
         free(names[i]);
     free(names);
-    if (s->st && s->st->ops->flush(s->st, err, errlen) < 0)
+    if (s->st && s->st->ops->flush(s->st, NULL, NULL, err, errlen) < 0)
         return -1;
     return (int)moved;
 }
@@ -1734,7 +1751,7 @@ void sched_stop(sched *s)
     collect_from(s, b);
     binder_free(b);
     char err[1024];
-    if (s->st && s->st->ops->flush(s->st, err, sizeof err) < 0)
+    if (s->st && s->st->ops->flush(s->st, NULL, NULL, err, sizeof err) < 0)
         log_error("store: %s", err);
 }
 

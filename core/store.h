@@ -32,6 +32,10 @@ typedef enum { STORE_ADDED = 1, STORE_MODIFIED, STORE_DELETED } store_event_type
 typedef void (*store_watch_cb)(void *ud, store_event_type type, trellis_object *old_obj,
                                trellis_object *new_obj);
 
+/* A write flush could not make: the object's id ("Kind/namespace/name")
+ * and why, both borrowed for the call. */
+typedef void (*store_fail_cb)(void *ud, const char *id, const char *message);
+
 typedef struct store_ops {
     const char *name;
     /* Append every object, and every malformed document as an error, to
@@ -47,8 +51,10 @@ typedef struct store_ops {
     /* Create a new object (a reference is taken); refused if it exists. */
     int (*create)(store *s, trellis_object *o, char *err, size_t errlen);
     /* Commit buffered writes. 0, or -1 with err listing what was not
-     * written (nothing is lost: the rest is written). */
-    int (*flush)(store *s, char *err, size_t errlen);
+     * written (nothing is lost: the rest is written); failed (may be
+     * NULL) is called for every object whose patch or creation was not
+     * written, with the reason. */
+    int (*flush)(store *s, store_fail_cb failed, void *ud, char *err, size_t errlen);
     /* Follow changes: a descriptor that becomes readable when changes may
      * be waiting, or -1 with err. NULL when the store cannot follow. */
     int (*watch)(store *s, char *err, size_t errlen);

@@ -66,12 +66,15 @@ typedef struct fs_event {
 typedef struct fs_watch {
     int wd;
     char *dir;
+    dev_t dev; /* of the directory, so a link to it is not walked again */
+    ino_t ino;
 } fs_wd;
 
 typedef struct file_store {
     store base;
     pthread_mutex_t mu;
     char *dir;
+    char *root; /* dir's real path: nothing outside it is read or written */
     fs_file **files;
     size_t n_files, cap_files;
     hmap by_path; /* path -> fs_file */
@@ -183,12 +186,86 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* ---- walking the tree ----
+ *
+ * Symbolic links are followed, but each directory and each file is taken
+ * once, by device and inode: "ln -s . a" made the walk go 40 levels deep
+ * (every file loaded 40 times) and two such links made it exponential. A
+ * link whose target lies outside the state directory is refused: the
+ * store neither reads nor writes outside its state. */
+
+typedef struct walker {
+    const char *root; /* the state directory's real path */
+    hmap seen;        /* "dev:ino" of every directory and file taken */
+    manifest_set *refused; /* where refused links are reported; may be NULL */
+    char **dirs;           /* the directories walked, when wanted */
+    size_t n_dirs, cap_dirs;
+    int want_dirs;
+} walker;
+
+static void walker_init(walker *wk, const char *root, manifest_set *refused)
+{
+    memset(wk, 0, sizeof *wk);
+    wk->root = root;
+    wk->refused = refused;
+    hmap_init(&wk->seen);
+}
+
+static void walker_free(walker *wk)
+{
+    size_t i = 0;
+    hmap_slot *sl;
+    while ((sl = hmap_next(&wk->seen, &i)))
+        free((char *)sl->key);
+    hmap_free(&wk->seen);
+    for (size_t k = 0; k < wk->n_dirs; k++)
+        free(wk->dirs[k]);
+    free(wk->dirs);
+}
+
+/* 1 the first time (dev, ino) is met, 0 after. */
+static int first_visit(walker *wk, const struct stat *st)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%llx:%llx", (unsigned long long)st->st_dev,
+             (unsigned long long)st->st_ino);
+    if (hmap_get(&wk->seen, key))
+        return 0;
+    char *k = xstrdup(key);
+    hmap_put(&wk->seen, k, k);
+    return 1;
+}
+
+static void add_error(manifest_set *ms, const char *file, int line, int doc, char *message);
+
+/* A link at p that leads outside the root: refuse it (reported once). */
+static int leads_outside(walker *wk, const char *p)
+{
+    char *real = realpath(p, NULL);
+    if (!real)
+        return 0; /* dangling: stat fails and it is skipped */
+    int out = !path_within(wk->root, real);
+    if (out && wk->refused)
+        add_error(wk->refused, p, 0, 0,
+                  xasprintf("a symbolic link to %s, outside the state directory %s: not read "
+                            "and never written (trellis keeps to its state); copy what it "
+                            "holds into the state directory instead",
+                            real, wk->root));
+    free(real);
+    return out;
+}
+
 /* Collect manifest files below dir, sorted. */
-static int walk(const char *dir, char ***out, size_t *n, size_t *cap, char *err, size_t errlen)
+static int walk(walker *wk, const char *dir, char ***out, size_t *n, size_t *cap, char *err,
+                size_t errlen)
 {
     DIR *d = opendir(dir);
     if (!d)
         return errf(err, errlen, "%s: cannot open directory: %s", dir, strerror(errno));
+    if (wk->want_dirs) {
+        grow(&wk->dirs, &wk->cap_dirs, wk->n_dirs + 1, sizeof *wk->dirs);
+        wk->dirs[wk->n_dirs++] = xstrdup(dir);
+    }
     char **names = NULL;
     size_t nn = 0, nc = 0;
     struct dirent *e;
@@ -204,13 +281,18 @@ static int walk(const char *dir, char ***out, size_t *n, size_t *cap, char *err,
     int rc = 0;
     for (size_t i = 0; i < nn; i++) {
         char *p = xasprintf("%s/%s", dir, names[i]);
-        struct stat st;
-        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-            if (rc == 0 && walk(p, out, n, cap, err, errlen) < 0)
+        struct stat lst, st;
+        int is_link = lstat(p, &lst) == 0 && S_ISLNK(lst.st_mode);
+        int ok = stat(p, &st) == 0;
+        int is_dir = ok && S_ISDIR(st.st_mode);
+        int is_manifest = ok && S_ISREG(st.st_mode) && manifest_is_manifest_name(names[i]);
+        if ((is_dir || is_manifest) && is_link && leads_outside(wk, p)) {
+            free(p);
+        } else if (is_dir && first_visit(wk, &st)) {
+            if (rc == 0 && walk(wk, p, out, n, cap, err, errlen) < 0)
                 rc = -1;
             free(p);
-        } else if (stat(p, &st) == 0 && S_ISREG(st.st_mode) &&
-                   manifest_is_manifest_name(names[i])) {
+        } else if (is_manifest && first_visit(wk, &st)) {
             grow(out, cap, *n + 1, sizeof **out);
             (*out)[(*n)++] = p;
         } else {
@@ -220,6 +302,16 @@ static int walk(const char *dir, char ***out, size_t *n, size_t *cap, char *err,
     }
     free(names);
     return rc;
+}
+
+/* Walk the whole state: the root counts as visited. */
+static int walk_state(walker *wk, const char *dir, char ***out, size_t *n, size_t *cap,
+                      char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0)
+        first_visit(wk, &st);
+    return walk(wk, dir, out, n, cap, err, errlen);
 }
 
 static char *obj_key(const char *kind, const char *ns, const char *name)
@@ -453,7 +545,18 @@ static int fs_list(store *s, manifest_set *out, char *err, size_t errlen)
     file_store *fs = (file_store *)s;
     char **paths = NULL;
     size_t n = 0, cap = 0;
-    int rc = walk(fs->dir, &paths, &n, &cap, err, errlen);
+    walker wk;
+    walker_init(&wk, fs->root, out);
+    wk.want_dirs = !fs->base.dry_run;
+    int rc = walk_state(&wk, fs->dir, &paths, &n, &cap, err, errlen);
+    /* a host killed while writing leaves its temporary file behind */
+    size_t stale = 0;
+    for (size_t i = 0; i < wk.n_dirs; i++)
+        stale += writeback_clean_temps(wk.dirs[i]);
+    if (stale)
+        log_info("%s: removed %zu stale temporary file(s) of an interrupted write", fs->dir,
+                 stale);
+    walker_free(&wk);
     parse_job *jobs = xcalloc(n ? n : 1, sizeof *jobs);
     if (rc == 0)
         parse_all(paths, n, jobs);
@@ -626,8 +729,44 @@ static char *created_path(const file_store *fs, const trellis_object *o)
     return sb_steal(&b);
 }
 
+/* The object of f at (doc, item): f->objs is in file order. */
+static const trellis_object *object_at(const fs_file *f, int doc, int item)
+{
+    size_t lo = 0, hi = f->n_objs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const trellis_object *o = f->objs[mid];
+        if (o->doc < doc || (o->doc == doc && o->item < item))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < f->n_objs && f->objs[lo]->doc == doc && f->objs[lo]->item == item)
+        return f->objs[lo];
+    /* objects kept from before a malformed read sit at the end */
+    for (size_t i = 0; i < f->n_objs; i++)
+        if (f->objs[i]->doc == doc && f->objs[i]->item == item)
+            return f->objs[i];
+    return NULL;
+}
+
+/* Tell failed about every object whose edits in f were not written. */
+static void report_failed(const fs_file *f, store_fail_cb failed, void *ud, const char *why)
+{
+    if (!failed)
+        return;
+    const trellis_object *last = NULL;
+    for (size_t j = 0; j < f->n_edits; j++) {
+        const trellis_object *o = object_at(f, f->edits[j].doc, f->edits[j].item);
+        if (o && o != last)
+            failed(ud, o->id, why);
+        last = o;
+    }
+}
+
 /* Write one file's edits. 0, or -1 with e saying why. */
-static int flush_file(file_store *fs, fs_file *f, char *e, size_t elen)
+static int flush_file(file_store *fs, fs_file *f, store_fail_cb failed, void *ud, char *e,
+                      size_t elen)
 {
     size_t len;
     char *text = read_file(f->path, &len, e, elen);
@@ -653,7 +792,7 @@ static int flush_file(file_store *fs, fs_file *f, char *e, size_t elen)
             errprefix(e, elen, "%s", f->path);
         } else if (fs->base.dry_run) {
             rc = 0;
-        } else if (writeback_write_atomic(f->path, outp, outlen, e, elen) == 0) {
+        } else if (writeback_write_atomic(f->path, fs->root, outp, outlen, e, elen) == 0) {
             rc = 0;
             if (fs->ino >= 0) {
                 /* what was written comes back as changes, like anyone's */
@@ -666,6 +805,8 @@ static int flush_file(file_store *fs, fs_file *f, char *e, size_t elen)
         free(we);
     }
     free(text);
+    if (rc < 0)
+        report_failed(f, failed, ud, e);
     clear_edits(fs, f);
     return rc;
 }
@@ -691,7 +832,7 @@ static int flush_created(file_store *fs, trellis_object *o, char *e, size_t elen
                       JSON_C_TO_STRING_NOSLASHESCAPE);
         char *text = xasprintf("%s\n", js);
         json_object_put(tree);
-        if (writeback_write_atomic(p, text, strlen(text), e, elen) < 0) {
+        if (writeback_write_atomic(p, fs->root, text, strlen(text), e, elen) < 0) {
             rc = -1;
         } else {
             fs_file *f = file_get(fs, p);
@@ -709,7 +850,7 @@ static int flush_created(file_store *fs, trellis_object *o, char *e, size_t elen
     return rc;
 }
 
-static int fs_flush(store *s, char *err, size_t errlen)
+static int fs_flush(store *s, store_fail_cb failed, void *ud, char *err, size_t errlen)
 {
     file_store *fs = (file_store *)s;
     strbuf problems;
@@ -718,13 +859,16 @@ static int fs_flush(store *s, char *err, size_t errlen)
     pthread_mutex_lock(&fs->mu);
     for (size_t i = 0; i < fs->n_files; i++) {
         fs_file *f = fs->files[i];
-        if (f->n_edits && flush_file(fs, f, e, sizeof e) < 0)
+        if (f->n_edits && flush_file(fs, f, failed, ud, e, sizeof e) < 0)
             sb_printf(&problems, "%s%s", problems.len ? "; " : "", e);
     }
     for (size_t i = 0; i < fs->n_created; i++) {
         trellis_object *o = fs->created[i];
-        if (flush_created(fs, o, e, sizeof e) < 0)
+        if (flush_created(fs, o, e, sizeof e) < 0) {
             sb_printf(&problems, "%s%s", problems.len ? "; " : "", e);
+            if (failed)
+                failed(ud, o->id, e);
+        }
         object_unref(o);
     }
     fs->n_created = 0;
@@ -739,8 +883,11 @@ static int fs_flush(store *s, char *err, size_t errlen)
 
 /* ---- following changes (inotify) ---- */
 
-static void watch_tree(file_store *fs, const char *dir)
+static void watch_dir(file_store *fs, const char *dir)
 {
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return;
     int wd = inotify_add_watch(fs->ino, dir,
                                IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |
                                    IN_DELETE | IN_ONLYDIR);
@@ -748,23 +895,53 @@ static void watch_tree(file_store *fs, const char *dir)
         log_warn("%s: cannot watch: %s", dir, strerror(errno));
         return;
     }
+    for (size_t i = 0; i < fs->n_watches; i++)
+        if (fs->watches[i].wd == wd)
+            return; /* the same directory by another path */
     grow(&fs->watches, &fs->cap_watches, fs->n_watches + 1, sizeof *fs->watches);
-    fs->watches[fs->n_watches].wd = wd;
-    fs->watches[fs->n_watches++].dir = xstrdup(dir);
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        char *p = xasprintf("%s/%s", dir, e->d_name);
-        struct stat st;
-        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
-            watch_tree(fs, p);
-        free(p);
+    fs_wd *w = &fs->watches[fs->n_watches++];
+    w->wd = wd;
+    w->dir = xstrdup(dir);
+    w->dev = st.st_dev;
+    w->ino = st.st_ino;
+}
+
+/* Walk below dir (the root when top), watching every directory; the
+ * manifest files found go to *out unless out is NULL. */
+static void watch_tree(file_store *fs, const char *dir, int top, char ***out, size_t *n,
+                       size_t *cap)
+{
+    walker wk;
+    walker_init(&wk, fs->root, &fs->errors);
+    wk.want_dirs = 1;
+    /* what is watched already is not walked again */
+    for (size_t i = 0; i < fs->n_watches; i++) {
+        struct stat st = {0};
+        st.st_dev = fs->watches[i].dev;
+        st.st_ino = fs->watches[i].ino;
+        first_visit(&wk, &st);
     }
-    closedir(d);
+    char **paths = NULL;
+    size_t np = 0, cp = 0;
+    char e[512];
+    struct stat st;
+    if (top || stat(dir, &st) != 0 || first_visit(&wk, &st)) {
+        if ((top ? walk_state(&wk, dir, &paths, &np, &cp, e, sizeof e)
+                 : walk(&wk, dir, &paths, &np, &cp, e, sizeof e)) < 0)
+            log_warn("%s", e);
+    }
+    for (size_t i = 0; i < wk.n_dirs; i++)
+        watch_dir(fs, wk.dirs[i]);
+    walker_free(&wk);
+    for (size_t i = 0; i < np; i++) {
+        if (out) {
+            grow(out, cap, *n + 1, sizeof **out);
+            (*out)[(*n)++] = paths[i];
+        } else {
+            free(paths[i]);
+        }
+    }
+    free(paths);
 }
 
 static int fs_watch(store *s, char *err, size_t errlen)
@@ -777,7 +954,7 @@ static int fs_watch(store *s, char *err, size_t errlen)
         return errf(err, errlen, "%s: cannot watch: %s", fs->dir, strerror(errno));
     pthread_mutex_lock(&fs->mu);
     fs->ino = fd;
-    watch_tree(fs, fs->dir);
+    watch_tree(fs, fs->dir, 1, NULL, NULL, NULL);
     pthread_mutex_unlock(&fs->mu);
     return fd;
 }
@@ -789,13 +966,21 @@ static void reload_path(file_store *fs, const char *path)
     fs_file *f = hmap_get(&fs->by_path, path);
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
+    struct stat lst;
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && stat(path, &st) == 0 &&
+        (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+        walker wk;
+        walker_init(&wk, fs->root, &fs->errors);
+        int out = leads_outside(&wk, path);
+        walker_free(&wk);
+        if (out)
+            return;
+    }
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        /* a directory appeared: watch it and read what it holds */
-        watch_tree(fs, path);
+        /* a directory appeared: watch it and read what it holds (once) */
         char **paths = NULL;
         size_t n = 0, cap = 0;
-        char e[512];
-        walk(path, &paths, &n, &cap, e, sizeof e);
+        watch_tree(fs, path, 0, &paths, &n, &cap);
         for (size_t i = 0; i < n; i++) {
             reload_path(fs, paths[i]);
             free(paths[i]);
@@ -897,8 +1082,7 @@ static size_t fs_dispatch(store *s, store_watch_cb cb, void *ud)
     manifest_set_init(&fs->errors);
     pthread_mutex_unlock(&fs->mu);
     for (size_t i = 0; i < errs.n_errors; i++)
-        log_warn("%s:%d: %s (skipped)", errs.errors[i].file, errs.errors[i].line,
-                 errs.errors[i].message);
+        log_skipped(errs.errors[i].file, errs.errors[i].line, errs.errors[i].message);
     manifest_set_free(&errs);
     for (size_t i = 0; i < n; i++) {
         cb(ud, evs[i].type, evs[i].old_obj, evs[i].new_obj);
@@ -940,6 +1124,7 @@ static void fs_destroy(store *s)
         close(fs->ino);
     pthread_mutex_destroy(&fs->mu);
     free(fs->dir);
+    free(fs->root);
     free(fs);
 }
 
@@ -978,6 +1163,9 @@ store *store_file_open(const char *dir, int dry_run, char *err, size_t errlen)
     size_t l = strlen(fs->dir);
     while (l > 1 && fs->dir[l - 1] == '/')
         fs->dir[--l] = '\0';
+    fs->root = realpath(fs->dir, NULL);
+    if (!fs->root)
+        fs->root = xstrdup(fs->dir);
     hmap_init(&fs->by_path);
     hmap_init(&fs->objects);
     hmap_init(&fs->pool);

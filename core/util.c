@@ -232,3 +232,11 @@ int str_endswith(const char *s, const char *suffix)
     size_t a = strlen(s), b = strlen(suffix);
     return a >= b && memcmp(s + a - b, suffix, b) == 0;
 }
+
+int path_within(const char *root, const char *path)
+{
+    size_t n = strlen(root);
+    while (n > 0 && root[n - 1] == '/')
+        n--; /* "/" itself: every absolute path is below it */
+    return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}

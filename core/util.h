@@ -61,4 +61,8 @@ uint64_t now_ns(void);
 /* 1 when s ends with suffix. */
 int str_endswith(const char *s, const char *suffix);
 
+/* 1 when the absolute path is root or below it (both without "..",
+ * links resolved, as realpath gives them). */
+int path_within(const char *root, const char *path);
+
 #endif

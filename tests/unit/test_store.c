@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "store_file.h"
@@ -96,7 +98,7 @@ START_TEST(patch_flush_and_precondition)
     ck_assert_int_eq(s->ops->patch(s, ms.objects[2], &e, 1, err, sizeof err), 0);
     /* c.yaml changes on disk before the flush: its patch is refused */
     put("c.yaml", POD("c") "  y: 2\n");
-    ck_assert_int_eq(s->ops->flush(s, err, sizeof err), -1);
+    ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "c.yaml: changed on disk since it was read"), "%s", err);
     char *t = get("a.yaml");
     ck_assert_str_eq(t, "# keep me\n" POD("a") "---\n" POD("b") "  nodeName: n2\n");
@@ -126,7 +128,7 @@ START_TEST(dry_run_writes_nothing)
     trellis_object *n = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Node\","
                                "\"metadata\":{\"name\":\"new\"}}");
     ck_assert_int_eq(s->ops->create(s, n, err, sizeof err), 0);
-    ck_assert_int_eq(s->ops->flush(s, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), 0);
     char *t = get("a.yaml");
     ck_assert_str_eq(t, POD("a"));
     free(t);
@@ -151,7 +153,7 @@ START_TEST(create_writes_a_new_file)
     ck_assert_int_eq(s->ops->create(s, n, err, sizeof err), 0);
     ck_assert_int_eq(s->ops->create(s, n, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "already exists"), "%s", err);
-    ck_assert_int_eq(s->ops->flush(s, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), 0);
     char *t = get("node-new-1.json");
     trellis_object *back = tu_obj(t);
     ck_assert_str_eq(back->name, "new-1");
@@ -176,6 +178,139 @@ START_TEST(open_errors)
 }
 END_TEST
 
+/* "ln -s . a; ln -s . b" made the walk exponential, and one such link made
+ * every file load 40 times: each directory and file is taken once. A link
+ * to a file inside the tree is read once too; one leading outside the
+ * state is refused with a message naming it. */
+START_TEST(links_walked_once_and_kept_inside)
+{
+    char p[512], q[512], out[64];
+    put("a.yaml", POD("a"));
+    snprintf(p, sizeof p, "%s/sub", tmp);
+    mkdir(p, 0755);
+    put("sub/b.yaml", POD("b"));
+    for (int i = 0; i < 6; i++) {
+        snprintf(p, sizeof p, "%s/loop%d", tmp, i);
+        ck_assert_int_eq(symlink(".", p), 0);
+        snprintf(p, sizeof p, "%s/sub/up%d", tmp, i);
+        ck_assert_int_eq(symlink("..", p), 0);
+    }
+    snprintf(p, sizeof p, "%s/same.yaml", tmp);
+    ck_assert_int_eq(symlink("a.yaml", p), 0);
+    tu_mkdtemp(out, "outside");
+    tu_write(out, "x.yaml", POD("x"));
+    snprintf(p, sizeof p, "%s/ext", tmp);
+    ck_assert_int_eq(symlink(out, p), 0);
+    snprintf(p, sizeof p, "%s/x.yaml", out);
+    snprintf(q, sizeof q, "%s/extfile.yaml", tmp);
+    ck_assert_int_eq(symlink(p, q), 0);
+    char err[512];
+    store *s = store_file_open(tmp, 0, err, sizeof err);
+    manifest_set ms;
+    manifest_set_init(&ms);
+    ck_assert_int_eq(s->ops->list(s, &ms, err, sizeof err), 0);
+    ck_assert_uint_eq(ms.n_objects, 2);
+    ck_assert_str_eq(ms.objects[0]->name, "a");
+    ck_assert_str_eq(ms.objects[1]->name, "b");
+    ck_assert_uint_eq(ms.n_errors, 2);
+    for (size_t i = 0; i < ms.n_errors; i++)
+        ck_assert_msg(strstr(ms.errors[i].message, "outside the state directory") &&
+                          (strstr(ms.errors[i].file, "/ext") ||
+                           strstr(ms.errors[i].file, "/extfile.yaml")),
+                      "%s: %s", ms.errors[i].file, ms.errors[i].message);
+    manifest_set_free(&ms);
+    s->ops->destroy(s);
+    tu_rmtree(out);
+}
+END_TEST
+
+/* A file replaced by a link to a file outside the state after it was read
+ * (same content, so the change check cannot see it) is not written
+ * through. */
+START_TEST(no_write_through_a_link_outside)
+{
+    char p[512], q[512], out[64];
+    put("a.yaml", POD("a"));
+    char err[1024];
+    store *s = store_file_open(tmp, 0, err, sizeof err);
+    manifest_set ms;
+    manifest_set_init(&ms);
+    s->ops->list(s, &ms, err, sizeof err);
+    ck_assert_uint_eq(ms.n_objects, 1);
+    store_edit e = {"spec.nodeName", "n1", 0};
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], &e, 1, err, sizeof err), 0);
+    tu_mkdtemp(out, "outside");
+    tu_write(out, "a.yaml", POD("a"));
+    snprintf(p, sizeof p, "%s/a.yaml", tmp);
+    snprintf(q, sizeof q, "%s/a.yaml", out);
+    ck_assert_int_eq(unlink(p), 0);
+    ck_assert_int_eq(symlink(q, p), 0);
+    ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "outside the state directory"), "%s", err);
+    char *t = tu_read(out, "a.yaml");
+    ck_assert_str_eq(t, POD("a"));
+    free(t);
+    manifest_set_free(&ms);
+    s->ops->destroy(s);
+    tu_rmtree(out);
+}
+END_TEST
+
+/* Temporary files left by a kill -9 during a write are removed when the
+ * store is read for writing; another live writer's are not. */
+START_TEST(stale_temporary_files_removed)
+{
+    char host[256] = "", p[512];
+    gethostname(host, sizeof host - 1);
+    for (char *c = host; *c; c++)
+        if (*c == '.' || *c == '/')
+            *c = '_';
+    host[63] = '\0';
+    put("a.yaml", POD("a"));
+    snprintf(p, sizeof p, "%s/sub", tmp);
+    mkdir(p, 0755);
+    char dead[300], live[300];
+    /* pid 1 is alive; a pid above the kernel's maximum never is */
+    snprintf(dead, sizeof dead, "sub/.a.yaml.tmp.%s.%d.Ab12Cd", host, 99999999);
+    snprintf(live, sizeof live, ".a.yaml.tmp.%s.1.Ef34Gh", host);
+    put(dead, "x");
+    put(live, "x");
+    put(".b.yaml.tmp.otherhost.4242.Xy56Zw", "x"); /* another host's, fresh */
+    put(".c.yaml.tmp.otherhost.4242.Qr78St", "x"); /* another host's, old */
+    put(".d.yaml.tmp.Uv90Wx", "x");                 /* an older trellis's, old */
+    struct timespec old[2] = {{time(NULL) - 3600, 0}, {time(NULL) - 3600, 0}};
+    snprintf(p, sizeof p, "%s/.c.yaml.tmp.otherhost.4242.Qr78St", tmp);
+    ck_assert_int_eq(utimensat(AT_FDCWD, p, old, 0), 0);
+    snprintf(p, sizeof p, "%s/.d.yaml.tmp.Uv90Wx", tmp);
+    ck_assert_int_eq(utimensat(AT_FDCWD, p, old, 0), 0);
+    char err[512];
+    /* a dry run removes nothing */
+    store *s = store_file_open(tmp, 1, err, sizeof err);
+    manifest_set ms;
+    manifest_set_init(&ms);
+    s->ops->list(s, &ms, err, sizeof err);
+    s->ops->destroy(s);
+    manifest_set_free(&ms);
+    snprintf(p, sizeof p, "%s/%s", tmp, dead);
+    ck_assert_int_eq(access(p, F_OK), 0);
+    s = store_file_open(tmp, 0, err, sizeof err);
+    manifest_set_init(&ms);
+    s->ops->list(s, &ms, err, sizeof err);
+    ck_assert_uint_eq(ms.n_objects, 1);
+    s->ops->destroy(s);
+    manifest_set_free(&ms);
+    ck_assert_int_eq(access(p, F_OK), -1);
+    snprintf(p, sizeof p, "%s/%s", tmp, live);
+    ck_assert_int_eq(access(p, F_OK), 0);
+    snprintf(p, sizeof p, "%s/.b.yaml.tmp.otherhost.4242.Xy56Zw", tmp);
+    ck_assert_int_eq(access(p, F_OK), 0);
+    snprintf(p, sizeof p, "%s/.c.yaml.tmp.otherhost.4242.Qr78St", tmp);
+    ck_assert_int_eq(access(p, F_OK), -1);
+    snprintf(p, sizeof p, "%s/.d.yaml.tmp.Uv90Wx", tmp);
+    ck_assert_int_eq(access(p, F_OK), -1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("store");
@@ -186,6 +321,9 @@ int main(void)
     tcase_add_test(tc, dry_run_writes_nothing);
     tcase_add_test(tc, create_writes_a_new_file);
     tcase_add_test(tc, open_errors);
+    tcase_add_test(tc, links_walked_once_and_kept_inside);
+    tcase_add_test(tc, no_write_through_a_link_outside);
+    tcase_add_test(tc, stale_temporary_files_removed);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

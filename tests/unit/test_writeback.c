@@ -386,6 +386,55 @@ static const char *list_doc = "apiVersion: v1\n"
                               "    nodeName: old\n"
                               "- {apiVersion: v1, kind: Pod, metadata: {name: c}}\n";
 
+/* A List that receives many edits in one pass, YAML and JSON: the
+ * overlays of one document grew their arrays while pointers into them were
+ * kept (a use after free from the ninth edit on). */
+static void many_list_edits(int json, size_t n)
+{
+    strbuf in, want;
+    sb_init(&in);
+    sb_init(&want);
+    sb_puts(&in, json ? "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [\n"
+                      : "apiVersion: v1\nkind: List\nitems:\n");
+    sb_puts(&want, in.s);
+    wb_edit *e = calloc(n, sizeof *e);
+    char (*names)[24] = calloc(n, sizeof *names);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(names[i], sizeof names[i], "n%zu", i);
+        e[i] = (wb_edit){0, (int)i, "spec.nodeName", names[i], 0};
+        if (json) {
+            const char *sep = i + 1 < n ? "," : "";
+            sb_printf(&in, "{\"kind\": \"Pod\", \"metadata\": {\"name\": \"p%zu\"}, "
+                           "\"spec\": {\"x\": 1}}%s\n", i, sep);
+            sb_printf(&want, "{\"kind\": \"Pod\", \"metadata\": {\"name\": \"p%zu\"}, "
+                             "\"spec\": {\"x\": 1, \"nodeName\": \"n%zu\"}}%s\n", i, i, sep);
+        } else {
+            sb_printf(&in, "- kind: Pod\n  metadata:\n    name: p%zu\n  spec:\n    x: 1\n", i);
+            sb_printf(&want,
+                      "- kind: Pod\n  metadata:\n    name: p%zu\n  spec:\n    x: 1\n"
+                      "    nodeName: n%zu\n", i, i);
+        }
+    }
+    if (json) {
+        sb_puts(&in, "]}\n");
+        sb_puts(&want, "]}\n");
+    }
+    expect_edits(in.s, json, e, n, want.s);
+    free(e);
+    free(names);
+    sb_free(&in);
+    sb_free(&want);
+}
+
+START_TEST(list_with_many_edits)
+{
+    for (size_t n = 1; n <= 70; n += 3) {
+        many_list_edits(0, n);
+        many_list_edits(1, n);
+    }
+}
+END_TEST
+
 START_TEST(yaml_list_items)
 {
     wb_edit e[] = {{0, 0, "spec.nodeName", "n1", 0},
@@ -1983,7 +2032,7 @@ START_TEST(atomic_replace_keeps_mode)
     fclose(fp);
     ck_assert_int_eq(chmod(f, 0600), 0);
     char err[256] = "";
-    ck_assert_int_eq(writeback_write_atomic(f, "new\n", 4, err, sizeof err), 0);
+    ck_assert_int_eq(writeback_write_atomic(f, NULL, "new\n", 4, err, sizeof err), 0);
     struct stat st;
     ck_assert_int_eq(stat(f, &st), 0);
     ck_assert_int_eq(st.st_mode & 07777, 0600);
@@ -1994,13 +2043,13 @@ START_TEST(atomic_replace_keeps_mode)
     ck_assert_uint_eq(count_entries(d), 1); /* no temporary left */
     /* a new file gets 0644 */
     char *g = xasprintf("%s/new.json", d);
-    ck_assert_int_eq(writeback_write_atomic(g, "{}", 2, err, sizeof err), 0);
+    ck_assert_int_eq(writeback_write_atomic(g, NULL, "{}", 2, err, sizeof err), 0);
     ck_assert_int_eq(stat(g, &st), 0);
     ck_assert_int_eq(st.st_mode & 07777, 0644);
     /* through a symbolic link, the link stays and its target changes */
     char *l = xasprintf("%s/link.yaml", d);
     ck_assert_int_eq(symlink("pod.yaml", l), 0);
-    ck_assert_int_eq(writeback_write_atomic(l, "via link\n", 9, err, sizeof err), 0);
+    ck_assert_int_eq(writeback_write_atomic(l, NULL, "via link\n", 9, err, sizeof err), 0);
     ck_assert_int_eq(lstat(l, &st), 0);
     ck_assert(S_ISLNK(st.st_mode));
     got = read_file(f, &len, err, sizeof err);
@@ -2019,7 +2068,7 @@ START_TEST(atomic_failure_leaves_nothing)
     char *d = make_tmpdir();
     char *f = xasprintf("%s/missing-dir/pod.yaml", d);
     char err[256] = "";
-    ck_assert_int_eq(writeback_write_atomic(f, "x", 1, err, sizeof err), -1);
+    ck_assert_int_eq(writeback_write_atomic(f, NULL, "x", 1, err, sizeof err), -1);
     ck_assert_msg(strstr(err, f) != NULL, "err '%s' does not name the path", err);
     ck_assert_msg(strstr(err, strerror(ENOENT)) != NULL, "err '%s'", err);
     ck_assert_uint_eq(count_entries(d), 0);
@@ -2028,7 +2077,7 @@ START_TEST(atomic_failure_leaves_nothing)
         char *ro = xasprintf("%s/ro", d);
         ck_assert_int_eq(mkdir(ro, 0500), 0);
         char *g = xasprintf("%s/pod.yaml", ro);
-        ck_assert_int_eq(writeback_write_atomic(g, "x", 1, err, sizeof err), -1);
+        ck_assert_int_eq(writeback_write_atomic(g, NULL, "x", 1, err, sizeof err), -1);
         ck_assert(strstr(err, strerror(EACCES)) != NULL);
         ck_assert_uint_eq(count_entries(ro), 0);
         chmod(ro, 0700);
@@ -2057,6 +2106,7 @@ static Suite *writeback_suite(void)
     tcase_add_test(y, yaml_unicode_positions);
     tcase_add_test(y, yaml_crlf);
     tcase_add_test(y, yaml_list_items);
+    tcase_add_test(y, list_with_many_edits);
     tcase_add_test(y, yaml_several_documents);
     tcase_add_test(y, yaml_edit_order);
     tcase_add_test(y, yaml_remove);
