@@ -243,6 +243,8 @@ static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p, char 
                                        "equivalence_cache",
                                        "backoff",
                                        "max_unschedulable_ms",
+                                       "hook_deadline_ms",
+                                       "bind_deadline_ms",
                                        "plugins",
                                        NULL};
     static const char *const bkeys[] = {"field", "also_counts", NULL};
@@ -252,6 +254,8 @@ static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p, char 
     p->backoff_initial_ms = 1000;
     p->backoff_max_ms = 10000;
     p->max_unschedulable_ms = 300000;
+    p->hook_deadline_ms = 5000;
+    p->bind_deadline_ms = 60000;
     if (!config_setting_is_group(s))
         return serr(c, s, err, errlen, "a profile must be a group { name = ...; }");
     if (check_keys(c, s, keys, err, errlen) < 0 ||
@@ -366,6 +370,12 @@ static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p, char 
     if (get_int(c, s, "max_unschedulable_ms", 1, 86400000LL * 7, &mu, err, errlen) < 0)
         return -1;
     p->max_unschedulable_ms = (uint64_t)mu;
+    long long hd = p->hook_deadline_ms, bd = p->bind_deadline_ms;
+    if (get_int(c, s, "hook_deadline_ms", 0, 86400000LL, &hd, err, errlen) < 0 ||
+        get_int(c, s, "bind_deadline_ms", 0, 86400000LL, &bd, err, errlen) < 0)
+        return -1;
+    p->hook_deadline_ms = (uint32_t)hd;
+    p->bind_deadline_ms = (uint32_t)bd;
 
     config_setting_t *pl = config_setting_get_member(s, "plugins");
     if (!pl)
@@ -410,10 +420,11 @@ static void free_profile(cfg_profile *p)
 /* The group http { enabled; address; port; }: every member optional. */
 static int load_http(cfg *c, const config_setting_t *root, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"enabled", "address", "port", NULL};
+    static const char *const keys[] = {"enabled", "address", "port", "liveness_timeout_ms", NULL};
     c->http_enabled = 1;
     c->http_address = xstrdup("127.0.0.1");
     c->http_port = 10259;
+    c->liveness_timeout_ms = 30000;
     config_setting_t *h = config_setting_get_member(root, "http");
     if (!h)
         return 0;
@@ -453,6 +464,10 @@ static int load_http(cfg *c, const config_setting_t *root, char *err, size_t err
                         config_setting_source_line(s), v);
         c->http_port = (int)v;
     }
+    long long lt = c->liveness_timeout_ms;
+    if (get_int(c, h, "liveness_timeout_ms", 1000, 86400000LL, &lt, err, errlen) < 0)
+        return -1;
+    c->liveness_timeout_ms = (uint32_t)lt;
     return 0;
 }
 
@@ -695,6 +710,8 @@ static json_object *profile_json(const cfg_profile *p)
     json_object_object_add(o, "backoff", bo);
     json_object_object_add(o, "max_unschedulable_ms",
                            json_object_new_int64((int64_t)p->max_unschedulable_ms));
+    json_object_object_add(o, "hook_deadline_ms", json_object_new_int64(p->hook_deadline_ms));
+    json_object_object_add(o, "bind_deadline_ms", json_object_new_int64(p->bind_deadline_ms));
     json_object *pls = json_object_new_array();
     for (size_t i = 0; i < p->n_plugins; i++)
         json_object_array_add(pls, plugin_json(&p->plugins[i]));
@@ -716,6 +733,7 @@ char *config_to_json(const cfg *c)
     json_object_object_add(h, "enabled", json_object_new_boolean(c->http_enabled));
     json_object_object_add(h, "address", jstr(c->http_address));
     json_object_object_add(h, "port", json_object_new_int(c->http_port));
+    json_object_object_add(h, "liveness_timeout_ms", json_object_new_int64(c->liveness_timeout_ms));
     json_object_object_add(o, "http", h);
     json_object *profs = json_object_new_array();
     for (size_t i = 0; i < c->n_profiles; i++)

@@ -74,6 +74,10 @@ typedef struct cfg_profile {
     char *cordon_taint;   /* drain/uncordon taint key */
     char *capacity_field; /* deschedule: how many workloads a target takes */
     uint64_t backoff_initial_ms, backoff_max_ms, max_unschedulable_ms;
+    /* how long one plugin call may run before the run ends (guard.h), 0
+     * for no limit: the hooks of a scheduling cycle and prepare; init and
+     * the binding cycle's hooks */
+    uint32_t hook_deadline_ms, bind_deadline_ms;
     cfg_plugin *plugins;
     size_t n_plugins;
     int line;
@@ -91,6 +95,9 @@ typedef struct cfg {
     int http_enabled;   /* default 1 */
     char *http_address; /* an IPv4 address, default "127.0.0.1" */
     int http_port;      /* 0..65535 (0: the kernel chooses), default 10259 */
+    /* /healthz fails when the scheduling loop has not turned for this
+     * long (default 30000) */
+    uint32_t liveness_timeout_ms;
     cfg_profile *profiles;
     size_t n_profiles;
     config_t lc;

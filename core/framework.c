@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guard.h"
 #include "log.h"
 #include "metrics.h"
 #include "util.h"
@@ -270,6 +271,8 @@ static void filter_block(void *ctx, size_t b, size_t e)
         trellis_plugin *pl = p->filter.v[k];
         if (c->skip_filter[pl->index])
             continue;
+        guard_prev gp;
+        guard_enter(&gp, pl, "filter", c->w->id, pl->hook_deadline_ms);
         if (pl->h.filter_span || pl->h.filter_batch) {
             uint64_t before[FILTER_BLOCK / 64];
             memcpy(before, &pass[w0], nw * sizeof *pass);
@@ -292,6 +295,7 @@ static void filter_block(void *ctx, size_t b, size_t e)
                 }
             }
         }
+        guard_leave(&gp);
         live = 0;
         for (size_t wi = w0; wi < w0 + nw; wi++)
             live |= pass[wi];
@@ -315,6 +319,8 @@ static void filter_target(trellis_cycle *c, size_t i)
         if (c->skip_filter[pl->index])
             continue;
         int rc = TRELLIS_SUCCESS;
+        guard_prev gp;
+        guard_enter(&gp, pl, "filter", c->w->id, pl->hook_deadline_ms);
         if (pl->h.filter_span) {
             size_t first = i & ~(size_t)63;
             uint64_t word = bit;
@@ -328,6 +334,7 @@ static void filter_target(trellis_cycle *c, size_t i)
         } else {
             rc = filter_code(pl->h.filter(pl, c, c->w, c->targets[i], &st));
         }
+        guard_leave(&gp);
         if (rc != TRELLIS_SUCCESS) {
             reject(c, i, (int)k, rc);
             return;
@@ -438,21 +445,22 @@ static void score_block(void *ctx, size_t b, size_t e)
                 out[j] = 0;
             continue;
         }
+        guard_prev gp;
+        guard_enter(&gp, pl, "score", c->w->id, pl->hook_deadline_ms);
         if (pl->h.score_span) {
             pl->h.score_span(pl, c, c->w, &c->feasible_idx[b], e - b, &out[b]);
-            continue;
-        }
-        if (pl->h.score_batch) {
+        } else if (pl->h.score_batch) {
             pl->h.score_batch(pl, c, c->w, (const trellis_target *const *)&c->feasible[b],
                               e - b, &out[b]);
-            continue;
+        } else {
+            for (size_t j = b; j < e; j++) {
+                int64_t v = 0;
+                if (pl->h.score(pl, c, c->w, c->feasible[j], &v, &st) != TRELLIS_SUCCESS)
+                    v = INT64_MIN; /* reported by the caller */
+                out[j] = v;
+            }
         }
-        for (size_t j = b; j < e; j++) {
-            int64_t v = 0;
-            if (pl->h.score(pl, c, c->w, c->feasible[j], &v, &st) != TRELLIS_SUCCESS)
-                v = INT64_MIN; /* reported by the caller */
-            out[j] = v;
-        }
+        guard_leave(&gp);
     }
 }
 
@@ -504,7 +512,9 @@ int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who,
         trellis_plugin *pl = p->filter.v[k];
         if (c->skip_filter[pl->index])
             continue;
-        int rc = pl->h.filter(pl, c, c->w, c->targets[i], st);
+        int rc;
+        GUARD(pl, "filter", c->w->id, pl->hook_deadline_ms,
+              rc = pl->h.filter(pl, c, c->w, c->targets[i], st));
         if (rc != TRELLIS_SUCCESS) {
             *who = pl;
             st->code = rc;
@@ -566,7 +576,8 @@ int framework_filter_without(trellis_cycle *c, const struct trellis_target *t,
         trellis_plugin *pl = p->filter.v[k];
         if (c->skip_filter[pl->index])
             continue;
-        rc = pl->h.filter(pl, c, c->w, &tmp, st);
+        GUARD(pl, "filter", c->w->id, pl->hook_deadline_ms,
+              rc = pl->h.filter(pl, c, c->w, &tmp, st));
     }
     st->code = rc;
     return rc;
@@ -667,7 +678,8 @@ static int score_failed(trellis_cycle *c, const trellis_plugin *pl, const int64_
         trellis_status st;
         int64_t v;
         memset(&st, 0, sizeof st);
-        pl->h.score((trellis_plugin *)pl, c, c->w, c->feasible[j], &v, &st);
+        GUARD(pl, "score", c->w->id, pl->hook_deadline_ms,
+              pl->h.score((trellis_plugin *)pl, c, c->w, c->feasible[j], &v, &st));
         snprintf(msg, msglen, "plugin %s: score failed for target %s%s%s", pl->name,
                  c->feasible[j]->name, st.message[0] ? ": " : "", st.message);
         c->failed = 1;
@@ -714,8 +726,11 @@ static fw_result select_lexicographic(profile *p, trellis_cycle *c, trellis_obje
         }
         if (pl->h.normalize) {
             memset(&st, 0, sizeof st);
-            if (pl->h.normalize(pl, c, w, (const trellis_target *const *)ts, nl, sc, &st) !=
-                TRELLIS_SUCCESS) {
+            int nrc;
+            GUARD(pl, "normalize", w->id, pl->hook_deadline_ms,
+                  nrc = pl->h.normalize(pl, c, w, (const trellis_target *const *)ts, nl, sc,
+                                        &st));
+            if (nrc != TRELLIS_SUCCESS) {
                 set_error(c, pl, &st, msg, msglen, "normalize failed");
                 r = FW_ERROR;
                 goto out;
@@ -791,7 +806,11 @@ static int eq_same_class(const profile *p, const equiv_entry *e, const trellis_c
         return 0;
     for (size_t k = 0; k < p->n_plugins && e->w != w; k++) {
         trellis_plugin *pl = p->plugins[k];
-        if (pl->h.equivalent && !pl->h.equivalent(pl, e->w, w))
+        int same = 1;
+        if (pl->h.equivalent)
+            GUARD(pl, "equivalent", w->id, pl->hook_deadline_ms,
+                  same = pl->h.equivalent(pl, e->w, w));
+        if (!same)
             return 0;
     }
     return 1;
@@ -965,7 +984,9 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
         trellis_plugin *pl = p->pre_filter.v[k];
         memset(&st, 0, sizeof st);
         uint64_t t0 = timer();
-        int rc = pl->h.pre_filter(pl, c, w, &st);
+        int rc;
+        GUARD(pl, "pre_filter", w->id, pl->hook_deadline_ms,
+              rc = pl->h.pre_filter(pl, c, w, &st));
         framework_time_plugin(pl, "pre_filter", rc, t0);
         if (rc == TRELLIS_SUCCESS)
             continue;
@@ -1061,7 +1082,9 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
             trellis_plugin *pl = p->post_filter.v[k];
             memset(&st, 0, sizeof st);
             uint64_t t0 = timer();
-            int rc = pl->h.post_filter(pl, c, w, &st);
+            int rc;
+            GUARD(pl, "post_filter", w->id, pl->hook_deadline_ms,
+                  rc = pl->h.post_filter(pl, c, w, &st));
             framework_time_plugin(pl, "post_filter", rc, t0);
             if (rc == TRELLIS_SUCCESS) {
                 c->changed = 1;
@@ -1092,8 +1115,10 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
         trellis_plugin *pl = p->pre_score.v[k];
         memset(&st, 0, sizeof st);
         uint64_t t0 = timer();
-        int rc = pl->h.pre_score(pl, c, w, (const trellis_target *const *)c->feasible,
-                                 c->n_feasible, &st);
+        int rc;
+        GUARD(pl, "pre_score", w->id, pl->hook_deadline_ms,
+              rc = pl->h.pre_score(pl, c, w, (const trellis_target *const *)c->feasible,
+                                   c->n_feasible, &st));
         framework_time_plugin(pl, "pre_score", rc, t0);
         if (rc == TRELLIS_SKIP)
             c->skip_score[pl->index] = 1;
@@ -1134,8 +1159,11 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
             if (score_failed(c, pl, sc, nf, msg, msglen))
                 return FW_ERROR;
             memset(&st, 0, sizeof st);
-            if (pl->h.normalize(pl, c, w, (const trellis_target *const *)c->feasible, nf, sc,
-                                &st) != TRELLIS_SUCCESS) {
+            int nrc;
+            GUARD(pl, "normalize", w->id, pl->hook_deadline_ms,
+                  nrc = pl->h.normalize(pl, c, w, (const trellis_target *const *)c->feasible,
+                                        nf, sc, &st));
+            if (nrc != TRELLIS_SUCCESS) {
                 set_error(c, pl, &st, msg, msglen, "normalize failed");
                 return FW_ERROR;
             }
@@ -1208,7 +1236,9 @@ int framework_filter_one(trellis_cycle *c, size_t k, size_t i, trellis_status *s
         st->code = TRELLIS_SKIP;
         return st->code;
     }
-    int rc = filter_code(pl->h.filter(pl, c, c->w, c->targets[i], st));
+    int rc;
+    GUARD(pl, "filter", c->w->id, pl->hook_deadline_ms,
+          rc = filter_code(pl->h.filter(pl, c, c->w, c->targets[i], st)));
     if (rc != TRELLIS_SUCCESS && !st->reason[0])
         snprintf(st->reason, sizeof st->reason, "Rejected");
     st->code = rc;

@@ -6,6 +6,7 @@
 #include "hostapi.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,6 +51,26 @@ REG(reg_post_bind, post_bind, trellis_post_bind_fn)
 REG(reg_eviction_check, eviction_check, trellis_eviction_fn)
 REG(reg_equivalent, equivalent, trellis_equivalent_fn)
 #undef REG
+
+/* A plugin's own thread may still call the host after its fini: every
+ * function that takes the plugin's handle refuses then (the handle stays
+ * valid memory, see registry_free), and says so once. */
+static int retired(const trellis_plugin *self, const char *fn)
+{
+    if (!self || !atomic_load_explicit(&self->retired, memory_order_acquire))
+        return 0;
+    if (!atomic_exchange(&((trellis_plugin *)self)->retired_warned, 1))
+        log_msg(TRELLIS_LOG_ERROR, self->name,
+                "%s called after the plugin's fini: refused (a plugin must stop its threads "
+                "in fini)",
+                fn);
+    return 1;
+}
+#define LIVE(self, ret)                                                                    \
+    do {                                                                                   \
+        if (retired(self, __func__))                                                       \
+            return ret;                                                                    \
+    } while (0)
 
 #define MAX_COUNTERS 16
 #define MAX_TARGET_VALUES 32
@@ -96,6 +117,7 @@ static int reg_events(trellis_plugin *self, unsigned events, trellis_hint_fn fn)
 
 static void set_private(trellis_plugin *self, void *data, void (*free_fn)(void *))
 {
+    LIVE(self, /* void */);
     if (self->priv_free && self->priv && self->priv != data)
         self->priv_free(self->priv);
     self->priv = data;
@@ -104,22 +126,26 @@ static void set_private(trellis_plugin *self, void *data, void (*free_fn)(void *
 
 static void *get_private(const trellis_plugin *self)
 {
+    LIVE(self, NULL);
     return self->priv;
 }
 
 static const char *profile_name(const trellis_plugin *self)
 {
+    LIVE(self, "");
     return self->profile ? ((profile *)self->profile)->cfg->name : "";
 }
 
 static const char *binding_field(const trellis_plugin *self)
 {
+    LIVE(self, "");
     return self->profile ? ((profile *)self->profile)->cfg->binding_field : "";
 }
 
 static void plugin_log(const trellis_plugin *self, trellis_log_level level, const char *fmt,
                        ...)
 {
+    LIVE(self, /* void */);
     va_list ap;
     va_start(ap, fmt);
     log_vmsg(level, self ? self->name : "plugin", fmt, ap);
@@ -151,6 +177,7 @@ static const char *obj_uid(const trellis_object *o) { return o->uid; }
 
 static void *object_data(const trellis_plugin *self, const trellis_object *o)
 {
+    LIVE(self, NULL);
     if (!o || self->slot < 0 || (size_t)self->slot >= o->naux)
         return NULL;
     return o->aux[self->slot];
@@ -167,22 +194,26 @@ static const trellis_object *target_workload(const trellis_target *t, size_t i)
 
 static const int64_t *target_counters(const trellis_plugin *self, const trellis_target *t)
 {
+    LIVE(self, NULL);
     return self->n_counters ? t->sums + self->counter_off : NULL;
 }
 
 static const int64_t *workload_counters(const trellis_plugin *self, const trellis_object *w)
 {
+    LIVE(self, NULL);
     return self->n_counters && w->counters ? w->counters + self->counter_off : NULL;
 }
 
 static void cycle_set(trellis_cycle *c, const trellis_plugin *self, void *data)
 {
+    LIVE(self, /* void */);
     if (c && self && (size_t)self->index < c->cap_plugins)
         c->slots[self->index] = data;
 }
 
 static void *cycle_get(const trellis_cycle *c, const trellis_plugin *self)
 {
+    LIVE(self, NULL);
     if (c && self && (size_t)self->index < c->cap_plugins)
         return c->slots[self->index];
     return NULL;
@@ -197,6 +228,7 @@ static size_t cycle_target_count(const trellis_cycle *c) { return c->n; }
 
 static void *const *cycle_target_data(const trellis_cycle *c, const trellis_plugin *self)
 {
+    LIVE(self, NULL);
     if (!c || !c->p || !self || self->slot < 0 || self->slot >= c->p->snap.n_slots)
         return NULL;
     return snapshot_data(&c->p->snap, self->slot);
@@ -205,6 +237,7 @@ static void *const *cycle_target_data(const trellis_cycle *c, const trellis_plug
 static const int64_t *cycle_target_values(const trellis_cycle *c, const trellis_plugin *self,
                                           int k)
 {
+    LIVE(self, NULL);
     if (!c || !c->p || !self || k < 0 || k >= self->n_tvalues)
         return NULL;
     return snapshot_values(&c->p->snap, self->tvalue_off + k);
@@ -213,6 +246,7 @@ static const int64_t *cycle_target_values(const trellis_cycle *c, const trellis_
 static const int64_t *cycle_target_counter(const trellis_cycle *c, const trellis_plugin *self,
                                            int k)
 {
+    LIVE(self, NULL);
     if (!c || !c->p || !self || k < 0 || k >= self->n_counters)
         return NULL;
     return snapshot_counter(&c->p->snap, self->counter_off + k);
@@ -243,12 +277,14 @@ static int cycle_filter_without(trellis_cycle *c, const trellis_target *t,
 static int evict(trellis_cycle *c, const trellis_plugin *self, const trellis_object *victim,
                  const char *reason, char *err, size_t errlen)
 {
+    LIVE(self, -1);
     return sched_evict(c, self, victim, reason, err, errlen);
 }
 
 static int create_target(trellis_cycle *c, const trellis_plugin *self, const char *json,
                          char *err, size_t errlen)
 {
+    LIVE(self, -1);
     return sched_create_target(c, self, json, err, errlen);
 }
 
@@ -260,23 +296,27 @@ static int nominate(trellis_cycle *c, const trellis_target *t)
 static int store_set_field(const trellis_plugin *self, const trellis_object *o,
                            const char *path, const char *value, char *err, size_t errlen)
 {
+    LIVE(self, -1);
     return sched_store_set_field(self, o, path, value, err, errlen);
 }
 
 static int permit_allow(const trellis_plugin *self, const char *ns, const char *name)
 {
+    LIVE(self, -1);
     return sched_permit_set(self, ns, name, 1, NULL);
 }
 
 static int permit_reject(const trellis_plugin *self, const char *ns, const char *name,
                          const char *reason)
 {
+    LIVE(self, -1);
     return sched_permit_set(self, ns, name, 0, reason);
 }
 
 static const trellis_object *lookup_object(const trellis_plugin *self, const char *kind,
                                            const char *ns, const char *name)
 {
+    LIVE(self, NULL);
     if (!self || !self->profile || !kind || !name)
         return NULL;
     return sched_lookup(((profile *)self->profile)->sched, kind, ns ? ns : "", name);
@@ -285,6 +325,7 @@ static const trellis_object *lookup_object(const trellis_plugin *self, const cha
 static int foreach_object(const trellis_plugin *self, const char *kind, const char *ns,
                           int (*cb)(const trellis_object *o, void *ud), void *ud)
 {
+    LIVE(self, 0);
     if (!self || !self->profile || !kind || !cb)
         return 0;
     return sched_foreach(((profile *)self->profile)->sched, kind, ns, cb, ud);

@@ -50,8 +50,14 @@ static void text(reply *r, unsigned status, const char *body)
 
 static void route_healthz(const http_server *s, reply *r)
 {
-    (void)s;
-    text(r, MHD_HTTP_OK, "ok\n");
+    char why[512] = "";
+    if (!s->h.healthy || s->h.healthy(s->h.ud, why, sizeof why) == 1) {
+        text(r, MHD_HTTP_OK, "ok\n");
+        return;
+    }
+    r->status = MHD_HTTP_SERVICE_UNAVAILABLE;
+    r->type = text_type;
+    r->body = xasprintf("unhealthy: %s\n", why[0] ? why : "unknown");
 }
 
 static void route_readyz(const http_server *s, reply *r)

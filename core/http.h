@@ -7,7 +7,7 @@
  * metrics_render().
  *
  * Routes: GET or HEAD
- *   /healthz  200 "ok\n" while the process serves at all;
+ *   /healthz  200 "ok\n", or 503 "unhealthy: <why>\n" (see healthy below);
  *   /readyz   200 "ok\n", or 503 "not ready: <why>\n";
  *   /configz  200 application/json, the effective configuration;
  *   /metrics  200 text/plain; version=0.0.4, the Prometheus text format.
@@ -30,7 +30,11 @@ typedef struct http_handlers {
     /* The configuration as JSON text, or NULL on failure (then 500).
      * Ownership of the malloc'd text transfers to the server. */
     char *(*configz)(void *ud);
-    void *ud; /* passed to both; ownership is retained by the caller */
+    void *ud; /* passed to every callback; ownership is retained by the caller */
+    /* 1 while the process is live; else 0 with the reason written into
+     * why (a scheduling loop that stopped turning, a stuck plugin). NULL:
+     * live while the server answers. */
+    int (*healthy)(void *ud, char *why, size_t whylen);
 } http_handlers;
 
 typedef struct http_server http_server;

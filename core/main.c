@@ -21,10 +21,12 @@
 #include "args.h"
 #include "cfg.h"
 #include "explain.h"
+#include "guard.h"
 #include "hostapi.h"
 #include "log.h"
 #include "output.h"
 #include "plugin.h"
+#include "quarantine.h"
 #include "run.h"
 #include "scheduler.h"
 #include "store_file.h"
@@ -293,11 +295,17 @@ static int cmd_schedule(opts *o, int validate_only)
         fprintf(stderr, "trellis: %s\n", err);
         return 2;
     }
+    const char *dir = o->state ? o->state : c.store_path;
+    char *qpath = dir && !validate_only ? xasprintf("%s/%s", dir, QUARANTINE_FILE) : NULL;
+    /* a plugin that crashes or hangs is named; a dry run records nothing */
+    guard_install(o->dry_run ? NULL : qpath);
+    guard_watch(NULL, NULL, 0);
     sched s;
     if (sched_open(&s, &c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err) < 0) {
         fprintf(stderr, "trellis: %s\n", err);
         sched_close(&s);
         config_free(&c);
+        free(qpath);
         return 2;
     }
     if (validate_only) {
@@ -310,7 +318,6 @@ static int cmd_schedule(opts *o, int validate_only)
         config_free(&c);
         return 0;
     }
-    const char *dir = o->state ? o->state : c.store_path;
     if (!dir) {
         fprintf(stderr, "trellis: no state directory: give --state DIR or store.path in %s\n",
                 file);
@@ -323,8 +330,11 @@ static int cmd_schedule(opts *o, int validate_only)
         fprintf(stderr, "trellis: %s\n", err);
         sched_close(&s);
         config_free(&c);
+        free(qpath);
         return 2;
     }
+    sched_set_quarantine(&s, qpath, o->dry_run);
+    free(qpath);
     s.explain = o->explain;
     s.progress = isatty(STDERR_FILENO);
     int rc = 0;
@@ -699,5 +709,6 @@ int main(int argc, char **argv)
     }
     free(o.dirs);
     free(o.env_path);
+    registry_release_retired();
     return rc;
 }

@@ -6,11 +6,14 @@
 #include "plugin.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "guard.h"
 #include "hostapi.h"
 #include "object.h"
 #include "util.h"
@@ -20,16 +23,44 @@ void registry_init(registry *r)
     memset(r, 0, sizeof *r);
 }
 
+/* Instances after their fini: a plugin thread may still hold the handle */
+static pthread_mutex_t retired_mu = PTHREAD_MUTEX_INITIALIZER;
+static trellis_plugin **retired_v;
+static size_t n_retired, cap_retired;
+
+static void retire(trellis_plugin *pl)
+{
+    atomic_store_explicit(&pl->retired, 1, memory_order_release);
+    if (pl->priv_free)
+        pl->priv_free(pl->priv);
+    pl->priv = NULL;
+    pl->priv_free = NULL;
+    args_free(pl->args);
+    pl->args = NULL;
+    pthread_mutex_lock(&retired_mu);
+    grow(&retired_v, &cap_retired, n_retired + 1, sizeof *retired_v);
+    retired_v[n_retired++] = pl;
+    pthread_mutex_unlock(&retired_mu);
+}
+
+void registry_release_retired(void)
+{
+    pthread_mutex_lock(&retired_mu);
+    for (size_t i = 0; i < n_retired; i++)
+        free(retired_v[i]);
+    free(retired_v);
+    retired_v = NULL;
+    n_retired = cap_retired = 0;
+    pthread_mutex_unlock(&retired_mu);
+}
+
 void registry_free(registry *r)
 {
     for (size_t i = r->n_inst; i-- > 0;) {
         trellis_plugin *pl = r->inst[i];
         if (pl->mod->desc->fini)
-            pl->mod->desc->fini(pl);
-        if (pl->priv_free)
-            pl->priv_free(pl->priv);
-        args_free(pl->args);
-        free(pl);
+            GUARD(pl, "fini", "", 0, pl->mod->desc->fini(pl));
+        retire(pl);
     }
     free(r->inst);
     for (size_t i = 0; i < r->n_mods; i++) {
@@ -52,9 +83,55 @@ static int valid_name(const char *n)
     return 1;
 }
 
+/* A file or directory anyone but its owner may change, or whose owner is
+ * neither root nor the user trellis runs as, could put code into the host:
+ * refuse it, as ssh and PostgreSQL refuse unsafe key and data files. */
+static int unsafe(const char *path, const char *what, const char *file, char *err,
+                  size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return errf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    if (st.st_uid != 0 && st.st_uid != geteuid())
+        return errf(err, errlen,
+                    "%s: refused: the %s %s is owned by uid %ld, neither root nor the user "
+                    "trellis runs as (uid %ld); chown it to one of them",
+                    file, what, path, (long)st.st_uid, (long)geteuid());
+    if (st.st_mode & (S_IWGRP | S_IWOTH))
+        return errf(err, errlen,
+                    "%s: refused: the %s %s is writable by %s (mode %04o), so others could "
+                    "put code into trellis; run: chmod go-w %s",
+                    file, what, path,
+                    (st.st_mode & S_IWOTH) ? ((st.st_mode & S_IWGRP) ? "group and others"
+                                                                     : "others")
+                                           : "its group",
+                    (unsigned)(st.st_mode & 07777), path);
+    return 0;
+}
+
+/* The plugin file and the directory that holds it (links resolved). */
+static int check_ownership(const char *path, char *err, size_t errlen)
+{
+    char *real = realpath(path, NULL);
+    if (!real)
+        return errf(err, errlen, "%s: cannot load: %s", path, strerror(errno));
+    char *dir = xstrdup(real);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir ? 1 : 0] = '\0';
+    int rc = unsafe(real, "file", path, err, errlen);
+    if (rc == 0)
+        rc = unsafe(dir, "directory", path, err, errlen);
+    free(dir);
+    free(real);
+    return rc;
+}
+
 int registry_open_file(const char *path, plugin_module *m, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
+    if (check_ownership(path, err, errlen) < 0)
+        return -1;
     void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!dl)
         return errf(err, errlen, "%s: cannot load: %s", path, dlerror());
@@ -96,6 +173,11 @@ int registry_open_file(const char *path, plugin_module *m, char *err, size_t err
     m->path = xstrdup(path);
     m->dl = dl;
     m->desc = d;
+    struct stat st;
+    if (stat(path, &st) == 0)
+        snprintf(m->ident, sizeof m->ident, "%llx:%llx:%lld:%lld.%09ld",
+                 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+                 (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
     return 0;
 }
 
@@ -165,10 +247,14 @@ int registry_load(registry *r, const char *name, const char *path, char *const *
 }
 
 int registry_instantiate(registry *r, plugin_module *m, struct profile *p,
-                         const cfg_plugin *pc, const char *cfg_file, trellis_plugin **out,
-                         char *err, size_t errlen)
+                         const cfg_profile *prof, const cfg_plugin *pc, const char *cfg_file,
+                         trellis_plugin **out, char *err, size_t errlen)
 {
     trellis_plugin *pl = xcalloc(1, sizeof *pl);
+    if (prof) {
+        pl->hook_deadline_ms = prof->hook_deadline_ms;
+        pl->bind_deadline_ms = prof->bind_deadline_ms;
+    }
     pl->mod = m;
     pl->name = pc->instance;
     pl->profile = p;
@@ -183,17 +269,18 @@ int registry_instantiate(registry *r, plugin_module *m, struct profile *p,
     }
     pl->in_init = 1;
     char ierr[512] = "";
-    int rc = m->desc->init(pl, hostapi_table(), pl->args, ierr, sizeof ierr);
+    char where[512];
+    snprintf(where, sizeof where, "%s:%d", cfg_file, pc->line);
+    int rc;
+    GUARD(pl, "init", where, pl->bind_deadline_ms,
+          rc = m->desc->init(pl, hostapi_table(), pl->args, ierr, sizeof ierr));
     pl->in_init = 0;
     if (rc != 0) {
         errf(err, errlen, "%s:%d: plugin '%s' (%s): init failed: %s", cfg_file, pc->line,
              pl->name, m->path, ierr[0] ? ierr : "(no message)");
         if (m->desc->fini)
             m->desc->fini(pl);
-        if (pl->priv_free)
-            pl->priv_free(pl->priv);
-        args_free(pl->args);
-        free(pl);
+        retire(pl);
         return -1;
     }
     if ((pl->h.filter_batch || pl->h.filter_span) && !pl->h.filter) {
@@ -225,10 +312,7 @@ int registry_instantiate(registry *r, plugin_module *m, struct profile *p,
 undo:
     if (m->desc->fini)
         m->desc->fini(pl);
-    if (pl->priv_free)
-        pl->priv_free(pl->priv);
-    args_free(pl->args);
-    free(pl);
+    retire(pl);
     return -1;
 }
 
@@ -308,5 +392,8 @@ int plugin_event_concerns(const trellis_plugin *pl, const trellis_object *w, uns
         return 1;
     if (!h->hint)
         return 1;
-    return h->hint((trellis_plugin *)pl, w, event, old_obj, new_obj) != TRELLIS_QUEUE_SKIP;
+    int r;
+    GUARD(pl, "hint", w->id, pl->hook_deadline_ms,
+          r = h->hint((trellis_plugin *)pl, w, event, old_obj, new_obj));
+    return r != TRELLIS_QUEUE_SKIP;
 }

@@ -14,7 +14,9 @@
 #ifndef TRELLIS_PLUGIN_REGISTRY_H
 #define TRELLIS_PLUGIN_REGISTRY_H
 
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "args.h"
 #include "cfg.h"
@@ -24,6 +26,9 @@ struct profile;
 
 typedef struct plugin_module {
     char *path; /* the file it came from */
+    /* the file's device, inode, size and modification time: a rebuilt
+     * plugin is a changed plugin (quarantine.h) */
+    char ident[96];
     void *dl;
     const trellis_plugin_desc *desc;
 } plugin_module;
@@ -76,6 +81,13 @@ struct trellis_plugin {
     int tvalue_off; /* offset in the target value vector */
     int n_tvalues;
     int in_init;
+    /* how long one call may run (guard.h; 0: no limit): the scheduling
+     * cycle's hooks and prepare; init and the binding cycle's hooks */
+    uint32_t hook_deadline_ms, bind_deadline_ms;
+    /* set after fini: the host table refuses this plugin's calls (its own
+     * threads may outlive it); the struct itself is kept until exit */
+    atomic_int retired;
+    atomic_int retired_warned;
     plugin_hooks h;
 };
 
@@ -90,8 +102,13 @@ typedef struct registry {
 } registry;
 
 void registry_init(registry *r);
-/* fini every instance, free private data; modules stay loaded. */
+/* fini every instance, free private data; modules stay loaded. The
+ * instances' handles stay valid (retired: the host table refuses them)
+ * until registry_release_retired. */
 void registry_free(registry *r);
+/* Free the handles of every retired instance; call when no plugin thread
+ * can run any more (at exit). */
+void registry_release_retired(void);
 
 /* Find and load the module for a plugin name (or an explicit path). The
  * search order is dirs[0..n). An already loaded module of that name is
@@ -103,9 +120,10 @@ int registry_load(registry *r, const char *name, const char *path,
  * directory). The module is not registered. */
 int registry_open_file(const char *path, plugin_module *m, char *err,
                        size_t errlen);
-/* Create an instance and run its init. 0, or -1 with err. */
+/* Create an instance and run its init; prof (may be NULL) gives the
+ * deadlines of its calls. 0, or -1 with err. */
 int registry_instantiate(registry *r, plugin_module *m, struct profile *p,
-                         const cfg_plugin *pc, const char *cfg_file,
+                         const cfg_profile *prof, const cfg_plugin *pc, const char *cfg_file,
                          trellis_plugin **out, char *err, size_t errlen);
 /* Names of the hooks an instance registered, comma separated, into buf;
  * registered events last, as "events(target-add,target-update)". */

@@ -14,21 +14,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <sys/file.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cfg.h"
+#include "guard.h"
 #include "http.h"
 #include "log.h"
 #include "metrics.h"
+#include "notify.h"
+#include "quarantine.h"
 #include "scheduler.h"
 #include "store_file.h"
 #include "util.h"
 
 /* Cycles run between two looks at the signals, the store and the binder. */
 #define STEPS_PER_TURN 128
+/* The loop turns at least this often, idle or not: it checks the state
+ * lock, and a turn is what /healthz and the systemd watchdog watch. */
+#define MAX_IDLE_MS 1000
 
 typedef struct host {
     const run_opts *o;
@@ -36,11 +44,21 @@ typedef struct host {
     sched *s;
     store *st;
     int store_fd;
+    /* the state lock: its path and descriptor (fence reads them from the
+     * binding thread; they do not change while a scheduler runs) */
+    char *lock_path;
+    int lock_fd;
+    char *quarantine_path;
     /* read by the HTTP thread */
     pthread_mutex_t mu;
     int ready;
     char why[256];
     char *configz;
+    char fatal[512];             /* why the host must be restarted, "" when live */
+    atomic_int looping;          /* 1 while the scheduling loop runs */
+    atomic_uint_fast64_t turn_ms; /* when the loop last turned */
+    atomic_uint liveness_ms;     /* the config's http.liveness_timeout_ms */
+    uint64_t watchdog_ms, last_ping_ms;
 } host;
 
 static uint64_t mono_ms(void)
@@ -67,6 +85,41 @@ static int ready_cb(void *ud, char *why, size_t whylen)
     snprintf(why, whylen, "%s", h->why);
     pthread_mutex_unlock(&h->mu);
     return r;
+}
+
+static int healthy_cb(void *ud, char *why, size_t whylen)
+{
+    host *h = ud;
+    pthread_mutex_lock(&h->mu);
+    int ok = !h->fatal[0];
+    if (!ok)
+        snprintf(why, whylen, "%s", h->fatal);
+    pthread_mutex_unlock(&h->mu);
+    if (!ok)
+        return 0;
+    if (atomic_load(&h->looping)) {
+        uint64_t last = atomic_load(&h->turn_ms), now = mono_ms(),
+                 limit = atomic_load(&h->liveness_ms);
+        if (now > last && now - last > limit) {
+            snprintf(why, whylen,
+                     "the scheduling loop has not turned for %.1f s (liveness_timeout_ms = "
+                     "%llu)",
+                     (double)(now - last) / 1000.0, (unsigned long long)limit);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* A plugin call overran its deadline (guard.h): the process ends soon. */
+static void fatal_cb(void *ud, const char *message)
+{
+    host *h = ud;
+    pthread_mutex_lock(&h->mu);
+    snprintf(h->fatal, sizeof h->fatal, "%s", message);
+    pthread_mutex_unlock(&h->mu);
+    set_ready(h, 0, "a plugin is stuck");
+    notify_send("STATUS=%s", message);
 }
 
 static char *configz_cb(void *ud)
@@ -109,6 +162,30 @@ static void *lock_thread(void *arg)
     ssize_t w = write(lw->pipe_w, &c, 1);
     (void)w;
     return NULL;
+}
+
+/* Whether the descriptor fd still locks the file at path: deleting or
+ * replacing the lock file would let a second host become active beside
+ * this one. 1, or 0 with why. */
+static int lock_is_ours(int fd, const char *path, char *why, size_t whylen)
+{
+    struct stat a, b;
+    if (fd < 0 || fstat(fd, &a) != 0 || a.st_nlink == 0 || stat(path, &b) != 0 ||
+        a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+        snprintf(why, whylen,
+                 "the state lock %s was removed or replaced while this host held it; another "
+                 "host may be active",
+                 path);
+        return 0;
+    }
+    return 1;
+}
+
+/* The store's fence: write only while the lock is ours. */
+static int fence_cb(void *ud, char *why, size_t whylen)
+{
+    host *h = ud;
+    return lock_is_ours(h->lock_fd, h->lock_path, why, whylen);
 }
 
 /* Take <dir>/.trellis.lock, waiting as a standby while another host
@@ -155,8 +232,12 @@ static int take_lock(host *h, const char *dir, int sigfd, int *lock_fd, char *er
         pthread_detach(t);
         for (rc = -2; rc == -2;) {
             struct pollfd pf[2] = {{pfd[0], POLLIN, 0}, {sigfd, POLLIN, 0}};
-            if (poll(pf, 2, -1) < 0 && errno != EINTR)
+            /* a standby is alive too: it keeps the systemd watchdog fed */
+            int pr = poll(pf, 2, h->watchdog_ms ? (int)(h->watchdog_ms / 2) : -1);
+            if (pr < 0 && errno != EINTR)
                 break;
+            if (h->watchdog_ms)
+                notify_send("WATCHDOG=1");
             if (pf[1].revents & POLLIN) {
                 struct signalfd_siginfo si;
                 if (read(sigfd, &si, sizeof si) == sizeof si && si.ssi_signo != SIGHUP) {
@@ -180,11 +261,21 @@ static int take_lock(host *h, const char *dir, int sigfd, int *lock_fd, char *er
         }
         log_info("took over the state lock %s", path);
     }
+    char why[512];
+    if (!lock_is_ours(fd, path, why, sizeof why)) {
+        /* the file we waited on was removed meanwhile: lock the new one */
+        log_info("%s; locking it again", why);
+        close(fd);
+        free(path);
+        return take_lock(h, dir, sigfd, lock_fd, err, errlen);
+    }
     char pid[32];
     int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
     if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)len, 0) != len)
         log_warn("%s: cannot record the pid: %s", path, strerror(errno));
-    free(path);
+    free(h->lock_path);
+    h->lock_path = path;
+    h->lock_fd = fd;
     *lock_fd = fd;
     metrics_set_leader(1);
     return 1;
@@ -216,6 +307,9 @@ static int attach_store(host *h, cfg *c, sched *s, char *err, size_t errlen)
         free(s);
         return -1;
     }
+    st->fence = fence_cb;
+    st->fence_ud = h;
+    sched_set_quarantine(s, h->quarantine_path, 0);
     /* follow before reading: a change made meanwhile is not lost */
     int fd = st->ops->watch(st, err, errlen);
     if (fd < 0 || sched_load(s, st, err, errlen) < 0 || sched_start(s, err, errlen) < 0) {
@@ -296,6 +390,7 @@ static void reload(host *h)
     } else {
         config_free(old);
         free(old);
+        atomic_store(&h->liveness_ms, nc->liveness_timeout_ms);
         metrics_config_reload(1);
         set_configz(h, nc);
         log_info("reload: %s is in force", h->o->config);
@@ -325,6 +420,7 @@ int run_main(const run_opts *o)
     h.o = o;
     pthread_mutex_init(&h.mu, NULL);
     h.store_fd = -1;
+    h.lock_fd = -1;
     /* every thread started from here on inherits the blocked signals */
     sigset_t mask;
     sigemptyset(&mask);
@@ -368,7 +464,7 @@ int run_main(const run_opts *o)
         http_on = 1;
     }
     if (http_on) {
-        http_handlers hh = {ready_cb, configz_cb, &h};
+        http_handlers hh = {ready_cb, configz_cb, &h, healthy_cb};
         http = http_start(addr ? addr : h.c->http_address, port, &hh, err, sizeof err);
         if (!http) {
             fprintf(stderr, "trellis: %s\n", err);
@@ -379,69 +475,110 @@ int run_main(const run_opts *o)
                  addr ? addr : h.c->http_address, http_port(http));
     }
     free(addr);
-    int locked = take_lock(&h, dir, sigfd, &lock_fd, err, sizeof err);
-    if (locked < 0) {
-        fprintf(stderr, "trellis: %s\n", err);
-        goto out;
-    }
-    if (locked == 0) {
-        rc = 0;
-        goto out;
-    }
-    sched *first = new_sched(&h, h.c, err, sizeof err);
-    if (!first || attach_store(&h, h.c, first, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: %s\n", err);
-        goto out;
-    }
-    set_ready(&h, 1, NULL);
+    atomic_store(&h.liveness_ms, h.c->liveness_timeout_ms);
+    h.quarantine_path = xasprintf("%s/%s", dir, QUARANTINE_FILE);
+    guard_install(h.quarantine_path);
+    h.watchdog_ms = notify_watchdog_ms();
+    notify_send("READY=1\nSTATUS=waiting for the state lock");
     int stop = 0;
     while (!stop) {
-        sched *s = h.s;
-        s->now_ms = mono_ms();
-        sched_collect(s);
-        if (h.st->ops->dispatch(h.st, sched_on_change, s))
-            sched_after_changes(s);
-        sched_tick(s);
-        int steps = 0;
-        while (steps < STEPS_PER_TURN && sched_step(s)) {
-            steps++;
+        int locked = take_lock(&h, dir, sigfd, &lock_fd, err, sizeof err);
+        if (locked < 0) {
+            fprintf(stderr, "trellis: %s\n", err);
+            goto out;
+        }
+        if (locked == 0) {
+            rc = 0;
+            goto out;
+        }
+        /* a plugin that hangs ends the run, with the reason on /healthz */
+        guard_watch(fatal_cb, &h, 2000);
+        sched *first = new_sched(&h, h.c, err, sizeof err);
+        if (!first || attach_store(&h, h.c, first, err, sizeof err) < 0) {
+            fprintf(stderr, "trellis: %s\n", err);
+            goto out;
+        }
+        set_ready(&h, 1, NULL);
+        notify_send("STATUS=active: scheduling %s", dir);
+        atomic_store(&h.turn_ms, mono_ms());
+        atomic_store(&h.looping, 1);
+        int lost = 0;
+        while (!stop && !lost) {
+            uint64_t now_turn = mono_ms();
+            atomic_store(&h.turn_ms, now_turn);
+            if (h.watchdog_ms && now_turn - h.last_ping_ms >= h.watchdog_ms / 2) {
+                notify_send("WATCHDOG=1");
+                h.last_ping_ms = now_turn;
+            }
+            char why[512];
+            if (!lock_is_ours(lock_fd, h.lock_path, why, sizeof why)) {
+                log_error("%s: stepping down (no more bindings, not ready) and waiting for "
+                          "the lock again",
+                          why);
+                lost = 1;
+                break;
+            }
+            sched *s = h.s;
             s->now_ms = mono_ms();
-        }
-        sched_report_metrics(s);
-        int timeout = 0;
-        if (steps < STEPS_PER_TURN) {
-            uint64_t due = sched_next_due(s), now = mono_ms();
-            timeout = due == UINT64_MAX ? -1 : due <= now ? 0 : (int)(due - now < 60000 ? due - now : 60000);
-        }
-        struct pollfd pf[3] = {{sigfd, POLLIN, 0},
-                               {h.store_fd, POLLIN, 0},
-                               {binder_fd(s->binder), POLLIN, 0}};
-        if (poll(pf, 3, timeout) < 0 && errno != EINTR) {
-            log_error("poll: %s", strerror(errno));
-            break;
-        }
-        struct signalfd_siginfo si;
-        while (read(sigfd, &si, sizeof si) == sizeof si) {
-            if (si.ssi_signo == SIGHUP) {
-                reload(&h);
-                if (!h.s) {
-                    stop = 1;
-                    rc = 2;
-                    break;
-                }
-            } else {
-                log_info("signal %u: finishing the bindings in flight, then exiting",
-                         si.ssi_signo);
+            sched_collect(s);
+            if (h.st->ops->dispatch(h.st, sched_on_change, s))
+                sched_after_changes(s);
+            sched_tick(s);
+            int steps = 0;
+            while (steps < STEPS_PER_TURN && sched_step(s)) {
+                steps++;
+                s->now_ms = mono_ms();
+            }
+            sched_report_metrics(s);
+            int timeout = 0;
+            if (steps < STEPS_PER_TURN) {
+                uint64_t due = sched_next_due(s), now = mono_ms();
+                timeout = due == UINT64_MAX ? MAX_IDLE_MS
+                          : due <= now      ? 0
+                                            : (int)(due - now < MAX_IDLE_MS ? due - now
+                                                                            : MAX_IDLE_MS);
+            }
+            struct pollfd pf[3] = {{sigfd, POLLIN, 0},
+                                   {h.store_fd, POLLIN, 0},
+                                   {binder_fd(s->binder), POLLIN, 0}};
+            if (poll(pf, 3, timeout) < 0 && errno != EINTR) {
+                log_error("poll: %s", strerror(errno));
                 stop = 1;
-                rc = 0;
+                break;
+            }
+            struct signalfd_siginfo si;
+            while (read(sigfd, &si, sizeof si) == sizeof si) {
+                if (si.ssi_signo == SIGHUP) {
+                    reload(&h);
+                    if (!h.s) {
+                        stop = 1;
+                        rc = 2;
+                        break;
+                    }
+                } else {
+                    log_info("signal %u: finishing the bindings in flight, then exiting",
+                             si.ssi_signo);
+                    stop = 1;
+                    rc = 0;
+                }
             }
         }
+        atomic_store(&h.looping, 0);
+        set_ready(&h, 0, lost ? "stepped down: the state lock was lost" : "stopping");
+        if (h.s)
+            log_info("bound %zu workload(s); %zu binding error(s)", h.s->n_bound_total,
+                     h.s->n_bind_errors);
+        /* after a lost lock the fence refuses whatever is still in flight */
+        close_sched(&h);
+        if (lost) {
+            metrics_set_leader(0);
+            notify_send("STATUS=stepped down: waiting for the state lock");
+            close(lock_fd);
+            lock_fd = -1;
+            h.lock_fd = -1;
+        }
     }
-    set_ready(&h, 0, "stopping");
-    if (h.s)
-        log_info("bound %zu workload(s); %zu binding error(s)", h.s->n_bound_total,
-                 h.s->n_bind_errors);
-    close_sched(&h);
+    notify_send("STOPPING=1");
 out:
     if (http)
         http_stop(http);
@@ -450,6 +587,8 @@ out:
     config_free(h.c);
     free(h.c);
     free(h.configz);
+    free(h.lock_path);
+    free(h.quarantine_path);
     pthread_mutex_destroy(&h.mu);
     close(sigfd);
     metrics_reset();

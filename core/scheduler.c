@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "guard.h"
+#include "quarantine.h"
 #include "metrics.h"
 #include "util.h"
 
@@ -19,7 +21,10 @@ static int less_adapter(void *ud, const trellis_object *a, uint64_t as,
                         const trellis_object *b, uint64_t bs)
 {
     trellis_plugin *pl = ud;
-    return pl->h.less(pl, a, as, b, bs);
+    int r;
+    GUARD(pl, "queue_sort", a->id, pl->hook_deadline_ms,
+          r = pl->h.less(pl, a, as, b, bs));
+    return r;
 }
 
 static int kind_matches(const trellis_object *o, const char *kind, const char *api)
@@ -114,7 +119,7 @@ int sched_open(sched *s, cfg *c, char *const *extra_dirs, size_t n_extra, int pa
                 rc = -1;
                 break;
             }
-            if (registry_instantiate(&s->reg, m, p, e, c->file, &pl, err, errlen) < 0) {
+            if (registry_instantiate(&s->reg, m, p, pc, e, c->file, &pl, err, errlen) < 0) {
                 rc = -1;
                 break;
             }
@@ -186,7 +191,10 @@ static void prepare(sched *s, trellis_object *o, int as_workload)
             if (fn && pl->slot >= 0) {
                 char perr[512] = "";
                 void *data = NULL;
-                if (fn(pl, o, &data, perr, sizeof perr) != 0) {
+                int prc;
+                GUARD(pl, as_workload ? "prepare_workload" : "prepare_target", o->id,
+                      pl->hook_deadline_ms, prc = fn(pl, o, &data, perr, sizeof perr));
+                if (prc != 0) {
                     char who[256];
                     log_warn("%s:%d: %s: plugin %s: %s", o->file ? o->file : "-", o->line,
                              object_describe(o, who, sizeof who), pl->name,
@@ -203,10 +211,12 @@ static void prepare(sched *s, trellis_object *o, int as_workload)
                 o->aux[pl->slot] = data;
             }
             if (as_workload && pl->h.amounts)
-                pl->h.amounts(pl, o, o->counters + pl->counter_off);
+                GUARD(pl, "amounts", o->id, pl->hook_deadline_ms,
+                      pl->h.amounts(pl, o, o->counters + pl->counter_off));
             if (!as_workload && pl->h.target_values &&
                 !(pl->slot >= 0 && o->failed && o->failed[pl->slot]))
-                pl->h.target_values(pl, o, o->tvalues + pl->tvalue_off);
+                GUARD(pl, "target_values", o->id, pl->hook_deadline_ms,
+                      pl->h.target_values(pl, o, o->tvalues + pl->tvalue_off));
         }
     }
     grow(&s->prepared, &s->cap_prepared, s->n_prepared + 1, sizeof *s->prepared);
@@ -354,7 +364,10 @@ static void run_eviction_checks(sched *s)
                     trellis_plugin *pl = p->eviction.v[k];
                     trellis_status st;
                     memset(&st, 0, sizeof st);
-                    if (pl->h.eviction_check(pl, w, &ct->t, &st) == TRELLIS_SUCCESS)
+                    int erc;
+                    GUARD(pl, "eviction_check", w->id, pl->hook_deadline_ms,
+                          erc = pl->h.eviction_check(pl, w, &ct->t, &st));
+                    if (erc == TRELLIS_SUCCESS)
                         continue;
                     grow(&hits, &cap, n + 1, sizeof *hits);
                     hits[n].w = object_ref(w);
@@ -432,6 +445,46 @@ static void evict_bound(sched *s, profile *p, trellis_object *w, cache_target *c
     }
 }
 
+void sched_set_quarantine(sched *s, const char *path, int read_only)
+{
+    quarantine_free(s->quarantine);
+    s->quarantine = path ? quarantine_open(path, read_only) : NULL;
+}
+
+static const char *plugin_ident(void *ud, const char *name)
+{
+    const sched *s = ud;
+    for (size_t i = 0; i < s->reg.n_inst; i++)
+        if (strcmp(s->reg.inst[i]->name, name) == 0)
+            return s->reg.inst[i]->mod->ident;
+    return NULL;
+}
+
+static void record_event(sched *s, profile *p, const trellis_object *w, const char *type,
+                         const char *reason, const char *message, const char *codes);
+static decision *decision_for(sched *s, trellis_object *w, profile *p);
+static void set_result(decision *d, dec_result r, const char *msg, const char *target);
+
+/* Whether o is quarantined; a workload gets its error decision and Event
+ * (o is kept by the decision), a target is only reported. */
+static int quarantined(sched *s, trellis_object *o)
+{
+    const char *why = NULL;
+    if (!quarantine_check(s->quarantine, o, plugin_ident, s, &why))
+        return 0;
+    s->n_quarantined++;
+    char who[256];
+    log_warn("%s: %s", object_describe(o, who, sizeof who), why);
+    profile *p = sched_profile_for(s, o);
+    if (p) {
+        decision *d = decision_for(s, o, p);
+        set_result(d, DEC_ERROR, why, NULL);
+        if (p->cfg->events)
+            record_event(s, p, o, "Warning", "FailedScheduling", why, NULL);
+    }
+    return 1;
+}
+
 int sched_load(sched *s, store *st, char *err, size_t errlen)
 {
     uint64_t t0 = now_ns();
@@ -447,6 +500,20 @@ int sched_load(sched *s, store *st, char *err, size_t errlen)
         log_skipped(e->file, e->line, e->message);
     }
     s->n_manifest_errors = ms.n_errors;
+    /* what a plugin crashed or hung on is not given to it again */
+    if (s->quarantine) {
+        size_t k = 0;
+        for (size_t i = 0; i < ms.n_objects; i++) {
+            if (quarantined(s, ms.objects[i]))
+                object_unref(ms.objects[i]);
+            else
+                ms.objects[k++] = ms.objects[i];
+        }
+        ms.n_objects = k;
+        char qerr[512];
+        if (quarantine_save(s->quarantine, 1, qerr, sizeof qerr) < 0)
+            log_warn("%s", qerr);
+    }
     /* every object can be looked up by the plugins while they prepare */
     for (size_t i = 0; i < ms.n_objects; i++) {
         index_set(s, ms.objects[i]);
@@ -581,7 +648,7 @@ static void unreserve_all(profile *p, trellis_cycle *c, trellis_object *w,
     for (size_t k = p->reserve.n; k-- > 0;) {
         trellis_plugin *pl = p->reserve.v[k];
         if (pl->h.unreserve)
-            pl->h.unreserve(pl, c, w, t);
+            GUARD(pl, "unreserve", w->id, pl->bind_deadline_ms, pl->h.unreserve(pl, c, w, t));
     }
 }
 
@@ -606,7 +673,9 @@ static int bind_hooks(profile *p, trellis_cycle *c, trellis_object *w,
         trellis_plugin *pl = p->pre_bind.v[k];
         memset(&st, 0, sizeof st);
         uint64_t t0 = on ? now_ns() : 0;
-        int rc = pl->h.pre_bind(pl, c, w, t, &st);
+        int rc;
+        GUARD(pl, "pre_bind", w->id, pl->bind_deadline_ms,
+              rc = pl->h.pre_bind(pl, c, w, t, &st));
         framework_time_plugin(pl, "pre_bind", rc, t0);
         if (rc != TRELLIS_SUCCESS) {
             framework_time_point(p, "pre_bind", rc, tp);
@@ -621,7 +690,8 @@ static int bind_hooks(profile *p, trellis_cycle *c, trellis_object *w,
         trellis_plugin *pl = p->bind.v[k];
         memset(&st, 0, sizeof st);
         uint64_t t0 = on ? now_ns() : 0;
-        int rc = pl->h.bind(pl, c, w, t, &st);
+        int rc;
+        GUARD(pl, "bind", w->id, pl->bind_deadline_ms, rc = pl->h.bind(pl, c, w, t, &st));
         framework_time_plugin(pl, "bind", rc, t0);
         if (rc == TRELLIS_SKIP)
             continue;
@@ -636,7 +706,7 @@ static int bind_hooks(profile *p, trellis_cycle *c, trellis_object *w,
         return errf(msg, msglen, "no bind plugin handled the workload");
     for (size_t k = 0; post && k < p->post_bind.n; k++) {
         trellis_plugin *pl = p->post_bind.v[k];
-        pl->h.post_bind(pl, c, w, t);
+        GUARD(pl, "post_bind", w->id, pl->bind_deadline_ms, pl->h.post_bind(pl, c, w, t));
     }
     return 0;
 }
@@ -764,7 +834,8 @@ static void run_jobs(void *ud, void **jobs, size_t n)
         bind_job *j = jobs[i];
         for (size_t k = 0; !j->failed && k < j->p->post_bind.n; k++) {
             trellis_plugin *pl = j->p->post_bind.v[k];
-            pl->h.post_bind(pl, &j->c, j->it->w, &j->t);
+            GUARD(pl, "post_bind", j->it->w->id, pl->bind_deadline_ms,
+                  pl->h.post_bind(pl, &j->c, j->it->w, &j->t));
         }
     }
 }
@@ -786,7 +857,10 @@ static void assume_and_bind(sched *s, profile *p, trellis_cycle *c, decision *d,
         if (!pl->h.reserve)
             continue;
         memset(&st, 0, sizeof st);
-        if (pl->h.reserve(pl, c, it->w, best, &st) != TRELLIS_SUCCESS) {
+        int rrc;
+        GUARD(pl, "reserve", it->w->id, pl->hook_deadline_ms,
+              rrc = pl->h.reserve(pl, c, it->w, best, &st));
+        if (rrc != TRELLIS_SUCCESS) {
             snprintf(msg, sizeof msg, "plugin %s: reserve failed: %s", pl->name, st.message);
             fail_assumed(s, p, c, d, it, ct, DEC_ERROR, msg);
             return;
@@ -798,7 +872,9 @@ static void assume_and_bind(sched *s, profile *p, trellis_cycle *c, decision *d,
         trellis_plugin *pl = p->permit.v[k];
         memset(&st, 0, sizeof st);
         uint64_t to = 0;
-        int rc = pl->h.permit(pl, c, it->w, best, &to, &st);
+        int rc;
+        GUARD(pl, "permit", it->w->id, pl->hook_deadline_ms,
+              rc = pl->h.permit(pl, c, it->w, best, &to, &st));
         if (rc == TRELLIS_SUCCESS)
             continue;
         if (rc == TRELLIS_WAIT) {
@@ -1357,7 +1433,8 @@ static void unprepare(sched *s, trellis_object *o)
         trellis_plugin *pl = s->reg.inst[j];
         if (pl->slot >= 0 && (size_t)pl->slot < o->naux && o->aux[pl->slot]) {
             if (pl->h.release)
-                pl->h.release(pl, o->aux[pl->slot]);
+                GUARD(pl, "release", o->id, pl->hook_deadline_ms,
+                      pl->h.release(pl, o->aux[pl->slot]));
             o->aux[pl->slot] = NULL;
         }
     }
@@ -1392,6 +1469,8 @@ void sched_close(sched *s)
     }
     free(s->evictions);
     sched_stop(s);
+    quarantine_free(s->quarantine);
+    s->quarantine = NULL;
     for (size_t k = 0; k < s->n_deferred; k++) {
         if (s->deferred[k].old_obj)
             object_unref(s->deferred[k].old_obj);
@@ -1584,6 +1663,13 @@ void sched_on_change(void *ud, store_event_type type, trellis_object *old_obj,
     trellis_object *o = new_obj ? new_obj : old_obj;
     char who[256];
     log_debug("store: %s %s", object_describe(o, who, sizeof who), names[type]);
+    if (s->quarantine && quarantine_count(s->quarantine)) {
+        /* a changed or deleted object may be tried again */
+        quarantine_forget(s->quarantine, o->id);
+        char qerr[512];
+        if (quarantine_save(s->quarantine, 0, qerr, sizeof qerr) < 0)
+            log_warn("%s", qerr);
+    }
     if (is_target_kind(s, o)) {
         apply_target(s, old_obj, new_obj);
         return;

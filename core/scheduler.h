@@ -137,12 +137,19 @@ typedef struct sched {
     uint64_t next_pool_scan_ms; /* next look for workloads unschedulable too long */
     size_t n_replaced;    /* objects dropped since the last sweep */
     size_t n_bound_total, n_bind_errors;
+    /* objects a plugin crashed or hung on (quarantine.h); NULL: none kept */
+    struct quarantine *quarantine;
+    size_t n_quarantined;
 } sched;
 
 /* Load every plugin and build the profiles. extra_dirs are searched before
  * the config's plugin_dirs and the installed plugin directory. */
 int sched_open(sched *s, cfg *c, char *const *extra_dirs, size_t n_extra, int parallelism,
                char *err, size_t errlen);
+/* Keep the objects recorded in the quarantine file path (quarantine.h)
+ * away from the plugins, from the next sched_load on; read_only: never
+ * rewrite the file (a dry run). */
+void sched_set_quarantine(sched *s, const char *path, int read_only);
 /* Read the store. Malformed documents are logged and counted, not fatal. */
 int sched_load(sched *s, store *st, char *err, size_t errlen);
 /* Schedule until the queues are drained; flush the store. -1 with err when

@@ -66,9 +66,18 @@ typedef struct store_ops {
     void (*destroy)(store *s);
 } store_ops;
 
+/* Whether this host may still write (it holds the state lock): 1, or 0
+ * with the reason in why. */
+typedef int (*store_fence_fn)(void *ud, char *why, size_t whylen);
+
 struct store {
     const store_ops *ops;
     int dry_run; /* patches and creates are checked but nothing is written */
+    /* asked before every write a flush makes; NULL: always allowed. A host
+     * that lost its lock writes nothing more: what flush would have
+     * written fails with the fence's reason. */
+    store_fence_fn fence;
+    void *fence_ud;
 };
 
 #endif

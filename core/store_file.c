@@ -857,6 +857,26 @@ static int fs_flush(store *s, store_fail_cb failed, void *ud, char *err, size_t 
     sb_init(&problems);
     char e[1024];
     pthread_mutex_lock(&fs->mu);
+    char why[512];
+    if (!fs->base.dry_run && fs->base.fence && !fs->base.fence(fs->base.fence_ud, why, sizeof why)) {
+        /* another host may be active: write nothing */
+        snprintf(e, sizeof e, "not written: %s", why);
+        for (size_t i = 0; i < fs->n_files; i++) {
+            fs_file *f = fs->files[i];
+            if (!f->n_edits)
+                continue;
+            report_failed(f, failed, ud, e);
+            clear_edits(fs, f);
+        }
+        for (size_t i = 0; i < fs->n_created; i++) {
+            if (failed)
+                failed(ud, fs->created[i]->id, e);
+            object_unref(fs->created[i]);
+        }
+        fs->n_created = 0;
+        pthread_mutex_unlock(&fs->mu);
+        return errf(err, errlen, "%s", e);
+    }
     for (size_t i = 0; i < fs->n_files; i++) {
         fs_file *f = fs->files[i];
         if (f->n_edits && flush_file(fs, f, failed, ud, e, sizeof e) < 0)

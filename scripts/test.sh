@@ -9,6 +9,9 @@
 #  5. install into a temporary prefix and build the out-of-tree example
 #     plugin with pkg-config alone, then load it.
 set -u
+# trellis refuses plugin files that its group or others may write: build
+# them as an installation would have them
+umask 022
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 "$top/scripts/deps.sh" --test || exit 1

@@ -97,6 +97,18 @@
  *     right after bind.
  *   fini:    fini(self)                main thread, at exit. Plugins are never
  *                                      dlclose()d while the host runs.
+ *            A plugin stops every thread of its own in fini: once fini has
+ *            returned, calling the host is forbidden. The host refuses (a
+ *            NULL, -1 or "" answer, and one error logged) every function
+ *            that takes the plugin's handle; the others may touch objects
+ *            that are gone.
+ *
+ *   deadlines and crashes: a hook that runs longer than the profile's
+ *            hook_deadline_ms (bind_deadline_ms for init and the binding
+ *            cycle) ends the run; a hook that crashes kills the host, which
+ *            names the plugin, the hook and the object, and the next start
+ *            does not give that object to the plugin again until one of
+ *            them changes (trellis(1), "Plugins that crash or hang").
  *
  * THREADING
  *   Objects, targets and prepared data are immutable while a cycle runs and

@@ -183,7 +183,7 @@ START_TEST(http_errors)
     expect_error("http = { enabled = 1; };\n" PROFILE_HEAD PROFILE_TAIL,
                  "t.cfg:1: http.enabled: expected true or false");
     expect_error("http = {\n  prot = 80; };\n" PROFILE_HEAD PROFILE_TAIL,
-                 "t.cfg:2: unknown setting 'prot' (expected one of: enabled, address, port)");
+                 "t.cfg:2: unknown setting 'prot' (expected one of: enabled, address, port, liveness_timeout_ms)");
     expect_error("http = 1;\n" PROFILE_HEAD PROFILE_TAIL, "t.cfg:1: http must be a group");
 }
 END_TEST

@@ -47,7 +47,7 @@ static void fx_load(fixture *f, const char *const *names)
         pc->line = 1;
         ck_assert_msg(registry_load(&f->r, names[i], NULL, dirs, n_dirs, &m, err, sizeof err) == 0,
                       "%s", err);
-        ck_assert_msg(registry_instantiate(&f->r, m, NULL, pc, "t.cfg", &pl, err, sizeof err) == 0,
+        ck_assert_msg(registry_instantiate(&f->r, m, NULL, NULL, pc, "t.cfg", &pl, err, sizeof err) == 0,
                       "%s", err);
     }
 }

@@ -113,7 +113,7 @@ static char *configz_cb(void *ud)
     return xstrdup("{ \"parallelism\": 2 }\n");
 }
 
-static const http_handlers handlers = {ready_cb, configz_cb, &is_ready};
+static const http_handlers handlers = {ready_cb, configz_cb, &is_ready, NULL};
 
 static http_server *start(void)
 {

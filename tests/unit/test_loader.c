@@ -9,11 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cfg.h"
 #include "hostapi.h"
 #include "plugin.h"
 #include "testutil.h"
+#include "util.h"
 
 static char *dirs[8];
 static size_t n_dirs;
@@ -128,7 +132,7 @@ START_TEST(failing_init)
                                    sizeof err),
                      0);
     cfg_plugin pc = entry("fx-failing-init");
-    ck_assert_int_eq(registry_instantiate(&r, m, NULL, &pc, "p.cfg", &pl, err, sizeof err), -1);
+    ck_assert_int_eq(registry_instantiate(&r, m, NULL, NULL, &pc, "p.cfg", &pl, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "p.cfg:7: plugin 'fx-failing-init'") &&
                       strstr(err, "init failed: cannot reach the inventory service"),
                   "%s", err);
@@ -155,7 +159,7 @@ START_TEST(hooks_and_slots)
                       0,
                   "%s", err);
     cfg_plugin pc = entry("fx-all-hooks");
-    ck_assert_msg(registry_instantiate(&r, m, NULL, &pc, "p.cfg", &pl, err, sizeof err) == 0,
+    ck_assert_msg(registry_instantiate(&r, m, NULL, NULL, &pc, "p.cfg", &pl, err, sizeof err) == 0,
                   "%s", err);
     char hooks[512];
     registry_hook_names(pl, hooks, sizeof hooks);
@@ -168,7 +172,7 @@ START_TEST(hooks_and_slots)
     ck_assert_int_eq(pl->slot, 0);
     ck_assert_int_eq(pl->n_counters, 1);
     /* a second instance of the same module gets its own slot and counters */
-    ck_assert_int_eq(registry_instantiate(&r, m, NULL, &pc, "p.cfg", &pl2, err, sizeof err), 0);
+    ck_assert_int_eq(registry_instantiate(&r, m, NULL, NULL, &pc, "p.cfg", &pl2, err, sizeof err), 0);
     ck_assert_int_eq(pl2->slot, 1);
     ck_assert_int_eq(pl2->counter_off, 1);
     ck_assert_int_eq(r.n_counters, 2);
@@ -195,6 +199,86 @@ START_TEST(status_helper)
 }
 END_TEST
 
+/* A plugin file or directory that others could change, or that belongs
+ * to a third user, is refused with what to change. */
+START_TEST(unsafe_files_refused)
+{
+    setup_dirs();
+    char tmp[64], so[128], err[1024];
+    tu_mkdtemp(tmp, "unsafe");
+    chmod(tmp, 0755);
+    snprintf(so, sizeof so, "%s/fx-reject-all.so", tmp);
+    tu_copy(fixture_path("fx-reject-all"), so);
+    chmod(so, 0755);
+    plugin_module m;
+    ck_assert_msg(registry_open_file(so, &m, err, sizeof err) == 0, "%s", err);
+    free(m.path);
+    chmod(so, 0775);
+    ck_assert_int_eq(registry_open_file(so, &m, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "writable by its group (mode 0775)") &&
+                      strstr(err, "chmod go-w"),
+                  "%s", err);
+    chmod(so, 0757);
+    ck_assert_int_eq(registry_open_file(so, &m, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "writable by others"), "%s", err);
+    chmod(so, 0755);
+    chmod(tmp, 0777);
+    ck_assert_int_eq(registry_open_file(so, &m, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "the directory") && strstr(err, "group and others"), "%s", err);
+    chmod(tmp, 0755);
+    if (geteuid() == 0) {
+        /* only root can give a file away */
+        ck_assert_int_eq(chown(so, 4242, 4242), 0);
+        ck_assert_int_eq(registry_open_file(so, &m, err, sizeof err), -1);
+        ck_assert_msg(strstr(err, "owned by uid 4242"), "%s", err);
+    }
+    tu_rmtree(tmp);
+}
+END_TEST
+
+/* A plugin thread that outlives fini and then calls the host is refused:
+ * the handle stays valid memory, and every call that takes it answers
+ * nothing. */
+START_TEST(host_refuses_calls_after_fini)
+{
+    setup_dirs();
+    char tmp[64], report[128], text[256], err[1024] = "";
+    tu_mkdtemp(tmp, "late");
+    snprintf(report, sizeof report, "%s/report", tmp);
+    snprintf(text, sizeof text, "args = { late_thread = \"%s\"; };", report);
+    config_t lc;
+    config_init(&lc);
+    ck_assert_int_eq(config_read_string(&lc, text), CONFIG_TRUE);
+    registry r;
+    registry_init(&r);
+    plugin_module *m;
+    trellis_plugin *pl;
+    ck_assert_int_eq(registry_load(&r, "fx-faults", NULL, dirs, n_dirs, &m, err, sizeof err), 0);
+    cfg_plugin pc = entry("fx-faults");
+    pc.args = config_lookup(&lc, "args");
+    ck_assert_msg(registry_instantiate(&r, m, NULL, NULL, &pc, "p.cfg", &pl, err, sizeof err) ==
+                      0,
+                  "%s", err);
+    registry_free(&r); /* fini: the fixture's thread wakes up and calls */
+    char *got = NULL;
+    for (int i = 0; i < 5000 && !got; i++) { /* at most five seconds */
+        char rerr[256];
+        got = read_file(report, NULL, rerr, sizeof rerr);
+        if (!got || !strchr(got, '\n')) {
+            free(got);
+            got = NULL;
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    ck_assert_ptr_nonnull(got);
+    ck_assert_str_eq(got, "get_private after fini: refused\n");
+    free(got);
+    config_destroy(&lc);
+    tu_rmtree(tmp);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("loader");
@@ -205,6 +289,8 @@ int main(void)
     tcase_add_test(tc, failing_init);
     tcase_add_test(tc, hooks_and_slots);
     tcase_add_test(tc, status_helper);
+    tcase_add_test(tc, unsafe_files_refused);
+    tcase_add_test(tc, host_refuses_calls_after_fini);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

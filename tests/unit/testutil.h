@@ -58,6 +58,20 @@ static inline void tu_write(const char *dir, const char *rel, const char *text)
     fclose(f);
 }
 
+/* Copy a file byte for byte. */
+static inline void tu_copy(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    ck_assert_ptr_nonnull(in);
+    ck_assert_ptr_nonnull(out);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        ck_assert_uint_eq(fwrite(buf, 1, n, out), n);
+    fclose(in);
+    ck_assert_int_eq(fclose(out), 0);
+}
+
 /* The file's content; the caller frees it. */
 static inline char *tu_read(const char *dir, const char *rel)
 {

@@ -1,0 +1,385 @@
+/*
+ * guard.c - see guard.h.
+ *
+ * Slots live in a fixed array so that the signal handler and the watchdog
+ * can read them without a lock; a thread claims one on its first plugin
+ * call and gives it back when it exits (a pthread key's destructor). Every
+ * field a reader looks at is atomic; the plugin pointer is stored last
+ * (release) and read first (acquire), so a reader that sees it sees the
+ * rest of the call.
+ */
+#include "config.h"
+
+#include "guard.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "plugin.h"
+#include "util.h"
+
+#define MAX_SLOTS 256
+#define ALT_STACK_SIZE (64 * 1024)
+#define WATCH_PERIOD_MS 100
+
+typedef struct slot {
+    atomic_int used;
+    _Atomic(const trellis_plugin *) pl; /* NULL: not in a plugin */
+    _Atomic(const char *) hook;
+    _Atomic(const char *) what;
+    atomic_uint deadline_ms;
+    atomic_uint_fast64_t seq; /* moves at every enter and leave */
+    void *alt_stack;
+    /* the watchdog's own */
+    uint64_t seen_seq, since_ms;
+} slot;
+
+static slot slots[MAX_SLOTS];
+static _Thread_local slot *mine;
+static pthread_key_t slot_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+/* the record file: its path as one string the handler can open */
+static _Atomic(char *) record_path;
+
+static void slot_release(void *p)
+{
+    slot *s = p;
+    atomic_store_explicit(&s->pl, NULL, memory_order_release);
+    stack_t ss = {.ss_flags = SS_DISABLE};
+    sigaltstack(&ss, NULL);
+    free(s->alt_stack);
+    s->alt_stack = NULL;
+    atomic_store_explicit(&s->used, 0, memory_order_release);
+}
+
+static void make_key(void)
+{
+    pthread_key_create(&slot_key, slot_release);
+}
+
+static slot *claim(void)
+{
+    pthread_once(&key_once, make_key);
+    for (size_t i = 0; i < MAX_SLOTS; i++) {
+        int zero = 0;
+        if (atomic_compare_exchange_strong(&slots[i].used, &zero, 1)) {
+            slot *s = &slots[i];
+            /* a stack for the crash handler, so a plugin that overflows
+             * its stack is still named */
+            s->alt_stack = malloc(ALT_STACK_SIZE);
+            if (s->alt_stack) {
+                stack_t ss = {.ss_sp = s->alt_stack, .ss_size = ALT_STACK_SIZE, .ss_flags = 0};
+                sigaltstack(&ss, NULL);
+            }
+            pthread_setspecific(slot_key, s);
+            mine = s;
+            return s;
+        }
+    }
+    return NULL; /* more threads than slots: their calls go unwatched */
+}
+
+void guard_enter(guard_prev *prev, const trellis_plugin *pl, const char *hook, const char *what,
+                 uint32_t deadline_ms)
+{
+    slot *s = mine ? mine : claim();
+    prev->slot = s;
+    if (!s)
+        return;
+    prev->pl = atomic_load_explicit(&s->pl, memory_order_relaxed);
+    prev->hook = atomic_load_explicit(&s->hook, memory_order_relaxed);
+    prev->what = atomic_load_explicit(&s->what, memory_order_relaxed);
+    prev->deadline_ms = atomic_load_explicit(&s->deadline_ms, memory_order_relaxed);
+    atomic_store_explicit(&s->hook, hook, memory_order_relaxed);
+    atomic_store_explicit(&s->what, what, memory_order_relaxed);
+    atomic_store_explicit(&s->deadline_ms, deadline_ms, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->seq, 1, memory_order_relaxed);
+    atomic_store_explicit(&s->pl, pl, memory_order_release);
+}
+
+void guard_leave(const guard_prev *prev)
+{
+    slot *s = prev->slot;
+    if (!s)
+        return;
+    atomic_store_explicit(&s->pl, NULL, memory_order_release);
+    atomic_store_explicit(&s->hook, prev->hook, memory_order_relaxed);
+    atomic_store_explicit(&s->what, prev->what, memory_order_relaxed);
+    atomic_store_explicit(&s->deadline_ms, prev->deadline_ms, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->seq, 1, memory_order_relaxed);
+    if (prev->pl)
+        atomic_store_explicit(&s->pl, prev->pl, memory_order_release);
+}
+
+/* ---- records ---------------------------------------------------------- */
+
+/* Append text to the record file; async-signal-safe. */
+static void append_record(const char *text, size_t len)
+{
+    const char *p = atomic_load(&record_path);
+    if (!p)
+        return;
+    int fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    ssize_t w = write(fd, text, len);
+    (void)w;
+    fsync(fd);
+    close(fd);
+}
+
+/* A small buffer filled without stdio (stdio is not async-signal-safe). */
+typedef struct line {
+    char b[2048];
+    size_t n;
+} line;
+
+static void put(line *l, const char *s)
+{
+    /* a tab or newline in a name would break the record's fields */
+    for (; s && *s && l->n + 1 < sizeof l->b; s++)
+        l->b[l->n++] = (*s == '\t' || *s == '\n') ? ' ' : *s;
+}
+
+static void put_raw(line *l, const char *s)
+{
+    for (; s && *s && l->n + 1 < sizeof l->b; s++)
+        l->b[l->n++] = *s;
+}
+
+static const char *signame(int sig)
+{
+    switch (sig) {
+    case SIGSEGV:
+        return "SIGSEGV";
+    case SIGBUS:
+        return "SIGBUS";
+    case SIGILL:
+        return "SIGILL";
+    case SIGFPE:
+        return "SIGFPE";
+    case SIGABRT:
+        return "SIGABRT";
+    default:
+        return "signal";
+    }
+}
+
+/* The record of a call that went wrong: cause, plugin, its file, the
+ * file's identity, hook, object (see quarantine.h). */
+static void record_line(line *l, const char *cause, const trellis_plugin *pl, const char *hook,
+                        const char *what)
+{
+    l->n = 0;
+    put(l, cause);
+    put_raw(l, "\t");
+    put(l, pl->name);
+    put_raw(l, "\t");
+    put(l, pl->mod ? pl->mod->path : "");
+    put_raw(l, "\t");
+    put(l, pl->mod ? pl->mod->ident : "");
+    put_raw(l, "\t");
+    put(l, hook ? hook : "");
+    put_raw(l, "\t");
+    put(l, what ? what : "");
+    put_raw(l, "\n");
+}
+
+/* ---- the crash handler ------------------------------------------------- */
+
+static void on_crash(int sig, siginfo_t *si, void *uc)
+{
+    (void)si;
+    (void)uc;
+    slot *s = mine;
+    const trellis_plugin *pl = s ? atomic_load_explicit(&s->pl, memory_order_acquire) : NULL;
+    line l;
+    if (pl) {
+        const char *hook = atomic_load_explicit(&s->hook, memory_order_relaxed);
+        const char *what = atomic_load_explicit(&s->what, memory_order_relaxed);
+        int is_init = hook && strcmp(hook, "init") == 0;
+        int recorded = !is_init && what && *what && atomic_load(&record_path);
+        l.n = 0;
+        put_raw(&l, "trellis: fatal: ");
+        put_raw(&l, signame(sig));
+        put_raw(&l, " in plugin '");
+        put_raw(&l, pl->name);
+        put_raw(&l, "' (");
+        put_raw(&l, pl->mod ? pl->mod->path : "?");
+        put_raw(&l, "), hook ");
+        put_raw(&l, hook ? hook : "?");
+        if (what && *what) {
+            put_raw(&l, is_init ? ", config " : ", object ");
+            put_raw(&l, what);
+        }
+        put_raw(&l, recorded ? "; recorded: the next start quarantines the object\n" : "\n");
+        ssize_t w = write(STDERR_FILENO, l.b, l.n);
+        (void)w;
+        if (recorded) {
+            record_line(&l, signame(sig), pl, hook, what);
+            append_record(l.b, l.n);
+        }
+    } else {
+        l.n = 0;
+        put_raw(&l, "trellis: fatal: ");
+        put_raw(&l, signame(sig));
+        put_raw(&l, " outside any plugin call\n");
+        ssize_t w = write(STDERR_FILENO, l.b, l.n);
+        (void)w;
+    }
+    /* die of the signal as if there were no handler (a core, the status) */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+}
+
+/* a handler may be reading an old record path right now: keep it */
+static char *kept_paths[16];
+static atomic_int n_kept;
+
+void guard_set_record(const char *path)
+{
+    const char *cur = atomic_load(&record_path);
+    if ((!cur && !path) || (cur && path && strcmp(cur, path) == 0))
+        return;
+    char *old = atomic_exchange(&record_path, path ? xstrdup(path) : NULL);
+    int k = atomic_fetch_add(&n_kept, 1);
+    if (old && k < 16)
+        kept_paths[k] = old;
+}
+
+void guard_install(const char *path)
+{
+    static atomic_int installed;
+    guard_set_record(path);
+    if (atomic_exchange(&installed, 1))
+        return;
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_crash;
+        sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+    /* the main thread's alternate stack */
+    if (!mine)
+        claim();
+}
+
+/* ---- the watchdog ------------------------------------------------------ */
+
+static pthread_t watch_thread;
+static atomic_int watching, stop_watch;
+static guard_fatal_fn fatal_fn;
+static void *fatal_ud;
+static uint32_t grace;
+static atomic_uint_fast64_t overruns;
+
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void overrun(slot *s, const trellis_plugin *pl, uint64_t ran_ms)
+{
+    const char *hook = atomic_load_explicit(&s->hook, memory_order_relaxed);
+    const char *what = atomic_load_explicit(&s->what, memory_order_relaxed);
+    unsigned dl = atomic_load_explicit(&s->deadline_ms, memory_order_relaxed);
+    atomic_fetch_add(&overruns, 1);
+    char msg[1024];
+    snprintf(msg, sizeof msg,
+             "plugin '%s' (%s): hook %s has not returned after %.1f s (deadline %u ms)%s%s; "
+             "ending the run: a thread stuck in a plugin cannot be taken back",
+             pl->name, pl->mod ? pl->mod->path : "?", hook ? hook : "?", (double)ran_ms / 1000.0,
+             dl, what && *what ? " on " : "", what ? what : "");
+    log_error("%s", msg);
+    if (what && *what && hook && strcmp(hook, "init") != 0) {
+        line l;
+        record_line(&l, "deadline", pl, hook, what);
+        append_record(l.b, l.n);
+    }
+    if (fatal_fn)
+        fatal_fn(fatal_ud, msg);
+    /* give a supervisor's probe a moment to read the reason */
+    struct timespec ts = {grace / 1000, (long)(grace % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+    fflush(stderr);
+    _exit(GUARD_EXIT_STUCK);
+}
+
+static void *watch(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&stop_watch)) {
+        uint64_t now = mono_ms();
+        for (size_t i = 0; i < MAX_SLOTS; i++) {
+            slot *s = &slots[i];
+            if (!atomic_load_explicit(&s->used, memory_order_acquire))
+                continue;
+            uint64_t seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
+            const trellis_plugin *pl = atomic_load_explicit(&s->pl, memory_order_acquire);
+            if (!pl || seq != s->seen_seq) {
+                s->seen_seq = seq;
+                s->since_ms = now;
+                continue;
+            }
+            unsigned dl = atomic_load_explicit(&s->deadline_ms, memory_order_relaxed);
+            if (dl && now - s->since_ms > dl &&
+                atomic_load_explicit(&s->seq, memory_order_acquire) == seq)
+                overrun(s, pl, now - s->since_ms);
+        }
+        struct timespec ts = {0, WATCH_PERIOD_MS * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+void guard_watch(guard_fatal_fn fatal, void *ud, uint32_t grace_ms)
+{
+    if (atomic_exchange(&watching, 1))
+        return;
+    fatal_fn = fatal;
+    fatal_ud = ud;
+    grace = grace_ms;
+    atomic_store(&stop_watch, 0);
+    if (pthread_create(&watch_thread, NULL, watch, NULL) != 0) {
+        log_warn("cannot start the plugin watchdog: %s; plugin deadlines are not enforced",
+                 strerror(errno));
+        atomic_store(&watching, 0);
+    }
+}
+
+void guard_unwatch(void)
+{
+    if (!atomic_load(&watching))
+        return;
+    atomic_store(&stop_watch, 1);
+    pthread_join(watch_thread, NULL);
+    atomic_store(&watching, 0);
+}
+
+uint64_t guard_overruns(void)
+{
+    return atomic_load(&overruns);
+}

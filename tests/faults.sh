@@ -1,0 +1,228 @@
+#!/bin/sh
+# faults.sh - what a misbehaving plugin or state does to the host, with the
+# fixture plugin fx-faults (tests/plugins/fx_faults.c):
+#  - a segfault in filter names the plugin, the hook and the workload, and
+#    the next start quarantines that workload (an error decision naming the
+#    plugin) until the workload or the plugin changes; in `run`, the
+#    standby that takes over does the same instead of crash-looping;
+#  - an abort in init names the plugin and the config line;
+#  - a score that never returns ends the run with exit status 4 and the
+#    plugin, hook and workload named, /healthz saying why meanwhile;
+#  - without a deadline, /healthz fails once the loop stops turning;
+#  - a binding whose file changed on disk is an "error" decision, exit 3;
+#  - deleting .trellis.lock under an active host makes it step down.
+# Every wait polls with a bound. Run by `make check`.
+set -u
+: "${TRELLIS:?}" "${TOP_SRCDIR:?}"
+tmp=$(mktemp -d)
+pids=""
+cleanup() {
+    for p in $pids; do kill -KILL "$p" 2>/dev/null; done
+    if [ -n "${KEEP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT INT TERM
+# shellcheck source=testlib.sh
+. "$(dirname "$0")/testlib.sh"
+
+wait_for() { # wait_for SECONDS COMMAND...
+    limit=$1
+    shift
+    end=$(($(date +%s) + limit))
+    while :; do
+        "$@" >/dev/null 2>&1 && return 0
+        [ "$(date +%s)" -ge "$end" ] && return 1
+        sleep 0.05
+    done
+}
+check() { # check NAME COMMAND...
+    name=$1
+    shift
+    if "$@" >"$tmp/chk" 2>&1; then ok "$name"; else not_ok "$name" "$(head -c 1500 "$tmp/chk")"; fi
+}
+start() { # start NAME STATE CONFIG: trellis run in the background; $pid, $port
+    "$TRELLIS" run -c "$3" -s "$2" --listen 127.0.0.1:0 --log-level info \
+        >"$tmp/$1.out" 2>"$tmp/$1.log" &
+    pid=$!
+    pids="$pids $pid"
+    port=""
+    if wait_for 20 grep -q "serving .* on http" "$tmp/$1.log"; then
+        port=$(sed -n 's|.*on http://127.0.0.1:\([0-9]*\).*|\1|p' "$tmp/$1.log" | head -n 1)
+    fi
+}
+http() { curl -s -m 5 -o "$tmp/body" -w '%{http_code}' "http://127.0.0.1:$1$2"; }
+http_is() { [ "$(http "$1" "$2")" = "$3" ]; }
+stopped() { ! kill -0 "$1" 2>/dev/null; }
+
+# A profile with fx-faults first; ARGS is its args group's body.
+profile() { # profile FILE ARGS [EXTRA PROFILE SETTINGS]
+    cat >"$1" <<EOF
+profiles = (
+  {
+    name = "default-scheduler";
+    default = true;
+    workload = { kind = "Pod"; scheduler_name_field = "spec.schedulerName"; };
+    target = { kind = "Node"; };
+    binding = { field = "spec.nodeName"; };
+    events = true;
+    ${3:-}
+    plugins = (
+      { name = "fx-faults"; args = { $2 }; },
+      { name = "default-binder"; }
+    );
+  }
+);
+EOF
+}
+state() { # state DIR: two nodes, pods a, poison, z (one file each)
+    mkdir -p "$1"
+    cat >"$1/nodes.yaml" <<EOF
+apiVersion: v1
+kind: Node
+metadata:
+  name: n1
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: n2
+EOF
+    for p in a poison z; do
+        printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  namespace: default\nspec:\n  containers:\n  - name: c\n    image: nginx\n' \
+            "$p" >"$1/pod-$p.yaml"
+    done
+}
+
+# ---- a segfault in filter, then the quarantine ----
+state "$tmp/s1"
+profile "$tmp/segv.cfg" 'crash_in = "filter"; crash_on = "poison";'
+"$TRELLIS" schedule -c "$tmp/segv.cfg" -s "$tmp/s1" -o json >"$tmp/o1" 2>"$tmp/e1"
+rc=$?
+check "a segfault in a plugin kills the one-shot run by the signal" test "$rc" -gt 128
+check "the crash names the plugin, its file, the hook and the workload" \
+    grep -q "trellis: fatal: SIGSEGV in plugin 'fx-faults' (.*fx-faults.so), hook filter, object Pod/default/poison; recorded" "$tmp/e1"
+check "the crash is recorded in the state's quarantine file" \
+    grep -q "^SIGSEGV	fx-faults	.*	filter	Pod/default/poison$" "$tmp/s1/.trellis.quarantine"
+"$TRELLIS" schedule -c "$tmp/segv.cfg" -s "$tmp/s1" -o json >"$tmp/o2" 2>"$tmp/e2"
+rc=$?
+check "the next run does not crash (exit 0)" test "$rc" -eq 0
+check "the poison workload is an error decision naming the plugin and the hook" \
+    grep -q "quarantined: plugin 'fx-faults' (.*) crashed (SIGSEGV) in its filter hook on this object" "$tmp/o2"
+check "the other workloads are scheduled" \
+    sh -c "grep -q 'nodeName: n1' '$tmp/s1/pod-a.yaml' && grep -q 'nodeName: n1' '$tmp/s1/pod-z.yaml'"
+check "the record learnt the workload's digest" \
+    grep -q "	Pod/default/poison	[0-9a-f]\{16\}$" "$tmp/s1/.trellis.quarantine"
+check "the poison workload gets a FailedScheduling Event" \
+    sh -c "grep -l 'quarantined: plugin' '$tmp/s1/events/'*.json"
+"$TRELLIS" schedule -c "$tmp/segv.cfg" -s "$tmp/s1" >/dev/null 2>&1
+check "it stays quarantined while nothing changes" \
+    grep -q "Pod/default/poison" "$tmp/s1/.trellis.quarantine"
+printf '  labels:\n    fixed: "yes"\n' >>"$tmp/s1/pod-poison.yaml"
+profile "$tmp/fine.cfg" ''
+"$TRELLIS" schedule -c "$tmp/fine.cfg" -s "$tmp/s1" -o json >"$tmp/o3" 2>"$tmp/e3"
+check "a changed workload is scheduled again" grep -q "nodeName: n1" "$tmp/s1/pod-poison.yaml"
+check "and its record is gone" test ! -e "$tmp/s1/.trellis.quarantine"
+
+# ---- an abort in init ----
+state "$tmp/s2"
+profile "$tmp/abort.cfg" 'crash_in = "init"; how = "abort";'
+"$TRELLIS" schedule -c "$tmp/abort.cfg" -s "$tmp/s2" >/dev/null 2>"$tmp/e4"
+rc=$?
+check "an abort in init ends the run by the signal" test "$rc" -gt 128
+line=$(grep -n fx-faults "$tmp/abort.cfg" | cut -d: -f1)
+check "the abort names the plugin and the config line" \
+    grep -q "trellis: fatal: SIGABRT in plugin 'fx-faults' (.*), hook init, config $tmp/abort.cfg:$line" "$tmp/e4"
+check "a crash in init quarantines nothing" test ! -e "$tmp/s2/.trellis.quarantine"
+
+# ---- a score that never returns ----
+state "$tmp/s3"
+profile "$tmp/hang.cfg" 'hang_in = "score"; hang_on = "poison";' 'hook_deadline_ms = 1000;'
+"$TRELLIS" schedule -c "$tmp/hang.cfg" -s "$tmp/s3" >/dev/null 2>"$tmp/e5"
+rc=$?
+check "a hook past its deadline ends the run with status 4" test "$rc" -eq 4
+check "the message names the plugin, the hook, the deadline and the workload" \
+    grep -q "plugin 'fx-faults' (.*): hook score has not returned after 1\.[0-9] s (deadline 1000 ms) on Pod/default/poison" "$tmp/e5"
+check "the hang is recorded" grep -q "^deadline	fx-faults	.*	score	Pod/default/poison$" "$tmp/s3/.trellis.quarantine"
+"$TRELLIS" schedule -c "$tmp/hang.cfg" -s "$tmp/s3" -o json >"$tmp/o6" 2>/dev/null
+check "the next run quarantines the workload and finishes" \
+    grep -q "did not return in time in its score hook" "$tmp/o6"
+
+# In `run`: /healthz says why while the host ends.
+state "$tmp/s4"
+start h1 "$tmp/s4" "$tmp/hang.cfg"
+check "/healthz fails with the stuck plugin's reason" \
+    wait_for 20 sh -c "curl -s -m 2 http://127.0.0.1:$port/healthz | grep -q 'unhealthy: plugin .fx-faults.*hook score has not returned'"
+check "the run ends" wait_for 20 stopped "$pid"
+wait "$pid"
+rc=$?
+check "with status 4" test "$rc" -eq 4
+
+# Without a deadline the loop stops turning, and liveness says so.
+state "$tmp/s5"
+profile "$tmp/nodeadline.cfg" 'hang_in = "score"; hang_on = "poison";' 'hook_deadline_ms = 0;'
+printf 'http = { liveness_timeout_ms = 1000; };\n' >>"$tmp/nodeadline.cfg"
+start h2 "$tmp/s5" "$tmp/nodeadline.cfg"
+check "/healthz fails once the scheduling loop stops turning" \
+    wait_for 20 sh -c "curl -s -m 2 http://127.0.0.1:$port/healthz | grep -q 'unhealthy: the scheduling loop has not turned for'"
+kill -KILL "$pid" 2>/dev/null
+
+# ---- a crash in `run`: the standby takes over and quarantines ----
+state "$tmp/s6"
+mv "$tmp/s6/pod-poison.yaml" "$tmp/poison.yaml"
+start active "$tmp/s6" "$tmp/segv.cfg"
+apid=$pid
+aport=$port
+check "the active host is ready" wait_for 20 http_is "$aport" /readyz 200
+start standby "$tmp/s6" "$tmp/segv.cfg"
+spid=$pid
+check "the second host waits as a standby" wait_for 20 grep -q "standby:" "$tmp/standby.log"
+mv "$tmp/poison.yaml" "$tmp/s6/pod-poison.yaml"
+check "the active host dies of the crash" wait_for 20 stopped "$apid"
+check "it named the plugin and the workload" \
+    grep -q "fatal: SIGSEGV in plugin 'fx-faults' .*object Pod/default/poison" "$tmp/active.log"
+check "the standby takes over and reports the poison workload instead of crashing" \
+    wait_for 20 grep -q "Pod default/poison: quarantined: plugin 'fx-faults'" "$tmp/standby.log"
+check "every other pod is bound" \
+    sh -c "grep -q 'nodeName:' '$tmp/s6/pod-a.yaml' && grep -q 'nodeName:' '$tmp/s6/pod-z.yaml'"
+check "the standby stays up" kill -0 "$spid"
+kill -TERM "$spid" 2>/dev/null
+wait_for 20 stopped "$spid"
+
+# ---- a binding whose file changed on disk ----
+state "$tmp/s7"
+profile "$tmp/touch.cfg" "touch = \"$tmp/s7/pod-a.yaml\";"
+rm "$tmp/s7/pod-poison.yaml" "$tmp/s7/pod-z.yaml"
+"$TRELLIS" schedule -c "$tmp/touch.cfg" -s "$tmp/s7" -o json >"$tmp/o7" 2>"$tmp/e7"
+rc=$?
+check "a binding not written gives exit status 3" test "$rc" -eq 3
+check "its decision is an error (json)" grep -q '"result": "error"' "$tmp/o7"
+check "with the write's message" grep -q 'binding to n1 not written: .*changed on disk since it was read' "$tmp/o7"
+check "json names the result error" grep -q '"error": 1' "$tmp/o7"
+"$TRELLIS" schedule -c "$tmp/touch.cfg" -s "$tmp/s7" -o table >"$tmp/o8" 2>/dev/null
+check "the table says error too" grep -q "error.*changed on disk" "$tmp/o8"
+check "the file keeps the outside change and no binding" \
+    sh -c "grep -q 'changed while trellis' '$tmp/s7/pod-a.yaml' && ! grep -q nodeName '$tmp/s7/pod-a.yaml'"
+
+# ---- the lock file deleted under an active host ----
+state "$tmp/s8"
+profile "$tmp/ok.cfg" ''
+start one "$tmp/s8" "$tmp/ok.cfg"
+p1=$pid
+port1=$port
+check "the first host is ready" wait_for 20 http_is "$port1" /readyz 200
+rm -f "$tmp/s8/.trellis.lock"
+start two "$tmp/s8" "$tmp/ok.cfg"
+p2=$pid
+port2=$port
+check "the second host takes a new lock and becomes ready" wait_for 20 http_is "$port2" /readyz 200
+check "the first steps down: not ready" wait_for 20 http_is "$port1" /readyz 503
+check "and says why" grep -q "was removed or replaced while this host held it" "$tmp/one.log"
+check "only one host is ready" sh -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$port1/readyz)\" = 503 ]"
+printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: late\n  namespace: default\nspec:\n  containers: []\n' >"$tmp/s8/pod-late.yaml"
+check "a new pod is bound" wait_for 20 grep -q "nodeName:" "$tmp/s8/pod-late.yaml"
+check "exactly once" test "$(grep -c nodeName: "$tmp/s8/pod-late.yaml")" -eq 1
+kill -TERM "$p2" 2>/dev/null
+check "when the second stops, the first takes over again" wait_for 20 http_is "$port1" /readyz 200
+kill -TERM "$p1" 2>/dev/null
+wait_for 20 stopped "$p1"
+
+finish
