@@ -136,7 +136,8 @@ static int valid_path(const char *p)
 static int load_plugin(cfg *c, cfg_profile *pr, const config_setting_t *s, cfg_plugin *pl,
                        char *err, size_t errlen)
 {
-    static const char *const keys[] = {"name", "as", "path", "weight", "points", "args", NULL};
+    static const char *const keys[] = {"name",   "as",   "path",      "weight",
+                                       "points", "args", "ignorable", NULL};
     memset(pl, 0, sizeof *pl);
     pl->line = config_setting_source_line(s);
     pl->weight = 1;
@@ -153,6 +154,8 @@ static int load_plugin(cfg *c, cfg_profile *pr, const config_setting_t *s, cfg_p
         if (get_int(c, s, "weight", 0, 1000000, &w, err, errlen) < 0)
             return -1;
         pl->weight = (int)w;
+        if (get_bool(c, s, "ignorable", &pl->ignorable, err, errlen) < 0)
+            return -1;
         config_setting_t *pts = config_setting_get_member(s, "points");
         if (pts) {
             if (!config_setting_is_aggregate(pts) || config_setting_is_group(pts))
@@ -669,6 +672,7 @@ static json_object *plugin_json(const cfg_plugin *pl)
     json_object_object_add(o, "as", jstr(pl->instance));
     json_object_object_add(o, "path", jstr(pl->path));
     json_object_object_add(o, "weight", json_object_new_int(pl->weight));
+    json_object_object_add(o, "ignorable", json_object_new_boolean(pl->ignorable));
     json_object *pts = json_object_new_array();
     for (unsigned bit = 1; bit & PT_ALL; bit <<= 1)
         if (pl->points & bit)

@@ -45,6 +45,7 @@ typedef struct cfg_plugin {
     char *path;     /* explicit file, or NULL to search the directories */
     int weight;     /* score weight, default 1 */
     unsigned points; /* PT_* mask the entry may take part in */
+    int ignorable;   /* a filter or score call past its deadline is cut short */
     const config_setting_t *args; /* group or NULL; owned by the config */
     int line;
 } cfg_plugin;

@@ -5,6 +5,7 @@
 
 #include "framework.h"
 
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,6 +188,7 @@ void framework_cycle_reset(trellis_cycle *c, profile *p, trellis_object *w)
     c->in_post_filter = 0;
     c->changed = 0;
     c->failed = 0;
+    atomic_store_explicit(&c->abandoned, 0, memory_order_relaxed);
     c->error_plugin = NULL;
     memset(&c->error_status, 0, sizeof c->error_status);
 }
@@ -241,6 +243,79 @@ static void reject(trellis_cycle *c, size_t i, int rej, int code)
     c->cands[i].code = (uint8_t)code;
 }
 
+/* An ignorable plugin cut short at its deadline sits out the rest of the
+ * cycle (guard.h); worker threads note it here, the main thread turns it
+ * into skip_filter / skip_score once the blocks are done. */
+static void abandon(trellis_cycle *c, const trellis_plugin *pl)
+{
+    if (pl->index < 64)
+        atomic_fetch_or_explicit(&c->abandoned, 1ull << pl->index, memory_order_relaxed);
+}
+
+static int abandoned(const trellis_cycle *c, const trellis_plugin *pl)
+{
+    return pl->index < 64 &&
+           (atomic_load_explicit(&c->abandoned, memory_order_relaxed) & (1ull << pl->index));
+}
+
+/* After a pool run: what was cut short is skipped from now on (explain,
+ * the equivalence cache and the changed targets see it too). */
+static void settle_abandoned(trellis_cycle *c, unsigned char *skip)
+{
+    uint64_t m = atomic_load_explicit(&c->abandoned, memory_order_relaxed);
+    for (; m; m &= m - 1)
+        skip[__builtin_ctzll(m)] = 1;
+}
+
+/* Filter plugin pl (k-th of the profile's filters) over targets [b, e)
+ * of filter_block. The jump point of an ignorable call is in this frame,
+ * which stays while the plugin runs. */
+static void filter_plugin_block(trellis_cycle *c, trellis_plugin *pl, size_t k, size_t b,
+                                size_t e)
+{
+    uint64_t *pass = c->pass;
+    size_t w0 = b / 64, nw = (e - b + 63) / 64;
+    uint64_t before[FILTER_BLOCK / 64];
+    memcpy(before, &pass[w0], nw * sizeof *pass);
+    guard_prev gp;
+    guard_enter(&gp, pl, "filter", c->w->id, pl->hook_deadline_ms);
+    if (pl->ignorable) {
+        int cut = 0;
+        if (sigsetjmp(gp.jump, 0) != 0)
+            cut = 1;
+        else
+            guard_arm(&gp);
+        if (cut) {
+            /* as if it had passed every target of the block */
+            guard_abandoned(&gp);
+            memcpy(&pass[w0], before, nw * sizeof *pass);
+            abandon(c, pl);
+            return;
+        }
+    }
+    if (pl->h.filter_span || pl->h.filter_batch) {
+        if (pl->h.filter_span)
+            pl->h.filter_span(pl, c, c->w, b, e - b, &pass[w0]);
+        else
+            pl->h.filter_batch(pl, c, c->w, (const trellis_target *const *)&c->targets[b],
+                               e - b, &pass[w0]);
+        note_cleared(c, k, before, &pass[w0], w0, nw);
+    } else {
+        trellis_status st;
+        for (size_t wi = w0; wi < w0 + nw; wi++) {
+            uint64_t bits = pass[wi];
+            while (bits) {
+                size_t i = wi * 64 + (size_t)__builtin_ctzll(bits);
+                bits &= bits - 1;
+                int rc = filter_code(pl->h.filter(pl, c, c->w, c->targets[i], &st));
+                if (rc != TRELLIS_SUCCESS)
+                    reject(c, i, (int)k, rc);
+            }
+        }
+    }
+    guard_leave(&gp);
+}
+
 /* Filter targets [b, e); b is a multiple of 64, so a block owns its words
  * of the pass bitmap. Only rejected targets get a cands[] entry. */
 static void filter_block(void *ctx, size_t b, size_t e)
@@ -266,36 +341,11 @@ static void filter_block(void *ctx, size_t b, size_t e)
     if (c->exclude_idx >= b && c->exclude_idx < e &&
         (pass[c->exclude_idx / 64] & (1ull << (c->exclude_idx % 64))))
         reject(c, c->exclude_idx, REJ_EXCLUDED, TRELLIS_UNRESOLVABLE);
-    trellis_status st;
     for (size_t k = 0; k < p->filter.n && live; k++) {
         trellis_plugin *pl = p->filter.v[k];
-        if (c->skip_filter[pl->index])
+        if (c->skip_filter[pl->index] || abandoned(c, pl))
             continue;
-        guard_prev gp;
-        guard_enter(&gp, pl, "filter", c->w->id, pl->hook_deadline_ms);
-        if (pl->h.filter_span || pl->h.filter_batch) {
-            uint64_t before[FILTER_BLOCK / 64];
-            memcpy(before, &pass[w0], nw * sizeof *pass);
-            if (pl->h.filter_span)
-                pl->h.filter_span(pl, c, c->w, b, e - b, &pass[w0]);
-            else
-                pl->h.filter_batch(pl, c, c->w,
-                                   (const trellis_target *const *)&c->targets[b], e - b,
-                                   &pass[w0]);
-            note_cleared(c, k, before, &pass[w0], w0, nw);
-        } else {
-            for (size_t wi = w0; wi < w0 + nw; wi++) {
-                uint64_t bits = pass[wi];
-                while (bits) {
-                    size_t i = wi * 64 + (size_t)__builtin_ctzll(bits);
-                    bits &= bits - 1;
-                    int rc = filter_code(pl->h.filter(pl, c, c->w, c->targets[i], &st));
-                    if (rc != TRELLIS_SUCCESS)
-                        reject(c, i, (int)k, rc);
-                }
-            }
-        }
-        guard_leave(&gp);
+        filter_plugin_block(c, pl, k, b, e);
         live = 0;
         for (size_t wi = w0; wi < w0 + nw; wi++)
             live |= pass[wi];
@@ -431,36 +481,58 @@ static void filter_sampled(profile *p, trellis_cycle *c, size_t want)
     p->next_start = ((start + processed) % n) & ~(size_t)63;
 }
 
+/* Score plugin pl over feasible targets [b, e) into out (its row); the
+ * jump point of an ignorable call is in this frame. */
+static void score_plugin_block(trellis_cycle *c, trellis_plugin *pl, int64_t *out, size_t b,
+                               size_t e)
+{
+    guard_prev gp;
+    guard_enter(&gp, pl, "score", c->w->id, pl->hook_deadline_ms);
+    if (pl->ignorable) {
+        int cut = 0;
+        if (sigsetjmp(gp.jump, 0) != 0)
+            cut = 1;
+        else
+            guard_arm(&gp);
+        if (cut) {
+            guard_abandoned(&gp);
+            for (size_t j = b; j < e; j++)
+                out[j] = 0;
+            abandon(c, pl);
+            return;
+        }
+    }
+    if (pl->h.score_span) {
+        pl->h.score_span(pl, c, c->w, &c->feasible_idx[b], e - b, &out[b]);
+    } else if (pl->h.score_batch) {
+        pl->h.score_batch(pl, c, c->w, (const trellis_target *const *)&c->feasible[b], e - b,
+                          &out[b]);
+    } else {
+        trellis_status st;
+        for (size_t j = b; j < e; j++) {
+            int64_t v = 0;
+            if (pl->h.score(pl, c, c->w, c->feasible[j], &v, &st) != TRELLIS_SUCCESS)
+                v = INT64_MIN; /* reported by the caller */
+            out[j] = v;
+        }
+    }
+    guard_leave(&gp);
+}
+
 static void score_block(void *ctx, size_t b, size_t e)
 {
     trellis_cycle *c = ctx;
     profile *p = c->p;
     size_t nf = c->n_feasible;
-    trellis_status st;
     for (size_t k = 0; k < p->score.n; k++) {
         trellis_plugin *pl = p->score.v[k];
         int64_t *out = &c->scores[k * nf];
-        if (c->skip_score[pl->index]) {
+        if (c->skip_score[pl->index] || abandoned(c, pl)) {
             for (size_t j = b; j < e; j++)
                 out[j] = 0;
             continue;
         }
-        guard_prev gp;
-        guard_enter(&gp, pl, "score", c->w->id, pl->hook_deadline_ms);
-        if (pl->h.score_span) {
-            pl->h.score_span(pl, c, c->w, &c->feasible_idx[b], e - b, &out[b]);
-        } else if (pl->h.score_batch) {
-            pl->h.score_batch(pl, c, c->w, (const trellis_target *const *)&c->feasible[b],
-                              e - b, &out[b]);
-        } else {
-            for (size_t j = b; j < e; j++) {
-                int64_t v = 0;
-                if (pl->h.score(pl, c, c->w, c->feasible[j], &v, &st) != TRELLIS_SUCCESS)
-                    v = INT64_MIN; /* reported by the caller */
-                out[j] = v;
-            }
-        }
-        guard_leave(&gp);
+        score_plugin_block(c, pl, out, b, e);
     }
 }
 
@@ -1036,6 +1108,7 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
             eq_filter(p, c);
         else
             pool_run(p->sched_pool, c->n, FILTER_BLOCK, filter_block, c);
+        settle_abandoned(c, c->skip_filter);
     }
     equiv_entry *entry = p->eq.cur;
     if (entry) {
@@ -1144,6 +1217,7 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
     } else {
         if (p->score.n)
             pool_run(p->sched_pool, nf, SCORE_BLOCK, score_block, c);
+        settle_abandoned(c, c->skip_score);
         if (entry)
             eq_save_scores(p, c);
     }

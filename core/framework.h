@@ -111,6 +111,8 @@ struct trellis_cycle {
     size_t eval_begin, eval_len;
     size_t exclude_idx;       /* exclude_name's index, SIZE_MAX when none */
     atomic_int filter_error; /* a plain filter returned ERROR this cycle */
+    /* ignorable plugins cut short this cycle: a bit per plugin index */
+    atomic_uint_fast64_t abandoned;
     size_t cap_targets;
     /* feasible targets and scores */
     const struct trellis_target **feasible;

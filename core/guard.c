@@ -24,10 +24,13 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "metrics.h"
 #include "plugin.h"
 #include "util.h"
 
 #define MAX_SLOTS 256
+/* the watchdog's signal to cut an ignorable call short */
+#define GUARD_CUT_SIGNAL SIGURG
 #define ALT_STACK_SIZE (64 * 1024)
 #define WATCH_PERIOD_MS 100
 
@@ -38,6 +41,10 @@ typedef struct slot {
     _Atomic(const char *) what;
     atomic_uint deadline_ms;
     atomic_uint_fast64_t seq; /* moves at every enter and leave */
+    _Atomic(sigjmp_buf *) jump;  /* an armed call's way out, or NULL */
+    atomic_int in_host;          /* inside a host function: no jump */
+    atomic_uint_fast64_t cut_seq; /* the call the watchdog asked to cut */
+    pthread_t thread;
     void *alt_stack;
     /* the watchdog's own */
     uint64_t seen_seq, since_ms;
@@ -81,6 +88,9 @@ static slot *claim(void)
                 stack_t ss = {.ss_sp = s->alt_stack, .ss_size = ALT_STACK_SIZE, .ss_flags = 0};
                 sigaltstack(&ss, NULL);
             }
+            s->thread = pthread_self();
+            atomic_store(&s->jump, NULL);
+            atomic_store(&s->in_host, 0);
             pthread_setspecific(slot_key, s);
             mine = s;
             return s;
@@ -94,8 +104,11 @@ void guard_enter(guard_prev *prev, const trellis_plugin *pl, const char *hook, c
 {
     slot *s = mine ? mine : claim();
     prev->slot = s;
+    prev->prev_jump = NULL;
     if (!s)
         return;
+    prev->prev_jump = atomic_load_explicit(&s->jump, memory_order_relaxed);
+    atomic_store_explicit(&s->jump, NULL, memory_order_relaxed);
     prev->pl = atomic_load_explicit(&s->pl, memory_order_relaxed);
     prev->hook = atomic_load_explicit(&s->hook, memory_order_relaxed);
     prev->what = atomic_load_explicit(&s->what, memory_order_relaxed);
@@ -112,6 +125,7 @@ void guard_leave(const guard_prev *prev)
     slot *s = prev->slot;
     if (!s)
         return;
+    atomic_store_explicit(&s->jump, NULL, memory_order_release);
     atomic_store_explicit(&s->pl, NULL, memory_order_release);
     atomic_store_explicit(&s->hook, prev->hook, memory_order_relaxed);
     atomic_store_explicit(&s->what, prev->what, memory_order_relaxed);
@@ -119,6 +133,63 @@ void guard_leave(const guard_prev *prev)
     atomic_fetch_add_explicit(&s->seq, 1, memory_order_relaxed);
     if (prev->pl)
         atomic_store_explicit(&s->pl, prev->pl, memory_order_release);
+    atomic_store_explicit(&s->jump, (sigjmp_buf *)prev->prev_jump, memory_order_release);
+}
+
+void guard_arm(guard_prev *prev)
+{
+    slot *s = prev->slot;
+    if (s)
+        atomic_store_explicit(&s->jump, &prev->jump, memory_order_release);
+}
+
+void guard_abandoned(guard_prev *prev)
+{
+    const trellis_plugin *pl = NULL;
+    slot *s = prev->slot;
+    if (s)
+        pl = atomic_load_explicit(&s->pl, memory_order_relaxed);
+    const char *hook = s ? atomic_load_explicit(&s->hook, memory_order_relaxed) : NULL;
+    if (pl) {
+        log_msg(TRELLIS_LOG_WARN, pl->name,
+                "%s cut short at its deadline (%u ms) on %s: ignorable, skipped for the rest "
+                "of the cycle",
+                hook ? hook : "call", (unsigned)atomic_load(&s->deadline_ms),
+                atomic_load_explicit(&s->what, memory_order_relaxed));
+        metrics_plugin_abandoned(pl->name, hook);
+    }
+    guard_leave(prev);
+}
+
+void guard_host_enter(void)
+{
+    if (mine)
+        atomic_fetch_add_explicit(&mine->in_host, 1, memory_order_relaxed);
+}
+
+void guard_host_leave(void)
+{
+    if (mine)
+        atomic_fetch_sub_explicit(&mine->in_host, 1, memory_order_relaxed);
+}
+
+/* The watchdog's signal to a thread whose armed call is past its
+ * deadline: jump back to the call site, unless the thread is in the host
+ * or already out of that call. */
+static void on_cut(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig;
+    (void)si;
+    (void)uc;
+    slot *s = mine;
+    if (!s || atomic_load_explicit(&s->in_host, memory_order_relaxed))
+        return;
+    sigjmp_buf *jb = atomic_load_explicit(&s->jump, memory_order_acquire);
+    if (!jb || atomic_load_explicit(&s->seq, memory_order_relaxed) !=
+                   atomic_load_explicit(&s->cut_seq, memory_order_relaxed))
+        return;
+    atomic_store_explicit(&s->jump, NULL, memory_order_relaxed);
+    siglongjmp(*jb, 1);
 }
 
 /* ---- records ---------------------------------------------------------- */
@@ -280,6 +351,14 @@ void guard_install(const char *path)
         sigemptyset(&sa.sa_mask);
         sigaction(sigs[i], &sa, NULL);
     }
+    struct sigaction cut;
+    memset(&cut, 0, sizeof cut);
+    cut.sa_sigaction = on_cut;
+    /* not blocked in its own handler: the jump leaves it without
+     * restoring the mask */
+    cut.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&cut.sa_mask);
+    sigaction(GUARD_CUT_SIGNAL, &cut, NULL);
     /* the main thread's alternate stack */
     if (!mine)
         claim();
@@ -345,9 +424,18 @@ static void *watch(void *arg)
                 continue;
             }
             unsigned dl = atomic_load_explicit(&s->deadline_ms, memory_order_relaxed);
-            if (dl && now - s->since_ms > dl &&
-                atomic_load_explicit(&s->seq, memory_order_acquire) == seq)
-                overrun(s, pl, now - s->since_ms);
+            if (!dl || now - s->since_ms <= dl ||
+                atomic_load_explicit(&s->seq, memory_order_acquire) != seq)
+                continue;
+            /* an armed call is cut short; one that stays past twice its
+             * deadline could not be (in the host, or not armed) */
+            if (atomic_load_explicit(&s->jump, memory_order_acquire) &&
+                now - s->since_ms <= 2 * (uint64_t)dl) {
+                atomic_store_explicit(&s->cut_seq, seq, memory_order_relaxed);
+                pthread_kill(s->thread, GUARD_CUT_SIGNAL);
+                continue;
+            }
+            overrun(s, pl, now - s->since_ms);
         }
         struct timespec ts = {0, WATCH_PERIOD_MS * 1000000L};
         nanosleep(&ts, NULL);

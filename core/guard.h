@@ -18,10 +18,20 @@
  *
  * Calls may nest (a post-filter runs other plugins' filters): guard_enter
  * saves what the slot held and guard_leave puts it back.
+ *
+ * A plugin entry marked `ignorable` is not worth the run: the filter and
+ * score blocks arm their call (GUARD_ARM), and at the deadline the
+ * watchdog signals the thread, which leaves the plugin with siglongjmp
+ * back to the call site; the cycle then goes on without that plugin. The
+ * plugin's own state may be left half-changed; the host's is not, since
+ * the jump is held off while the plugin is inside a host function
+ * (guard_host_enter). A call that cannot be cut short within another
+ * deadline ends the run as any other.
  */
 #ifndef TRELLIS_GUARD_H
 #define TRELLIS_GUARD_H
 
+#include <setjmp.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,12 +40,15 @@
 /* exit status of a run ended by a plugin that did not return in time */
 #define GUARD_EXIT_STUCK 4
 
-/* What a slot held before guard_enter, for guard_leave. */
+/* What a slot held before guard_enter, for guard_leave; and, for an
+ * armed call, where the watchdog jumps to. */
 typedef struct guard_prev {
     const trellis_plugin *pl;
     const char *hook, *what;
     uint32_t deadline_ms;
     void *slot;
+    void *prev_jump;
+    sigjmp_buf jump;
 } guard_prev;
 
 /* Enter a call of pl's hook (a static string, "filter") about what (an
@@ -53,6 +66,25 @@ void guard_leave(const guard_prev *prev);
         stmt;                                                                                \
         guard_leave(&gp_);                                                                   \
     } while (0)
+
+/* Arm the call guard_enter opened so that the watchdog may cut it short.
+ * The jump point must be in the caller's frame, so the pattern is
+ *   int cut = 0;
+ *   if (sigsetjmp(gp.jump, 0) != 0)
+ *       cut = 1;
+ *   else
+ *       guard_arm(&gp);
+ *   if (cut) { guard_abandoned(&gp); ...go on without the plugin... }
+ *   else { ...the call...; guard_leave(&gp); }
+ * guard_abandoned logs, counts and leaves (the slot is as before
+ * guard_enter). Locals changed by the call must not be read after a cut. */
+void guard_arm(guard_prev *prev);
+void guard_abandoned(guard_prev *prev);
+
+/* The thread is inside a host function that takes a lock: an armed call
+ * is not cut short until guard_host_leave. */
+void guard_host_enter(void);
+void guard_host_leave(void);
 
 /* Install the crash handler (once per process). record_path (may be NULL;
  * copied) is the file crash records are appended to. */

@@ -13,6 +13,7 @@
 #include "args.h"
 #include "cache.h"
 #include "framework.h"
+#include "guard.h"
 #include "log.h"
 #include "object.h"
 #include "plugin.h"
@@ -148,7 +149,10 @@ static void plugin_log(const trellis_plugin *self, trellis_log_level level, cons
     LIVE(self, /* void */);
     va_list ap;
     va_start(ap, fmt);
+    /* the log's lock must not be left held by a call cut short */
+    guard_host_enter();
     log_vmsg(level, self ? self->name : "plugin", fmt, ap);
+    guard_host_leave();
     va_end(ap);
 }
 

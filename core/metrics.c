@@ -59,6 +59,7 @@ enum {
     F_EXTENSION_POINT_DURATION,
     F_LEADER,
     F_PENDING,
+    F_PLUGIN_ABANDONED,
     F_PLUGIN_DURATION,
     F_READY,
     F_ATTEMPTS,
@@ -88,6 +89,10 @@ static family families[F_COUNT] = {
            "1 while this process holds the state lock, 0 on standby.", NULL),
     FAMILY(F_PENDING, "trellis_pending_workloads", GAUGE,
            "Workloads waiting to be scheduled, by queue.", "profile", "queue"),
+    FAMILY(F_PLUGIN_ABANDONED, "trellis_plugin_calls_abandoned_total", COUNTER,
+           "Calls of an ignorable plugin cut short at their deadline; the plugin is skipped "
+           "for the rest of that cycle.",
+           "plugin", "extension_point"),
     FAMILY(F_PLUGIN_DURATION, "trellis_plugin_execution_duration_seconds", HISTOGRAM,
            "Duration of one plugin at one extension point.", "plugin", "extension_point", "status"),
     FAMILY(F_READY, "trellis_ready", GAUGE, "1 when the scheduler is ready to schedule, else 0.",
@@ -256,6 +261,12 @@ void metrics_store_event(const char *type)
 {
     if (metrics_enabled())
         record(F_STORE_EVENTS, ADD, 1, type, NULL, NULL);
+}
+
+void metrics_plugin_abandoned(const char *plugin, const char *point)
+{
+    if (metrics_enabled())
+        record(F_PLUGIN_ABANDONED, ADD, 1, plugin, point, NULL);
 }
 
 void metrics_event_written(const char *reason)

@@ -38,6 +38,8 @@ void metrics_extension_point(const char *profile, const char *point, const char 
                              double seconds);
 /* One plugin's part in one extension point (plugin: its instance name). */
 void metrics_plugin(const char *plugin, const char *point, const char *status, double seconds);
+/* One call of an ignorable plugin cut short at its deadline. */
+void metrics_plugin_abandoned(const char *plugin, const char *point);
 /* One binding cycle: result "success" or "error". */
 void metrics_binding(const char *profile, const char *result, double seconds);
 void metrics_bind_error(const char *profile);

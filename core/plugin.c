@@ -255,6 +255,7 @@ int registry_instantiate(registry *r, plugin_module *m, struct profile *p,
         pl->hook_deadline_ms = prof->hook_deadline_ms;
         pl->bind_deadline_ms = prof->bind_deadline_ms;
     }
+    pl->ignorable = pc->ignorable;
     pl->mod = m;
     pl->name = pc->instance;
     pl->profile = p;

@@ -84,6 +84,9 @@ struct trellis_plugin {
     /* how long one call may run (guard.h; 0: no limit): the scheduling
      * cycle's hooks and prepare; init and the binding cycle's hooks */
     uint32_t hook_deadline_ms, bind_deadline_ms;
+    /* the profile entry's `ignorable`: a filter or score call past its
+     * deadline is cut short and the plugin sits out the cycle */
+    int ignorable;
     /* set after fini: the host table refuses this plugin's calls (its own
      * threads may outlive it); the struct itself is kept until exit */
     atomic_int retired;

@@ -163,6 +163,7 @@ static void record_each(void)
     metrics_set_ready(0);
     metrics_config_reload(1);
     metrics_config_reload(0);
+    metrics_plugin_abandoned("slow-extender", "score");
 }
 
 START_TEST(disabled_records_nothing)
@@ -180,7 +181,7 @@ START_TEST(disabled_records_nothing)
             samples++;
         }
     ck_assert_int_eq(samples, 1);
-    ck_assert_int_eq(count_lines(t, "# TYPE "), 14);
+    ck_assert_int_eq(count_lines(t, "# TYPE "), 15);
     free(t);
 }
 END_TEST
@@ -190,7 +191,10 @@ START_TEST(everything_renders_in_format)
     record_each();
     char *t = metrics_render();
     check_format(t);
-    ck_assert_int_eq(count_lines(t, "# HELP "), 14);
+    ck_assert_int_eq(count_lines(t, "# HELP "), 15);
+    ck_assert_double_eq(sample(t, "trellis_plugin_calls_abandoned_total{plugin=\"slow-extender\","
+                                  "extension_point=\"score\"}"),
+                        1);
     ck_assert_double_eq(sample(t, "trellis_build_info{version=\"" PACKAGE_VERSION "\"}"), 1);
     ck_assert_double_eq(sample(t, "trellis_pending_workloads{profile=\"default-scheduler\","
                                   "queue=\"active\"}"),
