@@ -99,6 +99,14 @@ static slot *claim(void)
     return NULL; /* more threads than slots: their calls go unwatched */
 }
 
+/* Only the slot's thread writes seq: a plain store, no locked add (every
+ * comparison of the queue sort passes here). */
+static inline void bump(slot *s)
+{
+    atomic_store_explicit(&s->seq, atomic_load_explicit(&s->seq, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
 void guard_enter(guard_prev *prev, const trellis_plugin *pl, const char *hook, const char *what,
                  uint32_t deadline_ms)
 {
@@ -116,7 +124,7 @@ void guard_enter(guard_prev *prev, const trellis_plugin *pl, const char *hook, c
     atomic_store_explicit(&s->hook, hook, memory_order_relaxed);
     atomic_store_explicit(&s->what, what, memory_order_relaxed);
     atomic_store_explicit(&s->deadline_ms, deadline_ms, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->seq, 1, memory_order_relaxed);
+    bump(s);
     atomic_store_explicit(&s->pl, pl, memory_order_release);
 }
 
@@ -130,7 +138,7 @@ void guard_leave(const guard_prev *prev)
     atomic_store_explicit(&s->hook, prev->hook, memory_order_relaxed);
     atomic_store_explicit(&s->what, prev->what, memory_order_relaxed);
     atomic_store_explicit(&s->deadline_ms, prev->deadline_ms, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->seq, 1, memory_order_relaxed);
+    bump(s);
     if (prev->pl)
         atomic_store_explicit(&s->pl, prev->pl, memory_order_release);
     atomic_store_explicit(&s->jump, (sigjmp_buf *)prev->prev_jump, memory_order_release);
