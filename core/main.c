@@ -27,6 +27,7 @@
 #include "output.h"
 #include "plugin.h"
 #include "quarantine.h"
+#include "statelock.h"
 #include "run.h"
 #include "scheduler.h"
 #include "store_file.h"
@@ -286,6 +287,59 @@ static int write_stats(const char *file, sched *s)
     return 0;
 }
 
+/* Commands that place workloads (schedule, deschedule) write only while
+ * they hold the state lock: a second scheduler on the same state would
+ * book the same capacity twice. Taints, drains and uncordons edit the
+ * state as any client does (a file changed meanwhile is never
+ * overwritten) and need no lock. 0 with the lock held (or nothing to
+ * hold: a dry run), or -1 after saying why. */
+typedef struct held_lock {
+    int fd;
+    char *path;
+    int created; /* removed again at the end */
+} held_lock;
+
+static int fence_held(void *ud, char *why, size_t whylen)
+{
+    const held_lock *l = ud;
+    return statelock_is_ours(l->fd, l->path, why, whylen);
+}
+
+static int hold_state(const char *dir, int dry_run, store *st, held_lock *l)
+{
+    char err[1024], holder[32];
+    l->fd = -1;
+    l->path = NULL;
+    if (dry_run)
+        return 0;
+    l->fd = statelock_open(dir, &l->path, &l->created, err, sizeof err);
+    int r = l->fd < 0 ? -1 : statelock_try(l->fd, l->path, err, sizeof err);
+    if (r == 0)
+        snprintf(err, sizeof err,
+                 "%s is held by another trellis (pid %s), which schedules this state: stop "
+                 "it first, or look with --dry-run",
+                 l->path, statelock_holder(l->fd, holder, sizeof holder));
+    if (r != 1) {
+        fprintf(stderr, "trellis: %s\n", err);
+        if (l->fd >= 0)
+            close(l->fd);
+        free(l->path);
+        l->fd = -1;
+        l->path = NULL;
+        return -1;
+    }
+    statelock_record_pid(l->fd);
+    st->fence = fence_held;
+    st->fence_ud = l;
+    return 0;
+}
+
+static void release_state(held_lock *l)
+{
+    statelock_release(l->fd, l->path, l->created);
+    free(l->path);
+}
+
 static int cmd_schedule(opts *o, int validate_only)
 {
     char err[2048];
@@ -335,6 +389,13 @@ static int cmd_schedule(opts *o, int validate_only)
     }
     sched_set_quarantine(&s, qpath, o->dry_run);
     free(qpath);
+    held_lock lock;
+    if (hold_state(dir, o->dry_run, st, &lock) < 0) {
+        sched_close(&s);
+        st->ops->destroy(st);
+        config_free(&c);
+        return 2;
+    }
     s.explain = o->explain;
     s.progress = isatty(STDERR_FILENO);
     int rc = 0;
@@ -363,6 +424,7 @@ static int cmd_schedule(opts *o, int validate_only)
     }
     sched_close(&s);
     st->ops->destroy(st);
+    release_state(&lock);
     config_free(&c);
     return rc;
 }
@@ -400,6 +462,7 @@ static int cmd_admin(opts *o)
     int rc = 0;
     sched s;
     store *st = NULL;
+    held_lock lock = {-1, NULL, 0};
     if (sched_open(&s, &c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err) < 0) {
         fprintf(stderr, "trellis: %s\n", err);
         rc = 2;
@@ -431,7 +494,16 @@ static int cmd_admin(opts *o)
         goto out;
     }
     st = store_file_open(dir, o->dry_run, err, sizeof err);
-    if (!st || sched_load(&s, st, err, sizeof err) < 0) {
+    if (!st) {
+        fprintf(stderr, "trellis: %s\n", err);
+        rc = 2;
+        goto out;
+    }
+    if (deschedule && hold_state(dir, o->dry_run, st, &lock) < 0) {
+        rc = 2;
+        goto out;
+    }
+    if (sched_load(&s, st, err, sizeof err) < 0) {
         fprintf(stderr, "trellis: %s\n", err);
         rc = 2;
         goto out;
@@ -465,6 +537,7 @@ out:
     sched_close(&s);
     if (st)
         st->ops->destroy(st);
+    release_state(&lock);
     config_free(&c);
     return rc;
 }

@@ -28,6 +28,7 @@
 #include "metrics.h"
 #include "notify.h"
 #include "quarantine.h"
+#include "statelock.h"
 #include "scheduler.h"
 #include "store_file.h"
 #include "util.h"
@@ -164,28 +165,11 @@ static void *lock_thread(void *arg)
     return NULL;
 }
 
-/* Whether the descriptor fd still locks the file at path: deleting or
- * replacing the lock file would let a second host become active beside
- * this one. 1, or 0 with why. */
-static int lock_is_ours(int fd, const char *path, char *why, size_t whylen)
-{
-    struct stat a, b;
-    if (fd < 0 || fstat(fd, &a) != 0 || a.st_nlink == 0 || stat(path, &b) != 0 ||
-        a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
-        snprintf(why, whylen,
-                 "the state lock %s was removed or replaced while this host held it; another "
-                 "host may be active",
-                 path);
-        return 0;
-    }
-    return 1;
-}
-
 /* The store's fence: write only while the lock is ours. */
 static int fence_cb(void *ud, char *why, size_t whylen)
 {
     host *h = ud;
-    return lock_is_ours(h->lock_fd, h->lock_path, why, whylen);
+    return statelock_is_ours(h->lock_fd, h->lock_path, why, whylen);
 }
 
 /* Take <dir>/.trellis.lock, waiting as a standby while another host
@@ -194,27 +178,20 @@ static int fence_cb(void *ud, char *why, size_t whylen)
 static int take_lock(host *h, const char *dir, int sigfd, int *lock_fd, char *err,
                      size_t errlen)
 {
-    char *path = xasprintf("%s/.trellis.lock", dir);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        errf(err, errlen, "%s: cannot open the state lock: %s", path, strerror(errno));
+    char *path = NULL;
+    int fd = statelock_open(dir, &path, NULL, err, errlen);
+    if (fd < 0)
+        return -1;
+    int rc = statelock_try(fd, path, err, errlen);
+    if (rc < 0) {
+        close(fd);
         free(path);
         return -1;
     }
-    int rc = 1;
-    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-        if (errno != EWOULDBLOCK) {
-            errf(err, errlen, "%s: cannot lock: %s", path, strerror(errno));
-            close(fd);
-            free(path);
-            return -1;
-        }
-        char holder[32] = "";
-        ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
-        holder[n > 0 ? n : 0] = '\0';
-        holder[strcspn(holder, "\n")] = '\0';
+    if (rc == 0) {
+        char holder[32];
         log_info("standby: %s is held by pid %s; taking over when it is released", path,
-                 holder[0] ? holder : "?");
+                 statelock_holder(fd, holder, sizeof holder));
         metrics_set_leader(0);
         set_ready(h, 0, "standby: another trellis holds the state lock");
         int pfd[2];
@@ -262,16 +239,14 @@ static int take_lock(host *h, const char *dir, int sigfd, int *lock_fd, char *er
         log_info("took over the state lock %s", path);
     }
     char why[512];
-    if (!lock_is_ours(fd, path, why, sizeof why)) {
+    if (!statelock_is_ours(fd, path, why, sizeof why)) {
         /* the file we waited on was removed meanwhile: lock the new one */
         log_info("%s; locking it again", why);
         close(fd);
         free(path);
         return take_lock(h, dir, sigfd, lock_fd, err, errlen);
     }
-    char pid[32];
-    int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
-    if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)len, 0) != len)
+    if (statelock_record_pid(fd) < 0)
         log_warn("%s: cannot record the pid: %s", path, strerror(errno));
     free(h->lock_path);
     h->lock_path = path;
@@ -511,7 +486,7 @@ int run_main(const run_opts *o)
                 h.last_ping_ms = now_turn;
             }
             char why[512];
-            if (!lock_is_ours(lock_fd, h.lock_path, why, sizeof why)) {
+            if (!statelock_is_ours(lock_fd, h.lock_path, why, sizeof why)) {
                 log_error("%s: stepping down (no more bindings, not ready) and waiting for "
                           "the lock again",
                           why);

@@ -10,7 +10,8 @@
 #    plugin, hook and workload named, /healthz saying why meanwhile;
 #  - without a deadline, /healthz fails once the loop stops turning;
 #  - a binding whose file changed on disk is an "error" decision, exit 3;
-#  - deleting .trellis.lock under an active host makes it step down.
+#  - deleting .trellis.lock under an active host makes it step down, and
+#    a one-shot schedule beside an active host is refused.
 # Every wait polls with a bound. Run by `make check`.
 set -u
 : "${TRELLIS:?}" "${TOP_SRCDIR:?}"
@@ -238,6 +239,12 @@ start one "$tmp/s8" "$tmp/ok.cfg"
 p1=$pid
 port1=$port
 check "the first host is ready" wait_for 20 http_is "$port1" /readyz 200
+"$TRELLIS" schedule -c "$tmp/ok.cfg" -s "$tmp/s8" >/dev/null 2>"$tmp/e10"
+rc=$?
+check "a one-shot schedule beside an active host is refused (exit 2)" test "$rc" -eq 2
+check "naming the lock and its holder" \
+    grep -q "trellis: $tmp/s8/.trellis.lock is held by another trellis (pid $p1), which schedules this state" "$tmp/e10"
+check "a dry run is not refused" "$TRELLIS" schedule -c "$tmp/ok.cfg" -s "$tmp/s8" --dry-run -o json
 rm -f "$tmp/s8/.trellis.lock"
 start two "$tmp/s8" "$tmp/ok.cfg"
 p2=$pid
