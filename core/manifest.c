@@ -197,7 +197,15 @@ typedef struct yctx {
     /* start lines of the elements of the root's items list */
     int *item_lines;
     size_t n_item_lines, cap_item_lines;
+    /* where the parser's input starts in text (it starts again after a
+     * document nested too deep), and the lines before that */
+    size_t base;
+    int line_base;
+    int too_deep; /* the current document went past MAX_DEPTH */
 } yctx;
+
+/* The 1-based line of a libyaml mark in the whole text. */
+#define LINE(c, m) ((int)(m).line + 1 + (c)->line_base)
 
 static void doc_fail(yctx *c, int line, const char *fmt, ...) UTIL_PRINTF(3, 4);
 
@@ -429,7 +437,7 @@ static oref resolve_scalar(yctx *c, const yaml_event_t *ev)
     const char *s = (const char *)ev->data.scalar.value;
     size_t len = ev->data.scalar.length;
     const char *tag = (const char *)ev->data.scalar.tag;
-    int line = (int)ev->start_mark.line + 1;
+    int line = LINE(c, ev->start_mark);
     int plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
     if (tag && strncmp(tag, TAG_PREFIX, strlen(TAG_PREFIX)) == 0) {
         const char *t = tag + strlen(TAG_PREFIX);
@@ -510,7 +518,7 @@ static int load_sequence(yctx *c, size_t *size, int depth, int record_items)
         }
         if (record_items) {
             grow(&c->item_lines, &c->cap_item_lines, c->n_item_lines + 1, sizeof *c->item_lines);
-            c->item_lines[c->n_item_lines++] = (int)ev.start_mark.line + 1;
+            c->item_lines[c->n_item_lines++] = LINE(c, ev.start_mark);
         }
         oref v;
         size_t vsize = 0;
@@ -526,7 +534,7 @@ static int load_sequence(yctx *c, size_t *size, int depth, int record_items)
  * consumed), -1 on a syntax error. *merge is set for a plain `<<`. */
 static int load_key(yctx *c, yaml_event_t *ev, uint32_t *key, int *merge)
 {
-    int line = (int)ev->start_mark.line + 1;
+    int line = LINE(c, ev->start_mark);
     *merge = 0;
     if (ev->type == YAML_SCALAR_EVENT) {
         const char *s = (const char *)ev->data.scalar.value;
@@ -579,7 +587,7 @@ static int load_mapping(yctx *c, size_t mark, size_t *size, int depth)
             yaml_event_delete(&kev);
             break;
         }
-        int kline = (int)kev.start_mark.line + 1;
+        int kline = LINE(c, kev.start_mark);
         uint32_t key = 0;
         int merge;
         int krc = load_key(c, &kev, &key, &merge);
@@ -587,7 +595,7 @@ static int load_mapping(yctx *c, size_t mark, size_t *size, int depth)
             rc = -1;
             break;
         }
-        int vline = (int)vev.start_mark.line + 1;
+        int vline = LINE(c, vev.start_mark);
         oref v;
         size_t vsize = 0;
         int record = depth == 0 && krc == 0 && !merge &&
@@ -630,17 +638,19 @@ static int load_mapping(yctx *c, size_t mark, size_t *size, int depth)
 static int load_node(yctx *c, yaml_event_t *ev, oref *out, size_t *size, int depth,
                      int record_items)
 {
-    int line = (int)ev->start_mark.line + 1;
+    int line = LINE(c, ev->start_mark);
     const char *anchor_name = NULL;
     int rc = 0;
     *out = OB_NONE;
     *size = 1;
     if (depth > MAX_DEPTH) {
+        /* stop here: libyaml's scanner costs grow with the nesting, so
+         * reading the rest would take minutes for 100,000 levels; the
+         * caller skips to the next document in the text */
         doc_fail(c, line, "nesting deeper than %d levels", MAX_DEPTH);
-        rc = skip_node(c, ev);
+        c->too_deep = 1;
         yaml_event_delete(ev);
-        *out = ob_null(c->b);
-        return rc;
+        return -1;
     }
     switch (ev->type) {
     case YAML_SCALAR_EVENT:
@@ -695,19 +705,49 @@ static void syntax_error(yctx *c, manifest_set *s, int doc)
     }
     if (p->error == YAML_READER_ERROR) {
         line_cursor lc = {c->text, 0, 1};
-        size_t off = p->problem_offset < c->len ? p->problem_offset : c->len;
+        size_t at = c->base + p->problem_offset;
+        size_t off = at < c->len ? at : c->len;
         line = line_at(&lc, off);
-        snprintf(where, sizeof where, " (byte %zu)", p->problem_offset);
+        snprintf(where, sizeof where, " (byte %zu)", at);
     } else {
-        line = (int)p->problem_mark.line + 1;
+        line = LINE(c, p->problem_mark);
         if (p->context)
-            snprintf(where, sizeof where, " at column %zu (%s at line %zu)",
-                     p->problem_mark.column + 1, p->context, p->context_mark.line + 1);
+            snprintf(where, sizeof where, " at column %zu (%s at line %d)",
+                     p->problem_mark.column + 1, p->context, LINE(c, p->context_mark));
         else
             snprintf(where, sizeof where, " at column %zu", p->problem_mark.column + 1);
     }
     add_error(s, c->file, line, doc, "document %d: syntax error: %s%s", doc,
               p->problem ? p->problem : "unknown problem", where);
+}
+
+/* After a document nested too deep, go on from the next line that starts
+ * a document ("---"), with a new parser: 1 when there is one, 0 at the end
+ * of the text, -1 when out of memory. The scan is linear. */
+static int restart_after_deep(yctx *c)
+{
+    const char *t = c->text;
+    size_t n = c->len, i = c->base + c->parser.mark.index;
+    for (;;) {
+        while (i < n && t[i] != '\n')
+            i++;
+        if (i >= n)
+            return 0;
+        i++;
+        if (n - i >= 3 && memcmp(t + i, "---", 3) == 0 &&
+            (n - i == 3 || t[i + 3] == ' ' || t[i + 3] == '\t' || t[i + 3] == '\r' ||
+             t[i + 3] == '\n'))
+            break;
+    }
+    for (size_t k = c->base; k < i; k++)
+        c->line_base += t[k] == '\n';
+    c->base = i;
+    c->too_deep = 0;
+    yaml_parser_delete(&c->parser);
+    if (!yaml_parser_initialize(&c->parser))
+        return -1;
+    yaml_parser_set_input_string(&c->parser, (const unsigned char *)t + i, n - i);
+    return 1;
 }
 
 static int parse_yaml(const char *file, const char *text, size_t len, manifest_set *s)
@@ -752,10 +792,25 @@ static int parse_yaml(const char *file, const char *text, size_t len, manifest_s
             rc = -1;
             break;
         }
-        int line = (int)ev.start_mark.line + 1;
+        int line = LINE(&c, ev.start_mark);
         oref root = OB_NONE;
         size_t size = 0;
-        if (load_node(&c, &ev, &root, &size, 0, 0) < 0 || next_event(&c, &ev) < 0) {
+        int lrc = load_node(&c, &ev, &root, &size, 0, 0);
+        if (lrc < 0 && c.too_deep) {
+            add_error(s, file, c.err_line, doc, "document %d: %s", doc, c.err);
+            clear_anchors(&c);
+            int more = restart_after_deep(&c);
+            if (more < 0) {
+                add_error(s, file, 0, doc + 1, "document %d: out of memory", doc + 1);
+                rc = -1;
+                break;
+            }
+            if (!more)
+                break;
+            in_doc = 0;
+            continue;
+        }
+        if (lrc < 0 || next_event(&c, &ev) < 0) {
             syntax_error(&c, s, doc);
             rc = -1;
             break;

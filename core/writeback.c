@@ -454,9 +454,9 @@ static int ybuild_node(ybuild *b, yaml_event_t *ev, int depth, node **out)
     n->start = byte_at(b, ev->start_mark.index);
     n->col = ev->start_mark.column;
     if (depth > MAX_DEPTH) {
+        size_t line = ev->start_mark.line + 1; /* the event is cleared below */
         yaml_event_delete(ev);
-        return errf(b->err, b->errlen, "line %zu: nesting deeper than %d", ev->start_mark.line + 1,
-                    MAX_DEPTH);
+        return errf(b->err, b->errlen, "line %zu: nesting deeper than %d", line, MAX_DEPTH);
     }
     switch (ev->type) {
     case YAML_SCALAR_EVENT: {
@@ -1221,13 +1221,17 @@ static int key_is(const node *k, const char *key)
     return k->kind == N_SCALAR && k->vlen == strlen(key) && memcmp(k->value, key, k->vlen) == 0;
 }
 
-/* Index of the pair holding key (kids[2i], kids[2i+1]), or -1. */
+/* Index of the pair holding key (kids[2i], kids[2i+1]), or -1. A key that
+ * is there twice (JSON lets it be) gives its last pair: the manifest
+ * reader, like json-c, keeps the last value, so an edit of the first one
+ * would be lost on the next read. */
 static long map_find(const node *m, const char *key)
 {
+    long found = -1;
     for (size_t i = 0; i + 1 < m->nkids; i += 2)
         if (key_is(m->kids[i], key))
-            return (long)(i / 2);
-    return -1;
+            found = (long)(i / 2);
+    return found;
 }
 
 static node *find_anchor(const tree *t, int doc, const char *name, size_t before)
