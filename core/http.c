@@ -9,6 +9,7 @@
 #include "http.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -24,6 +25,17 @@
 #include "util.h"
 
 #define ALLOWED "GET, HEAD"
+
+/* Connections: an idle or half-sent one is closed after IDLE_TIMEOUT_S
+ * seconds, one client (IP address) holds at most PER_CLIENT of them and
+ * all clients MAX_CONNECTIONS, so a client that opens many and sends
+ * nothing cannot keep a supervisor's /healthz out for long: from another
+ * address it is answered at once, from the same one within the timeout.
+ * (129 idle half-sent requests kept /healthz out for 17 s with a limit of
+ * 64 and a timeout of 10 s.) */
+#define IDLE_TIMEOUT_S 2
+#define PER_CLIENT 32
+#define MAX_CONNECTIONS 256
 
 struct http_server {
     struct MHD_Daemon *d;
@@ -120,6 +132,28 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, reply *r, int all
     return ret;
 }
 
+/* libmicrohttpd decodes %XX in the path; "%00" would cut the path short
+ * ("/healthz%00x" read as "/healthz"). Decode here and mark a NUL, so that
+ * such a request is refused. */
+static size_t unescape(void *cls, struct MHD_Connection *conn, char *uri)
+{
+    (void)cls;
+    (void)conn;
+    char *w = uri;
+    for (const char *r = uri; *r;) {
+        if (r[0] == '%' && isxdigit((unsigned char)r[1]) && isxdigit((unsigned char)r[2])) {
+            char hex[3] = {r[1], r[2], 0};
+            long v = strtol(hex, NULL, 16);
+            *w++ = v == 0 ? '\x7f' : (char)v; /* DEL stands for the NUL */
+            r += 3;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = '\0';
+    return (size_t)(w - uri);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
                               const char *method, const char *version, const char *upload,
                               size_t *upload_size, void **con_cls)
@@ -139,6 +173,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     }
     http_server *s = cls;
     reply r = {0};
+    if (strchr(url, '\x7f')) {
+        text(&r, MHD_HTTP_BAD_REQUEST, "bad request: a NUL (%00) in the path\n");
+        return send_reply(conn, &r, 0);
+    }
     const struct route *rt = NULL;
     for (size_t i = 0; i < sizeof routes / sizeof *routes; i++)
         if (strcmp(url, routes[i].path) == 0)
@@ -219,7 +257,10 @@ http_server *http_start(const char *address, int port, const http_handlers *h, c
     s->d =
         MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
                          MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_TIMEOUT,
-                         (unsigned)10, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_END);
+                         (unsigned)IDLE_TIMEOUT_S, MHD_OPTION_CONNECTION_LIMIT,
+                         (unsigned)MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                         (unsigned)PER_CLIENT, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+                         MHD_OPTION_END);
     if (!s->d) {
         errf(err, errlen, "cannot serve HTTP on %s:%d: libmicrohttpd did not start", address,
              s->port);

@@ -11,7 +11,10 @@
  *   /readyz   200 "ok\n", or 503 "not ready: <why>\n";
  *   /configz  200 application/json, the effective configuration;
  *   /metrics  200 text/plain; version=0.0.4, the Prometheus text format.
- * Any other method is 405 with an Allow header; any other path 404.
+ * Any other method is 405 with an Allow header; any other path 404; a
+ * path with a NUL (%00) 400. An idle or half-sent connection is closed
+ * after 2 s, and one client address holds at most 32 of the 256
+ * connections, so /healthz stays answerable under connection pressure.
  */
 #ifndef TRELLIS_HTTP_H
 #define TRELLIS_HTTP_H

@@ -198,6 +198,7 @@ struct obuild {
     char *sbuf;
     size_t cap_sbuf;
     hmap kcache; /* key text -> id + 1, the keys this builder met */
+    int nul;     /* a string held a NUL: object_build refuses the value */
 };
 
 obuild *obuild_new(void)
@@ -227,6 +228,7 @@ void obuild_free(obuild *b)
 void obuild_clear(obuild *b)
 {
     b->n_nodes = b->n_str = b->n_stk = b->n_ent = b->n_big = 0;
+    b->nul = 0;
 }
 
 static oref new_node(obuild *b, uint32_t type)
@@ -309,6 +311,9 @@ oref ob_double(obuild *b, double v, const char *text)
 
 oref ob_string(obuild *b, const char *s, size_t len)
 {
+    /* values are read as C strings: "a\u0000b" would be "a" silently */
+    if (memchr(s, '\0', len))
+        b->nul = 1;
     uint32_t off = add_str(b, s, len);
     oref r = new_node(b, N_STRING);
     b->nodes[r].off = off;
@@ -423,7 +428,10 @@ static int member_at(obuild *b, size_t mark, uint32_t koff, uint32_t klen, oref 
 
 uint32_t ob_key(obuild *b, const char *key, size_t len)
 {
-    return add_str(b, key, strnlen(key, len));
+    size_t n = strnlen(key, len);
+    if (n < len)
+        b->nul = 1;
+    return add_str(b, key, n);
 }
 
 const char *ob_key_text(const obuild *b, uint32_t key)
@@ -438,7 +446,10 @@ int ob_member_at(obuild *b, size_t mark, uint32_t key, oref v, int replace)
 
 int ob_member(obuild *b, size_t mark, const char *key, size_t len, oref v, int replace)
 {
-    len = strnlen(key, len);
+    size_t n = strnlen(key, len);
+    if (n < len)
+        b->nul = 1;
+    len = n;
     size_t at = find_member(b, mark, key, len);
     if (at != SIZE_MAX) {
         if (replace)
@@ -754,6 +765,11 @@ static void fname_put(const char *s)
 
 trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
 {
+    if (b->nul) {
+        errf(err, errlen, "a string holds a NUL character (\\u0000 or \\0), which trellis "
+                          "cannot keep: remove it");
+        return NULL;
+    }
     if (root == OB_NONE || b->nodes[root].type != N_MAP) {
         errf(err, errlen, "document is %s, expected a map", type_name(b, root));
         return NULL;
