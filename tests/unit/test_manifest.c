@@ -709,6 +709,33 @@ static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *
     return remove(p);
 }
 
+/* A NUL inside a name or any string was cut short silently ("a\u0000b"
+ * read as "a"): the document is refused with its file and line. */
+START_TEST(nul_in_strings_refused)
+{
+    manifest_set s;
+    const char *json = "{\"apiVersion\": \"v1\", \"kind\": \"Pod\",\n"
+                       " \"metadata\": {\"name\": \"a\\u0000b\"}}\n";
+    parse(&s, "n.json", json);
+    ck_assert_uint_eq(s.n_objects, 0);
+    ck_assert_uint_eq(s.n_errors, 1);
+    ck_assert_msg(strstr(s.errors[0].message, "NUL character"), "%s", s.errors[0].message);
+    ck_assert_int_eq(s.errors[0].line, 1);
+    manifest_set_free(&s);
+    parse(&s, "n.yaml",
+          "apiVersion: v1\nkind: Pod\nmetadata: {name: ok}\n---\n"
+          "apiVersion: v1\nkind: Pod\nmetadata:\n  name: \"c\\0d\"\n---\n"
+          "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {\"k\\x00ey\": 1}\n");
+    ck_assert_uint_eq(s.n_objects, 1);
+    ck_assert_str_eq(s.objects[0]->name, "ok");
+    ck_assert_uint_eq(s.n_errors, 2);
+    ck_assert_msg(strstr(s.errors[0].message, "NUL character"), "%s", s.errors[0].message);
+    ck_assert_int_eq(s.errors[0].line, 5);
+    ck_assert_msg(strstr(s.errors[1].message, "NUL character"), "%s", s.errors[1].message);
+    manifest_set_free(&s);
+}
+END_TEST
+
 START_TEST(load_files)
 {
     char dir[] = "/tmp/trellis-manifest-XXXXXX";
@@ -759,6 +786,7 @@ static Suite *manifest_suite(void)
     suite_add_tcase(s, j);
     TCase *f = tcase_create("files");
     tcase_add_test(f, manifest_names);
+    tcase_add_test(f, nul_in_strings_refused);
     tcase_add_test(f, load_files);
     suite_add_tcase(s, f);
     return s;
