@@ -267,39 +267,41 @@ static void settle_abandoned(trellis_cycle *c, unsigned char *skip)
         skip[__builtin_ctzll(m)] = 1;
 }
 
-/* Filter plugin pl (k-th of the profile's filters) over targets [b, e)
- * of filter_block. The jump point of an ignorable call is in this frame,
- * which stays while the plugin runs. */
-static void filter_plugin_block(trellis_cycle *c, trellis_plugin *pl, size_t k, size_t b,
-                                size_t e)
+/* Run fn(arg) with the call armed (guard.h): 1 when the watchdog cut it
+ * short. The jump point is in this small frame, which stays while the
+ * plugin runs and holds nothing to read after the jump. The signal mask
+ * is saved and restored by the jump (a system call per armed call, for
+ * ignorable plugins only): a handler run under a sanitizer's wrapper may
+ * leave the signal blocked otherwise, and the next call could not be cut. */
+static int armed(guard_prev *gp, void (*fn)(void *), void *arg)
 {
+    if (sigsetjmp(gp->jump, 1) != 0)
+        return 1;
+    guard_arm(gp);
+    fn(arg);
+    return 0;
+}
+
+/* One plugin's filter or score over one block of targets. */
+typedef struct block_call {
+    trellis_cycle *c;
+    trellis_plugin *pl;
+    size_t k, b, e;
+    int64_t *out; /* score: the plugin's row */
+} block_call;
+
+static void filter_call(void *arg)
+{
+    const block_call *bc = arg;
+    trellis_cycle *c = bc->c;
+    trellis_plugin *pl = bc->pl;
     uint64_t *pass = c->pass;
-    size_t w0 = b / 64, nw = (e - b + 63) / 64;
-    uint64_t before[FILTER_BLOCK / 64];
-    memcpy(before, &pass[w0], nw * sizeof *pass);
-    guard_prev gp;
-    guard_enter(&gp, pl, "filter", c->w->id, pl->hook_deadline_ms);
-    if (pl->ignorable) {
-        int cut = 0;
-        if (sigsetjmp(gp.jump, 0) != 0)
-            cut = 1;
-        else
-            guard_arm(&gp);
-        if (cut) {
-            /* as if it had passed every target of the block */
-            guard_abandoned(&gp);
-            memcpy(&pass[w0], before, nw * sizeof *pass);
-            abandon(c, pl);
-            return;
-        }
-    }
-    if (pl->h.filter_span || pl->h.filter_batch) {
-        if (pl->h.filter_span)
-            pl->h.filter_span(pl, c, c->w, b, e - b, &pass[w0]);
-        else
-            pl->h.filter_batch(pl, c, c->w, (const trellis_target *const *)&c->targets[b],
-                               e - b, &pass[w0]);
-        note_cleared(c, k, before, &pass[w0], w0, nw);
+    size_t b = bc->b, e = bc->e, w0 = b / 64, nw = (e - b + 63) / 64;
+    if (pl->h.filter_span) {
+        pl->h.filter_span(pl, c, c->w, b, e - b, &pass[w0]);
+    } else if (pl->h.filter_batch) {
+        pl->h.filter_batch(pl, c, c->w, (const trellis_target *const *)&c->targets[b], e - b,
+                           &pass[w0]);
     } else {
         trellis_status st;
         for (size_t wi = w0; wi < w0 + nw; wi++) {
@@ -309,11 +311,36 @@ static void filter_plugin_block(trellis_cycle *c, trellis_plugin *pl, size_t k, 
                 bits &= bits - 1;
                 int rc = filter_code(pl->h.filter(pl, c, c->w, c->targets[i], &st));
                 if (rc != TRELLIS_SUCCESS)
-                    reject(c, i, (int)k, rc);
+                    reject(c, i, (int)bc->k, rc);
             }
         }
     }
+}
+
+/* Filter plugin pl (k-th of the profile's filters) over targets [b, e)
+ * of filter_block. */
+static void filter_plugin_block(trellis_cycle *c, trellis_plugin *pl, size_t k, size_t b,
+                                size_t e)
+{
+    uint64_t *pass = c->pass;
+    size_t w0 = b / 64, nw = (e - b + 63) / 64;
+    uint64_t before[FILTER_BLOCK / 64];
+    memcpy(before, &pass[w0], nw * sizeof *pass);
+    block_call bc = {c, pl, k, b, e, NULL};
+    guard_prev gp;
+    guard_enter(&gp, pl, "filter", c->w->id, pl->hook_deadline_ms);
+    if (!pl->ignorable) {
+        filter_call(&bc);
+    } else if (armed(&gp, filter_call, &bc)) {
+        /* as if it had passed every target of the block */
+        guard_abandoned(&gp);
+        memcpy(&pass[w0], before, nw * sizeof *pass);
+        abandon(c, pl);
+        return;
+    }
     guard_leave(&gp);
+    if (pl->h.filter_span || pl->h.filter_batch)
+        note_cleared(c, k, before, &pass[w0], w0, nw);
 }
 
 /* Filter targets [b, e); b is a multiple of 64, so a block owns its words
@@ -481,27 +508,13 @@ static void filter_sampled(profile *p, trellis_cycle *c, size_t want)
     p->next_start = ((start + processed) % n) & ~(size_t)63;
 }
 
-/* Score plugin pl over feasible targets [b, e) into out (its row); the
- * jump point of an ignorable call is in this frame. */
-static void score_plugin_block(trellis_cycle *c, trellis_plugin *pl, int64_t *out, size_t b,
-                               size_t e)
+static void score_call(void *arg)
 {
-    guard_prev gp;
-    guard_enter(&gp, pl, "score", c->w->id, pl->hook_deadline_ms);
-    if (pl->ignorable) {
-        int cut = 0;
-        if (sigsetjmp(gp.jump, 0) != 0)
-            cut = 1;
-        else
-            guard_arm(&gp);
-        if (cut) {
-            guard_abandoned(&gp);
-            for (size_t j = b; j < e; j++)
-                out[j] = 0;
-            abandon(c, pl);
-            return;
-        }
-    }
+    const block_call *bc = arg;
+    trellis_cycle *c = bc->c;
+    trellis_plugin *pl = bc->pl;
+    size_t b = bc->b, e = bc->e;
+    int64_t *out = bc->out;
     if (pl->h.score_span) {
         pl->h.score_span(pl, c, c->w, &c->feasible_idx[b], e - b, &out[b]);
     } else if (pl->h.score_batch) {
@@ -515,6 +528,24 @@ static void score_plugin_block(trellis_cycle *c, trellis_plugin *pl, int64_t *ou
                 v = INT64_MIN; /* reported by the caller */
             out[j] = v;
         }
+    }
+}
+
+/* Score plugin pl over feasible targets [b, e) into out (its row). */
+static void score_plugin_block(trellis_cycle *c, trellis_plugin *pl, int64_t *out, size_t b,
+                               size_t e)
+{
+    block_call bc = {c, pl, 0, b, e, out};
+    guard_prev gp;
+    guard_enter(&gp, pl, "score", c->w->id, pl->hook_deadline_ms);
+    if (!pl->ignorable) {
+        score_call(&bc);
+    } else if (armed(&gp, score_call, &bc)) {
+        guard_abandoned(&gp);
+        for (size_t j = b; j < e; j++)
+            out[j] = 0;
+        abandon(c, pl);
+        return;
     }
     guard_leave(&gp);
 }

@@ -362,8 +362,8 @@ void guard_install(const char *path)
     struct sigaction cut;
     memset(&cut, 0, sizeof cut);
     cut.sa_sigaction = on_cut;
-    /* not blocked in its own handler: the jump leaves it without
-     * restoring the mask */
+    /* not blocked in its own handler (the jump point restores the mask
+     * too) */
     cut.sa_flags = SA_SIGINFO | SA_NODEFER;
     sigemptyset(&cut.sa_mask);
     sigaction(GUARD_CUT_SIGNAL, &cut, NULL);

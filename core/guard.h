@@ -68,16 +68,18 @@ void guard_leave(const guard_prev *prev);
     } while (0)
 
 /* Arm the call guard_enter opened so that the watchdog may cut it short.
- * The jump point must be in the caller's frame, so the pattern is
- *   int cut = 0;
- *   if (sigsetjmp(gp.jump, 0) != 0)
- *       cut = 1;
- *   else
- *       guard_arm(&gp);
- *   if (cut) { guard_abandoned(&gp); ...go on without the plugin... }
- *   else { ...the call...; guard_leave(&gp); }
- * guard_abandoned logs, counts and leaves (the slot is as before
- * guard_enter). Locals changed by the call must not be read after a cut. */
+ * The jump point must be in a frame that stays while the plugin runs and
+ * that reads nothing after the jump, so the pattern is a small function:
+ *   static int armed(guard_prev *gp, void (*fn)(void *), void *arg)
+ *   {
+ *       if (sigsetjmp(gp->jump, 1) != 0)
+ *           return 1;
+ *       guard_arm(gp);
+ *       fn(arg);
+ *       return 0;
+ *   }
+ * and on 1 the caller runs guard_abandoned (it logs, counts and leaves:
+ * the slot is as before guard_enter) and goes on without the plugin. */
 void guard_arm(guard_prev *prev);
 void guard_abandoned(guard_prev *prev);
 

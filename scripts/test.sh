@@ -5,8 +5,12 @@
 #     `make check` (Check unit tests, scenario tests, CLI tests);
 #  3. build without sanitizers and run the scenario suite under valgrind
 #     (any error or leak fails);
-#  4. make distcheck;
-#  5. install into a temporary prefix and build the out-of-tree example
+#  4. build with ThreadSanitizer and run the tests of `trellis run` (the
+#     binding thread, the HTTP thread, the watchdog, kill -9 rounds);
+#  5. build the libFuzzer targets with clang, replay their corpora and
+#     fuzz each for 20 seconds (FUZZ_SECONDS);
+#  6. make distcheck;
+#  7. install into a temporary prefix and build the out-of-tree example
 #     plugin with pkg-config alone, then load it.
 set -u
 # trellis refuses plugin files that its group or others may write: build
@@ -63,6 +67,28 @@ plain_valgrind() {
     cat build-plain/tests/scenarios.sh.log 2>/dev/null | tail -n 1
     return $rc
 }
+tsan() {
+    rm -rf build-tsan && mkdir build-tsan && cd build-tsan &&
+        ../configure -q --enable-werror --enable-tsan CFLAGS="-g -O1" >/dev/null &&
+        make -s -j"$jobs" >/dev/null &&
+        TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" \
+            make -s check TESTS="run.sh faults.sh crash.sh unit/test_metrics unit/test_http" \
+            >/dev/null 2>&1
+    rc=$?
+    cd "$top"
+    [ $rc -eq 0 ] || show_logs build-tsan
+    grep -h -E '^# (TOTAL|PASS|FAIL|ERROR)' build-tsan/tests/test-suite.log 2>/dev/null
+    return $rc
+}
+fuzz() {
+    rm -rf build-fuzz && mkdir build-fuzz && cd build-fuzz &&
+        ../configure -q --enable-werror --enable-fuzzing CC=clang CFLAGS="-g -O1" >/dev/null &&
+        make -s -j"$jobs" >/dev/null 2>&1 &&
+        make -s -C tests/fuzz fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
+    rc=$?
+    cd "$top"
+    return $rc
+}
 distcheck() {
     make -s -C build-plain distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >/dev/null 2>&1 ||
         { make -C build-plain distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror 2>&1 | tail -n 40; return 1; }
@@ -72,6 +98,8 @@ install_test() {
 }
 stage "asan+ubsan build, make check" asan
 stage "valgrind over the scenario suite" plain_valgrind
+stage "threadsanitizer over the run, fault and crash tests" tsan
+stage "fuzz targets: replay the corpus, then 20 s each" fuzz
 stage "make distcheck" distcheck
 stage "install and out-of-tree plugin" install_test
 echo "$passed passed, $failed failed"

@@ -25,34 +25,8 @@ trap cleanup EXIT INT TERM
 # shellcheck source=testlib.sh
 . "$(dirname "$0")/testlib.sh"
 
-wait_for() { # wait_for SECONDS COMMAND...
-    limit=$1
-    shift
-    end=$(($(date +%s) + limit))
-    while :; do
-        "$@" >/dev/null 2>&1 && return 0
-        [ "$(date +%s)" -ge "$end" ] && return 1
-        sleep 0.05
-    done
-}
-check() { # check NAME COMMAND...
-    name=$1
-    shift
-    if "$@" >"$tmp/chk" 2>&1; then ok "$name"; else not_ok "$name" "$(head -c 1500 "$tmp/chk")"; fi
-}
-start() { # start NAME STATE CONFIG: trellis run in the background; $pid, $port
-    "$TRELLIS" run -c "$3" -s "$2" --listen 127.0.0.1:0 --log-level info \
-        >"$tmp/$1.out" 2>"$tmp/$1.log" &
-    pid=$!
-    pids="$pids $pid"
-    port=""
-    if wait_for 20 grep -q "serving .* on http" "$tmp/$1.log"; then
-        port=$(sed -n 's|.*on http://127.0.0.1:\([0-9]*\).*|\1|p' "$tmp/$1.log" | head -n 1)
-    fi
-}
 http() { curl -s -m 5 -o "$tmp/body" -w '%{http_code}' "http://127.0.0.1:$1$2"; }
 http_is() { [ "$(http "$1" "$2")" = "$3" ]; }
-stopped() { ! kill -0 "$1" 2>/dev/null; }
 
 # A profile with fx-faults first; ARGS is its args group's body.
 profile() { # profile FILE ARGS [EXTRA PROFILE SETTINGS]

@@ -20,35 +20,6 @@ trap cleanup EXIT INT TERM
 # shellcheck source=testlib.sh
 . "$(dirname "$0")/testlib.sh"
 
-# wait_for SECONDS COMMAND...: poll COMMAND until it succeeds, at most
-# SECONDS; the status says whether it did.
-wait_for() {
-    limit=$1
-    shift
-    end=$(($(date +%s) + limit))
-    while :; do
-        "$@" >/dev/null 2>&1 && return 0
-        [ "$(date +%s)" -ge "$end" ] && return 1
-        sleep 0.05
-    done
-}
-check() { # check NAME COMMAND...
-    name=$1
-    shift
-    if "$@" >"$tmp/chk" 2>&1; then ok "$name"; else not_ok "$name" "$(head -c 1500 "$tmp/chk")"; fi
-}
-# start NAME STATE CONFIG: run trellis in the background, logs in
-# $tmp/NAME.log; sets $pid and, once it serves, $port.
-start() {
-    "$TRELLIS" run -c "$3" -s "$2" --listen 127.0.0.1:0 --log-level info \
-        >"$tmp/$1.out" 2>"$tmp/$1.log" &
-    pid=$!
-    pids="$pids $pid"
-    port=""
-    if wait_for 20 grep -q "serving .* on http" "$tmp/$1.log"; then
-        port=$(sed -n 's|.*on http://127.0.0.1:\([0-9]*\).*|\1|p' "$tmp/$1.log" | head -n 1)
-    fi
-}
 http() { curl -s -o "$tmp/body" -w '%{http_code}' "http://127.0.0.1:$port$1"; }
 http_is() { [ "$(http "$1")" = "$2" ]; }
 metric() { # metric NAME{LABELS}: its value, 0 when absent
@@ -62,7 +33,6 @@ bound_to() { # bound_to FILE POD NODE: the pod's document in FILE names NODE
         inpod && $1 == "nodeName:" && $2 == node { found = 1 }
         END { exit !found }' "$1"
 }
-stopped() { ! kill -0 "$1" 2>/dev/null; }
 
 cfg="$TOP_SRCDIR/conf/kube.cfg"
 st="$tmp/state"

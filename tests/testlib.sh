@@ -1,7 +1,7 @@
-# testlib.sh - what the shell tests (cli.sh, admin.sh, install.sh) share:
-# TAP-like "ok - ..." / "not ok - ..." lines with the details indented
-# under a failure, and the closing "N passed, M failed" line. Sourced, not
-# run.
+# testlib.sh - what the shell tests share: TAP-like "ok - ..." / "not ok
+# - ..." lines with the details indented under a failure, the closing "N
+# passed, M failed" line, and for the tests of `trellis run` (run.sh,
+# faults.sh, crash.sh) bounded polling. Sourced, not run.
 passed=0
 failed=0
 
@@ -23,4 +23,42 @@ not_ok() {
 finish() {
     echo "$passed passed, $failed failed"
     [ "$failed" -eq 0 ]
+}
+
+# wait_for SECONDS COMMAND...: poll COMMAND until it succeeds, at most
+# SECONDS; the status says whether it did. Nothing sleeps for a fixed time
+# to wait for something.
+wait_for() {
+    limit=$1
+    shift
+    end=$(($(date +%s) + limit))
+    while :; do
+        "$@" >/dev/null 2>&1 && return 0
+        [ "$(date +%s)" -ge "$end" ] && return 1
+        sleep 0.05
+    done
+}
+
+# check NAME COMMAND...: one check; a failure shows the command's output
+# (needs $tmp).
+check() {
+    name=$1
+    shift
+    if "$@" >"$tmp/chk" 2>&1; then ok "$name"; else not_ok "$name" "$(head -c 1500 "$tmp/chk")"; fi
+}
+
+# stopped PID: the process is gone.
+stopped() { ! kill -0 "$1" 2>/dev/null; }
+
+# start NAME STATE CONFIG: `trellis run` in the background, its log in
+# $tmp/NAME.log; sets $pid (added to $pids) and, once it serves, $port.
+start() {
+    "$TRELLIS" run -c "$3" -s "$2" --listen 127.0.0.1:0 --log-level info \
+        >"$tmp/$1.out" 2>"$tmp/$1.log" &
+    pid=$!
+    pids="$pids $pid"
+    port=""
+    if wait_for 20 grep -q "serving .* on http" "$tmp/$1.log"; then
+        port=$(sed -n 's|.*on http://127.0.0.1:\([0-9]*\).*|\1|p' "$tmp/$1.log" | head -n 1)
+    fi
 }

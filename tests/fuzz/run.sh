@@ -1,0 +1,75 @@
+#!/bin/sh
+# Replay each fuzz target's corpus, then fuzz it for a bounded time.
+#   run.sh BUILDDIR SRCDIR SECONDS TARGET...
+# BUILDDIR holds the built targets (fuzz_<name>), SRCDIR/corpus/<name>/ the
+# seed corpus. Inputs found while fuzzing go to a temporary directory that
+# is removed afterwards, so the tree changes only when someone copies an
+# input into it; a crash, leak, timeout or out-of-memory input is kept in
+# BUILDDIR/artifacts/ and fails the run. Exit status: the number of
+# targets that failed (0 when all passed).
+set -u
+if [ $# -lt 4 ]; then
+    echo "usage: $0 BUILDDIR SRCDIR SECONDS TARGET..." >&2
+    exit 2
+fi
+builddir=$1
+srcdir=$2
+seconds=$3
+shift 3
+
+# Inputs longer than a target's parser ever sees in practice only slow the
+# search down.
+max_len() {
+    case $1 in
+    fuzz_quantity | fuzz_cidr) echo 128 ;;
+    fuzz_selector) echo 2048 ;;
+    fuzz_config) echo 4096 ;;
+    *) echo 8192 ;;
+    esac
+}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/trellis-fuzz.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT INT TERM
+mkdir -p "$builddir/artifacts"
+# halt_on_error: a UBSan report is a crash like any other
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$srcdir/lsan.supp:print_suppressions=0}
+export UBSAN_OPTIONS ASAN_OPTIONS LSAN_OPTIONS
+
+failed=0
+for t in "$@"; do
+    name=${t#fuzz_}
+    bin=$builddir/$t
+    corpus=$srcdir/corpus/$name
+    log=$builddir/$t.log
+    if [ ! -x "$bin" ] || [ ! -d "$corpus" ]; then
+        echo "$t: missing $bin or $corpus" >&2
+        failed=$((failed + 1))
+        continue
+    fi
+    # -runs=0 executes every input of the corpus once, then stops
+    if ! "$bin" -runs=0 -timeout=10 "$corpus" >"$log" 2>&1; then
+        echo "$t: FAILED replaying $corpus"
+        tail -n 40 "$log"
+        failed=$((failed + 1))
+        continue
+    fi
+    found=$tmp/$name
+    mkdir -p "$found"
+    # new inputs go to the first directory given, the temporary one
+    if "$bin" -max_total_time="$seconds" -timeout=10 -max_len="$(max_len "$t")" \
+        -print_final_stats=1 -artifact_prefix="$builddir/artifacts/$name-" \
+        "$found" "$corpus" >"$log" 2>&1; then
+        runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+        speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+        echo "$t: ok, ${runs:-?} runs in ${seconds} s (${speed:-?}/s), $(ls "$found" | wc -l) new inputs"
+    else
+        echo "$t: FAILED (log: $log)"
+        grep -E '^(==[0-9]+==ERROR|SUMMARY|.*check failed|.*runtime error)' "$log" | head -n 10
+        tail -n 40 "$log"
+        ls "$builddir/artifacts/$name-"* 2>/dev/null
+        failed=$((failed + 1))
+    fi
+done
+exit "$failed"
