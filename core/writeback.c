@@ -1914,6 +1914,8 @@ static void canon_map(strbuf *b, const node *n, int json, const overlay *ov, siz
     const char *ck = ov && at < ov->p->n ? ov->p->comps[at] : NULL;
     int last = ck && at + 1 == ov->p->n;
     int found = 0;
+    /* the pair the edit goes to: the last one of a key given twice */
+    long target = ck ? map_find(n, ck) : -1;
     size_t count = 0;
     if (n->anchor)
         sb_printf(b, "&%s ", n->anchor);
@@ -1921,7 +1923,7 @@ static void canon_map(strbuf *b, const node *n, int json, const overlay *ov, siz
     sb_add(b, "{", 1);
     for (size_t i = 0; i + 1 < n->nkids; i += 2) {
         const node *k = n->kids[i], *v = n->kids[i + 1];
-        if (ck && !found && key_is(k, ck)) {
+        if (ck && !found && (long)(i / 2) == target) {
             found = 1;
             if (last && !ov->value)
                 continue;

@@ -435,6 +435,16 @@ START_TEST(list_with_many_edits)
 }
 END_TEST
 
+/* A key given twice in JSON: the manifest reader keeps the last value, so
+ * the edit goes there (an edit of the first was lost on the next read). */
+START_TEST(json_duplicate_key_edits_the_last)
+{
+    wb_edit e = {0, -1, "spec.nodeName", "n1", 0};
+    expect_edits("{\"kind\": \"Pod\", \"spec\": {\"nodeName\": \"a\", \"nodeName\": \"b\"}}\n", 1,
+                 &e, 1, "{\"kind\": \"Pod\", \"spec\": {\"nodeName\": \"a\", \"nodeName\": \"n1\"}}\n");
+}
+END_TEST
+
 START_TEST(yaml_list_items)
 {
     wb_edit e[] = {{0, 0, "spec.nodeName", "n1", 0},
@@ -2107,6 +2117,7 @@ static Suite *writeback_suite(void)
     tcase_add_test(y, yaml_crlf);
     tcase_add_test(y, yaml_list_items);
     tcase_add_test(y, list_with_many_edits);
+    tcase_add_test(y, json_duplicate_key_edits_the_last);
     tcase_add_test(y, yaml_several_documents);
     tcase_add_test(y, yaml_edit_order);
     tcase_add_test(y, yaml_remove);
