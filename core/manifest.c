@@ -966,6 +966,7 @@ static int json_c_document(obuild *b, manifest_set *s, const char *file, const c
     }
     *root = v ? ob_json(b, v) : OB_NONE;
     json_object_put(v);
+    ob_note_json_text(b, text + pos, *used);
     return 0;
 }
 

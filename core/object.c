@@ -309,6 +309,19 @@ oref ob_double(obuild *b, double v, const char *text)
     return r;
 }
 
+void ob_note_json_text(obuild *b, const char *t, size_t n)
+{
+    for (size_t i = 0; i + 6 <= n; i++) {
+        if (t[i] != '\\')
+            continue;
+        if (memcmp(t + i + 1, "u0000", 5) == 0) {
+            b->nul = 1;
+            return;
+        }
+        i++; /* an escaped character, a backslash included, is not a start */
+    }
+}
+
 oref ob_string(obuild *b, const char *s, size_t len)
 {
     /* values are read as C strings: "a\u0000b" would be "a" silently */
@@ -987,6 +1000,7 @@ trellis_object *object_from_json(const char *text, char *err, size_t errlen)
         if (root)
             r = ob_json(b, root);
         json_object_put(root);
+        ob_note_json_text(b, text, len);
     }
     trellis_object *o = object_build(b, r, err, errlen);
     obuild_free(b);

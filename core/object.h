@@ -130,6 +130,10 @@ oref ob_double(obuild *b, double v, const char *text);
 oref ob_string(obuild *b, const char *s, size_t len);
 /* A json-c tree (borrowed) as a value. */
 oref ob_json(obuild *b, json_object *j);
+/* json-c keeps a key only up to a NUL: after ob_json, hand it the text the
+ * tree came from, so that an escaped NUL (\u0000) anywhere in it makes
+ * object_build refuse the document instead of keeping a key cut short. */
+void ob_note_json_text(obuild *b, const char *text, size_t len);
 
 size_t ob_open(obuild *b);
 void ob_item(obuild *b, oref v);
