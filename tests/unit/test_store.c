@@ -260,16 +260,19 @@ END_TEST
  * store is read for writing; another live writer's are not. */
 START_TEST(stale_temporary_files_removed)
 {
-    char host[256] = "", p[512];
-    gethostname(host, sizeof host - 1);
+    /* the host's name as writeback.c puts it into temporary names: dots
+     * and slashes made underscores, at most 63 bytes */
+    char host[64] = "", p[512];
+    if (gethostname(host, sizeof host - 1) < 0 || !host[0])
+        snprintf(host, sizeof host, "localhost");
+    host[sizeof host - 1] = '\0';
     for (char *c = host; *c; c++)
         if (*c == '.' || *c == '/')
             *c = '_';
-    host[63] = '\0';
     put("a.yaml", POD("a"));
     snprintf(p, sizeof p, "%s/sub", tmp);
     mkdir(p, 0755);
-    char dead[300], live[300];
+    char dead[160], live[160];
     /* pid 1 is alive; a pid above the kernel's maximum never is */
     snprintf(dead, sizeof dead, "sub/.a.yaml.tmp.%s.%d.Ab12Cd", host, 99999999);
     snprintf(live, sizeof live, ".a.yaml.tmp.%s.1.Ef34Gh", host);
