@@ -782,6 +782,7 @@ int main(int argc, char **argv)
     }
     free(o.dirs);
     free(o.env_path);
+    guard_unwatch();
     registry_release_retired();
     return rc;
 }
