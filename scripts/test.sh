@@ -84,7 +84,7 @@ fuzz() {
     rm -rf build-fuzz && mkdir build-fuzz && cd build-fuzz &&
         ../configure -q --enable-werror --enable-fuzzing CC=clang CFLAGS="-g -O1" >/dev/null &&
         make -s -j"$jobs" >/dev/null 2>&1 &&
-        make -s -C tests/fuzz fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
+        FUZZ_SEED=${FUZZ_SEED:-1} make -s -C tests/fuzz fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
     rc=$?
     cd "$top"
     return $rc

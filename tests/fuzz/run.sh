@@ -58,7 +58,10 @@ for t in "$@"; do
     found=$tmp/$name
     mkdir -p "$found"
     # new inputs go to the first directory given, the temporary one
+    # FUZZ_SEED fixes the mutations (the test suite's short run): a run is
+    # then the same sequence on every machine, cut by the time bound
     if "$bin" -max_total_time="$seconds" -timeout=10 -max_len="$(max_len "$t")" \
+        ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
         -print_final_stats=1 -artifact_prefix="$builddir/artifacts/$name-" \
         "$found" "$corpus" >"$log" 2>&1; then
         runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
