@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 
+#include "binding.h"
 #include "util.h"
 
 static const char *const effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
@@ -72,9 +73,9 @@ static int same_effect(json_object *taint, const taint_spec *t)
 static const trellis_object *find_target(sched *s, profile *p, const char *name, char *err,
                                          size_t errlen)
 {
-    const trellis_object *o = sched_lookup(s, p->cfg->target_kind, "", name);
+    const trellis_object *o = sched_lookup(s, profile_cfg(p)->target_kind, "", name);
     if (!o)
-        errf(err, errlen, "%s '%s' not found in the state", p->cfg->target_kind, name);
+        errf(err, errlen, "%s '%s' not found in the state", profile_cfg(p)->target_kind, name);
     return o;
 }
 
@@ -87,7 +88,7 @@ int admin_taint(sched *s, profile *p, const char *target, const char *spec, FILE
     const trellis_object *o = find_target(s, p, target, err, errlen);
     if (!o)
         return -1;
-    const char *field = p->cfg->taints_field;
+    const char *field = profile_cfg(p)->taints_field;
     json_object *cur = value_to_json(object_get(o, field));
     if (cur && !json_object_is_type(cur, json_type_array) &&
         !json_object_is_type(cur, json_type_null)) {
@@ -131,7 +132,8 @@ int admin_taint(sched *s, profile *p, const char *target, const char *spec, FILE
     const char *text = json_object_to_json_string_ext(
         list, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
     store_edit e = {field, text, 1};
-    int rc = s->st->ops->patch(s->st, o, &e, 1, err, errlen);
+    store *st = sched_store(s);
+    int rc = st->ops->patch(st, o, &e, 1, err, errlen);
     if (rc == 0 && out)
         fprintf(out, "%s/%s %s %s\n", o->kind, o->name,
                 t.remove ? "untainted" : dropped ? "taint replaced" : "tainted", spec);
@@ -142,7 +144,7 @@ int admin_taint(sched *s, profile *p, const char *target, const char *spec, FILE
 int admin_drain(sched *s, profile *p, const char *target, FILE *out, char *err, size_t errlen)
 {
     char spec[300];
-    snprintf(spec, sizeof spec, "%s:NoSchedule", p->cfg->cordon_taint);
+    snprintf(spec, sizeof spec, "%s:NoSchedule", profile_cfg(p)->cordon_taint);
     const trellis_object *o = find_target(s, p, target, err, errlen);
     if (!o)
         return -1;
@@ -150,15 +152,15 @@ int admin_drain(sched *s, profile *p, const char *target, FILE *out, char *err, 
     if (admin_taint(s, p, target, spec, out, err, errlen) < 0)
         return -1;
     size_t n = 0;
-    for (size_t i = 0; i < s->n_objects; i++) {
-        trellis_object *w = s->objects[i];
-        if (sched_profile_for(s, w) != p && strcmp(w->kind, p->cfg->workload_kind) != 0)
+    store *st = sched_store(s);
+    for (size_t i = 0; i < sched_object_count(s); i++) {
+        trellis_object *w = sched_object_at(s, i);
+        if (sched_profile_for(s, w) != p && strcmp(w->kind, profile_cfg(p)->workload_kind) != 0)
             continue;
-        const char *b = value_string(object_get(w, p->cfg->binding_field));
-        if (!b || strcmp(b, target) != 0)
+        if (!binding_is_on(profile_cfg(p), w, target))
             continue;
-        store_edit e = {p->cfg->binding_field, NULL, 0};
-        if (s->st->ops->patch(s->st, w, &e, 1, err, errlen) < 0)
+        store_edit e = binding_clear(profile_cfg(p));
+        if (st->ops->patch(st, w, &e, 1, err, errlen) < 0)
             return errprefix(err, errlen, "evicting %s %s", w->kind, w->key);
         if (out)
             fprintf(out, "%s/%s evicted from %s\n", w->kind, w->key, target);
@@ -174,6 +176,6 @@ int admin_uncordon(sched *s, profile *p, const char *target, FILE *out, char *er
                    size_t errlen)
 {
     char spec[300];
-    snprintf(spec, sizeof spec, "%s-", p->cfg->cordon_taint);
+    snprintf(spec, sizeof spec, "%s-", profile_cfg(p)->cordon_taint);
     return admin_taint(s, p, target, spec, out, err, errlen);
 }

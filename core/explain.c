@@ -12,22 +12,16 @@
 #include <json-c/json.h>
 
 #include "output.h"
+#include "sched_impl.h"
 #include "util.h"
 
 /* ---- finding the workload ---------------------------------------------- */
-
-static int workload_of(const profile *p, const trellis_object *o)
-{
-    const cfg_profile *pc = p->cfg;
-    return strcmp(o->kind, pc->workload_kind) == 0 &&
-           (!pc->workload_api_version || strcmp(o->api_version, pc->workload_api_version) == 0);
-}
 
 /* A workload of `only`, or of any profile when only is NULL. */
 static int is_workload(const sched *s, const profile *only, const trellis_object *o)
 {
     for (size_t i = 0; i < s->n_profiles; i++)
-        if ((!only || only == &s->profiles[i]) && workload_of(&s->profiles[i], o))
+        if ((!only || only == &s->profiles[i]) && profile_is_workload_kind(&s->profiles[i], o))
             return 1;
     return 0;
 }
@@ -70,8 +64,8 @@ int explain_find(const sched *s, const char *spec, const char *profile_name, tre
     sb_init(&matched);
     sb_init(&similar);
     size_t n_matched = 0;
-    for (size_t i = 0; i < s->n_objects; i++) {
-        trellis_object *o = s->objects[i];
+    for (size_t i = 0; i < index_count(s->ix); i++) {
+        trellis_object *o = index_at(s->ix, i);
         if (!is_workload(s, only, o) || strcmp(o->name, name) != 0)
             continue;
         /* NAME alone: a cluster-scoped or default-namespace workload */
@@ -109,7 +103,7 @@ int explain_find(const sched *s, const char *spec, const char *profile_name, tre
             /* a workload of some profile's kind that asks for no profile's name */
             const char *field = NULL;
             for (size_t i = 0; i < s->n_profiles && !field; i++)
-                if (workload_of(&s->profiles[i], *w))
+                if (profile_is_workload_kind(&s->profiles[i], *w))
                     field = s->profiles[i].cfg->scheduler_name_field;
             const char *asked = field ? value_string(object_get(*w, field)) : NULL;
             rc = errf(err, errlen,
@@ -134,14 +128,11 @@ int explain_find(const sched *s, const char *spec, const char *profile_name, tre
 static void verdicts(sched *s, profile *p, trellis_object *w, decision *d, explain_result *r)
 {
     trellis_cycle *c = &s->cycle;
-    size_t held = p->post_filter.n;
     char msg[1024];
     const struct trellis_target *best;
     snapshot_update(&p->snap, &s->cache);
     c->d = d;
-    p->post_filter.n = 0;
-    framework_schedule(p, c, w, 1, &best, msg, sizeof msg);
-    p->post_filter.n = held;
+    framework_schedule(p, c, w, FW_EXPLAIN | FW_NO_POST_FILTER, &best, msg, sizeof msg);
     r->n_targets = c->n;
     if (!c->filtered)
         return; /* a malformed workload or a failing pre-filter: the real cycle says */
@@ -223,10 +214,10 @@ static void verdicts(sched *s, profile *p, trellis_object *w, decision *d, expla
 static void real_cycle(sched *s, profile *p, trellis_object *w, decision *d, explain_result *r)
 {
     trellis_cycle *c = &s->cycle;
-    size_t held = p->post_filter.n;
+    unsigned flags = 0;
     r->post_filter_evaluated = 1;
-    if (held && !(s->st && s->st->dry_run)) {
-        p->post_filter.n = 0;
+    if (p->post_filter.n && !(s->st && s->st->dry_run)) {
+        flags = FW_NO_POST_FILTER;
         r->post_filter_evaluated = 0;
         r->post_filter_note = xstrdup("post-filter not evaluated: the store is not opened "
                                       "dry-run, and a post-filter writes (evictions, "
@@ -239,7 +230,7 @@ static void real_cycle(sched *s, profile *p, trellis_object *w, decision *d, exp
         snapshot_update(&p->snap, &s->cache);
         c->d = d;
         c->nominated_name = d->nominated;
-        r->result = framework_schedule(p, c, w, 0, &best, msg, sizeof msg);
+        r->result = framework_schedule(p, c, w, flags, &best, msg, sizeof msg);
         c->nominated_name = NULL;
         free(r->message);
         if (r->result == FW_SCHEDULED) {
@@ -254,11 +245,10 @@ static void real_cycle(sched *s, profile *p, trellis_object *w, decision *d, exp
             break;
         }
         r->message = framework_unschedulable_message(c);
-        r->post_filter_ran |= p->post_filter.n > 0;
+        r->post_filter_ran |= p->post_filter.n > 0 && !(flags & FW_NO_POST_FILTER);
         if (!c->changed || d->attempts >= s->max_attempts)
             break;
     }
-    p->post_filter.n = held;
     c->d = NULL;
     r->attempts = d->attempts;
     r->evicted = d->evicted;

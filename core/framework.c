@@ -5,193 +5,17 @@
 
 #include "framework.h"
 
-#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "guard.h"
-#include "log.h"
-#include "metrics.h"
+#include "pool.h"
+#include "profile_impl.h"
+#include "runtime.h"
 #include "util.h"
 
 /* Targets are filtered in blocks of whole bitmap words. */
-#define FILTER_BLOCK 256
-#define SCORE_BLOCK 256
-
-static void plist_add(plist *l, trellis_plugin *pl)
-{
-    l->v = xrealloc(l->v, (l->n + 1) * sizeof *l->v);
-    l->v[l->n++] = pl;
-}
-
-void framework_build(profile *p)
-{
-    for (size_t i = 0; i < p->n_plugins; i++) {
-        trellis_plugin *pl = p->plugins[i];
-        const plugin_hooks *h = &pl->h;
-        unsigned pt = pl->points;
-        pl->index = (int)i;
-        if (h->less && (pt & PT_QUEUE_SORT) && !p->queue_sort)
-            p->queue_sort = pl;
-        if (h->prepare_workload || h->amounts)
-            plist_add(&p->prepare_workload, pl);
-        if (h->prepare_target)
-            plist_add(&p->prepare_target, pl);
-        if (h->pre_filter && (pt & PT_PRE_FILTER))
-            plist_add(&p->pre_filter, pl);
-        if (h->filter && (pt & PT_FILTER))
-            plist_add(&p->filter, pl);
-        if (h->post_filter && (pt & PT_POST_FILTER))
-            plist_add(&p->post_filter, pl);
-        if (h->pre_score && (pt & PT_PRE_SCORE))
-            plist_add(&p->pre_score, pl);
-        if (h->score && (pt & PT_SCORE))
-            plist_add(&p->score, pl);
-        if ((h->reserve || h->unreserve) && (pt & PT_RESERVE))
-            plist_add(&p->reserve, pl);
-        if (h->permit && (pt & PT_PERMIT))
-            plist_add(&p->permit, pl);
-        if (h->pre_bind && (pt & PT_PRE_BIND))
-            plist_add(&p->pre_bind, pl);
-        if (h->bind && (pt & PT_BIND))
-            plist_add(&p->bind, pl);
-        if (h->post_bind && (pt & PT_POST_BIND))
-            plist_add(&p->post_bind, pl);
-        if (h->eviction_check)
-            plist_add(&p->eviction, pl);
-    }
-    /* the equivalence cache needs every plugin that filters or scores */
-    p->equivalent = p->cfg->equivalence_cache;
-    const plist *judges[] = {&p->pre_filter, &p->filter, &p->pre_score, &p->score};
-    for (size_t k = 0; k < sizeof judges / sizeof *judges; k++)
-        for (size_t i = 0; i < judges[k]->n; i++)
-            if (!judges[k]->v[i]->h.equivalent)
-                p->equivalent = 0;
-}
-
-void framework_profile_free(profile *p)
-{
-    equiv_cache *q = &p->eq;
-    for (size_t k = 0; k < EQ_ENTRIES; k++) {
-        equiv_entry *e = &q->e[k];
-        if (e->w)
-            object_unref(e->w);
-        free(e->pass);
-        free(e->cands);
-        free(e->raw);
-        free(e->skip_filter);
-        free(e->skip_score);
-    }
-    free(q->changed);
-    memset(q, 0, sizeof *q);
-}
-
-#define ARENA_CHUNK (64 * 1024)
-
-/* The arena is a list of chunks kept across cycles; the first word of each
- * chunk points to the previous one. */
-void *framework_cycle_alloc(trellis_cycle *c, size_t size)
-{
-    size = (size + 15) & ~(size_t)15;
-    if (size > (size_t)1 << 30)
-        return NULL;
-    if (!c->arena || c->arena_used + size > c->arena_cap) {
-        size_t cap = size + 16 > ARENA_CHUNK ? size + 16 : ARENA_CHUNK;
-        char *chunk = xmalloc(cap);
-        *(char **)chunk = c->arena;
-        c->arena = chunk;
-        c->arena_cap = cap;
-        c->arena_used = 16;
-    }
-    void *p = c->arena + c->arena_used;
-    c->arena_used += size;
-    memset(p, 0, size);
-    return p;
-}
-
-/* Free the arena's older chunks; keep the newest one for the next cycle
- * when keep is set. */
-static void arena_release(trellis_cycle *c, int keep)
-{
-    char *chunk = c->arena;
-    if (!chunk)
-        return;
-    char *old = *(char **)chunk;
-    while (old) {
-        char *next = *(char **)old;
-        free(old);
-        old = next;
-    }
-    *(char **)chunk = NULL;
-    if (keep) {
-        c->arena_used = 16;
-        return;
-    }
-    free(chunk);
-    c->arena = NULL;
-    c->arena_cap = c->arena_used = 0;
-}
-
-void cycle_init(trellis_cycle *c)
-{
-    memset(c, 0, sizeof *c);
-}
-
-void cycle_free(trellis_cycle *c)
-{
-    free(c->slots);
-    free(c->skip_filter);
-    free(c->skip_score);
-    arena_release(c, 0);
-    free(c->pass);
-    free(c->cands);
-    free(c->feasible);
-    free(c->feasible_idx);
-    free(c->scores);
-    free(c->totals);
-    memset(c, 0, sizeof *c);
-}
-
-/* Size the buffers for this profile and snapshot; they only grow, so a
- * steady state allocates nothing. */
-void framework_cycle_reset(trellis_cycle *c, profile *p, trellis_object *w)
-{
-    c->p = p;
-    c->w = w;
-    if (p->n_plugins > c->cap_plugins) {
-        c->cap_plugins = p->n_plugins;
-        c->slots = xrealloc(c->slots, c->cap_plugins * sizeof *c->slots);
-        c->skip_filter = xrealloc(c->skip_filter, c->cap_plugins);
-        c->skip_score = xrealloc(c->skip_score, c->cap_plugins);
-    }
-    memset(c->slots, 0, p->n_plugins * sizeof *c->slots);
-    memset(c->skip_filter, 0, p->n_plugins);
-    memset(c->skip_score, 0, p->n_plugins);
-    arena_release(c, 1);
-    c->targets = p->snap.targets;
-    c->n = p->snap.n;
-    if (c->n > c->cap_targets) {
-        size_t cap = c->n + 64;
-        c->pass = xrealloc(c->pass, ((cap + 63) / 64) * sizeof *c->pass);
-        c->cands = xrealloc(c->cands, cap * sizeof *c->cands);
-        c->feasible = xrealloc(c->feasible, cap * sizeof *c->feasible);
-        c->feasible_idx = xrealloc(c->feasible_idx, cap * sizeof *c->feasible_idx);
-        c->totals = xrealloc(c->totals, cap * sizeof *c->totals);
-        c->cap_targets = cap;
-    }
-    c->n_feasible = 0;
-    c->scored = 0;
-    c->filtered = 0;
-    c->pre_plugin = -1;
-    c->exclude_idx = SIZE_MAX;
-    memset(&c->pre_status, 0, sizeof c->pre_status);
-    c->in_post_filter = 0;
-    c->changed = 0;
-    c->failed = 0;
-    atomic_store_explicit(&c->abandoned, 0, memory_order_relaxed);
-    c->error_plugin = NULL;
-    memset(&c->error_status, 0, sizeof c->error_status);
-}
+#define FILTER_BLOCK RT_BLOCK
+#define SCORE_BLOCK RT_BLOCK
 
 /* The profile plugin whose prepare failed on o, or NULL. */
 static const trellis_plugin *invalid_for(const profile *p, const trellis_object *o)
@@ -204,143 +28,6 @@ static const trellis_plugin *invalid_for(const profile *p, const trellis_object 
             return p->plugins[i];
     }
     return NULL;
-}
-
-/* Record that filter k rejected the targets whose bits went from `before`
- * to clear in pass[0..nw): a batch or span filter says no more than that,
- * framework_explain asks the plain filter why when someone wants to know. A
- * batch filter may only clear bits. */
-static void note_cleared(trellis_cycle *c, size_t k, const uint64_t *before, uint64_t *pass,
-                         size_t w0, size_t nw)
-{
-    for (size_t wi = 0; wi < nw; wi++) {
-        uint64_t gone = before[wi] & ~pass[wi];
-        pass[wi] &= before[wi];
-        while (gone) {
-            size_t i = (w0 + wi) * 64 + (size_t)__builtin_ctzll(gone);
-            gone &= gone - 1;
-            c->cands[i].rej = (int16_t)k;
-            c->cands[i].code = CODE_UNKNOWN;
-        }
-    }
-}
-
-/* A plain filter's return as a cycle counts it: anything but success or a
- * rejection is an error. */
-static int filter_code(int rc)
-{
-    return rc == TRELLIS_SUCCESS || rc == TRELLIS_UNSCHEDULABLE || rc == TRELLIS_UNRESOLVABLE
-               ? rc
-               : TRELLIS_ERROR;
-}
-
-static void reject(trellis_cycle *c, size_t i, int rej, int code)
-{
-    if (code == TRELLIS_ERROR) /* the cycle looks for it after filtering */
-        atomic_store_explicit(&c->filter_error, 1, memory_order_relaxed);
-    c->pass[i / 64] &= ~(1ull << (i % 64));
-    c->cands[i].rej = (int16_t)rej;
-    c->cands[i].code = (uint8_t)code;
-}
-
-/* An ignorable plugin cut short at its deadline sits out the rest of the
- * cycle (guard.h); worker threads note it here, the main thread turns it
- * into skip_filter / skip_score once the blocks are done. */
-static void abandon(trellis_cycle *c, const trellis_plugin *pl)
-{
-    if (pl->index < 64)
-        atomic_fetch_or_explicit(&c->abandoned, 1ull << pl->index, memory_order_relaxed);
-}
-
-static int abandoned(const trellis_cycle *c, const trellis_plugin *pl)
-{
-    return pl->index < 64 &&
-           (atomic_load_explicit(&c->abandoned, memory_order_relaxed) & (1ull << pl->index));
-}
-
-/* After a pool run: what was cut short is skipped from now on (explain,
- * the equivalence cache and the changed targets see it too). */
-static void settle_abandoned(trellis_cycle *c, unsigned char *skip)
-{
-    uint64_t m = atomic_load_explicit(&c->abandoned, memory_order_relaxed);
-    for (; m; m &= m - 1)
-        skip[__builtin_ctzll(m)] = 1;
-}
-
-/* Run fn(arg) with the call armed (guard.h): 1 when the watchdog cut it
- * short. The jump point is in this small frame, which stays while the
- * plugin runs and holds nothing to read after the jump. The signal mask
- * is saved and restored by the jump (a system call per armed call, for
- * ignorable plugins only): a handler run under a sanitizer's wrapper may
- * leave the signal blocked otherwise, and the next call could not be cut. */
-static int armed(guard_prev *gp, void (*fn)(void *), void *arg)
-{
-    if (sigsetjmp(gp->jump, 1) != 0)
-        return 1;
-    guard_arm(gp);
-    fn(arg);
-    return 0;
-}
-
-/* One plugin's filter or score over one block of targets. */
-typedef struct block_call {
-    trellis_cycle *c;
-    trellis_plugin *pl;
-    size_t k, b, e;
-    int64_t *out; /* score: the plugin's row */
-} block_call;
-
-static void filter_call(void *arg)
-{
-    const block_call *bc = arg;
-    trellis_cycle *c = bc->c;
-    trellis_plugin *pl = bc->pl;
-    uint64_t *pass = c->pass;
-    size_t b = bc->b, e = bc->e, w0 = b / 64, nw = (e - b + 63) / 64;
-    if (pl->h.filter_span) {
-        pl->h.filter_span(pl, c, c->w, b, e - b, &pass[w0]);
-    } else if (pl->h.filter_batch) {
-        pl->h.filter_batch(pl, c, c->w, (const trellis_target *const *)&c->targets[b], e - b,
-                           &pass[w0]);
-    } else {
-        trellis_status st;
-        for (size_t wi = w0; wi < w0 + nw; wi++) {
-            uint64_t bits = pass[wi];
-            while (bits) {
-                size_t i = wi * 64 + (size_t)__builtin_ctzll(bits);
-                bits &= bits - 1;
-                int rc = filter_code(pl->h.filter(pl, c, c->w, c->targets[i], &st));
-                if (rc != TRELLIS_SUCCESS)
-                    reject(c, i, (int)bc->k, rc);
-            }
-        }
-    }
-}
-
-/* Filter plugin pl (k-th of the profile's filters) over targets [b, e)
- * of filter_block. */
-static void filter_plugin_block(trellis_cycle *c, trellis_plugin *pl, size_t k, size_t b,
-                                size_t e)
-{
-    uint64_t *pass = c->pass;
-    size_t w0 = b / 64, nw = (e - b + 63) / 64;
-    uint64_t before[FILTER_BLOCK / 64];
-    memcpy(before, &pass[w0], nw * sizeof *pass);
-    block_call bc = {c, pl, k, b, e, NULL};
-    guard_prev gp;
-    guard_enter(&gp, pl, "filter", c->w->id, pl->hook_deadline_ms);
-    if (!pl->ignorable) {
-        filter_call(&bc);
-    } else if (armed(&gp, filter_call, &bc)) {
-        /* as if it had passed every target of the block */
-        guard_abandoned(&gp);
-        memcpy(&pass[w0], before, nw * sizeof *pass);
-        abandon(c, pl);
-        return;
-    }
-    guard_leave(&gp);
-    if (pl->h.filter_span || pl->h.filter_batch)
-        note_cleared(c, k, before, &pass[w0], w0, nw);
 }
 
 /* Filter targets [b, e); b is a multiple of 64, so a block owns its words
@@ -361,18 +48,18 @@ static void filter_block(void *ctx, size_t b, size_t e)
             size_t i = wi * 64 + (size_t)__builtin_ctzll(bad);
             bad &= bad - 1;
             if (invalid_for(p, c->targets[i]->obj))
-                reject(c, i, REJ_INVALID, TRELLIS_UNRESOLVABLE);
+                cycle_reject(c, i, REJ_INVALID, TRELLIS_UNRESOLVABLE);
         }
         live |= pass[wi];
     }
     if (c->exclude_idx >= b && c->exclude_idx < e &&
         (pass[c->exclude_idx / 64] & (1ull << (c->exclude_idx % 64))))
-        reject(c, c->exclude_idx, REJ_EXCLUDED, TRELLIS_UNRESOLVABLE);
+        cycle_reject(c, c->exclude_idx, REJ_EXCLUDED, TRELLIS_UNRESOLVABLE);
     for (size_t k = 0; k < p->filter.n && live; k++) {
         trellis_plugin *pl = p->filter.v[k];
-        if (c->skip_filter[pl->index] || abandoned(c, pl))
+        if (c->skip_filter[pl->index] || cycle_abandoned(c, pl->index))
             continue;
-        filter_plugin_block(c, pl, k, b, e);
+        run_filter_block(c, k, b, e);
         live = 0;
         for (size_t wi = w0; wi < w0 + nw; wi++)
             live |= pass[wi];
@@ -387,33 +74,15 @@ static void filter_target(trellis_cycle *c, size_t i)
     uint64_t bit = 1ull << (i % 64);
     c->pass[i / 64] |= bit;
     if ((p->snap.invalid[i / 64] & bit) && invalid_for(p, c->targets[i]->obj)) {
-        reject(c, i, REJ_INVALID, TRELLIS_UNRESOLVABLE);
+        cycle_reject(c, i, REJ_INVALID, TRELLIS_UNRESOLVABLE);
         return;
     }
-    trellis_status st;
     for (size_t k = 0; k < p->filter.n; k++) {
-        trellis_plugin *pl = p->filter.v[k];
-        if (c->skip_filter[pl->index])
+        if (c->skip_filter[p->filter.v[k]->index])
             continue;
-        int rc = TRELLIS_SUCCESS;
-        guard_prev gp;
-        guard_enter(&gp, pl, "filter", c->w->id, pl->hook_deadline_ms);
-        if (pl->h.filter_span) {
-            size_t first = i & ~(size_t)63;
-            uint64_t word = bit;
-            pl->h.filter_span(pl, c, c->w, first, c->n - first < 64 ? c->n - first : 64, &word);
-            rc = word & bit ? TRELLIS_SUCCESS : CODE_UNKNOWN;
-        } else if (pl->h.filter_batch) {
-            uint64_t word = 1;
-            pl->h.filter_batch(pl, c, c->w, (const trellis_target *const *)&c->targets[i], 1,
-                               &word);
-            rc = word & 1 ? TRELLIS_SUCCESS : CODE_UNKNOWN;
-        } else {
-            rc = filter_code(pl->h.filter(pl, c, c->w, c->targets[i], &st));
-        }
-        guard_leave(&gp);
+        int rc = run_filter_at(c, k, i);
         if (rc != TRELLIS_SUCCESS) {
-            reject(c, i, (int)k, rc);
+            cycle_reject(c, i, (int)k, rc);
             return;
         }
     }
@@ -508,48 +177,6 @@ static void filter_sampled(profile *p, trellis_cycle *c, size_t want)
     p->next_start = ((start + processed) % n) & ~(size_t)63;
 }
 
-static void score_call(void *arg)
-{
-    const block_call *bc = arg;
-    trellis_cycle *c = bc->c;
-    trellis_plugin *pl = bc->pl;
-    size_t b = bc->b, e = bc->e;
-    int64_t *out = bc->out;
-    if (pl->h.score_span) {
-        pl->h.score_span(pl, c, c->w, &c->feasible_idx[b], e - b, &out[b]);
-    } else if (pl->h.score_batch) {
-        pl->h.score_batch(pl, c, c->w, (const trellis_target *const *)&c->feasible[b], e - b,
-                          &out[b]);
-    } else {
-        trellis_status st;
-        for (size_t j = b; j < e; j++) {
-            int64_t v = 0;
-            if (pl->h.score(pl, c, c->w, c->feasible[j], &v, &st) != TRELLIS_SUCCESS)
-                v = INT64_MIN; /* reported by the caller */
-            out[j] = v;
-        }
-    }
-}
-
-/* Score plugin pl over feasible targets [b, e) into out (its row). */
-static void score_plugin_block(trellis_cycle *c, trellis_plugin *pl, int64_t *out, size_t b,
-                               size_t e)
-{
-    block_call bc = {c, pl, 0, b, e, out};
-    guard_prev gp;
-    guard_enter(&gp, pl, "score", c->w->id, pl->hook_deadline_ms);
-    if (!pl->ignorable) {
-        score_call(&bc);
-    } else if (armed(&gp, score_call, &bc)) {
-        guard_abandoned(&gp);
-        for (size_t j = b; j < e; j++)
-            out[j] = 0;
-        abandon(c, pl);
-        return;
-    }
-    guard_leave(&gp);
-}
-
 static void score_block(void *ctx, size_t b, size_t e)
 {
     trellis_cycle *c = ctx;
@@ -558,24 +185,13 @@ static void score_block(void *ctx, size_t b, size_t e)
     for (size_t k = 0; k < p->score.n; k++) {
         trellis_plugin *pl = p->score.v[k];
         int64_t *out = &c->scores[k * nf];
-        if (c->skip_score[pl->index] || abandoned(c, pl)) {
+        if (c->skip_score[pl->index] || cycle_abandoned(c, pl->index)) {
             for (size_t j = b; j < e; j++)
                 out[j] = 0;
             continue;
         }
-        score_plugin_block(c, pl, out, b, e);
+        run_score_block(c, k, out, b, e);
     }
-}
-
-static void set_error(trellis_cycle *c, const trellis_plugin *pl, const trellis_status *st,
-                      char *msg, size_t msglen, const char *what)
-{
-    c->failed = 1;
-    c->error_plugin = pl;
-    if (st)
-        c->error_status = *st;
-    snprintf(msg, msglen, "plugin %s: %s%s%s", pl ? pl->name : "?", what,
-             st && st->message[0] ? ": " : "", st ? st->message : "");
 }
 
 int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who,
@@ -615,9 +231,7 @@ int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who,
         trellis_plugin *pl = p->filter.v[k];
         if (c->skip_filter[pl->index])
             continue;
-        int rc;
-        GUARD(pl, "filter", c->w->id, pl->hook_deadline_ms,
-              rc = pl->h.filter(pl, c, c->w, c->targets[i], st));
+        int rc = run_filter(c, pl, c->targets[i], st);
         if (rc != TRELLIS_SUCCESS) {
             *who = pl;
             st->code = rc;
@@ -647,8 +261,8 @@ int framework_filter_without(trellis_cycle *c, const struct trellis_target *t,
     tmp.n_wl = 0;
     tmp.cap_wl = 0;
     /* the copy lives in the cycle's arena: nothing to free */
-    trellis_object **wl = framework_cycle_alloc(c, (t->n_wl ? t->n_wl : 1) * sizeof *wl);
-    int64_t *sums = framework_cycle_alloc(c, (size_t)(nc ? nc : 1) * sizeof *sums);
+    trellis_object **wl = cycle_alloc(c, (t->n_wl ? t->n_wl : 1) * sizeof *wl);
+    int64_t *sums = cycle_alloc(c, (size_t)(nc ? nc : 1) * sizeof *sums);
     if (!wl || !sums)
         return TRELLIS_ERROR;
     if (nc)
@@ -679,8 +293,7 @@ int framework_filter_without(trellis_cycle *c, const struct trellis_target *t,
         trellis_plugin *pl = p->filter.v[k];
         if (c->skip_filter[pl->index])
             continue;
-        GUARD(pl, "filter", c->w->id, pl->hook_deadline_ms,
-              rc = pl->h.filter(pl, c, c->w, &tmp, st));
+        rc = run_filter(c, pl, &tmp, st);
     }
     st->code = rc;
     return rc;
@@ -781,8 +394,7 @@ static int score_failed(trellis_cycle *c, const trellis_plugin *pl, const int64_
         trellis_status st;
         int64_t v;
         memset(&st, 0, sizeof st);
-        GUARD(pl, "score", c->w->id, pl->hook_deadline_ms,
-              pl->h.score((trellis_plugin *)pl, c, c->w, c->feasible[j], &v, &st));
+        run_score(c, (trellis_plugin *)pl, c->feasible[j], &v, &st);
         snprintf(msg, msglen, "plugin %s: score failed for target %s%s%s", pl->name,
                  c->feasible[j]->name, st.message[0] ? ": " : "", st.message);
         c->failed = 1;
@@ -803,13 +415,12 @@ static fw_result select_lexicographic(profile *p, trellis_cycle *c, trellis_obje
 {
     size_t nf = c->n_feasible;
     /* live[] holds the indices (into feasible) still in the running */
-    uint32_t *live = framework_cycle_alloc(c, nf * sizeof *live);
-    const struct trellis_target **ts = framework_cycle_alloc(c, nf * sizeof *ts);
-    int64_t *sc = framework_cycle_alloc(c, nf * sizeof *sc);
+    uint32_t *live = cycle_alloc(c, nf * sizeof *live);
+    const struct trellis_target **ts = cycle_alloc(c, nf * sizeof *ts);
+    int64_t *sc = cycle_alloc(c, nf * sizeof *sc);
     size_t nl = nf;
     for (size_t j = 0; j < nf; j++)
         live[j] = (uint32_t)j;
-    trellis_status st;
     fw_result r = FW_SCHEDULED;
     for (size_t k = 0; k < p->score.n && nl > 1; k++) {
         trellis_plugin *pl = p->score.v[k];
@@ -827,17 +438,10 @@ static fw_result select_lexicographic(profile *p, trellis_cycle *c, trellis_obje
             ts[j] = c->feasible[live[j]];
             sc[j] = raw[live[j]];
         }
-        if (pl->h.normalize) {
-            memset(&st, 0, sizeof st);
-            int nrc;
-            GUARD(pl, "normalize", w->id, pl->hook_deadline_ms,
-                  nrc = pl->h.normalize(pl, c, w, (const trellis_target *const *)ts, nl, sc,
-                                        &st));
-            if (nrc != TRELLIS_SUCCESS) {
-                set_error(c, pl, &st, msg, msglen, "normalize failed");
-                r = FW_ERROR;
-                goto out;
-            }
+        if (pl->h.normalize &&
+            run_normalize(c, pl, (const trellis_target *const *)ts, nl, sc, msg, msglen) < 0) {
+            r = FW_ERROR;
+            goto out;
         }
         if (check_scores(c, pl, ts, sc, nl, msg, msglen) < 0) {
             r = FW_ERROR;
@@ -868,255 +472,15 @@ out:
     return r;
 }
 
-/* ---- the equivalence cache (see trellis_equivalent_fn) ------------------
- *
- * After a cycle that filtered every target, the profile keeps the verdicts
- * (pass bitmap and cands) and, once scored, the raw scores by target
- * position, with the workload and the snapshot generation, in one of
- * EQ_ENTRIES entries: one per class of equivalent workloads, the least
- * recently used replaced. A later cycle reuses an entry when its workload
- * is equivalent to the entry's for every plugin, its pre-filters skipped
- * the same plugins, the targets are the same set, and at most
- * EQ_MAX_CHANGED targets changed since (the snapshot's generation column
- * tells which): then only the changed targets are filtered again, and only
- * the changed feasible ones scored.
- * Normalize, the totals and the selection always run. */
-
-/* More changed targets than this: a full cycle is as cheap. */
-#define EQ_MAX_CHANGED 64
-
-/* The targets changed since generation gen into q->changed; 0 when more
- * than EQ_MAX_CHANGED. */
-static int eq_collect_changed(equiv_cache *q, const snapshot *s, uint64_t gen)
+/* Filter every target (or, sampling, enough of them) into c->pass, from
+ * the equivalence cache where it serves; then the feasible list. Whether
+ * the cache's raw scores may serve this cycle goes to *scores_usable.
+ * FW_ERROR with msg when a filter failed. */
+static fw_result find_feasible(profile *p, trellis_cycle *c, trellis_object *w, unsigned flags,
+                               int all_rejected, int *scores_usable, char *msg, size_t msglen)
 {
-    q->n_changed = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        if (s->tgen[i] <= gen)
-            continue;
-        if (q->n_changed == EQ_MAX_CHANGED)
-            return 0;
-        grow(&q->changed, &q->cap_changed, q->n_changed + 1, sizeof *q->changed);
-        q->changed[q->n_changed++] = (uint32_t)i;
-    }
-    return 1;
-}
-
-static int eq_same_class(const profile *p, const equiv_entry *e, const trellis_cycle *c,
-                         const trellis_object *w)
-{
-    if (!e->valid || e->set_gen != p->snap.set_gen ||
-        memcmp(e->skip_filter, c->skip_filter, p->n_plugins) != 0)
-        return 0;
-    for (size_t k = 0; k < p->n_plugins && e->w != w; k++) {
-        trellis_plugin *pl = p->plugins[k];
-        int same = 1;
-        if (pl->h.equivalent)
-            GUARD(pl, "equivalent", w->id, pl->hook_deadline_ms,
-                  same = pl->h.equivalent(pl, e->w, w));
-        if (!same)
-            return 0;
-    }
-    return 1;
-}
-
-/* Pick the entry of w's class and say whether it can serve this cycle;
- * without one, the least recently used entry is the one to fill. */
-static int eq_lookup(profile *p, trellis_cycle *c, const trellis_object *w)
-{
-    equiv_cache *q = &p->eq;
-    equiv_entry *victim = &q->e[0];
-    q->cur = NULL;
-    if (!p->equivalent || c->exclude_name)
-        return 0;
-    for (size_t k = 0; k < EQ_ENTRIES; k++) {
-        equiv_entry *e = &q->e[k];
-        if (eq_same_class(p, e, c, w)) {
-            q->cur = e;
-            e->used = ++q->clock;
-            return eq_collect_changed(q, &p->snap, e->gen);
-        }
-        if (!e->valid ? victim->valid : victim->valid && e->used < victim->used)
-            victim = e;
-    }
-    q->cur = victim;
-    victim->used = ++q->clock;
-    return 0;
-}
-
-/* The entry's verdicts, with the changed targets filtered again. */
-static void eq_filter(profile *p, trellis_cycle *c)
-{
-    equiv_cache *q = &p->eq;
-    equiv_entry *e = q->cur;
-    memcpy(c->pass, e->pass, (c->n + 63) / 64 * sizeof *c->pass);
-    memcpy(c->cands, e->cands, c->n * sizeof *c->cands);
-    q->hits++;
-    for (size_t k = 0; k < q->n_changed; k++)
-        filter_target(c, q->changed[k]);
-    q->targets_reevaluated += q->n_changed;
-}
-
-/* Keep this cycle's verdicts in the current entry. Its raw scores stay
- * valid only through eq_score in this cycle: until the cycle scores, the
- * entry says it has none. */
-static void eq_save_filter(profile *p, trellis_cycle *c, trellis_object *w)
-{
-    equiv_entry *e = p->eq.cur;
-    const snapshot *s = &p->snap;
-    if (!e)
-        return;
-    if (e->cap < c->n || !e->skip_filter) {
-        e->cap = c->cap_targets;
-        free(e->pass);
-        free(e->cands);
-        free(e->raw);
-        e->pass = xmalloc((e->cap + 63) / 64 * sizeof *e->pass);
-        e->cands = xmalloc(e->cap * sizeof *e->cands);
-        e->raw = xmalloc((p->score.n ? p->score.n : 1) * e->cap * sizeof *e->raw);
-        if (!e->skip_filter) {
-            e->skip_filter = xmalloc(p->n_plugins ? p->n_plugins : 1);
-            e->skip_score = xmalloc(p->n_plugins ? p->n_plugins : 1);
-        }
-        e->scored = 0;
-    }
-    memcpy(e->pass, c->pass, (c->n + 63) / 64 * sizeof *c->pass);
-    memcpy(e->cands, c->cands, c->n * sizeof *c->cands);
-    memcpy(e->skip_filter, c->skip_filter, p->n_plugins);
-    if (e->w != w) {
-        object_ref(w);
-        if (e->w)
-            object_unref(e->w);
-        e->w = w;
-    }
-    e->gen = s->gen;
-    e->set_gen = s->set_gen;
-    e->valid = 1;
-}
-
-/* Raw scores from the entry, the changed feasible targets scored again;
- * those go back into the entry. */
-static void eq_score(profile *p, trellis_cycle *c)
-{
-    equiv_cache *q = &p->eq;
-    equiv_entry *e = q->cur;
-    size_t nf = c->n_feasible;
-    for (size_t k = 0; k < p->score.n; k++) {
-        int64_t *out = &c->scores[k * nf];
-        const int64_t *raw = &e->raw[k * e->cap];
-        if (c->skip_score[p->score.v[k]->index]) {
-            memset(out, 0, nf * sizeof *out);
-            continue;
-        }
-        for (size_t j = 0; j < nf; j++)
-            out[j] = raw[c->feasible_idx[j]];
-    }
-    for (size_t m = 0; m < q->n_changed; m++) {
-        uint32_t i = q->changed[m];
-        size_t lo = 0, hi = nf; /* feasible_idx is ascending */
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (c->feasible_idx[mid] < i)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == nf || c->feasible_idx[lo] != i)
-            continue;
-        score_block(c, lo, lo + 1);
-        for (size_t k = 0; k < p->score.n; k++)
-            e->raw[k * e->cap + i] = c->scores[k * nf + lo];
-    }
-    e->scored = 1;
-}
-
-static void eq_save_scores(profile *p, trellis_cycle *c)
-{
-    equiv_entry *e = p->eq.cur;
-    size_t nf = c->n_feasible;
-    for (size_t k = 0; k < p->score.n; k++)
-        for (size_t j = 0; j < nf; j++)
-            e->raw[k * e->cap + c->feasible_idx[j]] = c->scores[k * nf + j];
-    memcpy(e->skip_score, c->skip_score, p->n_plugins);
-    e->scored = 1;
-}
-
-/* Latency for /metrics (only when the long-running host enabled them):
- * t0 is 0 when they are off. */
-static uint64_t timer(void)
-{
-    return metrics_enabled() ? now_ns() : 0;
-}
-
-static const char *rc_status(int rc)
-{
-    return rc == TRELLIS_SUCCESS || rc == TRELLIS_SKIP ? "success"
-           : rc == TRELLIS_ERROR                       ? "error"
-                                                       : "unschedulable";
-}
-
-void framework_time_point(const profile *p, const char *point, int rc, uint64_t t0)
-{
-    if (t0)
-        metrics_extension_point(p->cfg->name, point, rc_status(rc),
-                                (double)(now_ns() - t0) / 1e9);
-}
-
-void framework_time_plugin(const trellis_plugin *pl, const char *point, int rc, uint64_t t0)
-{
-    if (t0)
-        metrics_plugin(pl->name, point, rc_status(rc), (double)(now_ns() - t0) / 1e9);
-}
-
-fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, int explain,
-                             const struct trellis_target **best, char *msg, size_t msglen)
-{
-    framework_cycle_reset(c, p, w);
-    *best = NULL;
-    msg[0] = '\0';
-    const trellis_plugin *bad = invalid_for(p, w);
-    if (bad) {
-        snprintf(msg, msglen, "%s", w->prepare_error ? w->prepare_error : "malformed workload");
-        return FW_ERROR;
-    }
-
-    /* pre-filter */
-    trellis_status st;
-    int all_rejected = 0;
-    uint64_t t_point = timer();
-    for (size_t k = 0; k < p->pre_filter.n; k++) {
-        trellis_plugin *pl = p->pre_filter.v[k];
-        memset(&st, 0, sizeof st);
-        uint64_t t0 = timer();
-        int rc;
-        GUARD(pl, "pre_filter", w->id, pl->hook_deadline_ms,
-              rc = pl->h.pre_filter(pl, c, w, &st));
-        framework_time_plugin(pl, "pre_filter", rc, t0);
-        if (rc == TRELLIS_SUCCESS)
-            continue;
-        if (rc == TRELLIS_SKIP) {
-            c->skip_filter[pl->index] = 1;
-            continue;
-        }
-        if (rc == TRELLIS_UNSCHEDULABLE || rc == TRELLIS_UNRESOLVABLE) {
-            st.code = rc;
-            if (!st.reason[0])
-                snprintf(st.reason, sizeof st.reason, "PreFilterRejected");
-            c->pre_status = st;
-            c->pre_plugin = pl->index;
-            all_rejected = 1;
-            break;
-        }
-        set_error(c, pl, &st, msg, msglen, "pre-filter failed");
-        framework_time_point(p, "pre_filter", TRELLIS_ERROR, t_point);
-        return FW_ERROR;
-    }
-    if (p->pre_filter.n)
-        framework_time_point(p, "pre_filter",
-                             all_rejected ? TRELLIS_UNSCHEDULABLE : TRELLIS_SUCCESS, t_point);
-
-    /* filter */
-    int reused = 0, scores_usable = 0;
-    t_point = timer();
+    int reused = 0;
+    uint64_t tp = rt_clock();
     size_t words = (c->n + 63) / 64;
     memset(c->pass, 0, words * sizeof *c->pass);
     c->eval_begin = 0;
@@ -1124,6 +488,7 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
     atomic_store_explicit(&c->filter_error, 0, memory_order_relaxed);
     p->eq.cur = NULL;
     if (!all_rejected) {
+        int explain = (flags & FW_EXPLAIN) != 0;
         size_t want = explain ? c->n : feasible_to_find(p->cfg->percentage_to_score, c->n);
         c->exclude_idx = SIZE_MAX;
         if (c->exclude_name) {
@@ -1132,20 +497,21 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
                 c->exclude_idx = x->index;
         }
         if (!explain && want == c->n)
-            reused = eq_lookup(p, c, w);
+            reused = equiv_lookup(p, c, w);
         if (want < c->n)
             filter_sampled(p, c, want);
         else if (reused)
-            eq_filter(p, c);
+            equiv_filter(p, c, filter_target);
         else
             pool_run(p->sched_pool, c->n, FILTER_BLOCK, filter_block, c);
-        settle_abandoned(c, c->skip_filter);
+        cycle_settle_abandoned(c, c->skip_filter);
     }
     equiv_entry *entry = p->eq.cur;
+    *scores_usable = 0;
     if (entry) {
         /* until this cycle's verdicts are saved below */
-        scores_usable = reused && entry->scored &&
-                        memcmp(entry->skip_score, c->skip_score, p->n_plugins) == 0;
+        *scores_usable = reused && entry->scored &&
+                         memcmp(entry->skip_score, c->skip_score, p->n_plugins) == 0;
         entry->valid = entry->scored = 0;
     }
     c->filtered = 1;
@@ -1160,83 +526,46 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
     }
     if (atomic_load_explicit(&c->filter_error, memory_order_relaxed)) {
         for (size_t i = 0; i < c->n; i++) {
-            int rej = framework_rej(c, i);
-            if (rej >= 0 && c->cands[i].code == TRELLIS_ERROR) {
+            if (framework_rej(c, i) >= 0 && c->cands[i].code == TRELLIS_ERROR) {
                 const trellis_plugin *who;
+                trellis_status st;
                 framework_explain(c, i, &who, &st);
-                set_error(c, who, &st, msg, msglen, "filter failed");
+                rt_fail(c, who, &st, "filter failed", msg, msglen);
                 return FW_ERROR;
             }
         }
     }
     if (entry)
-        eq_save_filter(p, c, w);
+        equiv_save_filter(p, c, w);
+    rt_time_point(p, "filter", c->n_feasible ? TRELLIS_SUCCESS : TRELLIS_UNSCHEDULABLE, tp);
+    return FW_SCHEDULED;
+}
 
-    framework_time_point(p, "filter", c->n_feasible ? TRELLIS_SUCCESS : TRELLIS_UNSCHEDULABLE,
-                         t_point);
-
-    if (c->n_feasible == 0) {
-        t_point = timer();
-        /* post-filter: every rejection needs its code (unschedulable or
-         * unresolvable) so the plugin knows where evicting could help */
-        for (size_t i = 0; i < c->n && !all_rejected; i++)
-            framework_code(c, i);
-        c->in_post_filter = 1;
-        for (size_t k = 0; k < p->post_filter.n; k++) {
-            trellis_plugin *pl = p->post_filter.v[k];
-            memset(&st, 0, sizeof st);
-            uint64_t t0 = timer();
-            int rc;
-            GUARD(pl, "post_filter", w->id, pl->hook_deadline_ms,
-                  rc = pl->h.post_filter(pl, c, w, &st));
-            framework_time_plugin(pl, "post_filter", rc, t0);
-            if (rc == TRELLIS_SUCCESS) {
-                c->changed = 1;
-                break;
-            }
-            if (rc == TRELLIS_ERROR) {
-                c->in_post_filter = 0;
-                set_error(c, pl, &st, msg, msglen, "post-filter failed");
-                framework_time_point(p, "post_filter", TRELLIS_ERROR, t_point);
-                return FW_ERROR;
-            }
-        }
-        c->in_post_filter = 0;
-        if (p->post_filter.n)
-            framework_time_point(p, "post_filter",
-                                 c->changed ? TRELLIS_SUCCESS : TRELLIS_UNSCHEDULABLE, t_point);
+/* Nothing fits: the post-filters may make room (evictions, a created
+ * target). Every rejection needs its code first (unschedulable or
+ * unresolvable) so a plugin knows where evicting could help. */
+static fw_result post_filter(trellis_cycle *c, unsigned flags, int all_rejected, char *msg,
+                             size_t msglen)
+{
+    if ((flags & FW_NO_POST_FILTER) || !c->p->post_filter.n)
         return FW_UNSCHEDULABLE;
-    }
+    for (size_t i = 0; i < c->n && !all_rejected; i++)
+        framework_code(c, i);
+    return run_post_filter(c, msg, msglen) == TRELLIS_ERROR ? FW_ERROR : FW_UNSCHEDULABLE;
+}
 
-    if (c->n_feasible == 1 && !explain) {
-        *best = c->feasible[0];
-        return FW_SCHEDULED;
-    }
+static void rescore(trellis_cycle *c, size_t j)
+{
+    score_block(c, j, j + 1);
+}
 
-    /* pre-score */
-    t_point = timer();
-    for (size_t k = 0; k < p->pre_score.n; k++) {
-        trellis_plugin *pl = p->pre_score.v[k];
-        memset(&st, 0, sizeof st);
-        uint64_t t0 = timer();
-        int rc;
-        GUARD(pl, "pre_score", w->id, pl->hook_deadline_ms,
-              rc = pl->h.pre_score(pl, c, w, (const trellis_target *const *)c->feasible,
-                                   c->n_feasible, &st));
-        framework_time_plugin(pl, "pre_score", rc, t0);
-        if (rc == TRELLIS_SKIP)
-            c->skip_score[pl->index] = 1;
-        else if (rc != TRELLIS_SUCCESS) {
-            set_error(c, pl, &st, msg, msglen, "pre-score failed");
-            return FW_ERROR;
-        }
-    }
-
-    if (p->pre_score.n)
-        framework_time_point(p, "pre_score", TRELLIS_SUCCESS, t_point);
-
-    /* score (with normalize and the weighted totals) */
-    t_point = timer();
+/* Score the feasible targets: raw scores into c->scores (from the
+ * equivalence cache where it serves), normalized and weighted into
+ * c->totals. FW_ERROR with msg when a plugin failed or a score is out of
+ * range. */
+static fw_result prioritise(profile *p, trellis_cycle *c, int scores_usable, char *msg,
+                            size_t msglen)
+{
     size_t nf = c->n_feasible;
     size_t need = p->score.n * nf;
     if (need > c->cap_scores) {
@@ -1244,35 +573,27 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
         c->scores = xrealloc(c->scores, c->cap_scores * sizeof *c->scores);
     }
     if (scores_usable) {
-        eq_score(p, c);
+        equiv_score(p, c, rescore);
     } else {
         if (p->score.n)
             pool_run(p->sched_pool, nf, SCORE_BLOCK, score_block, c);
-        settle_abandoned(c, c->skip_score);
-        if (entry)
-            eq_save_scores(p, c);
+        cycle_settle_abandoned(c, c->skip_score);
+        if (p->eq.cur)
+            equiv_save_scores(p, c);
     }
     memset(c->totals, 0, nf * sizeof *c->totals);
     if (p->cfg->lexicographic)
-        return select_lexicographic(p, c, w, best, msg, msglen);
+        return FW_SCHEDULED; /* select_lexicographic normalizes round by round */
     for (size_t k = 0; k < p->score.n; k++) {
         trellis_plugin *pl = p->score.v[k];
         int64_t *sc = &c->scores[k * nf];
         if (c->skip_score[pl->index])
             continue;
-        if (pl->h.normalize) {
-            if (score_failed(c, pl, sc, nf, msg, msglen))
-                return FW_ERROR;
-            memset(&st, 0, sizeof st);
-            int nrc;
-            GUARD(pl, "normalize", w->id, pl->hook_deadline_ms,
-                  nrc = pl->h.normalize(pl, c, w, (const trellis_target *const *)c->feasible,
-                                        nf, sc, &st));
-            if (nrc != TRELLIS_SUCCESS) {
-                set_error(c, pl, &st, msg, msglen, "normalize failed");
-                return FW_ERROR;
-            }
-        }
+        if (pl->h.normalize &&
+            (score_failed(c, pl, sc, nf, msg, msglen) ||
+             run_normalize(c, pl, (const trellis_target *const *)c->feasible, nf, sc, msg,
+                           msglen) < 0))
+            return FW_ERROR;
         /* one pass adds the weighted scores and notes any out of range
          * (a failed raw score, INT64_MIN, is one too) */
         uint64_t out_of_range = 0;
@@ -1286,11 +607,15 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
             return FW_ERROR;
     }
     c->scored = 1;
-    framework_time_point(p, "score", TRELLIS_SUCCESS, t_point);
+    return FW_SCHEDULED;
+}
 
-    /* select: feasible targets are in name order, so the first maximum is
-     * the smallest name and the last maximum the largest */
-    size_t bi = 0;
+/* The highest total; feasible targets are in name order, so the first
+ * maximum is the smallest name and the last maximum the largest. A
+ * target a post-filter nominated wins. */
+static const struct trellis_target *select_best(const profile *p, const trellis_cycle *c)
+{
+    size_t nf = c->n_feasible, bi = 0;
     const int64_t *tot = c->totals;
     int64_t top = tot[0];
     if (p->cfg->tie_break_desc) {
@@ -1308,7 +633,40 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, in
             if (strcmp(c->feasible[j]->name, c->nominated_name) == 0)
                 bi = j;
     }
-    *best = c->feasible[bi];
+    return c->feasible[bi];
+}
+
+fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, unsigned flags,
+                             const struct trellis_target **best, char *msg, size_t msglen)
+{
+    cycle_reset(c, p, w);
+    *best = NULL;
+    msg[0] = '\0';
+    if (invalid_for(p, w)) {
+        snprintf(msg, msglen, "%s", w->prepare_error ? w->prepare_error : "malformed workload");
+        return FW_ERROR;
+    }
+    int pre = run_pre_filter(c, msg, msglen);
+    if (pre == TRELLIS_ERROR)
+        return FW_ERROR;
+    int all_rejected = pre == TRELLIS_UNSCHEDULABLE, scores_usable;
+    if (find_feasible(p, c, w, flags, all_rejected, &scores_usable, msg, msglen) == FW_ERROR)
+        return FW_ERROR;
+    if (c->n_feasible == 0)
+        return post_filter(c, flags, all_rejected, msg, msglen);
+    if (c->n_feasible == 1 && !(flags & FW_EXPLAIN)) {
+        *best = c->feasible[0];
+        return FW_SCHEDULED;
+    }
+    if (run_pre_score(c, msg, msglen) == TRELLIS_ERROR)
+        return FW_ERROR;
+    uint64_t tp = rt_clock();
+    if (prioritise(p, c, scores_usable, msg, msglen) == FW_ERROR)
+        return FW_ERROR;
+    if (p->cfg->lexicographic)
+        return select_lexicographic(p, c, w, best, msg, msglen);
+    rt_time_point(p, "score", TRELLIS_SUCCESS, tp);
+    *best = select_best(p, c);
     return FW_SCHEDULED;
 }
 
@@ -1341,9 +699,7 @@ int framework_filter_one(trellis_cycle *c, size_t k, size_t i, trellis_status *s
         st->code = TRELLIS_SKIP;
         return st->code;
     }
-    int rc;
-    GUARD(pl, "filter", c->w->id, pl->hook_deadline_ms,
-          rc = filter_code(pl->h.filter(pl, c, c->w, c->targets[i], st)));
+    int rc = cycle_filter_code(run_filter(c, pl, c->targets[i], st));
     if (rc != TRELLIS_SUCCESS && !st->reason[0])
         snprintf(st->reason, sizeof st->reason, "Rejected");
     st->code = rc;

@@ -128,6 +128,14 @@ void guard_enter(guard_prev *prev, const trellis_plugin *pl, const char *hook, c
     atomic_store_explicit(&s->pl, pl, memory_order_release);
 }
 
+const char *guard_hook(void)
+{
+    slot *s = mine;
+    if (!s || !atomic_load_explicit(&s->pl, memory_order_relaxed))
+        return NULL;
+    return atomic_load_explicit(&s->hook, memory_order_relaxed);
+}
+
 void guard_leave(const guard_prev *prev)
 {
     slot *s = prev->slot;

@@ -67,6 +67,10 @@ void guard_leave(const guard_prev *prev);
         guard_leave(&gp_);                                                                   \
     } while (0)
 
+/* The hook the calling thread is in ("filter", "bind", ...), or NULL when
+ * it is not inside a plugin: host functions check their phase with it. */
+const char *guard_hook(void);
+
 /* Arm the call guard_enter opened so that the watchdog may cut it short.
  * The jump point must be in a frame that stays while the plugin runs and
  * that reads nothing after the jump, so the pattern is a small function:

@@ -12,19 +12,37 @@
 
 #include "args.h"
 #include "cache.h"
+#include "cycle.h"
+#include "decision.h"
 #include "framework.h"
 #include "guard.h"
 #include "log.h"
 #include "object.h"
 #include "plugin.h"
-#include "scheduler.h"
+#include "profile_impl.h"
+#include "services.h"
 #include "util.h"
+
+/* A registration outside init is refused, with a message naming the
+ * plugin (a second registration of the same hook, or a NULL one, is
+ * refused quietly: the plugin sees -1). */
+static int outside_init(const trellis_plugin *self, const char *fn)
+{
+    if (!self)
+        return 1;
+    if (self->in_init)
+        return 0;
+    log_msg(TRELLIS_LOG_ERROR, self->name, "%s called outside init: refused (hooks are "
+                                           "registered in init)",
+            fn);
+    return 1;
+}
 
 /* registration: only during init, once per hook */
 #define REG(fn_name, field, type)                                                          \
     static int fn_name(trellis_plugin *self, type fn)                                      \
     {                                                                                      \
-        if (!self || !self->in_init || !fn || self->h.field)                              \
+        if (outside_init(self, __func__ + 4) || !fn || self->h.field)                      \
             return -1;                                                                     \
         self->h.field = fn;                                                                \
         return 0;                                                                          \
@@ -78,7 +96,7 @@ static int retired(const trellis_plugin *self, const char *fn)
 
 static int declare_counters(trellis_plugin *self, int n, trellis_amounts_fn fn)
 {
-    if (!self || !self->in_init || !fn || n < 1 || n > MAX_COUNTERS || self->n_counters)
+    if (outside_init(self, __func__) || !fn || n < 1 || n > MAX_COUNTERS || self->n_counters)
         return -1;
     self->n_counters = n;
     self->h.amounts = fn;
@@ -87,7 +105,7 @@ static int declare_counters(trellis_plugin *self, int n, trellis_amounts_fn fn)
 
 static int declare_target_values(trellis_plugin *self, int n, trellis_amounts_fn fn)
 {
-    if (!self || !self->in_init || !fn || n < 1 || n > MAX_TARGET_VALUES || self->n_tvalues)
+    if (outside_init(self, __func__) || !fn || n < 1 || n > MAX_TARGET_VALUES || self->n_tvalues)
         return -1;
     self->n_tvalues = n;
     self->h.target_values = fn;
@@ -98,12 +116,8 @@ static int declare_target_values(trellis_plugin *self, int n, trellis_amounts_fn
  * included: then every registered event queues). */
 static int reg_events(trellis_plugin *self, unsigned events, trellis_hint_fn fn)
 {
-    if (!self)
+    if (outside_init(self, "register_events"))
         return -1;
-    if (!self->in_init) {
-        log_msg(TRELLIS_LOG_ERROR, self->name, "register_events: called outside init");
-        return -1;
-    }
     if (events & ~(unsigned)TRELLIS_EV_ALL) {
         log_msg(TRELLIS_LOG_ERROR, self->name,
                 "register_events: unknown event bits 0x%x (this host knows 0x%x)",
@@ -131,16 +145,16 @@ static void *get_private(const trellis_plugin *self)
     return self->priv;
 }
 
-static const char *profile_name(const trellis_plugin *self)
+static const char *host_profile_name(const trellis_plugin *self)
 {
     LIVE(self, "");
-    return self->profile ? ((profile *)self->profile)->cfg->name : "";
+    return self->profile ? profile_name(self->profile) : "";
 }
 
 static const char *binding_field(const trellis_plugin *self)
 {
     LIVE(self, "");
-    return self->profile ? ((profile *)self->profile)->cfg->binding_field : "";
+    return self->profile ? profile_cfg(self->profile)->binding_field : "";
 }
 
 static void plugin_log(const trellis_plugin *self, trellis_log_level level, const char *fmt,
@@ -223,10 +237,6 @@ static void *cycle_get(const trellis_cycle *c, const trellis_plugin *self)
     return NULL;
 }
 
-static void *cycle_alloc(trellis_cycle *c, size_t size)
-{
-    return framework_cycle_alloc(c, size);
-}
 
 static size_t cycle_target_count(const trellis_cycle *c) { return c->n; }
 
@@ -278,61 +288,126 @@ static int cycle_filter_without(trellis_cycle *c, const trellis_target *t,
     return framework_filter_without(c, t, victims, n, st ? st : &tmp);
 }
 
+/* The hooks a function that writes may be called from: the binding
+ * cycle (and the post-filter, whose evictions are writes). A write from a
+ * scheduling hook (filter, score: on worker threads, against a snapshot)
+ * or from prepare is refused. */
+static int write_allowed(const char *hook)
+{
+    static const char *const ok[] = {"post_filter", "reserve", "unreserve", "permit",
+                                     "pre_bind",    "bind",    "post_bind"};
+    if (!hook)
+        return 1; /* not inside a hook: a plugin's own thread (permits) */
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+        if (strcmp(hook, ok[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Services (services.h), with the checks every caller gets: the plugin
+ * is live, the host gave it services, and the phase allows the call. */
+enum { ANY_PHASE, WRITES, READS };
+
+static const host_services *svc_for(const trellis_plugin *self, const char *fn, int kind,
+                                    char *err, size_t errlen)
+{
+    if (!self || retired(self, fn)) {
+        errf(err, errlen, "%s: refused", fn);
+        return NULL;
+    }
+    if (!self->svc) {
+        errf(err, errlen, "%s: not available here (no scheduler behind this host)", fn);
+        return NULL;
+    }
+    const char *hook = guard_hook();
+    if (kind == WRITES && !write_allowed(hook)) {
+        errf(err, errlen,
+             "%s called from %s: refused (writes belong to the post-filter and the binding "
+             "cycle)",
+             fn, hook);
+        log_msg(TRELLIS_LOG_ERROR, self->name, "%s", err);
+        return NULL;
+    }
+    if (kind == READS && hook &&
+        (strcmp(hook, "pre_bind") == 0 || strcmp(hook, "bind") == 0 ||
+         strcmp(hook, "post_bind") == 0)) {
+        /* the binding thread runs beside the main thread, which changes
+         * the objects: reads belong to the scheduling cycle and prepare */
+        errf(err, errlen, "%s called from %s: refused (objects are read in prepare and the "
+                          "scheduling cycle)",
+             fn, hook);
+        log_msg(TRELLIS_LOG_ERROR, self->name, "%s", err);
+        return NULL;
+    }
+    return self->svc;
+}
+
 static int evict(trellis_cycle *c, const trellis_plugin *self, const trellis_object *victim,
                  const char *reason, char *err, size_t errlen)
 {
-    LIVE(self, -1);
-    return sched_evict(c, self, victim, reason, err, errlen);
+    const host_services *s = svc_for(self, "evict", WRITES, err, errlen);
+    return s ? s->evict(s->ud, c, self, victim, reason, err, errlen) : -1;
 }
 
 static int create_target(trellis_cycle *c, const trellis_plugin *self, const char *json,
                          char *err, size_t errlen)
 {
-    LIVE(self, -1);
-    return sched_create_target(c, self, json, err, errlen);
+    const host_services *s = svc_for(self, "create_target", WRITES, err, errlen);
+    return s ? s->create_target(s->ud, c, self, json, err, errlen) : -1;
 }
 
 static int nominate(trellis_cycle *c, const trellis_target *t)
 {
-    return sched_nominate(c, t);
+    if (!c || !c->in_post_filter || !t || !c->d)
+        return -1;
+    decision_nominate(c->d, t->name);
+    return 0;
 }
 
 static int store_set_field(const trellis_plugin *self, const trellis_object *o,
                            const char *path, const char *value, char *err, size_t errlen)
 {
-    LIVE(self, -1);
-    return sched_store_set_field(self, o, path, value, err, errlen);
+    const host_services *s = svc_for(self, "store_set_field", WRITES, err, errlen);
+    return s ? s->set_field(s->ud, self, o, path, value, err, errlen) : -1;
+}
+
+static int permit_set(const trellis_plugin *self, const char *fn, const char *ns,
+                      const char *name, int allow, const char *reason)
+{
+    char err[256];
+    const host_services *s = svc_for(self, fn, ANY_PHASE, err, sizeof err);
+    return s && name ? s->permit(s->ud, ns, name, allow, reason) : -1;
 }
 
 static int permit_allow(const trellis_plugin *self, const char *ns, const char *name)
 {
-    LIVE(self, -1);
-    return sched_permit_set(self, ns, name, 1, NULL);
+    return permit_set(self, "permit_allow", ns, name, 1, NULL);
 }
 
 static int permit_reject(const trellis_plugin *self, const char *ns, const char *name,
                          const char *reason)
 {
-    LIVE(self, -1);
-    return sched_permit_set(self, ns, name, 0, reason);
+    return permit_set(self, "permit_reject", ns, name, 0, reason);
 }
 
 static const trellis_object *lookup_object(const trellis_plugin *self, const char *kind,
                                            const char *ns, const char *name)
 {
-    LIVE(self, NULL);
-    if (!self || !self->profile || !kind || !name)
+    char err[256];
+    const host_services *s = svc_for(self, "lookup_object", READS, err, sizeof err);
+    if (!s || !kind || !name)
         return NULL;
-    return sched_lookup(((profile *)self->profile)->sched, kind, ns ? ns : "", name);
+    return s->lookup(s->ud, kind, ns ? ns : "", name);
 }
 
 static int foreach_object(const trellis_plugin *self, const char *kind, const char *ns,
                           int (*cb)(const trellis_object *o, void *ud), void *ud)
 {
-    LIVE(self, 0);
-    if (!self || !self->profile || !kind || !cb)
+    char err[256];
+    const host_services *s = svc_for(self, "foreach_object", READS, err, sizeof err);
+    if (!s || !kind || !cb)
         return 0;
-    return sched_foreach(((profile *)self->profile)->sched, kind, ns, cb, ud);
+    return s->foreach(s->ud, kind, ns, cb, ud);
 }
 
 static const trellis_host table = {
@@ -360,7 +435,7 @@ static const trellis_host table = {
     .register_post_bind = reg_post_bind,
     .set_private = set_private,
     .get_private = get_private,
-    .profile_name = profile_name,
+    .profile_name = host_profile_name,
     .binding_field = binding_field,
     .log = plugin_log,
     .status = status,

@@ -257,31 +257,30 @@ static int write_stats(const char *file, sched *s)
         fprintf(stderr, "trellis: --stats %s: %m\n", file);
         return -1;
     }
-    size_t n = s->n_cycles;
+    size_t n;
+    const uint32_t *times = sched_cycle_times(s, &n);
     uint32_t *v = xmalloc((n ? n : 1) * sizeof *v);
     if (n)
-        memcpy(v, s->cycle_ns, n * sizeof *v);
+        memcpy(v, times, n * sizeof *v);
     qsort(v, n, sizeof *v, cmp_u32);
     double p50 = n ? v[(n - 1) / 2] / 1e3 : 0, p99 = n ? v[(n - 1) * 99 / 100] / 1e3 : 0;
     free(v);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    double sched_s = (double)s->schedule_ns / 1e9;
-    uint64_t eq_hits = 0, eq_reevaluated = 0;
-    for (size_t k = 0; k < s->n_profiles; k++) {
-        eq_hits += s->profiles[k].eq.hits;
-        eq_reevaluated += s->profiles[k].eq.targets_reevaluated;
-    }
+    sched_stats ss;
+    sched_get_stats(s, &ss);
+    double sched_s = (double)ss.schedule_ns / 1e9;
     fprintf(f,
             "{\"targets\": %zu, \"workloads\": %zu, \"pending\": %zu, \"decisions\": %zu, "
             "\"cycles\": %zu, \"workers\": %d, \"load_s\": %.6f, \"schedule_s\": %.6f, "
             "\"decisions_per_s\": %.1f, \"p50_us\": %.2f, \"p99_us\": %.2f, "
             "\"equivalence_hits\": %llu, \"equivalence_targets_reevaluated\": %llu, "
             "\"peak_rss_kib\": %ld}\n",
-            s->n_targets_loaded, s->n_workloads_loaded, s->n_pending, s->n_dec, n,
-            pool_size(s->pool), (double)s->load_ns / 1e9, sched_s,
-            sched_s > 0 ? (double)s->n_dec / sched_s : 0.0, p50, p99,
-            (unsigned long long)eq_hits, (unsigned long long)eq_reevaluated, ru.ru_maxrss);
+            ss.targets_loaded, ss.workloads_loaded, ss.pending, ss.decisions, n, (int)ss.workers,
+            (double)ss.load_ns / 1e9, sched_s,
+            sched_s > 0 ? (double)ss.decisions / sched_s : 0.0, p50, p99,
+            (unsigned long long)ss.eq_hits, (unsigned long long)ss.eq_reevaluated,
+            ru.ru_maxrss);
     if (f != stderr)
         fclose(f);
     return 0;
@@ -354,10 +353,9 @@ static int cmd_schedule(opts *o, int validate_only)
     /* a plugin that crashes or hangs is named; a dry run records nothing */
     guard_install(o->dry_run ? NULL : qpath);
     guard_watch(NULL, NULL, 0);
-    sched s;
-    if (sched_open(&s, &c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err) < 0) {
+    sched *s = sched_open(&c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err);
+    if (!s) {
         fprintf(stderr, "trellis: %s\n", err);
-        sched_close(&s);
         config_free(&c);
         free(qpath);
         return 2;
@@ -368,61 +366,64 @@ static int cmd_schedule(opts *o, int validate_only)
             n += c.profiles[i].n_plugins;
         printf("%s: ok (%zu profile%s, %zu plugin instance%s)\n", file, c.n_profiles,
                c.n_profiles == 1 ? "" : "s", n, n == 1 ? "" : "s");
-        sched_close(&s);
+        sched_close(s);
         config_free(&c);
         return 0;
     }
     if (!dir) {
         fprintf(stderr, "trellis: no state directory: give --state DIR or store.path in %s\n",
                 file);
-        sched_close(&s);
+        sched_close(s);
         config_free(&c);
         return 1;
     }
     store *st = store_file_open(dir, o->dry_run, err, sizeof err);
     if (!st) {
         fprintf(stderr, "trellis: %s\n", err);
-        sched_close(&s);
+        sched_close(s);
         config_free(&c);
         free(qpath);
         return 2;
     }
-    sched_set_quarantine(&s, qpath, o->dry_run);
+    sched_set_quarantine(s, qpath, o->dry_run);
     free(qpath);
     held_lock lock;
     if (hold_state(dir, o->dry_run, st, &lock) < 0) {
-        sched_close(&s);
+        sched_close(s);
         st->ops->destroy(st);
         config_free(&c);
         return 2;
     }
-    s.explain = o->explain;
-    s.progress = isatty(STDERR_FILENO);
+    sched_set_explain(s, o->explain);
+    sched_set_progress(s, isatty(STDERR_FILENO));
     int rc = 0;
-    if (sched_load(&s, st, err, sizeof err) < 0) {
+    sched_stats ss;
+    if (sched_load(s, st, err, sizeof err) < 0) {
         fprintf(stderr, "trellis: %s\n", err);
         rc = 2;
     } else {
+        sched_get_stats(s, &ss);
         log_info("loaded %zu targets and %zu workloads (%zu pending) from %s in %.1f ms",
-                 s.n_targets_loaded, s.n_workloads_loaded, s.n_pending, dir,
-                 (double)s.load_ns / 1e6);
-        if (sched_run_once(&s, err, sizeof err) < 0) {
+                 ss.targets_loaded, ss.workloads_loaded, ss.pending, dir,
+                 (double)ss.load_ns / 1e6);
+        if (sched_run_once(s, err, sizeof err) < 0) {
             fprintf(stderr, "trellis: not written: %s\n", err);
             rc = 3;
         }
-        log_info("scheduled in %.1f ms", (double)s.schedule_ns / 1e6);
+        sched_get_stats(s, &ss);
+        log_info("scheduled in %.1f ms", (double)ss.schedule_ns / 1e6);
         int json = o->output ? strcmp(o->output, "json") == 0 : !isatty(STDOUT_FILENO);
         if (json)
-            output_json(stdout, &s);
+            output_json(stdout, s);
         else
-            output_table(stdout, &s);
-        if (s.n_manifest_errors)
+            output_table(stdout, s);
+        if (ss.manifest_errors)
             fprintf(stderr, "trellis: %zu malformed document%s skipped (see above)\n",
-                    s.n_manifest_errors, s.n_manifest_errors == 1 ? "" : "s");
+                    ss.manifest_errors, ss.manifest_errors == 1 ? "" : "s");
         if (o->stats)
-            write_stats(o->stats, &s); /* says why it failed; the run itself is done */
+            write_stats(o->stats, s); /* says why it failed; the run itself is done */
     }
-    sched_close(&s);
+    sched_close(s);
     st->ops->destroy(st);
     release_state(&lock);
     config_free(&c);
@@ -460,29 +461,29 @@ static int cmd_admin(opts *o)
         return 2;
     }
     int rc = 0;
-    sched s;
     store *st = NULL;
     held_lock lock = {-1, NULL, 0};
-    if (sched_open(&s, &c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err) < 0) {
+    sched *s = sched_open(&c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err);
+    if (!s) {
         fprintf(stderr, "trellis: %s\n", err);
         rc = 2;
         goto out;
     }
-    profile *p = &s.profiles[0];
+    profile *p = sched_profile_at(s, 0);
     if (o->profile) {
         p = NULL;
-        for (size_t i = 0; i < s.n_profiles; i++)
-            if (strcmp(s.profiles[i].cfg->name, o->profile) == 0)
-                p = &s.profiles[i];
+        for (size_t i = 0; i < sched_profile_count(s); i++)
+            if (strcmp(profile_name(sched_profile_at(s, i)), o->profile) == 0)
+                p = sched_profile_at(s, i);
         if (!p) {
             fprintf(stderr, "trellis: no profile named '%s' in %s\n", o->profile, file);
             rc = 1;
             goto out;
         }
     }
-    if (deschedule && !p->cfg->capacity_field) {
+    if (deschedule && !profile_cfg(p)->capacity_field) {
         fprintf(stderr, "trellis: deschedule: profile '%s' in %s has no capacity_field\n",
-                p->cfg->name, file);
+                profile_name(p), file);
         rc = 1;
         goto out;
     }
@@ -503,20 +504,20 @@ static int cmd_admin(opts *o)
         rc = 2;
         goto out;
     }
-    if (sched_load(&s, st, err, sizeof err) < 0) {
+    if (sched_load(s, st, err, sizeof err) < 0) {
         fprintf(stderr, "trellis: %s\n", err);
         rc = 2;
         goto out;
     }
     int r;
     if (strcmp(cmd, "taint") == 0)
-        r = admin_taint(&s, p, o->pos[0], o->pos[1], stdout, err, sizeof err);
+        r = admin_taint(s, p, o->pos[0], o->pos[1], stdout, err, sizeof err);
     else if (strcmp(cmd, "drain") == 0)
-        r = admin_drain(&s, p, o->pos[0], stdout, err, sizeof err);
+        r = admin_drain(s, p, o->pos[0], stdout, err, sizeof err);
     else if (strcmp(cmd, "uncordon") == 0)
-        r = admin_uncordon(&s, p, o->pos[0], stdout, err, sizeof err);
+        r = admin_uncordon(s, p, o->pos[0], stdout, err, sizeof err);
     else {
-        r = sched_deschedule(&s, p, o->budget >= 0 ? (size_t)o->budget : 10, report_move,
+        r = sched_deschedule(s, p, o->budget >= 0 ? (size_t)o->budget : 10, report_move,
                              &o->dry_run, err, sizeof err);
         if (r >= 0) {
             printf("%d moved%s\n", r, o->dry_run ? " (dry run: nothing written)" : "");
@@ -534,7 +535,7 @@ static int cmd_admin(opts *o)
         rc = 3;
     }
 out:
-    sched_close(&s);
+    sched_close(s);
     if (st)
         st->ops->destroy(st);
     release_state(&lock);
@@ -559,33 +560,32 @@ static int cmd_explain(opts *o)
         return 2;
     }
     int rc = 0;
-    sched s;
     store *st = NULL;
     const char *dir = o->state ? o->state : c.store_path;
     trellis_object *w;
     profile *p;
-    if (sched_open(&s, &c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err) < 0 ||
-        (dir && !(st = store_file_open(dir, 1, err, sizeof err))) ||
-        (st && sched_load(&s, st, err, sizeof err) < 0)) {
+    sched *s = sched_open(&c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err);
+    if (!s || (dir && !(st = store_file_open(dir, 1, err, sizeof err))) ||
+        (st && sched_load(s, st, err, sizeof err) < 0)) {
         fprintf(stderr, "trellis: %s\n", err);
         rc = 2;
     } else if (!dir) {
         fprintf(stderr, "trellis: no state directory: give --state DIR or store.path in %s\n",
                 file);
         rc = 1;
-    } else if (explain_find(&s, o->pos[0], o->profile, &w, &p, err, sizeof err) < 0) {
+    } else if (explain_find(s, o->pos[0], o->profile, &w, &p, err, sizeof err) < 0) {
         fprintf(stderr, "trellis: explain: %s\n", err);
         rc = 1;
     } else {
         explain_result r;
-        explain_run(&s, p, w, &r);
+        explain_run(s, p, w, &r);
         if (o->output ? strcmp(o->output, "json") == 0 : !isatty(STDOUT_FILENO))
             explain_print_json(stdout, &r);
         else
             explain_print_table(stdout, &r);
         explain_free(&r);
     }
-    sched_close(&s);
+    sched_close(s);
     if (st)
         st->ops->destroy(st);
     config_free(&c);
@@ -674,29 +674,8 @@ static int cmd_plugins(opts *o)
             seen[2 * n_seen + 1] = xstrdup(files[i]);
             n_seen++;
             /* run init with default arguments to learn the hooks */
-            char hooks[512] = "(needs arguments)";
-            trellis_args *a = args_build(ds->args, NULL, "-", err, sizeof err);
-            if (a) {
-                trellis_plugin pl;
-                memset(&pl, 0, sizeof pl);
-                pl.mod = &m;
-                pl.name = ds->name;
-                pl.slot = -1;
-                pl.args = a;
-                pl.in_init = 1;
-                char ierr[512] = "";
-                if (ds->init(&pl, hostapi_table(), a, ierr, sizeof ierr) == 0) {
-                    pl.in_init = 0;
-                    registry_hook_names(&pl, hooks, sizeof hooks);
-                } else {
-                    snprintf(hooks, sizeof hooks, "(init with defaults failed: %.400s)", ierr);
-                }
-                if (ds->fini)
-                    ds->fini(&pl);
-                if (pl.priv_free)
-                    pl.priv_free(pl.priv);
-                args_free(a);
-            }
+            char hooks[512];
+            registry_probe_hooks(&m, hostapi_table(), hooks, sizeof hooks);
             if (o->describe) {
                 if (strcmp(o->describe, ds->name) == 0) {
                     found = 1;

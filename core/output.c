@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 
+#include "plugin.h"
 #include "util.h"
 
 const char *output_result_name(dec_result r)
@@ -60,7 +61,7 @@ static void put_nested(FILE *f, json_object *j, int level)
     }
 }
 
-static json_object *decision_json(const sched *s, const decision *d, dec_result r)
+static json_object *decision_json(int explain, const decision *d, dec_result r)
 {
     json_object *o = json_object_new_object();
     json_object *w = json_object_new_object();
@@ -68,7 +69,7 @@ static json_object *decision_json(const sched *s, const decision *d, dec_result 
     json_object_object_add(w, "namespace", json_object_new_string(d->w->namespace_));
     json_object_object_add(w, "name", json_object_new_string(d->w->name));
     json_object_object_add(o, "workload", w);
-    json_object_object_add(o, "profile", json_object_new_string(d->p->cfg->name));
+    json_object_object_add(o, "profile", json_object_new_string(profile_name(d->p)));
     json_object_object_add(o, "result", json_object_new_string(output_result_name(r)));
     json_object *t = json_object_new_array();
     for (size_t k = 0; k < d->n_targets; k++)
@@ -77,7 +78,8 @@ static json_object *decision_json(const sched *s, const decision *d, dec_result 
     json_object_object_add(o, "message", json_object_new_string(d->message ? d->message : ""));
     json_object_object_add(o, "evicted", ids_json(d->evicted, d->n_evicted));
     json_object_object_add(o, "created", ids_json(d->created, d->n_created));
-    if (s->explain) {
+    if (explain) {
+        const plist *sp = profile_point(d->p, EP_SCORE);
         json_object *ca = json_object_new_array();
         for (size_t k = 0; k < d->n_cands; k++) {
             const dec_cand *c = &d->cands[k];
@@ -93,8 +95,8 @@ static json_object *decision_json(const sched *s, const decision *d, dec_result 
             if (c->has_score) {
                 json_object_object_add(co, "score", json_object_new_int64(c->score));
                 json_object *sc = json_object_new_object();
-                for (size_t j = 0; j < d->p->score.n; j++)
-                    json_object_object_add(sc, d->p->score.v[j]->name,
+                for (size_t j = 0; j < sp->n; j++)
+                    json_object_object_add(sc, plugin_name(sp->v[j]),
                                            json_object_new_int64(c->scores[j]));
                 json_object_object_add(co, "scores", sc);
             }
@@ -109,22 +111,23 @@ static json_object *decision_json(const sched *s, const decision *d, dec_result 
  * time, so that fifty thousand decisions never sit in memory as a tree. */
 void output_json(FILE *f, sched *s)
 {
-    sched_sorted_decisions(s);
+    const decisions *ds = sched_decisions(s);
+    size_t n_dec = decisions_count(ds), n_ev = decisions_eviction_count(ds);
     size_t counts[4] = {0};
     fputs("{\n  \"decisions\": [\n", f);
-    for (size_t i = 0; i < s->n_dec; i++) {
-        const decision *d = s->decisions[i];
+    for (size_t i = 0; i < n_dec; i++) {
+        const decision *d = decisions_at(ds, i);
         dec_result r = d->result == DEC_PENDING ? DEC_UNSCHEDULABLE : d->result;
         counts[r]++;
-        json_object *o = decision_json(s, d, r);
+        json_object *o = decision_json(sched_explaining(s), d, r);
         fputs(i ? ",\n    " : "    ", f);
         put_nested(f, o, 2);
         json_object_put(o);
     }
-    fputs(s->n_dec ? "\n  ],\n  \"evictions\": " : "  ],\n  \"evictions\": ", f);
+    fputs(n_dec ? "\n  ],\n  \"evictions\": " : "  ],\n  \"evictions\": ", f);
     json_object *evs = json_object_new_array();
-    for (size_t i = 0; i < s->n_evictions; i++) {
-        const eviction *ev = &s->evictions[i];
+    for (size_t i = 0; i < n_ev; i++) {
+        const eviction *ev = decisions_eviction_at(ds, i);
         json_object *o = json_object_new_object();
         json_object_object_add(o, "workload", id_json(&ev->workload));
         json_object_object_add(o, "target", json_object_new_string(ev->target));
@@ -147,24 +150,25 @@ void output_json(FILE *f, sched *s)
 
 void output_table(FILE *f, sched *s)
 {
-    sched_sorted_decisions(s);
+    const decisions *ds = sched_decisions(s);
+    size_t n_dec = decisions_count(ds), n_ev = decisions_eviction_count(ds);
     size_t ww = strlen("WORKLOAD"), pw = strlen("PROFILE"), tw = strlen("TARGETS");
     char buf[512];
-    for (size_t i = 0; i < s->n_dec; i++) {
-        decision *d = s->decisions[i];
+    for (size_t i = 0; i < n_dec; i++) {
+        const decision *d = decisions_at(ds, i);
         snprintf(buf, sizeof buf, "%s/%s", d->w->kind, d->w->key);
         if (strlen(buf) > ww)
             ww = strlen(buf);
-        if (strlen(d->p->cfg->name) > pw)
-            pw = strlen(d->p->cfg->name);
+        if (strlen(profile_name(d->p)) > pw)
+            pw = strlen(profile_name(d->p));
         size_t tl = 0;
         for (size_t k = 0; k < d->n_targets; k++)
             tl += strlen(d->targets[k]) + (k ? 1 : 0);
         if (tl > tw)
             tw = tl;
     }
-    for (size_t i = 0; i < s->n_evictions; i++) {
-        const eviction *ev = &s->evictions[i];
+    for (size_t i = 0; i < n_ev; i++) {
+        const eviction *ev = decisions_eviction_at(ds, i);
         fprintf(f, "evicted %s %s%s%s from %s: %s %s: %s\n", ev->workload.kind,
                 ev->workload.namespace_, *ev->workload.namespace_ ? "/" : "",
                 ev->workload.name, ev->target, ev->plugin, ev->code, ev->reason);
@@ -172,8 +176,8 @@ void output_table(FILE *f, sched *s)
     fprintf(f, "%-*s  %-*s  %-13s  %-*s  %s\n", (int)ww, "WORKLOAD", (int)pw, "PROFILE",
             "RESULT", (int)tw, "TARGETS", "MESSAGE");
     size_t counts[4] = {0};
-    for (size_t i = 0; i < s->n_dec; i++) {
-        decision *d = s->decisions[i];
+    for (size_t i = 0; i < n_dec; i++) {
+        const decision *d = decisions_at(ds, i);
         dec_result r = d->result == DEC_PENDING ? DEC_UNSCHEDULABLE : d->result;
         counts[r]++;
         strbuf t;
@@ -181,7 +185,7 @@ void output_table(FILE *f, sched *s)
         for (size_t k = 0; k < d->n_targets; k++)
             sb_printf(&t, "%s%s", k ? "," : "", d->targets[k]);
         snprintf(buf, sizeof buf, "%s/%s", d->w->kind, d->w->key);
-        fprintf(f, "%-*s  %-*s  %-13s  %-*s  %s\n", (int)ww, buf, (int)pw, d->p->cfg->name,
+        fprintf(f, "%-*s  %-*s  %-13s  %-*s  %s\n", (int)ww, buf, (int)pw, profile_name(d->p),
                 output_result_name(r), (int)tw, t.s ? t.s : "-",
                 d->message ? d->message : "");
         sb_free(&t);
@@ -190,7 +194,7 @@ void output_table(FILE *f, sched *s)
                     *d->evicted[k].namespace_ ? "/" : "", d->evicted[k].name);
         for (size_t k = 0; k < d->n_created; k++)
             fprintf(f, "    created %s %s\n", d->created[k].kind, d->created[k].name);
-        if (s->explain) {
+        if (sched_explaining(s)) {
             for (size_t k = 0; k < d->n_cands; k++) {
                 const dec_cand *c = &d->cands[k];
                 if (c->feasible)

@@ -14,9 +14,18 @@
 #include <unistd.h>
 
 #include "guard.h"
-#include "hostapi.h"
 #include "object.h"
 #include "util.h"
+
+const char *plugin_name(const trellis_plugin *pl)
+{
+    return pl->name;
+}
+
+int plugin_weight(const trellis_plugin *pl)
+{
+    return pl->weight;
+}
 
 void registry_init(registry *r)
 {
@@ -246,10 +255,12 @@ int registry_load(registry *r, const char *name, const char *path, char *const *
     return 0;
 }
 
-int registry_instantiate(registry *r, plugin_module *m, struct profile *p,
-                         const cfg_profile *prof, const cfg_plugin *pc, const char *cfg_file,
-                         trellis_plugin **out, char *err, size_t errlen)
+int registry_instantiate(registry *r, plugin_module *m, const cfg_plugin *pc,
+                         const instance_ctx *ctx, trellis_plugin **out, char *err,
+                         size_t errlen)
 {
+    const cfg_profile *prof = ctx->prof;
+    const char *cfg_file = ctx->cfg_file;
     trellis_plugin *pl = xcalloc(1, sizeof *pl);
     if (prof) {
         pl->hook_deadline_ms = prof->hook_deadline_ms;
@@ -258,7 +269,8 @@ int registry_instantiate(registry *r, plugin_module *m, struct profile *p,
     pl->ignorable = pc->ignorable;
     pl->mod = m;
     pl->name = pc->instance;
-    pl->profile = p;
+    pl->profile = ctx->profile;
+    pl->svc = ctx->svc;
     pl->cfg = pc;
     pl->weight = pc->weight;
     pl->points = pc->points;
@@ -274,7 +286,7 @@ int registry_instantiate(registry *r, plugin_module *m, struct profile *p,
     snprintf(where, sizeof where, "%s:%d", cfg_file, pc->line);
     int rc;
     GUARD(pl, "init", where, pl->bind_deadline_ms,
-          rc = m->desc->init(pl, hostapi_table(), pl->args, ierr, sizeof ierr));
+          rc = m->desc->init(pl, ctx->host, pl->args, ierr, sizeof ierr));
     pl->in_init = 0;
     if (rc != 0) {
         errf(err, errlen, "%s:%d: plugin '%s' (%s): init failed: %s", cfg_file, pc->line,
@@ -367,34 +379,33 @@ const char *registry_hook_names(const trellis_plugin *pl, char *buf, size_t len)
     return buf;
 }
 
-/* Whether o's prepare failed for pl: the plugin then rejected o as a target
- * (InvalidTarget) or as a workload, whatever the change. */
-static int prepare_failed(const trellis_plugin *pl, const trellis_object *o)
+int registry_probe_hooks(plugin_module *m, const trellis_host *host, char *hooks, size_t len)
 {
-    return o && o->failed && pl->slot >= 0 && (size_t)pl->slot < o->naux && o->failed[pl->slot];
-}
-
-int plugin_event_concerns(const trellis_plugin *pl, const trellis_object *w, unsigned event,
-                          const trellis_object *old_obj, const trellis_object *new_obj)
-{
-    const plugin_hooks *h = &pl->h;
-
-    if (!h->has_events)
-        return 1;
-    /* one known bit; the workload's own change always requeues it */
-    if (event == 0 || (event & (event - 1)) || (event & ~(unsigned)TRELLIS_EV_ALL) ||
-        event == TRELLIS_EV_WORKLOAD_UPDATE)
-        return 1;
-    if (!(h->events & event))
-        return 0;
-    /* a malformed object the change may have repaired: the plugin's
-     * prepared data cannot tell "rejected" from "absent" there */
-    if (prepare_failed(pl, w) || prepare_failed(pl, old_obj))
-        return 1;
-    if (!h->hint)
-        return 1;
-    int r;
-    GUARD(pl, "hint", w->id, pl->hook_deadline_ms,
-          r = h->hint((trellis_plugin *)pl, w, event, old_obj, new_obj));
-    return r != TRELLIS_QUEUE_SKIP;
+    const trellis_plugin_desc *ds = m->desc;
+    char err[512];
+    trellis_args *a = args_build(ds->args, NULL, "-", err, sizeof err);
+    if (!a) {
+        snprintf(hooks, len, "(needs arguments)");
+        return -1;
+    }
+    trellis_plugin pl;
+    memset(&pl, 0, sizeof pl);
+    pl.mod = m;
+    pl.name = ds->name;
+    pl.slot = -1;
+    pl.args = a;
+    pl.in_init = 1;
+    char ierr[512] = "";
+    int rc = ds->init(&pl, host, a, ierr, sizeof ierr);
+    pl.in_init = 0;
+    if (rc == 0)
+        registry_hook_names(&pl, hooks, len);
+    else
+        snprintf(hooks, len, "(init with defaults failed: %.400s)", ierr);
+    if (ds->fini)
+        ds->fini(&pl);
+    if (pl.priv_free)
+        pl.priv_free(pl.priv);
+    args_free(a);
+    return rc == 0 ? 0 : -1;
 }

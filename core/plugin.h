@@ -7,9 +7,9 @@
  * arguments, runs init, and records the hooks init registered. Instances
  * that prepare per-object data get a slot in every object's aux array;
  * instances that declare counters get a range of the per-workload counter
- * vector. Modules are never dlclose()d while the host runs. The registry
- * also answers, for a long-running host, whether a store change concerns a
- * plugin that rejected a workload (the plugin's queueing hint).
+ * vector. Modules are never dlclose()d while the host runs. The loader
+ * does not implement the host table: it is handed one (hostapi.h) and
+ * gives it to each plugin's init.
  */
 #ifndef TRELLIS_PLUGIN_REGISTRY_H
 #define TRELLIS_PLUGIN_REGISTRY_H
@@ -20,6 +20,7 @@
 
 #include "args.h"
 #include "cfg.h"
+#include "services.h"
 #include "trellis/plugin.h"
 
 struct profile;
@@ -68,6 +69,8 @@ struct trellis_plugin {
     plugin_module *mod;
     const char *name; /* instance name, owned by the config */
     struct profile *profile;
+    /* what the host table may ask of the scheduler (NULL: nothing) */
+    const host_services *svc;
     const cfg_plugin *cfg;
     int weight;
     unsigned points; /* PT_* the config allows */
@@ -104,6 +107,10 @@ typedef struct registry {
     int n_tvalues;
 } registry;
 
+/* An instance's name and score weight (front-ends). */
+const char *plugin_name(const trellis_plugin *pl);
+int plugin_weight(const trellis_plugin *pl);
+
 void registry_init(registry *r);
 /* fini every instance, free private data; modules stay loaded. The
  * instances' handles stay valid (retired: the host table refuses them)
@@ -123,24 +130,27 @@ int registry_load(registry *r, const char *name, const char *path,
  * directory). The module is not registered. */
 int registry_open_file(const char *path, plugin_module *m, char *err,
                        size_t errlen);
-/* Create an instance and run its init; prof (may be NULL) gives the
- * deadlines of its calls. 0, or -1 with err. */
-int registry_instantiate(registry *r, plugin_module *m, struct profile *p,
-                         const cfg_profile *prof, const cfg_plugin *pc, const char *cfg_file,
-                         trellis_plugin **out, char *err, size_t errlen);
+/* Where a new instance belongs and what it is given. */
+typedef struct instance_ctx {
+    struct profile *profile;   /* may be NULL */
+    const cfg_profile *prof;   /* the deadlines of its calls; may be NULL */
+    const trellis_host *host;  /* the table init receives */
+    const host_services *svc;  /* may be NULL */
+    const char *cfg_file;
+} instance_ctx;
+
+/* Create an instance of m for the config entry pc and run its init. 0, or
+ * -1 with err. */
+int registry_instantiate(registry *r, plugin_module *m, const cfg_plugin *pc,
+                         const instance_ctx *ctx, trellis_plugin **out, char *err,
+                         size_t errlen);
+/* Run m's init with its default arguments against host (no services) to
+ * learn which hooks it registers (registry_hook_names), then its fini:
+ * `trellis plugins`. 0; -1 with hooks saying why not. */
+int registry_probe_hooks(plugin_module *m, const trellis_host *host, char *hooks, size_t len);
 /* Names of the hooks an instance registered, comma separated, into buf;
  * registered events last, as "events(target-add,target-update)". */
 const char *registry_hook_names(const trellis_plugin *pl, char *buf,
                                 size_t len);
-
-/* 1 when this change might let w fit for a plugin that rejected it (its
- * pre_filter or filter), 0 when it certainly does not. event is one
- * TRELLIS_EV_* bit; old_obj / new_obj as trellis_hint_fn has them, prepared.
- * No registration: 1. TRELLIS_EV_WORKLOAD_UPDATE, an unknown event, or an
- * old_obj (or w) whose prepare failed for this plugin: 1. Event not in the
- * plugin's mask: 0. No hint function: 1. Otherwise the hint's answer. Main
- * thread. Ownership of every argument is retained by the caller. */
-int plugin_event_concerns(const trellis_plugin *pl, const trellis_object *w, unsigned event,
-                          const trellis_object *old_obj, const trellis_object *new_obj);
 
 #endif

@@ -261,13 +261,9 @@ static int take_lock(host *h, const char *dir, int sigfd, int *lock_fd, char *er
 /* Load the plugins of c into a new scheduler; NULL with err. */
 static sched *new_sched(host *h, cfg *c, char *err, size_t errlen)
 {
-    sched *s = xcalloc(1, sizeof *s);
-    if (sched_open(s, c, h->o->dirs, h->o->n_dirs, h->o->parallelism, err, errlen) < 0) {
-        sched_close(s);
-        free(s);
-        return NULL;
-    }
-    s->run_mode = 1;
+    sched *s = sched_open(c, h->o->dirs, h->o->n_dirs, h->o->parallelism, err, errlen);
+    if (s)
+        sched_set_long_running(s);
     return s;
 }
 
@@ -279,7 +275,6 @@ static int attach_store(host *h, cfg *c, sched *s, char *err, size_t errlen)
     store *st = store_file_open(dir, 0, err, errlen);
     if (!st) {
         sched_close(s);
-        free(s);
         return -1;
     }
     st->fence = fence_cb;
@@ -289,17 +284,17 @@ static int attach_store(host *h, cfg *c, sched *s, char *err, size_t errlen)
     int fd = st->ops->watch(st, err, errlen);
     if (fd < 0 || sched_load(s, st, err, errlen) < 0 || sched_start(s, err, errlen) < 0) {
         sched_close(s);
-        free(s);
         st->ops->destroy(st);
         return -1;
     }
     h->s = s;
     h->st = st;
     h->store_fd = fd;
+    sched_stats ss;
+    sched_get_stats(s, &ss);
     log_info("state %s: %zu targets, %zu workloads, %zu pending; %zu malformed document(s) "
              "skipped",
-             dir, s->n_targets_loaded, s->n_workloads_loaded, s->n_pending,
-             s->n_manifest_errors);
+             dir, ss.targets_loaded, ss.workloads_loaded, ss.pending, ss.manifest_errors);
     return 0;
 }
 
@@ -309,7 +304,6 @@ static void close_sched(host *h)
         return;
     sched_stop(h->s); /* the bindings in flight are finished */
     sched_close(h->s);
-    free(h->s);
     h->st->ops->destroy(h->st);
     h->s = NULL;
     h->st = NULL;
@@ -494,7 +488,7 @@ int run_main(const run_opts *o)
                 break;
             }
             sched *s = h.s;
-            s->now_ms = mono_ms();
+            sched_set_now(s, mono_ms());
             sched_collect(s);
             if (h.st->ops->dispatch(h.st, sched_on_change, s))
                 sched_after_changes(s);
@@ -502,7 +496,7 @@ int run_main(const run_opts *o)
             int steps = 0;
             while (steps < STEPS_PER_TURN && sched_step(s)) {
                 steps++;
-                s->now_ms = mono_ms();
+                sched_set_now(s, mono_ms());
             }
             sched_report_metrics(s);
             int timeout = 0;
@@ -515,7 +509,7 @@ int run_main(const run_opts *o)
             }
             struct pollfd pf[3] = {{sigfd, POLLIN, 0},
                                    {h.store_fd, POLLIN, 0},
-                                   {binder_fd(s->binder), POLLIN, 0}};
+                                   {sched_binder_fd(s), POLLIN, 0}};
             if (poll(pf, 3, timeout) < 0 && errno != EINTR) {
                 log_error("poll: %s", strerror(errno));
                 stop = 1;
@@ -540,9 +534,12 @@ int run_main(const run_opts *o)
         }
         atomic_store(&h.looping, 0);
         set_ready(&h, 0, lost ? "stepped down: the state lock was lost" : "stopping");
-        if (h.s)
-            log_info("bound %zu workload(s); %zu binding error(s)", h.s->n_bound_total,
-                     h.s->n_bind_errors);
+        if (h.s) {
+            sched_stats ss;
+            sched_get_stats(h.s, &ss);
+            log_info("bound %zu workload(s); %zu binding error(s)", ss.bound_total,
+                     ss.bind_errors);
+        }
         /* after a lost lock the fence refuses whatever is still in flight */
         close_sched(&h);
         if (lost) {

@@ -1,6 +1,6 @@
 /*
- * test_hints.c - queueing hints (SDK 1.2): register_events and
- * plugin_event_concerns, with the in-tree plugins found through
+ * test_hints.c - queueing hints (SDK 1.2): register_events and the
+ * runtime's run_hint, with the in-tree plugins found through
  * TRELLIS_PLUGIN_PATH as `make check` sets it, on Node/Pod and Seed/Shoot
  * objects prepared by those plugins the way the host prepares them.
  */
@@ -14,6 +14,7 @@
 #include "cfg.h"
 #include "hostapi.h"
 #include "plugin.h"
+#include "runtime.h"
 #include "testutil.h"
 
 #define MAX_OBJS 48
@@ -32,6 +33,7 @@ static void fx_load(fixture *f, const char *const *names)
     char *dirs[8], buf[4096], err[1024] = "";
     size_t n_dirs = tu_plugin_dirs(dirs, buf, sizeof buf);
 
+    instance_ctx ctx = {NULL, NULL, hostapi_table(), NULL, "t.cfg"};
     memset(f, 0, sizeof *f);
     registry_init(&f->r);
     for (size_t i = 0; names[i]; i++) {
@@ -47,7 +49,7 @@ static void fx_load(fixture *f, const char *const *names)
         pc->line = 1;
         ck_assert_msg(registry_load(&f->r, names[i], NULL, dirs, n_dirs, &m, err, sizeof err) == 0,
                       "%s", err);
-        ck_assert_msg(registry_instantiate(&f->r, m, NULL, NULL, pc, "t.cfg", &pl, err, sizeof err) == 0,
+        ck_assert_msg(registry_instantiate(&f->r, m, pc, &ctx, &pl, err, sizeof err) == 0,
                       "%s", err);
     }
 }
@@ -115,7 +117,7 @@ static void fx_free(fixture *f)
 /* Assert whether a change concerns `plugin` for workload w, in a test with
  * a fixture f; the message names the change. */
 #define EXPECT(plugin, w, event, old_obj, new_obj, want)                                           \
-    ck_assert_msg(plugin_event_concerns(fx_plugin(&f, plugin), w, TRELLIS_EV_##event, old_obj,     \
+    ck_assert_msg(run_hint(fx_plugin(&f, plugin), w, TRELLIS_EV_##event, old_obj,     \
                                         new_obj) == (want),                                        \
                   "%s: %s of %s, %s -> %s: expected %d", plugin, #event, #w, #old_obj, #new_obj,   \
                   want)
@@ -267,9 +269,9 @@ START_TEST(unregistered_plugins_always_concerned)
     ck_assert_int_eq(fx_plugin(&f, "priority-sort")->h.has_events, 0);
     for (size_t i = 0; i < sizeof events / sizeof *events; i++) {
         ck_assert_int_eq(
-            plugin_event_concerns(fx_plugin(&f, "least-allocated"), pod, events[i], n, n), 1);
+            run_hint(fx_plugin(&f, "least-allocated"), pod, events[i], n, n), 1);
         ck_assert_int_eq(
-            plugin_event_concerns(fx_plugin(&f, "priority-sort"), pod, events[i], NULL, n), 1);
+            run_hint(fx_plugin(&f, "priority-sort"), pod, events[i], NULL, n), 1);
     }
     fx_free(&f);
 }
@@ -353,7 +355,7 @@ START_TEST(register_events_rules)
     ck_assert_int_eq(h->register_events(&pl, 1u << 6, NULL), -1);
     ck_assert_int_eq(h->register_events(&pl, TRELLIS_EV_TARGET_ADD | (1u << 31), hint_a), -1);
     ck_assert_int_eq(pl.h.has_events, 0);
-    ck_assert_int_eq(plugin_event_concerns(&pl, w, TRELLIS_EV_TARGET_ADD, NULL, w), 1);
+    ck_assert_int_eq(run_hint(&pl, w, TRELLIS_EV_TARGET_ADD, NULL, w), 1);
 
     /* masks OR together, the last function wins */
     ck_assert_int_eq(h->register_events(&pl, TRELLIS_EV_TARGET_ADD, hint_a), 0);
@@ -361,27 +363,27 @@ START_TEST(register_events_rules)
     pl.in_init = 0;
     ck_assert_uint_eq(pl.h.events, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_DELETE);
     ck_assert_ptr_eq((void *)pl.h.hint, (void *)hint_b);
-    ck_assert_int_eq(plugin_event_concerns(&pl, w, TRELLIS_EV_TARGET_ADD, NULL, w), 0);
-    ck_assert_int_eq(plugin_event_concerns(&pl, w, TRELLIS_EV_TARGET_DELETE, w, NULL), 1);
-    ck_assert_int_eq(plugin_event_concerns(&pl, w, TRELLIS_EV_TARGET_UPDATE, w, w), 0);
-    ck_assert_int_eq(plugin_event_concerns(&pl, w, TRELLIS_EV_WORKLOAD_UPDATE, w, w), 1);
+    ck_assert_int_eq(run_hint(&pl, w, TRELLIS_EV_TARGET_ADD, NULL, w), 0);
+    ck_assert_int_eq(run_hint(&pl, w, TRELLIS_EV_TARGET_DELETE, w, NULL), 1);
+    ck_assert_int_eq(run_hint(&pl, w, TRELLIS_EV_TARGET_UPDATE, w, w), 0);
+    ck_assert_int_eq(run_hint(&pl, w, TRELLIS_EV_WORKLOAD_UPDATE, w, w), 1);
     /* not one known event: unsure */
-    ck_assert_int_eq(plugin_event_concerns(&pl, w, 0, NULL, NULL), 1);
+    ck_assert_int_eq(run_hint(&pl, w, 0, NULL, NULL), 1);
     ck_assert_int_eq(
-        plugin_event_concerns(&pl, w, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_DELETE, w, w), 1);
-    ck_assert_int_eq(plugin_event_concerns(&pl, w, 1u << 7, NULL, NULL), 1);
+        run_hint(&pl, w, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_DELETE, w, w), 1);
+    ck_assert_int_eq(run_hint(&pl, w, 1u << 7, NULL, NULL), 1);
     registry_hook_names(&pl, buf, sizeof buf);
     ck_assert_str_eq(buf, "events(target-add,target-delete)");
 
     /* no function: every registered event queues; an empty mask: none */
     pl.in_init = 1;
     ck_assert_int_eq(h->register_events(&pl, TRELLIS_EV_OTHER, NULL), 0);
-    ck_assert_int_eq(plugin_event_concerns(&pl, w, TRELLIS_EV_TARGET_ADD, NULL, w), 1);
-    ck_assert_int_eq(plugin_event_concerns(&pl, w, TRELLIS_EV_WORKLOAD_GONE, w, NULL), 0);
+    ck_assert_int_eq(run_hint(&pl, w, TRELLIS_EV_TARGET_ADD, NULL, w), 1);
+    ck_assert_int_eq(run_hint(&pl, w, TRELLIS_EV_WORKLOAD_GONE, w, NULL), 0);
     memset(&pl.h, 0, sizeof pl.h);
     ck_assert_int_eq(h->register_events(&pl, 0, NULL), 0);
-    ck_assert_int_eq(plugin_event_concerns(&pl, w, TRELLIS_EV_TARGET_ADD, NULL, w), 0);
-    ck_assert_int_eq(plugin_event_concerns(&pl, w, TRELLIS_EV_WORKLOAD_UPDATE, w, w), 1);
+    ck_assert_int_eq(run_hint(&pl, w, TRELLIS_EV_TARGET_ADD, NULL, w), 0);
+    ck_assert_int_eq(run_hint(&pl, w, TRELLIS_EV_WORKLOAD_UPDATE, w, w), 1);
     registry_hook_names(&pl, buf, sizeof buf);
     ck_assert_str_eq(buf, "events(none)");
     object_unref(w);

@@ -19,6 +19,10 @@
 #include "testutil.h"
 #include "util.h"
 
+/* an instance outside any profile, with the real host table and no
+ * scheduler services */
+#define BARE_CTX {NULL, NULL, hostapi_table(), NULL, "p.cfg"}
+
 static char *dirs[8];
 static size_t n_dirs;
 static char path_copy[4096];
@@ -132,7 +136,7 @@ START_TEST(failing_init)
                                    sizeof err),
                      0);
     cfg_plugin pc = entry("fx-failing-init");
-    ck_assert_int_eq(registry_instantiate(&r, m, NULL, NULL, &pc, "p.cfg", &pl, err, sizeof err), -1);
+    ck_assert_int_eq(registry_instantiate(&r, m, &pc, &(instance_ctx)BARE_CTX, &pl, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "p.cfg:7: plugin 'fx-failing-init'") &&
                       strstr(err, "init failed: cannot reach the inventory service"),
                   "%s", err);
@@ -159,7 +163,7 @@ START_TEST(hooks_and_slots)
                       0,
                   "%s", err);
     cfg_plugin pc = entry("fx-all-hooks");
-    ck_assert_msg(registry_instantiate(&r, m, NULL, NULL, &pc, "p.cfg", &pl, err, sizeof err) == 0,
+    ck_assert_msg(registry_instantiate(&r, m, &pc, &(instance_ctx)BARE_CTX, &pl, err, sizeof err) == 0,
                   "%s", err);
     char hooks[512];
     registry_hook_names(pl, hooks, sizeof hooks);
@@ -172,7 +176,7 @@ START_TEST(hooks_and_slots)
     ck_assert_int_eq(pl->slot, 0);
     ck_assert_int_eq(pl->n_counters, 1);
     /* a second instance of the same module gets its own slot and counters */
-    ck_assert_int_eq(registry_instantiate(&r, m, NULL, NULL, &pc, "p.cfg", &pl2, err, sizeof err), 0);
+    ck_assert_int_eq(registry_instantiate(&r, m, &pc, &(instance_ctx)BARE_CTX, &pl2, err, sizeof err), 0);
     ck_assert_int_eq(pl2->slot, 1);
     ck_assert_int_eq(pl2->counter_off, 1);
     ck_assert_int_eq(r.n_counters, 2);
@@ -256,7 +260,7 @@ START_TEST(host_refuses_calls_after_fini)
     ck_assert_int_eq(registry_load(&r, "fx-faults", NULL, dirs, n_dirs, &m, err, sizeof err), 0);
     cfg_plugin pc = entry("fx-faults");
     pc.args = config_lookup(&lc, "args");
-    ck_assert_msg(registry_instantiate(&r, m, NULL, NULL, &pc, "p.cfg", &pl, err, sizeof err) ==
+    ck_assert_msg(registry_instantiate(&r, m, &pc, &(instance_ctx)BARE_CTX, &pl, err, sizeof err) ==
                       0,
                   "%s", err);
     registry_free(&r); /* fini: the fixture's thread wakes up and calls */

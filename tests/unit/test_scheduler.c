@@ -53,7 +53,7 @@ static char *read_text(const char *rel)
 
 typedef struct run {
     cfg c;
-    sched s;
+    sched *s;
     store *st;
 } run;
 
@@ -64,27 +64,28 @@ static void start(run *r, const char *cfgtext, int par, int dry)
     char p[256];
     snprintf(p, sizeof p, "%s/t.cfg", tmp);
     ck_assert_msg(config_load(p, &r->c, err, sizeof err) == 0, "%s", err);
-    ck_assert_msg(sched_open(&r->s, &r->c, dirs, n_dirs, par, err, sizeof err) == 0, "%s", err);
+    r->s = sched_open(&r->c, dirs, n_dirs, par, err, sizeof err);
+    ck_assert_msg(r->s != NULL, "%s", err);
     snprintf(p, sizeof p, "%s/state", tmp);
     r->st = store_file_open(p, dry, err, sizeof err);
     ck_assert_msg(r->st != NULL, "%s", err);
-    ck_assert_msg(sched_load(&r->s, r->st, err, sizeof err) == 0, "%s", err);
-    ck_assert_msg(sched_run_once(&r->s, err, sizeof err) == 0, "%s", err);
-    sched_sorted_decisions(&r->s);
+    ck_assert_msg(sched_load(r->s, r->st, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(sched_run_once(r->s, err, sizeof err) == 0, "%s", err);
 }
 
 static void stop(run *r)
 {
-    sched_close(&r->s);
+    sched_close(r->s);
     r->st->ops->destroy(r->st);
     config_free(&r->c);
 }
 
 static decision *find(run *r, const char *name)
 {
-    for (size_t i = 0; i < r->s.n_dec; i++)
-        if (strcmp(r->s.decisions[i]->w->name, name) == 0)
-            return r->s.decisions[i];
+    const decisions *ds = sched_decisions(r->s);
+    for (size_t i = 0; i < decisions_count(ds); i++)
+        if (strcmp(decisions_at(ds, i)->w->name, name) == 0)
+            return decisions_at(ds, i);
     ck_abort_msg("no decision for %s", name);
     return NULL;
 }
@@ -130,9 +131,9 @@ START_TEST(same_decisions_for_any_worker_count)
         make_fleet();
         run r;
         start(&r, conf, par, 1);
-        ck_assert_uint_eq(r.s.n_dec, 300);
+        ck_assert_uint_eq(decisions_count(sched_decisions(r.s)), 300);
         for (size_t i = 0; i < 300; i++) {
-            decision *d = r.s.decisions[i];
+            decision *d = decisions_at(sched_decisions(r.s), i);
             ck_assert_int_eq(d->result, DEC_SCHEDULED);
             ck_assert_uint_eq(d->n_targets, 1);
             if (par == 1)
@@ -164,9 +165,9 @@ START_TEST(sampled_filtering_is_deterministic)
         make_fleet();
         run r;
         start(&r, conf, par, 1);
-        ck_assert_uint_eq(r.s.n_dec, 300);
+        ck_assert_uint_eq(decisions_count(sched_decisions(r.s)), 300);
         for (size_t i = 0; i < 300; i++) {
-            decision *d = r.s.decisions[i];
+            decision *d = decisions_at(sched_decisions(r.s), i);
             ck_assert_int_eq(d->result, DEC_SCHEDULED);
             if (par == 1) {
                 first[i] = xstrdup(d->targets[0]);
@@ -246,7 +247,7 @@ START_TEST(write_back_and_dry_run)
                                 " { name = \"default-binder\"; }") " );\n";
     run r;
     start(&r, conf, 1, 1); /* dry run first */
-    ck_assert_uint_eq(r.s.n_dec, 1); /* "other" belongs to another scheduler */
+    ck_assert_uint_eq(decisions_count(sched_decisions(r.s)), 1); /* "other" belongs to another scheduler */
     ck_assert_str_eq(find(&r, "ssd-pod")->targets[0], "a");
     stop(&r);
     char *after = read_text("state/pods.yaml");
@@ -273,7 +274,7 @@ START_TEST(write_back_and_dry_run)
     /* a second run finds nothing pending */
     run r3;
     start(&r3, conf, 1, 0);
-    ck_assert_uint_eq(r3.s.n_dec, 0);
+    ck_assert_uint_eq(decisions_count(sched_decisions(r3.s)), 0);
     stop(&r3);
 }
 END_TEST
@@ -292,11 +293,11 @@ START_TEST(profiles_by_scheduler_name)
                                   "}") ",\n" PROFILE("batch-scheduler", "tie_break = \"name-desc\";",
                                                      "{ name = \"default-binder\"; }") " );\n",
           1, 1);
-    ck_assert_uint_eq(r.s.n_dec, 2);
+    ck_assert_uint_eq(decisions_count(sched_decisions(r.s)), 2);
     decision *d = find(&r, "other");
-    ck_assert_str_eq(d->p->cfg->name, "batch-scheduler");
+    ck_assert_str_eq(profile_name(d->p), "batch-scheduler");
     ck_assert_str_eq(d->targets[0], "b");
-    ck_assert_str_eq(find(&r, "ssd-pod")->p->cfg->name, "default-scheduler");
+    ck_assert_str_eq(profile_name(find(&r, "ssd-pod")->p), "default-scheduler");
     stop(&r);
 }
 END_TEST
@@ -337,7 +338,9 @@ START_TEST(permit_wait_then_allow)
     g = find(&r2, "g1");
     ck_assert_int_eq(g->result, DEC_UNSCHEDULABLE);
     ck_assert_msg(strstr(g->message, "PermitTimeout") != NULL, "%s", g->message);
-    ck_assert_uint_eq(r2.s.cache.n_assumed, 0);
+    sched_stats ss;
+    sched_get_stats(r2.s, &ss);
+    ck_assert_uint_eq(ss.assumed, 0);
     stop(&r2);
 }
 END_TEST

@@ -1,0 +1,38 @@
+/*
+ * bindcycle.h - the binding cycle: assume -> reserve -> permit -> (wait)
+ * -> pre-bind, bind -> post-bind, then done or failed.
+ *
+ * The workload is assumed on its target in the cache first, so the next
+ * scheduling cycle sees the place taken while the binding is under way.
+ * A failure anywhere unreserves (reverse order), forgets the assumption
+ * and requeues the workload. In a long-running host the pre-bind and
+ * bind hooks run on the binding thread (binder.c) in batches, with one
+ * store flush per batch; the main thread collects the finished jobs.
+ */
+#ifndef TRELLIS_BINDCYCLE_H
+#define TRELLIS_BINDCYCLE_H
+
+#include "sched_impl.h"
+
+/* After a scheduling cycle chose best for the workload of it: assume,
+ * reserve, permit, then bind (or hand the binding to the binder, or wait
+ * on a permit). */
+void bindcycle_run(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it,
+                   const struct trellis_target *best);
+/* Bind workloads whose permit wait ended; with `final`, every wait ends
+ * (a one-shot run has no later moment to allow them). */
+void bindcycle_process_waiting(sched *s, int final);
+/* Allow or reject a waiting workload: 0, or -1 when none of that name
+ * waits. */
+int bindcycle_permit(sched *s, const char *ns, const char *name, int allow, const char *reason);
+/* Bind on the binding thread from now on. */
+int bindcycle_start(sched *s, char *err, size_t errlen);
+/* Finish the bindings the binder is done with: how many. */
+size_t bindcycle_collect(sched *s);
+/* Finish the bindings queued and stop the binding thread. */
+void bindcycle_stop(sched *s);
+/* The earliest permit deadline (or now when one is settled) below due. */
+uint64_t bindcycle_next_due(const sched *s, uint64_t due);
+void bindcycle_free(sched *s);
+
+#endif

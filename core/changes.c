@@ -1,0 +1,227 @@
+/*
+ * changes.c - see changes.h.
+ */
+#include "config.h"
+
+#include "changes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "binding.h"
+#include "evictions.h"
+#include "log.h"
+#include "metrics.h"
+#include "quarantine.h"
+#include "runtime.h"
+#include "routing.h"
+#include "sched_impl.h"
+#include "util.h"
+
+typedef struct hint_ctx {
+    profile *p;
+    unsigned event;
+    const trellis_object *old_obj, *new_obj;
+} hint_ctx;
+
+/* May this change help the unschedulable workload of it? Asks the
+ * plugins that rejected it. */
+static int hint_pred(void *ud, qitem *it)
+{
+    const hint_ctx *h = ud;
+    if (it->rejectors & QUEUE_REJ_ANY)
+        return 1;
+    for (size_t i = 0; i < h->p->n_plugins && i < 63; i++)
+        if ((it->rejectors & (1ull << i)) &&
+            run_hint(h->p->plugins[i], it->w, h->event, h->old_obj, h->new_obj))
+            return 1;
+    return 0;
+}
+
+/* Move back what a change may help, in p or (p NULL) in every profile. */
+static void move_on_event(sched *s, profile *only, unsigned event, const trellis_object *old_obj,
+                          const trellis_object *new_obj)
+{
+    for (size_t i = 0; i < s->n_profiles; i++) {
+        profile *p = &s->profiles[i];
+        if ((only && p != only) || !p->q.n_unschedulable)
+            continue;
+        hint_ctx h = {p, event, old_obj, new_obj};
+        size_t n = queue_move_if(&p->q, s->now_ms, hint_pred, &h);
+        if (n) {
+            const trellis_object *o = new_obj ? new_obj : old_obj;
+            log_debug("profile %s: %s %s changed: %zu unschedulable workload(s) queued again",
+                      p->cfg->name, o->kind, o->key, n);
+        }
+    }
+}
+
+static void apply_target(sched *s, trellis_object *old_obj, trellis_object *new_obj)
+{
+    const trellis_object *o = new_obj ? new_obj : old_obj;
+    if (new_obj) {
+        index_set(s->ix, new_obj);
+        index_prepare(s->ix, new_obj, 0);
+        cache_set_target(&s->cache, new_obj);
+    } else {
+        index_del(s->ix, old_obj);
+        cache_remove_target(&s->cache, old_obj->kind, old_obj->name);
+    }
+    s->targets_changed = 1;
+    unsigned ev = !old_obj   ? TRELLIS_EV_TARGET_ADD
+                  : !new_obj ? TRELLIS_EV_TARGET_DELETE
+                             : TRELLIS_EV_TARGET_UPDATE;
+    for (size_t i = 0; i < s->n_profiles; i++)
+        if (profile_is_target_kind(&s->profiles[i], o))
+            move_on_event(s, &s->profiles[i], ev, old_obj, new_obj);
+}
+
+/* Whether the workload of o is in flight (being bound, or waiting on a
+ * permit) in some profile. */
+static int in_flight(const sched *s, const trellis_object *o)
+{
+    for (size_t i = 0; i < s->n_profiles; i++) {
+        qitem *it = queue_find(&s->profiles[i].q, o);
+        if (it && it->state == Q_IN_FLIGHT)
+            return 1;
+    }
+    return 0;
+}
+
+/* Take old_obj off the cache; whether a target lost it (has room now). */
+static int forget_old(sched *s, const profile *own, trellis_object *old_obj,
+                      const trellis_object *new_obj)
+{
+    cache_workload *cw = cache_get_workload(&s->cache, old_obj);
+    if (!cw)
+        return 0;
+    int gone = 0;
+    for (size_t i = 0; i < cw->n_as && !gone; i++)
+        gone = !new_obj || !binding_counts_on(own->cfg, new_obj, cw->as[i].target->name);
+    cache_remove_workload(&s->cache, old_obj);
+    return gone;
+}
+
+/* Count the workload on the targets it is placed on, or queue it. */
+static void take_new(sched *s, profile *own, trellis_object *w)
+{
+    index_set(s->ix, w);
+    index_prepare(s->ix, w, 1);
+    const char *counted[BINDING_MAX_COUNTED];
+    size_t n = binding_counted(own->cfg, w, counted);
+    for (size_t k = 0; k < n; k++)
+        cache_add_bound(&s->cache, w, own->cfg->target_kind, counted[k]);
+    int placed = binding_target(own->cfg, w) != NULL;
+    profile *sp = routing_profile_for(s, w);
+    for (size_t i = 0; i < s->n_profiles; i++)
+        if (placed || &s->profiles[i] != sp)
+            queue_delete(&s->profiles[i].q, w);
+    if (placed)
+        decisions_drop(s->dec, w);
+    else if (sp)
+        queue_add(&sp->q, w, s->now_ms);
+}
+
+/* 0 when the workload is in flight: the change waits until that ends. */
+static int apply_workload(sched *s, profile *own, trellis_object *old_obj,
+                          trellis_object *new_obj)
+{
+    if (in_flight(s, new_obj ? new_obj : old_obj))
+        return 0;
+    int gone = old_obj && forget_old(s, own, old_obj, new_obj);
+    if (new_obj) {
+        take_new(s, own, new_obj);
+    } else {
+        index_del(s->ix, old_obj);
+        for (size_t i = 0; i < s->n_profiles; i++)
+            queue_delete(&s->profiles[i].q, old_obj);
+        decisions_drop(s->dec, old_obj);
+    }
+    if (gone)
+        move_on_event(s, own, TRELLIS_EV_WORKLOAD_GONE, old_obj, NULL);
+    return 1;
+}
+
+static void defer(sched *s, store_event_type type, trellis_object *old_obj,
+                  trellis_object *new_obj)
+{
+    grow(&s->deferred, &s->cap_deferred, s->n_deferred + 1, sizeof *s->deferred);
+    struct change *c = &s->deferred[s->n_deferred++];
+    c->type = type;
+    c->old_obj = old_obj ? object_ref(old_obj) : NULL;
+    c->new_obj = new_obj ? object_ref(new_obj) : NULL;
+}
+
+void changes_apply(sched *s, store_event_type type, trellis_object *old_obj,
+                   trellis_object *new_obj)
+{
+    static const char *const names[] = {"", "added", "modified", "deleted"};
+    metrics_store_event(names[type]);
+    trellis_object *o = new_obj ? new_obj : old_obj;
+    char who[256];
+    log_debug("store: %s %s", object_describe(o, who, sizeof who), names[type]);
+    if (s->quarantine && quarantine_count(s->quarantine)) {
+        /* a changed or deleted object may be tried again */
+        quarantine_forget(s->quarantine, o->id);
+        char qerr[512];
+        if (quarantine_save(s->quarantine, 0, qerr, sizeof qerr) < 0)
+            log_warn("%s", qerr);
+    }
+    if (routing_is_target(s, o)) {
+        apply_target(s, old_obj, new_obj);
+        return;
+    }
+    profile *own = routing_owner_for(s, o);
+    if (own) {
+        if (!apply_workload(s, own, old_obj, new_obj))
+            defer(s, type, old_obj, new_obj);
+        return;
+    }
+    if (new_obj)
+        index_set(s->ix, new_obj);
+    else
+        index_del(s->ix, old_obj);
+    /* the host's own Events never help a workload fit */
+    if (strcmp(o->kind, "Event") != 0)
+        move_on_event(s, NULL, TRELLIS_EV_OTHER, old_obj, new_obj);
+}
+
+void changes_apply_deferred(sched *s)
+{
+    struct change *v = s->deferred;
+    size_t n = s->n_deferred;
+    if (!n)
+        return;
+    s->deferred = NULL;
+    s->n_deferred = s->cap_deferred = 0;
+    for (size_t i = 0; i < n; i++) {
+        changes_apply(s, v[i].type, v[i].old_obj, v[i].new_obj);
+        if (v[i].old_obj)
+            object_unref(v[i].old_obj);
+        if (v[i].new_obj)
+            object_unref(v[i].new_obj);
+    }
+    free(v);
+}
+
+void changes_settle(sched *s)
+{
+    if (s->targets_changed) {
+        s->targets_changed = 0;
+        evictions_check(s);
+    }
+    index_sweep(s->ix, 0);
+}
+
+void changes_free(sched *s)
+{
+    for (size_t k = 0; k < s->n_deferred; k++) {
+        if (s->deferred[k].old_obj)
+            object_unref(s->deferred[k].old_obj);
+        if (s->deferred[k].new_obj)
+            object_unref(s->deferred[k].new_obj);
+    }
+    free(s->deferred);
+    s->deferred = NULL;
+    s->n_deferred = s->cap_deferred = 0;
+}

@@ -1,0 +1,23 @@
+/*
+ * changes.h - a store change applied to the scheduler: the index, the
+ * cache, the queues and the decisions follow it, and the unschedulable
+ * workloads a change may help are queued again (kube-scheduler's queueing
+ * hints: only those whose rejecting plugins say the change concerns
+ * them). A change to a workload being bound waits until its binding
+ * ends.
+ */
+#ifndef TRELLIS_CHANGES_H
+#define TRELLIS_CHANGES_H
+
+#include "sched_impl.h"
+
+void changes_apply(sched *s, store_event_type type, trellis_object *old_obj,
+                   trellis_object *new_obj);
+/* Changes that waited for a workload in flight, in order. */
+void changes_apply_deferred(sched *s);
+/* After a batch: eviction checks when targets changed, and release of
+ * prepared data no longer referenced. */
+void changes_settle(sched *s);
+void changes_free(sched *s);
+
+#endif

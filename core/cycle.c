@@ -1,0 +1,138 @@
+/*
+ * cycle.c - see cycle.h.
+ */
+#include "config.h"
+
+#include "cycle.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile_impl.h"
+#include "util.h"
+
+#define ARENA_CHUNK (64 * 1024)
+
+/* The arena is a list of chunks kept across cycles; the first word of each
+ * chunk points to the previous one. */
+void *cycle_alloc(trellis_cycle *c, size_t size)
+{
+    size = (size + 15) & ~(size_t)15;
+    if (size > (size_t)1 << 30)
+        return NULL;
+    if (!c->arena || c->arena_used + size > c->arena_cap) {
+        size_t cap = size + 16 > ARENA_CHUNK ? size + 16 : ARENA_CHUNK;
+        char *chunk = xmalloc(cap);
+        *(char **)chunk = c->arena;
+        c->arena = chunk;
+        c->arena_cap = cap;
+        c->arena_used = 16;
+    }
+    void *p = c->arena + c->arena_used;
+    c->arena_used += size;
+    memset(p, 0, size);
+    return p;
+}
+
+/* Free the arena's older chunks; keep the newest one for the next cycle
+ * when keep is set. */
+static void arena_release(trellis_cycle *c, int keep)
+{
+    char *chunk = c->arena;
+    if (!chunk)
+        return;
+    char *old = *(char **)chunk;
+    while (old) {
+        char *next = *(char **)old;
+        free(old);
+        old = next;
+    }
+    *(char **)chunk = NULL;
+    if (keep) {
+        c->arena_used = 16;
+        return;
+    }
+    free(chunk);
+    c->arena = NULL;
+    c->arena_cap = c->arena_used = 0;
+}
+
+void cycle_init(trellis_cycle *c)
+{
+    memset(c, 0, sizeof *c);
+}
+
+void cycle_free(trellis_cycle *c)
+{
+    free(c->slots);
+    free(c->skip_filter);
+    free(c->skip_score);
+    arena_release(c, 0);
+    free(c->pass);
+    free(c->cands);
+    free(c->feasible);
+    free(c->feasible_idx);
+    free(c->scores);
+    free(c->totals);
+    memset(c, 0, sizeof *c);
+}
+
+/* Size the buffers for this profile and snapshot; they only grow, so a
+ * steady state allocates nothing. */
+void cycle_reset(trellis_cycle *c, profile *p, trellis_object *w)
+{
+    c->p = p;
+    c->w = w;
+    if (p->n_plugins > c->cap_plugins) {
+        c->cap_plugins = p->n_plugins;
+        c->slots = xrealloc(c->slots, c->cap_plugins * sizeof *c->slots);
+        c->skip_filter = xrealloc(c->skip_filter, c->cap_plugins);
+        c->skip_score = xrealloc(c->skip_score, c->cap_plugins);
+    }
+    memset(c->slots, 0, p->n_plugins * sizeof *c->slots);
+    memset(c->skip_filter, 0, p->n_plugins);
+    memset(c->skip_score, 0, p->n_plugins);
+    arena_release(c, 1);
+    c->targets = p->snap.targets;
+    c->n = p->snap.n;
+    if (c->n > c->cap_targets) {
+        size_t cap = c->n + 64;
+        c->pass = xrealloc(c->pass, ((cap + 63) / 64) * sizeof *c->pass);
+        c->cands = xrealloc(c->cands, cap * sizeof *c->cands);
+        c->feasible = xrealloc(c->feasible, cap * sizeof *c->feasible);
+        c->feasible_idx = xrealloc(c->feasible_idx, cap * sizeof *c->feasible_idx);
+        c->totals = xrealloc(c->totals, cap * sizeof *c->totals);
+        c->cap_targets = cap;
+    }
+    c->n_feasible = 0;
+    c->scored = 0;
+    c->filtered = 0;
+    c->pre_plugin = -1;
+    c->exclude_idx = SIZE_MAX;
+    memset(&c->pre_status, 0, sizeof c->pre_status);
+    c->in_post_filter = 0;
+    c->changed = 0;
+    c->failed = 0;
+    atomic_store_explicit(&c->abandoned, 0, memory_order_relaxed);
+    c->error_plugin = NULL;
+    memset(&c->error_status, 0, sizeof c->error_status);
+}
+
+void cycle_move_state(trellis_cycle *to, trellis_cycle *from)
+{
+    to->slots = from->slots;
+    to->cap_plugins = from->cap_plugins;
+    to->arena = from->arena;
+    to->arena_cap = from->arena_cap;
+    to->arena_used = from->arena_used;
+    from->slots = xcalloc(from->cap_plugins ? from->cap_plugins : 1, sizeof *from->slots);
+    from->arena = NULL;
+    from->arena_cap = from->arena_used = 0;
+}
+
+void cycle_settle_abandoned(trellis_cycle *c, unsigned char *skip)
+{
+    uint64_t m = atomic_load_explicit(&c->abandoned, memory_order_relaxed);
+    for (; m; m &= m - 1)
+        skip[__builtin_ctzll(m)] = 1;
+}

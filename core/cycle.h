@@ -1,0 +1,134 @@
+/*
+ * cycle.h - the state of one scheduling cycle.
+ *
+ * A trellis_cycle is what the SDK's cycle handle points at: the workload,
+ * its profile's snapshot of targets, the per-plugin slots (cycle_set /
+ * cycle_get) and the arena behind cycle_alloc, the filter verdicts (a
+ * pass bitmap and, for rejected targets, who rejected them and why), the
+ * feasible targets and their scores. Its buffers only grow, so a steady
+ * state allocates nothing. One cycle is reused for every workload a host
+ * schedules; a binding cycle handed to the binding thread takes the
+ * slots and the arena with it (bindcycle.c).
+ */
+#ifndef TRELLIS_CYCLE_H
+#define TRELLIS_CYCLE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trellis/plugin.h"
+
+struct profile;
+struct decision;
+/* Per-target verdict in a cycle. */
+typedef struct cand {
+    int16_t rej;   /* index into profile->filter of the first rejecting plugin, -1 */
+    uint8_t code;  /* trellis_code; CODE_UNKNOWN until explained */
+} cand;
+
+#define CODE_UNKNOWN 0xff
+#define REJ_PRE_FILTER (-2) /* rejected by a pre_filter for every target */
+#define REJ_INVALID (-3)    /* the target's object failed a plugin's prepare */
+#define REJ_EXCLUDED (-4)   /* the caller excluded it (the target being left) */
+#define REJ_NOT_EVALUATED (-5) /* enough feasible targets were found before it */
+
+struct trellis_cycle {
+    struct profile *p;
+    trellis_object *w;
+    struct decision *d;
+    /* per plugin of the profile (by index) */
+    void **slots;
+    unsigned char *skip_filter, *skip_score;
+    size_t cap_plugins;
+    /* the arena behind cycle_alloc */
+    char *arena;
+    size_t arena_cap, arena_used;
+    /* the snapshot this cycle looks at */
+    struct trellis_target **targets;
+    size_t n;
+    uint64_t *pass; /* bitmap over targets */
+    cand *cands;    /* valid for targets whose pass bit is clear: see framework_rej */
+    /* the targets filters looked at: eval_len of them from eval_begin on,
+     * wrapping around (all of them unless scoring was sampled) */
+    size_t eval_begin, eval_len;
+    size_t exclude_idx;       /* exclude_name's index, SIZE_MAX when none */
+    atomic_int filter_error; /* a plain filter returned ERROR this cycle */
+    /* ignorable plugins cut short this cycle: a bit per plugin index */
+    atomic_uint_fast64_t abandoned;
+    size_t cap_targets;
+    /* feasible targets and scores */
+    const struct trellis_target **feasible;
+    uint32_t *feasible_idx;
+    size_t n_feasible;
+    int64_t *scores; /* [score plugin][feasible] */
+    int64_t *totals;
+    size_t cap_scores;
+    int scored;
+    int filtered; /* cands[] holds this cycle's verdicts */
+    /* pre_filter rejection for all targets */
+    trellis_status pre_status;
+    int pre_plugin;
+    /* post_filter */
+    int in_post_filter;
+    const char *nominated_name; /* set by the caller: prefer this target */
+    const char *exclude_name;   /* set by the caller: never this target */
+    int changed; /* a post_filter evicted or created something */
+    int failed;  /* an ERROR status ended the cycle */
+    trellis_status error_status;
+    const trellis_plugin *error_plugin;
+};
+
+/* Zeroed memory from the cycle's arena, released when the next cycle
+ * starts (behind the SDK's cycle_alloc); NULL when size is absurd. Main
+ * thread only. */
+void *cycle_alloc(trellis_cycle *c, size_t size);
+void cycle_init(trellis_cycle *c);
+/* Start a cycle for w: clear the per-plugin slots and the arena, size the
+ * buffers to the profile's snapshot. */
+void cycle_reset(trellis_cycle *c, struct profile *p, trellis_object *w);
+/* Hand the slots and the arena of from to to (a binding cycle taking the
+ * scheduling cycle's state along); from gets fresh ones. */
+void cycle_move_state(trellis_cycle *to, trellis_cycle *from);
+void cycle_free(trellis_cycle *c);
+
+/* A plain filter's return as a cycle counts it: anything but success or a
+ * rejection is an error. */
+static inline int cycle_filter_code(int rc)
+{
+    return rc == TRELLIS_SUCCESS || rc == TRELLIS_UNSCHEDULABLE || rc == TRELLIS_UNRESOLVABLE
+               ? rc
+               : TRELLIS_ERROR;
+}
+
+/* Target i is rejected by rej (a filter index or a REJ_* code) with code. */
+static inline void cycle_reject(trellis_cycle *c, size_t i, int rej, int code)
+{
+    if (code == TRELLIS_ERROR) /* the cycle looks for it after filtering */
+        atomic_store_explicit(&c->filter_error, 1, memory_order_relaxed);
+    c->pass[i / 64] &= ~(1ull << (i % 64));
+    c->cands[i].rej = (int16_t)rej;
+    c->cands[i].code = (uint8_t)code;
+}
+
+/* An ignorable plugin (by profile index) cut short at its deadline sits
+ * out the rest of the cycle (guard.h); worker threads note it here, the
+ * main thread turns it into skip_filter / skip_score once the blocks are
+ * done (cycle_settle_abandoned). */
+static inline void cycle_abandon(trellis_cycle *c, int index)
+{
+    if (index < 64)
+        atomic_fetch_or_explicit(&c->abandoned, 1ull << index, memory_order_relaxed);
+}
+
+static inline int cycle_abandoned(const trellis_cycle *c, int index)
+{
+    return index < 64 &&
+           (atomic_load_explicit(&c->abandoned, memory_order_relaxed) & (1ull << index));
+}
+
+/* After a pool run: what was cut short is skipped from now on (explain,
+ * the equivalence cache and the changed targets see it too). */
+void cycle_settle_abandoned(trellis_cycle *c, unsigned char *skip);
+
+#endif

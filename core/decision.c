@@ -1,0 +1,270 @@
+/*
+ * decision.c - see decision.h.
+ */
+#include "config.h"
+
+#include "decision.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "framework.h"
+#include "hmap.h"
+#include "util.h"
+
+struct decisions {
+    decision **v; /* kept for the report (keep_all) */
+    size_t n, cap;
+    hmap by_key; /* workload id -> decision; the key is the decision's w->id */
+    eviction *evictions;
+    size_t n_evictions;
+    int keep_all;
+};
+
+void decision_set_result(decision *d, dec_result r, const char *msg, const char *target)
+{
+    d->result = r;
+    free(d->message);
+    d->message = msg ? xstrdup(msg) : NULL;
+    free(d->targets);
+    d->targets = NULL;
+    d->n_targets = 0;
+    if (target) {
+        size_t len = strlen(target) + 1;
+        char **t = xmalloc(sizeof *t + len);
+        t[0] = (char *)(t + 1);
+        memcpy(t[0], target, len);
+        d->targets = t;
+        d->n_targets = 1;
+    }
+}
+
+static void free_cands(decision *d)
+{
+    for (size_t i = 0; i < d->n_cands; i++) {
+        dec_cand *c = &d->cands[i];
+        free(c->target);
+        free(c->plugin);
+        free(c->code);
+        free(c->reason);
+        free(c->scores);
+    }
+    free(d->cands);
+    d->cands = NULL;
+    d->n_cands = 0;
+}
+
+void decision_record_candidates(decision *d, trellis_cycle *c)
+{
+    free_cands(d);
+    if (!c->filtered)
+        return; /* the cycle ended before filtering: there are no verdicts */
+    d->n_cands = (uint32_t)c->n;
+    d->cands = xcalloc(c->n ? c->n : 1, sizeof *d->cands);
+    size_t j = 0; /* index among feasible targets, which keep snapshot order */
+    for (size_t i = 0; i < c->n; i++) {
+        dec_cand *dc = &d->cands[i];
+        dc->target = xstrdup(c->targets[i]->name);
+        const trellis_plugin *who;
+        trellis_status st;
+        int code = framework_explain(c, i, &who, &st);
+        dc->feasible = code == TRELLIS_SUCCESS;
+        if (!dc->feasible) {
+            dc->plugin = xstrdup(who ? who->name : "-");
+            dc->code = xstrdup(st.reason);
+            dc->reason = xstrdup(st.message);
+            continue;
+        }
+        if (c->scored && j < c->n_feasible && c->feasible_idx[j] == i) {
+            dc->has_score = 1;
+            dc->score = c->totals[j];
+            size_t ns = c->p->score.n;
+            dc->scores = xcalloc(ns ? ns : 1, sizeof *dc->scores);
+            for (size_t k = 0; k < ns; k++)
+                dc->scores[k] = c->scores[k * c->n_feasible + j];
+        }
+        j++;
+    }
+}
+
+static obj_id *add_id(obj_id **v, uint32_t *n, const trellis_object *o)
+{
+    *v = xrealloc(*v, (*n + 1) * sizeof **v);
+    obj_id *id = &(*v)[(*n)++];
+    id->kind = xstrdup(o->kind);
+    id->namespace_ = xstrdup(o->namespace_);
+    id->name = xstrdup(o->name);
+    return id;
+}
+
+void decision_add_evicted(decision *d, const trellis_object *o)
+{
+    add_id(&d->evicted, &d->n_evicted, o);
+}
+
+void decision_add_created(decision *d, const trellis_object *o)
+{
+    add_id(&d->created, &d->n_created, o);
+}
+
+void decision_nominate(decision *d, const char *target)
+{
+    free(d->nominated);
+    d->nominated = target ? xstrdup(target) : NULL;
+}
+
+void obj_ids_free(obj_id *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(ids[i].kind);
+        free(ids[i].namespace_);
+        free(ids[i].name);
+    }
+    free(ids);
+}
+
+void decision_clear(decision *d)
+{
+    decision_set_result(d, DEC_PENDING, NULL, NULL);
+    free_cands(d);
+    obj_ids_free(d->evicted, d->n_evicted);
+    obj_ids_free(d->created, d->n_created);
+    free(d->nominated);
+    d->evicted = d->created = NULL;
+    d->n_evicted = d->n_created = 0;
+    d->nominated = NULL;
+}
+
+static void decision_free(decision *d)
+{
+    decision_clear(d);
+    object_unref(d->w);
+    free(d);
+}
+
+/* ---- the table ---- */
+
+decisions *decisions_new(int keep_all)
+{
+    decisions *ds = xcalloc(1, sizeof *ds);
+    hmap_init(&ds->by_key);
+    ds->keep_all = keep_all;
+    return ds;
+}
+
+void decisions_free(decisions *ds)
+{
+    if (!ds)
+        return;
+    for (size_t i = 0; i < ds->n_evictions; i++) {
+        eviction *ev = &ds->evictions[i];
+        free(ev->workload.kind);
+        free(ev->workload.namespace_);
+        free(ev->workload.name);
+        free(ev->target);
+        free(ev->plugin);
+        free(ev->code);
+        free(ev->reason);
+    }
+    free(ds->evictions);
+    free(ds->v);
+    size_t i = 0;
+    hmap_slot *sl;
+    while ((sl = hmap_next(&ds->by_key, &i)))
+        decision_free(sl->val);
+    hmap_free(&ds->by_key);
+    free(ds);
+}
+
+decision *decisions_for(decisions *ds, trellis_object *w, profile *p)
+{
+    decision *d = hmap_get(&ds->by_key, w->id);
+    if (d) {
+        if (d->w != w) {
+            trellis_object *old = d->w;
+            d->w = object_ref(w);
+            hmap_put(&ds->by_key, w->id, d); /* the key is d->w's id */
+            object_unref(old);
+        }
+        d->p = p;
+        return d;
+    }
+    d = xcalloc(1, sizeof *d);
+    d->w = object_ref(w);
+    d->p = p;
+    if (ds->keep_all) {
+        grow(&ds->v, &ds->cap, ds->n + 1, sizeof *ds->v);
+        ds->v[ds->n++] = d;
+    }
+    /* the key is the workload's id, alive while d->w is */
+    hmap_put(&ds->by_key, w->id, d);
+    return d;
+}
+
+decision *decisions_get(const decisions *ds, const char *id)
+{
+    return hmap_get(&ds->by_key, id);
+}
+
+void decisions_drop(decisions *ds, const trellis_object *w)
+{
+    decision *d = hmap_del(&ds->by_key, w->id);
+    if (d)
+        decision_free(d);
+}
+
+void decisions_keep_all(decisions *ds, int keep_all)
+{
+    ds->keep_all = keep_all;
+}
+
+static int dec_cmp(const void *a, const void *b)
+{
+    const decision *x = *(decision *const *)a, *y = *(decision *const *)b;
+    int r = strcmp(x->w->kind, y->w->kind);
+    if (!r)
+        r = strcmp(x->w->namespace_, y->w->namespace_);
+    if (!r)
+        r = strcmp(x->w->name, y->w->name);
+    return r;
+}
+
+void decisions_sort(decisions *ds)
+{
+    if (ds->n)
+        qsort(ds->v, ds->n, sizeof *ds->v, dec_cmp);
+}
+
+size_t decisions_count(const decisions *ds)
+{
+    return ds->n;
+}
+
+decision *decisions_at(const decisions *ds, size_t i)
+{
+    return i < ds->n ? ds->v[i] : NULL;
+}
+
+void decisions_add_eviction(decisions *ds, const trellis_object *w, const char *target,
+                            const char *plugin, const trellis_status *st)
+{
+    ds->evictions = xrealloc(ds->evictions, (ds->n_evictions + 1) * sizeof *ds->evictions);
+    eviction *ev = &ds->evictions[ds->n_evictions++];
+    ev->workload.kind = xstrdup(w->kind);
+    ev->workload.namespace_ = xstrdup(w->namespace_);
+    ev->workload.name = xstrdup(w->name);
+    ev->target = xstrdup(target);
+    ev->plugin = xstrdup(plugin);
+    ev->code = xstrdup(st->reason);
+    ev->reason = xstrdup(st->message);
+}
+
+size_t decisions_eviction_count(const decisions *ds)
+{
+    return ds->n_evictions;
+}
+
+const eviction *decisions_eviction_at(const decisions *ds, size_t i)
+{
+    return i < ds->n_evictions ? &ds->evictions[i] : NULL;
+}

@@ -1,0 +1,110 @@
+/*
+ * evictions.c - see evictions.h.
+ */
+#include "config.h"
+
+#include "evictions.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "binding.h"
+#include "log.h"
+#include "runtime.h"
+#include "routing.h"
+#include "sched_impl.h"
+#include "util.h"
+
+typedef struct hit {
+    trellis_object *w;
+    cache_target *t;
+    const trellis_plugin *pl;
+    trellis_status st;
+} hit;
+
+/* Clear a bound workload's placement, take it off every target it counts
+ * on through that placement and queue it again. */
+static void evict_bound(sched *s, profile *p, const hit *h)
+{
+    char err[512];
+    trellis_object *w = h->w;
+    cache_target *ct = h->t;
+    store_edit e = binding_clear(p->cfg);
+    if (s->st->ops->patch(s->st, w, &e, 1, err, sizeof err) < 0) {
+        log_error("cannot evict %s %s from %s: %s", w->kind, w->key, ct->name, err);
+        return;
+    }
+    log_info("plugin %s: evicted %s %s from %s: %s", h->pl->name, w->kind, w->key, ct->name,
+             h->st.message);
+    if (!s->run_mode)
+        decisions_add_eviction(s->dec, w, ct->name, h->pl->name, &h->st);
+    cache_workload *cw = cache_get_workload(&s->cache, w);
+    if (cw) {
+        for (size_t i = 0; i < cw->n_as;) {
+            /* only the placement goes; an also_counts field (a status the
+             * scheduler does not own) keeps counting */
+            cache_target *t = cw->as[i].target;
+            if (binding_is_on(p->cfg, w, t->name))
+                cache_forget(&s->cache, w, t);
+            else
+                i++;
+        }
+    }
+    profile *sp = routing_profile_for(s, w);
+    if (sp)
+        routing_enqueue(s, sp, w);
+}
+
+/* The bound workloads of p's targets some eviction check rejects. */
+static hit *collect(sched *s, profile *p, size_t *n_out)
+{
+    hit *hits = NULL;
+    size_t n = 0, cap = 0, it = 0;
+    hmap_slot *sl;
+    while ((sl = hmap_next(&s->cache.targets, &it))) {
+        cache_target *ct = sl->val;
+        if (!ct->t.obj || strcmp(ct->kind, p->cfg->target_kind) != 0)
+            continue;
+        for (size_t j = 0; j < ct->t.n_wl; j++) {
+            trellis_object *w = ct->t.wl[j];
+            if (routing_owner_for(s, w) != p || !binding_is_on(p->cfg, w, ct->name))
+                continue;
+            const trellis_plugin *pl;
+            trellis_status st;
+            if (!run_eviction_check(p, w, &ct->t, &pl, &st))
+                continue;
+            grow(&hits, &cap, n + 1, sizeof *hits);
+            hits[n].w = object_ref(w);
+            hits[n].t = ct;
+            hits[n].pl = pl;
+            hits[n].st = st;
+            n++;
+        }
+    }
+    *n_out = n;
+    return hits;
+}
+
+void evictions_check(sched *s)
+{
+    for (size_t i = 0; i < s->n_profiles; i++) {
+        profile *p = &s->profiles[i];
+        if (!p->eviction.n)
+            continue;
+        /* collect first: evicting changes the lists being walked */
+        size_t n;
+        hit *hits = collect(s, p, &n);
+        /* in name order, so the output and the requeue order are stable */
+        for (size_t a = 1; a < n; a++)
+            for (size_t b = a; b > 0 && strcmp(hits[b - 1].w->key, hits[b].w->key) > 0; b--) {
+                hit tmp = hits[b];
+                hits[b] = hits[b - 1];
+                hits[b - 1] = tmp;
+            }
+        for (size_t j = 0; j < n; j++) {
+            evict_bound(s, p, &hits[j]);
+            object_unref(hits[j].w);
+        }
+        free(hits);
+    }
+}

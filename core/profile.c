@@ -1,0 +1,129 @@
+/*
+ * profile.c - see profile.h.
+ */
+#include "config.h"
+
+#include "profile_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static void plist_add(plist *l, trellis_plugin *pl)
+{
+    l->v = xrealloc(l->v, (l->n + 1) * sizeof *l->v);
+    l->v[l->n++] = pl;
+}
+
+void profile_build(profile *p)
+{
+    for (size_t i = 0; i < p->n_plugins; i++) {
+        trellis_plugin *pl = p->plugins[i];
+        const plugin_hooks *h = &pl->h;
+        unsigned pt = pl->points;
+        pl->index = (int)i;
+        if (h->less && (pt & PT_QUEUE_SORT) && !p->queue_sort)
+            p->queue_sort = pl;
+        if (h->prepare_workload || h->amounts)
+            plist_add(&p->prepare_workload, pl);
+        if (h->prepare_target)
+            plist_add(&p->prepare_target, pl);
+        if (h->pre_filter && (pt & PT_PRE_FILTER))
+            plist_add(&p->pre_filter, pl);
+        if (h->filter && (pt & PT_FILTER))
+            plist_add(&p->filter, pl);
+        if (h->post_filter && (pt & PT_POST_FILTER))
+            plist_add(&p->post_filter, pl);
+        if (h->pre_score && (pt & PT_PRE_SCORE))
+            plist_add(&p->pre_score, pl);
+        if (h->score && (pt & PT_SCORE))
+            plist_add(&p->score, pl);
+        if ((h->reserve || h->unreserve) && (pt & PT_RESERVE))
+            plist_add(&p->reserve, pl);
+        if (h->permit && (pt & PT_PERMIT))
+            plist_add(&p->permit, pl);
+        if (h->pre_bind && (pt & PT_PRE_BIND))
+            plist_add(&p->pre_bind, pl);
+        if (h->bind && (pt & PT_BIND))
+            plist_add(&p->bind, pl);
+        if (h->post_bind && (pt & PT_POST_BIND))
+            plist_add(&p->post_bind, pl);
+        if (h->eviction_check)
+            plist_add(&p->eviction, pl);
+    }
+    /* the equivalence cache needs every plugin that filters or scores */
+    p->equivalent = p->cfg->equivalence_cache;
+    const plist *judges[] = {&p->pre_filter, &p->filter, &p->pre_score, &p->score};
+    for (size_t k = 0; k < sizeof judges / sizeof *judges; k++)
+        for (size_t i = 0; i < judges[k]->n; i++)
+            if (!judges[k]->v[i]->h.equivalent)
+                p->equivalent = 0;
+}
+
+void profile_free(profile *p)
+{
+    queue_free(&p->q);
+    snapshot_free(&p->snap);
+    equiv_free(&p->eq);
+    plist *lists[] = {&p->pre_filter,  &p->filter,   &p->post_filter, &p->pre_score,
+                      &p->score,       &p->reserve,  &p->permit,      &p->pre_bind,
+                      &p->bind,        &p->post_bind, &p->prepare_workload,
+                      &p->prepare_target, &p->eviction};
+    for (size_t j = 0; j < sizeof lists / sizeof *lists; j++)
+        free(lists[j]->v);
+    free(p->plugins);
+    memset(p, 0, sizeof *p);
+}
+
+const cfg_profile *profile_cfg(const profile *p)
+{
+    return p->cfg;
+}
+
+const char *profile_name(const profile *p)
+{
+    return p->cfg->name;
+}
+
+const plist *profile_point(const profile *p, ext_point ep)
+{
+    switch (ep) {
+    case EP_PRE_FILTER: return &p->pre_filter;
+    case EP_FILTER: return &p->filter;
+    case EP_POST_FILTER: return &p->post_filter;
+    case EP_PRE_SCORE: return &p->pre_score;
+    case EP_SCORE: return &p->score;
+    case EP_RESERVE: return &p->reserve;
+    case EP_PERMIT: return &p->permit;
+    case EP_PRE_BIND: return &p->pre_bind;
+    case EP_BIND: return &p->bind;
+    case EP_POST_BIND: return &p->post_bind;
+    case EP_PREPARE_WORKLOAD: return &p->prepare_workload;
+    case EP_PREPARE_TARGET: return &p->prepare_target;
+    case EP_EVICTION: return &p->eviction;
+    case EP_COUNT: break;
+    }
+    return NULL;
+}
+
+trellis_plugin *const *profile_plugins(const profile *p, size_t *n)
+{
+    *n = p->n_plugins;
+    return p->plugins;
+}
+
+static int kind_matches(const trellis_object *o, const char *kind, const char *api)
+{
+    return strcmp(o->kind, kind) == 0 && (!api || strcmp(o->api_version, api) == 0);
+}
+
+int profile_is_workload_kind(const profile *p, const trellis_object *o)
+{
+    return kind_matches(o, p->cfg->workload_kind, p->cfg->workload_api_version);
+}
+
+int profile_is_target_kind(const profile *p, const trellis_object *o)
+{
+    return kind_matches(o, p->cfg->target_kind, p->cfg->target_api_version);
+}

@@ -1,0 +1,136 @@
+/*
+ * services.c - the scheduler's side of services.h: what the host table
+ * may ask of it on a plugin's behalf.
+ */
+#include "config.h"
+
+#include "services.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bindcycle.h"
+#include "binding.h"
+#include "log.h"
+#include "routing.h"
+#include "sched_impl.h"
+#include "util.h"
+
+/* Clear the victim's placement, take it off the targets it was placed on
+ * (a status field counting it elsewhere stays) and queue it again. */
+static int svc_evict(void *ud, trellis_cycle *c, const trellis_plugin *pl,
+                     const trellis_object *victim, const char *reason, char *err, size_t errlen)
+{
+    sched *s = ud;
+    if (!c->in_post_filter)
+        return errf(err, errlen, "evict is only allowed in a post-filter");
+    cache_workload *cw = cache_get_workload(&s->cache, victim);
+    if (!cw || !cw->n_as)
+        return errf(err, errlen, "%s %s is not assigned to any target", victim->kind,
+                    victim->key);
+    for (size_t i = 0; i < cw->n_as; i++)
+        if (cw->as[i].assumed)
+            return errf(err, errlen, "%s %s is being bound (assumed on %s); it cannot be evicted",
+                        victim->kind, victim->key, cw->as[i].target->name);
+    trellis_object *v = object_ref(cw->obj);
+    profile *vp = routing_owner_for(s, v);
+    const cfg_profile *vpc = vp ? vp->cfg : c->p->cfg;
+    store_edit e = binding_clear(vpc);
+    if (s->st->ops->patch(s->st, v, &e, 1, err, errlen) < 0) {
+        object_unref(v);
+        return -1;
+    }
+    strbuf from;
+    sb_init(&from);
+    for (size_t i = 0; i < cw->n_as;) {
+        cache_target *t = cw->as[i].target;
+        if (binding_is_on(vpc, v, t->name)) {
+            sb_printf(&from, "%s%s", from.len ? "," : "", t->name);
+            cache_forget(&s->cache, v, t);
+        } else {
+            i++;
+        }
+    }
+    decision_add_evicted(c->d, v);
+    log_info("plugin %s: evicted %s %s from %s: %s", pl->name, v->kind, v->key, from.s,
+             reason ? reason : "");
+    sb_free(&from);
+    profile *sp = routing_profile_for(s, v);
+    if (sp)
+        queue_add(&sp->q, v, s->now_ms);
+    object_unref(v);
+    c->changed = 1;
+    return 0;
+}
+
+static int svc_create_target(void *ud, trellis_cycle *c, const trellis_plugin *pl,
+                             const char *json, char *err, size_t errlen)
+{
+    sched *s = ud;
+    if (!c->in_post_filter)
+        return errf(err, errlen, "create_target is only allowed in a post-filter");
+    trellis_object *o = object_from_json(json, err, errlen);
+    if (!o)
+        return -1;
+    const cfg_profile *pc = c->p->cfg;
+    int rc = -1;
+    const cache_target *have = NULL;
+    if (!profile_is_target_kind(c->p, o))
+        errf(err, errlen, "a created target must be of kind %s, not %s", pc->target_kind,
+             o->kind);
+    else if ((have = cache_get_target(&s->cache, o->kind, o->name)) && have->t.obj)
+        errf(err, errlen, "%s %s exists already", o->kind, o->name);
+    else if (s->st->ops->create(s->st, o, err, errlen) == 0)
+        rc = 0;
+    if (rc == 0) {
+        index_prepare(s->ix, o, 0);
+        cache_set_target(&s->cache, o);
+        index_set(s->ix, o);
+        decision_add_created(c->d, o);
+        log_info("plugin %s: created %s %s", pl->name, o->kind, o->key);
+        c->changed = 1;
+    }
+    object_unref(o);
+    return rc;
+}
+
+static int svc_set_field(void *ud, const trellis_plugin *pl, const trellis_object *o,
+                         const char *path, const char *value, char *err, size_t errlen)
+{
+    sched *s = ud;
+    (void)pl;
+    if (!s->st)
+        return errf(err, errlen, "no store");
+    store_edit e = {path, value, 0};
+    return s->st->ops->patch(s->st, o, &e, 1, err, errlen);
+}
+
+static int svc_permit(void *ud, const char *ns, const char *name, int allow, const char *reason)
+{
+    return bindcycle_permit(ud, ns, name, allow, reason);
+}
+
+static const trellis_object *svc_lookup(void *ud, const char *kind, const char *ns,
+                                        const char *name)
+{
+    const sched *s = ud;
+    return index_lookup(s->ix, kind, ns, name);
+}
+
+static int svc_foreach(void *ud, const char *kind, const char *ns,
+                       int (*cb)(const trellis_object *o, void *cbud), void *cbud)
+{
+    const sched *s = ud;
+    return index_foreach(s->ix, kind, ns, cb, cbud);
+}
+
+void services_init(sched *s, host_services *out)
+{
+    out->ud = s;
+    out->evict = svc_evict;
+    out->create_target = svc_create_target;
+    out->set_field = svc_set_field;
+    out->permit = svc_permit;
+    out->lookup = svc_lookup;
+    out->foreach = svc_foreach;
+}
