@@ -279,12 +279,16 @@ static size_t queued_ahead(const profile *p, const trellis_object *w)
         if (q->active.v[i]->w == w)
             me = q->active.v[i];
     size_t n = 0;
+    if (me && q->less && q->order_enter)
+        q->order_enter(q->less_ud, w);
     for (size_t i = 0; me && i < q->active.n; i++) {
         const qitem *o = q->active.v[i];
         if (o != me)
             n +=
                 q->less ? q->less(q->less_ud, o->w, o->seq, me->w, me->seq) != 0 : o->seq < me->seq;
     }
+    if (me && q->less && q->order_enter)
+        q->order_leave(q->less_ud);
     return n;
 }
 

@@ -65,8 +65,18 @@ static void hswap(qheap *h, size_t i, size_t j)
     h->v[j]->hidx = j;
 }
 
+/* Around a sift of the active heap that asks the queue-sort hook. */
+static int order_enter(const queue *q, const qheap *h, const qitem *it)
+{
+    if (h == &q->backoff || !q->less || !q->order_enter)
+        return 0;
+    q->order_enter(q->less_ud, it->w);
+    return 1;
+}
+
 static void up(const queue *q, qheap *h, size_t i)
 {
+    int entered = i > 0 && order_enter(q, h, h->v[i]);
     while (i > 0) {
         size_t p = (i - 1) / 2;
         if (!before(q, h, h->v[i], h->v[p]))
@@ -74,10 +84,13 @@ static void up(const queue *q, qheap *h, size_t i)
         hswap(h, i, p);
         i = p;
     }
+    if (entered)
+        q->order_leave(q->less_ud);
 }
 
 static void down(const queue *q, qheap *h, size_t i)
 {
+    int entered = 2 * i + 1 < h->n && order_enter(q, h, h->v[i]);
     for (;;) {
         size_t l = 2 * i + 1, r = l + 1, m = i;
         if (l < h->n && before(q, h, h->v[l], h->v[m]))
@@ -89,6 +102,8 @@ static void down(const queue *q, qheap *h, size_t i)
         hswap(h, i, m);
         i = m;
     }
+    if (entered)
+        q->order_leave(q->less_ud);
 }
 
 static void hpush(const queue *q, qheap *h, qitem *it)

@@ -51,6 +51,10 @@ typedef struct queue {
     int (*less)(void *ud, const trellis_object *a, uint64_t as, const trellis_object *b,
                 uint64_t bs);
     void *less_ud;
+    /* called (with less_ud) around each sift of the active heap, the run
+     * of comparisons that places w; NULL: nothing */
+    void (*order_enter)(void *ud, const trellis_object *w);
+    void (*order_leave)(void *ud);
 } queue;
 
 void queue_init(queue *q, uint64_t backoff_initial_ms, uint64_t backoff_max_ms,

@@ -127,13 +127,40 @@ void run_release(trellis_plugin *pl, trellis_object *o)
     o->aux[pl->slot] = NULL;
 }
 
-int run_less(void *ud, const trellis_object *a, uint64_t as, const trellis_object *b,
-             uint64_t bs)
+struct rt_order {
+    trellis_plugin *pl;
+    guard_prev gp; /* the sift under way (main thread; sifts never nest) */
+};
+
+rt_order *rt_order_new(trellis_plugin *pl)
 {
-    trellis_plugin *pl = ud;
-    int r;
-    GUARD(pl, "queue_sort", a->id, pl->hook_deadline_ms, r = pl->h.less(pl, a, as, b, bs));
-    return r;
+    rt_order *o = xcalloc(1, sizeof *o);
+    o->pl = pl;
+    return o;
+}
+
+void rt_order_free(rt_order *o)
+{
+    free(o);
+}
+
+int rt_order_less(void *ud, const trellis_object *a, uint64_t as, const trellis_object *b,
+                  uint64_t bs)
+{
+    rt_order *o = ud;
+    return o->pl->h.less(o->pl, a, as, b, bs);
+}
+
+void rt_order_enter(void *ud, const trellis_object *w)
+{
+    rt_order *o = ud;
+    guard_enter(&o->gp, o->pl, "queue_sort", w->id, o->pl->hook_deadline_ms);
+}
+
+void rt_order_leave(void *ud)
+{
+    rt_order *o = ud;
+    guard_leave(&o->gp);
 }
 
 int run_equivalent(trellis_plugin *pl, const trellis_object *a, const trellis_object *b)

@@ -45,9 +45,17 @@ void rt_time_point(const profile *p, const char *point, int rc, uint64_t t0);
 void run_prepare(profile *p, trellis_object *o, int as_workload);
 /* Give o's prepared data back to pl. */
 void run_release(trellis_plugin *pl, trellis_object *o);
-/* The queue order of pl (a queue's `less`; ud is the plugin). */
-int run_less(void *ud, const trellis_object *a, uint64_t as, const trellis_object *b,
-             uint64_t bs);
+/* The queue order of a profile's queue-sort plugin, for its queue
+ * (queue.h): rt_order_less is the queue's `less` and calls the hook
+ * unguarded; rt_order_enter / rt_order_leave are its order hooks and
+ * guard each sift (a few comparisons) as one call. ud is the rt_order. */
+typedef struct rt_order rt_order;
+rt_order *rt_order_new(trellis_plugin *pl);
+void rt_order_free(rt_order *o);
+int rt_order_less(void *ud, const trellis_object *a, uint64_t as, const trellis_object *b,
+                  uint64_t bs);
+void rt_order_enter(void *ud, const trellis_object *w);
+void rt_order_leave(void *ud);
 /* Whether a and b are equivalent for pl (1 when it has no hook). */
 int run_equivalent(trellis_plugin *pl, const trellis_object *a, const trellis_object *b);
 /* p's eviction checks on a workload bound to t: 0 when it may stay, 1

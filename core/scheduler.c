@@ -88,8 +88,11 @@ static int build_profile(sched *s, profile *p, char *err, size_t errlen)
                     s->cfg->file, pc->line, pc->name);
     queue_init(&p->q, pc->backoff_initial_ms, pc->backoff_max_ms, pc->max_unschedulable_ms);
     if (p->queue_sort) {
-        p->q.less = run_less;
-        p->q.less_ud = p->queue_sort;
+        p->order = rt_order_new(p->queue_sort);
+        p->q.less = rt_order_less;
+        p->q.order_enter = rt_order_enter;
+        p->q.order_leave = rt_order_leave;
+        p->q.less_ud = p->order;
     }
     snapshot_init(&p->snap, pc->target_kind, s->reg.n_counters, s->reg.n_slots,
                   s->reg.n_tvalues);
@@ -547,8 +550,10 @@ void sched_close(sched *s)
     quarantine_free(s->quarantine);
     changes_free(s);
     decisions_free(s->dec);
-    for (size_t k = 0; k < s->n_profiles; k++)
+    for (size_t k = 0; k < s->n_profiles; k++) {
+        rt_order_free(s->profiles[k].order);
         profile_free(&s->profiles[k]);
+    }
     free(s->profiles);
     cache_free(&s->cache);
     cycle_free(&s->cycle);
