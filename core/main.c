@@ -665,7 +665,7 @@ static int cmd_plugins(opts *o)
                     fprintf(stderr, "trellis: %s: plugin name '%s' is declared by %s "
                                     "already; this file is not used\n",
                             files[i], ds->name, first);
-                free(m.path);
+                registry_close_file(&m);
                 free(files[i]);
                 continue;
             }
@@ -679,8 +679,8 @@ static int cmd_plugins(opts *o)
             if (o->describe) {
                 if (strcmp(o->describe, ds->name) == 0) {
                     found = 1;
-                    printf("%s %s (SDK %d.%d) - %s\n", ds->name, ds->version ? ds->version : "",
-                           ds->sdk_major, ds->sdk_minor,
+                    printf("%s %s (runs on SDK %d.%d and newer) - %s\n", ds->name,
+                           ds->version ? ds->version : "", ds->sdk_major, ds->sdk_minor,
                            ds->description ? ds->description : "");
                     printf("file:  %s\nhooks: %s\n", m.path, hooks);
                     printf("arguments:\n");
@@ -708,7 +708,7 @@ static int cmd_plugins(opts *o)
                 printf("%-20s args: %s\n", "", ab.len ? ab.s : "none");
                 sb_free(&ab);
             }
-            free(m.path);
+            registry_close_file(&m);
             free(files[i]);
         }
         free(files);

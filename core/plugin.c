@@ -6,6 +6,7 @@
 #include "plugin.h"
 
 #include <dlfcn.h>
+#include <stddef.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -75,7 +76,7 @@ void registry_free(registry *r)
     for (size_t i = 0; i < r->n_mods; i++) {
         /* never dlclose: a plugin may have left callbacks registered in
          * libraries it uses, and there is no safe way to unhook them */
-        free(r->mods[i]->path);
+        registry_close_file(r->mods[i]);
         free(r->mods[i]);
     }
     free(r->mods);
@@ -136,6 +137,70 @@ static int check_ownership(const char *path, char *err, size_t errlen)
     return rc;
 }
 
+/* The 1.0 descriptor: every field up to fini. */
+#define DESC_MIN_SIZE (offsetof(trellis_plugin_desc, fini) + sizeof(void (*)(trellis_plugin *)))
+
+int registry_check_desc(const trellis_plugin_desc *d, const char *path,
+                        const trellis_plugin_desc **use, trellis_plugin_desc **copy, char *err,
+                        size_t errlen)
+{
+    *use = NULL;
+    *copy = NULL;
+    /* the first three fields protect the rest: read nothing else first */
+    if (d->sdk_major != TRELLIS_SDK_MAJOR)
+        return errf(err, errlen,
+                    "%s: incompatible SDK: plugin built against SDK %d.%d, host has SDK %d.%d "
+                    "(major version differs: rebuild the plugin against this host's "
+                    "trellis/plugin.h)",
+                    path, d->sdk_major, d->sdk_minor, TRELLIS_SDK_MAJOR, TRELLIS_SDK_MINOR);
+    if (d->sdk_minor > TRELLIS_SDK_MINOR)
+        return errf(err, errlen,
+                    "%s: incompatible SDK: plugin needs SDK %d.%d, host has SDK %d.%d (plugin "
+                    "needs a newer host: minor %d > %d; or build it with "
+                    "TRELLIS_PLUGIN_MIN_MINOR %d if it can do without the newer functions)",
+                    path, d->sdk_major, d->sdk_minor, TRELLIS_SDK_MAJOR, TRELLIS_SDK_MINOR,
+                    d->sdk_minor, TRELLIS_SDK_MINOR, TRELLIS_SDK_MINOR);
+    if (d->sdk_minor < 0 || d->size < DESC_MIN_SIZE)
+        return errf(err, errlen,
+                    "%s: descriptor is %zu bytes with minor %d; SDK %d.0 already needs %zu: "
+                    "the plugin was not built with TRELLIS_DESC_HEADER (rebuild it)",
+                    path, d->size, d->sdk_minor, d->sdk_major, DESC_MIN_SIZE);
+    if (d->size < sizeof(trellis_plugin_desc)) {
+        /* built against an older header: the fields it lacks read as zero */
+        *copy = xcalloc(1, sizeof **copy);
+        memcpy(*copy, d, d->size);
+        d = *copy;
+    }
+    /* a longer descriptor (a newer header) keeps its fields past ours
+     * unread */
+    *use = d;
+    if (!valid_name(d->name) || !d->init) {
+        errf(err, errlen, !d->init ? "%s: plugin '%s' has no init function"
+                                   : "%s: plugin name '%s' is not valid (expected [a-z0-9-]+)",
+             path, d->name ? d->name : "(null)");
+        free(*copy);
+        *copy = NULL;
+        return -1;
+    }
+    for (const trellis_arg_spec *a = d->args; a && a->key; a++)
+        if (a->type < TRELLIS_ARG_STRING || a->type > TRELLIS_ARG_STRING_LIST) {
+            errf(err, errlen, "%s: plugin '%s': argument '%s' has unknown type %d", path,
+                 d->name, a->key, (int)a->type);
+            free(*copy);
+            *copy = NULL;
+            return -1;
+        }
+    return 0;
+}
+
+void registry_close_file(plugin_module *m)
+{
+    free(m->path);
+    free(m->desc_copy);
+    m->path = NULL;
+    m->desc_copy = NULL;
+}
+
 int registry_open_file(const char *path, plugin_module *m, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -153,35 +218,10 @@ int registry_open_file(const char *path, plugin_module *m, char *err, size_t err
     const trellis_plugin_desc *d = entry();
     if (!d)
         return errf(err, errlen, "%s: %s() returned NULL", path, TRELLIS_PLUGIN_ENTRY);
-    /* the first three fields protect the rest: read nothing else first */
-    if (d->sdk_major != TRELLIS_SDK_MAJOR)
-        return errf(err, errlen,
-                    "%s: incompatible SDK: plugin built against SDK %d.%d, host has SDK %d.%d "
-                    "(major version differs: rebuild the plugin against this host's "
-                    "trellis/plugin.h)",
-                    path, d->sdk_major, d->sdk_minor, TRELLIS_SDK_MAJOR, TRELLIS_SDK_MINOR);
-    if (d->sdk_minor > TRELLIS_SDK_MINOR)
-        return errf(err, errlen,
-                    "%s: incompatible SDK: plugin built against SDK %d.%d, host has SDK %d.%d "
-                    "(plugin needs a newer host: minor %d > %d)",
-                    path, d->sdk_major, d->sdk_minor, TRELLIS_SDK_MAJOR, TRELLIS_SDK_MINOR,
-                    d->sdk_minor, TRELLIS_SDK_MINOR);
-    if (d->size < sizeof(trellis_plugin_desc))
-        return errf(err, errlen,
-                    "%s: descriptor is %zu bytes, SDK %d.%d needs %zu: rebuild the plugin", path,
-                    d->size, d->sdk_major, d->sdk_minor, sizeof(trellis_plugin_desc));
-    if (!valid_name(d->name))
-        return errf(err, errlen, "%s: plugin name '%s' is not valid (expected [a-z0-9-]+)",
-                    path, d->name ? d->name : "(null)");
-    if (!d->init)
-        return errf(err, errlen, "%s: plugin '%s' has no init function", path, d->name);
-    for (const trellis_arg_spec *a = d->args; a && a->key; a++)
-        if (a->type < TRELLIS_ARG_STRING || a->type > TRELLIS_ARG_STRING_LIST)
-            return errf(err, errlen, "%s: plugin '%s': argument '%s' has unknown type %d",
-                        path, d->name, a->key, (int)a->type);
+    if (registry_check_desc(d, path, &m->desc, &m->desc_copy, err, errlen) < 0)
+        return -1;
     m->path = xstrdup(path);
     m->dl = dl;
-    m->desc = d;
     struct stat st;
     if (stat(path, &st) == 0)
         snprintf(m->ident, sizeof m->ident, "%llx:%llx:%lld:%lld.%09ld",
@@ -234,7 +274,7 @@ int registry_load(registry *r, const char *name, const char *path, char *const *
     if (!path && strcmp(m.desc->name, name) != 0) {
         errf(err, errlen, "%s: declares the name '%s', expected '%s'", found, m.desc->name,
              name);
-        free(m.path);
+        registry_close_file(&m);
         free(found);
         return -1;
     }
@@ -242,7 +282,7 @@ int registry_load(registry *r, const char *name, const char *path, char *const *
         if (strcmp(r->mods[i]->desc->name, m.desc->name) == 0) {
             errf(err, errlen, "%s: duplicate plugin name '%s': %s declares it already",
                  found, m.desc->name, r->mods[i]->path);
-            free(m.path);
+            registry_close_file(&m);
             free(found);
             return -1;
         }

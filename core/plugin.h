@@ -31,7 +31,8 @@ typedef struct plugin_module {
      * plugin is a changed plugin (quarantine.h) */
     char ident[96];
     void *dl;
-    const trellis_plugin_desc *desc;
+    const trellis_plugin_desc *desc; /* the plugin's, or desc_copy */
+    trellis_plugin_desc *desc_copy;  /* an older, shorter descriptor widened; owned */
 } plugin_module;
 
 typedef struct plugin_hooks {
@@ -126,10 +127,20 @@ void registry_release_retired(void);
 int registry_load(registry *r, const char *name, const char *path,
                   char *const *dirs, size_t n_dirs, plugin_module **out,
                   char *err, size_t errlen);
+/* Check a descriptor before using anything else in it: the SDK major,
+ * the oldest minor it needs, its size (an older, shorter one is widened
+ * into *copy, owned by the caller; a longer, newer one is used as it is),
+ * its name, init and argument types. *use is the descriptor to read. 0, or
+ * -1 with err naming path and both versions. */
+int registry_check_desc(const trellis_plugin_desc *d, const char *path,
+                        const trellis_plugin_desc **use, trellis_plugin_desc **copy, char *err,
+                        size_t errlen);
 /* Open one file and check it (used by `trellis plugins` to list a
- * directory). The module is not registered. */
+ * directory). The module is not registered: registry_close_file frees what
+ * it holds. */
 int registry_open_file(const char *path, plugin_module *m, char *err,
                        size_t errlen);
+void registry_close_file(plugin_module *m);
 /* Where a new instance belongs and what it is given. */
 typedef struct instance_ctx {
     struct profile *profile;   /* may be NULL */

@@ -15,8 +15,12 @@
  *
  * It is built with nothing but `pkg-config trellis-plugin` (see Makefile
  * and README.md), which is what makes it an example: everything a plugin
- * needs comes from trellis/plugin.h and the host function table.
+ * needs comes from trellis/plugin.h and the host function table. It runs
+ * on any 1.x host: it declares SDK 1.0 as the oldest it needs, and tests
+ * for the queueing hints of 1.2 before it registers them.
  */
+#define TRELLIS_PLUGIN_MIN_MINOR 0
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

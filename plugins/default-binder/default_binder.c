@@ -8,6 +8,9 @@
  * one. A store failure fails the binding cycle, and the host then unreserves
  * and requeues the workload.
  */
+/* the oldest host it runs on: it needs no function newer than SDK 1.0 (newer ones it tests for) */
+#define TRELLIS_PLUGIN_MIN_MINOR 0
+
 #include <stdio.h>
 #include <stdlib.h>
 

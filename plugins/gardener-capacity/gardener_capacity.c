@@ -13,13 +13,14 @@
  * seed's allocatable shoots grow (or its limit goes), or after a shoot goes
  * away.
  */
+/* the oldest host it runs on: it needs no function newer than SDK 1.0 (newer ones it tests for) */
+#define TRELLIS_PLUGIN_MIN_MINOR 0
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
-#include "equal.h"
-#include "hints.h"
+#include "trellis/helpers.h"
 #include "resources.h"
 #include "trellis/plugin.h"
 #include "values.h"
@@ -117,7 +118,7 @@ static int batch_rejects(trellis_plugin *self, const void *cfg, const void *data
 static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                          const trellis_target *const *targets, size_t n, uint64_t *pass)
 {
-    batch_clear_rejected(self, NULL, NULL, targets, n, pass, batch_rejects);
+    trellis_batch_clear_rejected(self, NULL, NULL, targets, n, pass, batch_rejects);
 }
 
 /* Whether a seed change may make room. The number of shoots on a seed is
@@ -150,11 +151,11 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     if (h->register_prepare_target(self, prepare_target) < 0 ||
         h->register_release(self, release) < 0 || h->register_filter(self, filter) < 0 ||
         h->register_filter_batch(self, filter_batch) < 0 ||
-        h->register_equivalent(self, equal_always) < 0) {
+        trellis_register_equivalent(h, self, trellis_equal_always) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    return hints_register(
+    return trellis_hints_register(
         h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE | TRELLIS_EV_WORKLOAD_GONE, hint,
         err, errlen);
 }

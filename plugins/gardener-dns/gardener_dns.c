@@ -22,13 +22,15 @@
  * all seeds, so a seed that loses (or takes away, when deleted) a default
  * domain the shoot's domain lies under may lift it.
  */
+/* the oldest host it runs on: it needs no function newer than SDK 1.0 (newer ones it tests for) */
+#define TRELLIS_PLUGIN_MIN_MINOR 0
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
+#include "trellis/helpers.h"
 #include "gardener.h"
-#include "hints.h"
 #include "intern.h"
 #include "trellis/plugin.h"
 #include "values.h"
@@ -356,7 +358,7 @@ static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_o
     const prepared *shoot = host->object_data(self, workload);
 
     if (shoot)
-        batch_clear_rejected_prepared(host, self, NULL, shoot, targets, n, pass, batch_rejects);
+        trellis_batch_clear_rejected_prepared(host, self, NULL, shoot, targets, n, pass, batch_rejects);
 }
 
 static int rejects_on(trellis_plugin *self, const trellis_object *workload,
@@ -391,7 +393,7 @@ static int hint(trellis_plugin *self, const trellis_object *workload, unsigned e
         return TRELLIS_QUEUE;
     if (event == TRELLIS_EV_TARGET_DELETE)
         return TRELLIS_QUEUE_SKIP;
-    return hints_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
+    return trellis_hint_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
 }
 
 /* Shoots with the same needs get the same verdicts on every seed (SDK 1.3,
@@ -437,11 +439,11 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         h->register_prepare_target(self, prepare_target) < 0 ||
         h->register_release(self, release) < 0 || h->register_pre_filter(self, pre_filter) < 0 ||
         h->register_filter(self, filter) < 0 || h->register_filter_batch(self, filter_batch) < 0 ||
-        h->register_equivalent(self, equivalent) < 0) {
+        trellis_register_equivalent(h, self, equivalent) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    return hints_register(h, self,
+    return trellis_hints_register(h, self,
                           TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE |
                               (cfg->current ? TRELLIS_EV_TARGET_DELETE : 0u),
                           hint, err, errlen);

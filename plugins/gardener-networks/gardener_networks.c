@@ -19,13 +19,15 @@
  * rejected shoot may fit after a seed appears or changes whose networks are
  * disjoint from its own.
  */
+/* the oldest host it runs on: it needs no function newer than SDK 1.0 (newer ones it tests for) */
+#define TRELLIS_PLUGIN_MIN_MINOR 0
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
+#include "trellis/helpers.h"
 #include "gardener_math.h"
-#include "hints.h"
 #include "trellis/plugin.h"
 #include "values.h"
 
@@ -397,7 +399,7 @@ static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_o
     const prepared *shoot = host->object_data(self, workload);
 
     if (shoot)
-        batch_clear_rejected_prepared(host, self, host->get_private(self), shoot, targets, n, pass,
+        trellis_batch_clear_rejected_prepared(host, self, host->get_private(self), shoot, targets, n, pass,
                                       batch_rejects);
 }
 
@@ -413,7 +415,7 @@ static int rejects_on(trellis_plugin *self, const trellis_object *workload,
 static int hint(trellis_plugin *self, const trellis_object *workload, unsigned event,
                 const trellis_object *old_obj, const trellis_object *new_obj)
 {
-    return hints_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
+    return trellis_hint_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
 }
 
 static int same_net(const gm_net *x, const gm_net *y)
@@ -470,11 +472,11 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         h->register_prepare_target(self, prepare_target) < 0 ||
         h->register_release(self, release) < 0 || h->register_filter(self, filter) < 0 ||
         h->register_filter_batch(self, filter_batch) < 0 ||
-        h->register_equivalent(self, equivalent) < 0) {
+        trellis_register_equivalent(h, self, equivalent) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    return hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint, err,
+    return trellis_hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint, err,
                           errlen);
 }
 

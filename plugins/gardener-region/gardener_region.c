@@ -23,16 +23,17 @@
  * the filter; the region ConfigMaps only move scores, so their changes undo
  * no rejection.
  */
+/* the oldest host it runs on: it needs no function newer than SDK 1.0 (newer ones it tests for) */
+#define TRELLIS_PLUGIN_MIN_MINOR 0
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
+#include "trellis/helpers.h"
 #include "gardener.h"
 #include "gardener_math.h"
-#include "hints.h"
 #include "intern.h"
-#include "scores.h"
 #include "trellis/plugin.h"
 #include "values.h"
 
@@ -556,7 +557,7 @@ static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_o
     const prepared *shoot = host->object_data(self, workload);
 
     if (shoot && (shoot->testing || !cfg->minimal_distance))
-        batch_clear_rejected_prepared(host, self, cfg, shoot, targets, n, pass, batch_rejects);
+        trellis_batch_clear_rejected_prepared(host, self, cfg, shoot, targets, n, pass, batch_rejects);
 }
 
 static int rejects_on(trellis_plugin *self, const trellis_object *workload,
@@ -569,7 +570,7 @@ static int rejects_on(trellis_plugin *self, const trellis_object *workload,
 static int hint(trellis_plugin *self, const trellis_object *workload, unsigned event,
                 const trellis_object *old_obj, const trellis_object *new_obj)
 {
-    return hints_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
+    return trellis_hint_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
 }
 
 /* ---- score ------------------------------------------------------------- */
@@ -632,7 +633,7 @@ static int normalize(trellis_plugin *self, trellis_cycle *c, const trellis_objec
 {
     int64_t min, max;
 
-    scores_min_max(scores, n, &min, &max);
+    trellis_scores_min_max(scores, n, &min, &max);
     for (size_t i = 0; i < n; i++) {
         if (scores[i] == min)
             scores[i] = TRELLIS_MAX_SCORE;
@@ -735,13 +736,13 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         h->register_prepare_target(self, prepare_target) < 0 ||
         h->register_release(self, release) < 0 || h->register_pre_filter(self, pre_filter) < 0 ||
         h->register_filter(self, filter) < 0 || h->register_filter_batch(self, filter_batch) < 0 ||
-        h->register_equivalent(self, equivalent) < 0 ||
+        trellis_register_equivalent(h, self, equivalent) < 0 ||
         h->register_score(self, score) < 0 || h->register_score_batch(self, score_batch) < 0 ||
         h->register_normalize(self, normalize) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    return hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint, err,
+    return trellis_hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint, err,
                           errlen);
 }
 

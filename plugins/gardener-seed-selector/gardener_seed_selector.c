@@ -21,13 +21,15 @@
  * or provider. Queueing hints: a rejected shoot may fit after a seed appears
  * or changes so that it passes, or after its CloudProfile changes.
  */
+/* the oldest host it runs on: it needs no function newer than SDK 1.0 (newer ones it tests for) */
+#define TRELLIS_PLUGIN_MIN_MINOR 0
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
+#include "trellis/helpers.h"
 #include "gardener.h"
-#include "hints.h"
 #include "intern.h"
 #include "selector.h"
 #include "trellis/plugin.h"
@@ -336,7 +338,7 @@ static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_o
     const prepared *p = host->object_data(self, workload);
 
     if (p)
-        batch_clear_rejected_prepared(host, self, NULL, p, targets, n, pass, batch_rejects);
+        trellis_batch_clear_rejected_prepared(host, self, NULL, p, targets, n, pass, batch_rejects);
 }
 
 static int rejects_on(trellis_plugin *self, const trellis_object *workload,
@@ -352,7 +354,7 @@ static int hint(trellis_plugin *self, const trellis_object *workload, unsigned e
     const trellis_object *o = new_obj ? new_obj : old_obj;
 
     if (event != TRELLIS_EV_OTHER)
-        return hints_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
+        return trellis_hint_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
     /* of all other objects, only the shoot's own CloudProfile holds a
      * selector the shoot is checked against */
     if (!p || !o)
@@ -430,11 +432,11 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         h->register_prepare_target(self, prepare_target) < 0 ||
         h->register_release(self, release) < 0 || h->register_filter(self, filter) < 0 ||
         h->register_filter_batch(self, filter_batch) < 0 ||
-        h->register_equivalent(self, equivalent) < 0) {
+        trellis_register_equivalent(h, self, equivalent) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    return hints_register(h, self,
+    return trellis_hints_register(h, self,
                           TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE | TRELLIS_EV_OTHER, hint,
                           err, errlen);
 }

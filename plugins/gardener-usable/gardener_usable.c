@@ -14,13 +14,14 @@
  * usable. Queueing hints: a rejected shoot may fit after a usable seed
  * appears or a seed turns usable.
  */
+/* the oldest host it runs on: it needs no function newer than SDK 1.0 (newer ones it tests for) */
+#define TRELLIS_PLUGIN_MIN_MINOR 0
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
-#include "equal.h"
-#include "hints.h"
+#include "trellis/helpers.h"
 #include "trellis/plugin.h"
 #include "values.h"
 
@@ -174,7 +175,7 @@ static int batch_rejects(const void *cfg, const void *data, const void *seed)
 static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                          const trellis_target *const *targets, size_t n, uint64_t *pass)
 {
-    batch_clear_rejected_prepared(host, self, NULL, NULL, targets, n, pass, batch_rejects);
+    trellis_batch_clear_rejected_prepared(host, self, NULL, NULL, targets, n, pass, batch_rejects);
 }
 
 static int rejects_on(trellis_plugin *self, const trellis_object *workload,
@@ -186,7 +187,7 @@ static int rejects_on(trellis_plugin *self, const trellis_object *workload,
 static int hint(trellis_plugin *self, const trellis_object *workload, unsigned event,
                 const trellis_object *old_obj, const trellis_object *new_obj)
 {
-    return hints_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
+    return trellis_hint_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
 }
 
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
@@ -207,11 +208,11 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     /* no release hook: prepared data points into a constant table */
     if (h->register_prepare_target(self, prepare_target) < 0 ||
         h->register_filter(self, filter) < 0 || h->register_filter_batch(self, filter_batch) < 0 ||
-        h->register_equivalent(self, equal_always) < 0) {
+        trellis_register_equivalent(h, self, trellis_equal_always) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    return hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint, err,
+    return trellis_hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint, err,
                           errlen);
 }
 

@@ -17,13 +17,14 @@
  * labels satisfy its selector, or after a target's labels change from ones
  * that do not to ones that do.
  */
+/* the oldest host it runs on: it needs no function newer than SDK 1.0 (newer ones it tests for) */
+#define TRELLIS_PLUGIN_MIN_MINOR 0
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
-#include "equal.h"
-#include "hints.h"
+#include "trellis/helpers.h"
 #include "selector.h"
 #include "trellis/plugin.h"
 #include "values.h"
@@ -217,7 +218,7 @@ static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_o
     const selector *sel = workload_selector(self, workload);
 
     if (sel)
-        batch_clear_rejected(self, host->get_private(self), sel, targets, n, pass, batch_rejects);
+        trellis_batch_clear_rejected(self, host->get_private(self), sel, targets, n, pass, batch_rejects);
 }
 
 static int rejects_on(trellis_plugin *self, const trellis_object *workload,
@@ -231,7 +232,7 @@ static int rejects_on(trellis_plugin *self, const trellis_object *workload,
 static int hint(trellis_plugin *self, const trellis_object *workload, unsigned event,
                 const trellis_object *old_obj, const trellis_object *new_obj)
 {
-    return hints_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
+    return trellis_hint_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
 }
 
 /* Workloads with equal selectors get the same verdicts. */
@@ -239,7 +240,7 @@ static int equivalent(trellis_plugin *self, const trellis_object *a, const trell
 {
     const config *cfg = host->get_private(self);
 
-    return equal_fields(host, a, b, cfg->field);
+    return trellis_equal_fields(host, a, b, cfg->field);
 }
 
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
@@ -286,12 +287,12 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     if (h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_release(self, release) < 0 || h->register_pre_filter(self, pre_filter) < 0 ||
         h->register_filter(self, filter) < 0 || h->register_filter_batch(self, filter_batch) < 0 ||
-        h->register_equivalent(self, equivalent) < 0 ||
+        trellis_register_equivalent(h, self, equivalent) < 0 ||
         (cfg->match == MATCH_PATH && h->register_prepare_target(self, prepare_target) < 0)) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    return hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint, err,
+    return trellis_hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint, err,
                           errlen);
 }
 

@@ -10,6 +10,9 @@
  * common/resources.c and this plugin's own host counters, exactly as in
  * resources-fit; the score is already 0..100, so there is no normalize.
  */
+/* the oldest host it runs on: it uses the columnar hooks of SDK 1.3 */
+#define TRELLIS_PLUGIN_MIN_MINOR 3
+
 #include <stdio.h>
 #include <string.h>
 

@@ -9,12 +9,14 @@
  * score that other plugins can be weighed against). It has no arguments and
  * no state.
  */
+/* the oldest host it runs on: it needs no function newer than SDK 1.0 (newer ones it tests for) */
+#define TRELLIS_PLUGIN_MIN_MINOR 0
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "equal.h"
-#include "scores.h"
+#include "trellis/helpers.h"
 #include "trellis/plugin.h"
 
 /* Process-global and immutable once init has run (see plugin.h). */
@@ -40,7 +42,7 @@ static int normalize(trellis_plugin *self, trellis_cycle *c, const trellis_objec
 {
     int64_t min, max;
 
-    scores_min_max(scores, n, &min, &max);
+    trellis_scores_min_max(scores, n, &min, &max);
     for (size_t i = 0; i < n; i++)
         scores[i] =
             max == min ? TRELLIS_MAX_SCORE : TRELLIS_MAX_SCORE * (max - scores[i]) / (max - min);
@@ -52,7 +54,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
 {
     host = h;
     if (h->register_score(self, score) < 0 || h->register_score_batch(self, score_batch) < 0 ||
-        h->register_equivalent(self, equal_always) < 0 ||
+        trellis_register_equivalent(h, self, trellis_equal_always) < 0 ||
         h->register_normalize(self, normalize) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;

@@ -18,6 +18,9 @@
  * Temporary arrays come from the cycle's arena: this runs once per failed
  * cycle and must not leak when it returns early.
  */
+/* the oldest host it runs on: it needs no function newer than SDK 1.0 (newer ones it tests for) */
+#define TRELLIS_PLUGIN_MIN_MINOR 0
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

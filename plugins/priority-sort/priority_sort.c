@@ -7,6 +7,9 @@
  * `priority_field`, so the comparison the queue calls on every reorder
  * reads two integers.
  */
+/* the oldest host it runs on: it needs no function newer than SDK 1.0 (newer ones it tests for) */
+#define TRELLIS_PLUGIN_MIN_MINOR 0
+
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -20,9 +20,12 @@
  * resource the workload requests (and still holds the request), or after
  * an assigned workload that used such a resource goes away.
  */
+/* the oldest host it runs on: it uses the columnar hooks of SDK 1.3 */
+#define TRELLIS_PLUGIN_MIN_MINOR 3
+
 #include <stdio.h>
 
-#include "hints.h"
+#include "trellis/helpers.h"
 #include "resources.h"
 #include "trellis/plugin.h"
 
@@ -243,7 +246,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    return hints_register(
+    return trellis_hints_register(
         h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE | TRELLIS_EV_WORKLOAD_GONE, hint,
         err, errlen);
 }

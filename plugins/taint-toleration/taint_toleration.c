@@ -21,12 +21,14 @@
  * hard taints it tolerates, or after a target's taints change from some it
  * does not tolerate to ones it does.
  */
+/* the oldest host it runs on: it uses the columnar hooks of SDK 1.3 */
+#define TRELLIS_PLUGIN_MIN_MINOR 3
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hints.h"
-#include "span.h"
+#include "trellis/helpers.h"
 #include "taints.h"
 #include "trellis/plugin.h"
 #include "values.h"
@@ -301,7 +303,7 @@ static int span_rejects(const void *cfg, const void *wp, const void *tp)
 static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                         size_t first, size_t n, uint64_t *pass)
 {
-    span_clear_rejected(host->cycle_target_data(c, self), host->get_private(self),
+    trellis_span_clear_rejected(host->cycle_target_data(c, self), host->get_private(self),
                         host->object_data(self, workload), first, n, pass, span_rejects);
 }
 
@@ -379,7 +381,7 @@ static int rejects_on(trellis_plugin *self, const trellis_object *workload,
 static int hint(trellis_plugin *self, const trellis_object *workload, unsigned event,
                 const trellis_object *old_obj, const trellis_object *new_obj)
 {
-    return hints_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
+    return trellis_hint_target_turned(self, workload, event, old_obj, new_obj, rejects_on);
 }
 
 /* ignore_taints and namespace_taints into cfg. */
@@ -510,7 +512,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    if (hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint, err,
+    if (trellis_hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint, err,
                        errlen) < 0)
         return -1;
     /* A 1.0 host has no eviction checks: the plugin still filters and

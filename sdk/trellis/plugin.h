@@ -11,39 +11,152 @@
  * VERSION RULE
  *   TRELLIS_SDK_MAJOR / TRELLIS_SDK_MINOR describe this header.
  *   - Adding anything (a host function at the end of trellis_host, a hook
- *     registration function, an enum value, a constant) bumps MINOR.
+ *     registration function, an enum value, a constant, a field at the end
+ *     of trellis_plugin_desc) bumps MINOR.
  *   - Removing or changing anything (a signature, a struct layout, a meaning)
  *     bumps MAJOR and resets MINOR to 0.
- *   The host loads a plugin only if plugin.major == host.major and
- *   plugin.minor <= host.minor, and refuses with a message that names both
- *   versions otherwise. The host function table only grows; a plugin built
- *   against a newer minor may test for a function with TRELLIS_HOST_HAS().
+ *   A plugin's descriptor carries the SDK major it was built against and
+ *   the oldest host minor it runs on: TRELLIS_PLUGIN_MIN_MINOR, this
+ *   header's minor unless the plugin defines it lower before including
+ *   this header. The host loads a plugin only if plugin.major == host.major
+ *   and plugin.min_minor <= host.minor, and refuses with a message that
+ *   names both versions otherwise. A plugin that declares an older minor
+ *   tests for each newer host function it uses with TRELLIS_HOST_HAS() and
+ *   does without it on an older host. The host accepts a descriptor shorter
+ *   than its own (built against an older header): the fields it lacks read
+ *   as zero. Within a major, the offsets of trellis_host and
+ *   trellis_plugin_desc never change (the test suite checks them).
  *
- * CHANGELOG
- *   1.0  First stable SDK: descriptor, host table, hooks for every extension
- *        point of the scheduling and binding cycles, per-object prepared
- *        data, per-target counters, batch filter/score, typed arguments.
- *   1.1  lookup_object / foreach_object: read any object the store holds
- *        (e.g. a CloudProfile a Shoot names, a region ConfigMap);
- *        register_eviction_check: evict bound workloads from a target that
- *        no longer accepts them (NoExecute taints).
- *   1.2  Queueing hints: register_events (at the end of trellis_host), the
- *        TRELLIS_EV_* event bits, TRELLIS_QUEUE / TRELLIS_QUEUE_SKIP and
- *        trellis_hint_fn. A plugin that filters says which store changes
- *        may undo its rejections, so that a long-running host moves back
- *        to the active queue only the workloads a change may let fit.
- *   1.3  Columnar batch hooks: register_filter_span / register_score_span
- *        (trellis_filter_span_fn, trellis_score_span_fn) address targets by
- *        their index in the cycle's snapshot; declare_target_values gives
- *        targets int64 values computed once per target change; and
- *        cycle_target_data / cycle_target_values / cycle_target_counter hand
- *        a plugin its prepared data, target values and counter sums of
- *        every target as arrays, so a hot loop makes no host call per
- *        target. cycle_target_count and cycle_target now work in every
- *        hook of a cycle, not only in post_filter. register_equivalent
- *        (trellis_equivalent_fn) lets the host reuse a cycle's verdicts and
- *        raw scores for the next, equivalent workload on the targets that
- *        did not change.
+ * CHANGELOG (one symbol per line: grep for a symbol to learn its minor)
+ *   1.0  trellis_plugin_desc
+ *   1.0  TRELLIS_PLUGIN
+ *   1.0  TRELLIS_DESC_HEADER
+ *   1.0  TRELLIS_HOST_HAS
+ *   1.0  trellis_code
+ *   1.0  trellis_status
+ *   1.0  trellis_value_type
+ *   1.0  trellis_arg_type
+ *   1.0  trellis_arg_spec
+ *   1.0  trellis_log_level
+ *   1.0  trellis_prepare_fn
+ *   1.0  trellis_release_fn
+ *   1.0  trellis_amounts_fn
+ *   1.0  trellis_less_fn
+ *   1.0  trellis_pre_filter_fn
+ *   1.0  trellis_filter_fn
+ *   1.0  trellis_filter_batch_fn
+ *   1.0  trellis_post_filter_fn
+ *   1.0  trellis_pre_score_fn
+ *   1.0  trellis_score_fn
+ *   1.0  trellis_score_batch_fn
+ *   1.0  trellis_normalize_fn
+ *   1.0  trellis_reserve_fn
+ *   1.0  trellis_unreserve_fn
+ *   1.0  trellis_permit_fn
+ *   1.0  trellis_bind_fn
+ *   1.0  trellis_post_bind_fn
+ *   1.0  TRELLIS_MAX_SCORE
+ *   1.0  TRELLIS_REASON_MAX
+ *   1.0  TRELLIS_MESSAGE_MAX
+ *   1.0  trellis_host.register_prepare_workload
+ *   1.0  trellis_host.register_prepare_target
+ *   1.0  trellis_host.register_release
+ *   1.0  trellis_host.declare_counters
+ *   1.0  trellis_host.register_queue_sort
+ *   1.0  trellis_host.register_pre_filter
+ *   1.0  trellis_host.register_filter
+ *   1.0  trellis_host.register_filter_batch
+ *   1.0  trellis_host.register_post_filter
+ *   1.0  trellis_host.register_pre_score
+ *   1.0  trellis_host.register_score
+ *   1.0  trellis_host.register_score_batch
+ *   1.0  trellis_host.register_normalize
+ *   1.0  trellis_host.register_reserve
+ *   1.0  trellis_host.register_unreserve
+ *   1.0  trellis_host.register_permit
+ *   1.0  trellis_host.register_pre_bind
+ *   1.0  trellis_host.register_bind
+ *   1.0  trellis_host.register_post_bind
+ *   1.0  trellis_host.set_private
+ *   1.0  trellis_host.get_private
+ *   1.0  trellis_host.profile_name
+ *   1.0  trellis_host.binding_field
+ *   1.0  trellis_host.log
+ *   1.0  trellis_host.status
+ *   1.0  trellis_host.arg_string
+ *   1.0  trellis_host.arg_int
+ *   1.0  trellis_host.arg_bool
+ *   1.0  trellis_host.arg_double
+ *   1.0  trellis_host.arg_list_len
+ *   1.0  trellis_host.arg_list_at
+ *   1.0  trellis_host.object_kind
+ *   1.0  trellis_host.object_api_version
+ *   1.0  trellis_host.object_namespace
+ *   1.0  trellis_host.object_name
+ *   1.0  trellis_host.object_uid
+ *   1.0  trellis_host.object_label
+ *   1.0  trellis_host.object_annotation
+ *   1.0  trellis_host.object_get
+ *   1.0  trellis_host.object_data
+ *   1.0  trellis_host.value_type
+ *   1.0  trellis_host.value_string
+ *   1.0  trellis_host.value_int
+ *   1.0  trellis_host.value_double
+ *   1.0  trellis_host.value_bool
+ *   1.0  trellis_host.value_len
+ *   1.0  trellis_host.value_at
+ *   1.0  trellis_host.value_get
+ *   1.0  trellis_host.value_path
+ *   1.0  trellis_host.value_foreach
+ *   1.0  trellis_host.target_object
+ *   1.0  trellis_host.target_name
+ *   1.0  trellis_host.target_workload_count
+ *   1.0  trellis_host.target_workload
+ *   1.0  trellis_host.target_counters
+ *   1.0  trellis_host.workload_counters
+ *   1.0  trellis_host.cycle_set
+ *   1.0  trellis_host.cycle_get
+ *   1.0  trellis_host.cycle_alloc
+ *   1.0  trellis_host.cycle_target_count
+ *   1.0  trellis_host.cycle_target
+ *   1.0  trellis_host.cycle_target_code
+ *   1.0  trellis_host.cycle_filter_without
+ *   1.0  trellis_host.evict
+ *   1.0  trellis_host.create_target
+ *   1.0  trellis_host.nominate
+ *   1.0  trellis_host.store_set_field
+ *   1.0  trellis_host.permit_allow
+ *   1.0  trellis_host.permit_reject
+ *   1.1  trellis_host.lookup_object                 read any object the store holds
+ *   1.1  trellis_host.foreach_object                visit every object of a kind
+ *   1.1  trellis_host.register_eviction_check       evict bound workloads (NoExecute)
+ *   1.1  trellis_eviction_fn
+ *   1.2  trellis_host.register_events               queueing hints
+ *   1.2  trellis_hint_fn
+ *   1.2  TRELLIS_EV_TARGET_ADD
+ *   1.2  TRELLIS_EV_TARGET_UPDATE
+ *   1.2  TRELLIS_EV_TARGET_DELETE
+ *   1.2  TRELLIS_EV_WORKLOAD_GONE
+ *   1.2  TRELLIS_EV_WORKLOAD_UPDATE
+ *   1.2  TRELLIS_EV_OTHER
+ *   1.2  TRELLIS_EV_ALL
+ *   1.2  TRELLIS_QUEUE
+ *   1.2  TRELLIS_QUEUE_SKIP
+ *   1.3  trellis_host.register_filter_span          columnar filter over snapshot indices
+ *   1.3  trellis_host.register_score_span           columnar score
+ *   1.3  trellis_host.cycle_target_data             prepared data of every target, as an array
+ *   1.3  trellis_host.declare_target_values         int64 values per target change
+ *   1.3  trellis_host.cycle_target_values           target values as a column
+ *   1.3  trellis_host.cycle_target_counter          counter sums as a column
+ *   1.3  trellis_host.register_equivalent           reuse verdicts for equivalent workloads
+ *   1.3  trellis_filter_span_fn
+ *   1.3  trellis_score_span_fn
+ *   1.3  trellis_equivalent_fn
+ *   1.3  trellis_host.cycle_target_count            (changed) works in every hook of a cycle
+ *   1.3  trellis_host.cycle_target                  (changed) works in every hook of a cycle
+ *   1.4  TRELLIS_PLUGIN_MIN_MINOR                   the oldest host minor a plugin runs on
+ *   1.4  trellis_plugin_desc.sdk_minor              (changed) that oldest minor, not the build's
+ *   1.4  trellis/helpers.h                          batch/span loops, hints, equality, score range
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -134,7 +247,7 @@ extern "C" {
 #endif
 
 #define TRELLIS_SDK_MAJOR 1
-#define TRELLIS_SDK_MINOR 3
+#define TRELLIS_SDK_MINOR 4
 
 /* ---- opaque handles ---------------------------------------------------- */
 
@@ -686,8 +799,8 @@ typedef struct trellis_host {
  * match. */
 typedef struct trellis_plugin_desc {
     size_t size; /* sizeof(trellis_plugin_desc) the plugin was built with */
-    int sdk_major;
-    int sdk_minor;
+    int sdk_major; /* TRELLIS_SDK_MAJOR it was built against */
+    int sdk_minor; /* the oldest host minor it runs on (TRELLIS_PLUGIN_MIN_MINOR) */
     const char *name;        /* unique, [a-z0-9-]+ */
     const char *version;     /* the plugin's own version */
     const char *description; /* one line */
@@ -708,12 +821,21 @@ typedef const trellis_plugin_desc *(*trellis_plugin_entry_fn)(void);
 #define TRELLIS_EXPORT
 #endif
 
+/* The oldest host minor (of TRELLIS_SDK_MAJOR) this plugin runs on. A
+ * plugin that does without newer functions on an older host (testing for
+ * them with TRELLIS_HOST_HAS) defines it before including this header:
+ *   #define TRELLIS_PLUGIN_MIN_MINOR 1
+ *   #include <trellis/plugin.h> */
+#ifndef TRELLIS_PLUGIN_MIN_MINOR
+#define TRELLIS_PLUGIN_MIN_MINOR TRELLIS_SDK_MINOR
+#endif
+
 /* Declare the plugin's one exported symbol:
  *   static const trellis_plugin_desc desc = { TRELLIS_DESC_HEADER, ... };
  *   TRELLIS_PLUGIN(desc)
  */
 #define TRELLIS_DESC_HEADER                                                  \
-    sizeof(trellis_plugin_desc), TRELLIS_SDK_MAJOR, TRELLIS_SDK_MINOR
+    sizeof(trellis_plugin_desc), TRELLIS_SDK_MAJOR, TRELLIS_PLUGIN_MIN_MINOR
 #define TRELLIS_PLUGIN(desc)                                                 \
     TRELLIS_EXPORT const trellis_plugin_desc *trellis_plugin_entry(void);    \
     TRELLIS_EXPORT const trellis_plugin_desc *trellis_plugin_entry(void)     \

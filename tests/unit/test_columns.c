@@ -1,10 +1,9 @@
 /*
  * test_columns.c - the plugin-side helpers of the SDK 1.3 hot paths:
  * res_div (the division-free integer quotient least-allocated uses with a
- * stored reciprocal) against plain integer division, and equal_values /
- * equal_fields (what the `equivalent` hooks of label-selector compare)
- * through the real host table. common/equal.c is compiled into this test
- * directly (it is a plugin helper, not part of the core library).
+ * stored reciprocal) against plain integer division, and trellis_equal_values
+ * / trellis_equal_fields of trellis/helpers.h (what the `equivalent` hooks
+ * of label-selector compare) through the real host table.
  */
 #include "config.h"
 
@@ -12,7 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../plugins/common/equal.c"
+#include "trellis/helpers.h"
 #include "../../plugins/common/resources.h"
 #include "hostapi.h"
 #include "testutil.h"
@@ -79,16 +78,16 @@ START_TEST(equal_values_deep)
                                "\"z1\"},\"tolerations\":[{\"key\":\"l\"},{\"key\":\"k\"}],"
                                "\"n\":\"1\"}}");
     /* maps in another member order are equal */
-    ck_assert(equal_fields(h, a, b, "spec.nodeSelector"));
+    ck_assert(trellis_equal_fields(h, a, b, "spec.nodeSelector"));
     /* lists are ordered */
-    ck_assert(!equal_fields(h, a, b, "spec.tolerations"));
+    ck_assert(!trellis_equal_fields(h, a, b, "spec.tolerations"));
     /* a number is not a string with the same text */
-    ck_assert(!equal_fields(h, a, b, "spec.n"));
+    ck_assert(!trellis_equal_fields(h, a, b, "spec.n"));
     /* absent and null are the same; absent and a map are not */
-    ck_assert(equal_fields(h, a, b, "spec.x"));
-    ck_assert(equal_fields(h, a, b, "spec.nothing"));
-    ck_assert(!equal_fields(h, a, b, "metadata"));
-    ck_assert(equal_fields(h, a, a, "spec"));
+    ck_assert(trellis_equal_fields(h, a, b, "spec.x"));
+    ck_assert(trellis_equal_fields(h, a, b, "spec.nothing"));
+    ck_assert(!trellis_equal_fields(h, a, b, "metadata"));
+    ck_assert(trellis_equal_fields(h, a, a, "spec"));
     object_unref(a);
     object_unref(b);
 }

@@ -216,7 +216,7 @@ START_TEST(unsafe_files_refused)
     chmod(so, 0755);
     plugin_module m;
     ck_assert_msg(registry_open_file(so, &m, err, sizeof err) == 0, "%s", err);
-    free(m.path);
+    registry_close_file(&m);
     chmod(so, 0775);
     ck_assert_int_eq(registry_open_file(so, &m, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "writable by its group (mode 0775)") &&
