@@ -125,6 +125,18 @@ else
         "$(tail_of "$TMP/example.log")"
 fi
 
+if make -C "$TMP/example" check >"$TMP/example-check.log" 2>&1 &&
+    grep -q '100%: Checks: 4, Failures: 0' "$TMP/example-check.log"; then
+    ok "example plugin's unit test passes through the installed mock host"
+else
+    not_ok "example plugin's unit test passes through the installed mock host" \
+        "$(tail_of "$TMP/example-check.log")"
+fi
+for f in plugin.h helpers.h; do
+    if [ -f "$PREFIX/include/trellis/$f" ]; then ok "trellis/$f installed"; else
+        not_ok "trellis/$f installed" "not in $PREFIX/include/trellis"; fi
+done
+
 if make -C "$TMP/example" install DESTDIR="$TMP/stage" >"$TMP/stage.log" 2>&1 &&
     [ -f "$TMP/stage$plugindir/prefer-label.so" ]; then
     ok "example plugin install honours DESTDIR"

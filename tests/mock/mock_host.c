@@ -1,0 +1,1322 @@
+/*
+ * mock_host.c - see mock_host.h.
+ *
+ * Objects are json-c trees: a trellis_value is a json_object. Paths
+ * follow the host's syntax: a.b, a[0], a["k.e/y"].
+ */
+/* strndup, dlopen: POSIX 2008 (the file stands alone, without config.h) */
+#define _POSIX_C_SOURCE 200809L
+
+#include "mock_host.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#define MAX_PLUGINS 8
+#define MAX_COUNTERS 16
+#define MAX_TVALUES 32
+#define MAX_OBJECTS 4096
+
+struct trellis_object {
+    json_object *root;
+    const char *kind, *api, *ns, *name, *uid;
+    void *data[MAX_PLUGINS];
+    char *prepare_error[MAX_PLUGINS];
+    int64_t counters[MAX_PLUGINS][MAX_COUNTERS];
+    int64_t tvalues[MAX_PLUGINS][MAX_TVALUES];
+    /* as a target */
+    const trellis_object *wl[64];
+    size_t n_wl;
+    int64_t sums[MAX_PLUGINS][MAX_COUNTERS];
+};
+
+struct trellis_target {
+    trellis_object *o;
+};
+
+typedef struct arg {
+    const trellis_arg_spec *spec;
+    char *s;
+    int64_t i;
+    double d;
+    char **list;
+    size_t n_list;
+} arg;
+
+struct trellis_args {
+    arg *v;
+    size_t n;
+};
+
+struct trellis_plugin {
+    mock *m;
+    int index;
+    void *dl;
+    const trellis_plugin_desc *desc;
+    trellis_args args;
+    int in_init;
+    void *priv;
+    void (*priv_free)(void *);
+    trellis_prepare_fn prepare_workload, prepare_target;
+    trellis_release_fn release;
+    trellis_amounts_fn amounts, target_values;
+    int n_counters, n_tvalues;
+    trellis_less_fn less;
+    trellis_pre_filter_fn pre_filter;
+    trellis_filter_fn filter;
+    trellis_filter_batch_fn filter_batch;
+    trellis_filter_span_fn filter_span;
+    trellis_post_filter_fn post_filter;
+    trellis_pre_score_fn pre_score;
+    trellis_score_fn score;
+    trellis_score_batch_fn score_batch;
+    trellis_score_span_fn score_span;
+    trellis_normalize_fn normalize;
+    trellis_reserve_fn reserve;
+    trellis_unreserve_fn unreserve;
+    trellis_permit_fn permit;
+    trellis_bind_fn pre_bind, bind;
+    trellis_post_bind_fn post_bind;
+    trellis_eviction_fn eviction_check;
+    trellis_equivalent_fn equivalent;
+    unsigned events;
+    int has_events;
+    trellis_hint_fn hint;
+};
+
+struct trellis_cycle {
+    mock *m;
+    const trellis_object *w;
+    struct trellis_target *targets;
+    size_t n;
+    void *slots[MAX_PLUGINS];
+    void **arena;
+    size_t n_arena;
+    /* columns for the span hooks, per plugin of this cycle */
+    void **data;
+    int64_t *cols;
+};
+
+typedef struct written {
+    char *ns, *name, *path, *value;
+} written;
+
+struct mock {
+    trellis_host table;
+    int minor;
+    trellis_plugin *plugins[MAX_PLUGINS];
+    size_t n_plugins;
+    trellis_object *objects[MAX_OBJECTS];
+    size_t n_objects;
+    written *writes;
+    size_t n_writes;
+    size_t logged[4];
+};
+
+/* ---- arguments --------------------------------------------------------- */
+
+static void arg_free(arg *a)
+{
+    free(a->s);
+    for (size_t i = 0; i < a->n_list; i++)
+        free(a->list[i]);
+    free(a->list);
+}
+
+static void list_add(arg *a, const char *s, size_t n)
+{
+    a->list = realloc(a->list, (a->n_list + 1) * sizeof *a->list);
+    a->list[a->n_list] = strndup(s, n);
+    a->n_list++;
+}
+
+/* A default written as text, as the host reads it ("a, b" for a list). */
+static int arg_from_text(arg *a, const char *text)
+{
+    char *end;
+    switch (a->spec->type) {
+    case TRELLIS_ARG_STRING:
+        a->s = strdup(text);
+        return 0;
+    case TRELLIS_ARG_INT:
+        a->i = strtoll(text, &end, 10);
+        return *text && !*end ? 0 : -1;
+    case TRELLIS_ARG_BOOL:
+        a->i = strcmp(text, "true") == 0;
+        return a->i || strcmp(text, "false") == 0 ? 0 : -1;
+    case TRELLIS_ARG_DOUBLE:
+        a->d = strtod(text, &end);
+        return *text && !*end ? 0 : -1;
+    case TRELLIS_ARG_STRING_LIST:
+        for (const char *p = text; *p;) {
+            const char *e = strchr(p, ',');
+            size_t n = e ? (size_t)(e - p) : strlen(p);
+            while (n && *p == ' ')
+                p++, n--;
+            while (n && p[n - 1] == ' ')
+                n--;
+            if (n)
+                list_add(a, p, n);
+            if (!e)
+                break;
+            p = e + 1;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+static int arg_from_json(arg *a, json_object *j)
+{
+    json_type t = json_object_get_type(j);
+    switch (a->spec->type) {
+    case TRELLIS_ARG_STRING:
+        if (t != json_type_string)
+            return -1;
+        free(a->s);
+        a->s = strdup(json_object_get_string(j));
+        return 0;
+    case TRELLIS_ARG_INT:
+        if (t != json_type_int)
+            return -1;
+        a->i = json_object_get_int64(j);
+        return 0;
+    case TRELLIS_ARG_BOOL:
+        if (t != json_type_boolean)
+            return -1;
+        a->i = json_object_get_boolean(j);
+        return 0;
+    case TRELLIS_ARG_DOUBLE:
+        if (t != json_type_double && t != json_type_int)
+            return -1;
+        a->d = json_object_get_double(j);
+        return 0;
+    case TRELLIS_ARG_STRING_LIST:
+        if (t != json_type_array)
+            return -1;
+        for (size_t i = 0; i < a->n_list; i++)
+            free(a->list[i]);
+        a->n_list = 0;
+        for (size_t i = 0; i < json_object_array_length(j); i++) {
+            json_object *e = json_object_array_get_idx(j, i);
+            if (json_object_get_type(e) != json_type_string)
+                return -1;
+            list_add(a, json_object_get_string(e), strlen(json_object_get_string(e)));
+        }
+        return 0;
+    }
+    return -1;
+}
+
+static int build_args(trellis_args *out, const trellis_arg_spec *spec, const char *json,
+                      char *err, size_t errlen)
+{
+    json_object *given = json ? json_tokener_parse(json) : NULL;
+    if (json && !json_object_is_type(given, json_type_object)) {
+        snprintf(err, errlen, "arguments: not a JSON object: %s", json);
+        json_object_put(given);
+        return -1;
+    }
+    size_t n = 0;
+    while (spec && spec[n].key)
+        n++;
+    out->v = calloc(n ? n : 1, sizeof *out->v);
+    out->n = n;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        arg *a = &out->v[i];
+        json_object *j = NULL;
+        a->spec = &spec[i];
+        if (given && json_object_object_get_ex(given, spec[i].key, &j)) {
+            if (arg_from_json(a, j) < 0) {
+                snprintf(err, errlen, "argument '%s' has the wrong type", spec[i].key);
+                rc = -1;
+            }
+        } else if (!spec[i].default_value) {
+            snprintf(err, errlen, "argument '%s' is required", spec[i].key);
+            rc = -1;
+        } else if (arg_from_text(a, spec[i].default_value) < 0) {
+            snprintf(err, errlen, "default of '%s' does not parse", spec[i].key);
+            rc = -1;
+        }
+    }
+    if (given && rc == 0) {
+        json_object_object_foreach(given, key, val)
+        {
+            (void)val;
+            size_t i = 0;
+            while (i < n && strcmp(spec[i].key, key) != 0)
+                i++;
+            if (i == n) {
+                snprintf(err, errlen, "unknown argument '%s'", key);
+                rc = -1;
+                break;
+            }
+        }
+    }
+    json_object_put(given);
+    return rc;
+}
+
+static const arg *find_arg(const trellis_args *a, const char *key)
+{
+    for (size_t i = 0; a && i < a->n; i++)
+        if (strcmp(a->v[i].spec->key, key) == 0)
+            return &a->v[i];
+    return NULL;
+}
+
+static const char *h_arg_string(const trellis_args *a, const char *key)
+{
+    const arg *v = find_arg(a, key);
+    return v && v->spec->type == TRELLIS_ARG_STRING ? v->s : NULL;
+}
+
+static int64_t h_arg_int(const trellis_args *a, const char *key)
+{
+    const arg *v = find_arg(a, key);
+    return v && v->spec->type == TRELLIS_ARG_INT ? v->i : 0;
+}
+
+static int h_arg_bool(const trellis_args *a, const char *key)
+{
+    const arg *v = find_arg(a, key);
+    return v && v->spec->type == TRELLIS_ARG_BOOL ? (int)v->i : 0;
+}
+
+static double h_arg_double(const trellis_args *a, const char *key)
+{
+    const arg *v = find_arg(a, key);
+    return v && v->spec->type == TRELLIS_ARG_DOUBLE ? v->d : 0;
+}
+
+static size_t h_arg_list_len(const trellis_args *a, const char *key)
+{
+    const arg *v = find_arg(a, key);
+    return v && v->spec->type == TRELLIS_ARG_STRING_LIST ? v->n_list : 0;
+}
+
+static const char *h_arg_list_at(const trellis_args *a, const char *key, size_t i)
+{
+    const arg *v = find_arg(a, key);
+    return v && v->spec->type == TRELLIS_ARG_STRING_LIST && i < v->n_list ? v->list[i] : NULL;
+}
+
+/* ---- values ------------------------------------------------------------ */
+
+#define J(v) ((json_object *)(void *)(v))
+#define V(j) ((const trellis_value *)(void *)(j))
+
+static trellis_value_type h_value_type(const trellis_value *v)
+{
+    switch (json_object_get_type(J(v))) {
+    case json_type_boolean: return TRELLIS_VALUE_BOOL;
+    case json_type_int: return TRELLIS_VALUE_INT;
+    case json_type_double: return TRELLIS_VALUE_DOUBLE;
+    case json_type_string: return TRELLIS_VALUE_STRING;
+    case json_type_array: return TRELLIS_VALUE_LIST;
+    case json_type_object: return TRELLIS_VALUE_MAP;
+    default: return TRELLIS_VALUE_NULL;
+    }
+}
+
+static const char *h_value_string(const trellis_value *v)
+{
+    switch (json_object_get_type(J(v))) {
+    case json_type_boolean:
+        return json_object_get_boolean(J(v)) ? "true" : "false";
+    case json_type_int:
+    case json_type_double:
+    case json_type_string:
+        return json_object_get_string(J(v));
+    default:
+        return NULL;
+    }
+}
+
+static int h_value_int(const trellis_value *v, int64_t *out)
+{
+    json_type t = json_object_get_type(J(v));
+    if (t == json_type_int) {
+        *out = json_object_get_int64(J(v));
+        return 0;
+    }
+    if (t == json_type_string) {
+        const char *s = json_object_get_string(J(v));
+        char *end;
+        long long n = strtoll(s, &end, 10);
+        if (*s && !*end && (*s == '-' || *s == '+' || (*s >= '0' && *s <= '9'))) {
+            *out = n;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int h_value_double(const trellis_value *v, double *out)
+{
+    json_type t = json_object_get_type(J(v));
+    if (t != json_type_double && t != json_type_int)
+        return -1;
+    *out = json_object_get_double(J(v));
+    return 0;
+}
+
+static int h_value_bool(const trellis_value *v, int *out)
+{
+    json_type t = json_object_get_type(J(v));
+    if (t == json_type_boolean) {
+        *out = json_object_get_boolean(J(v));
+        return 0;
+    }
+    if (t == json_type_string) {
+        const char *s = json_object_get_string(J(v));
+        if (strcmp(s, "true") == 0 || strcmp(s, "false") == 0) {
+            *out = s[0] == 't';
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static size_t h_value_len(const trellis_value *v)
+{
+    json_type t = json_object_get_type(J(v));
+    if (t == json_type_array)
+        return json_object_array_length(J(v));
+    if (t == json_type_object)
+        return (size_t)json_object_object_length(J(v));
+    return 0;
+}
+
+static const trellis_value *h_value_at(const trellis_value *list, size_t i)
+{
+    if (!json_object_is_type(J(list), json_type_array) || i >= json_object_array_length(J(list)))
+        return NULL;
+    return V(json_object_array_get_idx(J(list), i));
+}
+
+static const trellis_value *h_value_get(const trellis_value *map, const char *key)
+{
+    json_object *out;
+    if (!json_object_is_type(J(map), json_type_object) ||
+        !json_object_object_get_ex(J(map), key, &out))
+        return NULL;
+    return V(out);
+}
+
+/* a.b[0]["k"]: the host's path syntax */
+static const trellis_value *h_value_path(const trellis_value *v, const char *path)
+{
+    json_object *cur = J(v);
+    const char *p = path;
+    char key[512];
+    if (!p)
+        return NULL;
+    int need_key = *p != '[' && *p != '\0';
+    while (cur && (need_key || *p)) {
+        if (need_key || *p == '.') {
+            if (!need_key)
+                p++;
+            need_key = 0;
+            size_t n = strcspn(p, ".[");
+            if (n == 0 || n >= sizeof key)
+                return NULL;
+            memcpy(key, p, n);
+            key[n] = '\0';
+            p += n;
+            cur = J(h_value_get(V(cur), key));
+        } else if (*p == '[' && (p[1] == '"' || p[1] == '\'')) {
+            char q = p[1];
+            size_t n = 0;
+            p += 2;
+            while (*p && *p != q && n + 1 < sizeof key) {
+                if (*p == '\\' && p[1])
+                    p++;
+                key[n++] = *p++;
+            }
+            key[n] = '\0';
+            if (*p != q || p[1] != ']')
+                return NULL;
+            p += 2;
+            cur = J(h_value_get(V(cur), key));
+        } else if (*p == '[') {
+            char *end;
+            unsigned long long i = strtoull(p + 1, &end, 10);
+            if (end == p + 1 || *end != ']')
+                return NULL;
+            p = end + 1;
+            cur = J(h_value_at(V(cur), (size_t)i));
+        } else {
+            return NULL;
+        }
+    }
+    return cur ? V(cur) : NULL;
+}
+
+static int h_value_foreach(const trellis_value *map,
+                           int (*cb)(const char *key, const trellis_value *v, void *ud), void *ud)
+{
+    if (!json_object_is_type(J(map), json_type_object))
+        return 0;
+    json_object_object_foreach(J(map), key, val)
+    {
+        int rc = cb(key, V(val), ud);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* ---- objects ----------------------------------------------------------- */
+
+static const char *str_at(json_object *root, const char *path)
+{
+    const char *s = h_value_string(h_value_path(V(root), path));
+    return s ? s : "";
+}
+
+static const char *h_object_kind(const trellis_object *o) { return o->kind; }
+static const char *h_object_api(const trellis_object *o) { return o->api; }
+static const char *h_object_ns(const trellis_object *o) { return o->ns; }
+static const char *h_object_name(const trellis_object *o) { return o->name; }
+static const char *h_object_uid(const trellis_object *o) { return o->uid; }
+
+static const trellis_value *h_object_get(const trellis_object *o, const char *path)
+{
+    return o ? h_value_path(V(o->root), path) : NULL;
+}
+
+static const char *h_object_label(const trellis_object *o, const char *key)
+{
+    return h_value_string(h_value_get(h_object_get(o, "metadata.labels"), key));
+}
+
+static const char *h_object_annotation(const trellis_object *o, const char *key)
+{
+    return h_value_string(h_value_get(h_object_get(o, "metadata.annotations"), key));
+}
+
+static void *h_object_data(const trellis_plugin *self, const trellis_object *o)
+{
+    return o ? o->data[self->index] : NULL;
+}
+
+/* ---- targets and cycles ------------------------------------------------ */
+
+static const trellis_object *h_target_object(const trellis_target *t) { return t->o; }
+static const char *h_target_name(const trellis_target *t) { return t->o->name; }
+static size_t h_target_workload_count(const trellis_target *t) { return t->o->n_wl; }
+
+static const trellis_object *h_target_workload(const trellis_target *t, size_t i)
+{
+    return i < t->o->n_wl ? t->o->wl[i] : NULL;
+}
+
+static const int64_t *h_target_counters(const trellis_plugin *self, const trellis_target *t)
+{
+    return self->n_counters ? t->o->sums[self->index] : NULL;
+}
+
+static const int64_t *h_workload_counters(const trellis_plugin *self, const trellis_object *w)
+{
+    return self->n_counters ? w->counters[self->index] : NULL;
+}
+
+static void h_cycle_set(trellis_cycle *c, const trellis_plugin *self, void *data)
+{
+    c->slots[self->index] = data;
+}
+
+static void *h_cycle_get(const trellis_cycle *c, const trellis_plugin *self)
+{
+    return c->slots[self->index];
+}
+
+static void *h_cycle_alloc(trellis_cycle *c, size_t size)
+{
+    void *p = calloc(1, size ? size : 1);
+    c->arena = realloc(c->arena, (c->n_arena + 1) * sizeof *c->arena);
+    c->arena[c->n_arena++] = p;
+    return p;
+}
+
+static size_t h_cycle_target_count(const trellis_cycle *c) { return c->n; }
+
+static const trellis_target *h_cycle_target(const trellis_cycle *c, size_t i)
+{
+    return i < c->n ? &c->targets[i] : NULL;
+}
+
+static int h_cycle_target_code(const trellis_cycle *c, size_t i)
+{
+    (void)c;
+    (void)i;
+    return TRELLIS_SUCCESS;
+}
+
+static int h_cycle_filter_without(trellis_cycle *c, const trellis_target *t,
+                                  const trellis_object *const *victims, size_t n,
+                                  trellis_status *st)
+{
+    (void)c;
+    (void)t;
+    (void)victims;
+    (void)n;
+    if (st)
+        snprintf(st->reason, sizeof st->reason, "NotInMock");
+    return TRELLIS_ERROR;
+}
+
+static void *const *h_cycle_target_data(const trellis_cycle *c, const trellis_plugin *self)
+{
+    trellis_cycle *mc = (trellis_cycle *)c;
+    if (!mc->data)
+        mc->data = calloc(c->n ? c->n : 1, sizeof *mc->data);
+    for (size_t i = 0; i < c->n; i++)
+        mc->data[i] = c->targets[i].o->data[self->index];
+    return mc->data;
+}
+
+/* One column of per-target numbers, fresh for each call (the mock keeps
+ * them all until the cycle ends). */
+static const int64_t *column(const trellis_cycle *c, const trellis_plugin *self, int k,
+                             int values)
+{
+    int64_t *col = h_cycle_alloc((trellis_cycle *)c, (c->n ? c->n : 1) * sizeof *col);
+    for (size_t i = 0; i < c->n; i++)
+        col[i] = values ? c->targets[i].o->tvalues[self->index][k]
+                        : c->targets[i].o->sums[self->index][k];
+    return col;
+}
+
+static const int64_t *h_cycle_target_values(const trellis_cycle *c, const trellis_plugin *self,
+                                            int k)
+{
+    return k >= 0 && k < self->n_tvalues ? column(c, self, k, 1) : NULL;
+}
+
+static const int64_t *h_cycle_target_counter(const trellis_cycle *c, const trellis_plugin *self,
+                                             int k)
+{
+    return k >= 0 && k < self->n_counters ? column(c, self, k, 0) : NULL;
+}
+
+/* ---- actions ----------------------------------------------------------- */
+
+static int h_evict(trellis_cycle *c, const trellis_plugin *self, const trellis_object *victim,
+                   const char *reason, char *err, size_t errlen)
+{
+    (void)c;
+    (void)self;
+    (void)reason;
+    snprintf(err, errlen, "evict %s: not in the mock", victim->name);
+    return -1;
+}
+
+static int h_create_target(trellis_cycle *c, const trellis_plugin *self, const char *json,
+                           char *err, size_t errlen)
+{
+    (void)c;
+    (void)self;
+    (void)json;
+    snprintf(err, errlen, "create_target: not in the mock");
+    return -1;
+}
+
+static int h_nominate(trellis_cycle *c, const trellis_target *t)
+{
+    (void)c;
+    (void)t;
+    return -1;
+}
+
+static int h_store_set_field(const trellis_plugin *self, const trellis_object *o,
+                             const char *path, const char *value, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    mock *m = self->m;
+    m->writes = realloc(m->writes, (m->n_writes + 1) * sizeof *m->writes);
+    written *w = &m->writes[m->n_writes++];
+    w->ns = strdup(o->ns);
+    w->name = strdup(o->name);
+    w->path = strdup(path);
+    w->value = strdup(value ? value : "");
+    return 0;
+}
+
+static int h_permit(const trellis_plugin *self, const char *ns, const char *name)
+{
+    (void)self;
+    (void)ns;
+    (void)name;
+    return -1;
+}
+
+static int h_permit_reject(const trellis_plugin *self, const char *ns, const char *name,
+                           const char *reason)
+{
+    (void)reason;
+    return h_permit(self, ns, name);
+}
+
+static const trellis_object *h_lookup_object(const trellis_plugin *self, const char *kind,
+                                             const char *ns, const char *name)
+{
+    mock *m = self->m;
+    for (size_t i = 0; i < m->n_objects; i++) {
+        const trellis_object *o = m->objects[i];
+        if (strcmp(o->kind, kind) == 0 && strcmp(o->ns, ns ? ns : "") == 0 &&
+            strcmp(o->name, name) == 0)
+            return o;
+    }
+    return NULL;
+}
+
+static int h_foreach_object(const trellis_plugin *self, const char *kind, const char *ns,
+                            int (*cb)(const trellis_object *o, void *ud), void *ud)
+{
+    mock *m = self->m;
+    for (size_t i = 0; i < m->n_objects; i++) {
+        const trellis_object *o = m->objects[i];
+        if (strcmp(o->kind, kind) != 0 || (ns && strcmp(o->ns, ns) != 0))
+            continue;
+        int rc = cb(o, ud);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* ---- instance ---------------------------------------------------------- */
+
+static void h_set_private(trellis_plugin *self, void *data, void (*free_fn)(void *))
+{
+    if (self->priv_free && self->priv && self->priv != data)
+        self->priv_free(self->priv);
+    self->priv = data;
+    self->priv_free = free_fn;
+}
+
+static void *h_get_private(const trellis_plugin *self) { return self->priv; }
+static const char *h_profile_name(const trellis_plugin *self) { (void)self; return "mock"; }
+
+static const char *h_binding_field(const trellis_plugin *self)
+{
+    (void)self;
+    return "spec.nodeName";
+}
+
+static void h_log(const trellis_plugin *self, trellis_log_level level, const char *fmt, ...)
+{
+    if (level <= TRELLIS_LOG_DEBUG)
+        self->m->logged[level]++;
+    if (getenv("MOCK_VERBOSE")) {
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stderr, "[%s] ", self->desc->name);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        va_end(ap);
+    }
+}
+
+static int h_status(trellis_status *st, trellis_code code, const char *reason, const char *fmt,
+                    ...)
+{
+    if (!st)
+        return code;
+    st->code = code;
+    snprintf(st->reason, sizeof st->reason, "%s", reason ? reason : "");
+    st->message[0] = '\0';
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(st->message, sizeof st->message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+/* registration: init only, once per hook */
+#define REG(name, field, type)                                                             \
+    static int name(trellis_plugin *self, type fn)                                         \
+    {                                                                                      \
+        if (!self->in_init || !fn || self->field)                                         \
+            return -1;                                                                     \
+        self->field = fn;                                                                  \
+        return 0;                                                                          \
+    }
+REG(r_prepare_workload, prepare_workload, trellis_prepare_fn)
+REG(r_prepare_target, prepare_target, trellis_prepare_fn)
+REG(r_release, release, trellis_release_fn)
+REG(r_queue_sort, less, trellis_less_fn)
+REG(r_pre_filter, pre_filter, trellis_pre_filter_fn)
+REG(r_filter, filter, trellis_filter_fn)
+REG(r_filter_batch, filter_batch, trellis_filter_batch_fn)
+REG(r_filter_span, filter_span, trellis_filter_span_fn)
+REG(r_post_filter, post_filter, trellis_post_filter_fn)
+REG(r_pre_score, pre_score, trellis_pre_score_fn)
+REG(r_score, score, trellis_score_fn)
+REG(r_score_batch, score_batch, trellis_score_batch_fn)
+REG(r_score_span, score_span, trellis_score_span_fn)
+REG(r_normalize, normalize, trellis_normalize_fn)
+REG(r_reserve, reserve, trellis_reserve_fn)
+REG(r_unreserve, unreserve, trellis_unreserve_fn)
+REG(r_permit, permit, trellis_permit_fn)
+REG(r_pre_bind, pre_bind, trellis_bind_fn)
+REG(r_bind, bind, trellis_bind_fn)
+REG(r_post_bind, post_bind, trellis_post_bind_fn)
+REG(r_eviction_check, eviction_check, trellis_eviction_fn)
+REG(r_equivalent, equivalent, trellis_equivalent_fn)
+#undef REG
+
+static int r_counters(trellis_plugin *self, int n, trellis_amounts_fn fn)
+{
+    if (!self->in_init || !fn || n < 1 || n > MAX_COUNTERS || self->n_counters)
+        return -1;
+    self->n_counters = n;
+    self->amounts = fn;
+    return 0;
+}
+
+static int r_target_values(trellis_plugin *self, int n, trellis_amounts_fn fn)
+{
+    if (!self->in_init || !fn || n < 1 || n > MAX_TVALUES || self->n_tvalues)
+        return -1;
+    self->n_tvalues = n;
+    self->target_values = fn;
+    return 0;
+}
+
+static int r_events(trellis_plugin *self, unsigned events, trellis_hint_fn fn)
+{
+    if (!self->in_init || (events & ~(unsigned)TRELLIS_EV_ALL))
+        return -1;
+    self->events |= events;
+    self->has_events = 1;
+    self->hint = fn;
+    return 0;
+}
+
+/* The table of the newest minor; mock_new cuts it to the minor asked. */
+static const trellis_host full = {
+    .size = sizeof(trellis_host),
+    .sdk_major = TRELLIS_SDK_MAJOR,
+    .sdk_minor = TRELLIS_SDK_MINOR,
+    .register_prepare_workload = r_prepare_workload,
+    .register_prepare_target = r_prepare_target,
+    .register_release = r_release,
+    .declare_counters = r_counters,
+    .register_queue_sort = r_queue_sort,
+    .register_pre_filter = r_pre_filter,
+    .register_filter = r_filter,
+    .register_filter_batch = r_filter_batch,
+    .register_post_filter = r_post_filter,
+    .register_pre_score = r_pre_score,
+    .register_score = r_score,
+    .register_score_batch = r_score_batch,
+    .register_normalize = r_normalize,
+    .register_reserve = r_reserve,
+    .register_unreserve = r_unreserve,
+    .register_permit = r_permit,
+    .register_pre_bind = r_pre_bind,
+    .register_bind = r_bind,
+    .register_post_bind = r_post_bind,
+    .set_private = h_set_private,
+    .get_private = h_get_private,
+    .profile_name = h_profile_name,
+    .binding_field = h_binding_field,
+    .log = h_log,
+    .status = h_status,
+    .arg_string = h_arg_string,
+    .arg_int = h_arg_int,
+    .arg_bool = h_arg_bool,
+    .arg_double = h_arg_double,
+    .arg_list_len = h_arg_list_len,
+    .arg_list_at = h_arg_list_at,
+    .object_kind = h_object_kind,
+    .object_api_version = h_object_api,
+    .object_namespace = h_object_ns,
+    .object_name = h_object_name,
+    .object_uid = h_object_uid,
+    .object_label = h_object_label,
+    .object_annotation = h_object_annotation,
+    .object_get = h_object_get,
+    .object_data = h_object_data,
+    .value_type = h_value_type,
+    .value_string = h_value_string,
+    .value_int = h_value_int,
+    .value_double = h_value_double,
+    .value_bool = h_value_bool,
+    .value_len = h_value_len,
+    .value_at = h_value_at,
+    .value_get = h_value_get,
+    .value_path = h_value_path,
+    .value_foreach = h_value_foreach,
+    .target_object = h_target_object,
+    .target_name = h_target_name,
+    .target_workload_count = h_target_workload_count,
+    .target_workload = h_target_workload,
+    .target_counters = h_target_counters,
+    .workload_counters = h_workload_counters,
+    .cycle_set = h_cycle_set,
+    .cycle_get = h_cycle_get,
+    .cycle_alloc = h_cycle_alloc,
+    .cycle_target_count = h_cycle_target_count,
+    .cycle_target = h_cycle_target,
+    .cycle_target_code = h_cycle_target_code,
+    .cycle_filter_without = h_cycle_filter_without,
+    .evict = h_evict,
+    .create_target = h_create_target,
+    .nominate = h_nominate,
+    .store_set_field = h_store_set_field,
+    .permit_allow = h_permit,
+    .permit_reject = h_permit_reject,
+    .lookup_object = h_lookup_object,
+    .foreach_object = h_foreach_object,
+    .register_eviction_check = r_eviction_check,
+    .register_events = r_events,
+    .register_filter_span = r_filter_span,
+    .register_score_span = r_score_span,
+    .cycle_target_data = h_cycle_target_data,
+    .declare_target_values = r_target_values,
+    .cycle_target_values = h_cycle_target_values,
+    .cycle_target_counter = h_cycle_target_counter,
+    .register_equivalent = r_equivalent,
+};
+
+/* How much of the table a host of SDK 1.<minor> has. */
+static size_t table_size(int minor)
+{
+    switch (minor) {
+    case 0: return offsetof(trellis_host, lookup_object);
+    case 1: return offsetof(trellis_host, register_events);
+    case 2: return offsetof(trellis_host, register_filter_span);
+    default: return sizeof(trellis_host);
+    }
+}
+
+mock *mock_new(int minor)
+{
+    mock *m = calloc(1, sizeof *m);
+    if (minor < 0 || minor > TRELLIS_SDK_MINOR)
+        minor = TRELLIS_SDK_MINOR;
+    m->minor = minor;
+    m->table = full;
+    m->table.size = table_size(minor);
+    m->table.sdk_minor = minor;
+    /* what an older host does not have is not there */
+    memset((char *)&m->table + m->table.size, 0, sizeof m->table - m->table.size);
+    return m;
+}
+
+const trellis_host *mock_table(const mock *m)
+{
+    return &m->table;
+}
+
+static void object_free(mock *m, trellis_object *o)
+{
+    for (size_t k = 0; k < m->n_plugins; k++) {
+        trellis_plugin *pl = m->plugins[k];
+        if (o->data[k] && pl->release)
+            pl->release(pl, o->data[k]);
+        free(o->prepare_error[k]);
+    }
+    json_object_put(o->root);
+    free(o);
+}
+
+void mock_free(mock *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->n_objects; i++)
+        object_free(m, m->objects[i]);
+    for (size_t k = 0; k < m->n_plugins; k++) {
+        trellis_plugin *pl = m->plugins[k];
+        if (pl->desc->fini)
+            pl->desc->fini(pl);
+        if (pl->priv_free)
+            pl->priv_free(pl->priv);
+        for (size_t i = 0; i < pl->args.n; i++)
+            arg_free(&pl->args.v[i]);
+        free(pl->args.v);
+        /* never dlclose, as the host */
+        free(pl);
+    }
+    for (size_t i = 0; i < m->n_writes; i++) {
+        free(m->writes[i].ns);
+        free(m->writes[i].name);
+        free(m->writes[i].path);
+        free(m->writes[i].value);
+    }
+    free(m->writes);
+    free(m);
+}
+
+static void *open_plugin(const char *name, char *err, size_t errlen)
+{
+    char path[4096];
+    size_t len = strlen(name);
+    if (len > 3 && strcmp(name + len - 3, ".so") == 0)
+        return dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    const char *dirs = getenv("TRELLIS_PLUGIN_PATH");
+    for (const char *p = dirs; p && *p;) {
+        size_t n = strcspn(p, ":");
+        snprintf(path, sizeof path, "%.*s/%s.so", (int)n, p, name);
+        void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (dl)
+            return dl;
+        p += n + (p[n] == ':');
+    }
+    snprintf(err, errlen, "%s.so not found in TRELLIS_PLUGIN_PATH (%s)", name,
+             dirs ? dirs : "unset");
+    return NULL;
+}
+
+trellis_plugin *mock_load(mock *m, const char *name, const char *args_json, char *err,
+                          size_t errlen)
+{
+    if (m->n_plugins == MAX_PLUGINS) {
+        snprintf(err, errlen, "the mock holds %d plugins at most", MAX_PLUGINS);
+        return NULL;
+    }
+    err[0] = '\0';
+    void *dl = open_plugin(name, err, errlen);
+    if (!dl) {
+        if (!err[0])
+            snprintf(err, errlen, "%s", dlerror());
+        return NULL;
+    }
+    trellis_plugin_entry_fn entry;
+    *(void **)&entry = dlsym(dl, TRELLIS_PLUGIN_ENTRY);
+    const trellis_plugin_desc *d = entry ? entry() : NULL;
+    if (!d) {
+        snprintf(err, errlen, "%s: no descriptor", name);
+        return NULL;
+    }
+    if (d->sdk_major != TRELLIS_SDK_MAJOR || d->sdk_minor > m->minor ||
+        d->size < offsetof(trellis_plugin_desc, fini) + sizeof d->fini) {
+        snprintf(err, errlen, "%s: needs SDK %d.%d, the mock is a %d.%d host", name,
+                 d->sdk_major, d->sdk_minor, TRELLIS_SDK_MAJOR, m->minor);
+        return NULL;
+    }
+    trellis_plugin *pl = calloc(1, sizeof *pl);
+    pl->m = m;
+    pl->index = (int)m->n_plugins;
+    pl->dl = dl;
+    pl->desc = d;
+    if (build_args(&pl->args, d->args, args_json, err, errlen) < 0) {
+        for (size_t i = 0; i < pl->args.n; i++)
+            arg_free(&pl->args.v[i]);
+        free(pl->args.v);
+        free(pl);
+        return NULL;
+    }
+    m->plugins[m->n_plugins++] = pl;
+    pl->in_init = 1;
+    char ierr[512] = "";
+    int rc = d->init(pl, &m->table, &pl->args, ierr, sizeof ierr);
+    pl->in_init = 0;
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: init failed: %s", name, ierr);
+        return NULL; /* it stays in the list: mock_free runs its fini */
+    }
+    return pl;
+}
+
+int mock_registered(const trellis_plugin *pl, const char *hook)
+{
+    static const char *const names[] = {
+        "prepare_workload", "prepare_target", "release", "counters", "target_values",
+        "queue_sort", "pre_filter", "filter", "filter_batch", "filter_span", "post_filter",
+        "pre_score", "score", "score_batch", "score_span", "normalize", "reserve", "unreserve",
+        "permit", "pre_bind", "bind", "post_bind", "eviction_check", "equivalent", "events"};
+    const int has[] = {pl->prepare_workload != NULL, pl->prepare_target != NULL,
+                       pl->release != NULL, pl->amounts != NULL, pl->target_values != NULL,
+                       pl->less != NULL, pl->pre_filter != NULL, pl->filter != NULL,
+                       pl->filter_batch != NULL, pl->filter_span != NULL,
+                       pl->post_filter != NULL, pl->pre_score != NULL, pl->score != NULL,
+                       pl->score_batch != NULL, pl->score_span != NULL,
+                       pl->normalize != NULL, pl->reserve != NULL, pl->unreserve != NULL,
+                       pl->permit != NULL, pl->pre_bind != NULL, pl->bind != NULL,
+                       pl->post_bind != NULL, pl->eviction_check != NULL,
+                       pl->equivalent != NULL, pl->has_events};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(names[i], hook) == 0)
+            return has[i];
+    return 0;
+}
+
+unsigned mock_events(const trellis_plugin *pl)
+{
+    return pl->events;
+}
+
+/* ---- objects ----------------------------------------------------------- */
+
+static void prepare(mock *m, trellis_object *o, int as_workload)
+{
+    for (size_t k = 0; k < m->n_plugins; k++) {
+        trellis_plugin *pl = m->plugins[k];
+        trellis_prepare_fn fn = as_workload ? pl->prepare_workload : pl->prepare_target;
+        int failed = 0;
+        if (fn) {
+            char perr[512] = "";
+            void *data = NULL;
+            if (fn(pl, o, &data, perr, sizeof perr) != 0) {
+                failed = 1;
+                o->prepare_error[k] = strdup(perr[0] ? perr : "malformed");
+            }
+            o->data[k] = data;
+        }
+        if (as_workload && pl->amounts)
+            pl->amounts(pl, o, o->counters[k]);
+        if (!as_workload && pl->target_values && !failed)
+            pl->target_values(pl, o, o->tvalues[k]);
+    }
+}
+
+trellis_object *mock_object(mock *m, const char *json, int as_workload, char *err,
+                            size_t errlen)
+{
+    json_object *root = json_tokener_parse(json);
+    if (!json_object_is_type(root, json_type_object) || m->n_objects == MAX_OBJECTS) {
+        snprintf(err, errlen, "not a JSON object (or too many objects): %.200s", json);
+        json_object_put(root);
+        return NULL;
+    }
+    trellis_object *o = calloc(1, sizeof *o);
+    o->root = root;
+    o->kind = str_at(root, "kind");
+    o->api = str_at(root, "apiVersion");
+    o->ns = str_at(root, "metadata.namespace");
+    o->name = str_at(root, "metadata.name");
+    o->uid = str_at(root, "metadata.uid");
+    m->objects[m->n_objects++] = o;
+    if (as_workload >= 0)
+        prepare(m, o, as_workload);
+    return o;
+}
+
+const char *mock_prepare_error(const trellis_object *o, const trellis_plugin *pl)
+{
+    return o->prepare_error[pl->index] ? o->prepare_error[pl->index] : "";
+}
+
+void mock_assign(mock *m, trellis_object *t, trellis_object *w)
+{
+    if (t->n_wl < sizeof t->wl / sizeof *t->wl)
+        t->wl[t->n_wl++] = w;
+    for (size_t k = 0; k < m->n_plugins; k++)
+        for (int c = 0; c < MAX_COUNTERS; c++)
+            t->sums[k][c] += w->counters[k][c];
+}
+
+/* ---- cycles ------------------------------------------------------------ */
+
+static void cycle_start(trellis_cycle *c, mock *m, const trellis_object *w,
+                        trellis_object *const *targets, size_t n)
+{
+    memset(c, 0, sizeof *c);
+    c->m = m;
+    c->w = w;
+    c->n = n;
+    c->targets = calloc(n ? n : 1, sizeof *c->targets);
+    for (size_t i = 0; i < n; i++)
+        c->targets[i].o = targets[i];
+}
+
+static void cycle_end(trellis_cycle *c)
+{
+    for (size_t i = 0; i < c->n_arena; i++)
+        free(c->arena[i]);
+    free(c->arena);
+    free(c->data);
+    free(c->targets);
+}
+
+static const trellis_target *const *target_ptrs(trellis_cycle *c)
+{
+    const trellis_target **v = h_cycle_alloc(c, (c->n ? c->n : 1) * sizeof *v);
+    for (size_t i = 0; i < c->n; i++)
+        v[i] = &c->targets[i];
+    return v;
+}
+
+/* The batch or span verdicts of pl over every target into pass. */
+static void batch_pass(trellis_cycle *c, trellis_plugin *pl, uint64_t *pass, size_t words)
+{
+    for (size_t i = 0; i < words; i++)
+        pass[i] = ~UINT64_C(0);
+    if (c->n % 64)
+        pass[words - 1] = (UINT64_C(1) << (c->n % 64)) - 1;
+    if (pl->filter_span)
+        pl->filter_span(pl, c, c->w, 0, c->n, pass);
+    else
+        pl->filter_batch(pl, c, c->w, target_ptrs(c), c->n, pass);
+}
+
+int mock_filter(mock *m, trellis_plugin *pl, const trellis_object *w,
+                trellis_object *const *targets, size_t n, int *codes, trellis_status *sts,
+                char *err, size_t errlen)
+{
+    trellis_cycle c;
+    trellis_status st;
+    int rc = 0;
+    cycle_start(&c, m, w, targets, n);
+    memset(&st, 0, sizeof st);
+    int pre = pl->pre_filter ? pl->pre_filter(pl, &c, w, &st) : TRELLIS_SUCCESS;
+    if (pre == TRELLIS_ERROR) {
+        snprintf(err, errlen, "pre_filter failed: %s", st.message);
+        cycle_end(&c);
+        return -1;
+    }
+    int skip = pre == TRELLIS_SKIP || !pl->filter;
+    for (size_t i = 0; i < n; i++) {
+        trellis_status *s = sts ? &sts[i] : &st;
+        memset(s, 0, sizeof *s);
+        if (pre == TRELLIS_UNSCHEDULABLE || pre == TRELLIS_UNRESOLVABLE) {
+            codes[i] = pre;
+            if (sts)
+                *s = st;
+        } else {
+            codes[i] = skip ? TRELLIS_SUCCESS : pl->filter(pl, &c, w, &c.targets[i], s);
+        }
+    }
+    if (!skip && pre == TRELLIS_SUCCESS && (pl->filter_batch || pl->filter_span)) {
+        size_t words = (n + 63) / 64;
+        uint64_t *pass = h_cycle_alloc(&c, (words ? words : 1) * sizeof *pass);
+        if (n)
+            batch_pass(&c, pl, pass, words);
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            int batch_ok = (pass[i / 64] >> (i % 64)) & 1;
+            if (batch_ok != (codes[i] == TRELLIS_SUCCESS)) {
+                snprintf(err, errlen, "target %s: the %s filter says %s, the plain filter %d",
+                         targets[i]->name, pl->filter_span ? "span" : "batch",
+                         batch_ok ? "feasible" : "rejected", codes[i]);
+                rc = -1;
+            }
+        }
+    }
+    cycle_end(&c);
+    return rc;
+}
+
+int mock_score(mock *m, trellis_plugin *pl, const trellis_object *w,
+               trellis_object *const *targets, size_t n, int64_t *scores, char *err,
+               size_t errlen)
+{
+    trellis_cycle c;
+    trellis_status st;
+    int rc = 0;
+    cycle_start(&c, m, w, targets, n);
+    memset(&st, 0, sizeof st);
+    const trellis_target *const *tp = target_ptrs(&c);
+    int pre = pl->pre_score ? pl->pre_score(pl, &c, w, tp, n, &st) : TRELLIS_SUCCESS;
+    if (pre == TRELLIS_SKIP || !pl->score) {
+        memset(scores, 0, n * sizeof *scores);
+        cycle_end(&c);
+        return 0;
+    }
+    if (pre != TRELLIS_SUCCESS) {
+        snprintf(err, errlen, "pre_score failed: %s", st.message);
+        cycle_end(&c);
+        return -1;
+    }
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (pl->score(pl, &c, w, tp[i], &scores[i], &st) != TRELLIS_SUCCESS) {
+            snprintf(err, errlen, "score failed on %s: %s", targets[i]->name, st.message);
+            rc = -1;
+        }
+    }
+    if (rc == 0 && (pl->score_batch || pl->score_span) && n) {
+        int64_t *raw = h_cycle_alloc(&c, n * sizeof *raw);
+        if (pl->score_span) {
+            uint32_t *idx = h_cycle_alloc(&c, n * sizeof *idx);
+            for (size_t i = 0; i < n; i++)
+                idx[i] = (uint32_t)i;
+            pl->score_span(pl, &c, w, idx, n, raw);
+        } else {
+            pl->score_batch(pl, &c, w, tp, n, raw);
+        }
+        for (size_t i = 0; i < n && rc == 0; i++)
+            if (raw[i] != scores[i]) {
+                snprintf(err, errlen, "target %s: the %s score is %lld, the plain score %lld",
+                         targets[i]->name, pl->score_span ? "span" : "batch",
+                         (long long)raw[i], (long long)scores[i]);
+                rc = -1;
+            }
+    }
+    if (rc == 0 && pl->normalize && pl->normalize(pl, &c, w, tp, n, scores, &st) != 0) {
+        snprintf(err, errlen, "normalize failed: %s", st.message);
+        rc = -1;
+    }
+    cycle_end(&c);
+    return rc;
+}
+
+int mock_hint(mock *m, trellis_plugin *pl, const trellis_object *w, unsigned event,
+              const trellis_object *old_obj, const trellis_object *new_obj)
+{
+    (void)m;
+    if (!pl->hint)
+        return TRELLIS_QUEUE;
+    return pl->hint(pl, w, event, old_obj, new_obj);
+}
+
+int mock_equivalent(trellis_plugin *pl, const trellis_object *a, const trellis_object *b)
+{
+    return pl->equivalent ? pl->equivalent(pl, a, b) : 1;
+}
+
+int mock_less(trellis_plugin *pl, const trellis_object *a, const trellis_object *b)
+{
+    return pl->less ? pl->less(pl, a, 1, b, 2) : 0;
+}
+
+int mock_eviction_check(mock *m, trellis_plugin *pl, const trellis_object *w,
+                        trellis_object *t, trellis_status *st)
+{
+    (void)m;
+    struct trellis_target tt = {t};
+    memset(st, 0, sizeof *st);
+    return pl->eviction_check ? pl->eviction_check(pl, w, &tt, st) : TRELLIS_SUCCESS;
+}
+
+int mock_bind(mock *m, trellis_plugin *pl, const trellis_object *w, trellis_object *t,
+              trellis_status *st)
+{
+    trellis_cycle c;
+    cycle_start(&c, m, w, &t, 1);
+    memset(st, 0, sizeof *st);
+    int rc = pl->bind ? pl->bind(pl, &c, w, &c.targets[0], st) : TRELLIS_SKIP;
+    cycle_end(&c);
+    return rc;
+}
+
+const char *mock_written(const mock *m, const char *ns, const char *name, const char *path)
+{
+    for (size_t i = m->n_writes; i-- > 0;) {
+        const written *w = &m->writes[i];
+        if (strcmp(w->ns, ns) == 0 && strcmp(w->name, name) == 0 && strcmp(w->path, path) == 0)
+            return w->value;
+    }
+    return NULL;
+}
+
+size_t mock_logged(const mock *m, trellis_log_level level)
+{
+    size_t n = 0;
+    for (int l = 0; l <= (int)level && l < 4; l++)
+        n += m->logged[l];
+    return n;
+}

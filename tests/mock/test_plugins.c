@@ -1,0 +1,495 @@
+/*
+ * test_plugins.c - every in-tree plugin alone, through the mock host
+ * (mock_host.h): one Check suite per plugin, no trellis core linked.
+ *
+ * Each suite loads the plugin's .so from TRELLIS_PLUGIN_PATH (as `make
+ * check` sets it), feeds it objects written as JSON and checks its
+ * verdicts, scores, hints and equivalences. mock_filter and mock_score
+ * also check that a plugin's batch or span hook agrees with its plain
+ * hook on every target. The last suite shows the SDK's compatibility
+ * promise: a plugin that declares an older minor runs on an older host and
+ * uses the newer functions only where the host has them.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mock_host.h"
+
+static mock *m;
+
+static void setup(void)
+{
+    m = mock_new(-1);
+}
+
+static void teardown(void)
+{
+    mock_free(m);
+    m = NULL;
+}
+
+static trellis_plugin *load(const char *name, const char *args)
+{
+    char err[1024];
+    trellis_plugin *pl = mock_load(m, name, args, err, sizeof err);
+    ck_assert_msg(pl != NULL, "%s", err);
+    return pl;
+}
+
+static trellis_object *obj(int as_workload, const char *json)
+{
+    char err[1024];
+    trellis_object *o = mock_object(m, json, as_workload, err, sizeof err);
+    ck_assert_msg(o != NULL, "%s", err);
+    return o;
+}
+
+#define WORKLOAD(json) obj(1, json)
+#define TARGET(json) obj(0, json)
+
+/* Filter w against targets; the codes into codes, the statuses into st. */
+static void filter(trellis_plugin *pl, const trellis_object *w, trellis_object *const *t,
+                   size_t n, int *codes, trellis_status *st)
+{
+    char err[1024];
+    ck_assert_msg(mock_filter(m, pl, w, t, n, codes, st, err, sizeof err) == 0, "%s", err);
+}
+
+static void score(trellis_plugin *pl, const trellis_object *w, trellis_object *const *t,
+                  size_t n, int64_t *out)
+{
+    char err[1024];
+    ck_assert_msg(mock_score(m, pl, w, t, n, out, err, sizeof err) == 0, "%s", err);
+}
+
+#define NODE(name, extra)                                                                  \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"" name "\"" extra "}"
+#define POD(name, spec)                                                                    \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"" name              \
+    "\",\"namespace\":\"default\"},\"spec\":{" spec "}}"
+
+/* ---- default-binder ---------------------------------------------------- */
+
+START_TEST(binder_writes_the_binding_field)
+{
+    trellis_plugin *pl = load("default-binder", NULL);
+    trellis_object *w = WORKLOAD(POD("web", "\"containers\":[]"));
+    trellis_object *n = TARGET(NODE("n1", "") "}");
+    trellis_status st;
+    ck_assert_int_eq(mock_bind(m, pl, w, n, &st), TRELLIS_SUCCESS);
+    ck_assert_str_eq(mock_written(m, "default", "web", "spec.nodeName"), "n1");
+}
+END_TEST
+
+START_TEST(binder_field_argument)
+{
+    trellis_plugin *pl = load("default-binder", "{\"field\":\"spec.host\"}");
+    trellis_object *w = WORKLOAD(POD("web", ""));
+    trellis_object *n = TARGET(NODE("n2", "") "}");
+    trellis_status st;
+    ck_assert_int_eq(mock_bind(m, pl, w, n, &st), TRELLIS_SUCCESS);
+    ck_assert_str_eq(mock_written(m, "default", "web", "spec.host"), "n2");
+    ck_assert_ptr_null(mock_written(m, "default", "web", "spec.nodeName"));
+}
+END_TEST
+
+/* ---- priority-sort ----------------------------------------------------- */
+
+START_TEST(priority_sort_orders_by_priority)
+{
+    trellis_plugin *pl = load("priority-sort", NULL);
+    trellis_object *hi = WORKLOAD(POD("hi", "\"priority\":1000"));
+    trellis_object *lo = WORKLOAD(POD("lo", "\"priority\":10"));
+    trellis_object *none = WORKLOAD(POD("none", ""));
+    ck_assert(mock_registered(pl, "queue_sort"));
+    ck_assert_int_ne(mock_less(pl, hi, lo), 0);
+    ck_assert_int_eq(mock_less(pl, lo, hi), 0);
+    /* no priority is priority 0 */
+    ck_assert_int_ne(mock_less(pl, lo, none), 0);
+}
+END_TEST
+
+/* ---- label-selector ---------------------------------------------------- */
+
+START_TEST(label_selector_matches_node_labels)
+{
+    trellis_plugin *pl = load("label-selector", NULL);
+    trellis_object *w = WORKLOAD(POD("db", "\"nodeSelector\":{\"disk\":\"ssd\"}"));
+    trellis_object *t[] = {
+        TARGET(NODE("ssd", ",\"labels\":{\"disk\":\"ssd\"}") "}"),
+        TARGET(NODE("hdd", ",\"labels\":{\"disk\":\"hdd\"}") "}"),
+        TARGET(NODE("bare", "") "}"),
+    };
+    int codes[3];
+    trellis_status st[3];
+    filter(pl, w, t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[1].reason, "SelectorMismatch");
+    ck_assert_int_eq(codes[2], TRELLIS_UNRESOLVABLE);
+}
+END_TEST
+
+START_TEST(label_selector_equivalence_and_hint)
+{
+    trellis_plugin *pl = load("label-selector", NULL);
+    trellis_object *a = WORKLOAD(POD("a", "\"nodeSelector\":{\"disk\":\"ssd\"}"));
+    trellis_object *b = WORKLOAD(POD("b", "\"nodeSelector\":{\"disk\":\"ssd\"}"));
+    trellis_object *c = WORKLOAD(POD("c", "\"nodeSelector\":{\"disk\":\"hdd\"}"));
+    ck_assert_int_ne(mock_equivalent(pl, a, b), 0);
+    ck_assert_int_eq(mock_equivalent(pl, a, c), 0);
+    trellis_object *old = TARGET(NODE("n", ",\"labels\":{\"disk\":\"hdd\"}") "}");
+    trellis_object *now = TARGET(NODE("n", ",\"labels\":{\"disk\":\"ssd\"}") "}");
+    ck_assert(mock_events(pl) & TRELLIS_EV_TARGET_UPDATE);
+    /* the node gained the label a asks for: a may fit now, c not */
+    ck_assert_int_eq(mock_hint(m, pl, a, TRELLIS_EV_TARGET_UPDATE, old, now), TRELLIS_QUEUE);
+    ck_assert_int_eq(mock_hint(m, pl, c, TRELLIS_EV_TARGET_UPDATE, old, now),
+                     TRELLIS_QUEUE_SKIP);
+}
+END_TEST
+
+/* ---- taint-toleration -------------------------------------------------- */
+
+#define TAINTED(name, taints) NODE(name, "") ",\"spec\":{\"taints\":[" taints "]}}"
+
+START_TEST(taints_filter_score_and_evict)
+{
+    trellis_plugin *pl = load("taint-toleration", NULL);
+    trellis_object *plain = WORKLOAD(POD("plain", ""));
+    trellis_object *tol = WORKLOAD(
+        POD("tol", "\"tolerations\":[{\"key\":\"gpu\",\"operator\":\"Exists\"}]"));
+    trellis_object *t[] = {
+        TARGET(TAINTED("gpu", "{\"key\":\"gpu\",\"value\":\"a100\",\"effect\":\"NoSchedule\"}")),
+        TARGET(TAINTED("soft", "{\"key\":\"busy\",\"effect\":\"PreferNoSchedule\"}")),
+        TARGET(TAINTED("clean", "")),
+    };
+    int codes[3];
+    trellis_status st[3];
+    filter(pl, plain, t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[0].reason, "TaintNotTolerated");
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[2], TRELLIS_SUCCESS);
+    filter(pl, tol, t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    /* fewer untolerated PreferNoSchedule taints score higher */
+    int64_t sc[2];
+    score(pl, plain, &t[1], 2, sc);
+    ck_assert_int_lt(sc[0], sc[1]);
+    /* a NoExecute taint evicts a bound workload that does not tolerate it */
+    trellis_object *noexec =
+        TARGET(TAINTED("drain", "{\"key\":\"maint\",\"effect\":\"NoExecute\"}"));
+    trellis_status es;
+    ck_assert_int_ne(mock_eviction_check(m, pl, plain, noexec, &es), TRELLIS_SUCCESS);
+    ck_assert_str_eq(es.reason, "TaintNoExecute");
+    ck_assert_int_eq(mock_eviction_check(m, pl, plain, t[2], &es), TRELLIS_SUCCESS);
+}
+END_TEST
+
+/* ---- resources-fit, least-allocated ------------------------------------ */
+
+#define SIZED(name, cpu, mem)                                                              \
+    NODE(name, "") ",\"status\":{\"allocatable\":{\"cpu\":\"" cpu "\",\"memory\":\"" mem  \
+                   "\",\"pods\":\"110\"}}}"
+#define ASKS(name, cpu, mem)                                                               \
+    POD(name, "\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"" cpu \
+              "\",\"memory\":\"" mem "\"}}}]")
+
+START_TEST(resources_fit_counts_assigned_workloads)
+{
+    trellis_plugin *pl = load("resources-fit", NULL);
+    trellis_object *big = TARGET(SIZED("big", "4", "8Gi"));
+    trellis_object *small = TARGET(SIZED("small", "1", "2Gi"));
+    trellis_object *busy = TARGET(SIZED("busy", "4", "8Gi"));
+    mock_assign(m, busy, WORKLOAD(ASKS("running", "3500m", "1Gi")));
+    trellis_object *w = WORKLOAD(ASKS("new", "2", "1Gi"));
+    trellis_object *t[] = {big, small, busy};
+    int codes[3];
+    trellis_status st[3];
+    filter(pl, w, t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    /* more than the target has at all: evicting would not help */
+    ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[1].reason, "InsufficientResources");
+    /* taken by a workload on it: evicting could help */
+    ck_assert_int_eq(codes[2], TRELLIS_UNSCHEDULABLE);
+    ck_assert_msg(strstr(st[2].message, "cpu") != NULL, "%s", st[2].message);
+}
+END_TEST
+
+START_TEST(least_allocated_prefers_the_emptier_target)
+{
+    trellis_plugin *pl = load("least-allocated", NULL);
+    trellis_object *empty = TARGET(SIZED("empty", "4", "8Gi"));
+    trellis_object *half = TARGET(SIZED("half", "4", "8Gi"));
+    mock_assign(m, half, WORKLOAD(ASKS("running", "2", "4Gi")));
+    trellis_object *w = WORKLOAD(ASKS("new", "1", "1Gi"));
+    trellis_object *t[] = {empty, half};
+    int64_t sc[2];
+    score(pl, w, t, 2, sc);
+    ck_assert_int_gt(sc[0], sc[1]);
+    ck_assert_int_le(sc[0], TRELLIS_MAX_SCORE);
+    ck_assert_int_ge(sc[1], 0);
+}
+END_TEST
+
+/* ---- least-utilized ---------------------------------------------------- */
+
+START_TEST(least_utilized_prefers_fewer_workloads)
+{
+    trellis_plugin *pl = load("least-utilized", NULL);
+    trellis_object *a = TARGET(NODE("a", "") "}");
+    trellis_object *b = TARGET(NODE("b", "") "}");
+    mock_assign(m, b, WORKLOAD(POD("x", "")));
+    mock_assign(m, b, WORKLOAD(POD("y", "")));
+    trellis_object *t[] = {a, b};
+    int64_t sc[2];
+    score(pl, WORKLOAD(POD("new", "")), t, 2, sc);
+    ck_assert_int_eq(sc[0], TRELLIS_MAX_SCORE);
+    ck_assert_int_lt(sc[1], sc[0]);
+}
+END_TEST
+
+/* ---- preemption -------------------------------------------------------- */
+
+START_TEST(preemption_registers_a_post_filter)
+{
+    trellis_plugin *pl = load("preemption", NULL);
+    ck_assert(mock_registered(pl, "post_filter"));
+    ck_assert(!mock_registered(pl, "filter"));
+    char err[256];
+    ck_assert_ptr_null(mock_load(m, "preemption", "{\"no_such\":1}", err, sizeof err));
+    ck_assert_msg(strstr(err, "unknown argument 'no_such'") != NULL, "%s", err);
+}
+END_TEST
+
+/* ---- the Gardener plugins ---------------------------------------------- */
+
+#define SEED(name, provider, region, extra)                                                \
+    "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Seed\",\"metadata\":{"     \
+    "\"name\":\"" name "\"},\"spec\":{\"provider\":{\"type\":\"" provider                  \
+    "\",\"region\":\"" region "\"},\"networks\":{\"nodes\":\"10.242.0.0/16\",\"pods\":"    \
+    "\"10.243.0.0/16\",\"services\":\"10.244.0.0/16\"},\"settings\":{\"scheduling\":{"     \
+    "\"visible\":true}}},\"status\":{\"lastOperation\":{\"type\":\"Reconcile\",\"state\":" \
+    "\"Succeeded\"},\"conditions\":[{\"type\":\"GardenletReady\",\"status\":\"True\"},"    \
+    "{\"type\":\"BackupBucketsReady\",\"status\":\"True\"}],\"allocatable\":{\"shoots\":"  \
+    "2}}" extra "}"
+#define SHOOT(name, provider, region, nodes)                                               \
+    "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Shoot\",\"metadata\":{"    \
+    "\"name\":\"" name "\",\"namespace\":\"garden-dev\"},\"spec\":{\"cloudProfileName\":"  \
+    "\"" provider "\",\"region\":\"" region "\",\"provider\":{\"type\":\"" provider "\"}," \
+    "\"networking\":{\"nodes\":\"" nodes "\"}}}"
+#define CLOUD_PROFILE(name)                                                                \
+    "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"CloudProfile\","           \
+    "\"metadata\":{\"name\":\"" name "\"},\"spec\":{\"type\":\"" name "\"}}"
+
+START_TEST(gardener_usable_needs_a_ready_visible_seed)
+{
+    trellis_plugin *pl = load("gardener-usable", NULL);
+    trellis_object *t[] = {
+        TARGET(SEED("ok", "aws", "eu-west-1", "")),
+        TARGET("{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Seed\","
+               "\"metadata\":{\"name\":\"gone\",\"deletionTimestamp\":\"2024-01-01T00:00:00Z\"},"
+               "\"spec\":{\"settings\":{\"scheduling\":{\"visible\":true}}},\"status\":{"
+               "\"lastOperation\":{\"state\":\"Succeeded\"},\"conditions\":[{\"type\":"
+               "\"GardenletReady\",\"status\":\"True\"}]}}"),
+        TARGET("{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Seed\","
+               "\"metadata\":{\"name\":\"new\"},\"spec\":{\"settings\":{\"scheduling\":{"
+               "\"visible\":true}}}}"),
+    };
+    int codes[3];
+    trellis_status st[3];
+    filter(pl, WORKLOAD(SHOOT("s", "aws", "eu-west-1", "10.250.0.0/16")), t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[1].reason, "SeedDeleting");
+    ck_assert_int_eq(codes[2], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[2].reason, "SeedNotReady");
+}
+END_TEST
+
+START_TEST(gardener_region_same_region)
+{
+    trellis_plugin *pl = load("gardener-region", "{\"region_config\":false}");
+    trellis_object *t[] = {
+        TARGET(SEED("here", "aws", "eu-west-1", "")),
+        TARGET(SEED("there", "aws", "us-east-1", "")),
+        TARGET(SEED("other", "gcp", "eu-west-1", "")),
+    };
+    int codes[3];
+    trellis_status st[3];
+    filter(pl, WORKLOAD(SHOOT("s", "aws", "eu-west-1", "10.250.0.0/16")), t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[1].reason, "RegionMismatch");
+    ck_assert_int_eq(codes[2], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[2].reason, "ProviderMismatch");
+}
+END_TEST
+
+START_TEST(gardener_networks_reject_overlaps)
+{
+    trellis_plugin *pl = load("gardener-networks", NULL);
+    trellis_object *t[] = {TARGET(SEED("seed", "aws", "eu-west-1", ""))};
+    int codes[1];
+    trellis_status st[1];
+    filter(pl, WORKLOAD(SHOOT("apart", "aws", "eu-west-1", "10.250.0.0/16")), t, 1, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    filter(pl, WORKLOAD(SHOOT("clash", "aws", "eu-west-1", "10.242.128.0/17")), t, 1, codes,
+           st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[0].reason, "NetworksOverlap");
+}
+END_TEST
+
+START_TEST(gardener_capacity_full_seed)
+{
+    trellis_plugin *pl = load("gardener-capacity", NULL);
+    trellis_object *roomy = TARGET(SEED("roomy", "aws", "eu-west-1", ""));
+    trellis_object *full = TARGET(SEED("full", "aws", "eu-west-1", ""));
+    mock_assign(m, full, WORKLOAD(SHOOT("a", "aws", "eu-west-1", "10.1.0.0/16")));
+    mock_assign(m, full, WORKLOAD(SHOOT("b", "aws", "eu-west-1", "10.2.0.0/16")));
+    trellis_object *t[] = {roomy, full};
+    int codes[2];
+    trellis_status st[2];
+    filter(pl, WORKLOAD(SHOOT("s", "aws", "eu-west-1", "10.3.0.0/16")), t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_UNSCHEDULABLE);
+    ck_assert_str_eq(st[1].reason, "SeedFull");
+}
+END_TEST
+
+START_TEST(gardener_dns_disabled_seed)
+{
+    trellis_plugin *pl = load("gardener-dns", NULL);
+    trellis_object *t[] = {
+        TARGET(SEED("dns", "aws", "eu-west-1", "")),
+        TARGET(SEED("nodns", "aws", "eu-west-1",
+                    ",\"spec\":{\"taints\":[{\"key\":\"seed.gardener.cloud/disable-dns\"}]}")),
+    };
+    int codes[2];
+    trellis_status st[2];
+    filter(pl, WORKLOAD(SHOOT("s", "aws", "eu-west-1", "10.250.0.0/16")), t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[1].reason, "DNSDisabled");
+}
+END_TEST
+
+START_TEST(gardener_seed_selector_provider_types)
+{
+    trellis_plugin *pl = load("gardener-seed-selector", NULL);
+    obj(-1, CLOUD_PROFILE("aws"));
+    trellis_object *t[] = {
+        TARGET(SEED("aws1", "aws", "eu-west-1", "")),
+        TARGET(SEED("gcp1", "gcp", "eu-west-1", "")),
+    };
+    int codes[2];
+    trellis_status st[2];
+    filter(pl, WORKLOAD(SHOOT("s", "aws", "eu-west-1", "10.250.0.0/16")), t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[1].reason, "ProviderNotAllowed");
+}
+END_TEST
+
+/* ---- the compatibility promise ----------------------------------------- */
+
+START_TEST(older_host_older_functions)
+{
+    /* label-selector declares SDK 1.0: a 1.0 host runs it without the
+     * queueing hints (1.2) and the equivalence hook (1.3) */
+    mock *old = mock_new(0);
+    char err[512];
+    ck_assert_int_eq(mock_table(old)->sdk_minor, 0);
+    ck_assert(!TRELLIS_HOST_HAS(mock_table(old), register_events));
+    trellis_plugin *pl = mock_load(old, "label-selector", NULL, err, sizeof err);
+    ck_assert_msg(pl != NULL, "%s", err);
+    ck_assert(mock_registered(pl, "filter"));
+    ck_assert(!mock_registered(pl, "events"));
+    ck_assert(!mock_registered(pl, "equivalent"));
+    /* and it still filters */
+    trellis_object *w = mock_object(old, POD("db", "\"nodeSelector\":{\"disk\":\"ssd\"}"), 1, err,
+                                    sizeof err);
+    trellis_object *t[] = {
+        mock_object(old, NODE("ssd", ",\"labels\":{\"disk\":\"ssd\"}") "}", 0, err, sizeof err),
+        mock_object(old, NODE("hdd", ",\"labels\":{\"disk\":\"hdd\"}") "}", 0, err, sizeof err),
+    };
+    int codes[2];
+    ck_assert_msg(mock_filter(old, pl, w, t, 2, codes, NULL, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE);
+    mock_free(old);
+
+    /* on the newest host the same plugin registers both */
+    trellis_plugin *cur = load("label-selector", NULL);
+    ck_assert(mock_registered(cur, "events"));
+    ck_assert(mock_registered(cur, "equivalent"));
+}
+END_TEST
+
+START_TEST(newer_plugin_refused_by_older_host)
+{
+    /* resources-fit needs the columnar hooks of 1.3 */
+    mock *old = mock_new(2);
+    char err[512];
+    ck_assert_ptr_null(mock_load(old, "resources-fit", NULL, err, sizeof err));
+    ck_assert_msg(strstr(err, "needs SDK 1.3") != NULL, "%s", err);
+    mock_free(old);
+}
+END_TEST
+
+static Suite *suite(const char *name, const TTest *const *tests)
+{
+    Suite *s = suite_create(name);
+    TCase *tc = tcase_create("plugin");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    for (size_t i = 0; tests[i]; i++)
+        _tcase_add_test(tc, tests[i], 0, 0, 0, 1);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    const TTest *binder[] = {binder_writes_the_binding_field, binder_field_argument, NULL};
+    const TTest *prio[] = {priority_sort_orders_by_priority, NULL};
+    const TTest *labels[] = {label_selector_matches_node_labels,
+                             label_selector_equivalence_and_hint, NULL};
+    const TTest *taints[] = {taints_filter_score_and_evict, NULL};
+    const TTest *fit[] = {resources_fit_counts_assigned_workloads, NULL};
+    const TTest *alloc[] = {least_allocated_prefers_the_emptier_target, NULL};
+    const TTest *util[] = {least_utilized_prefers_fewer_workloads, NULL};
+    const TTest *preempt[] = {preemption_registers_a_post_filter, NULL};
+    const TTest *usable[] = {gardener_usable_needs_a_ready_visible_seed, NULL};
+    const TTest *region[] = {gardener_region_same_region, NULL};
+    const TTest *nets[] = {gardener_networks_reject_overlaps, NULL};
+    const TTest *cap[] = {gardener_capacity_full_seed, NULL};
+    const TTest *dns[] = {gardener_dns_disabled_seed, NULL};
+    const TTest *sel[] = {gardener_seed_selector_provider_types, NULL};
+    const TTest *compat[] = {older_host_older_functions, newer_plugin_refused_by_older_host,
+                             NULL};
+    SRunner *sr = srunner_create(suite("default-binder", binder));
+    srunner_add_suite(sr, suite("priority-sort", prio));
+    srunner_add_suite(sr, suite("label-selector", labels));
+    srunner_add_suite(sr, suite("taint-toleration", taints));
+    srunner_add_suite(sr, suite("resources-fit", fit));
+    srunner_add_suite(sr, suite("least-allocated", alloc));
+    srunner_add_suite(sr, suite("least-utilized", util));
+    srunner_add_suite(sr, suite("preemption", preempt));
+    srunner_add_suite(sr, suite("gardener-usable", usable));
+    srunner_add_suite(sr, suite("gardener-region", region));
+    srunner_add_suite(sr, suite("gardener-networks", nets));
+    srunner_add_suite(sr, suite("gardener-capacity", cap));
+    srunner_add_suite(sr, suite("gardener-dns", dns));
+    srunner_add_suite(sr, suite("gardener-seed-selector", sel));
+    srunner_add_suite(sr, suite("compatibility", compat));
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
