@@ -12,14 +12,15 @@
 #include "binding.h"
 #include "util.h"
 
-static const char *const effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
-
 typedef struct taint_spec {
     char key[600], value[600], effect[600];
     int has_value, has_effect, remove;
 } taint_spec;
 
-static int parse_spec(const char *spec, taint_spec *t, char *err, size_t errlen)
+/* "key[=value][:Effect]" or "key[:Effect]-"; the effect one of the
+ * profile's operator.taint_effects. */
+static int parse_spec(const cfg_profile *pc, const char *spec, taint_spec *t, char *err,
+                      size_t errlen)
 {
     memset(t, 0, sizeof *t);
     size_t len = strlen(spec);
@@ -39,12 +40,19 @@ static int parse_spec(const char *spec, taint_spec *t, char *err, size_t errlen)
         snprintf(t->effect, sizeof t->effect, "%s", colon + 1);
         t->has_effect = 1;
         int ok = 0;
-        for (size_t i = 0; i < sizeof effects / sizeof *effects; i++)
-            ok |= strcmp(t->effect, effects[i]) == 0;
+        strbuf known;
+        sb_init(&known);
+        for (size_t i = 0; i < pc->n_taint_effects; i++) {
+            ok |= strcmp(t->effect, pc->taint_effects[i]) == 0;
+            sb_printf(&known, "%s%s", !i ? "" : i + 1 < pc->n_taint_effects ? ", " : " or ",
+                      pc->taint_effects[i]);
+        }
         if (!ok)
-            return errf(err, errlen,
-                        "taint '%s': effect '%s' is not NoSchedule, PreferNoSchedule or NoExecute",
-                        spec, t->effect);
+            errf(err, errlen, "taint '%s': effect '%s' is not %s", spec, t->effect,
+                 known.s ? known.s : "allowed (operator.taint_effects is empty)");
+        sb_free(&known);
+        if (!ok)
+            return -1;
     }
     char *eq = strchr(buf, '=');
     if (eq) {
@@ -83,7 +91,7 @@ int admin_taint(sched *s, profile *p, const char *target, const char *spec, FILE
                 char *err, size_t errlen)
 {
     taint_spec t;
-    if (parse_spec(spec, &t, err, errlen) < 0)
+    if (parse_spec(profile_cfg(p), spec, &t, err, errlen) < 0)
         return -1;
     const trellis_object *o = find_target(s, p, target, err, errlen);
     if (!o)

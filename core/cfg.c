@@ -9,10 +9,12 @@
 #include <arpa/inet.h>
 #include <json-c/json.h>
 #include <libgen.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "settings.h"
 #include "util.h"
 
 static const char *const point_names[] = {"queue_sort", "pre_filter", "filter",   "post_filter",
@@ -126,13 +128,6 @@ static int get_bool(const cfg *c, const config_setting_t *group, const char *key
     return 0;
 }
 
-static int valid_path(const char *p)
-{
-    if (!p || !*p || *p == '.' || p[strlen(p) - 1] == '.')
-        return 0;
-    return strstr(p, "..") == NULL;
-}
-
 static int load_plugin(cfg *c, cfg_profile *pr, const config_setting_t *s, cfg_plugin *pl,
                        char *err, size_t errlen)
 {
@@ -202,192 +197,135 @@ static void free_plugin(cfg_plugin *pl)
     free(pl->path);
 }
 
-static int load_kind(cfg *c, const config_setting_t *g, const char *what, char **kind, char **api,
-                     char **sched_field, char *err, size_t errlen)
+/* ---- the profile settings ---- */
+
+#define F(x) offsetof(cfg_profile, x)
+#define MS_MAX 86400000LL /* a day */
+
+static const char *const tie_breaks[] = {"name", "name-desc", NULL};
+static const char *const score_modes[] = {"weighted", "lexicographic", NULL};
+static const char *const messages[] = {"summary", "per-target", NULL};
+
+static const setting workload_settings[] = {
+    {"kind", SET_STRING, NULL, 1, 0, 0, NULL, F(workload_kind), 0, NULL,
+     "the kind this profile schedules (Pod, Shoot, ...)", NULL},
+    {"api_version", SET_STRING, NULL, 0, 0, 0, NULL, F(workload_api_version), 0, NULL,
+     "its apiVersion; absent: any", NULL},
+    {"scheduler_name_field", SET_PATH, NULL, 0, 0, 0, NULL, F(scheduler_name_field), 0, NULL,
+     "the field naming the scheduler that should place it; absent: every workload of the kind",
+     NULL},
+    {NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+};
+
+static const setting target_settings[] = {
+    {"kind", SET_STRING, NULL, 1, 0, 0, NULL, F(target_kind), 0, NULL,
+     "the kind workloads are placed on (Node, Seed, ...)", NULL},
+    {"api_version", SET_STRING, NULL, 0, 0, 0, NULL, F(target_api_version), 0, NULL,
+     "its apiVersion; absent: any", NULL},
+    {NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+};
+
+static const setting binding_settings[] = {
+    {"field", SET_PATH, NULL, 1, 0, 0, NULL, F(binding_field), 0, NULL,
+     "the workload's field the target's name is written into (spec.nodeName)", NULL},
+    {"also_counts", SET_PATH_LIST, NULL, 0, 0, 0, NULL, F(also_counts), F(n_also_counts), NULL,
+     "more fields whose target a workload counts on, never written (status.seedName)", NULL},
+    {NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+};
+
+static const setting backoff_settings[] = {
+    {"initial_ms", SET_INT, "1000", 0, 1, MS_MAX, NULL, F(backoff_initial_ms), 8, NULL,
+     "the first wait before a failed workload is tried again", NULL},
+    {"max_ms", SET_INT, "10000", 0, 1, MS_MAX, NULL, F(backoff_max_ms), 8, NULL,
+     "the longest wait (it doubles per attempt up to this)", NULL},
+    {NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+};
+
+/* What the operator commands need to know about targets: not generic,
+ * it is the Kubernetes and Gardener shape of taints and capacity. */
+static const setting operator_settings[] = {
+    {"taints_field", SET_PATH, "spec.taints", 0, 0, 0, NULL, F(taints_field), 0, NULL,
+     "taint, drain, uncordon: the targets' list of {key, value, effect}", NULL},
+    {"taint_effects", SET_STRING_LIST, "NoSchedule,PreferNoSchedule,NoExecute", 0, 0, 0, NULL,
+     F(taint_effects), F(n_taint_effects), NULL, "taint: the effects a taint may have", NULL},
+    {"cordon_taint", SET_STRING, "node.kubernetes.io/unschedulable", 0, 0, 0, NULL,
+     F(cordon_taint), 0, NULL, "drain, uncordon: the key of the NoSchedule taint that cordons",
+     NULL},
+    {"capacity_field", SET_PATH, NULL, 0, 0, 0, NULL, F(capacity_field), 0, NULL,
+     "deschedule: how many workloads a target takes; absent: deschedule refuses", NULL},
+    {NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+};
+
+static const setting profile_settings[] = {
+    {"name", SET_STRING, NULL, 1, 0, 0, NULL, F(name), 0, NULL,
+     "the scheduler name this profile answers to", NULL},
+    {"default", SET_BOOL, "false", 0, 0, 0, NULL, F(is_default), 0, NULL,
+     "also take workloads that name no scheduler", NULL},
+    {"workload", SET_GROUP, NULL, 1, 0, 0, NULL, 0, 0, workload_settings,
+     "what the profile schedules", NULL},
+    {"target", SET_GROUP, NULL, 1, 0, 0, NULL, 0, 0, target_settings,
+     "what it places workloads on", NULL},
+    {"binding", SET_GROUP, NULL, 1, 0, 0, NULL, 0, 0, binding_settings,
+     "how a placement is recorded", NULL},
+    {"tie_break", SET_CHOICE, "name", 0, 0, 0, tie_breaks, F(tie_break_desc), 0, NULL,
+     "equal totals go to the smallest or the largest target name", NULL},
+    {"score_mode", SET_CHOICE, "weighted", 0, 0, 0, score_modes, F(lexicographic), 0, NULL,
+     "add weighted scores, or let each score plugin in turn keep its best targets", NULL},
+    {"unschedulable_message", SET_CHOICE, "summary", 0, 0, 0, messages, F(per_target_message),
+     0, NULL, "\"0/N targets are available: ...\", or one reason per target", NULL},
+    {"target_noun", SET_STRING, "target", 0, 0, 0, NULL, F(target_noun), 0, NULL,
+     "what messages call a target", NULL},
+    {"events", SET_BOOL, "false", 0, 0, 0, NULL, F(events), 0, NULL,
+     "write Scheduled and FailedScheduling Events", NULL},
+    {"percentage_of_targets_to_score", SET_INT, "100", 0, 0, 100, NULL, F(percentage_to_score),
+     4, NULL, "stop filtering once this share of the targets fits (0: adaptive)", NULL},
+    {"equivalence_cache", SET_BOOL, "true", 0, 0, 0, NULL, F(equivalence_cache), 0, NULL,
+     "reuse verdicts for equivalent workloads", NULL},
+    {"operator", SET_GROUP, NULL, 0, 0, 0, NULL, 0, 0, operator_settings,
+     "the shape of taints and capacity for taint, drain, uncordon, deschedule", NULL},
+    {"taints_field", SET_PATH, NULL, 0, 0, 0, NULL, F(taints_field), 0, NULL, NULL,
+     "operator.taints_field"},
+    {"cordon_taint", SET_STRING, NULL, 0, 0, 0, NULL, F(cordon_taint), 0, NULL, NULL,
+     "operator.cordon_taint"},
+    {"capacity_field", SET_PATH, NULL, 0, 0, 0, NULL, F(capacity_field), 0, NULL, NULL,
+     "operator.capacity_field"},
+    {"backoff", SET_GROUP, NULL, 0, 0, 0, NULL, 0, 0, backoff_settings,
+     "how long a failed workload waits", NULL},
+    {"max_unschedulable_ms", SET_INT, "300000", 0, 1, MS_MAX * 7, NULL,
+     F(max_unschedulable_ms), 8, NULL,
+     "an unschedulable workload is tried again after this long at the latest", NULL},
+    {"hook_deadline_ms", SET_INT, "5000", 0, 0, MS_MAX, NULL, F(hook_deadline_ms), 4, NULL,
+     "a scheduling-cycle hook or prepare running longer ends the run (0: no limit)", NULL},
+    {"bind_deadline_ms", SET_INT, "60000", 0, 0, MS_MAX, NULL, F(bind_deadline_ms), 4, NULL,
+     "the same for init and the binding cycle's hooks", NULL},
+    {"plugins", SET_CUSTOM, NULL, 1, 0, 0, NULL, 0, 0, NULL,
+     "( { name; as; path; weight; points; ignorable; args; }, ... ) in order", NULL},
+    {NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+};
+
+void config_describe_profile(FILE *f)
 {
-    static const char *const wkeys[] = {"kind", "api_version", "scheduler_name_field", NULL};
-    static const char *const tkeys[] = {"kind", "api_version", NULL};
-    config_setting_t *s = config_setting_get_member(g, what);
-    if (!s)
-        return errf(err, errlen, "%s:%d: missing setting '%s'", sfile(c, g),
-                    config_setting_source_line(g), what);
-    if (!config_setting_is_group(s))
-        return serr(c, s, err, errlen, "must be a group { kind = \"...\"; }");
-    if (check_keys(c, s, sched_field ? wkeys : tkeys, err, errlen) < 0 ||
-        get_str(c, s, "kind", 1, kind, err, errlen) < 0 ||
-        get_str(c, s, "api_version", 0, api, err, errlen) < 0)
-        return -1;
-    if (sched_field) {
-        if (get_str(c, s, "scheduler_name_field", 0, sched_field, err, errlen) < 0)
-            return -1;
-        if (*sched_field && !valid_path(*sched_field))
-            return serr(c, s, err, errlen,
-                        "scheduler_name_field: expected a dotted path like spec.schedulerName");
-    }
-    return 0;
+    fprintf(f, "  %-34s %-14s %-22s %s\n", "SETTING", "TYPE", "DEFAULT", "MEANING");
+    settings_describe(f, profile_settings, "");
 }
 
 static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"name",
-                                       "default",
-                                       "workload",
-                                       "target",
-                                       "binding",
-                                       "tie_break",
-                                       "score_mode",
-                                       "unschedulable_message",
-                                       "target_noun",
-                                       "events",
-                                       "taints_field",
-                                       "cordon_taint",
-                                       "capacity_field",
-                                       "percentage_of_targets_to_score",
-                                       "equivalence_cache",
-                                       "backoff",
-                                       "max_unschedulable_ms",
-                                       "hook_deadline_ms",
-                                       "bind_deadline_ms",
-                                       "plugins",
-                                       NULL};
-    static const char *const bkeys[] = {"field", "also_counts", NULL};
-    static const char *const bokeys[] = {"initial_ms", "max_ms", NULL};
     memset(p, 0, sizeof *p);
     p->line = config_setting_source_line(s);
-    p->backoff_initial_ms = 1000;
-    p->backoff_max_ms = 10000;
-    p->max_unschedulable_ms = 300000;
-    p->hook_deadline_ms = 5000;
-    p->bind_deadline_ms = 60000;
+    settings_defaults(profile_settings, p);
     if (!config_setting_is_group(s))
         return serr(c, s, err, errlen, "a profile must be a group { name = ...; }");
-    if (check_keys(c, s, keys, err, errlen) < 0 ||
-        get_str(c, s, "name", 1, &p->name, err, errlen) < 0 ||
-        get_bool(c, s, "default", &p->is_default, err, errlen) < 0 ||
-        load_kind(c, s, "workload", &p->workload_kind, &p->workload_api_version,
-                  &p->scheduler_name_field, err, errlen) < 0 ||
-        load_kind(c, s, "target", &p->target_kind, &p->target_api_version, NULL, err, errlen) < 0)
+    if (settings_load(profile_settings, s, p, c->file, err, errlen) < 0)
         return -1;
-    config_setting_t *b = config_setting_get_member(s, "binding");
-    if (!b)
-        return errf(err, errlen, "%s:%d: profile '%s': missing setting 'binding'", c->file, p->line,
-                    p->name);
-    if (!config_setting_is_group(b) || check_keys(c, b, bkeys, err, errlen) < 0 ||
-        get_str(c, b, "field", 1, &p->binding_field, err, errlen) < 0) {
-        if (!config_setting_is_group(b))
-            serr(c, b, err, errlen, "binding must be a group { field = \"spec.nodeName\"; }");
-        return -1;
-    }
-    if (!valid_path(p->binding_field))
-        return serr(c, b, err, errlen, "binding.field: expected a dotted path like spec.nodeName");
-    config_setting_t *ac = config_setting_get_member(b, "also_counts");
-    if (ac) {
-        if (!config_setting_is_array(ac) && !config_setting_is_list(ac))
-            return serr(c, ac, err, errlen,
-                        "binding.also_counts must be a list of paths [ \"status.seedName\" ]");
-        int n = config_setting_length(ac);
-        p->also_counts = xcalloc((size_t)n, sizeof *p->also_counts);
-        for (int i = 0; i < n; i++) {
-            const char *f = config_setting_get_string_elem(ac, i);
-            if (!f || !valid_path(f))
-                return serr(c, ac, err, errlen,
-                            "binding.also_counts: expected dotted paths like status.seedName");
-            p->also_counts[p->n_also_counts++] = xstrdup(f);
-        }
-    }
-    char *sm = NULL, *um = NULL;
-    if (get_str(c, s, "score_mode", 0, &sm, err, errlen) < 0)
-        return -1;
-    if (sm) {
-        int ok = strcmp(sm, "weighted") == 0 || strcmp(sm, "lexicographic") == 0;
-        p->lexicographic = strcmp(sm, "lexicographic") == 0;
-        free(sm);
-        if (!ok)
-            return serr(c, config_setting_get_member(s, "score_mode"), err, errlen,
-                        "score_mode: expected \"weighted\" or \"lexicographic\"");
-    }
-    if (get_str(c, s, "unschedulable_message", 0, &um, err, errlen) < 0)
-        return -1;
-    if (um) {
-        int ok = strcmp(um, "summary") == 0 || strcmp(um, "per-target") == 0;
-        p->per_target_message = strcmp(um, "per-target") == 0;
-        free(um);
-        if (!ok)
-            return serr(c, config_setting_get_member(s, "unschedulable_message"), err, errlen,
-                        "unschedulable_message: expected \"summary\" or \"per-target\"");
-    }
-    if (get_str(c, s, "target_noun", 0, &p->target_noun, err, errlen) < 0)
-        return -1;
-    if (!p->target_noun)
-        p->target_noun = xstrdup("target");
-    if (get_bool(c, s, "events", &p->events, err, errlen) < 0)
-        return -1;
-    long long pct = 100;
-    if (get_int(c, s, "percentage_of_targets_to_score", 0, 100, &pct, err, errlen) < 0)
-        return -1;
-    p->percentage_to_score = (int)pct;
-    p->equivalence_cache = 1;
-    if (get_bool(c, s, "equivalence_cache", &p->equivalence_cache, err, errlen) < 0)
-        return -1;
-    if (get_str(c, s, "taints_field", 0, &p->taints_field, err, errlen) < 0 ||
-        get_str(c, s, "cordon_taint", 0, &p->cordon_taint, err, errlen) < 0 ||
-        get_str(c, s, "capacity_field", 0, &p->capacity_field, err, errlen) < 0)
-        return -1;
-    if (!p->taints_field)
-        p->taints_field = xstrdup("spec.taints");
-    if (!p->cordon_taint)
-        p->cordon_taint = xstrdup("node.kubernetes.io/unschedulable");
-    if (!valid_path(p->taints_field) || (p->capacity_field && !valid_path(p->capacity_field)))
-        return serr(c, s, err, errlen,
-                    "taints_field and capacity_field must be dotted paths like spec.taints");
-    char *tb = NULL;
-    if (get_str(c, s, "tie_break", 0, &tb, err, errlen) < 0)
-        return -1;
-    if (tb) {
-        int ok = strcmp(tb, "name") == 0 || strcmp(tb, "name-desc") == 0;
-        p->tie_break_desc = strcmp(tb, "name-desc") == 0;
-        free(tb);
-        if (!ok)
-            return serr(c, config_setting_get_member(s, "tie_break"), err, errlen,
-                        "tie_break: expected \"name\" or \"name-desc\"");
-    }
-    config_setting_t *bo = config_setting_get_member(s, "backoff");
-    if (bo) {
-        long long v;
-        if (!config_setting_is_group(bo) || check_keys(c, bo, bokeys, err, errlen) < 0)
-            return config_setting_is_group(bo)
-                       ? -1
-                       : serr(c, bo, err, errlen, "backoff must be a group");
-        v = (long long)p->backoff_initial_ms;
-        if (get_int(c, bo, "initial_ms", 1, 86400000LL, &v, err, errlen) < 0)
-            return -1;
-        p->backoff_initial_ms = (uint64_t)v;
-        v = (long long)p->backoff_max_ms;
-        if (get_int(c, bo, "max_ms", 1, 86400000LL, &v, err, errlen) < 0)
-            return -1;
-        p->backoff_max_ms = (uint64_t)v;
-        if (p->backoff_max_ms < p->backoff_initial_ms)
-            return serr(c, bo, err, errlen, "backoff.max_ms must be >= backoff.initial_ms");
-    }
-    long long mu = (long long)p->max_unschedulable_ms;
-    if (get_int(c, s, "max_unschedulable_ms", 1, 86400000LL * 7, &mu, err, errlen) < 0)
-        return -1;
-    p->max_unschedulable_ms = (uint64_t)mu;
-    long long hd = p->hook_deadline_ms, bd = p->bind_deadline_ms;
-    if (get_int(c, s, "hook_deadline_ms", 0, 86400000LL, &hd, err, errlen) < 0 ||
-        get_int(c, s, "bind_deadline_ms", 0, 86400000LL, &bd, err, errlen) < 0)
-        return -1;
-    p->hook_deadline_ms = (uint32_t)hd;
-    p->bind_deadline_ms = (uint32_t)bd;
-
+    if (p->backoff_max_ms < p->backoff_initial_ms)
+        return serr(c, config_setting_get_member(s, "backoff"), err, errlen,
+                    "backoff.max_ms must be >= backoff.initial_ms");
     config_setting_t *pl = config_setting_get_member(s, "plugins");
-    if (!pl)
-        return errf(err, errlen, "%s:%d: profile '%s': missing setting 'plugins'", c->file, p->line,
-                    p->name);
     if (!config_setting_is_list(pl) && !config_setting_is_array(pl))
         return serr(c, pl, err, errlen, "plugins must be a list ( { name = \"...\"; }, ... )");
     int n = config_setting_length(pl);
-    p->plugins = xcalloc((size_t)n, sizeof *p->plugins);
+    p->plugins = xcalloc((size_t)(n ? n : 1), sizeof *p->plugins);
     for (int i = 0; i < n; i++) {
         if (load_plugin(c, p, config_setting_get_elem(pl, (unsigned)i), &p->plugins[i], err,
                         errlen) < 0) {
@@ -401,20 +339,7 @@ static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p, char 
 
 static void free_profile(cfg_profile *p)
 {
-    free(p->name);
-    free(p->workload_kind);
-    free(p->workload_api_version);
-    free(p->scheduler_name_field);
-    free(p->target_kind);
-    free(p->target_api_version);
-    free(p->binding_field);
-    for (size_t i = 0; i < p->n_also_counts; i++)
-        free(p->also_counts[i]);
-    free(p->also_counts);
-    free(p->target_noun);
-    free(p->taints_field);
-    free(p->cordon_taint);
-    free(p->capacity_field);
+    settings_free(profile_settings, p);
     for (size_t i = 0; i < p->n_plugins; i++)
         free_plugin(&p->plugins[i]);
     free(p->plugins);
@@ -655,16 +580,6 @@ static json_object *setting_json(const config_setting_t *s)
     }
 }
 
-static json_object *kind_json(const char *kind, const char *api, int with_field, const char *field)
-{
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "kind", jstr(kind));
-    json_object_object_add(o, "api_version", jstr(api));
-    if (with_field)
-        json_object_object_add(o, "scheduler_name_field", jstr(field));
-    return o;
-}
-
 static json_object *plugin_json(const cfg_plugin *pl)
 {
     json_object *o = json_object_new_object();
@@ -684,38 +599,7 @@ static json_object *plugin_json(const cfg_plugin *pl)
 
 static json_object *profile_json(const cfg_profile *p)
 {
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "name", jstr(p->name));
-    json_object_object_add(o, "default", json_object_new_boolean(p->is_default));
-    json_object_object_add(
-        o, "workload",
-        kind_json(p->workload_kind, p->workload_api_version, 1, p->scheduler_name_field));
-    json_object_object_add(o, "target", kind_json(p->target_kind, p->target_api_version, 0, NULL));
-    json_object *b = json_object_new_object();
-    json_object_object_add(b, "field", jstr(p->binding_field));
-    json_object_object_add(b, "also_counts", jstr_array(p->also_counts, p->n_also_counts));
-    json_object_object_add(o, "binding", b);
-    json_object_object_add(o, "tie_break", jstr(p->tie_break_desc ? "name-desc" : "name"));
-    json_object_object_add(o, "score_mode", jstr(p->lexicographic ? "lexicographic" : "weighted"));
-    json_object_object_add(o, "percentage_of_targets_to_score",
-                           json_object_new_int(p->percentage_to_score));
-    json_object_object_add(o, "equivalence_cache",
-                           json_object_new_boolean(p->equivalence_cache));
-    json_object_object_add(o, "unschedulable_message",
-                           jstr(p->per_target_message ? "per-target" : "summary"));
-    json_object_object_add(o, "target_noun", jstr(p->target_noun));
-    json_object_object_add(o, "events", json_object_new_boolean(p->events));
-    json_object_object_add(o, "taints_field", jstr(p->taints_field));
-    json_object_object_add(o, "cordon_taint", jstr(p->cordon_taint));
-    json_object_object_add(o, "capacity_field", jstr(p->capacity_field));
-    json_object *bo = json_object_new_object();
-    json_object_object_add(bo, "initial_ms", json_object_new_int64((int64_t)p->backoff_initial_ms));
-    json_object_object_add(bo, "max_ms", json_object_new_int64((int64_t)p->backoff_max_ms));
-    json_object_object_add(o, "backoff", bo);
-    json_object_object_add(o, "max_unschedulable_ms",
-                           json_object_new_int64((int64_t)p->max_unschedulable_ms));
-    json_object_object_add(o, "hook_deadline_ms", json_object_new_int64(p->hook_deadline_ms));
-    json_object_object_add(o, "bind_deadline_ms", json_object_new_int64(p->bind_deadline_ms));
+    json_object *o = settings_json(profile_settings, p);
     json_object *pls = json_object_new_array();
     for (size_t i = 0; i < p->n_plugins; i++)
         json_object_array_add(pls, plugin_json(&p->plugins[i]));

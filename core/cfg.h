@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <libconfig.h>
 
@@ -70,8 +71,11 @@ typedef struct cfg_profile {
     int per_target_message; /* unschedulable_message: 0 summary, 1 per-target */
     char *target_noun;   /* in messages, default "target" */
     int events;          /* write an Event for unschedulable workloads */
-    /* operator commands (taint, drain, uncordon, deschedule) */
+    /* operator commands (taint, drain, uncordon, deschedule): the group
+     * operator { }, Kubernetes' and Gardener's shape of taints */
     char *taints_field;   /* the targets' taint list, default "spec.taints" */
+    char **taint_effects; /* the effects a taint may have */
+    size_t n_taint_effects;
     char *cordon_taint;   /* drain/uncordon taint key */
     char *capacity_field; /* deschedule: how many workloads a target takes */
     uint64_t backoff_initial_ms, backoff_max_ms, max_unschedulable_ms;
@@ -108,6 +112,8 @@ typedef struct cfg {
  * nothing needs freeing. */
 int config_load(const char *file, cfg *c, char *err, size_t errlen);
 void config_free(cfg *c);
+/* Every profile setting: key, type, default, meaning. */
+void config_describe_profile(FILE *f);
 
 /* The effective configuration as pretty-printed JSON, every default filled
  * in, under the names the config file uses (served at /configz). Plugin

@@ -66,7 +66,8 @@ static void usage(FILE *f)
             "  -j, --parallelism N     worker threads (default: config, else CPUs up to 16)\n"
             "  -P, --plugin-dir DIR    search DIR for plugins first (repeatable; also\n"
             "                          TRELLIS_PLUGIN_PATH, colon separated)\n"
-            "      --describe NAME     with 'plugins': print a plugin's arguments\n"
+            "      --describe NAME     with 'plugins': print a plugin's arguments;\n"
+            "                          'validate --describe profile': every profile setting\n"
             "      --profile NAME      the profile for taint, drain, uncordon, deschedule, explain\n"
             "                          (default: the first)\n"
             "      --budget N          deschedule: move at most N workloads (default 10)\n"
@@ -341,6 +342,16 @@ static void release_state(held_lock *l)
 
 static int cmd_schedule(opts *o, int validate_only)
 {
+    if (validate_only && o->describe) {
+        if (strcmp(o->describe, "profile") != 0) {
+            fprintf(stderr, "trellis: validate --describe: expected 'profile', got '%s'\n",
+                    o->describe);
+            return 1;
+        }
+        printf("Settings of a profile (profiles = ( { ... } ); in the config file):\n");
+        config_describe_profile(stdout);
+        return 0;
+    }
     char err[2048];
     cfg c;
     const char *file = o->config ? o->config : DEFAULT_CONFIG;

@@ -114,6 +114,35 @@ START_TEST(bad_binding_field)
 }
 END_TEST
 
+START_TEST(operator_section_and_older_spelling)
+{
+    cfg c;
+    char err[1024] = "";
+    ck_assert_msg(config_load(write_cfg(PROFILE_HEAD "  plugins = ();\n"
+                                                     "  operator = { cordon_taint = \"x\";"
+                                                     " taint_effects = [\"Hard\"]; };\n} );\n"),
+                              &c, err, sizeof err) == 0,
+                  "%s", err);
+    ck_assert_str_eq(c.profiles[0].cordon_taint, "x");
+    ck_assert_uint_eq(c.profiles[0].n_taint_effects, 1);
+    ck_assert_str_eq(c.profiles[0].taint_effects[0], "Hard");
+    ck_assert_str_eq(c.profiles[0].taints_field, "spec.taints");
+    config_free(&c);
+    /* the spelling of older configs, at the top of the profile */
+    ck_assert_msg(config_load(write_cfg(PROFILE_HEAD "  plugins = ();\n"
+                                                     "  capacity_field = \"status.cap\";\n} );\n"),
+                              &c, err, sizeof err) == 0,
+                  "%s", err);
+    ck_assert_str_eq(c.profiles[0].capacity_field, "status.cap");
+    config_free(&c);
+    expect_error(PROFILE_HEAD "  plugins = ();\n  cordon_taint = \"a\";\n"
+                              "  operator = { cordon_taint = \"b\"; };\n} );\n",
+                 ":7: 'cordon_taint' is given twice: here and as operator.cordon_taint");
+    expect_error(PROFILE_HEAD "  plugins = ();\n  operator = { capacity_field = \"a..b\"; };\n} );\n",
+                 "operator.capacity_field: expected a dotted path");
+}
+END_TEST
+
 START_TEST(duplicate_profiles)
 {
     expect_error(PROFILE_HEAD "  plugins = ();\n},\n{ name = \"default-scheduler\";"
@@ -281,9 +310,12 @@ START_TEST(config_json_defaults_and_args)
     ck_assert_str_eq(jstr(pr, "unschedulable_message"), "summary");
     ck_assert_str_eq(jstr(pr, "target_noun"), "target");
     ck_assert_int_eq(jbool(pr, "events"), 0);
-    ck_assert_str_eq(jstr(pr, "taints_field"), "spec.taints");
-    ck_assert_str_eq(jstr(pr, "cordon_taint"), "node.kubernetes.io/unschedulable");
-    ck_assert_ptr_null(get(pr, "capacity_field"));
+    ck_assert_str_eq(jstr(pr, "operator.taints_field"), "spec.taints");
+    ck_assert_str_eq(jstr(pr, "operator.cordon_taint"), "node.kubernetes.io/unschedulable");
+    ck_assert_ptr_null(get(pr, "operator.capacity_field"));
+    ck_assert_uint_eq(json_object_array_length(get(pr, "operator.taint_effects")), 3);
+    /* the older spelling is read, never shown */
+    ck_assert(!json_object_object_get_ex(pr, "taints_field", NULL));
     ck_assert_int_eq(jint(pr, "backoff.initial_ms"), 1000);
     ck_assert_int_eq(jint(pr, "backoff.max_ms"), 10000);
     ck_assert_int_eq(jint(pr, "max_unschedulable_ms"), 300000);
@@ -418,6 +450,7 @@ int main(void)
     tcase_add_test(tc, errors_name_file_and_line);
     tcase_add_test(tc, bad_binding_field);
     tcase_add_test(tc, duplicate_profiles);
+    tcase_add_test(tc, operator_section_and_older_spelling);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, args_schema);
     tcase_add_test(tc, http_defaults_and_values);
