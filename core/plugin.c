@@ -201,6 +201,51 @@ void registry_close_file(plugin_module *m)
     m->desc_copy = NULL;
 }
 
+/* Plugins linked into the host (trellis_register_builtin): registered
+ * before any profile loads, from the main thread, and never removed. */
+#define MAX_BUILTINS 64
+static const trellis_plugin_desc *builtins[MAX_BUILTINS];
+static size_t n_builtins;
+
+int registry_add_builtin(trellis_plugin_entry_fn entry, char *err, size_t errlen)
+{
+    const trellis_plugin_desc *d = entry ? entry() : NULL;
+    const trellis_plugin_desc *use;
+    trellis_plugin_desc *copy;
+    if (!d)
+        return errf(err, errlen, "built-in plugin: its entry returned no descriptor");
+    if (registry_check_desc(d, "built-in plugin", &use, &copy, err, errlen) < 0)
+        return -1;
+    free(copy); /* built into this host: never older than its header */
+    for (size_t i = 0; i < n_builtins; i++)
+        if (strcmp(builtins[i]->name, d->name) == 0)
+            return errf(err, errlen, "built-in plugin '%s' is registered twice", d->name);
+    if (n_builtins == MAX_BUILTINS)
+        return errf(err, errlen, "more than %d built-in plugins", MAX_BUILTINS);
+    builtins[n_builtins++] = d;
+    return 0;
+}
+
+const trellis_plugin_desc *registry_builtin(size_t i)
+{
+    return i < n_builtins ? builtins[i] : NULL;
+}
+
+/* The built-in plugin of that name as a module, or -1. */
+static int open_builtin(const char *name, plugin_module *m)
+{
+    for (size_t i = 0; i < n_builtins; i++)
+        if (strcmp(builtins[i]->name, name) == 0) {
+            memset(m, 0, sizeof *m);
+            m->path = xasprintf("(built-in)");
+            m->desc = builtins[i];
+            snprintf(m->ident, sizeof m->ident, "builtin:%s:%s", builtins[i]->name,
+                     builtins[i]->version ? builtins[i]->version : "");
+            return 0;
+        }
+    return -1;
+}
+
 int registry_open_file(const char *path, plugin_module *m, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -242,6 +287,16 @@ int registry_load(registry *r, const char *name, const char *path, char *const *
                 *out = r->mods[i];
                 return 0;
             }
+        plugin_module bm;
+        if (open_builtin(name, &bm) == 0) {
+            /* linked into this host: it is the one a profile gets */
+            plugin_module *pm = xmalloc(sizeof *pm);
+            *pm = bm;
+            r->mods = xrealloc(r->mods, (r->n_mods + 1) * sizeof *r->mods);
+            r->mods[r->n_mods++] = pm;
+            *out = pm;
+            return 0;
+        }
         for (size_t i = 0; i < n_dirs && !found; i++) {
             char *cand = xasprintf("%s/%s.so", dirs[i], name);
             if (access(cand, F_OK) == 0)

@@ -127,6 +127,14 @@ void registry_release_retired(void);
 int registry_load(registry *r, const char *name, const char *path,
                   char *const *dirs, size_t n_dirs, plugin_module **out,
                   char *err, size_t errlen);
+/* Register a plugin linked into the host (see trellis/embed.h): its
+ * descriptor is checked as a loaded one's; a profile naming it gets it
+ * before any .so of that name. 0, or -1 with err. Main thread, before the
+ * profiles load. */
+int registry_add_builtin(trellis_plugin_entry_fn entry, char *err, size_t errlen);
+/* The i-th built-in plugin's descriptor, or NULL past the last. */
+const trellis_plugin_desc *registry_builtin(size_t i);
+
 /* Check a descriptor before using anything else in it: the SDK major,
  * the oldest minor it needs, its size (an older, shorter one is widened
  * into *copy, owned by the caller; a longer, newer one is used as it is),

@@ -36,4 +36,20 @@ int statelock_record_pid(int fd);
  * removed or replaced while it was held). */
 int statelock_is_ours(int fd, const char *path, char *why, size_t whylen);
 
+/* A one-shot command's hold on a state: the lock, and the store's writes
+ * fenced by it. */
+struct store;
+typedef struct state_hold {
+    int fd;
+    char *path;
+    int created; /* removed again at the end */
+} state_hold;
+/* Hold dir's lock for a command that writes st (nothing for a dry run)
+ * and fence st's writes with it. 0; -1 with err (another holder: its
+ * pid, and what to do). */
+int statelock_hold(const char *dir, int dry_run, struct store *st, state_hold *h, char *err,
+                   size_t errlen);
+/* Give it up (and the file, when the hold made it). */
+void statelock_unhold(state_hold *h);
+
 #endif

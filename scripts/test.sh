@@ -80,6 +80,18 @@ tsan() {
     grep -h -E '^# (TOTAL|PASS|FAIL|ERROR)' build-tsan/tests/test-suite.log 2>/dev/null
     return $rc
 }
+builtins() {
+    rm -rf build-builtin && mkdir build-builtin && cd build-builtin &&
+        ../configure -q --enable-werror --with-builtin-plugins=all CFLAGS="-g -O1" >/dev/null &&
+        make -s -j"$jobs" >/dev/null &&
+        make -s -j"$jobs" check TESTS="builtins.sh scenarios.sh explain.sh admin.sh" \
+            >/dev/null 2>&1
+    rc=$?
+    cd "$top"
+    [ $rc -eq 0 ] || show_logs build-builtin
+    grep -h -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR)' build-builtin/tests/test-suite.log 2>/dev/null
+    return $rc
+}
 fuzz() {
     rm -rf build-fuzz && mkdir build-fuzz && cd build-fuzz &&
         ../configure -q --enable-werror --enable-fuzzing CC=clang CFLAGS="-g -O1" >/dev/null &&
@@ -99,6 +111,7 @@ install_test() {
 stage "asan+ubsan build, make check" asan
 stage "valgrind over the scenario suite" plain_valgrind
 stage "threadsanitizer over the run, fault and crash tests" tsan
+stage "every in-tree plugin built in: scenarios, explain, admin" builtins
 stage "fuzz targets: replay the corpus, then 20 s each" fuzz
 stage "make distcheck" distcheck
 stage "install and out-of-tree plugin" install_test

@@ -120,6 +120,7 @@ IFS=$oldifs
 if [ -z "$PLUGINS_DIR" ] || [ -z "$FIXTURES_DIR" ]; then
     echo "not ok - find the plugins: default-binder.so and fx-reject-all.so are" \
         "not in TRELLIS_PLUGIN_PATH (${TRELLIS_PLUGIN_PATH:-unset})"
+    echo "1..1"
     echo "0 passed, 1 failed"
     exit 1
 fi

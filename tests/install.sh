@@ -276,6 +276,45 @@ else
         "exit status $rc" "$(cat "$OUT" "$ERR")"
 fi
 
+# ---- a custom scheduler on the installed libtrellis -------------------------
+
+for f in lib/libtrellis.so include/trellis/embed.h lib/pkgconfig/trellis.pc; do
+    if [ -e "$PREFIX/$f" ]; then ok "installed $f"; else not_ok "installed $f" "missing"; fi
+done
+cp -R "$TOP_SRCDIR/contrib/custom-scheduler" "$TMP/custom"
+rm -f "$TMP/custom/one-per-target"
+if make -C "$TMP/custom" >"$TMP/custom.log" 2>&1 && [ -x "$TMP/custom/one-per-target" ]; then
+    ok "the custom scheduler builds against libtrellis with pkg-config alone"
+else
+    not_ok "the custom scheduler builds against libtrellis with pkg-config alone" \
+        "$(tail_of "$TMP/custom.log")"
+fi
+"$TMP/custom/one-per-target" plugins >"$OUT" 2>"$ERR"
+if grep -q '^max-per-target .*(built-in)$' "$OUT" && grep -q '^default-binder ' "$OUT"; then
+    ok "its plugin is listed as built-in, beside the installed ones"
+else
+    not_ok "its plugin is listed as built-in, beside the installed ones" "$(cat "$OUT" "$ERR")"
+fi
+mkdir "$TMP/state-custom"
+{
+    for n in n1 n2; do
+        printf 'apiVersion: v1\nkind: Node\nmetadata: {name: %s}\n---\n' "$n"
+    done
+    for p in a b c; do
+        printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: %s, namespace: default}\nspec: {}\n---\n' "$p"
+    done
+} >"$TMP/state-custom/objects.yaml"
+"$TMP/custom/one-per-target" schedule -c "$TMP/custom/one-per-target.cfg" \
+    -s "$TMP/state-custom" -o json >"$OUT" 2>"$ERR"
+rc=$?
+if [ $rc = 0 ] && [ "$(grep -c '"result": "scheduled"' "$OUT")" = 2 ] &&
+    grep -q 'TargetFull' "$OUT" && [ "$(grep -c 'nodeName' "$TMP/state-custom/objects.yaml")" = 2 ]; then
+    ok "the custom scheduler places one Pod per Node and writes the bindings"
+else
+    not_ok "the custom scheduler places one Pod per Node and writes the bindings" \
+        "exit status $rc" "$(cat "$OUT" "$ERR")"
+fi
+
 # ---------------------------------------------------------------------------
 
 stop

@@ -59,5 +59,6 @@ for name in $list; do
         fail=$((fail + 1))
     fi
 done
+echo "1..$((pass + fail))"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

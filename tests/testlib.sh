@@ -1,6 +1,6 @@
-# testlib.sh - what the shell tests share: TAP-like "ok - ..." / "not ok
-# - ..." lines with the details indented under a failure, the closing "N
-# passed, M failed" line, and for the tests of `trellis run` (run.sh,
+# testlib.sh - what the shell tests share: TAP "ok - ..." / "not ok - ..."
+# lines with the details as TAP comments under a failure, the plan and a
+# closing "N passed, M failed" line, and for the tests of `trellis run` (run.sh,
 # faults.sh, crash.sh) bounded polling. Sourced, not run.
 passed=0
 failed=0
@@ -19,8 +19,10 @@ not_ok() {
     done
 }
 
-# Print the summary; the status is 0 only when nothing failed.
+# Print the TAP plan and the summary; the status is 0 only when nothing
+# failed.
 finish() {
+    echo "1..$((passed + failed))"
     echo "$passed passed, $failed failed"
     [ "$failed" -eq 0 ]
 }

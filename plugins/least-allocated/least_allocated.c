@@ -170,4 +170,4 @@ static const trellis_plugin_desc desc = {
     NULL,
 };
 
-TRELLIS_PLUGIN(desc)
+TRELLIS_PLUGIN_AS(desc, least_allocated)

@@ -156,6 +156,8 @@
  *   1.3  trellis_host.cycle_target                  (changed) works in every hook of a cycle
  *   1.4  TRELLIS_PLUGIN_MIN_MINOR                   the oldest host minor a plugin runs on
  *   1.4  trellis_plugin_desc.sdk_minor              (changed) that oldest minor, not the build's
+ *   1.4  TRELLIS_PLUGIN_AS                          a plugin that can also be built in
+ *   1.4  TRELLIS_BUILTIN
  *   1.4  trellis/helpers.h                          batch/span loops, hints, equality, score range
  *
  * LIFECYCLE (which hook runs when, and on which thread)
@@ -842,6 +844,24 @@ typedef const trellis_plugin_desc *(*trellis_plugin_entry_fn)(void);
     {                                                                        \
         return &(desc);                                                      \
     }
+
+/* A plugin that may also be compiled into a host (a custom scheduler, see
+ * trellis/embed.h) declares itself with TRELLIS_PLUGIN_AS(desc, id), id a
+ * C identifier unique among the plugins of that host. Built as a .so it
+ * is TRELLIS_PLUGIN(desc). Compiled with TRELLIS_BUILTIN defined it
+ * defines `const trellis_plugin_desc *trellis_builtin_<id>(void)` instead,
+ * which the host registers with trellis_register_builtin: the same
+ * descriptor and the same version checks as a loaded plugin. */
+#ifdef TRELLIS_BUILTIN
+#define TRELLIS_PLUGIN_AS(desc, id)                                          \
+    const trellis_plugin_desc *trellis_builtin_##id(void);                   \
+    const trellis_plugin_desc *trellis_builtin_##id(void)                    \
+    {                                                                        \
+        return &(desc);                                                      \
+    }
+#else
+#define TRELLIS_PLUGIN_AS(desc, id) TRELLIS_PLUGIN(desc)
+#endif
 
 #ifdef __cplusplus
 }

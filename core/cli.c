@@ -1,0 +1,761 @@
+/*
+ * cli.c - see cli.h: the trellis command line.
+ *
+ * Parses options, loads the config, opens the store and the scheduler,
+ * and prints decisions. Exit status: 0 when every decision was made and
+ * written (unschedulable workloads included), 1 for bad usage, 2 when the
+ * run cannot start (config, plugin, store), 3 when decisions were made but
+ * some could not be written back.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <getopt.h>
+#include <sys/resource.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#include "admin.h"
+#include "args.h"
+#include "cfg.h"
+#include "explain.h"
+#include "guard.h"
+#include "hostapi.h"
+#include "log.h"
+#include "output.h"
+#include "plugin.h"
+#include "quarantine.h"
+#include "statelock.h"
+#include "run.h"
+#include "scheduler.h"
+#include "store_file.h"
+#include "util.h"
+
+#define DEFAULT_CONFIG TRELLIS_SYSCONFDIR "/trellis.cfg"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: trellis [--help] [--version] COMMAND [OPTIONS]\n"
+            "\n"
+            "Place workloads onto targets through plugins.\n"
+            "\n"
+            "Commands:\n"
+            "  schedule    schedule every pending workload once and write the bindings back\n"
+            "  run         run as a service: follow the state directory, schedule what is\n"
+            "              pending, bind, retry; serve /healthz /readyz /configz /metrics\n"
+            "  validate    check a config: syntax, plugins, their arguments\n"
+            "  plugins     list the plugins found in the plugin directories\n"
+            "  taint TARGET key[=value][:Effect]   add a taint to a target (key[:Effect]- "
+            "removes it)\n"
+            "  drain TARGET      cordon a target and unbind every workload on it\n"
+            "  uncordon TARGET   remove the cordon taint\n"
+            "  deschedule  move workloads off targets holding more than their capacity\n"
+            "  explain [KIND/][NAMESPACE/]NAME   why a workload goes where it goes, or\n"
+            "              nowhere: every plugin's verdict on every target; writes nothing\n"
+            "\n"
+            "Options:\n"
+            "  -c, --config FILE       config file (default %s)\n"
+            "  -s, --state DIR         state directory of manifests (file store)\n"
+            "  -o, --output FORMAT     table or json (default: table on a terminal, else "
+            "json)\n"
+            "      --explain           show every candidate target with each plugin's verdict\n"
+            "  -n, --dry-run           decide and print; write nothing\n"
+            "  -j, --parallelism N     worker threads (default: config, else CPUs up to 16)\n"
+            "  -P, --plugin-dir DIR    search DIR for plugins first (repeatable; also\n"
+            "                          TRELLIS_PLUGIN_PATH, colon separated)\n"
+            "      --describe NAME     with 'plugins': print a plugin's arguments;\n"
+            "                          'validate --describe profile': every profile setting\n"
+            "      --profile NAME      the profile for taint, drain, uncordon, deschedule, explain\n"
+            "                          (default: the first)\n"
+            "      --budget N          deschedule: move at most N workloads (default 10)\n"
+            "      --stats FILE        schedule: write timings and memory as JSON to FILE\n"
+            "      --listen ADDR:PORT  run: serve HTTP there instead of the config's http group\n"
+            "  -v, --verbose           log more (repeat for debug)\n"
+            "      --log-level LEVEL   error, warn, info or debug\n"
+            "      --log-format FMT    text or json\n"
+            "  -h, --help              show this help\n"
+            "  -V, --version           show the version and SDK version\n"
+            "\n"
+            "Examples:\n"
+            "  trellis schedule --config /etc/trellis/kube.cfg --state ./cluster --dry-run\n"
+            "  trellis schedule -c kube.cfg -s ./cluster -o json --explain\n"
+            "  trellis run -c /etc/trellis/trellis.cfg --listen 127.0.0.1:10259\n"
+            "  trellis validate /etc/trellis/kube.cfg\n"
+            "  trellis plugins --describe taint-toleration\n"
+            "  trellis drain -c gardener.cfg -s ./garden aws-eu-1\n"
+            "  trellis deschedule -c gardener.cfg -s ./garden --budget 5 --dry-run\n"
+            "  trellis explain -c kube.cfg -s ./cluster shop/search-indexer-0\n"
+            "\n"
+            "See trellis(1).\n",
+            DEFAULT_CONFIG);
+}
+
+typedef struct opts {
+    const char *cmd;
+    const char *config;
+    const char *state;
+    const char *output;
+    const char *describe;
+    const char *profile;
+    const char *stats;
+    const char *listen;
+    long budget;
+    char *pos[4]; /* positional arguments after the command */
+    size_t n_pos;
+    int explain, dry_run, parallelism;
+    char **dirs;
+    size_t n_dirs;
+    char *env_path; /* owned copy of TRELLIS_PLUGIN_PATH */
+} opts;
+
+static void add_dir(opts *o, char *d)
+{
+    o->dirs = xrealloc(o->dirs, (o->n_dirs + 1) * sizeof *o->dirs);
+    o->dirs[o->n_dirs++] = d;
+}
+
+static int parse(int argc, char **argv, opts *o)
+{
+    enum { OPT_EXPLAIN = 256, OPT_DESCRIBE, OPT_LOG_LEVEL, OPT_LOG_FORMAT, OPT_PROFILE,
+           OPT_BUDGET, OPT_STATS, OPT_LISTEN };
+    static const struct option longopts[] = {
+        {"config", required_argument, NULL, 'c'},
+        {"state", required_argument, NULL, 's'},
+        {"output", required_argument, NULL, 'o'},
+        {"explain", no_argument, NULL, OPT_EXPLAIN},
+        {"dry-run", no_argument, NULL, 'n'},
+        {"parallelism", required_argument, NULL, 'j'},
+        {"plugin-dir", required_argument, NULL, 'P'},
+        {"describe", required_argument, NULL, OPT_DESCRIBE},
+        {"profile", required_argument, NULL, OPT_PROFILE},
+        {"budget", required_argument, NULL, OPT_BUDGET},
+        {"stats", required_argument, NULL, OPT_STATS},
+        {"listen", required_argument, NULL, OPT_LISTEN},
+        {"verbose", no_argument, NULL, 'v'},
+        {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+        {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0}};
+    int ch;
+    while ((ch = getopt_long(argc, argv, "+c:s:o:nj:P:vhV", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'c': o->config = optarg; break;
+        case 's': o->state = optarg; break;
+        case 'o':
+            if (strcmp(optarg, "json") != 0 && strcmp(optarg, "table") != 0) {
+                fprintf(stderr, "trellis: --output: expected table or json, got '%s'\n",
+                        optarg);
+                return -1;
+            }
+            o->output = optarg;
+            break;
+        case OPT_EXPLAIN: o->explain = 1; break;
+        case 'n': o->dry_run = 1; break;
+        case 'j': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 256) {
+                fprintf(stderr, "trellis: --parallelism: expected 1..256, got '%s'\n", optarg);
+                return -1;
+            }
+            o->parallelism = (int)v;
+            break;
+        }
+        case 'P': add_dir(o, optarg); break;
+        case OPT_DESCRIBE: o->describe = optarg; break;
+        case OPT_PROFILE: o->profile = optarg; break;
+        case OPT_STATS: o->stats = optarg; break;
+        case OPT_LISTEN: o->listen = optarg; break;
+        case OPT_BUDGET: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 0) {
+                fprintf(stderr, "trellis: --budget: expected a number >= 0, got '%s'\n", optarg);
+                return -1;
+            }
+            o->budget = v;
+            break;
+        }
+        case 'v':
+            if (log_get_level() < TRELLIS_LOG_DEBUG)
+                log_set_level(log_get_level() + 1);
+            break;
+        case OPT_LOG_LEVEL: {
+            int l = log_parse_level(optarg);
+            if (l < 0) {
+                fprintf(stderr, "trellis: --log-level: expected error, warn, info or debug, "
+                                "got '%s'\n",
+                        optarg);
+                return -1;
+            }
+            log_set_level((trellis_log_level)l);
+            break;
+        }
+        case OPT_LOG_FORMAT:
+            if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0) {
+                fprintf(stderr, "trellis: --log-format: expected text or json, got '%s'\n",
+                        optarg);
+                return -1;
+            }
+            log_set_json(strcmp(optarg, "json") == 0);
+            break;
+        case 'h': usage(stdout); exit(0);
+        case 'V':
+            printf("trellis %s (plugin SDK %d.%d)\n", PACKAGE_VERSION, TRELLIS_SDK_MAJOR,
+                   TRELLIS_SDK_MINOR);
+            exit(0);
+        default:
+            fprintf(stderr, "Try 'trellis --help'.\n");
+            return -1;
+        }
+    }
+    /* the command, then options and positional arguments in any order */
+    if (optind < argc && !o->cmd)
+        o->cmd = argv[optind++];
+    while (optind < argc && argv[optind][0] != '-') {
+        if (o->n_pos == sizeof o->pos / sizeof *o->pos) {
+            fprintf(stderr, "trellis: unexpected argument '%s'\nTry 'trellis --help'.\n",
+                    argv[optind]);
+            return -1;
+        }
+        o->pos[o->n_pos++] = argv[optind++];
+    }
+    if (optind < argc) {
+        int rest = argc - optind + 1;
+        char **sub = argv + optind - 1;
+        optind = 1;
+        return parse(rest, sub, o);
+    }
+    if (o->cmd && strcmp(o->cmd, "validate") == 0 && !o->config && o->n_pos) {
+        o->config = o->pos[0];
+        memmove(o->pos, o->pos + 1, --o->n_pos * sizeof *o->pos);
+    }
+    const char *env = getenv("TRELLIS_PLUGIN_PATH");
+    if (env && *env && !o->env_path) {
+        o->env_path = xstrdup(env);
+        for (char *tok = strtok(o->env_path, ":"); tok; tok = strtok(NULL, ":"))
+            add_dir(o, tok);
+    }
+    return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* --stats: what a benchmark needs, measured inside the process so reading
+ * the manifests and scheduling are reported apart. */
+static int write_stats(const char *file, sched *s)
+{
+    FILE *f = strcmp(file, "-") == 0 ? stderr : fopen(file, "w");
+    if (!f) {
+        fprintf(stderr, "trellis: --stats %s: %m\n", file);
+        return -1;
+    }
+    size_t n;
+    const uint32_t *times = sched_cycle_times(s, &n);
+    uint32_t *v = xmalloc((n ? n : 1) * sizeof *v);
+    if (n)
+        memcpy(v, times, n * sizeof *v);
+    qsort(v, n, sizeof *v, cmp_u32);
+    double p50 = n ? v[(n - 1) / 2] / 1e3 : 0, p99 = n ? v[(n - 1) * 99 / 100] / 1e3 : 0;
+    free(v);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    sched_stats ss;
+    sched_get_stats(s, &ss);
+    double sched_s = (double)ss.schedule_ns / 1e9;
+    fprintf(f,
+            "{\"targets\": %zu, \"workloads\": %zu, \"pending\": %zu, \"decisions\": %zu, "
+            "\"cycles\": %zu, \"workers\": %d, \"load_s\": %.6f, \"schedule_s\": %.6f, "
+            "\"decisions_per_s\": %.1f, \"p50_us\": %.2f, \"p99_us\": %.2f, "
+            "\"equivalence_hits\": %llu, \"equivalence_targets_reevaluated\": %llu, "
+            "\"peak_rss_kib\": %ld}\n",
+            ss.targets_loaded, ss.workloads_loaded, ss.pending, ss.decisions, n, (int)ss.workers,
+            (double)ss.load_ns / 1e9, sched_s,
+            sched_s > 0 ? (double)ss.decisions / sched_s : 0.0, p50, p99,
+            (unsigned long long)ss.eq_hits, (unsigned long long)ss.eq_reevaluated,
+            ru.ru_maxrss);
+    if (f != stderr)
+        fclose(f);
+    return 0;
+}
+
+/* Commands that place workloads (schedule, deschedule) write only while
+ * they hold the state lock: a second scheduler on the same state would
+ * book the same capacity twice. Taints, drains and uncordons edit the
+ * state as any client does (a file changed meanwhile is never
+ * overwritten) and need no lock. 0 with the lock held (or nothing to
+ * hold: a dry run), or -1 after saying why. */
+static int cmd_schedule(opts *o, int validate_only)
+{
+    if (validate_only && o->describe) {
+        if (strcmp(o->describe, "profile") != 0) {
+            fprintf(stderr, "trellis: validate --describe: expected 'profile', got '%s'\n",
+                    o->describe);
+            return 1;
+        }
+        printf("Settings of a profile (profiles = ( { ... } ); in the config file):\n");
+        config_describe_profile(stdout);
+        return 0;
+    }
+    char err[2048];
+    cfg c;
+    const char *file = o->config ? o->config : DEFAULT_CONFIG;
+    if (config_load(file, &c, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: %s\n", err);
+        return 2;
+    }
+    const char *dir = o->state ? o->state : c.store_path;
+    char *qpath = dir && !validate_only ? xasprintf("%s/%s", dir, QUARANTINE_FILE) : NULL;
+    /* a plugin that crashes or hangs is named; a dry run records nothing */
+    guard_install(o->dry_run ? NULL : qpath);
+    guard_watch(NULL, NULL, 0);
+    sched *s = sched_open(&c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "trellis: %s\n", err);
+        config_free(&c);
+        free(qpath);
+        return 2;
+    }
+    if (validate_only) {
+        size_t n = 0;
+        for (size_t i = 0; i < c.n_profiles; i++)
+            n += c.profiles[i].n_plugins;
+        printf("%s: ok (%zu profile%s, %zu plugin instance%s)\n", file, c.n_profiles,
+               c.n_profiles == 1 ? "" : "s", n, n == 1 ? "" : "s");
+        sched_close(s);
+        config_free(&c);
+        return 0;
+    }
+    if (!dir) {
+        fprintf(stderr, "trellis: no state directory: give --state DIR or store.path in %s\n",
+                file);
+        sched_close(s);
+        config_free(&c);
+        return 1;
+    }
+    store *st = store_file_open(dir, o->dry_run, err, sizeof err);
+    if (!st) {
+        fprintf(stderr, "trellis: %s\n", err);
+        sched_close(s);
+        config_free(&c);
+        free(qpath);
+        return 2;
+    }
+    sched_set_quarantine(s, qpath, o->dry_run);
+    free(qpath);
+    state_hold lock;
+    if (statelock_hold(dir, o->dry_run, st, &lock, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: %s\n", err);
+        sched_close(s);
+        st->ops->destroy(st);
+        config_free(&c);
+        return 2;
+    }
+    sched_set_explain(s, o->explain);
+    sched_set_progress(s, isatty(STDERR_FILENO));
+    int rc = 0;
+    sched_stats ss;
+    if (sched_load(s, st, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: %s\n", err);
+        rc = 2;
+    } else {
+        sched_get_stats(s, &ss);
+        log_info("loaded %zu targets and %zu workloads (%zu pending) from %s in %.1f ms",
+                 ss.targets_loaded, ss.workloads_loaded, ss.pending, dir,
+                 (double)ss.load_ns / 1e6);
+        if (sched_run_once(s, err, sizeof err) < 0) {
+            fprintf(stderr, "trellis: not written: %s\n", err);
+            rc = 3;
+        }
+        sched_get_stats(s, &ss);
+        log_info("scheduled in %.1f ms", (double)ss.schedule_ns / 1e6);
+        int json = o->output ? strcmp(o->output, "json") == 0 : !isatty(STDOUT_FILENO);
+        if (json)
+            output_json(stdout, s);
+        else
+            output_table(stdout, s);
+        if (ss.manifest_errors)
+            fprintf(stderr, "trellis: %zu malformed document%s skipped (see above)\n",
+                    ss.manifest_errors, ss.manifest_errors == 1 ? "" : "s");
+        if (o->stats)
+            write_stats(o->stats, s); /* says why it failed; the run itself is done */
+    }
+    sched_close(s);
+    st->ops->destroy(st);
+    statelock_unhold(&lock);
+    config_free(&c);
+    return rc;
+}
+
+static void report_move(void *ud, const trellis_object *w, const char *from, const char *to,
+                        const char *why)
+{
+    int dry = *(int *)ud;
+    if (to)
+        printf("%s/%s: %s -> %s%s\n", w->kind, w->key, from, to, dry ? " (dry run)" : "");
+    else
+        printf("%s/%s: stays on %s: %s\n", w->kind, w->key, from, why ? why : "");
+}
+
+/* taint, drain, uncordon, deschedule: load the state, change it, flush. */
+static int cmd_admin(opts *o)
+{
+    const char *cmd = o->cmd;
+    int deschedule = strcmp(cmd, "deschedule") == 0;
+    size_t need = strcmp(cmd, "taint") == 0 ? 2 : deschedule ? 0 : 1;
+    if (o->n_pos != need) {
+        fprintf(stderr, "trellis: %s: expected %s\nTry 'trellis --help'.\n", cmd,
+                need == 2 ? "TARGET and a taint (key[=value][:Effect] or key[:Effect]-)"
+                : need   ? "one TARGET"
+                         : "no positional argument");
+        return 1;
+    }
+    char err[2048];
+    cfg c;
+    const char *file = o->config ? o->config : DEFAULT_CONFIG;
+    if (config_load(file, &c, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: %s\n", err);
+        return 2;
+    }
+    int rc = 0;
+    store *st = NULL;
+    state_hold lock = {-1, NULL, 0};
+    sched *s = sched_open(&c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "trellis: %s\n", err);
+        rc = 2;
+        goto out;
+    }
+    profile *p = sched_profile_at(s, 0);
+    if (o->profile) {
+        p = NULL;
+        for (size_t i = 0; i < sched_profile_count(s); i++)
+            if (strcmp(profile_name(sched_profile_at(s, i)), o->profile) == 0)
+                p = sched_profile_at(s, i);
+        if (!p) {
+            fprintf(stderr, "trellis: no profile named '%s' in %s\n", o->profile, file);
+            rc = 1;
+            goto out;
+        }
+    }
+    if (deschedule && !profile_cfg(p)->capacity_field) {
+        fprintf(stderr, "trellis: deschedule: profile '%s' in %s has no capacity_field\n",
+                profile_name(p), file);
+        rc = 1;
+        goto out;
+    }
+    const char *dir = o->state ? o->state : c.store_path;
+    if (!dir) {
+        fprintf(stderr, "trellis: no state directory: give --state DIR or store.path in %s\n",
+                file);
+        rc = 1;
+        goto out;
+    }
+    st = store_file_open(dir, o->dry_run, err, sizeof err);
+    if (!st) {
+        fprintf(stderr, "trellis: %s\n", err);
+        rc = 2;
+        goto out;
+    }
+    if (deschedule && statelock_hold(dir, o->dry_run, st, &lock, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: %s\n", err);
+        rc = 2;
+        goto out;
+    }
+    if (sched_load(s, st, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: %s\n", err);
+        rc = 2;
+        goto out;
+    }
+    int r;
+    if (strcmp(cmd, "taint") == 0)
+        r = admin_taint(s, p, o->pos[0], o->pos[1], stdout, err, sizeof err);
+    else if (strcmp(cmd, "drain") == 0)
+        r = admin_drain(s, p, o->pos[0], stdout, err, sizeof err);
+    else if (strcmp(cmd, "uncordon") == 0)
+        r = admin_uncordon(s, p, o->pos[0], stdout, err, sizeof err);
+    else {
+        r = sched_deschedule(s, p, o->budget >= 0 ? (size_t)o->budget : 10, report_move,
+                             &o->dry_run, err, sizeof err);
+        if (r >= 0) {
+            printf("%d moved%s\n", r, o->dry_run ? " (dry run: nothing written)" : "");
+        } else {
+            fprintf(stderr, "trellis: deschedule: not written: %s\n", err);
+            rc = 3;
+            goto out;
+        }
+    }
+    if (r < 0) {
+        fprintf(stderr, "trellis: %s: %s\n", cmd, err);
+        rc = 2;
+    } else if (!deschedule && st->ops->flush(st, NULL, NULL, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: not written: %s\n", err);
+        rc = 3;
+    }
+out:
+    sched_close(s);
+    if (st)
+        st->ops->destroy(st);
+    statelock_unhold(&lock);
+    config_free(&c);
+    return rc;
+}
+
+/* explain: load the state as schedule does, through a dry-run store, and
+ * evaluate one workload against every target (explain.c). */
+static int cmd_explain(opts *o)
+{
+    if (o->n_pos != 1) {
+        fprintf(stderr, "trellis: explain: expected one workload: NAME, NAMESPACE/NAME or "
+                        "KIND/NAMESPACE/NAME\nTry 'trellis --help'.\n");
+        return 1;
+    }
+    char err[2048];
+    cfg c;
+    const char *file = o->config ? o->config : DEFAULT_CONFIG;
+    if (config_load(file, &c, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: %s\n", err);
+        return 2;
+    }
+    int rc = 0;
+    store *st = NULL;
+    const char *dir = o->state ? o->state : c.store_path;
+    trellis_object *w;
+    profile *p;
+    sched *s = sched_open(&c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err);
+    if (!s || (dir && !(st = store_file_open(dir, 1, err, sizeof err))) ||
+        (st && sched_load(s, st, err, sizeof err) < 0)) {
+        fprintf(stderr, "trellis: %s\n", err);
+        rc = 2;
+    } else if (!dir) {
+        fprintf(stderr, "trellis: no state directory: give --state DIR or store.path in %s\n",
+                file);
+        rc = 1;
+    } else if (explain_find(s, o->pos[0], o->profile, &w, &p, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: explain: %s\n", err);
+        rc = 1;
+    } else {
+        explain_result r;
+        explain_run(s, p, w, &r);
+        if (o->output ? strcmp(o->output, "json") == 0 : !isatty(STDOUT_FILENO))
+            explain_print_json(stdout, &r);
+        else
+            explain_print_table(stdout, &r);
+        explain_free(&r);
+    }
+    sched_close(s);
+    if (st)
+        st->ops->destroy(st);
+    config_free(&c);
+    return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One plugin of `trellis plugins`: its row (and arguments), or, with
+ * --describe NAME and that name, its description; *found is set then. */
+static void show_plugin(const opts *o, plugin_module *m, int *found)
+{
+    const trellis_plugin_desc *ds = m->desc;
+    char hooks[512];
+    /* run init with default arguments to learn the hooks */
+    registry_probe_hooks(m, hostapi_table(), hooks, sizeof hooks);
+    if (o->describe) {
+        if (strcmp(o->describe, ds->name) != 0)
+            return;
+        *found = 1;
+        printf("%s %s (runs on SDK %d.%d and newer) - %s\n", ds->name,
+               ds->version ? ds->version : "", ds->sdk_major, ds->sdk_minor,
+               ds->description ? ds->description : "");
+        printf("file:  %s\nhooks: %s\n", m->path, hooks);
+        printf("arguments:\n");
+        if (!ds->args || !ds->args[0].key)
+            printf("  (none)\n");
+        for (const trellis_arg_spec *as = ds->args; as && as->key; as++)
+            printf("  %-22s %-12s default %-18s %s\n", as->key, args_type_name(as->type),
+                   as->default_value ? (*as->default_value ? as->default_value : "\"\"")
+                                     : "(required)",
+                   as->doc ? as->doc : "");
+        return;
+    }
+    char sdk[16];
+    snprintf(sdk, sizeof sdk, "%d.%d", ds->sdk_major, ds->sdk_minor);
+    printf("%-20s %-8s %-5s %-60s %s\n", ds->name, ds->version ? ds->version : "", sdk, hooks,
+           m->path);
+    strbuf ab;
+    sb_init(&ab);
+    for (const trellis_arg_spec *as = ds->args; as && as->key; as++)
+        sb_printf(&ab, "%s%s (%s%s%s)", ab.len ? ", " : "", as->key, args_type_name(as->type),
+                  as->default_value ? " = " : ", required",
+                  as->default_value ? as->default_value : "");
+    printf("%-20s args: %s\n", "", ab.len ? ab.s : "none");
+    sb_free(&ab);
+}
+
+/* The plugins names already shown, with where they came from. */
+typedef struct seen_list {
+    char **v; /* name, origin, name, origin, ... */
+    size_t n;
+} seen_list;
+
+static const char *seen_before(const seen_list *s, const char *name)
+{
+    for (size_t k = 0; k < s->n; k++)
+        if (strcmp(s->v[2 * k], name) == 0)
+            return s->v[2 * k + 1];
+    return NULL;
+}
+
+static void seen_add(seen_list *s, const char *name, const char *origin)
+{
+    s->v = xrealloc(s->v, (s->n + 1) * 2 * sizeof *s->v);
+    s->v[2 * s->n] = xstrdup(name);
+    s->v[2 * s->n + 1] = xstrdup(origin);
+    s->n++;
+}
+
+/* Every .so of dir, in name order; 2 when one is broken (listing only). */
+static int list_dir(const opts *o, const char *dir, seen_list *seen, int *found)
+{
+    char err[2048];
+    int rc = 0;
+    DIR *dp = opendir(dir);
+    if (!dp)
+        return 0;
+    char **files = NULL;
+    size_t nf = 0;
+    struct dirent *e;
+    while ((e = readdir(dp)))
+        if (str_endswith(e->d_name, ".so")) {
+            files = xrealloc(files, (nf + 1) * sizeof *files);
+            files[nf++] = xasprintf("%s/%s", dir, e->d_name);
+        }
+    closedir(dp);
+    if (nf)
+        qsort(files, nf, sizeof *files, cmp_str);
+    for (size_t i = 0; i < nf; i++) {
+        plugin_module m;
+        if (registry_open_file(files[i], &m, err, sizeof err) < 0) {
+            /* a broken file is worth an error when listing, not when
+             * describing another plugin */
+            if (!o->describe) {
+                fprintf(stderr, "trellis: %s\n", err);
+                rc = 2;
+            }
+        } else if (seen_before(seen, m.desc->name)) {
+            /* the first one found is the one a profile would load */
+            if (!o->describe)
+                fprintf(stderr, "trellis: %s: plugin name '%s' is declared by %s "
+                                "already; this file is not used\n",
+                        files[i], m.desc->name, seen_before(seen, m.desc->name));
+            registry_close_file(&m);
+        } else {
+            seen_add(seen, m.desc->name, files[i]);
+            show_plugin(o, &m, found);
+            registry_close_file(&m);
+        }
+        free(files[i]);
+    }
+    free(files);
+    return rc;
+}
+
+static int cmd_plugins(opts *o)
+{
+    char err[2048];
+    cfg c;
+    int have_cfg = 0;
+    if (o->config) {
+        if (config_load(o->config, &c, err, sizeof err) < 0) {
+            fprintf(stderr, "trellis: %s\n", err);
+            return 2;
+        }
+        have_cfg = 1;
+    }
+    char **dirs = xcalloc(o->n_dirs + (have_cfg ? c.n_plugin_dirs : 0) + 1, sizeof *dirs);
+    size_t nd = 0;
+    for (size_t i = 0; i < o->n_dirs; i++)
+        dirs[nd++] = o->dirs[i];
+    for (size_t i = 0; have_cfg && i < c.n_plugin_dirs; i++)
+        dirs[nd++] = c.plugin_dirs[i];
+    dirs[nd++] = (char *)TRELLIS_PLUGINDIR;
+
+    int rc = 0, found = 0;
+    if (!o->describe)
+        printf("%-20s %-8s %-5s %-60s %s\n", "NAME", "VERSION", "SDK", "HOOKS", "FILE");
+    seen_list seen = {NULL, 0};
+    /* plugins linked into this binary come first: a profile gets them */
+    const trellis_plugin_desc *bd;
+    for (size_t i = 0; (bd = registry_builtin(i)); i++) {
+        plugin_module m = {.path = "(built-in)", .desc = bd};
+        seen_add(&seen, bd->name, "(built-in)");
+        show_plugin(o, &m, &found);
+    }
+    for (size_t d = 0; d < nd; d++)
+        if (list_dir(o, dirs[d], &seen, &found))
+            rc = 2;
+    for (size_t k = 0; k < 2 * seen.n; k++)
+        free(seen.v[k]);
+    free(seen.v);
+    free(dirs);
+    if (have_cfg)
+        config_free(&c);
+    if (o->describe && !found) {
+        fprintf(stderr, "trellis: plugin '%s' not found\n", o->describe);
+        return 2;
+    }
+    return rc;
+}
+
+int cli_main(int argc, char **argv)
+{
+    opts o;
+    memset(&o, 0, sizeof o);
+    o.budget = -1;
+    if (parse(argc, argv, &o) < 0)
+        return 1;
+    int rc;
+    if (!o.cmd) {
+        usage(stderr);
+        rc = 1;
+    } else if (strcmp(o.cmd, "schedule") == 0) {
+        rc = cmd_schedule(&o, 0);
+    } else if (strcmp(o.cmd, "validate") == 0) {
+        rc = cmd_schedule(&o, 1);
+    } else if (strcmp(o.cmd, "plugins") == 0) {
+        rc = cmd_plugins(&o);
+    } else if (strcmp(o.cmd, "taint") == 0 || strcmp(o.cmd, "drain") == 0 ||
+               strcmp(o.cmd, "uncordon") == 0 || strcmp(o.cmd, "deschedule") == 0) {
+        rc = cmd_admin(&o);
+    } else if (strcmp(o.cmd, "run") == 0) {
+        run_opts ro = {o.config ? o.config : DEFAULT_CONFIG, o.state, o.dirs, o.n_dirs,
+                       o.parallelism, o.listen};
+        rc = run_main(&ro);
+    } else if (strcmp(o.cmd, "explain") == 0) {
+        rc = cmd_explain(&o);
+    } else if (strcmp(o.cmd, "help") == 0) {
+        usage(stdout);
+        rc = 0;
+    } else {
+        fprintf(stderr, "trellis: unknown command '%s'\nTry 'trellis --help'.\n", o.cmd);
+        rc = 1;
+    }
+    free(o.dirs);
+    free(o.env_path);
+    guard_unwatch();
+    registry_release_retired();
+    return rc;
+}
