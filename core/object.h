@@ -166,11 +166,15 @@ const char *ob_text(const obuild *b, oref v);
  * object_new says. */
 trellis_object *object_build(obuild *b, oref v, char *err, size_t errlen);
 
+/* The builder's scratch buffer, grown to at least need bytes (its
+ * contents kept); valid until the next call. */
+char *ob_scratch(obuild *b, size_t need);
+
 /* Parse one JSON value starting at text[0] (after any white space) into b
  * with the rules json-c applies in strict mode. Returns the offset just
  * past the value, or 0 when the text is not one this fast reader takes
  * (then json-c decides: it may accept what this refuses, and its error is
  * the one to report). */
-size_t ob_parse_json(obuild *b, const char *text, size_t len, oref *out);
+size_t ob_parse_json(obuild *b, const char *text, size_t len, oref *out); /* jsonread.c */
 
 #endif

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "util.h"
-#include "writeback.h"
+#include "atomicfile.h"
 
 #define FIELDS 7
 
@@ -199,7 +199,7 @@ int quarantine_save(quarantine *q, int drop_unseen, char *err, size_t errlen)
                  ? 0
                  : errf(err, errlen, "%s: cannot remove: %s", q->path, strerror(errno));
     } else {
-        rc = writeback_write_atomic(q->path, NULL, b.s, b.len, err, errlen);
+        rc = atomicfile_write(q->path, NULL, b.s, b.len, err, errlen);
     }
     sb_free(&b);
     if (rc == 0)

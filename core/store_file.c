@@ -29,6 +29,7 @@
 #include "hmap.h"
 #include "log.h"
 #include "util.h"
+#include "atomicfile.h"
 #include "writeback.h"
 
 /* A pending field edit. Path and value are pooled strings (see pool_get):
@@ -552,7 +553,7 @@ static int fs_list(store *s, manifest_set *out, char *err, size_t errlen)
     /* a host killed while writing leaves its temporary file behind */
     size_t stale = 0;
     for (size_t i = 0; i < wk.n_dirs; i++)
-        stale += writeback_clean_temps(wk.dirs[i]);
+        stale += atomicfile_clean_temps(wk.dirs[i]);
     if (stale)
         log_info("%s: removed %zu stale temporary file(s) of an interrupted write", fs->dir,
                  stale);
@@ -792,7 +793,7 @@ static int flush_file(file_store *fs, fs_file *f, store_fail_cb failed, void *ud
             errprefix(e, elen, "%s", f->path);
         } else if (fs->base.dry_run) {
             rc = 0;
-        } else if (writeback_write_atomic(f->path, fs->root, outp, outlen, e, elen) == 0) {
+        } else if (atomicfile_write(f->path, fs->root, outp, outlen, e, elen) == 0) {
             rc = 0;
             if (fs->ino >= 0) {
                 /* what was written comes back as changes, like anyone's */
@@ -832,7 +833,7 @@ static int flush_created(file_store *fs, trellis_object *o, char *e, size_t elen
                       JSON_C_TO_STRING_NOSLASHESCAPE);
         char *text = xasprintf("%s\n", js);
         json_object_put(tree);
-        if (writeback_write_atomic(p, fs->root, text, strlen(text), e, elen) < 0) {
+        if (atomicfile_write(p, fs->root, text, strlen(text), e, elen) < 0) {
             rc = -1;
         } else {
             fs_file *f = file_get(fs, p);

@@ -43,19 +43,4 @@ typedef struct wb_edit {
 int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *edits, size_t n,
                     char **out, size_t *outlen, char *err, size_t errlen);
 
-/* Replace `path` by data atomically: a temporary file
- * (".NAME.tmp.HOST.PID.XXXXXX") in the directory of the file path leads
- * to (links resolved), fsync, rename, fsync of the directory. When within
- * is not NULL (a real path, as realpath gives it), a path that leads
- * outside it is refused. 0, or -1 with err filled (the original file is
- * untouched then). The file's permission bits are kept. */
-int writeback_write_atomic(const char *path, const char *within, const char *data, size_t len,
-                           char *err, size_t errlen);
-
-/* Remove the temporary files of writeback_write_atomic in dir that no
- * live writer holds: this host's whose process is gone, and any other's
- * older than ten minutes (a kill -9 during a write leaves one behind).
- * Returns how many were removed. */
-size_t writeback_clean_temps(const char *dir);
-
 #endif

@@ -17,6 +17,7 @@
 
 #include "manifest.h"
 #include "util.h"
+#include "atomicfile.h"
 #include "writeback.h"
 
 /* Apply edits and compare the complete result with `want`. */
@@ -2042,7 +2043,7 @@ START_TEST(atomic_replace_keeps_mode)
     fclose(fp);
     ck_assert_int_eq(chmod(f, 0600), 0);
     char err[256] = "";
-    ck_assert_int_eq(writeback_write_atomic(f, NULL, "new\n", 4, err, sizeof err), 0);
+    ck_assert_int_eq(atomicfile_write(f, NULL, "new\n", 4, err, sizeof err), 0);
     struct stat st;
     ck_assert_int_eq(stat(f, &st), 0);
     ck_assert_int_eq(st.st_mode & 07777, 0600);
@@ -2053,13 +2054,13 @@ START_TEST(atomic_replace_keeps_mode)
     ck_assert_uint_eq(count_entries(d), 1); /* no temporary left */
     /* a new file gets 0644 */
     char *g = xasprintf("%s/new.json", d);
-    ck_assert_int_eq(writeback_write_atomic(g, NULL, "{}", 2, err, sizeof err), 0);
+    ck_assert_int_eq(atomicfile_write(g, NULL, "{}", 2, err, sizeof err), 0);
     ck_assert_int_eq(stat(g, &st), 0);
     ck_assert_int_eq(st.st_mode & 07777, 0644);
     /* through a symbolic link, the link stays and its target changes */
     char *l = xasprintf("%s/link.yaml", d);
     ck_assert_int_eq(symlink("pod.yaml", l), 0);
-    ck_assert_int_eq(writeback_write_atomic(l, NULL, "via link\n", 9, err, sizeof err), 0);
+    ck_assert_int_eq(atomicfile_write(l, NULL, "via link\n", 9, err, sizeof err), 0);
     ck_assert_int_eq(lstat(l, &st), 0);
     ck_assert(S_ISLNK(st.st_mode));
     got = read_file(f, &len, err, sizeof err);
@@ -2078,7 +2079,7 @@ START_TEST(atomic_failure_leaves_nothing)
     char *d = make_tmpdir();
     char *f = xasprintf("%s/missing-dir/pod.yaml", d);
     char err[256] = "";
-    ck_assert_int_eq(writeback_write_atomic(f, NULL, "x", 1, err, sizeof err), -1);
+    ck_assert_int_eq(atomicfile_write(f, NULL, "x", 1, err, sizeof err), -1);
     ck_assert_msg(strstr(err, f) != NULL, "err '%s' does not name the path", err);
     ck_assert_msg(strstr(err, strerror(ENOENT)) != NULL, "err '%s'", err);
     ck_assert_uint_eq(count_entries(d), 0);
@@ -2087,7 +2088,7 @@ START_TEST(atomic_failure_leaves_nothing)
         char *ro = xasprintf("%s/ro", d);
         ck_assert_int_eq(mkdir(ro, 0500), 0);
         char *g = xasprintf("%s/pod.yaml", ro);
-        ck_assert_int_eq(writeback_write_atomic(g, NULL, "x", 1, err, sizeof err), -1);
+        ck_assert_int_eq(atomicfile_write(g, NULL, "x", 1, err, sizeof err), -1);
         ck_assert(strstr(err, strerror(EACCES)) != NULL);
         ck_assert_uint_eq(count_entries(ro), 0);
         chmod(ro, 0700);
