@@ -399,17 +399,95 @@ static int load_http(cfg *c, const config_setting_t *root, char *err, size_t err
     return 0;
 }
 
+/* plugin_dirs = [ ... ], resolved against the config's directory. */
+static int load_plugin_dirs(cfg *c, const config_setting_t *root, char *err, size_t errlen)
+{
+    config_setting_t *dirs = config_setting_get_member(root, "plugin_dirs");
+    if (!dirs)
+        return 0;
+    if (!config_setting_is_array(dirs) && !config_setting_is_list(dirs))
+        return serr(c, dirs, err, errlen, "plugin_dirs must be a list of strings [ \"dir\", ... ]");
+    int n = config_setting_length(dirs);
+    c->plugin_dirs = xcalloc((size_t)(n ? n : 1), sizeof *c->plugin_dirs);
+    for (int i = 0; i < n; i++) {
+        const char *d = config_setting_get_string_elem(dirs, i);
+        if (!d)
+            return serr(c, dirs, err, errlen, "plugin_dirs must be a list of strings");
+        c->plugin_dirs[c->n_plugin_dirs++] =
+            d[0] == '/' ? xstrdup(d) : xasprintf("%s/%s", c->dir, d);
+    }
+    return 0;
+}
+
+/* store = { type = "file"; path = "..."; }, the path resolved. */
+static int load_store(cfg *c, const config_setting_t *root, char *err, size_t errlen)
+{
+    static const char *const skeys[] = {"type", "path", NULL};
+    config_setting_t *st = config_setting_get_member(root, "store");
+    c->store_type = xstrdup("file");
+    if (!st)
+        return 0;
+    if (!config_setting_is_group(st))
+        return serr(c, st, err, errlen, "store must be a group { type = \"file\"; path = \"...\"; }");
+    char *type = NULL;
+    if (check_keys(c, st, skeys, err, errlen) < 0 ||
+        get_str(c, st, "type", 0, &type, err, errlen) < 0 ||
+        get_str(c, st, "path", 0, &c->store_path, err, errlen) < 0)
+        return -1;
+    if (type) {
+        free(c->store_type);
+        c->store_type = type;
+    }
+    if (strcmp(c->store_type, "file") != 0)
+        return serr(c, st, err, errlen, "store.type: expected \"file\" (the only store so far)");
+    if (c->store_path && c->store_path[0] != '/') {
+        char *abs = xasprintf("%s/%s", c->dir, c->store_path);
+        free(c->store_path);
+        c->store_path = abs;
+    }
+    return 0;
+}
+
+/* profiles = ( { ... }, ... ): names unique, one default per kind. */
+static int load_profiles(cfg *c, const config_setting_t *root, char *err, size_t errlen)
+{
+    config_setting_t *profs = config_setting_get_member(root, "profiles");
+    if (!profs)
+        return errf(err, errlen, "%s: missing setting 'profiles'", c->file);
+    if (!config_setting_is_list(profs) || config_setting_length(profs) == 0)
+        return serr(c, profs, err, errlen, "profiles must be a non-empty list ( { ... }, ... )");
+    int n = config_setting_length(profs);
+    c->profiles = xcalloc((size_t)n, sizeof *c->profiles);
+    for (int i = 0; i < n; i++) {
+        cfg_profile *p = &c->profiles[i];
+        if (load_profile(c, config_setting_get_elem(profs, (unsigned)i), p, err, errlen) < 0) {
+            free_profile(p);
+            return -1;
+        }
+        c->n_profiles++;
+        for (int j = 0; j < i; j++) {
+            const cfg_profile *q = &c->profiles[j];
+            if (strcmp(q->name, p->name) == 0)
+                return errf(err, errlen, "%s:%d: a profile named '%s' already exists (line %d)",
+                            c->file, p->line, p->name, q->line);
+            if (p->is_default && q->is_default && strcmp(q->workload_kind, p->workload_kind) == 0)
+                return errf(err, errlen,
+                            "%s:%d: profiles '%s' and '%s' are both default for kind %s",
+                            c->file, p->line, q->name, p->name, p->workload_kind);
+        }
+    }
+    return 0;
+}
+
 int config_load(const char *file, cfg *c, char *err, size_t errlen)
 {
     static const char *const keys[] = {"plugin_dirs", "parallelism", "store",
                                        "http",        "profiles",    NULL};
-    static const char *const skeys[] = {"type", "path", NULL};
     memset(c, 0, sizeof *c);
     c->file = xstrdup(file);
     char *tmp = xstrdup(file);
     c->dir = xstrdup(dirname(tmp));
     free(tmp);
-    c->parallelism = 0;
     config_init(&c->lc);
     if (access(file, R_OK) != 0) {
         errf(err, errlen, "%s: cannot read the config file: %m", file);
@@ -421,94 +499,14 @@ int config_load(const char *file, cfg *c, char *err, size_t errlen)
         goto fail;
     }
     config_setting_t *root = config_root_setting(&c->lc);
-    if (check_keys(c, root, keys, err, errlen) < 0)
-        goto fail;
-
-    config_setting_t *dirs = config_setting_get_member(root, "plugin_dirs");
-    if (dirs) {
-        if (!config_setting_is_array(dirs) && !config_setting_is_list(dirs)) {
-            serr(c, dirs, err, errlen, "plugin_dirs must be a list of strings [ \"dir\", ... ]");
-            goto fail;
-        }
-        int n = config_setting_length(dirs);
-        c->plugin_dirs = xcalloc((size_t)n, sizeof *c->plugin_dirs);
-        for (int i = 0; i < n; i++) {
-            const char *d = config_setting_get_string_elem(dirs, i);
-            if (!d) {
-                serr(c, dirs, err, errlen, "plugin_dirs must be a list of strings");
-                goto fail;
-            }
-            c->plugin_dirs[c->n_plugin_dirs++] =
-                d[0] == '/' ? xstrdup(d) : xasprintf("%s/%s", c->dir, d);
-        }
-    }
     long long par = 0;
-    if (get_int(c, root, "parallelism", 0, 256, &par, err, errlen) < 0)
+    if (check_keys(c, root, keys, err, errlen) < 0 ||
+        load_plugin_dirs(c, root, err, errlen) < 0 ||
+        get_int(c, root, "parallelism", 0, 256, &par, err, errlen) < 0 ||
+        load_store(c, root, err, errlen) < 0 || load_http(c, root, err, errlen) < 0 ||
+        load_profiles(c, root, err, errlen) < 0)
         goto fail;
     c->parallelism = (int)par;
-
-    config_setting_t *st = config_setting_get_member(root, "store");
-    c->store_type = xstrdup("file");
-    if (st) {
-        if (!config_setting_is_group(st)) {
-            serr(c, st, err, errlen, "store must be a group { type = \"file\"; path = \"...\"; }");
-            goto fail;
-        }
-        char *type = NULL;
-        if (check_keys(c, st, skeys, err, errlen) < 0 ||
-            get_str(c, st, "type", 0, &type, err, errlen) < 0 ||
-            get_str(c, st, "path", 0, &c->store_path, err, errlen) < 0)
-            goto fail;
-        if (type) {
-            free(c->store_type);
-            c->store_type = type;
-        }
-        if (strcmp(c->store_type, "file") != 0) {
-            serr(c, st, err, errlen, "store.type: expected \"file\" (the only store so far)");
-            goto fail;
-        }
-        if (c->store_path && c->store_path[0] != '/') {
-            char *abs = xasprintf("%s/%s", c->dir, c->store_path);
-            free(c->store_path);
-            c->store_path = abs;
-        }
-    }
-
-    if (load_http(c, root, err, errlen) < 0)
-        goto fail;
-
-    config_setting_t *profs = config_setting_get_member(root, "profiles");
-    if (!profs) {
-        errf(err, errlen, "%s: missing setting 'profiles'", file);
-        goto fail;
-    }
-    if (!config_setting_is_list(profs) || config_setting_length(profs) == 0) {
-        serr(c, profs, err, errlen, "profiles must be a non-empty list ( { ... }, ... )");
-        goto fail;
-    }
-    int n = config_setting_length(profs);
-    c->profiles = xcalloc((size_t)n, sizeof *c->profiles);
-    for (int i = 0; i < n; i++) {
-        cfg_profile *p = &c->profiles[i];
-        if (load_profile(c, config_setting_get_elem(profs, (unsigned)i), p, err, errlen) < 0) {
-            free_profile(p);
-            goto fail;
-        }
-        c->n_profiles++;
-        for (int j = 0; j < i; j++) {
-            const cfg_profile *q = &c->profiles[j];
-            if (strcmp(q->name, p->name) == 0) {
-                errf(err, errlen, "%s:%d: a profile named '%s' already exists (line %d)", file,
-                     p->line, p->name, q->line);
-                goto fail;
-            }
-            if (p->is_default && q->is_default && strcmp(q->workload_kind, p->workload_kind) == 0) {
-                errf(err, errlen, "%s:%d: profiles '%s' and '%s' are both default for kind %s",
-                     file, p->line, q->name, p->name, p->workload_kind);
-                goto fail;
-            }
-        }
-    }
     return 0;
 fail:
     config_free(c);

@@ -119,10 +119,88 @@ static void add_dir(opts *o, char *d)
     o->dirs[o->n_dirs++] = d;
 }
 
+enum { OPT_EXPLAIN = 256, OPT_DESCRIBE, OPT_LOG_LEVEL, OPT_LOG_FORMAT, OPT_PROFILE,
+       OPT_BUDGET, OPT_STATS, OPT_LISTEN };
+
+/* One option of getopt_long: 0, or -1 after saying what is wrong. --help
+ * and --version print and exit. */
+static int take_option(opts *o, int ch)
+{
+    switch (ch) {
+    case 'c': o->config = optarg; break;
+    case 's': o->state = optarg; break;
+    case 'o':
+        if (strcmp(optarg, "json") != 0 && strcmp(optarg, "table") != 0) {
+            fprintf(stderr, "trellis: --output: expected table or json, got '%s'\n",
+                    optarg);
+            return -1;
+        }
+        o->output = optarg;
+        break;
+    case OPT_EXPLAIN: o->explain = 1; break;
+    case 'n': o->dry_run = 1; break;
+    case 'j': {
+        char *end;
+        long v = strtol(optarg, &end, 10);
+        if (*end || v < 1 || v > 256) {
+            fprintf(stderr, "trellis: --parallelism: expected 1..256, got '%s'\n", optarg);
+            return -1;
+        }
+        o->parallelism = (int)v;
+        break;
+    }
+    case 'P': add_dir(o, optarg); break;
+    case OPT_DESCRIBE: o->describe = optarg; break;
+    case OPT_PROFILE: o->profile = optarg; break;
+    case OPT_STATS: o->stats = optarg; break;
+    case OPT_LISTEN: o->listen = optarg; break;
+    case OPT_BUDGET: {
+        char *end;
+        long v = strtol(optarg, &end, 10);
+        if (*end || v < 0) {
+            fprintf(stderr, "trellis: --budget: expected a number >= 0, got '%s'\n", optarg);
+            return -1;
+        }
+        o->budget = v;
+        break;
+    }
+    case 'v':
+        if (log_get_level() < TRELLIS_LOG_DEBUG)
+            log_set_level(log_get_level() + 1);
+        break;
+    case OPT_LOG_LEVEL: {
+        int l = log_parse_level(optarg);
+        if (l < 0) {
+            fprintf(stderr, "trellis: --log-level: expected error, warn, info or debug, "
+                            "got '%s'\n",
+                    optarg);
+            return -1;
+        }
+        log_set_level((trellis_log_level)l);
+        break;
+    }
+    case OPT_LOG_FORMAT:
+        if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0) {
+            fprintf(stderr, "trellis: --log-format: expected text or json, got '%s'\n",
+                    optarg);
+            return -1;
+        }
+        log_set_json(strcmp(optarg, "json") == 0);
+        break;
+    case 'h': usage(stdout); exit(0);
+    case 'V':
+        printf("trellis %s (plugin SDK %d.%d)\n", PACKAGE_VERSION, TRELLIS_SDK_MAJOR,
+               TRELLIS_SDK_MINOR);
+        exit(0);
+    default:
+        fprintf(stderr, "Try 'trellis --help'.\n");
+        return -1;
+    }
+    return 0;
+}
+
 static int parse(int argc, char **argv, opts *o)
 {
-    enum { OPT_EXPLAIN = 256, OPT_DESCRIBE, OPT_LOG_LEVEL, OPT_LOG_FORMAT, OPT_PROFILE,
-           OPT_BUDGET, OPT_STATS, OPT_LISTEN };
     static const struct option longopts[] = {
         {"config", required_argument, NULL, 'c'},
         {"state", required_argument, NULL, 's'},
@@ -144,76 +222,8 @@ static int parse(int argc, char **argv, opts *o)
         {NULL, 0, NULL, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "+c:s:o:nj:P:vhV", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'c': o->config = optarg; break;
-        case 's': o->state = optarg; break;
-        case 'o':
-            if (strcmp(optarg, "json") != 0 && strcmp(optarg, "table") != 0) {
-                fprintf(stderr, "trellis: --output: expected table or json, got '%s'\n",
-                        optarg);
-                return -1;
-            }
-            o->output = optarg;
-            break;
-        case OPT_EXPLAIN: o->explain = 1; break;
-        case 'n': o->dry_run = 1; break;
-        case 'j': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 256) {
-                fprintf(stderr, "trellis: --parallelism: expected 1..256, got '%s'\n", optarg);
-                return -1;
-            }
-            o->parallelism = (int)v;
-            break;
-        }
-        case 'P': add_dir(o, optarg); break;
-        case OPT_DESCRIBE: o->describe = optarg; break;
-        case OPT_PROFILE: o->profile = optarg; break;
-        case OPT_STATS: o->stats = optarg; break;
-        case OPT_LISTEN: o->listen = optarg; break;
-        case OPT_BUDGET: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 0) {
-                fprintf(stderr, "trellis: --budget: expected a number >= 0, got '%s'\n", optarg);
-                return -1;
-            }
-            o->budget = v;
-            break;
-        }
-        case 'v':
-            if (log_get_level() < TRELLIS_LOG_DEBUG)
-                log_set_level(log_get_level() + 1);
-            break;
-        case OPT_LOG_LEVEL: {
-            int l = log_parse_level(optarg);
-            if (l < 0) {
-                fprintf(stderr, "trellis: --log-level: expected error, warn, info or debug, "
-                                "got '%s'\n",
-                        optarg);
-                return -1;
-            }
-            log_set_level((trellis_log_level)l);
-            break;
-        }
-        case OPT_LOG_FORMAT:
-            if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0) {
-                fprintf(stderr, "trellis: --log-format: expected text or json, got '%s'\n",
-                        optarg);
-                return -1;
-            }
-            log_set_json(strcmp(optarg, "json") == 0);
-            break;
-        case 'h': usage(stdout); exit(0);
-        case 'V':
-            printf("trellis %s (plugin SDK %d.%d)\n", PACKAGE_VERSION, TRELLIS_SDK_MAJOR,
-                   TRELLIS_SDK_MINOR);
-            exit(0);
-        default:
-            fprintf(stderr, "Try 'trellis --help'.\n");
+        if (take_option(o, ch) < 0)
             return -1;
-        }
     }
     /* the command, then options and positional arguments in any order */
     if (optind < argc && !o->cmd)
@@ -295,18 +305,56 @@ static int write_stats(const char *file, sched *s)
  * state as any client does (a file changed meanwhile is never
  * overwritten) and need no lock. 0 with the lock held (or nothing to
  * hold: a dry run), or -1 after saying why. */
+/* validate --describe profile: every profile setting. */
+static int describe_settings(const char *what)
+{
+    if (strcmp(what, "profile") != 0) {
+        fprintf(stderr, "trellis: validate --describe: expected 'profile', got '%s'\n", what);
+        return 1;
+    }
+    printf("Settings of a profile (profiles = ( { ... } ); in the config file):\n");
+    config_describe_profile(stdout);
+    return 0;
+}
+
+/* Read the state, schedule once, print the decisions; the exit status. */
+static int schedule_and_print(const opts *o, sched *s, store *st, const char *dir)
+{
+    char err[2048];
+    int rc = 0;
+    sched_stats ss;
+    if (sched_load(s, st, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: %s\n", err);
+        rc = 2;
+    } else {
+        sched_get_stats(s, &ss);
+        log_info("loaded %zu targets and %zu workloads (%zu pending) from %s in %.1f ms",
+                 ss.targets_loaded, ss.workloads_loaded, ss.pending, dir,
+                 (double)ss.load_ns / 1e6);
+        if (sched_run_once(s, err, sizeof err) < 0) {
+            fprintf(stderr, "trellis: not written: %s\n", err);
+            rc = 3;
+        }
+        sched_get_stats(s, &ss);
+        log_info("scheduled in %.1f ms", (double)ss.schedule_ns / 1e6);
+        int json = o->output ? strcmp(o->output, "json") == 0 : !isatty(STDOUT_FILENO);
+        if (json)
+            output_json(stdout, s);
+        else
+            output_table(stdout, s);
+        if (ss.manifest_errors)
+            fprintf(stderr, "trellis: %zu malformed document%s skipped (see above)\n",
+                    ss.manifest_errors, ss.manifest_errors == 1 ? "" : "s");
+        if (o->stats)
+            write_stats(o->stats, s); /* says why it failed; the run itself is done */
+    }
+    return rc;
+}
+
 static int cmd_schedule(opts *o, int validate_only)
 {
-    if (validate_only && o->describe) {
-        if (strcmp(o->describe, "profile") != 0) {
-            fprintf(stderr, "trellis: validate --describe: expected 'profile', got '%s'\n",
-                    o->describe);
-            return 1;
-        }
-        printf("Settings of a profile (profiles = ( { ... } ); in the config file):\n");
-        config_describe_profile(stdout);
-        return 0;
-    }
+    if (validate_only && o->describe)
+        return describe_settings(o->describe);
     char err[2048];
     cfg c;
     const char *file = o->config ? o->config : DEFAULT_CONFIG;
@@ -363,33 +411,7 @@ static int cmd_schedule(opts *o, int validate_only)
     }
     sched_set_explain(s, o->explain);
     sched_set_progress(s, isatty(STDERR_FILENO));
-    int rc = 0;
-    sched_stats ss;
-    if (sched_load(s, st, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: %s\n", err);
-        rc = 2;
-    } else {
-        sched_get_stats(s, &ss);
-        log_info("loaded %zu targets and %zu workloads (%zu pending) from %s in %.1f ms",
-                 ss.targets_loaded, ss.workloads_loaded, ss.pending, dir,
-                 (double)ss.load_ns / 1e6);
-        if (sched_run_once(s, err, sizeof err) < 0) {
-            fprintf(stderr, "trellis: not written: %s\n", err);
-            rc = 3;
-        }
-        sched_get_stats(s, &ss);
-        log_info("scheduled in %.1f ms", (double)ss.schedule_ns / 1e6);
-        int json = o->output ? strcmp(o->output, "json") == 0 : !isatty(STDOUT_FILENO);
-        if (json)
-            output_json(stdout, s);
-        else
-            output_table(stdout, s);
-        if (ss.manifest_errors)
-            fprintf(stderr, "trellis: %zu malformed document%s skipped (see above)\n",
-                    ss.manifest_errors, ss.manifest_errors == 1 ? "" : "s");
-        if (o->stats)
-            write_stats(o->stats, s); /* says why it failed; the run itself is done */
-    }
+    int rc = schedule_and_print(o, s, st, dir);
     sched_close(s);
     st->ops->destroy(st);
     statelock_unhold(&lock);
@@ -405,6 +427,51 @@ static void report_move(void *ud, const trellis_object *w, const char *from, con
         printf("%s/%s: %s -> %s%s\n", w->kind, w->key, from, to, dry ? " (dry run)" : "");
     else
         printf("%s/%s: stays on %s: %s\n", w->kind, w->key, from, why ? why : "");
+}
+
+/* --profile NAME's profile, or the first; NULL when there is no such. */
+static profile *pick_profile(const sched *s, const char *name)
+{
+    if (!name)
+        return sched_profile_at(s, 0);
+    for (size_t i = 0; i < sched_profile_count(s); i++)
+        if (strcmp(profile_name(sched_profile_at(s, i)), name) == 0)
+            return sched_profile_at(s, i);
+    return NULL;
+}
+
+/* taint, drain, uncordon or deschedule on the loaded state; the exit
+ * status. */
+static int admin_command(opts *o, sched *s, profile *p, store *st)
+{
+    char err[2048];
+    const char *cmd = o->cmd;
+    int r;
+    if (strcmp(cmd, "taint") == 0)
+        r = admin_taint(s, p, o->pos[0], o->pos[1], stdout, err, sizeof err);
+    else if (strcmp(cmd, "drain") == 0)
+        r = admin_drain(s, p, o->pos[0], stdout, err, sizeof err);
+    else if (strcmp(cmd, "uncordon") == 0)
+        r = admin_uncordon(s, p, o->pos[0], stdout, err, sizeof err);
+    else {
+        r = sched_deschedule(s, p, o->budget >= 0 ? (size_t)o->budget : 10, report_move,
+                             &o->dry_run, err, sizeof err);
+        if (r < 0) {
+            fprintf(stderr, "trellis: deschedule: not written: %s\n", err);
+            return 3;
+        }
+        printf("%d moved%s\n", r, o->dry_run ? " (dry run: nothing written)" : "");
+        return 0;
+    }
+    if (r < 0) {
+        fprintf(stderr, "trellis: %s: %s\n", cmd, err);
+        return 2;
+    }
+    if (st->ops->flush(st, NULL, NULL, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: not written: %s\n", err);
+        return 3;
+    }
+    return 0;
 }
 
 /* taint, drain, uncordon, deschedule: load the state, change it, flush. */
@@ -436,17 +503,11 @@ static int cmd_admin(opts *o)
         rc = 2;
         goto out;
     }
-    profile *p = sched_profile_at(s, 0);
-    if (o->profile) {
-        p = NULL;
-        for (size_t i = 0; i < sched_profile_count(s); i++)
-            if (strcmp(profile_name(sched_profile_at(s, i)), o->profile) == 0)
-                p = sched_profile_at(s, i);
-        if (!p) {
-            fprintf(stderr, "trellis: no profile named '%s' in %s\n", o->profile, file);
-            rc = 1;
-            goto out;
-        }
+    profile *p = pick_profile(s, o->profile);
+    if (!p) {
+        fprintf(stderr, "trellis: no profile named '%s' in %s\n", o->profile, file);
+        rc = 1;
+        goto out;
     }
     if (deschedule && !profile_cfg(p)->capacity_field) {
         fprintf(stderr, "trellis: deschedule: profile '%s' in %s has no capacity_field\n",
@@ -477,31 +538,7 @@ static int cmd_admin(opts *o)
         rc = 2;
         goto out;
     }
-    int r;
-    if (strcmp(cmd, "taint") == 0)
-        r = admin_taint(s, p, o->pos[0], o->pos[1], stdout, err, sizeof err);
-    else if (strcmp(cmd, "drain") == 0)
-        r = admin_drain(s, p, o->pos[0], stdout, err, sizeof err);
-    else if (strcmp(cmd, "uncordon") == 0)
-        r = admin_uncordon(s, p, o->pos[0], stdout, err, sizeof err);
-    else {
-        r = sched_deschedule(s, p, o->budget >= 0 ? (size_t)o->budget : 10, report_move,
-                             &o->dry_run, err, sizeof err);
-        if (r >= 0) {
-            printf("%d moved%s\n", r, o->dry_run ? " (dry run: nothing written)" : "");
-        } else {
-            fprintf(stderr, "trellis: deschedule: not written: %s\n", err);
-            rc = 3;
-            goto out;
-        }
-    }
-    if (r < 0) {
-        fprintf(stderr, "trellis: %s: %s\n", cmd, err);
-        rc = 2;
-    } else if (!deschedule && st->ops->flush(st, NULL, NULL, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: not written: %s\n", err);
-        rc = 3;
-    }
+    rc = admin_command(o, s, p, st);
 out:
     sched_close(s);
     if (st)

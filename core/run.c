@@ -381,6 +381,166 @@ static int parse_listen(const char *s, char **addr, int *port)
     return 0;
 }
 
+/* The HTTP endpoint: --listen over the config's http group. 0 (http may
+ * stay NULL: disabled), or -1 after saying why. */
+static int start_http(host *h, http_server **http)
+{
+    char err[1024];
+    const run_opts *o = h->o;
+    char *addr = NULL;
+    int port = h->c->http_port, http_on = h->c->http_enabled;
+    *http = NULL;
+    if (o->listen) {
+        if (parse_listen(o->listen, &addr, &port) < 0) {
+            fprintf(stderr, "trellis: --listen: expected ADDRESS:PORT, got '%s'\n", o->listen);
+            return -1;
+        }
+        http_on = 1;
+    }
+    if (http_on) {
+        http_handlers hh = {ready_cb, configz_cb, h, healthy_cb};
+        *http = http_start(addr ? addr : h->c->http_address, port, &hh, err, sizeof err);
+        if (!*http) {
+            fprintf(stderr, "trellis: %s\n", err);
+            free(addr);
+            return -1;
+        }
+        log_info("serving /healthz /readyz /configz /metrics on http://%s:%d",
+                 addr ? addr : h->c->http_address, http_port(*http));
+    }
+    free(addr);
+    return 0;
+}
+
+/* Signals that arrived: SIGHUP reloads, SIGTERM and SIGINT stop (*rc 0);
+ * a reload that leaves no scheduler stops with *rc 2. 1 to stop. */
+static int take_signals(host *h, int sigfd, int *rc)
+{
+    struct signalfd_siginfo si;
+    int stop = 0;
+    while (read(sigfd, &si, sizeof si) == sizeof si) {
+        if (si.ssi_signo == SIGHUP) {
+            reload(h);
+            if (!h->s) {
+                *rc = 2;
+                return 1;
+            }
+        } else {
+            log_info("signal %u: finishing the bindings in flight, then exiting", si.ssi_signo);
+            stop = 1;
+            *rc = 0;
+        }
+    }
+    return stop;
+}
+
+/* One turn of the active host: collect bindings, apply store changes,
+ * timers, a few cycles, then wait for the next thing due. 1 to stop. */
+static int turn(host *h, int sigfd, int *rc)
+{
+    sched *s = h->s;
+    sched_set_now(s, mono_ms());
+    sched_collect(s);
+    if (h->st->ops->dispatch(h->st, sched_on_change, s))
+        sched_after_changes(s);
+    sched_tick(s);
+    int steps = 0;
+    while (steps < STEPS_PER_TURN && sched_step(s)) {
+        steps++;
+        sched_set_now(s, mono_ms());
+    }
+    sched_report_metrics(s);
+    int timeout = 0;
+    if (steps < STEPS_PER_TURN) {
+        uint64_t due = sched_next_due(s), now = mono_ms();
+        timeout = due == UINT64_MAX ? MAX_IDLE_MS
+                  : due <= now      ? 0
+                                    : (int)(due - now < MAX_IDLE_MS ? due - now : MAX_IDLE_MS);
+    }
+    struct pollfd pf[3] = {
+        {sigfd, POLLIN, 0}, {h->store_fd, POLLIN, 0}, {sched_binder_fd(s), POLLIN, 0}};
+    if (poll(pf, 3, timeout) < 0 && errno != EINTR) {
+        log_error("poll: %s", strerror(errno));
+        return 1;
+    }
+    return take_signals(h, sigfd, rc);
+}
+
+/* While this host holds the lock: schedule until told to stop (1) or
+ * the lock is lost (0: step down); -1 when the scheduler cannot start. */
+static int be_active(host *h, const char *dir, int sigfd, int lock_fd, int *rc)
+{
+    char err[2048];
+    /* a plugin that hangs ends the run, with the reason on /healthz */
+    guard_watch(fatal_cb, h, 2000);
+    sched *first = new_sched(h, h->c, err, sizeof err);
+    if (!first || attach_store(h, h->c, first, err, sizeof err) < 0) {
+        fprintf(stderr, "trellis: %s\n", err);
+        return -1;
+    }
+    set_ready(h, 1, NULL);
+    notify_send("STATUS=active: scheduling %s", dir);
+    atomic_store(&h->turn_ms, mono_ms());
+    atomic_store(&h->looping, 1);
+    int stop = 0, lost = 0;
+    while (!stop && !lost) {
+        uint64_t now_turn = mono_ms();
+        atomic_store(&h->turn_ms, now_turn);
+        if (h->watchdog_ms && now_turn - h->last_ping_ms >= h->watchdog_ms / 2) {
+            notify_send("WATCHDOG=1");
+            h->last_ping_ms = now_turn;
+        }
+        char why[512];
+        if (!statelock_is_ours(lock_fd, h->lock_path, why, sizeof why)) {
+            log_error("%s: stepping down (no more bindings, not ready) and waiting for "
+                      "the lock again",
+                      why);
+            lost = 1;
+            break;
+        }
+        stop = turn(h, sigfd, rc);
+    }
+    atomic_store(&h->looping, 0);
+    set_ready(h, 0, lost ? "stepped down: the state lock was lost" : "stopping");
+    if (h->s) {
+        sched_stats ss;
+        sched_get_stats(h->s, &ss);
+        log_info("bound %zu workload(s); %zu binding error(s)", ss.bound_total, ss.bind_errors);
+    }
+    /* after a lost lock the fence refuses whatever is still in flight */
+    close_sched(h);
+    return lost ? 0 : 1;
+}
+
+/* Wait for the lock, be active, step down, wait again... until stopped.
+ * The exit status. */
+static int lock_loop(host *h, const char *dir, int sigfd, int *lock_fd)
+{
+    char err[2048];
+    int rc = 2;
+    for (;;) {
+        int locked = take_lock(h, dir, sigfd, lock_fd, err, sizeof err);
+        if (locked < 0) {
+            fprintf(stderr, "trellis: %s\n", err);
+            return 2;
+        }
+        if (locked == 0)
+            return 0;
+        int r = be_active(h, dir, sigfd, *lock_fd, &rc);
+        if (r < 0)
+            return 2;
+        if (r == 1) {
+            notify_send("STOPPING=1");
+            return rc;
+        }
+        metrics_set_leader(0);
+        notify_send("STATUS=stepped down: waiting for the state lock");
+        close(*lock_fd);
+        *lock_fd = -1;
+        h->lock_fd = -1;
+    }
+}
+
 int run_main(const run_opts *o)
 {
     char err[2048];
@@ -400,12 +560,11 @@ int run_main(const run_opts *o)
     int sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
     int rc = 2, lock_fd = -1;
     http_server *http = NULL;
-    h.c = xcalloc(1, sizeof *h.c);
     if (sigfd < 0) {
         fprintf(stderr, "trellis: cannot create a signalfd: %s\n", strerror(errno));
-        free(h.c);
         return 2;
     }
+    h.c = xcalloc(1, sizeof *h.c);
     if (config_load(o->config, h.c, err, sizeof err) < 0) {
         fprintf(stderr, "trellis: %s\n", err);
         free(h.c);
@@ -423,134 +582,14 @@ int run_main(const run_opts *o)
     metrics_set_ready(0);
     set_configz(&h, h.c);
     set_ready(&h, 0, "starting");
-    char *addr = NULL;
-    int port = h.c->http_port, http_on = h.c->http_enabled;
-    if (o->listen) {
-        if (parse_listen(o->listen, &addr, &port) < 0) {
-            fprintf(stderr, "trellis: --listen: expected ADDRESS:PORT, got '%s'\n", o->listen);
-            goto out;
-        }
-        http_on = 1;
-    }
-    if (http_on) {
-        http_handlers hh = {ready_cb, configz_cb, &h, healthy_cb};
-        http = http_start(addr ? addr : h.c->http_address, port, &hh, err, sizeof err);
-        if (!http) {
-            fprintf(stderr, "trellis: %s\n", err);
-            free(addr);
-            goto out;
-        }
-        log_info("serving /healthz /readyz /configz /metrics on http://%s:%d",
-                 addr ? addr : h.c->http_address, http_port(http));
-    }
-    free(addr);
+    if (start_http(&h, &http) < 0)
+        goto out;
     atomic_store(&h.liveness_ms, h.c->liveness_timeout_ms);
     h.quarantine_path = xasprintf("%s/%s", dir, QUARANTINE_FILE);
     guard_install(h.quarantine_path);
     h.watchdog_ms = notify_watchdog_ms();
     notify_send("READY=1\nSTATUS=waiting for the state lock");
-    int stop = 0;
-    while (!stop) {
-        int locked = take_lock(&h, dir, sigfd, &lock_fd, err, sizeof err);
-        if (locked < 0) {
-            fprintf(stderr, "trellis: %s\n", err);
-            goto out;
-        }
-        if (locked == 0) {
-            rc = 0;
-            goto out;
-        }
-        /* a plugin that hangs ends the run, with the reason on /healthz */
-        guard_watch(fatal_cb, &h, 2000);
-        sched *first = new_sched(&h, h.c, err, sizeof err);
-        if (!first || attach_store(&h, h.c, first, err, sizeof err) < 0) {
-            fprintf(stderr, "trellis: %s\n", err);
-            goto out;
-        }
-        set_ready(&h, 1, NULL);
-        notify_send("STATUS=active: scheduling %s", dir);
-        atomic_store(&h.turn_ms, mono_ms());
-        atomic_store(&h.looping, 1);
-        int lost = 0;
-        while (!stop && !lost) {
-            uint64_t now_turn = mono_ms();
-            atomic_store(&h.turn_ms, now_turn);
-            if (h.watchdog_ms && now_turn - h.last_ping_ms >= h.watchdog_ms / 2) {
-                notify_send("WATCHDOG=1");
-                h.last_ping_ms = now_turn;
-            }
-            char why[512];
-            if (!statelock_is_ours(lock_fd, h.lock_path, why, sizeof why)) {
-                log_error("%s: stepping down (no more bindings, not ready) and waiting for "
-                          "the lock again",
-                          why);
-                lost = 1;
-                break;
-            }
-            sched *s = h.s;
-            sched_set_now(s, mono_ms());
-            sched_collect(s);
-            if (h.st->ops->dispatch(h.st, sched_on_change, s))
-                sched_after_changes(s);
-            sched_tick(s);
-            int steps = 0;
-            while (steps < STEPS_PER_TURN && sched_step(s)) {
-                steps++;
-                sched_set_now(s, mono_ms());
-            }
-            sched_report_metrics(s);
-            int timeout = 0;
-            if (steps < STEPS_PER_TURN) {
-                uint64_t due = sched_next_due(s), now = mono_ms();
-                timeout = due == UINT64_MAX ? MAX_IDLE_MS
-                          : due <= now      ? 0
-                                            : (int)(due - now < MAX_IDLE_MS ? due - now
-                                                                            : MAX_IDLE_MS);
-            }
-            struct pollfd pf[3] = {{sigfd, POLLIN, 0},
-                                   {h.store_fd, POLLIN, 0},
-                                   {sched_binder_fd(s), POLLIN, 0}};
-            if (poll(pf, 3, timeout) < 0 && errno != EINTR) {
-                log_error("poll: %s", strerror(errno));
-                stop = 1;
-                break;
-            }
-            struct signalfd_siginfo si;
-            while (read(sigfd, &si, sizeof si) == sizeof si) {
-                if (si.ssi_signo == SIGHUP) {
-                    reload(&h);
-                    if (!h.s) {
-                        stop = 1;
-                        rc = 2;
-                        break;
-                    }
-                } else {
-                    log_info("signal %u: finishing the bindings in flight, then exiting",
-                             si.ssi_signo);
-                    stop = 1;
-                    rc = 0;
-                }
-            }
-        }
-        atomic_store(&h.looping, 0);
-        set_ready(&h, 0, lost ? "stepped down: the state lock was lost" : "stopping");
-        if (h.s) {
-            sched_stats ss;
-            sched_get_stats(h.s, &ss);
-            log_info("bound %zu workload(s); %zu binding error(s)", ss.bound_total,
-                     ss.bind_errors);
-        }
-        /* after a lost lock the fence refuses whatever is still in flight */
-        close_sched(&h);
-        if (lost) {
-            metrics_set_leader(0);
-            notify_send("STATUS=stepped down: waiting for the state lock");
-            close(lock_fd);
-            lock_fd = -1;
-            h.lock_fd = -1;
-        }
-    }
-    notify_send("STOPPING=1");
+    rc = lock_loop(&h, dir, sigfd, &lock_fd);
 out:
     if (http)
         http_stop(http);
