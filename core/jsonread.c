@@ -286,82 +286,96 @@ static int jp_literal(jparse *p, const char *word, size_t len)
     return jp_delim(p) ? 0 : -1;
 }
 
+/* An object at p->i (its '{') into out. */
+static int jp_object(jparse *p, int depth, oref *out)
+{
+    obuild *b = p->b;
+    size_t mark = ob_open(b);
+    p->i++;
+    jp_ws(p);
+    if (p->i < p->n && p->t[p->i] == '}') {
+        p->i++;
+        *out = ob_close_map(b, mark);
+        return 0;
+    }
+    for (;;) {
+        if (p->i >= p->n || p->t[p->i] != '"')
+            return -1;
+        const char *k;
+        size_t klen;
+        if (jp_string(p, &k, &klen) < 0)
+            return -1;
+        /* the key may sit in the scratch buffer the value reuses */
+        uint32_t koff = ob_key(b, k, klen);
+        jp_ws(p);
+        if (p->i >= p->n || p->t[p->i] != ':')
+            return -1;
+        p->i++;
+        jp_ws(p);
+        oref v;
+        if (jp_value(p, depth + 1, &v) < 0)
+            return -1;
+        ob_member_at(b, mark, koff, v, 1);
+        jp_ws(p);
+        if (p->i >= p->n)
+            return -1;
+        char c = p->t[p->i++];
+        if (c == '}')
+            break;
+        if (c != ',')
+            return -1;
+        jp_ws(p);
+    }
+    *out = ob_close_map(b, mark);
+    return 0;
+}
+
+/* An array at p->i (its '[') into out. */
+static int jp_array(jparse *p, int depth, oref *out)
+{
+    obuild *b = p->b;
+    size_t mark = ob_open(b);
+    p->i++;
+    jp_ws(p);
+    if (p->i < p->n && p->t[p->i] == ']') {
+        p->i++;
+        *out = ob_close_list(b, mark);
+        return 0;
+    }
+    for (;;) {
+        oref v;
+        if (jp_value(p, depth + 1, &v) < 0)
+            return -1;
+        ob_item(b, v);
+        jp_ws(p);
+        if (p->i >= p->n)
+            return -1;
+        char c = p->t[p->i++];
+        if (c == ']')
+            break;
+        if (c != ',')
+            return -1;
+        jp_ws(p);
+    }
+    *out = ob_close_list(b, mark);
+    return 0;
+}
+
+/* A value at p->i; a document (depth 0) must be an object or an array. */
 static int jp_value(jparse *p, int depth, oref *out)
 {
     if (p->i >= p->n || depth > JSON_MAX_DEPTH)
         return -1;
     obuild *b = p->b;
-    switch (p->t[p->i]) {
-    case '{': {
-        size_t mark = ob_open(b);
-        p->i++;
-        jp_ws(p);
-        if (p->i < p->n && p->t[p->i] == '}') {
-            p->i++;
-            *out = ob_close_map(b, mark);
-            return 0;
-        }
-        for (;;) {
-            if (p->i >= p->n || p->t[p->i] != '"')
-                return -1;
-            const char *k;
-            size_t klen;
-            if (jp_string(p, &k, &klen) < 0)
-                return -1;
-            /* the key may sit in the scratch buffer the value reuses */
-            uint32_t koff = ob_key(b, k, klen);
-            jp_ws(p);
-            if (p->i >= p->n || p->t[p->i] != ':')
-                return -1;
-            p->i++;
-            jp_ws(p);
-            oref v;
-            if (jp_value(p, depth + 1, &v) < 0)
-                return -1;
-            ob_member_at(b, mark, koff, v, 1);
-            jp_ws(p);
-            if (p->i >= p->n)
-                return -1;
-            char c = p->t[p->i++];
-            if (c == '}')
-                break;
-            if (c != ',')
-                return -1;
-            jp_ws(p);
-        }
-        *out = ob_close_map(b, mark);
-        return 0;
-    }
-    case '[': {
-        size_t mark = ob_open(b);
-        p->i++;
-        jp_ws(p);
-        if (p->i < p->n && p->t[p->i] == ']') {
-            p->i++;
-            *out = ob_close_list(b, mark);
-            return 0;
-        }
-        for (;;) {
-            oref v;
-            if (jp_value(p, depth + 1, &v) < 0)
-                return -1;
-            ob_item(b, v);
-            jp_ws(p);
-            if (p->i >= p->n)
-                return -1;
-            char c = p->t[p->i++];
-            if (c == ']')
-                break;
-            if (c != ',')
-                return -1;
-            jp_ws(p);
-        }
-        *out = ob_close_list(b, mark);
-        return 0;
-    }
+    char c = p->t[p->i];
+    if (c == '{')
+        return jp_object(p, depth, out);
+    if (c == '[')
+        return jp_array(p, depth, out);
+    if (depth == 0)
+        return -1;
+    switch (c) {
     case '"': {
-        if (depth == 0)
-            return -1;
         const char *s;
         size_t len;
         if (jp_string(p, &s, &len) < 0 || !jp_delim(p))
@@ -370,23 +384,21 @@ static int jp_value(jparse *p, int depth, oref *out)
         return 0;
     }
     case 't':
-        if (depth == 0 || jp_literal(p, "true", 4) < 0)
+        if (jp_literal(p, "true", 4) < 0)
             return -1;
         *out = ob_bool(b, 1);
         return 0;
     case 'f':
-        if (depth == 0 || jp_literal(p, "false", 5) < 0)
+        if (jp_literal(p, "false", 5) < 0)
             return -1;
         *out = ob_bool(b, 0);
         return 0;
     case 'n':
-        if (depth == 0 || jp_literal(p, "null", 4) < 0)
+        if (jp_literal(p, "null", 4) < 0)
             return -1;
         *out = ob_null(b);
         return 0;
     default:
-        if (depth == 0)
-            return -1;
         return jp_number(p, out);
     }
 }

@@ -718,32 +718,37 @@ static void fname_put(const char *s)
     pthread_mutex_unlock(&fname_mu);
 }
 
-trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
+/* The identity fields of a document: a map with apiVersion, kind and
+ * metadata.name strings, metadata.namespace and metadata.uid strings when
+ * present. 0, or -1 with err. */
+static int identity_fields(const obuild *b, oref root, const char **api, const char **kind,
+                           const char **name, const char **ns, const char **uid, char *err,
+                           size_t errlen)
 {
-    if (b->nul) {
-        errf(err, errlen, "a string holds a NUL character (\\u0000 or \\0), which trellis "
-                          "cannot keep: remove it");
-        return NULL;
-    }
-    if (root == OB_NONE || b->nodes[root].type != N_MAP) {
-        errf(err, errlen, "document is %s, expected a map", type_name(b, root));
-        return NULL;
-    }
-    const char *api, *kind, *name, *ns, *uid;
+    if (b->nul)
+        return errf(err, errlen, "a string holds a NUL character (\\u0000 or \\0), which "
+                                 "trellis cannot keep: remove it");
+    if (root == OB_NONE || b->nodes[root].type != N_MAP)
+        return errf(err, errlen, "document is %s, expected a map", type_name(b, root));
     oref meta = member(b, root, "metadata");
-    if (need_string(b, root, "apiVersion", "apiVersion", &api, err, errlen) < 0 ||
-        need_string(b, root, "kind", "kind", &kind, err, errlen) < 0)
-        return NULL;
+    if (need_string(b, root, "apiVersion", "apiVersion", api, err, errlen) < 0 ||
+        need_string(b, root, "kind", "kind", kind, err, errlen) < 0)
+        return -1;
     if (meta != OB_NONE && b->nodes[meta].type != N_MAP)
-        return errf(err, errlen, "metadata is not a map"), NULL;
+        return errf(err, errlen, "metadata is not a map");
     if (meta == OB_NONE)
-        return errf(err, errlen, "missing metadata.name"), NULL;
-    if (need_string(b, meta, "name", "metadata.name", &name, err, errlen) < 0 ||
-        opt_string(b, meta, "namespace", "metadata.namespace", &ns, err, errlen) < 0 ||
-        opt_string(b, meta, "uid", "metadata.uid", &uid, err, errlen) < 0)
-        return NULL;
+        return errf(err, errlen, "missing metadata.name");
+    if (need_string(b, meta, "name", "metadata.name", name, err, errlen) < 0 ||
+        opt_string(b, meta, "namespace", "metadata.namespace", ns, err, errlen) < 0 ||
+        opt_string(b, meta, "uid", "metadata.uid", uid, err, errlen) < 0)
+        return -1;
+    return 0;
+}
 
-    /* breadth first: each container's children get consecutive slots */
+/* The nodes in b->lay, breadth first, so that each container's children
+ * get consecutive slots: how many, or 0 with err when too large. */
+static size_t breadth_first(obuild *b, oref root, char *err, size_t errlen)
+{
     size_t n = 1;
     if (!b->cap_lay)
         grow(&b->lay, &b->cap_lay, 64, sizeof *b->lay);
@@ -762,11 +767,20 @@ trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
             b->lay[n++] = (lay){e->val, e->koff, e->klen, 0, 0};
         }
         if (n * sizeof(onode) + strbytes > MAX_TREE)
-            return errf(err, errlen, "document too large"), NULL;
+            return errf(err, errlen, "document too large"), 0;
     }
+    return n;
+}
 
-    /* strings: each distinct one once; the id "Kind/namespace/name" too;
-     * keys by id */
+/* The strings of the n laid-out nodes into b->out, each distinct one
+ * once, with the id "Kind/namespace/name" first (the key
+ * "namespace/name" is its tail, and metadata.name's value shares its
+ * last bytes); keys by id. The id's and the key's offsets into *idoff,
+ * *keyoff. 0, or -1 with err. */
+static int intern_strings(obuild *b, size_t n, const char *kind, const char *ns,
+                          const char *name, uint32_t *idoff, uint32_t *keyoff, char *err,
+                          size_t errlen)
+{
     size_t want = 64;
     while (want < n * 3)
         want *= 2;
@@ -778,8 +792,6 @@ trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
     b->n_islots = want;
     memset(b->islots, 0, want * sizeof *b->islots);
     b->n_out = 0;
-    /* "Kind/namespace/name" first: the key "namespace/name" is its tail,
-     * and metadata.name's value shares its last bytes */
     size_t kl = strlen(kind), nl = strlen(ns), ml = strlen(name);
     size_t il = kl + nl + ml + 2;
     char stackbuf[256];
@@ -789,18 +801,18 @@ trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
     memcpy(id + kl + 1, ns, nl);
     id[kl + 1 + nl] = '/';
     memcpy(id + kl + nl + 2, name, ml + 1);
-    uint32_t idoff = intern(b, id, il);
-    uint32_t keyoff = *ns ? idoff + (uint32_t)kl + 1 : idoff + (uint32_t)(kl + 2);
+    *idoff = intern(b, id, il);
+    *keyoff = *ns ? *idoff + (uint32_t)kl + 1 : *idoff + (uint32_t)(kl + 2);
     if (id != stackbuf)
         free(id);
-    intern_at(b, b->out + idoff + il - ml, ml, idoff + (uint32_t)(il - ml));
+    intern_at(b, b->out + *idoff + il - ml, ml, *idoff + (uint32_t)(il - ml));
     for (size_t i = 0; i < n; i++) {
         lay *l = &b->lay[i];
         const tnode *t = &b->nodes[l->src];
         if (l->kin != NOKEY) {
             uint32_t kid = local_key(b, b->str + l->kin);
             if (kid == UINT32_MAX)
-                return errf(err, errlen, "too many distinct keys"), NULL;
+                return errf(err, errlen, "too many distinct keys");
             l->kid = kid + 1;
         }
         if (t->type == N_STRING)
@@ -808,7 +820,12 @@ trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
         else if (t->type == N_INT || t->type == N_DOUBLE)
             l->vout = add_number(b, t);
     }
+    return 0;
+}
 
+/* One allocation: the header, the n nodes, the strings. */
+static trellis_object *emit(const obuild *b, size_t n)
+{
     size_t head = (sizeof(trellis_object) + 7) & ~(size_t)7;
     size_t nodes_bytes = n * sizeof(onode);
     trellis_object *o = xmalloc(head + nodes_bytes + b->n_out);
@@ -843,7 +860,12 @@ trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
     }
     o->tree_size = (uint32_t)(nodes_bytes + b->n_out);
     o->root = V(nodes);
-    /* identity, now pointing into the block */
+    return o;
+}
+
+/* The identity, pointing into the block (strs: its strings). */
+static void set_identity(trellis_object *o, const char *strs, uint32_t idoff, uint32_t keyoff)
+{
     const trellis_value *m = value_get(o->root, "metadata");
     o->api_version = value_string(value_get(o->root, "apiVersion"));
     o->kind = value_string(value_get(o->root, "kind"));
@@ -861,6 +883,19 @@ trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
     o->item = -1;
     o->prepare_failed_slot = -1;
     atomic_init(&o->refs, 1);
+}
+
+trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
+{
+    const char *api, *kind, *name, *ns, *uid;
+    if (identity_fields(b, root, &api, &kind, &name, &ns, &uid, err, errlen) < 0)
+        return NULL;
+    size_t n = breadth_first(b, root, err, errlen);
+    uint32_t idoff, keyoff;
+    if (!n || intern_strings(b, n, kind, ns, name, &idoff, &keyoff, err, errlen) < 0)
+        return NULL;
+    trellis_object *o = emit(b, n);
+    set_identity(o, (const char *)o->root + n * sizeof(onode), idoff, keyoff);
     return o;
 }
 

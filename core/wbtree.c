@@ -332,10 +332,96 @@ static void add_anchor(ybuild *b, node *n)
 }
 
 /* Build the node whose first event is *ev (consumed). */
+/* A scalar event into n; its anchor (may be NULL) goes to *anchor. */
+static void ybuild_scalar(ybuild *b, yaml_event_t *ev, node *n, const char **anchor)
+{
+    const char *s = b->s;
+    n->kind = N_SCALAR;
+    n->style = ev->data.scalar.style;
+    n->tagged = ev->data.scalar.tag != NULL;
+    *anchor = (const char *)ev->data.scalar.anchor;
+    n->value = xmalloc(ev->data.scalar.length + 1);
+    memcpy(n->value, ev->data.scalar.value, ev->data.scalar.length + 1);
+    n->vlen = ev->data.scalar.length;
+    size_t end = byte_at(b, ev->end_mark.index);
+    n->cstart = (*anchor || n->tagged) ? skip_props(s, n->start, end) : n->start;
+    n->end = end;
+    if (n->style != YAML_LITERAL_SCALAR_STYLE && n->style != YAML_FOLDED_SCALAR_STYLE) {
+        n->after = wb_next_line(s, b->len, end);
+        return;
+    }
+    /* libyaml ends a block scalar after its trailing breaks, in the next
+     * line's indentation: end it after its last non-blank character
+     * instead, or, when trailing breaks are content (keep chomping "|+"),
+     * at the start of that line. */
+    size_t h = n->cstart + 1;
+    int keep = 0;
+    while (h < end && strchr("+-0123456789", s[h]))
+        keep |= s[h++] == '+';
+    while (n->end > n->cstart + 1 && is_space(s[n->end - 1]))
+        n->end--;
+    n->keep = keep;
+    n->after = keep ? wb_line_start(s, end) : wb_next_line(s, b->len, n->end);
+    if (n->after < n->end)
+        n->after = wb_next_line(s, b->len, n->end);
+}
+
+static int ybuild_node(ybuild *b, yaml_event_t *ev, int depth, node **out);
+
+/* A sequence or mapping, from its start event to its end, into n. */
+static int ybuild_collection(ybuild *b, yaml_event_t *ev, int depth, node *n)
+{
+    const char *s = b->s, *anchor;
+    int rc = 0, map = ev->type == YAML_MAPPING_START_EVENT;
+    yaml_event_type_t end_type = map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
+    n->kind = map ? N_MAP : N_SEQ;
+    if (map) {
+        anchor = (const char *)ev->data.mapping_start.anchor;
+        n->flow = ev->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
+        n->tagged = ev->data.mapping_start.tag != NULL;
+    } else {
+        anchor = (const char *)ev->data.sequence_start.anchor;
+        n->flow = ev->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
+        n->tagged = ev->data.sequence_start.tag != NULL;
+    }
+    n->cstart = (anchor || n->tagged) ? skip_props(s, n->start, b->len) : n->start;
+    if (anchor)
+        n->anchor = xstrdup(anchor);
+    for (;;) {
+        yaml_event_t kev;
+        if (ynext(b, &kev) < 0) {
+            rc = -1;
+            break;
+        }
+        if (kev.type == end_type) {
+            size_t close = byte_at(b, kev.end_mark.index);
+            yaml_event_delete(&kev);
+            if (n->flow) {
+                n->end = close;
+                n->after = wb_next_line(s, b->len, close);
+            } else if (n->nkids) {
+                n->end = n->kids[n->nkids - 1]->end;
+                n->after = n->kids[n->nkids - 1]->after;
+            } else {
+                n->end = n->cstart;
+                n->after = wb_next_line(s, b->len, n->end);
+            }
+            break;
+        }
+        node *kid;
+        rc = ybuild_node(b, &kev, depth + 1, &kid);
+        add_kid(n, kid);
+        if (rc < 0)
+            break;
+    }
+    if (n->anchor)
+        add_anchor(b, n);
+    return rc;
+}
+
 static int ybuild_node(ybuild *b, yaml_event_t *ev, int depth, node **out)
 {
     node *n = xcalloc(1, sizeof *n);
-    const char *s = b->s;
     const char *anchor = NULL;
     int rc = 0;
     *out = n;
@@ -347,95 +433,21 @@ static int ybuild_node(ybuild *b, yaml_event_t *ev, int depth, node **out)
         return errf(b->err, b->errlen, "line %zu: nesting deeper than %d", line, MAX_DEPTH);
     }
     switch (ev->type) {
-    case YAML_SCALAR_EVENT: {
-        n->kind = N_SCALAR;
-        n->style = ev->data.scalar.style;
-        n->tagged = ev->data.scalar.tag != NULL;
-        anchor = (const char *)ev->data.scalar.anchor;
-        n->value = xmalloc(ev->data.scalar.length + 1);
-        memcpy(n->value, ev->data.scalar.value, ev->data.scalar.length + 1);
-        n->vlen = ev->data.scalar.length;
-        size_t end = byte_at(b, ev->end_mark.index);
-        n->cstart = (anchor || n->tagged) ? skip_props(s, n->start, end) : n->start;
-        if (n->style == YAML_LITERAL_SCALAR_STYLE || n->style == YAML_FOLDED_SCALAR_STYLE) {
-            /* libyaml ends a block scalar after its trailing breaks, in
-             * the next line's indentation: end it after its last
-             * non-blank character instead, or, when trailing breaks are
-             * content (keep chomping "|+"), at the start of that line. */
-            size_t h = n->cstart + 1;
-            int keep = 0;
-            while (h < end && strchr("+-0123456789", s[h]))
-                keep |= s[h++] == '+';
-            n->end = end;
-            while (n->end > n->cstart + 1 && is_space(s[n->end - 1]))
-                n->end--;
-            n->keep = keep;
-            n->after = keep ? wb_line_start(s, end) : wb_next_line(s, b->len, n->end);
-            if (n->after < n->end)
-                n->after = wb_next_line(s, b->len, n->end);
-        } else {
-            n->end = end;
-            n->after = wb_next_line(s, b->len, end);
-        }
+    case YAML_SCALAR_EVENT:
+        ybuild_scalar(b, ev, n, &anchor);
         break;
-    }
     case YAML_ALIAS_EVENT:
         n->kind = N_ALIAS;
         n->anchor = xstrdup((const char *)ev->data.alias.anchor);
         n->cstart = n->start;
         n->end = byte_at(b, ev->end_mark.index);
-        n->after = wb_next_line(s, b->len, n->end);
+        n->after = wb_next_line(b->s, b->len, n->end);
         add_anchor(b, n);
         break;
     case YAML_SEQUENCE_START_EVENT:
-    case YAML_MAPPING_START_EVENT: {
-        int map = ev->type == YAML_MAPPING_START_EVENT;
-        yaml_event_type_t end_type = map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
-        n->kind = map ? N_MAP : N_SEQ;
-        if (map) {
-            anchor = (const char *)ev->data.mapping_start.anchor;
-            n->flow = ev->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
-            n->tagged = ev->data.mapping_start.tag != NULL;
-        } else {
-            anchor = (const char *)ev->data.sequence_start.anchor;
-            n->flow = ev->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
-            n->tagged = ev->data.sequence_start.tag != NULL;
-        }
-        n->cstart = (anchor || n->tagged) ? skip_props(s, n->start, b->len) : n->start;
-        if (anchor)
-            n->anchor = xstrdup(anchor);
-        anchor = NULL;
-        for (;;) {
-            yaml_event_t kev;
-            if (ynext(b, &kev) < 0) {
-                rc = -1;
-                break;
-            }
-            if (kev.type == end_type) {
-                size_t close = byte_at(b, kev.end_mark.index);
-                yaml_event_delete(&kev);
-                if (n->flow) {
-                    n->end = close;
-                    n->after = wb_next_line(s, b->len, close);
-                } else if (n->nkids) {
-                    n->end = n->kids[n->nkids - 1]->end;
-                    n->after = n->kids[n->nkids - 1]->after;
-                } else {
-                    n->end = n->cstart;
-                    n->after = wb_next_line(s, b->len, n->end);
-                }
-                break;
-            }
-            node *kid;
-            rc = ybuild_node(b, &kev, depth + 1, &kid);
-            add_kid(n, kid);
-            if (rc < 0)
-                break;
-        }
-        if (n->anchor)
-            add_anchor(b, n);
+    case YAML_MAPPING_START_EVENT:
+        rc = ybuild_collection(b, ev, depth, n);
         break;
-    }
     default:
         rc = errf(b->err, b->errlen, "unexpected YAML event");
         break;

@@ -1021,6 +1021,67 @@ static int conflict(const wb_edit *a, const wb_edit *b)
     return a->doc == b->doc && (a->item == b->item || a->item < 0 || b->item < 0);
 }
 
+/* The raw values of edits, parsed once (used to render and to verify);
+ * NULL with err naming the edit whose value is not valid JSON. */
+static node **parse_raws(const wb_edit *edits, size_t n, char *err, size_t errlen)
+{
+    node **raws = xcalloc(n ? n : 1, sizeof *raws);
+    for (size_t i = 0; i < n; i++) {
+        char msg[512];
+        if (edits[i].raw && edits[i].value &&
+            wb_raw_parse(edits[i].value, &raws[i], msg, sizeof msg) < 0) {
+            for (size_t j = 0; j < i; j++)
+                wb_node_free(raws[j]);
+            free(raws);
+            edit_err(err, errlen, i, &edits[i], "%s", msg);
+            return NULL;
+        }
+    }
+    return raws;
+}
+
+/* The edits of the next pass into round, in order, marked 1 in state:
+ * those that wait for no earlier edit still waiting. Their number. */
+static size_t pick_round(const wb_edit *edits, size_t n, unsigned char *state, size_t *round)
+{
+    size_t nr = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (state[i] == 2)
+            continue;
+        int ok = 1;
+        for (size_t j = 0; j < i && ok; j++)
+            if (state[j] != 2 && conflict(&edits[i], &edits[j]))
+                ok = 0;
+        if (ok) {
+            state[i] = 1;
+            round[nr++] = i;
+        }
+    }
+    return nr;
+}
+
+/* The text of w with the nrs replacements (in order, not overlapping)
+ * spliced in; their texts are freed. */
+static strbuf splice_repls(const wctx *w, repl *rs, size_t nrs)
+{
+    strbuf next;
+    sb_init(&next);
+    size_t grown = w->len;
+    for (size_t r = 0; r < nrs; r++)
+        grown += rs[r].text ? strlen(rs[r].text) : 0;
+    sb_reserve(&next, grown);
+    size_t pos = 0;
+    for (size_t r = 0; r < nrs; r++) {
+        sb_add(&next, w->s + pos, rs[r].start - pos);
+        if (rs[r].text)
+            sb_puts(&next, rs[r].text);
+        pos = rs[r].end;
+        free(rs[r].text);
+    }
+    sb_add(&next, w->s + pos, w->len - pos);
+    return next;
+}
+
 int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *edits, size_t n,
                     char **out, size_t *outlen, char *err, size_t errlen)
 {
@@ -1035,18 +1096,9 @@ int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *ed
         if (edits[i].value && !wb_valid_utf8(edits[i].value))
             return edit_err(err, errlen, i, &edits[i], "the value is not valid UTF-8");
     }
-    /* raw values: parsed once, used to render and to verify */
-    node **raws = xcalloc(n ? n : 1, sizeof *raws);
-    for (size_t i = 0; i < n; i++) {
-        char msg[512];
-        if (edits[i].raw && edits[i].value &&
-            wb_raw_parse(edits[i].value, &raws[i], msg, sizeof msg) < 0) {
-            for (size_t j = 0; j < i; j++)
-                wb_node_free(raws[j]);
-            free(raws);
-            return edit_err(err, errlen, i, &edits[i], "%s", msg);
-        }
-    }
+    node **raws = parse_raws(edits, n, err, errlen);
+    if (!raws)
+        return -1;
     wctx w;
     memset(&w, 0, sizeof w);
     w.json = is_json;
@@ -1066,40 +1118,14 @@ int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *ed
         /* pick the edits of this pass, in order, skipping any that must
          * wait for an earlier one that waits (none at all: the text is
          * only read, so that what does not parse is refused) */
-        size_t nr = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (state[i] == 2)
-                continue;
-            int ok = 1;
-            for (size_t j = 0; j < i && ok; j++)
-                if (state[j] != 2 && conflict(&edits[i], &edits[j]))
-                    ok = 0;
-            if (ok) {
-                state[i] = 1;
-                round[nr++] = i;
-            }
-        }
+        size_t nr = pick_round(edits, n, state, round);
         size_t nrs = 0, ndocs = 0;
         rc = plan_pass(&w, edits, raws, round, nr, state, rs, &nrs, &sums, &cap_sums, &ndocs,
                        first, err, errlen);
         first = 0;
         if (rc < 0 || nr == 0)
             break;
-        strbuf next;
-        sb_init(&next);
-        size_t grown = w.len;
-        for (size_t r = 0; r < nrs; r++)
-            grown += rs[r].text ? strlen(rs[r].text) : 0;
-        sb_reserve(&next, grown);
-        size_t pos = 0;
-        for (size_t r = 0; r < nrs; r++) {
-            sb_add(&next, w.s + pos, rs[r].start - pos);
-            if (rs[r].text)
-                sb_puts(&next, rs[r].text);
-            pos = rs[r].end;
-            free(rs[r].text);
-        }
-        sb_add(&next, w.s + pos, w.len - pos);
+        strbuf next = splice_repls(&w, rs, nrs);
         for (size_t r = 0; r < nr; r++)
             if (state[round[r]] == 1) {
                 state[round[r]] = 2;
