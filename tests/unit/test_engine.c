@@ -1,0 +1,126 @@
+/*
+ * test_engine.c - the scheduling engine's small concepts alone: how a
+ * profile records a placement (binding.c), the decisions table
+ * (decision.c) and the object index (index.c).
+ */
+#include "config.h"
+
+#include <check.h>
+#include <string.h>
+
+#include "binding.h"
+#include "decision.h"
+#include "index.h"
+#include "testutil.h"
+
+static cfg_profile profile_with(char **also, size_t n_also)
+{
+    cfg_profile pc;
+    memset(&pc, 0, sizeof pc);
+    pc.binding_field = "spec.seedName";
+    pc.also_counts = also;
+    pc.n_also_counts = n_also;
+    return pc;
+}
+
+START_TEST(binding_field_model)
+{
+    char *also[] = {"status.seedName"};
+    cfg_profile pc = profile_with(also, 1);
+    trellis_object *pending = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Shoot\",\"metadata\":"
+                                     "{\"name\":\"a\"},\"spec\":{\"seedName\":\"\"}}");
+    trellis_object *moving =
+        tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Shoot\",\"metadata\":{\"name\":\"b\"},"
+               "\"spec\":{\"seedName\":\"s2\"},\"status\":{\"seedName\":\"s1\"}}");
+    trellis_object *settled =
+        tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Shoot\",\"metadata\":{\"name\":\"c\"},"
+               "\"spec\":{\"seedName\":\"s1\"},\"status\":{\"seedName\":\"s1\"}}");
+    const char *on[BINDING_MAX_COUNTED];
+    ck_assert_ptr_null(binding_target(&pc, pending)); /* empty is pending */
+    ck_assert_uint_eq(binding_counted(&pc, pending, on), 0);
+    ck_assert_str_eq(binding_target(&pc, moving), "s2");
+    ck_assert_uint_eq(binding_counted(&pc, moving, on), 2); /* both seeds during a migration */
+    ck_assert_str_eq(on[0], "s2");
+    ck_assert_str_eq(on[1], "s1");
+    ck_assert_uint_eq(binding_counted(&pc, settled, on), 1); /* no repeats */
+    ck_assert(binding_is_on(&pc, moving, "s2"));
+    ck_assert(!binding_is_on(&pc, moving, "s1"));      /* placed on s2 only */
+    ck_assert(binding_counts_on(&pc, moving, "s1"));   /* but counts on s1 too */
+    store_edit e = binding_clear(&pc);
+    ck_assert_str_eq(e.path, "spec.seedName");
+    ck_assert_ptr_null(e.value);
+    object_unref(pending);
+    object_unref(moving);
+    object_unref(settled);
+}
+END_TEST
+
+START_TEST(decisions_table)
+{
+    decisions *ds = decisions_new(1);
+    trellis_object *b = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
+                               "{\"name\":\"b\",\"namespace\":\"x\"}}");
+    trellis_object *a = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
+                               "{\"name\":\"a\",\"namespace\":\"x\"}}");
+    decision *db = decisions_for(ds, b, NULL);
+    decision *da = decisions_for(ds, a, NULL);
+    ck_assert_ptr_eq(decisions_for(ds, b, NULL), db); /* one per workload */
+    decision_set_result(db, DEC_SCHEDULED, NULL, "n1");
+    ck_assert_uint_eq(db->n_targets, 1);
+    ck_assert_str_eq(db->targets[0], "n1");
+    decision_set_result(da, DEC_UNSCHEDULABLE, "no room", NULL);
+    decision_add_evicted(da, b);
+    ck_assert_uint_eq(da->n_evicted, 1);
+    ck_assert_str_eq(da->evicted[0].name, "b");
+    decisions_sort(ds);
+    ck_assert_ptr_eq(decisions_at(ds, 0), da); /* by kind, namespace, name */
+    ck_assert_ptr_eq(decisions_get(ds, a->id), da);
+    trellis_status st = {TRELLIS_UNSCHEDULABLE, "TaintNoExecute", "gone"};
+    decisions_add_eviction(ds, b, "n1", "taint-toleration", &st);
+    ck_assert_uint_eq(decisions_eviction_count(ds), 1);
+    ck_assert_str_eq(decisions_eviction_at(ds, 0)->code, "TaintNoExecute");
+    object_unref(a);
+    object_unref(b);
+    decisions_free(ds); /* holds its own references */
+}
+END_TEST
+
+START_TEST(index_order_and_replacement)
+{
+    registry reg;
+    registry_init(&reg);
+    obj_index *ix = index_new(&reg, NULL, 0);
+    trellis_object *a = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":"
+                               "{\"name\":\"a\"}}");
+    trellis_object *b = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":"
+                               "{\"name\":\"b\"}}");
+    trellis_object *a2 = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":"
+                                "{\"name\":\"a\",\"labels\":{\"x\":\"y\"}}}");
+    index_set(ix, a);
+    index_set(ix, b);
+    index_set(ix, a2); /* replaces a, in its place */
+    ck_assert_uint_eq(index_count(ix), 2);
+    ck_assert_ptr_eq(index_at(ix, 0), a2);
+    ck_assert_ptr_eq(index_lookup(ix, "Node", "", "a"), a2);
+    index_del(ix, a2);
+    ck_assert_uint_eq(index_count(ix), 1);
+    ck_assert_ptr_eq(index_at(ix, 0), b);
+    ck_assert_ptr_null(index_lookup(ix, "Node", "", "a"));
+    object_unref(a);
+    object_unref(b);
+    object_unref(a2);
+    index_free(ix);
+    registry_free(&reg);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("engine");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, binding_field_model);
+    tcase_add_test(tc, decisions_table);
+    tcase_add_test(tc, index_order_and_replacement);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}

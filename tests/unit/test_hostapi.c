@@ -1,0 +1,140 @@
+/*
+ * test_hostapi.c - the host table's phase checks and its services
+ * interface: a write (store_set_field, evict, create_target) is refused
+ * outside the post-filter and the binding cycle, an object read
+ * (lookup_object, foreach_object) from a binding hook, a registration
+ * outside init; each refusal names the function and the hook, and
+ * nothing reaches the scheduler's services. Allowed calls reach them.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "guard.h"
+#include "hostapi.h"
+#include "log.h"
+#include "plugin.h"
+#include "services.h"
+#include "testutil.h"
+
+static int writes, reads;
+static const trellis_object *the_object;
+
+static int svc_set_field(void *ud, const trellis_plugin *pl, const trellis_object *o,
+                         const char *path, const char *value, char *err, size_t errlen)
+{
+    writes++;
+    return 0;
+}
+
+static const trellis_object *svc_lookup(void *ud, const char *kind, const char *ns,
+                                        const char *name)
+{
+    reads++;
+    return the_object;
+}
+
+static int svc_permit(void *ud, const char *ns, const char *name, int allow, const char *reason)
+{
+    return 0;
+}
+
+static const host_services svc = {NULL, NULL, NULL, svc_set_field, svc_permit, svc_lookup, NULL};
+
+static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                  const trellis_target *t, trellis_status *st)
+{
+    return TRELLIS_SUCCESS;
+}
+
+/* Call fn inside hook, as the runtime would. */
+#define IN_HOOK(pl, hook, stmt)                                                            \
+    do {                                                                                   \
+        guard_prev gp;                                                                     \
+        guard_enter(&gp, (pl), (hook), "Pod/ns/p", 0);                                     \
+        stmt;                                                                              \
+        guard_leave(&gp);                                                                  \
+    } while (0)
+
+START_TEST(phases)
+{
+    const trellis_host *h = hostapi_table();
+    trellis_plugin pl;
+    memset(&pl, 0, sizeof pl);
+    pl.name = "phase-test";
+    pl.slot = -1;
+    pl.svc = &svc;
+    the_object = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"}}");
+    char err[512];
+    int rc;
+
+    /* a write from a filter (a worker thread, a snapshot): refused */
+    writes = 0;
+    IN_HOOK(&pl, "filter",
+            rc = h->store_set_field(&pl, the_object, "spec.x", "1", err, sizeof err));
+    ck_assert_int_eq(rc, -1);
+    ck_assert_int_eq(writes, 0);
+    ck_assert_msg(strstr(err, "store_set_field called from filter: refused"), "%s", err);
+    IN_HOOK(&pl, "prepare_workload",
+            rc = h->store_set_field(&pl, the_object, "spec.x", "1", err, sizeof err));
+    ck_assert_int_eq(rc, -1);
+    /* the same write from bind reaches the scheduler */
+    IN_HOOK(&pl, "bind", rc = h->store_set_field(&pl, the_object, "spec.x", "1", err, sizeof err));
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(writes, 1);
+
+    /* reads: fine in prepare and the scheduling cycle, refused in bind */
+    reads = 0;
+    const trellis_object *got;
+    IN_HOOK(&pl, "prepare_workload", got = h->lookup_object(&pl, "Pod", "", "p"));
+    ck_assert_ptr_eq(got, the_object);
+    IN_HOOK(&pl, "post_bind", got = h->lookup_object(&pl, "Pod", "", "p"));
+    ck_assert_ptr_null(got);
+    ck_assert_int_eq(reads, 1);
+
+    /* permits from any hook (a post-bind allowing the next of a gang) */
+    IN_HOOK(&pl, "post_bind", rc = h->permit_allow(&pl, "ns", "other"));
+    ck_assert_int_eq(rc, 0);
+
+    /* registration outside init: refused, and said with the plugin's name */
+    char logf[] = "/tmp/trellis-hostapi-XXXXXX";
+    int fd = mkstemp(logf);
+    ck_assert_int_ge(fd, 0);
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fd, 2);
+    ck_assert_int_eq(h->register_filter(&pl, filter), -1);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    char said[1024] = "";
+    ssize_t got_n = pread(fd, said, sizeof said - 1, 0);
+    close(fd);
+    unlink(logf);
+    ck_assert_int_gt(got_n, 0);
+    ck_assert_msg(strstr(said, "phase-test") && strstr(said, "called outside init"), "%s", said);
+    pl.in_init = 1;
+    ck_assert_int_eq(h->register_filter(&pl, filter), 0);
+    ck_assert_int_eq(h->register_filter(&pl, filter), -1); /* once per hook */
+
+    /* no services (a listing's probe): refused with a reason */
+    pl.svc = NULL;
+    IN_HOOK(&pl, "bind", rc = h->store_set_field(&pl, the_object, "spec.x", "1", err, sizeof err));
+    ck_assert_int_eq(rc, -1);
+    ck_assert_msg(strstr(err, "not available here"), "%s", err);
+    object_unref((trellis_object *)the_object);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("hostapi");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, phases);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}
