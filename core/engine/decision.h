@@ -61,6 +61,9 @@ typedef struct eviction {
     char *target, *plugin, *code, *reason;
 } eviction;
 
+/* "scheduled", "unschedulable" (a pending one too), "error". */
+const char *decision_result_name(dec_result r);
+
 /* Set d's result, message (copied; may be NULL) and target (copied; NULL
  * for none). */
 void decision_set_result(decision *d, dec_result r, const char *msg, const char *target);

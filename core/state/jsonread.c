@@ -1,7 +1,9 @@
 /*
- * jsonread.c - the fast JSON reader of manifests (ob_parse_json, object.h):
- * JSON text straight into an obuild, without json-c's tree. What it cannot
- * decide the way json-c would (see jp_string) it leaves to json-c.
+ * jsonread.c - objects from JSON text: the fast reader of manifests
+ * (ob_parse_json, object.h), JSON text straight into an obuild without
+ * json-c's tree, and object_from_json on top of it. What the fast reader
+ * cannot decide the way json-c would (see jp_string) it leaves to json-c,
+ * whose error is then the one reported.
  */
 #include "config.h"
 
@@ -411,4 +413,73 @@ size_t ob_parse_json(obuild *b, const char *text, size_t len, oref *out)
     if (jp_value(&p, 0, out) < 0)
         return 0;
     return p.i;
+}
+
+/* ---- a whole object from JSON text ---- */
+
+static int line_of(const char *text, size_t off)
+{
+    int line = 1;
+    for (size_t i = 0; i < off; i++)
+        if (text[i] == '\n')
+            line++;
+    return line;
+}
+
+static int column_of(const char *text, size_t off)
+{
+    size_t i = off;
+    while (i > 0 && text[i - 1] != '\n')
+        i--;
+    return (int)(off - i) + 1;
+}
+
+trellis_object *object_from_json(const char *text, char *err, size_t errlen)
+{
+    if (!text)
+        return errf(err, errlen, "no JSON text"), NULL;
+    size_t len = strlen(text);
+    if (len >= INT_MAX)
+        return errf(err, errlen, "JSON text too large"), NULL;
+    obuild *b = obuild_new();
+    oref r = OB_NONE;
+    size_t i = 0;
+    while (i < len && is_ws(text[i]))
+        i++;
+    size_t used = ob_parse_json(b, text + i, len - i, &r);
+    if (used) {
+        i += used;
+        while (i < len && is_ws(text[i]))
+            i++;
+    }
+    if (!used || i != len) {
+        /* json-c decides, and says what is wrong */
+        obuild_clear(b);
+        r = OB_NONE;
+        json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH * 4);
+        if (!tok) {
+            obuild_free(b);
+            return errf(err, errlen, "out of memory"), NULL;
+        }
+        json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+        /* include the terminating NUL so a top-level number can end */
+        json_object *root = json_tokener_parse_ex(tok, text, (int)len + 1);
+        enum json_tokener_error jerr = json_tokener_get_error(tok);
+        size_t end = json_tokener_get_parse_end(tok);
+        json_tokener_free(tok);
+        if (jerr != json_tokener_success) {
+            size_t at = end > len ? len : end;
+            errf(err, errlen, "line %d, column %d: %s", line_of(text, at), column_of(text, at),
+                 json_tokener_error_desc(jerr));
+            obuild_free(b);
+            return NULL;
+        }
+        if (root)
+            r = ob_json(b, root);
+        json_object_put(root);
+        ob_note_json_text(b, text, len);
+    }
+    trellis_object *o = object_build(b, r, err, errlen);
+    obuild_free(b);
+    return o;
 }

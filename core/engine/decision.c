@@ -21,6 +21,17 @@ struct decisions {
     int keep_all;
 };
 
+const char *decision_result_name(dec_result r)
+{
+    switch (r) {
+    case DEC_SCHEDULED: return "scheduled";
+    case DEC_UNSCHEDULABLE: return "unschedulable";
+    case DEC_ERROR: return "error";
+    case DEC_PENDING: break;
+    }
+    return "unschedulable";
+}
+
 void decision_set_result(decision *d, dec_result r, const char *msg, const char *target)
 {
     d->result = r;

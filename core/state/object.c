@@ -1,6 +1,7 @@
 /*
- * object.c - trellis objects, their compact value trees and the value
- * accessors behind the SDK.
+ * object.c - trellis objects and their compact value trees: the builder
+ * and the layout (onode.h). The value accessors behind the SDK are in
+ * value.c, the JSON reader in jsonread.c, the interned keys in keys.c.
  *
  * An object is one allocation: the trellis_object header, then an array of
  * 12-byte nodes, then the string bytes. A node holds its type and length,
@@ -33,53 +34,8 @@
 #include <string.h>
 
 #include "hmap.h"
-#include "object_impl.h"
+#include "onode.h"
 #include "util.h"
-
-/* ---- interned keys ----------------------------------------------------- */
-
-/* Map keys are interned for the process: a few hundred distinct keys
- * (apiVersion, metadata, labels, label keys...) make up most of the bytes
- * of small manifests. A key is a 32-bit id; its text lives in chunks that
- * never move, so readers need no lock: an id reaches another thread only
- * with an object, after the entry was written. Keys are never freed. */
-#define KCHUNK_BITS 12
-#define KCHUNK ((uint32_t)1 << KCHUNK_BITS)
-#define KCHUNKS 4096
-
-static const char **kchunks[KCHUNKS];
-static uint32_t kcount;
-static hmap kmap; /* text -> id + 1 */
-static pthread_mutex_t kmu = PTHREAD_MUTEX_INITIALIZER;
-
-const char *object_key_text(uint32_t id)
-{
-    return kchunks[id >> KCHUNK_BITS][id & (KCHUNK - 1)];
-}
-
-/* The id of key (NUL-terminated), added when new; UINT32_MAX when the
- * table is full. */
-static uint32_t key_id(const char *key)
-{
-    pthread_mutex_lock(&kmu);
-    uintptr_t v = (uintptr_t)hmap_get(&kmap, key);
-    uint32_t id;
-    if (v) {
-        id = (uint32_t)(v - 1);
-    } else if (kcount >= KCHUNK * KCHUNKS) {
-        id = UINT32_MAX;
-    } else {
-        id = kcount;
-        if (!kchunks[id >> KCHUNK_BITS])
-            kchunks[id >> KCHUNK_BITS] = xcalloc(KCHUNK, sizeof **kchunks);
-        char *text = xstrdup(key);
-        kchunks[id >> KCHUNK_BITS][id & (KCHUNK - 1)] = text;
-        hmap_put(&kmap, text, (void *)(uintptr_t)(id + 1));
-        kcount++;
-    }
-    pthread_mutex_unlock(&kmu);
-    return id;
-}
 
 /* ---- the builder ------------------------------------------------------- */
 
@@ -669,7 +625,7 @@ static uint32_t local_key(obuild *b, const char *key)
     uintptr_t v = (uintptr_t)hmap_get(&b->kcache, key);
     if (v)
         return (uint32_t)(v - 1);
-    uint32_t id = key_id(key);
+    uint32_t id = object_key_id(key);
     if (id != UINT32_MAX)
         hmap_put(&b->kcache, object_key_text(id), (void *)(uintptr_t)(id + 1));
     return id;
@@ -912,78 +868,6 @@ trellis_object *object_new(json_object *root, char *err, size_t errlen)
 }
 
 /* 1-based line of byte offset off in text. */
-static int line_of(const char *text, size_t off)
-{
-    int line = 1;
-    for (size_t i = 0; i < off; i++)
-        if (text[i] == '\n')
-            line++;
-    return line;
-}
-
-static int column_of(const char *text, size_t off)
-{
-    size_t i = off;
-    while (i > 0 && text[i - 1] != '\n')
-        i--;
-    return (int)(off - i) + 1;
-}
-
-static int is_ws(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-trellis_object *object_from_json(const char *text, char *err, size_t errlen)
-{
-    if (!text)
-        return errf(err, errlen, "no JSON text"), NULL;
-    size_t len = strlen(text);
-    if (len >= INT_MAX)
-        return errf(err, errlen, "JSON text too large"), NULL;
-    obuild *b = obuild_new();
-    oref r = OB_NONE;
-    size_t i = 0;
-    while (i < len && is_ws(text[i]))
-        i++;
-    size_t used = ob_parse_json(b, text + i, len - i, &r);
-    if (used) {
-        i += used;
-        while (i < len && is_ws(text[i]))
-            i++;
-    }
-    if (!used || i != len) {
-        /* json-c decides, and says what is wrong */
-        obuild_clear(b);
-        r = OB_NONE;
-        json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH * 4);
-        if (!tok) {
-            obuild_free(b);
-            return errf(err, errlen, "out of memory"), NULL;
-        }
-        json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-        /* include the terminating NUL so a top-level number can end */
-        json_object *root = json_tokener_parse_ex(tok, text, (int)len + 1);
-        enum json_tokener_error jerr = json_tokener_get_error(tok);
-        size_t end = json_tokener_get_parse_end(tok);
-        json_tokener_free(tok);
-        if (jerr != json_tokener_success) {
-            size_t at = end > len ? len : end;
-            errf(err, errlen, "line %d, column %d: %s", line_of(text, at), column_of(text, at),
-                 json_tokener_error_desc(jerr));
-            obuild_free(b);
-            return NULL;
-        }
-        if (root)
-            r = ob_json(b, root);
-        json_object_put(root);
-        ob_note_json_text(b, text, len);
-    }
-    trellis_object *o = object_build(b, r, err, errlen);
-    obuild_free(b);
-    return o;
-}
-
 trellis_object *object_ref(trellis_object *o)
 {
     if (o)

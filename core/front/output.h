@@ -19,6 +19,5 @@
 
 void output_json(FILE *f, sched *s);
 void output_table(FILE *f, sched *s);
-const char *output_result_name(dec_result r);
 
 #endif

@@ -12,16 +12,6 @@
 #include "plugin.h"
 #include "util.h"
 
-const char *output_result_name(dec_result r)
-{
-    switch (r) {
-    case DEC_SCHEDULED: return "scheduled";
-    case DEC_UNSCHEDULABLE: return "unschedulable";
-    case DEC_ERROR: return "error";
-    case DEC_PENDING: break;
-    }
-    return "unschedulable";
-}
 
 static json_object *id_json(const obj_id *id)
 {
@@ -70,7 +60,7 @@ static json_object *decision_json(int explain, const decision *d, dec_result r)
     json_object_object_add(w, "name", json_object_new_string(d->w->name));
     json_object_object_add(o, "workload", w);
     json_object_object_add(o, "profile", json_object_new_string(profile_name(d->p)));
-    json_object_object_add(o, "result", json_object_new_string(output_result_name(r)));
+    json_object_object_add(o, "result", json_object_new_string(decision_result_name(r)));
     json_object *t = json_object_new_array();
     for (size_t k = 0; k < d->n_targets; k++)
         json_object_array_add(t, json_object_new_string(d->targets[k]));
@@ -186,7 +176,7 @@ void output_table(FILE *f, sched *s)
             sb_printf(&t, "%s%s", k ? "," : "", d->targets[k]);
         snprintf(buf, sizeof buf, "%s/%s", d->w->kind, d->w->key);
         fprintf(f, "%-*s  %-*s  %-13s  %-*s  %s\n", (int)ww, buf, (int)pw, profile_name(d->p),
-                output_result_name(r), (int)tw, t.s ? t.s : "-",
+                decision_result_name(r), (int)tw, t.s ? t.s : "-",
                 d->message ? d->message : "");
         sb_free(&t);
         for (size_t k = 0; k < d->n_evicted; k++)

@@ -1,6 +1,6 @@
 /*
  * value.c - the value accessors behind the SDK (value_*, object_get's
- * paths) over an object's compact nodes (object_impl.h).
+ * paths) over an object's compact nodes (onode.h).
  */
 #include "config.h"
 
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "object.h"
-#include "object_impl.h"
+#include "onode.h"
 #include "util.h"
 
 trellis_value_type value_type(const trellis_value *v)

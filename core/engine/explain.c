@@ -11,7 +11,6 @@
 
 #include <json-c/json.h>
 
-#include "output.h"
 #include "sched_impl.h"
 #include "util.h"
 
@@ -361,7 +360,7 @@ void explain_free(explain_result *r)
 
 static const char *result_name(const explain_result *r)
 {
-    return output_result_name(r->result == FW_SCHEDULED       ? DEC_SCHEDULED
+    return decision_result_name(r->result == FW_SCHEDULED       ? DEC_SCHEDULED
                               : r->result == FW_UNSCHEDULABLE ? DEC_UNSCHEDULABLE
                                                               : DEC_ERROR);
 }

@@ -1,14 +1,15 @@
 /*
- * object_impl.h - the layout of an object's value nodes, for object.c
+ * onode.h - the layout of an object's value nodes, for object.c
  * (which builds them) and value.c (which reads them). Nothing else sees
  * it: plugins and the rest of the host hold trellis_value handles.
  */
-#ifndef TRELLIS_OBJECT_IMPL_H
-#define TRELLIS_OBJECT_IMPL_H
+#ifndef TRELLIS_ONODE_H
+#define TRELLIS_ONODE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "keys.h"
 #include "object.h"
 
 enum { N_NULL, N_BOOL, N_INT, N_DOUBLE, N_STRING, N_LIST, N_MAP };
@@ -59,8 +60,6 @@ static inline const char *ntext(const onode *n)
     return ntype(n) == N_INT || ntype(n) == N_DOUBLE ? p + 8 : p;
 }
 
-/* The text of an interned key id (object.c). */
-const char *object_key_text(uint32_t id);
 
 static inline const char *nkey(const onode *n)
 {
