@@ -1,6 +1,7 @@
 #!/bin/sh
 # The whole test suite, from a fresh clone on Debian 12:
-#  1. install what is missing;
+#  1. install what is missing, and check that the sources are formatted
+#     with the committed .clang-format (scripts/format.sh --check);
 #  2. build with -Wall -Wextra -Werror, AddressSanitizer and UBSan, and run
 #     `make check` (Check unit tests, scenario tests, CLI tests);
 #  3. build without sanitizers and run the scenario suite under valgrind
@@ -9,9 +10,12 @@
 #     binding thread, the HTTP thread, the watchdog, kill -9 rounds);
 #  5. build the libFuzzer targets with clang, replay their corpora and
 #     fuzz each for 20 seconds (FUZZ_SECONDS);
+#  5b. build every in-tree plugin into the binary and run the scenario,
+#     explain and admin suites against it;
 #  6. make distcheck;
-#  7. install into a temporary prefix and build the out-of-tree example
-#     plugin with pkg-config alone, then load it.
+#  7. install into a temporary prefix, build the out-of-tree example
+#     plugin with pkg-config alone, run its mock-host test, load it, and
+#     build the custom scheduler against the installed libtrellis.
 set -u
 # trellis refuses plugin files that its group or others may write: build
 # them as an installation would have them
@@ -108,6 +112,7 @@ distcheck() {
 install_test() {
     TOP_SRCDIR="$top" sh "$top/tests/install.sh"
 }
+stage "format: sources as .clang-format says" "$top/scripts/format.sh" --check
 stage "asan+ubsan build, make check" asan
 stage "valgrind over the scenario suite" plain_valgrind
 stage "threadsanitizer over the run, fault and crash tests" tsan

@@ -12,8 +12,8 @@
 
 #include "mock_host.h"
 
-#define NODE(name, labels)                                                                 \
-    "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"" name             \
+#define NODE(name, labels)                                                                         \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"" name                      \
     "\",\"labels\":{" labels "}}}"
 #define POD "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"}}"
 
@@ -66,8 +66,7 @@ START_TEST(required_filters_and_hints)
     /* b gains the label: the rejected workload may fit now */
     trellis_object *b2 = obj(m, 0, NODE("b", "\"gpu\":\"true\""));
     ck_assert_int_eq(mock_hint(m, pl, w, TRELLIS_EV_TARGET_UPDATE, t[1], b2), TRELLIS_QUEUE);
-    ck_assert_int_eq(mock_hint(m, pl, w, TRELLIS_EV_TARGET_UPDATE, b2, t[0]),
-                     TRELLIS_QUEUE_SKIP);
+    ck_assert_int_eq(mock_hint(m, pl, w, TRELLIS_EV_TARGET_UPDATE, b2, t[0]), TRELLIS_QUEUE_SKIP);
     mock_free(m);
 }
 END_TEST

@@ -18,10 +18,10 @@
 
 typedef struct arg_value {
     const trellis_arg_spec *spec;
-    char *s;      /* string form (STRING) */
-    int64_t i;    /* INT, BOOL */
-    double d;     /* DOUBLE */
-    char **list;  /* STRING_LIST */
+    char *s;     /* string form (STRING) */
+    int64_t i;   /* INT, BOOL */
+    double d;    /* DOUBLE */
+    char **list; /* STRING_LIST */
     size_t n_list;
 } arg_value;
 
@@ -33,9 +33,8 @@ struct trellis_args {
 /* Build args from a libconfig group (may be NULL: defaults only). `file`
  * names the config in messages. Returns NULL with err filled on error;
  * ownership of the result transfers to the caller (args_free). */
-trellis_args *args_build(const trellis_arg_spec *spec,
-                         const config_setting_t *group, const char *file,
-                         char *err, size_t errlen);
+trellis_args *args_build(const trellis_arg_spec *spec, const config_setting_t *group,
+                         const char *file, char *err, size_t errlen);
 void args_free(trellis_args *a);
 /* The value for key, or NULL when the schema has no such key. */
 const arg_value *args_find(const trellis_args *a, const char *key);

@@ -248,9 +248,8 @@ static const setting operator_settings[] = {
      "taint, drain, uncordon: the targets' list of {key, value, effect}", NULL},
     {"taint_effects", SET_STRING_LIST, "NoSchedule,PreferNoSchedule,NoExecute", 0, 0, 0, NULL,
      F(taint_effects), F(n_taint_effects), NULL, "taint: the effects a taint may have", NULL},
-    {"cordon_taint", SET_STRING, "node.kubernetes.io/unschedulable", 0, 0, 0, NULL,
-     F(cordon_taint), 0, NULL, "drain, uncordon: the key of the NoSchedule taint that cordons",
-     NULL},
+    {"cordon_taint", SET_STRING, "node.kubernetes.io/unschedulable", 0, 0, 0, NULL, F(cordon_taint),
+     0, NULL, "drain, uncordon: the key of the NoSchedule taint that cordons", NULL},
     {"capacity_field", SET_PATH, NULL, 0, 0, 0, NULL, F(capacity_field), 0, NULL,
      "deschedule: how many workloads a target takes; absent: deschedule refuses", NULL},
     {NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
@@ -263,22 +262,22 @@ static const setting profile_settings[] = {
      "also take workloads that name no scheduler", NULL},
     {"workload", SET_GROUP, NULL, 1, 0, 0, NULL, 0, 0, workload_settings,
      "what the profile schedules", NULL},
-    {"target", SET_GROUP, NULL, 1, 0, 0, NULL, 0, 0, target_settings,
-     "what it places workloads on", NULL},
+    {"target", SET_GROUP, NULL, 1, 0, 0, NULL, 0, 0, target_settings, "what it places workloads on",
+     NULL},
     {"binding", SET_GROUP, NULL, 1, 0, 0, NULL, 0, 0, binding_settings,
      "how a placement is recorded", NULL},
     {"tie_break", SET_CHOICE, "name", 0, 0, 0, tie_breaks, F(tie_break_desc), 0, NULL,
      "equal totals go to the smallest or the largest target name", NULL},
     {"score_mode", SET_CHOICE, "weighted", 0, 0, 0, score_modes, F(lexicographic), 0, NULL,
      "add weighted scores, or let each score plugin in turn keep its best targets", NULL},
-    {"unschedulable_message", SET_CHOICE, "summary", 0, 0, 0, messages, F(per_target_message),
-     0, NULL, "\"0/N targets are available: ...\", or one reason per target", NULL},
+    {"unschedulable_message", SET_CHOICE, "summary", 0, 0, 0, messages, F(per_target_message), 0,
+     NULL, "\"0/N targets are available: ...\", or one reason per target", NULL},
     {"target_noun", SET_STRING, "target", 0, 0, 0, NULL, F(target_noun), 0, NULL,
      "what messages call a target", NULL},
     {"events", SET_BOOL, "false", 0, 0, 0, NULL, F(events), 0, NULL,
      "write Scheduled and FailedScheduling Events", NULL},
-    {"percentage_of_targets_to_score", SET_INT, "100", 0, 0, 100, NULL, F(percentage_to_score),
-     4, NULL, "stop filtering once this share of the targets fits (0: adaptive)", NULL},
+    {"percentage_of_targets_to_score", SET_INT, "100", 0, 0, 100, NULL, F(percentage_to_score), 4,
+     NULL, "stop filtering once this share of the targets fits (0: adaptive)", NULL},
     {"equivalence_cache", SET_BOOL, "true", 0, 0, 0, NULL, F(equivalence_cache), 0, NULL,
      "reuse verdicts for equivalent workloads", NULL},
     {"operator", SET_GROUP, NULL, 0, 0, 0, NULL, 0, 0, operator_settings,
@@ -291,9 +290,8 @@ static const setting profile_settings[] = {
      "operator.capacity_field"},
     {"backoff", SET_GROUP, NULL, 0, 0, 0, NULL, 0, 0, backoff_settings,
      "how long a failed workload waits", NULL},
-    {"max_unschedulable_ms", SET_INT, "300000", 0, 1, MS_MAX * 7, NULL,
-     F(max_unschedulable_ms), 8, NULL,
-     "an unschedulable workload is tried again after this long at the latest", NULL},
+    {"max_unschedulable_ms", SET_INT, "300000", 0, 1, MS_MAX * 7, NULL, F(max_unschedulable_ms), 8,
+     NULL, "an unschedulable workload is tried again after this long at the latest", NULL},
     {"hook_deadline_ms", SET_INT, "5000", 0, 0, MS_MAX, NULL, F(hook_deadline_ms), 4, NULL,
      "a scheduling-cycle hook or prepare running longer ends the run (0: no limit)", NULL},
     {"bind_deadline_ms", SET_INT, "60000", 0, 0, MS_MAX, NULL, F(bind_deadline_ms), 4, NULL,
@@ -428,7 +426,8 @@ static int load_store(cfg *c, const config_setting_t *root, char *err, size_t er
     if (!st)
         return 0;
     if (!config_setting_is_group(st))
-        return serr(c, st, err, errlen, "store must be a group { type = \"file\"; path = \"...\"; }");
+        return serr(c, st, err, errlen,
+                    "store must be a group { type = \"file\"; path = \"...\"; }");
     char *type = NULL;
     if (check_keys(c, st, skeys, err, errlen) < 0 ||
         get_str(c, st, "type", 0, &type, err, errlen) < 0 ||
@@ -472,8 +471,8 @@ static int load_profiles(cfg *c, const config_setting_t *root, char *err, size_t
                             c->file, p->line, p->name, q->line);
             if (p->is_default && q->is_default && strcmp(q->workload_kind, p->workload_kind) == 0)
                 return errf(err, errlen,
-                            "%s:%d: profiles '%s' and '%s' are both default for kind %s",
-                            c->file, p->line, q->name, p->name, p->workload_kind);
+                            "%s:%d: profiles '%s' and '%s' are both default for kind %s", c->file,
+                            p->line, q->name, p->name, p->workload_kind);
         }
     }
     return 0;
@@ -500,8 +499,7 @@ int config_load(const char *file, cfg *c, char *err, size_t errlen)
     }
     config_setting_t *root = config_root_setting(&c->lc);
     long long par = 0;
-    if (check_keys(c, root, keys, err, errlen) < 0 ||
-        load_plugin_dirs(c, root, err, errlen) < 0 ||
+    if (check_keys(c, root, keys, err, errlen) < 0 || load_plugin_dirs(c, root, err, errlen) < 0 ||
         get_int(c, root, "parallelism", 0, 256, &par, err, errlen) < 0 ||
         load_store(c, root, err, errlen) < 0 || load_http(c, root, err, errlen) < 0 ||
         load_profiles(c, root, err, errlen) < 0)

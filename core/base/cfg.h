@@ -41,36 +41,36 @@ const char *config_point_name(unsigned bit);
 unsigned config_point_parse(const char *name);
 
 typedef struct cfg_plugin {
-    char *name;     /* plugin name (the .so is <name>.so) */
-    char *instance; /* name within the profile: `as`, default = name */
-    char *path;     /* explicit file, or NULL to search the directories */
-    int weight;     /* score weight, default 1 */
-    unsigned points; /* PT_* mask the entry may take part in */
-    int ignorable;   /* a filter or score call past its deadline is cut short */
+    char *name;                   /* plugin name (the .so is <name>.so) */
+    char *instance;               /* name within the profile: `as`, default = name */
+    char *path;                   /* explicit file, or NULL to search the directories */
+    int weight;                   /* score weight, default 1 */
+    unsigned points;              /* PT_* mask the entry may take part in */
+    int ignorable;                /* a filter or score call past its deadline is cut short */
     const config_setting_t *args; /* group or NULL; owned by the config */
     int line;
 } cfg_plugin;
 
 typedef struct cfg_profile {
-    char *name; /* the scheduler name this profile answers to */
+    char *name;     /* the scheduler name this profile answers to */
     int is_default; /* also takes workloads with an empty scheduler name */
     char *workload_kind, *workload_api_version; /* api_version may be NULL */
-    char *scheduler_name_field; /* may be NULL: every workload of the kind */
+    char *scheduler_name_field;                 /* may be NULL: every workload of the kind */
     char *target_kind, *target_api_version;
     char *binding_field; /* e.g. "spec.nodeName" */
     /* more fields whose target name counts a workload on that target
      * (Gardener counts status.seedName too); never written */
     char **also_counts;
     size_t n_also_counts;
-    int tie_break_desc;  /* 0: smallest name wins a tie, 1: largest */
-    int lexicographic;   /* score_mode: 0 weighted sum, 1 plugin by plugin */
+    int tie_break_desc; /* 0: smallest name wins a tie, 1: largest */
+    int lexicographic;  /* score_mode: 0 weighted sum, 1 plugin by plugin */
     /* stop filtering once this share of the targets was found feasible:
      * 100 = all (default), 0 = kube-scheduler's adaptive share */
     int percentage_to_score;
-    int equivalence_cache; /* reuse verdicts for equivalent workloads */
+    int equivalence_cache;  /* reuse verdicts for equivalent workloads */
     int per_target_message; /* unschedulable_message: 0 summary, 1 per-target */
-    char *target_noun;   /* in messages, default "target" */
-    int events;          /* write an Event for unschedulable workloads */
+    char *target_noun;      /* in messages, default "target" */
+    int events;             /* write an Event for unschedulable workloads */
     /* operator commands (taint, drain, uncordon, deschedule): the group
      * operator { }, Kubernetes' and Gardener's shape of taints */
     char *taints_field;   /* the targets' taint list, default "spec.taints" */
@@ -89,8 +89,8 @@ typedef struct cfg_profile {
 } cfg_profile;
 
 typedef struct cfg {
-    char *file; /* path as given */
-    char *dir;  /* directory of the file, for relative plugin_dirs */
+    char *file;         /* path as given */
+    char *dir;          /* directory of the file, for relative plugin_dirs */
     char **plugin_dirs; /* resolved against dir */
     size_t n_plugin_dirs;
     int parallelism;

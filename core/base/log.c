@@ -40,8 +40,7 @@ int log_parse_level(const char *s)
     return -1;
 }
 
-void log_vmsg(trellis_log_level level, const char *who, const char *fmt,
-              va_list ap)
+void log_vmsg(trellis_log_level level, const char *who, const char *fmt, va_list ap)
 {
     if (level > cur_level)
         return;
@@ -64,8 +63,7 @@ void log_vmsg(trellis_log_level level, const char *who, const char *fmt,
         if (who)
             json_object_object_add(o, "plugin", json_object_new_string(who));
         json_object_object_add(o, "msg", json_object_new_string(msg));
-        fprintf(stderr, "%s\n",
-                json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+        fprintf(stderr, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
         json_object_put(o);
     } else if (who) {
         fprintf(stderr, "%s %s [%s] %s\n", when, names[level], who, msg);

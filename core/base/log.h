@@ -17,10 +17,8 @@ trellis_log_level log_get_level(void);
 void log_set_json(int json);
 /* Parse "error", "warn", "info", "debug"; -1 when unknown. */
 int log_parse_level(const char *s);
-void log_msg(trellis_log_level level, const char *who, const char *fmt, ...)
-    UTIL_PRINTF(3, 4);
-void log_vmsg(trellis_log_level level, const char *who, const char *fmt,
-              va_list ap);
+void log_msg(trellis_log_level level, const char *who, const char *fmt, ...) UTIL_PRINTF(3, 4);
+void log_vmsg(trellis_log_level level, const char *who, const char *fmt, va_list ap);
 
 /* "FILE:LINE: MESSAGE (skipped)", or "FILE: MESSAGE (skipped)" when line
  * is 0 (a file that could not be read or was refused as a whole). */

@@ -20,15 +20,24 @@ typedef char **strv;
 static const char *type_name(const setting *s)
 {
     switch (s->type) {
-    case SET_STRING: return "string";
-    case SET_PATH: return "path";
-    case SET_PATH_LIST: return "list of paths";
-    case SET_STRING_LIST: return "list of strings";
-    case SET_BOOL: return "bool";
-    case SET_INT: return "int";
-    case SET_CHOICE: return "choice";
-    case SET_GROUP: return "group";
-    case SET_CUSTOM: return "list";
+    case SET_STRING:
+        return "string";
+    case SET_PATH:
+        return "path";
+    case SET_PATH_LIST:
+        return "list of paths";
+    case SET_STRING_LIST:
+        return "list of strings";
+    case SET_BOOL:
+        return "bool";
+    case SET_INT:
+        return "int";
+    case SET_CHOICE:
+        return "choice";
+    case SET_GROUP:
+        return "group";
+    case SET_CUSTOM:
+        return "list";
     }
     return "?";
 }
@@ -135,8 +144,8 @@ static int fail(const config_setting_t *at, const char *file, char *err, size_t 
 }
 
 /* Refuse any member of g the table does not know, naming the known ones. */
-static int check_keys(const setting *tab, const config_setting_t *g, const char *file,
-                      char *err, size_t errlen)
+static int check_keys(const setting *tab, const config_setting_t *g, const char *file, char *err,
+                      size_t errlen)
 {
     for (int i = 0; i < config_setting_length(g); i++) {
         const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
@@ -199,11 +208,11 @@ static int load_int(const setting *s, const char *key, const config_setting_t *v
     return 0;
 }
 
-static int load_choice(const setting *s, const char *key, const config_setting_t *v,
-                       void *base, const char *file, char *err, size_t errlen)
+static int load_choice(const setting *s, const char *key, const config_setting_t *v, void *base,
+                       const char *file, char *err, size_t errlen)
 {
-    const char *text = config_setting_type(v) == CONFIG_TYPE_STRING ? config_setting_get_string(v)
-                                                                   : NULL;
+    const char *text =
+        config_setting_type(v) == CONFIG_TYPE_STRING ? config_setting_get_string(v) : NULL;
     for (int i = 0; text && s->choices[i]; i++)
         if (strcmp(s->choices[i], text) == 0) {
             *AT(base, s->off, int) = i;
@@ -218,8 +227,8 @@ static int load_choice(const setting *s, const char *key, const config_setting_t
     return -1;
 }
 
-static int load_group(const setting *tab, const config_setting_t *g, void *base,
-                      const char *file, const char *prefix, char *err, size_t errlen);
+static int load_group(const setting *tab, const config_setting_t *g, void *base, const char *file,
+                      const char *prefix, char *err, size_t errlen);
 
 /* key: the setting's full name (binding.field) for messages */
 static int load_one(const setting *s, const char *key, const config_setting_t *v, void *base,
@@ -234,8 +243,8 @@ static int load_one(const setting *s, const char *key, const config_setting_t *v
         if (s->required && !*text)
             return fail(v, file, err, errlen, "'%s' must not be empty", key, NULL);
         if (s->type == SET_PATH && !valid_path(text))
-            return fail(v, file, err, errlen, "%s: expected a dotted path like spec.nodeName",
-                        key, NULL);
+            return fail(v, file, err, errlen, "%s: expected a dotted path like spec.nodeName", key,
+                        NULL);
         free(*AT(base, s->off, char *));
         *AT(base, s->off, char *) = xstrdup(text);
         return 0;
@@ -262,8 +271,8 @@ static int load_one(const setting *s, const char *key, const config_setting_t *v
     return -1;
 }
 
-static int load_group(const setting *tab, const config_setting_t *g, void *base,
-                      const char *file, const char *prefix, char *err, size_t errlen)
+static int load_group(const setting *tab, const config_setting_t *g, void *base, const char *file,
+                      const char *prefix, char *err, size_t errlen)
 {
     if (g && check_keys(tab, g, file, err, errlen) < 0)
         return -1;
@@ -377,7 +386,9 @@ void settings_describe(FILE *f, const setting *tab, const char *prefix)
             continue;
         }
         snprintf(def, sizeof def, "%s",
-                 s->required ? "(required)" : s->def ? (*s->def ? s->def : "\"\"") : "(none)");
+                 s->required ? "(required)"
+                 : s->def    ? (*s->def ? s->def : "\"\"")
+                             : "(none)");
         fprintf(f, "  %-34s %-14s %-22s %s\n", key, type_name(s), def, s->doc ? s->doc : "");
     }
 }

@@ -38,9 +38,9 @@ typedef struct setting {
     const char *def; /* default as text ("true", "100", "a,b"); NULL: none */
     int required;
     long long min, max;
-    const char *const *choices; /* SET_CHOICE, NULL-terminated */
-    size_t off;                 /* into the struct filled */
-    size_t size;                /* SET_INT: 4 or 8 bytes; SET_*_LIST: count_off */
+    const char *const *choices;    /* SET_CHOICE, NULL-terminated */
+    size_t off;                    /* into the struct filled */
+    size_t size;                   /* SET_INT: 4 or 8 bytes; SET_*_LIST: count_off */
     const struct setting *members; /* SET_GROUP */
     const char *doc;
     const char *alias_of; /* an older spelling of that key (same offset):

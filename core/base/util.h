@@ -20,8 +20,7 @@
  * `return errf(err, len, "...")`. */
 int errf(char *err, size_t errlen, const char *fmt, ...) UTIL_PRINTF(3, 4);
 /* Prefix the message already in err with "context: ". Returns -1. */
-int errprefix(char *err, size_t errlen, const char *fmt, ...)
-    UTIL_PRINTF(3, 4);
+int errprefix(char *err, size_t errlen, const char *fmt, ...) UTIL_PRINTF(3, 4);
 
 /* Allocation that aborts on exhaustion (a scheduler without memory cannot
  * make a safe decision). */

@@ -286,8 +286,8 @@ static size_t collect_from(sched *s, binder *b)
             metrics_binding(pname, "error", secs);
             metrics_bind_error(pname);
             s->n_bind_errors++;
-            log_warn("%s %s: binding to %s failed: %s", j->it->w->kind, j->it->w->key,
-                     j->t.name, j->msg);
+            log_warn("%s %s: binding to %s failed: %s", j->it->w->kind, j->it->w->key, j->t.name,
+                     j->msg);
             fail_assumed(s, j->p, &j->c, j->d, j->it, j->ct, DEC_ERROR, j->msg);
         }
         job_free(j);

@@ -39,8 +39,7 @@ size_t binding_counted(const cfg_profile *pc, const trellis_object *w, const cha
 int binding_counts_on(const cfg_profile *pc, const trellis_object *w, const char *target)
 {
     for (size_t k = 0; k <= pc->n_also_counts; k++) {
-        const char *b =
-            value_string(object_get(w, k ? pc->also_counts[k - 1] : pc->binding_field));
+        const char *b = value_string(object_get(w, k ? pc->also_counts[k - 1] : pc->binding_field));
         if (b && strcmp(b, target) == 0)
             return 1;
     }

@@ -34,9 +34,9 @@ struct trellis_target {
 
 typedef struct cache_target {
     struct trellis_target t;
-    char *key;  /* "Kind/name", owned */
-    char *kind; /* owned */
-    char *name; /* owned, t.name points here */
+    char *key;                        /* "Kind/name", owned */
+    char *kind;                       /* owned */
+    char *name;                       /* owned, t.name points here */
     struct cache_target *prev, *next; /* most recently changed first */
 } cache_target;
 

@@ -123,8 +123,7 @@ static void take_new(sched *s, profile *own, trellis_object *w)
 }
 
 /* 0 when the workload is in flight: the change waits until that ends. */
-static int apply_workload(sched *s, profile *own, trellis_object *old_obj,
-                          trellis_object *new_obj)
+static int apply_workload(sched *s, profile *own, trellis_object *old_obj, trellis_object *new_obj)
 {
     if (in_flight(s, new_obj ? new_obj : old_obj))
         return 0;
@@ -142,8 +141,7 @@ static int apply_workload(sched *s, profile *own, trellis_object *old_obj,
     return 1;
 }
 
-static void defer(sched *s, store_event_type type, trellis_object *old_obj,
-                  trellis_object *new_obj)
+static void defer(sched *s, store_event_type type, trellis_object *old_obj, trellis_object *new_obj)
 {
     grow(&s->deferred, &s->cap_deferred, s->n_deferred + 1, sizeof *s->deferred);
     struct change *c = &s->deferred[s->n_deferred++];

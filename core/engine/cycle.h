@@ -23,14 +23,14 @@ struct profile;
 struct decision;
 /* Per-target verdict in a cycle. */
 typedef struct cand {
-    int16_t rej;   /* index into profile->filter of the first rejecting plugin, -1 */
-    uint8_t code;  /* trellis_code; CODE_UNKNOWN until explained */
+    int16_t rej;  /* index into profile->filter of the first rejecting plugin, -1 */
+    uint8_t code; /* trellis_code; CODE_UNKNOWN until explained */
 } cand;
 
 #define CODE_UNKNOWN 0xff
-#define REJ_PRE_FILTER (-2) /* rejected by a pre_filter for every target */
-#define REJ_INVALID (-3)    /* the target's object failed a plugin's prepare */
-#define REJ_EXCLUDED (-4)   /* the caller excluded it (the target being left) */
+#define REJ_PRE_FILTER (-2)    /* rejected by a pre_filter for every target */
+#define REJ_INVALID (-3)       /* the target's object failed a plugin's prepare */
+#define REJ_EXCLUDED (-4)      /* the caller excluded it (the target being left) */
 #define REJ_NOT_EVALUATED (-5) /* enough feasible targets were found before it */
 
 struct trellis_cycle {
@@ -52,7 +52,7 @@ struct trellis_cycle {
     /* the targets filters looked at: eval_len of them from eval_begin on,
      * wrapping around (all of them unless scoring was sampled) */
     size_t eval_begin, eval_len;
-    size_t exclude_idx;       /* exclude_name's index, SIZE_MAX when none */
+    size_t exclude_idx;      /* exclude_name's index, SIZE_MAX when none */
     atomic_int filter_error; /* a plain filter returned ERROR this cycle */
     /* ignorable plugins cut short this cycle: a bit per plugin index */
     atomic_uint_fast64_t abandoned;
@@ -73,8 +73,8 @@ struct trellis_cycle {
     int in_post_filter;
     const char *nominated_name; /* set by the caller: prefer this target */
     const char *exclude_name;   /* set by the caller: never this target */
-    int changed; /* a post_filter evicted or created something */
-    int failed;  /* an ERROR status ended the cycle */
+    int changed;                /* a post_filter evicted or created something */
+    int failed;                 /* an ERROR status ended the cycle */
     trellis_status error_status;
     const trellis_plugin *error_plugin;
 };

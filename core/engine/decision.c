@@ -24,10 +24,14 @@ struct decisions {
 const char *decision_result_name(dec_result r)
 {
     switch (r) {
-    case DEC_SCHEDULED: return "scheduled";
-    case DEC_UNSCHEDULABLE: return "unschedulable";
-    case DEC_ERROR: return "error";
-    case DEC_PENDING: break;
+    case DEC_SCHEDULED:
+        return "scheduled";
+    case DEC_UNSCHEDULABLE:
+        return "unschedulable";
+    case DEC_ERROR:
+        return "error";
+    case DEC_PENDING:
+        break;
     }
     return "unschedulable";
 }

@@ -77,8 +77,8 @@ static int move_one(sched *s, profile *p, trellis_object *w, cache_target *ct, c
     return 0;
 }
 
-int deschedule_run(sched *s, profile *p, size_t budget, desched_fn report, void *ud,
-                   char *err, size_t errlen)
+int deschedule_run(sched *s, profile *p, size_t budget, desched_fn report, void *ud, char *err,
+                   size_t errlen)
 {
     const cfg_profile *pc = p->cfg;
     size_t moved = 0;

@@ -28,7 +28,6 @@ void equiv_free(equiv_cache *q)
     memset(q, 0, sizeof *q);
 }
 
-
 /* More changed targets than this: a full cycle is as cheap. */
 #define EQ_MAX_CHANGED 64
 
@@ -173,4 +172,3 @@ void equiv_save_scores(profile *p, trellis_cycle *c)
     memcpy(e->skip_score, c->skip_score, p->n_plugins);
     e->scored = 1;
 }
-

@@ -28,8 +28,8 @@ struct profile;
  * generation they belong to. */
 #define EQ_ENTRIES 16
 typedef struct equiv_entry {
-    int valid;  /* pass and cands hold every target's verdict at gen */
-    int scored; /* raw holds the raw score of every target feasible at gen */
+    int valid;         /* pass and cands hold every target's verdict at gen */
+    int scored;        /* raw holds the raw score of every target feasible at gen */
     trellis_object *w; /* one reference */
     uint64_t gen, set_gen;
     uint64_t used; /* for least-recently-used replacement */
@@ -42,7 +42,7 @@ typedef struct equiv_entry {
 
 typedef struct equiv_cache {
     equiv_entry e[EQ_ENTRIES];
-    equiv_entry *cur; /* the entry this cycle reuses or fills; NULL: none */
+    equiv_entry *cur;  /* the entry this cycle reuses or fills; NULL: none */
     uint32_t *changed; /* targets changed since cur's gen, ascending */
     size_t n_changed, cap_changed;
     uint64_t clock;
@@ -65,8 +65,7 @@ void equiv_filter(struct profile *p, trellis_cycle *c,
 void equiv_save_filter(struct profile *p, trellis_cycle *c, trellis_object *w);
 /* Raw scores from the entry into c; rescore(c, j) is called for each
  * changed feasible target j, whose scores go back into the entry. */
-void equiv_score(struct profile *p, trellis_cycle *c,
-                 void (*rescore)(trellis_cycle *c, size_t j));
+void equiv_score(struct profile *p, trellis_cycle *c, void (*rescore)(trellis_cycle *c, size_t j));
 void equiv_save_scores(struct profile *p, trellis_cycle *c);
 
 #endif

@@ -101,4 +101,3 @@ char *events_reason_codes(trellis_cycle *c)
     }
     return codes.s ? sb_steal(&codes) : xstrdup("");
 }
-

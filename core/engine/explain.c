@@ -361,8 +361,8 @@ void explain_free(explain_result *r)
 static const char *result_name(const explain_result *r)
 {
     return decision_result_name(r->result == FW_SCHEDULED       ? DEC_SCHEDULED
-                              : r->result == FW_UNSCHEDULABLE ? DEC_UNSCHEDULABLE
-                                                              : DEC_ERROR);
+                                : r->result == FW_UNSCHEDULABLE ? DEC_UNSCHEDULABLE
+                                                                : DEC_ERROR);
 }
 
 static const char *verdict_name(const explain_verdict *v)

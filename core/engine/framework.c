@@ -194,8 +194,7 @@ static void score_block(void *ctx, size_t b, size_t e)
     }
 }
 
-int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who,
-                      trellis_status *st)
+int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who, trellis_status *st)
 {
     profile *p = c->p;
     cand *cd = &c->cands[i];
@@ -252,8 +251,7 @@ int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who,
 }
 
 int framework_filter_without(trellis_cycle *c, const struct trellis_target *t,
-                             const trellis_object *const *victims, size_t n,
-                             trellis_status *st)
+                             const trellis_object *const *victims, size_t n, trellis_status *st)
 {
     profile *p = c->p;
     int nc = p->snap.n_counters;
@@ -270,9 +268,8 @@ int framework_filter_without(trellis_cycle *c, const struct trellis_target *t,
     for (size_t i = 0; i < t->n_wl; i++) {
         int gone = 0;
         for (size_t j = 0; j < n && !gone; j++)
-            gone = victims[j] == t->wl[i] ||
-                   (strcmp(victims[j]->key, t->wl[i]->key) == 0 &&
-                    strcmp(victims[j]->kind, t->wl[i]->kind) == 0);
+            gone = victims[j] == t->wl[i] || (strcmp(victims[j]->key, t->wl[i]->key) == 0 &&
+                                              strcmp(victims[j]->kind, t->wl[i]->kind) == 0);
         if (gone) {
             if (t->wl[i]->counters)
                 for (int k = 0; k < nc; k++)
@@ -374,8 +371,8 @@ static int check_scores(trellis_cycle *c, const trellis_plugin *pl,
 {
     for (size_t j = 0; j < n; j++) {
         if (sc[j] < 0 || sc[j] > TRELLIS_MAX_SCORE) {
-            snprintf(msg, msglen, "plugin %s: score %lld for target %s is outside 0..%d",
-                     pl->name, (long long)sc[j], ts[j]->name, TRELLIS_MAX_SCORE);
+            snprintf(msg, msglen, "plugin %s: score %lld for target %s is outside 0..%d", pl->name,
+                     (long long)sc[j], ts[j]->name, TRELLIS_MAX_SCORE);
             c->failed = 1;
             return -1;
         }
@@ -410,8 +407,7 @@ static int score_failed(trellis_cycle *c, const trellis_plugin *pl, const int64_
  * this is a pass over arrays on the main thread. totals[j] ends as the
  * number of plugins target j stayed in the running for, for --explain. */
 static fw_result select_lexicographic(profile *p, trellis_cycle *c, trellis_object *w,
-                                      const struct trellis_target **best, char *msg,
-                                      size_t msglen)
+                                      const struct trellis_target **best, char *msg, size_t msglen)
 {
     size_t nf = c->n_feasible;
     /* live[] holds the indices (into feasible) still in the running */
@@ -510,8 +506,8 @@ static fw_result find_feasible(profile *p, trellis_cycle *c, trellis_object *w, 
     *scores_usable = 0;
     if (entry) {
         /* until this cycle's verdicts are saved below */
-        *scores_usable = reused && entry->scored &&
-                         memcmp(entry->skip_score, c->skip_score, p->n_plugins) == 0;
+        *scores_usable =
+            reused && entry->scored && memcmp(entry->skip_score, c->skip_score, p->n_plugins) == 0;
         entry->valid = entry->scored = 0;
     }
     c->filtered = 1;
@@ -589,10 +585,9 @@ static fw_result prioritise(profile *p, trellis_cycle *c, int scores_usable, cha
         int64_t *sc = &c->scores[k * nf];
         if (c->skip_score[pl->index])
             continue;
-        if (pl->h.normalize &&
-            (score_failed(c, pl, sc, nf, msg, msglen) ||
-             run_normalize(c, pl, (const trellis_target *const *)c->feasible, nf, sc, msg,
-                           msglen) < 0))
+        if (pl->h.normalize && (score_failed(c, pl, sc, nf, msg, msglen) ||
+                                run_normalize(c, pl, (const trellis_target *const *)c->feasible, nf,
+                                              sc, msg, msglen) < 0))
             return FW_ERROR;
         /* one pass adds the weighted scores and notes any out of range
          * (a failed raw score, INT64_MIN, is one too) */
@@ -677,8 +672,7 @@ int framework_filter_one(trellis_cycle *c, size_t k, size_t i, trellis_status *s
     if (k >= p->filter.n || i >= c->n) {
         st->code = TRELLIS_ERROR;
         snprintf(st->reason, sizeof st->reason, "NoSuchFilter");
-        snprintf(st->message, sizeof st->message, "filter %zu on target %zu is out of range",
-                 k, i);
+        snprintf(st->message, sizeof st->message, "filter %zu on target %zu is out of range", k, i);
         return st->code;
     }
     if (c->pre_plugin >= 0) {

@@ -45,12 +45,10 @@ int framework_rej(const trellis_cycle *c, size_t i);
  * evaluated); asks the plain filter when a batch filter rejected it. */
 int framework_code(trellis_cycle *c, size_t i);
 /* The first rejection of target i, with its status (runs plain filters). */
-int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who,
-                      trellis_status *st);
+int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who, trellis_status *st);
 /* Filters over t as if victims were gone (post-filter support). */
 int framework_filter_without(trellis_cycle *c, const struct trellis_target *t,
-                             const trellis_object *const *victims, size_t n,
-                             trellis_status *st);
+                             const trellis_object *const *victims, size_t n, trellis_status *st);
 /* "0/N targets are available: 2 TaintNotTolerated, 1 InsufficientResources." */
 char *framework_unschedulable_message(trellis_cycle *c);
 

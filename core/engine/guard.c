@@ -40,9 +40,9 @@ typedef struct slot {
     _Atomic(const char *) hook;
     _Atomic(const char *) what;
     atomic_uint deadline_ms;
-    atomic_uint_fast64_t seq; /* moves at every enter and leave */
-    _Atomic(sigjmp_buf *) jump;  /* an armed call's way out, or NULL */
-    atomic_int in_host;          /* inside a host function: no jump */
+    atomic_uint_fast64_t seq;     /* moves at every enter and leave */
+    _Atomic(sigjmp_buf *) jump;   /* an armed call's way out, or NULL */
+    atomic_int in_host;           /* inside a host function: no jump */
     atomic_uint_fast64_t cut_seq; /* the call the watchdog asked to cut */
     pthread_t thread;
     void *alt_stack;

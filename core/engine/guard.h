@@ -59,12 +59,12 @@ void guard_enter(guard_prev *prev, const trellis_plugin *pl, const char *hook, c
                  uint32_t deadline_ms);
 void guard_leave(const guard_prev *prev);
 
-#define GUARD(pl, hook, what, deadline, stmt)                                                \
-    do {                                                                                     \
-        guard_prev gp_;                                                                      \
-        guard_enter(&gp_, (pl), (hook), (what), (deadline));                                 \
-        stmt;                                                                                \
-        guard_leave(&gp_);                                                                   \
+#define GUARD(pl, hook, what, deadline, stmt)                                                      \
+    do {                                                                                           \
+        guard_prev gp_;                                                                            \
+        guard_enter(&gp_, (pl), (hook), (what), (deadline));                                       \
+        stmt;                                                                                      \
+        guard_leave(&gp_);                                                                         \
     } while (0)
 
 /* The hook the calling thread is in ("filter", "bind", ...), or NULL when

@@ -32,20 +32,21 @@ static int outside_init(const trellis_plugin *self, const char *fn)
         return 1;
     if (self->in_init)
         return 0;
-    log_msg(TRELLIS_LOG_ERROR, self->name, "%s called outside init: refused (hooks are "
-                                           "registered in init)",
+    log_msg(TRELLIS_LOG_ERROR, self->name,
+            "%s called outside init: refused (hooks are "
+            "registered in init)",
             fn);
     return 1;
 }
 
 /* registration: only during init, once per hook */
-#define REG(fn_name, field, type)                                                          \
-    static int fn_name(trellis_plugin *self, type fn)                                      \
-    {                                                                                      \
-        if (outside_init(self, __func__ + 4) || !fn || self->h.field)                      \
-            return -1;                                                                     \
-        self->h.field = fn;                                                                \
-        return 0;                                                                          \
+#define REG(fn_name, field, type)                                                                  \
+    static int fn_name(trellis_plugin *self, type fn)                                              \
+    {                                                                                              \
+        if (outside_init(self, __func__ + 4) || !fn || self->h.field)                              \
+            return -1;                                                                             \
+        self->h.field = fn;                                                                        \
+        return 0;                                                                                  \
     }
 REG(reg_prepare_workload, prepare_workload, trellis_prepare_fn)
 REG(reg_prepare_target, prepare_target, trellis_prepare_fn)
@@ -85,10 +86,10 @@ static int retired(const trellis_plugin *self, const char *fn)
                 fn);
     return 1;
 }
-#define LIVE(self, ret)                                                                    \
-    do {                                                                                   \
-        if (retired(self, __func__))                                                       \
-            return ret;                                                                    \
+#define LIVE(self, ret)                                                                            \
+    do {                                                                                           \
+        if (retired(self, __func__))                                                               \
+            return ret;                                                                            \
     } while (0)
 
 #define MAX_COUNTERS 16
@@ -157,8 +158,7 @@ static const char *binding_field(const trellis_plugin *self)
     return self->profile ? profile_cfg(self->profile)->binding_field : "";
 }
 
-static void plugin_log(const trellis_plugin *self, trellis_log_level level, const char *fmt,
-                       ...)
+static void plugin_log(const trellis_plugin *self, trellis_log_level level, const char *fmt, ...)
 {
     LIVE(self, /* void */);
     va_list ap;
@@ -170,8 +170,7 @@ static void plugin_log(const trellis_plugin *self, trellis_log_level level, cons
     va_end(ap);
 }
 
-static int status(trellis_status *st, trellis_code code, const char *reason, const char *fmt,
-                  ...)
+static int status(trellis_status *st, trellis_code code, const char *reason, const char *fmt, ...)
 {
     if (!st)
         return code;
@@ -187,11 +186,26 @@ static int status(trellis_status *st, trellis_code code, const char *reason, con
     return code;
 }
 
-static const char *obj_kind(const trellis_object *o) { return o->kind; }
-static const char *obj_api(const trellis_object *o) { return o->api_version; }
-static const char *obj_ns(const trellis_object *o) { return o->namespace_; }
-static const char *obj_name(const trellis_object *o) { return o->name; }
-static const char *obj_uid(const trellis_object *o) { return o->uid; }
+static const char *obj_kind(const trellis_object *o)
+{
+    return o->kind;
+}
+static const char *obj_api(const trellis_object *o)
+{
+    return o->api_version;
+}
+static const char *obj_ns(const trellis_object *o)
+{
+    return o->namespace_;
+}
+static const char *obj_name(const trellis_object *o)
+{
+    return o->name;
+}
+static const char *obj_uid(const trellis_object *o)
+{
+    return o->uid;
+}
 
 static void *object_data(const trellis_plugin *self, const trellis_object *o)
 {
@@ -201,9 +215,18 @@ static void *object_data(const trellis_plugin *self, const trellis_object *o)
     return o->aux[self->slot];
 }
 
-static const trellis_object *target_object(const trellis_target *t) { return t->obj; }
-static const char *target_name(const trellis_target *t) { return t->name; }
-static size_t target_workload_count(const trellis_target *t) { return t->n_wl; }
+static const trellis_object *target_object(const trellis_target *t)
+{
+    return t->obj;
+}
+static const char *target_name(const trellis_target *t)
+{
+    return t->name;
+}
+static size_t target_workload_count(const trellis_target *t)
+{
+    return t->n_wl;
+}
 
 static const trellis_object *target_workload(const trellis_target *t, size_t i)
 {
@@ -237,8 +260,10 @@ static void *cycle_get(const trellis_cycle *c, const trellis_plugin *self)
     return NULL;
 }
 
-
-static size_t cycle_target_count(const trellis_cycle *c) { return c->n; }
+static size_t cycle_target_count(const trellis_cycle *c)
+{
+    return c->n;
+}
 
 static void *const *cycle_target_data(const trellis_cycle *c, const trellis_plugin *self)
 {
@@ -248,8 +273,7 @@ static void *const *cycle_target_data(const trellis_cycle *c, const trellis_plug
     return snapshot_data(&c->p->snap, self->slot);
 }
 
-static const int64_t *cycle_target_values(const trellis_cycle *c, const trellis_plugin *self,
-                                          int k)
+static const int64_t *cycle_target_values(const trellis_cycle *c, const trellis_plugin *self, int k)
 {
     LIVE(self, NULL);
     if (!c || !c->p || !self || k < 0 || k >= self->n_tvalues)
@@ -279,8 +303,7 @@ static int cycle_target_code(const trellis_cycle *c, size_t i)
 }
 
 static int cycle_filter_without(trellis_cycle *c, const trellis_target *t,
-                                const trellis_object *const *victims, size_t n,
-                                trellis_status *st)
+                                const trellis_object *const *victims, size_t n, trellis_status *st)
 {
     trellis_status tmp;
     if (!c->in_post_filter)
@@ -308,8 +331,8 @@ static int write_allowed(const char *hook)
  * is live, the host gave it services, and the phase allows the call. */
 enum { ANY_PHASE, WRITES, READS };
 
-static const host_services *svc_for(const trellis_plugin *self, const char *fn, int kind,
-                                    char *err, size_t errlen)
+static const host_services *svc_for(const trellis_plugin *self, const char *fn, int kind, char *err,
+                                    size_t errlen)
 {
     if (!self || retired(self, fn)) {
         errf(err, errlen, "%s: refused", fn);
@@ -333,8 +356,9 @@ static const host_services *svc_for(const trellis_plugin *self, const char *fn, 
          strcmp(hook, "post_bind") == 0)) {
         /* the binding thread runs beside the main thread, which changes
          * the objects: reads belong to the scheduling cycle and prepare */
-        errf(err, errlen, "%s called from %s: refused (objects are read in prepare and the "
-                          "scheduling cycle)",
+        errf(err, errlen,
+             "%s called from %s: refused (objects are read in prepare and the "
+             "scheduling cycle)",
              fn, hook);
         log_msg(TRELLIS_LOG_ERROR, self->name, "%s", err);
         return NULL;
@@ -349,8 +373,8 @@ static int evict(trellis_cycle *c, const trellis_plugin *self, const trellis_obj
     return s ? s->evict(s->ud, c, self, victim, reason, err, errlen) : -1;
 }
 
-static int create_target(trellis_cycle *c, const trellis_plugin *self, const char *json,
-                         char *err, size_t errlen)
+static int create_target(trellis_cycle *c, const trellis_plugin *self, const char *json, char *err,
+                         size_t errlen)
 {
     const host_services *s = svc_for(self, "create_target", WRITES, err, errlen);
     return s ? s->create_target(s->ud, c, self, json, err, errlen) : -1;
@@ -364,15 +388,15 @@ static int nominate(trellis_cycle *c, const trellis_target *t)
     return 0;
 }
 
-static int store_set_field(const trellis_plugin *self, const trellis_object *o,
-                           const char *path, const char *value, char *err, size_t errlen)
+static int store_set_field(const trellis_plugin *self, const trellis_object *o, const char *path,
+                           const char *value, char *err, size_t errlen)
 {
     const host_services *s = svc_for(self, "store_set_field", WRITES, err, errlen);
     return s ? s->set_field(s->ud, self, o, path, value, err, errlen) : -1;
 }
 
-static int permit_set(const trellis_plugin *self, const char *fn, const char *ns,
-                      const char *name, int allow, const char *reason)
+static int permit_set(const trellis_plugin *self, const char *fn, const char *ns, const char *name,
+                      int allow, const char *reason)
 {
     char err[256];
     const host_services *s = svc_for(self, fn, ANY_PHASE, err, sizeof err);
@@ -407,7 +431,7 @@ static int foreach_object(const trellis_plugin *self, const char *kind, const ch
     const host_services *s = svc_for(self, "foreach_object", READS, err, sizeof err);
     if (!s || !kind || !cb)
         return 0;
-    return s->foreach(s->ud, kind, ns, cb, ud);
+    return s->foreach (s->ud, kind, ns, cb, ud);
 }
 
 static const trellis_host table = {

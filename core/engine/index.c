@@ -175,8 +175,8 @@ void index_prepare(obj_index *ix, trellis_object *o, int as_workload)
 
 void index_sweep(obj_index *ix, int force)
 {
-    if (!force && !(ix->n_replaced &&
-                    (ix->n_replaced >= 1024 || ix->n_replaced * 4 >= ix->n_prepared)))
+    if (!force &&
+        !(ix->n_replaced && (ix->n_replaced >= 1024 || ix->n_replaced * 4 >= ix->n_prepared)))
         return;
     size_t k = 0;
     for (size_t i = 0; i < ix->n_prepared; i++) {

@@ -96,8 +96,7 @@ static int valid_name(const char *n)
 /* A file or directory anyone but its owner may change, or whose owner is
  * neither root nor the user trellis runs as, could put code into the host:
  * refuse it, as ssh and PostgreSQL refuse unsafe key and data files. */
-static int unsafe(const char *path, const char *what, const char *file, char *err,
-                  size_t errlen)
+static int unsafe(const char *path, const char *what, const char *file, char *err, size_t errlen)
 {
     struct stat st;
     if (stat(path, &st) != 0)
@@ -112,9 +111,9 @@ static int unsafe(const char *path, const char *what, const char *file, char *er
                     "%s: refused: the %s %s is writable by %s (mode %04o), so others could "
                     "put code into trellis; run: chmod go-w %s",
                     file, what, path,
-                    (st.st_mode & S_IWOTH) ? ((st.st_mode & S_IWGRP) ? "group and others"
-                                                                     : "others")
-                                           : "its group",
+                    (st.st_mode & S_IWOTH)
+                        ? ((st.st_mode & S_IWGRP) ? "group and others" : "others")
+                        : "its group",
                     (unsigned)(st.st_mode & 07777), path);
     return 0;
 }
@@ -175,8 +174,9 @@ int registry_check_desc(const trellis_plugin_desc *d, const char *path,
      * unread */
     *use = d;
     if (!valid_name(d->name) || !d->init) {
-        errf(err, errlen, !d->init ? "%s: plugin '%s' has no init function"
-                                   : "%s: plugin name '%s' is not valid (expected [a-z0-9-]+)",
+        errf(err, errlen,
+             !d->init ? "%s: plugin '%s' has no init function"
+                      : "%s: plugin name '%s' is not valid (expected [a-z0-9-]+)",
              path, d->name ? d->name : "(null)");
         free(*copy);
         *copy = NULL;
@@ -184,8 +184,8 @@ int registry_check_desc(const trellis_plugin_desc *d, const char *path,
     }
     for (const trellis_arg_spec *a = d->args; a && a->key; a++)
         if (a->type < TRELLIS_ARG_STRING || a->type > TRELLIS_ARG_STRING_LIST) {
-            errf(err, errlen, "%s: plugin '%s': argument '%s' has unknown type %d", path,
-                 d->name, a->key, (int)a->type);
+            errf(err, errlen, "%s: plugin '%s': argument '%s' has unknown type %d", path, d->name,
+                 a->key, (int)a->type);
             free(*copy);
             *copy = NULL;
             return -1;
@@ -275,8 +275,8 @@ int registry_open_file(const char *path, plugin_module *m, char *err, size_t err
     return 0;
 }
 
-int registry_load(registry *r, const char *name, const char *path, char *const *dirs,
-                  size_t n_dirs, plugin_module **out, char *err, size_t errlen)
+int registry_load(registry *r, const char *name, const char *path, char *const *dirs, size_t n_dirs,
+                  plugin_module **out, char *err, size_t errlen)
 {
     char *found = NULL;
     if (path) {
@@ -327,16 +327,15 @@ int registry_load(registry *r, const char *name, const char *path, char *const *
         return -1;
     }
     if (!path && strcmp(m.desc->name, name) != 0) {
-        errf(err, errlen, "%s: declares the name '%s', expected '%s'", found, m.desc->name,
-             name);
+        errf(err, errlen, "%s: declares the name '%s', expected '%s'", found, m.desc->name, name);
         registry_close_file(&m);
         free(found);
         return -1;
     }
     for (size_t i = 0; i < r->n_mods; i++)
         if (strcmp(r->mods[i]->desc->name, m.desc->name) == 0) {
-            errf(err, errlen, "%s: duplicate plugin name '%s': %s declares it already",
-                 found, m.desc->name, r->mods[i]->path);
+            errf(err, errlen, "%s: duplicate plugin name '%s': %s declares it already", found,
+                 m.desc->name, r->mods[i]->path);
             registry_close_file(&m);
             free(found);
             return -1;
@@ -351,8 +350,7 @@ int registry_load(registry *r, const char *name, const char *path, char *const *
 }
 
 int registry_instantiate(registry *r, plugin_module *m, const cfg_plugin *pc,
-                         const instance_ctx *ctx, trellis_plugin **out, char *err,
-                         size_t errlen)
+                         const instance_ctx *ctx, trellis_plugin **out, char *err, size_t errlen)
 {
     const cfg_profile *prof = ctx->prof;
     const char *cfg_file = ctx->cfg_file;
@@ -384,8 +382,8 @@ int registry_instantiate(registry *r, plugin_module *m, const cfg_plugin *pc,
           rc = m->desc->init(pl, ctx->host, pl->args, ierr, sizeof ierr));
     pl->in_init = 0;
     if (rc != 0) {
-        errf(err, errlen, "%s:%d: plugin '%s' (%s): init failed: %s", cfg_file, pc->line,
-             pl->name, m->path, ierr[0] ? ierr : "(no message)");
+        errf(err, errlen, "%s:%d: plugin '%s' (%s): init failed: %s", cfg_file, pc->line, pl->name,
+             m->path, ierr[0] ? ierr : "(no message)");
         if (m->desc->fini)
             m->desc->fini(pl);
         retire(pl);
@@ -429,8 +427,8 @@ const char *registry_hook_names(const trellis_plugin *pl, char *buf, size_t len)
     strbuf b;
     sb_init(&b);
     const plugin_hooks *h = &pl->h;
-#define HOOK(f, n)                                                                         \
-    if (h->f)                                                                              \
+#define HOOK(f, n)                                                                                 \
+    if (h->f)                                                                                      \
         sb_printf(&b, "%s%s", b.len ? "," : "", n);
     HOOK(prepare_workload, "prepare-workload")
     HOOK(prepare_target, "prepare-target")

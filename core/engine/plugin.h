@@ -124,9 +124,8 @@ void registry_release_retired(void);
 /* Find and load the module for a plugin name (or an explicit path). The
  * search order is dirs[0..n). An already loaded module of that name is
  * returned again. 0, or -1 with err naming the file and the cause. */
-int registry_load(registry *r, const char *name, const char *path,
-                  char *const *dirs, size_t n_dirs, plugin_module **out,
-                  char *err, size_t errlen);
+int registry_load(registry *r, const char *name, const char *path, char *const *dirs, size_t n_dirs,
+                  plugin_module **out, char *err, size_t errlen);
 /* Register a plugin linked into the host (see trellis/embed.h): its
  * descriptor is checked as a loaded one's; a profile naming it gets it
  * before any .so of that name. 0, or -1 with err. Main thread, before the
@@ -146,30 +145,27 @@ int registry_check_desc(const trellis_plugin_desc *d, const char *path,
 /* Open one file and check it (used by `trellis plugins` to list a
  * directory). The module is not registered: registry_close_file frees what
  * it holds. */
-int registry_open_file(const char *path, plugin_module *m, char *err,
-                       size_t errlen);
+int registry_open_file(const char *path, plugin_module *m, char *err, size_t errlen);
 void registry_close_file(plugin_module *m);
 /* Where a new instance belongs and what it is given. */
 typedef struct instance_ctx {
-    struct profile *profile;   /* may be NULL */
-    const cfg_profile *prof;   /* the deadlines of its calls; may be NULL */
-    const trellis_host *host;  /* the table init receives */
-    const host_services *svc;  /* may be NULL */
+    struct profile *profile;  /* may be NULL */
+    const cfg_profile *prof;  /* the deadlines of its calls; may be NULL */
+    const trellis_host *host; /* the table init receives */
+    const host_services *svc; /* may be NULL */
     const char *cfg_file;
 } instance_ctx;
 
 /* Create an instance of m for the config entry pc and run its init. 0, or
  * -1 with err. */
 int registry_instantiate(registry *r, plugin_module *m, const cfg_plugin *pc,
-                         const instance_ctx *ctx, trellis_plugin **out, char *err,
-                         size_t errlen);
+                         const instance_ctx *ctx, trellis_plugin **out, char *err, size_t errlen);
 /* Run m's init with its default arguments against host (no services) to
  * learn which hooks it registers (registry_hook_names), then its fini:
  * `trellis plugins`. 0; -1 with hooks saying why not. */
 int registry_probe_hooks(plugin_module *m, const trellis_host *host, char *hooks, size_t len);
 /* Names of the hooks an instance registered, comma separated, into buf;
  * registered events last, as "events(target-add,target-update)". */
-const char *registry_hook_names(const trellis_plugin *pl, char *buf,
-                                size_t len);
+const char *registry_hook_names(const trellis_plugin *pl, char *buf, size_t len);
 
 #endif

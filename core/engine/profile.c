@@ -66,10 +66,10 @@ void profile_free(profile *p)
     queue_free(&p->q);
     snapshot_free(&p->snap);
     equiv_free(&p->eq);
-    plist *lists[] = {&p->pre_filter,  &p->filter,   &p->post_filter, &p->pre_score,
-                      &p->score,       &p->reserve,  &p->permit,      &p->pre_bind,
-                      &p->bind,        &p->post_bind, &p->prepare_workload,
-                      &p->prepare_target, &p->eviction};
+    plist *lists[] = {&p->pre_filter, &p->filter,    &p->post_filter,      &p->pre_score,
+                      &p->score,      &p->reserve,   &p->permit,           &p->pre_bind,
+                      &p->bind,       &p->post_bind, &p->prepare_workload, &p->prepare_target,
+                      &p->eviction};
     for (size_t j = 0; j < sizeof lists / sizeof *lists; j++)
         free(lists[j]->v);
     free(p->plugins);
@@ -89,20 +89,34 @@ const char *profile_name(const profile *p)
 const plist *profile_point(const profile *p, ext_point ep)
 {
     switch (ep) {
-    case EP_PRE_FILTER: return &p->pre_filter;
-    case EP_FILTER: return &p->filter;
-    case EP_POST_FILTER: return &p->post_filter;
-    case EP_PRE_SCORE: return &p->pre_score;
-    case EP_SCORE: return &p->score;
-    case EP_RESERVE: return &p->reserve;
-    case EP_PERMIT: return &p->permit;
-    case EP_PRE_BIND: return &p->pre_bind;
-    case EP_BIND: return &p->bind;
-    case EP_POST_BIND: return &p->post_bind;
-    case EP_PREPARE_WORKLOAD: return &p->prepare_workload;
-    case EP_PREPARE_TARGET: return &p->prepare_target;
-    case EP_EVICTION: return &p->eviction;
-    case EP_COUNT: break;
+    case EP_PRE_FILTER:
+        return &p->pre_filter;
+    case EP_FILTER:
+        return &p->filter;
+    case EP_POST_FILTER:
+        return &p->post_filter;
+    case EP_PRE_SCORE:
+        return &p->pre_score;
+    case EP_SCORE:
+        return &p->score;
+    case EP_RESERVE:
+        return &p->reserve;
+    case EP_PERMIT:
+        return &p->permit;
+    case EP_PRE_BIND:
+        return &p->pre_bind;
+    case EP_BIND:
+        return &p->bind;
+    case EP_POST_BIND:
+        return &p->post_bind;
+    case EP_PREPARE_WORKLOAD:
+        return &p->prepare_workload;
+    case EP_PREPARE_TARGET:
+        return &p->prepare_target;
+    case EP_EVICTION:
+        return &p->eviction;
+    case EP_COUNT:
+        break;
     }
     return NULL;
 }

@@ -30,7 +30,7 @@ struct profile {
     snapshot snap;
     struct pool *sched_pool;
     size_t next_start; /* where the next sampled filter pass begins */
-    int equivalent; /* every filter and score plugin registered `equivalent` */
+    int equivalent;    /* every filter and score plugin registered `equivalent` */
     equiv_cache eq;
 };
 

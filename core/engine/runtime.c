@@ -35,8 +35,7 @@ static const char *rc_status(int rc)
 void rt_time_point(const profile *p, const char *point, int rc, uint64_t t0)
 {
     if (t0)
-        metrics_extension_point(p->cfg->name, point, rc_status(rc),
-                                (double)(now_ns() - t0) / 1e9);
+        metrics_extension_point(p->cfg->name, point, rc_status(rc), (double)(now_ns() - t0) / 1e9);
 }
 
 static void time_plugin(const trellis_plugin *pl, const char *point, int rc, uint64_t t0)
@@ -53,8 +52,8 @@ static void fail_message(char *msg, size_t msglen, const trellis_plugin *pl, con
              st && st->message[0] ? ": " : "", st ? st->message : "");
 }
 
-void rt_fail(trellis_cycle *c, const trellis_plugin *pl, const trellis_status *st,
-             const char *what, char *msg, size_t msglen)
+void rt_fail(trellis_cycle *c, const trellis_plugin *pl, const trellis_status *st, const char *what,
+             char *msg, size_t msglen)
 {
     c->failed = 1;
     c->error_plugin = pl;
@@ -65,11 +64,11 @@ void rt_fail(trellis_cycle *c, const trellis_plugin *pl, const trellis_status *s
 
 /* One hook call of pl on object `what`, guarded and timed: the statement
  * is run between the two. */
-#define CALL(pl, point, what, deadline, rc, stmt)                                            \
-    do {                                                                                     \
-        uint64_t t0_ = rt_clock();                                                           \
-        GUARD((pl), (point), (what), (deadline), stmt);                                      \
-        time_plugin((pl), (point), (rc), t0_);                                               \
+#define CALL(pl, point, what, deadline, rc, stmt)                                                  \
+    do {                                                                                           \
+        uint64_t t0_ = rt_clock();                                                                 \
+        GUARD((pl), (point), (what), (deadline), stmt);                                            \
+        time_plugin((pl), (point), (rc), t0_);                                                     \
     } while (0)
 
 /* ---- objects ---- */
@@ -102,8 +101,7 @@ void run_prepare(profile *p, trellis_object *o, int as_workload)
             char perr[512] = "";
             void *data = NULL;
             int rc;
-            GUARD(pl, point, o->id, pl->hook_deadline_ms,
-                  rc = fn(pl, o, &data, perr, sizeof perr));
+            GUARD(pl, point, o->id, pl->hook_deadline_ms, rc = fn(pl, o, &data, perr, sizeof perr));
             if (rc != 0)
                 prepare_failed(pl, o, perr);
             o->aux[pl->slot] = data;
@@ -479,8 +477,7 @@ int run_score(trellis_cycle *c, trellis_plugin *pl, const struct trellis_target 
               trellis_status *st)
 {
     int rc;
-    GUARD(pl, "score", c->w->id, pl->hook_deadline_ms,
-          rc = pl->h.score(pl, c, c->w, t, v, st));
+    GUARD(pl, "score", c->w->id, pl->hook_deadline_ms, rc = pl->h.score(pl, c, c->w, t, v, st));
     return rc;
 }
 
@@ -512,8 +509,7 @@ int run_reserve(profile *p, trellis_cycle *c, trellis_object *w, const struct tr
             continue;
         memset(&st, 0, sizeof st);
         int rc;
-        CALL(pl, "reserve", w->id, pl->hook_deadline_ms, rc,
-             rc = pl->h.reserve(pl, c, w, t, &st));
+        CALL(pl, "reserve", w->id, pl->hook_deadline_ms, rc, rc = pl->h.reserve(pl, c, w, t, &st));
         if (rc != TRELLIS_SUCCESS) {
             fail_message(msg, msglen, pl, "reserve failed", &st);
             result = TRELLIS_ERROR;
@@ -524,8 +520,7 @@ int run_reserve(profile *p, trellis_cycle *c, trellis_object *w, const struct tr
     return result == TRELLIS_SUCCESS ? 0 : -1;
 }
 
-void run_unreserve(profile *p, trellis_cycle *c, trellis_object *w,
-                   const struct trellis_target *t)
+void run_unreserve(profile *p, trellis_cycle *c, trellis_object *w, const struct trellis_target *t)
 {
     for (size_t k = p->reserve.n; k-- > 0;) {
         trellis_plugin *pl = p->reserve.v[k];
@@ -604,8 +599,7 @@ int run_bind(profile *p, trellis_cycle *c, trellis_object *w, const struct trell
     return -1;
 }
 
-void run_post_bind(profile *p, trellis_cycle *c, trellis_object *w,
-                   const struct trellis_target *t)
+void run_post_bind(profile *p, trellis_cycle *c, trellis_object *w, const struct trellis_target *t)
 {
     uint64_t tp = rt_clock();
     for (size_t k = 0; k < p->post_bind.n; k++) {

@@ -109,8 +109,8 @@ int run_normalize(trellis_cycle *c, trellis_plugin *pl, const struct trellis_tar
                   size_t n, int64_t *sc, char *msg, size_t msglen);
 /* Record that pl ended the cycle with st: c->failed, c->error_plugin,
  * c->error_status, and "plugin NAME: WHAT: MESSAGE" in msg. */
-void rt_fail(trellis_cycle *c, const trellis_plugin *pl, const trellis_status *st,
-             const char *what, char *msg, size_t msglen);
+void rt_fail(trellis_cycle *c, const trellis_plugin *pl, const trellis_status *st, const char *what,
+             char *msg, size_t msglen);
 
 /* ---- the binding cycle ---- */
 /* Reserve on t: 0, or -1 with msg (the plugins reserved so far are not
@@ -118,8 +118,7 @@ void rt_fail(trellis_cycle *c, const trellis_plugin *pl, const trellis_status *s
 int run_reserve(profile *p, trellis_cycle *c, trellis_object *w, const struct trellis_target *t,
                 char *msg, size_t msglen);
 /* Unreserve, in reverse order. */
-void run_unreserve(profile *p, trellis_cycle *c, trellis_object *w,
-                   const struct trellis_target *t);
+void run_unreserve(profile *p, trellis_cycle *c, trellis_object *w, const struct trellis_target *t);
 /* Permit: TRELLIS_SUCCESS, TRELLIS_WAIT (*wait_ms: the longest timeout
  * asked, 0 for none), or TRELLIS_UNSCHEDULABLE with msg. */
 int run_permit(profile *p, trellis_cycle *c, trellis_object *w, const struct trellis_target *t,
@@ -129,7 +128,6 @@ int run_permit(profile *p, trellis_cycle *c, trellis_object *w, const struct tre
 int run_bind(profile *p, trellis_cycle *c, trellis_object *w, const struct trellis_target *t,
              char *msg, size_t msglen);
 /* Post-bind, after the binding landed. */
-void run_post_bind(profile *p, trellis_cycle *c, trellis_object *w,
-                   const struct trellis_target *t);
+void run_post_bind(profile *p, trellis_cycle *c, trellis_object *w, const struct trellis_target *t);
 
 #endif

@@ -58,8 +58,8 @@ struct sched {
     store *st;
     pool *pool;
     host_services svc;
-    int explain;  /* one-shot: record every target's verdict */
-    int progress; /* one-shot: show progress on stderr */
+    int explain;           /* one-shot: record every target's verdict */
+    int progress;          /* one-shot: show progress on stderr */
     unsigned max_attempts; /* per workload in a one-shot run */
     trellis_cycle cycle;
     /* the binding cycle (bindcycle.c) */
@@ -76,8 +76,8 @@ struct sched {
     size_t n_bound_total, n_bind_errors;
     /* long-running mode */
     int run_mode;
-    uint64_t now_ms;          /* monotonic clock of the current loop turn */
-    struct change *deferred;  /* changes to workloads in flight, applied later */
+    uint64_t now_ms;         /* monotonic clock of the current loop turn */
+    struct change *deferred; /* changes to workloads in flight, applied later */
     size_t n_deferred, cap_deferred;
     int targets_changed;        /* since the last sched_after_changes */
     uint64_t next_pool_scan_ms; /* next look for workloads unschedulable too long */

@@ -94,8 +94,7 @@ static int build_profile(sched *s, profile *p, char *err, size_t errlen)
         p->q.order_leave = rt_order_leave;
         p->q.less_ud = p->order;
     }
-    snapshot_init(&p->snap, pc->target_kind, s->reg.n_counters, s->reg.n_slots,
-                  s->reg.n_tvalues);
+    snapshot_init(&p->snap, pc->target_kind, s->reg.n_counters, s->reg.n_slots, s->reg.n_tvalues);
     return 0;
 }
 
@@ -348,8 +347,7 @@ static dec_result schedule_one(sched *s, profile *p, qitem *it)
         return DEC_UNSCHEDULABLE;
     }
     bindcycle_run(s, p, c, d, it, best);
-    return d->result == DEC_ERROR || d->result == DEC_UNSCHEDULABLE ? d->result
-                                                                      : DEC_SCHEDULED;
+    return d->result == DEC_ERROR || d->result == DEC_UNSCHEDULABLE ? d->result : DEC_SCHEDULED;
 }
 
 /* ---- run once ---- */
@@ -521,8 +519,8 @@ void sched_stop(sched *s)
     bindcycle_stop(s);
 }
 
-int sched_deschedule(sched *s, profile *p, size_t budget, desched_fn report, void *ud,
-                     char *err, size_t errlen)
+int sched_deschedule(sched *s, profile *p, size_t budget, desched_fn report, void *ud, char *err,
+                     size_t errlen)
 {
     return deschedule_run(s, p, budget, report, ud, err, errlen);
 }

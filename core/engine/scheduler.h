@@ -122,7 +122,7 @@ trellis_object *sched_object_at(const sched *s, size_t i);
  * takes stays. report(ud, w, from, to, why) is called for each one tried:
  * to is NULL when it stayed. Returns the number moved, or -1 with err
  * when the store could not be written. */
-int sched_deschedule(sched *s, profile *p, size_t budget, desched_fn report, void *ud,
-                     char *err, size_t errlen);
+int sched_deschedule(sched *s, profile *p, size_t budget, desched_fn report, void *ud, char *err,
+                     size_t errlen);
 
 #endif

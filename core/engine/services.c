@@ -26,8 +26,7 @@ static int svc_evict(void *ud, trellis_cycle *c, const trellis_plugin *pl,
         return errf(err, errlen, "evict is only allowed in a post-filter");
     cache_workload *cw = cache_get_workload(&s->cache, victim);
     if (!cw || !cw->n_as)
-        return errf(err, errlen, "%s %s is not assigned to any target", victim->kind,
-                    victim->key);
+        return errf(err, errlen, "%s %s is not assigned to any target", victim->kind, victim->key);
     for (size_t i = 0; i < cw->n_as; i++)
         if (cw->as[i].assumed)
             return errf(err, errlen, "%s %s is being bound (assumed on %s); it cannot be evicted",
@@ -63,8 +62,8 @@ static int svc_evict(void *ud, trellis_cycle *c, const trellis_plugin *pl,
     return 0;
 }
 
-static int svc_create_target(void *ud, trellis_cycle *c, const trellis_plugin *pl,
-                             const char *json, char *err, size_t errlen)
+static int svc_create_target(void *ud, trellis_cycle *c, const trellis_plugin *pl, const char *json,
+                             char *err, size_t errlen)
 {
     sched *s = ud;
     if (!c->in_post_filter)
@@ -76,8 +75,7 @@ static int svc_create_target(void *ud, trellis_cycle *c, const trellis_plugin *p
     int rc = -1;
     const cache_target *have = NULL;
     if (!profile_is_target_kind(c->p, o))
-        errf(err, errlen, "a created target must be of kind %s, not %s", pc->target_kind,
-             o->kind);
+        errf(err, errlen, "a created target must be of kind %s, not %s", pc->target_kind, o->kind);
     else if ((have = cache_get_target(&s->cache, o->kind, o->name)) && have->t.obj)
         errf(err, errlen, "%s %s exists already", o->kind, o->name);
     else if (s->st->ops->create(s->st, o, err, errlen) == 0)

@@ -20,18 +20,17 @@
 typedef struct host_services {
     void *ud;
     /* post-filter: clear victim's placement and queue it again */
-    int (*evict)(void *ud, trellis_cycle *c, const trellis_plugin *pl,
-                 const trellis_object *victim, const char *reason, char *err, size_t errlen);
+    int (*evict)(void *ud, trellis_cycle *c, const trellis_plugin *pl, const trellis_object *victim,
+                 const char *reason, char *err, size_t errlen);
     /* post-filter: create a target of the profile's kind from JSON */
     int (*create_target)(void *ud, trellis_cycle *c, const trellis_plugin *pl, const char *json,
                          char *err, size_t errlen);
     /* write (value NULL: remove) a field of o through the store */
-    int (*set_field)(void *ud, const trellis_plugin *pl, const trellis_object *o,
-                     const char *path, const char *value, char *err, size_t errlen);
+    int (*set_field)(void *ud, const trellis_plugin *pl, const trellis_object *o, const char *path,
+                     const char *value, char *err, size_t errlen);
     /* allow or reject a workload waiting on permit: 0, -1 when none waits */
     int (*permit)(void *ud, const char *ns, const char *name, int allow, const char *reason);
-    const trellis_object *(*lookup)(void *ud, const char *kind, const char *ns,
-                                    const char *name);
+    const trellis_object *(*lookup)(void *ud, const char *kind, const char *ns, const char *name);
     int (*foreach)(void *ud, const char *kind, const char *ns,
                    int (*cb)(const trellis_object *o, void *cbud), void *cbud);
 } host_services;

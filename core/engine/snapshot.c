@@ -56,8 +56,7 @@ void snapshot_free(snapshot *s)
 /* Copy src's object and workloads into dst; references are taken before
  * the old ones are dropped so that by_name, keyed by the name inside the
  * object, never points at a released object. */
-static void copy_into(snapshot *s, struct trellis_target *dst,
-                      const struct trellis_target *src)
+static void copy_into(snapshot *s, struct trellis_target *dst, const struct trellis_target *src)
 {
     trellis_object *old_obj = dst->obj;
     trellis_object **old_wl = dst->wl;

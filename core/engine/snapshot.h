@@ -26,7 +26,7 @@
 #include "hmap.h"
 
 typedef struct snapshot {
-    char *kind; /* owned */
+    char *kind;                      /* owned */
     struct trellis_target **targets; /* sorted by name; copies owned here */
     size_t n, cap;
     hmap by_name; /* name -> struct trellis_target* */

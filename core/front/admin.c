@@ -44,7 +44,10 @@ static int parse_spec(const cfg_profile *pc, const char *spec, taint_spec *t, ch
         sb_init(&known);
         for (size_t i = 0; i < pc->n_taint_effects; i++) {
             ok |= strcmp(t->effect, pc->taint_effects[i]) == 0;
-            sb_printf(&known, "%s%s", !i ? "" : i + 1 < pc->n_taint_effects ? ", " : " or ",
+            sb_printf(&known, "%s%s",
+                      !i                            ? ""
+                      : i + 1 < pc->n_taint_effects ? ", "
+                                                    : " or ",
                       pc->taint_effects[i]);
         }
         if (!ok)
@@ -87,8 +90,8 @@ static const trellis_object *find_target(sched *s, profile *p, const char *name,
     return o;
 }
 
-int admin_taint(sched *s, profile *p, const char *target, const char *spec, FILE *out,
-                char *err, size_t errlen)
+int admin_taint(sched *s, profile *p, const char *target, const char *spec, FILE *out, char *err,
+                size_t errlen)
 {
     taint_spec t;
     if (parse_spec(profile_cfg(p), spec, &t, err, errlen) < 0)
@@ -105,9 +108,7 @@ int admin_taint(sched *s, profile *p, const char *target, const char *spec, FILE
     }
     json_object *list = json_object_new_array();
     size_t dropped = 0;
-    size_t n = cur && json_object_is_type(cur, json_type_array)
-                   ? json_object_array_length(cur)
-                   : 0;
+    size_t n = cur && json_object_is_type(cur, json_type_array) ? json_object_array_length(cur) : 0;
     for (size_t i = 0; i < n; i++) {
         json_object *it = json_object_array_get_idx(cur, i);
         const char *k = json_object_is_type(it, json_type_object) ? member(it, "key") : NULL;
@@ -137,14 +138,17 @@ int admin_taint(sched *s, profile *p, const char *target, const char *spec, FILE
             json_object_object_add(nt, "effect", json_object_new_string(t.effect));
         json_object_array_add(list, nt);
     }
-    const char *text = json_object_to_json_string_ext(
-        list, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *text = json_object_to_json_string_ext(list, JSON_C_TO_STRING_SPACED |
+                                                                JSON_C_TO_STRING_NOSLASHESCAPE);
     store_edit e = {field, text, 1};
     store *st = sched_store(s);
     int rc = st->ops->patch(st, o, &e, 1, err, errlen);
     if (rc == 0 && out)
         fprintf(out, "%s/%s %s %s\n", o->kind, o->name,
-                t.remove ? "untainted" : dropped ? "taint replaced" : "tainted", spec);
+                t.remove  ? "untainted"
+                : dropped ? "taint replaced"
+                          : "tainted",
+                spec);
     json_object_put(list);
     return rc;
 }
@@ -180,8 +184,7 @@ int admin_drain(sched *s, profile *p, const char *target, FILE *out, char *err, 
     return 0;
 }
 
-int admin_uncordon(sched *s, profile *p, const char *target, FILE *out, char *err,
-                   size_t errlen)
+int admin_uncordon(sched *s, profile *p, const char *target, FILE *out, char *err, size_t errlen)
 {
     char spec[300];
     snprintf(spec, sizeof spec, "%s-", profile_cfg(p)->cordon_taint);

@@ -16,14 +16,12 @@
 /* spec: "key[=value][:Effect]" adds (replacing a taint with the same key
  * and effect), "key[:Effect]-" removes. Lines saying what changed go to
  * out. Buffered in the store: the caller flushes. 0 or -1 with err. */
-int admin_taint(sched *s, profile *p, const char *target, const char *spec, FILE *out,
-                char *err, size_t errlen);
+int admin_taint(sched *s, profile *p, const char *target, const char *spec, FILE *out, char *err,
+                size_t errlen);
 /* Taint with the profile's cordon_taint (NoSchedule) and unbind every
  * workload whose binding field names the target. */
-int admin_drain(sched *s, profile *p, const char *target, FILE *out, char *err,
-                size_t errlen);
+int admin_drain(sched *s, profile *p, const char *target, FILE *out, char *err, size_t errlen);
 /* Remove the cordon taint. */
-int admin_uncordon(sched *s, profile *p, const char *target, FILE *out, char *err,
-                   size_t errlen);
+int admin_uncordon(sched *s, profile *p, const char *target, FILE *out, char *err, size_t errlen);
 
 #endif

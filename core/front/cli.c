@@ -39,60 +39,61 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "Usage: trellis [--help] [--version] COMMAND [OPTIONS]\n"
-            "\n"
-            "Place workloads onto targets through plugins.\n"
-            "\n"
-            "Commands:\n"
-            "  schedule    schedule every pending workload once and write the bindings back\n"
-            "  run         run as a service: follow the state directory, schedule what is\n"
-            "              pending, bind, retry; serve /healthz /readyz /configz /metrics\n"
-            "  validate    check a config: syntax, plugins, their arguments\n"
-            "  plugins     list the plugins found in the plugin directories\n"
-            "  taint TARGET key[=value][:Effect]   add a taint to a target (key[:Effect]- "
-            "removes it)\n"
-            "  drain TARGET      cordon a target and unbind every workload on it\n"
-            "  uncordon TARGET   remove the cordon taint\n"
-            "  deschedule  move workloads off targets holding more than their capacity\n"
-            "  explain [KIND/][NAMESPACE/]NAME   why a workload goes where it goes, or\n"
-            "              nowhere: every plugin's verdict on every target; writes nothing\n"
-            "\n"
-            "Options:\n"
-            "  -c, --config FILE       config file (default %s)\n"
-            "  -s, --state DIR         state directory of manifests (file store)\n"
-            "  -o, --output FORMAT     table or json (default: table on a terminal, else "
-            "json)\n"
-            "      --explain           show every candidate target with each plugin's verdict\n"
-            "  -n, --dry-run           decide and print; write nothing\n"
-            "  -j, --parallelism N     worker threads (default: config, else CPUs up to 16)\n"
-            "  -P, --plugin-dir DIR    search DIR for plugins first (repeatable; also\n"
-            "                          TRELLIS_PLUGIN_PATH, colon separated)\n"
-            "      --describe NAME     with 'plugins': print a plugin's arguments;\n"
-            "                          'validate --describe profile': every profile setting\n"
-            "      --profile NAME      the profile for taint, drain, uncordon, deschedule, explain\n"
-            "                          (default: the first)\n"
-            "      --budget N          deschedule: move at most N workloads (default 10)\n"
-            "      --stats FILE        schedule: write timings and memory as JSON to FILE\n"
-            "      --listen ADDR:PORT  run: serve HTTP there instead of the config's http group\n"
-            "  -v, --verbose           log more (repeat for debug)\n"
-            "      --log-level LEVEL   error, warn, info or debug\n"
-            "      --log-format FMT    text or json\n"
-            "  -h, --help              show this help\n"
-            "  -V, --version           show the version and SDK version\n"
-            "\n"
-            "Examples:\n"
-            "  trellis schedule --config /etc/trellis/kube.cfg --state ./cluster --dry-run\n"
-            "  trellis schedule -c kube.cfg -s ./cluster -o json --explain\n"
-            "  trellis run -c /etc/trellis/trellis.cfg --listen 127.0.0.1:10259\n"
-            "  trellis validate /etc/trellis/kube.cfg\n"
-            "  trellis plugins --describe taint-toleration\n"
-            "  trellis drain -c gardener.cfg -s ./garden aws-eu-1\n"
-            "  trellis deschedule -c gardener.cfg -s ./garden --budget 5 --dry-run\n"
-            "  trellis explain -c kube.cfg -s ./cluster shop/search-indexer-0\n"
-            "\n"
-            "See trellis(1).\n",
-            DEFAULT_CONFIG);
+    fprintf(
+        f,
+        "Usage: trellis [--help] [--version] COMMAND [OPTIONS]\n"
+        "\n"
+        "Place workloads onto targets through plugins.\n"
+        "\n"
+        "Commands:\n"
+        "  schedule    schedule every pending workload once and write the bindings back\n"
+        "  run         run as a service: follow the state directory, schedule what is\n"
+        "              pending, bind, retry; serve /healthz /readyz /configz /metrics\n"
+        "  validate    check a config: syntax, plugins, their arguments\n"
+        "  plugins     list the plugins found in the plugin directories\n"
+        "  taint TARGET key[=value][:Effect]   add a taint to a target (key[:Effect]- "
+        "removes it)\n"
+        "  drain TARGET      cordon a target and unbind every workload on it\n"
+        "  uncordon TARGET   remove the cordon taint\n"
+        "  deschedule  move workloads off targets holding more than their capacity\n"
+        "  explain [KIND/][NAMESPACE/]NAME   why a workload goes where it goes, or\n"
+        "              nowhere: every plugin's verdict on every target; writes nothing\n"
+        "\n"
+        "Options:\n"
+        "  -c, --config FILE       config file (default %s)\n"
+        "  -s, --state DIR         state directory of manifests (file store)\n"
+        "  -o, --output FORMAT     table or json (default: table on a terminal, else "
+        "json)\n"
+        "      --explain           show every candidate target with each plugin's verdict\n"
+        "  -n, --dry-run           decide and print; write nothing\n"
+        "  -j, --parallelism N     worker threads (default: config, else CPUs up to 16)\n"
+        "  -P, --plugin-dir DIR    search DIR for plugins first (repeatable; also\n"
+        "                          TRELLIS_PLUGIN_PATH, colon separated)\n"
+        "      --describe NAME     with 'plugins': print a plugin's arguments;\n"
+        "                          'validate --describe profile': every profile setting\n"
+        "      --profile NAME      the profile for taint, drain, uncordon, deschedule, explain\n"
+        "                          (default: the first)\n"
+        "      --budget N          deschedule: move at most N workloads (default 10)\n"
+        "      --stats FILE        schedule: write timings and memory as JSON to FILE\n"
+        "      --listen ADDR:PORT  run: serve HTTP there instead of the config's http group\n"
+        "  -v, --verbose           log more (repeat for debug)\n"
+        "      --log-level LEVEL   error, warn, info or debug\n"
+        "      --log-format FMT    text or json\n"
+        "  -h, --help              show this help\n"
+        "  -V, --version           show the version and SDK version\n"
+        "\n"
+        "Examples:\n"
+        "  trellis schedule --config /etc/trellis/kube.cfg --state ./cluster --dry-run\n"
+        "  trellis schedule -c kube.cfg -s ./cluster -o json --explain\n"
+        "  trellis run -c /etc/trellis/trellis.cfg --listen 127.0.0.1:10259\n"
+        "  trellis validate /etc/trellis/kube.cfg\n"
+        "  trellis plugins --describe taint-toleration\n"
+        "  trellis drain -c gardener.cfg -s ./garden aws-eu-1\n"
+        "  trellis deschedule -c gardener.cfg -s ./garden --budget 5 --dry-run\n"
+        "  trellis explain -c kube.cfg -s ./cluster shop/search-indexer-0\n"
+        "\n"
+        "See trellis(1).\n",
+        DEFAULT_CONFIG);
 }
 
 typedef struct opts {
@@ -119,26 +120,41 @@ static void add_dir(opts *o, char *d)
     o->dirs[o->n_dirs++] = d;
 }
 
-enum { OPT_EXPLAIN = 256, OPT_DESCRIBE, OPT_LOG_LEVEL, OPT_LOG_FORMAT, OPT_PROFILE,
-       OPT_BUDGET, OPT_STATS, OPT_LISTEN };
+enum {
+    OPT_EXPLAIN = 256,
+    OPT_DESCRIBE,
+    OPT_LOG_LEVEL,
+    OPT_LOG_FORMAT,
+    OPT_PROFILE,
+    OPT_BUDGET,
+    OPT_STATS,
+    OPT_LISTEN
+};
 
 /* One option of getopt_long: 0, or -1 after saying what is wrong. --help
  * and --version print and exit. */
 static int take_option(opts *o, int ch)
 {
     switch (ch) {
-    case 'c': o->config = optarg; break;
-    case 's': o->state = optarg; break;
+    case 'c':
+        o->config = optarg;
+        break;
+    case 's':
+        o->state = optarg;
+        break;
     case 'o':
         if (strcmp(optarg, "json") != 0 && strcmp(optarg, "table") != 0) {
-            fprintf(stderr, "trellis: --output: expected table or json, got '%s'\n",
-                    optarg);
+            fprintf(stderr, "trellis: --output: expected table or json, got '%s'\n", optarg);
             return -1;
         }
         o->output = optarg;
         break;
-    case OPT_EXPLAIN: o->explain = 1; break;
-    case 'n': o->dry_run = 1; break;
+    case OPT_EXPLAIN:
+        o->explain = 1;
+        break;
+    case 'n':
+        o->dry_run = 1;
+        break;
     case 'j': {
         char *end;
         long v = strtol(optarg, &end, 10);
@@ -149,11 +165,21 @@ static int take_option(opts *o, int ch)
         o->parallelism = (int)v;
         break;
     }
-    case 'P': add_dir(o, optarg); break;
-    case OPT_DESCRIBE: o->describe = optarg; break;
-    case OPT_PROFILE: o->profile = optarg; break;
-    case OPT_STATS: o->stats = optarg; break;
-    case OPT_LISTEN: o->listen = optarg; break;
+    case 'P':
+        add_dir(o, optarg);
+        break;
+    case OPT_DESCRIBE:
+        o->describe = optarg;
+        break;
+    case OPT_PROFILE:
+        o->profile = optarg;
+        break;
+    case OPT_STATS:
+        o->stats = optarg;
+        break;
+    case OPT_LISTEN:
+        o->listen = optarg;
+        break;
     case OPT_BUDGET: {
         char *end;
         long v = strtol(optarg, &end, 10);
@@ -171,8 +197,9 @@ static int take_option(opts *o, int ch)
     case OPT_LOG_LEVEL: {
         int l = log_parse_level(optarg);
         if (l < 0) {
-            fprintf(stderr, "trellis: --log-level: expected error, warn, info or debug, "
-                            "got '%s'\n",
+            fprintf(stderr,
+                    "trellis: --log-level: expected error, warn, info or debug, "
+                    "got '%s'\n",
                     optarg);
             return -1;
         }
@@ -181,13 +208,14 @@ static int take_option(opts *o, int ch)
     }
     case OPT_LOG_FORMAT:
         if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0) {
-            fprintf(stderr, "trellis: --log-format: expected text or json, got '%s'\n",
-                    optarg);
+            fprintf(stderr, "trellis: --log-format: expected text or json, got '%s'\n", optarg);
             return -1;
         }
         log_set_json(strcmp(optarg, "json") == 0);
         break;
-    case 'h': usage(stdout); exit(0);
+    case 'h':
+        usage(stdout);
+        exit(0);
     case 'V':
         printf("trellis %s (plugin SDK %d.%d)\n", PACKAGE_VERSION, TRELLIS_SDK_MAJOR,
                TRELLIS_SDK_MINOR);
@@ -290,9 +318,8 @@ static int write_stats(const char *file, sched *s)
             "\"equivalence_hits\": %llu, \"equivalence_targets_reevaluated\": %llu, "
             "\"peak_rss_kib\": %ld}\n",
             ss.targets_loaded, ss.workloads_loaded, ss.pending, ss.decisions, n, (int)ss.workers,
-            (double)ss.load_ns / 1e9, sched_s,
-            sched_s > 0 ? (double)ss.decisions / sched_s : 0.0, p50, p99,
-            (unsigned long long)ss.eq_hits, (unsigned long long)ss.eq_reevaluated,
+            (double)ss.load_ns / 1e9, sched_s, sched_s > 0 ? (double)ss.decisions / sched_s : 0.0,
+            p50, p99, (unsigned long long)ss.eq_hits, (unsigned long long)ss.eq_reevaluated,
             ru.ru_maxrss);
     if (f != stderr)
         fclose(f);
@@ -329,8 +356,7 @@ static int schedule_and_print(const opts *o, sched *s, store *st, const char *di
     } else {
         sched_get_stats(s, &ss);
         log_info("loaded %zu targets and %zu workloads (%zu pending) from %s in %.1f ms",
-                 ss.targets_loaded, ss.workloads_loaded, ss.pending, dir,
-                 (double)ss.load_ns / 1e6);
+                 ss.targets_loaded, ss.workloads_loaded, ss.pending, dir, (double)ss.load_ns / 1e6);
         if (sched_run_once(s, err, sizeof err) < 0) {
             fprintf(stderr, "trellis: not written: %s\n", err);
             rc = 3;
@@ -483,8 +509,8 @@ static int cmd_admin(opts *o)
     if (o->n_pos != need) {
         fprintf(stderr, "trellis: %s: expected %s\nTry 'trellis --help'.\n", cmd,
                 need == 2 ? "TARGET and a taint (key[=value][:Effect] or key[:Effect]-)"
-                : need   ? "one TARGET"
-                         : "no positional argument");
+                : need    ? "one TARGET"
+                          : "no positional argument");
         return 1;
     }
     char err[2048];
@@ -695,8 +721,9 @@ static int list_dir(const opts *o, const char *dir, seen_list *seen, int *found)
         } else if (seen_before(seen, m.desc->name)) {
             /* the first one found is the one a profile would load */
             if (!o->describe)
-                fprintf(stderr, "trellis: %s: plugin name '%s' is declared by %s "
-                                "already; this file is not used\n",
+                fprintf(stderr,
+                        "trellis: %s: plugin name '%s' is declared by %s "
+                        "already; this file is not used\n",
                         files[i], m.desc->name, seen_before(seen, m.desc->name));
             registry_close_file(&m);
         } else {
@@ -778,8 +805,12 @@ int cli_main(int argc, char **argv)
                strcmp(o.cmd, "uncordon") == 0 || strcmp(o.cmd, "deschedule") == 0) {
         rc = cmd_admin(&o);
     } else if (strcmp(o.cmd, "run") == 0) {
-        run_opts ro = {o.config ? o.config : DEFAULT_CONFIG, o.state, o.dirs, o.n_dirs,
-                       o.parallelism, o.listen};
+        run_opts ro = {o.config ? o.config : DEFAULT_CONFIG,
+                       o.state,
+                       o.dirs,
+                       o.n_dirs,
+                       o.parallelism,
+                       o.listen};
         rc = run_main(&ro);
     } else if (strcmp(o.cmd, "explain") == 0) {
         rc = cmd_explain(&o);

@@ -22,7 +22,7 @@
 #include "util.h"
 
 struct trellis_scheduler {
-    char *env_path;  /* a copy of TRELLIS_PLUGIN_PATH, split in place */
+    char *env_path; /* a copy of TRELLIS_PLUGIN_PATH, split in place */
     char *dirs[16];
     size_t n_dirs;
     cfg c;

@@ -254,13 +254,12 @@ http_server *http_start(const char *address, int port, const http_handlers *h, c
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
     if (MHD_is_feature_supported(MHD_FEATURE_POLL) == MHD_YES)
         flags |= MHD_USE_POLL;
-    s->d =
-        MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-                         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_TIMEOUT,
-                         (unsigned)IDLE_TIMEOUT_S, MHD_OPTION_CONNECTION_LIMIT,
-                         (unsigned)MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-                         (unsigned)PER_CLIENT, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
-                         MHD_OPTION_END);
+    s->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
+                            NULL, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_TIMEOUT_S,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PER_CLIENT,
+                            MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
     if (!s->d) {
         errf(err, errlen, "cannot serve HTTP on %s:%d: libmicrohttpd did not start", address,
              s->port);

@@ -12,7 +12,6 @@
 #include "plugin.h"
 #include "util.h"
 
-
 static json_object *id_json(const obj_id *id)
 {
     json_object *o = json_object_new_object();
@@ -30,7 +29,7 @@ static json_object *ids_json(const obj_id *ids, size_t n)
     return a;
 }
 
-#define JSON_FLAGS \
+#define JSON_FLAGS                                                                                 \
     (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
 
 /* Write j as json-c prints it at nesting level `level` of a bigger
@@ -160,11 +159,11 @@ void output_table(FILE *f, sched *s)
     for (size_t i = 0; i < n_ev; i++) {
         const eviction *ev = decisions_eviction_at(ds, i);
         fprintf(f, "evicted %s %s%s%s from %s: %s %s: %s\n", ev->workload.kind,
-                ev->workload.namespace_, *ev->workload.namespace_ ? "/" : "",
-                ev->workload.name, ev->target, ev->plugin, ev->code, ev->reason);
+                ev->workload.namespace_, *ev->workload.namespace_ ? "/" : "", ev->workload.name,
+                ev->target, ev->plugin, ev->code, ev->reason);
     }
-    fprintf(f, "%-*s  %-*s  %-13s  %-*s  %s\n", (int)ww, "WORKLOAD", (int)pw, "PROFILE",
-            "RESULT", (int)tw, "TARGETS", "MESSAGE");
+    fprintf(f, "%-*s  %-*s  %-13s  %-*s  %s\n", (int)ww, "WORKLOAD", (int)pw, "PROFILE", "RESULT",
+            (int)tw, "TARGETS", "MESSAGE");
     size_t counts[4] = {0};
     for (size_t i = 0; i < n_dec; i++) {
         const decision *d = decisions_at(ds, i);
@@ -176,8 +175,7 @@ void output_table(FILE *f, sched *s)
             sb_printf(&t, "%s%s", k ? "," : "", d->targets[k]);
         snprintf(buf, sizeof buf, "%s/%s", d->w->kind, d->w->key);
         fprintf(f, "%-*s  %-*s  %-13s  %-*s  %s\n", (int)ww, buf, (int)pw, profile_name(d->p),
-                decision_result_name(r), (int)tw, t.s ? t.s : "-",
-                d->message ? d->message : "");
+                decision_result_name(r), (int)tw, t.s ? t.s : "-", d->message ? d->message : "");
         sb_free(&t);
         for (size_t k = 0; k < d->n_evicted; k++)
             fprintf(f, "    evicted %s %s%s%s\n", d->evicted[k].kind, d->evicted[k].namespace_,
@@ -188,14 +186,12 @@ void output_table(FILE *f, sched *s)
             for (size_t k = 0; k < d->n_cands; k++) {
                 const dec_cand *c = &d->cands[k];
                 if (c->feasible)
-                    fprintf(f, "    %-20s feasible  score %lld\n", c->target,
-                            (long long)c->score);
+                    fprintf(f, "    %-20s feasible  score %lld\n", c->target, (long long)c->score);
                 else
-                    fprintf(f, "    %-20s rejected  %s %s: %s\n", c->target, c->plugin,
-                            c->code, c->reason);
+                    fprintf(f, "    %-20s rejected  %s %s: %s\n", c->target, c->plugin, c->code,
+                            c->reason);
             }
         }
     }
-    fprintf(f, "%zu scheduled, %zu unschedulable, %zu error\n", counts[1], counts[2],
-            counts[3]);
+    fprintf(f, "%zu scheduled, %zu unschedulable, %zu error\n", counts[1], counts[2], counts[3]);
 }

@@ -55,10 +55,10 @@ typedef struct host {
     int ready;
     char why[256];
     char *configz;
-    char fatal[512];             /* why the host must be restarted, "" when live */
-    atomic_int looping;          /* 1 while the scheduling loop runs */
+    char fatal[512];              /* why the host must be restarted, "" when live */
+    atomic_int looping;           /* 1 while the scheduling loop runs */
     atomic_uint_fast64_t turn_ms; /* when the loop last turned */
-    atomic_uint liveness_ms;     /* the config's http.liveness_timeout_ms */
+    atomic_uint liveness_ms;      /* the config's http.liveness_timeout_ms */
     uint64_t watchdog_ms, last_ping_ms;
 } host;
 
@@ -175,8 +175,7 @@ static int fence_cb(void *ud, char *why, size_t whylen)
 /* Take <dir>/.trellis.lock, waiting as a standby while another host
  * holds it. 1 when it is held; 0 when a signal asked to stop while
  * waiting; -1 with err. */
-static int take_lock(host *h, const char *dir, int sigfd, int *lock_fd, char *err,
-                     size_t errlen)
+static int take_lock(host *h, const char *dir, int sigfd, int *lock_fd, char *err, size_t errlen)
 {
     char *path = NULL;
     int fd = statelock_open(dir, &path, NULL, err, errlen);
@@ -573,8 +572,9 @@ int run_main(const run_opts *o)
     }
     const char *dir = state_dir(&h, h.c);
     if (!dir) {
-        fprintf(stderr, "trellis: no state directory: pass --state DIR or set store.path in "
-                        "%s\n",
+        fprintf(stderr,
+                "trellis: no state directory: pass --state DIR or set store.path in "
+                "%s\n",
                 o->config);
         goto out;
     }

@@ -16,11 +16,11 @@
 
 typedef struct run_opts {
     const char *config;
-    const char *state;      /* NULL: the config's store path */
-    char *const *dirs;      /* extra plugin directories, searched first */
+    const char *state; /* NULL: the config's store path */
+    char *const *dirs; /* extra plugin directories, searched first */
     size_t n_dirs;
-    int parallelism;        /* 0: the config's */
-    const char *listen;     /* "ADDRESS:PORT" over the config's http group, or NULL */
+    int parallelism;    /* 0: the config's */
+    const char *listen; /* "ADDRESS:PORT" over the config's http group, or NULL */
 } run_opts;
 
 /* Exit status: 0 after SIGTERM/SIGINT, 2 when the host cannot start. */

@@ -52,8 +52,8 @@ static const char *host_name(void)
     return host_name_buf;
 }
 
-int atomicfile_write(const char *path, const char *within, const char *data, size_t len,
-                           char *err, size_t errlen)
+int atomicfile_write(const char *path, const char *within, const char *data, size_t len, char *err,
+                     size_t errlen)
 {
     /* write to the file path names, through any link, but only inside
      * within: a link may not carry a write outside the state */

@@ -14,8 +14,8 @@
  * is not NULL (a real path, as realpath gives it), a path that leads
  * outside it is refused. 0, or -1 with err filled (the original file is
  * untouched then). The file's permission bits are kept. */
-int atomicfile_write(const char *path, const char *within, const char *data, size_t len,
-                           char *err, size_t errlen);
+int atomicfile_write(const char *path, const char *within, const char *data, size_t len, char *err,
+                     size_t errlen);
 
 /* Remove the temporary files of atomicfile_write in dir that no
  * live writer holds: this host's whose process is gone, and any other's

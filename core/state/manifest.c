@@ -121,8 +121,8 @@ static int is_list(const obuild *b, oref root, oref *items)
 
 /* Turn one document's value into objects. item_lines[i] is the line of
  * items[i] when n_item_lines matches. */
-static void add_document(manifest_set *s, obuild *b, const char *file, int doc, int line,
-                         oref root, const int *item_lines, size_t n_item_lines)
+static void add_document(manifest_set *s, obuild *b, const char *file, int doc, int line, oref root,
+                         const int *item_lines, size_t n_item_lines)
 {
     char err[512];
     oref items;
@@ -598,8 +598,8 @@ static int load_mapping(yctx *c, size_t mark, size_t *size, int depth)
         int vline = LINE(c, vev.start_mark);
         oref v;
         size_t vsize = 0;
-        int record = depth == 0 && krc == 0 && !merge &&
-                     strcmp(ob_key_text(c->b, key), "items") == 0;
+        int record =
+            depth == 0 && krc == 0 && !merge && strcmp(ob_key_text(c->b, key), "items") == 0;
         if (load_node(c, &vev, &v, &vsize, depth + 1, record) < 0) {
             rc = -1;
             break;

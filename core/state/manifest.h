@@ -16,9 +16,9 @@
 #include "object.h"
 
 typedef struct manifest_error {
-    char *file; /* owned */
-    int line;   /* 1-based, 0 when unknown */
-    int doc;    /* 0-based document index */
+    char *file;    /* owned */
+    int line;      /* 1-based, 0 when unknown */
+    int doc;       /* 0-based document index */
     char *message; /* owned: "document 2: missing metadata.name" */
 } manifest_error;
 
@@ -38,8 +38,7 @@ int manifest_is_manifest_name(const char *name);
 /* Parse one file's text and append its objects and errors to s. `file` is
  * used for provenance and messages. Returns 0, or -1 when the whole file is
  * unreadable as its format (the error is appended to s too). */
-int manifest_parse(const char *file, const char *text, size_t len,
-                   manifest_set *s);
+int manifest_parse(const char *file, const char *text, size_t len, manifest_set *s);
 /* Read and parse a file. -1 when it cannot be read (error appended). */
 int manifest_load_file(const char *file, manifest_set *s);
 

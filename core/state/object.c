@@ -555,8 +555,8 @@ static int need_string(const obuild *b, oref m, const char *key, const char *lab
 }
 
 /* An optional string member: "" when absent or null. */
-static int opt_string(const obuild *b, oref m, const char *key, const char *label,
-                      const char **out, char *err, size_t errlen)
+static int opt_string(const obuild *b, oref m, const char *key, const char *label, const char **out,
+                      char *err, size_t errlen)
 {
     oref v = member(b, m, key);
     *out = "";
@@ -682,8 +682,9 @@ static int identity_fields(const obuild *b, oref root, const char **api, const c
                            size_t errlen)
 {
     if (b->nul)
-        return errf(err, errlen, "a string holds a NUL character (\\u0000 or \\0), which "
-                                 "trellis cannot keep: remove it");
+        return errf(err, errlen,
+                    "a string holds a NUL character (\\u0000 or \\0), which "
+                    "trellis cannot keep: remove it");
     if (root == OB_NONE || b->nodes[root].type != N_MAP)
         return errf(err, errlen, "document is %s, expected a map", type_name(b, root));
     oref meta = member(b, root, "metadata");
@@ -733,9 +734,8 @@ static size_t breadth_first(obuild *b, oref root, char *err, size_t errlen)
  * "namespace/name" is its tail, and metadata.name's value shares its
  * last bytes); keys by id. The id's and the key's offsets into *idoff,
  * *keyoff. 0, or -1 with err. */
-static int intern_strings(obuild *b, size_t n, const char *kind, const char *ns,
-                          const char *name, uint32_t *idoff, uint32_t *keyoff, char *err,
-                          size_t errlen)
+static int intern_strings(obuild *b, size_t n, const char *kind, const char *ns, const char *name,
+                          uint32_t *idoff, uint32_t *keyoff, char *err, size_t errlen)
 {
     size_t want = 64;
     while (want < n * 3)

@@ -5,10 +5,10 @@
  * allocation holding the object's identity and provenance followed by its
  * value tree in a compact, immutable form (an array of small nodes and the
  * string bytes they point into; map keys are interned for the process),
- * plus the slots the plugin registry fills with prepared data. Objects are immutable once built and reference
- * counted; a change to an object is a new object. A trellis_value handle
- * is a pointer to a node inside its object's block, so the SDK never sees
- * how values are stored, and reading them never allocates or writes.
+ * plus the slots the plugin registry fills with prepared data. Objects are immutable once built and
+ * reference counted; a change to an object is a new object. A trellis_value handle is a pointer to
+ * a node inside its object's block, so the SDK never sees how values are stored, and reading them
+ * never allocates or writes.
  *
  * Trees are built with an object builder (obuild): the manifest parsers
  * (JSON text, libyaml events) and the json-c converter push values into it,
@@ -35,9 +35,9 @@ struct trellis_object {
     const char *uid;
     const trellis_value *labels;      /* NULL when absent or not a map */
     const trellis_value *annotations; /* NULL when absent or not a map */
-    const char *key; /* "namespace/name", or "name" for cluster-scoped */
-    const char *id;  /* "Kind/namespace/name" (namespace "" when cluster-
-                        scoped): what stores and indexes key objects by */
+    const char *key;                  /* "namespace/name", or "name" for cluster-scoped */
+    const char *id;                   /* "Kind/namespace/name" (namespace "" when cluster-
+                                         scoped): what stores and indexes key objects by */
 
     /* provenance, set by the store that read it */
     const char *file; /* shared with every object of that file; NULL when
@@ -74,8 +74,7 @@ trellis_object *object_from_json(const char *text, char *err, size_t errlen);
 trellis_object *object_ref(trellis_object *o);
 void object_unref(trellis_object *o);
 /* Set provenance; file is interned (objects of one file share it). */
-void object_set_origin(trellis_object *o, const char *file, int doc, int item,
-                       int line);
+void object_set_origin(trellis_object *o, const char *file, int doc, int item, int line);
 /* Whether two objects hold the same value tree, byte for byte (the same
  * document parsed twice gives the same tree). */
 int object_same_content(const trellis_object *a, const trellis_object *b);
@@ -103,8 +102,7 @@ const trellis_value *value_at(const trellis_value *list, size_t i);
 const trellis_value *value_get(const trellis_value *map, const char *key);
 const trellis_value *value_path(const trellis_value *v, const char *path);
 int value_foreach(const trellis_value *map,
-                  int (*cb)(const char *key, const trellis_value *v, void *ud),
-                  void *ud);
+                  int (*cb)(const char *key, const trellis_value *v, void *ud), void *ud);
 
 /* ---- building ---------------------------------------------------------- */
 

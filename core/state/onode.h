@@ -60,7 +60,6 @@ static inline const char *ntext(const onode *n)
     return ntype(n) == N_INT || ntype(n) == N_DOUBLE ? p + 8 : p;
 }
 
-
 static inline const char *nkey(const onode *n)
 {
     return object_key_text(n->key - 1);

@@ -92,8 +92,7 @@ static int fence_held(void *ud, char *why, size_t whylen)
     return statelock_is_ours(h->fd, h->path, why, whylen);
 }
 
-int statelock_hold(const char *dir, int dry_run, store *st, state_hold *h, char *err,
-                   size_t errlen)
+int statelock_hold(const char *dir, int dry_run, store *st, state_hold *h, char *err, size_t errlen)
 {
     char holder[32];
     h->fd = -1;

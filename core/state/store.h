@@ -7,8 +7,8 @@
  * applied over the change), creates objects (targets made by a post-filter,
  * events), and commits with flush. Stores that can follow changes offer
  * watch and dispatch. Every operation may be called from the binding
- * thread as well as the main thread: a store locks what it shares. The file store (store_file.c) is the embedded default; an etcd
- * store and a Kubernetes API store implement the same operations.
+ * thread as well as the main thread: a store locks what it shares. The file store (store_file.c) is
+ * the embedded default; an etcd store and a Kubernetes API store implement the same operations.
  */
 #ifndef TRELLIS_STORE_H
 #define TRELLIS_STORE_H
@@ -42,12 +42,11 @@ typedef struct store_ops {
      * out. 0, or -1 with err when the store cannot be read at all. */
     int (*list)(store *s, manifest_set *out, char *err, size_t errlen);
     /* A new reference to the stored object, or NULL. */
-    trellis_object *(*get)(store *s, const char *kind, const char *namespace_,
-                           const char *name);
+    trellis_object *(*get)(store *s, const char *kind, const char *namespace_, const char *name);
     /* Patch fields of o; refused when the stored object's version is no
      * longer o->version. May be buffered until flush. */
-    int (*patch)(store *s, const trellis_object *o, const store_edit *edits, size_t n,
-                 char *err, size_t errlen);
+    int (*patch)(store *s, const trellis_object *o, const store_edit *edits, size_t n, char *err,
+                 size_t errlen);
     /* Create a new object (a reference is taken); refused if it exists. */
     int (*create)(store *s, trellis_object *o, char *err, size_t errlen);
     /* Commit buffered writes. 0, or -1 with err listing what was not

@@ -78,15 +78,15 @@ typedef struct file_store {
     char *root; /* dir's real path: nothing outside it is read or written */
     fs_file **files;
     size_t n_files, cap_files;
-    hmap by_path; /* path -> fs_file */
-    hmap objects; /* "Kind/ns/name" -> fs_entry */
+    hmap by_path;   /* path -> fs_file */
+    hmap objects;   /* "Kind/ns/name" -> fs_entry */
     uint32_t epoch; /* load_parsed calls so far */
     trellis_object **created;
     size_t n_created, cap_created;
     fs_event *events; /* waiting for dispatch */
     size_t n_events, cap_events;
     manifest_set errors; /* malformed documents seen since the last dispatch */
-    int ino; /* inotify descriptor, -1 when not watching */
+    int ino;             /* inotify descriptor, -1 when not watching */
     fs_wd *watches;
     size_t n_watches, cap_watches;
     hmap pool; /* text -> pstr, the strings pending edits share */
@@ -196,8 +196,8 @@ static int cmp_str(const void *a, const void *b)
  * store neither reads nor writes outside its state. */
 
 typedef struct walker {
-    const char *root; /* the state directory's real path */
-    hmap seen;        /* "dev:ino" of every directory and file taken */
+    const char *root;      /* the state directory's real path */
+    hmap seen;             /* "dev:ino" of every directory and file taken */
     manifest_set *refused; /* where refused links are reported; may be NULL */
     char **dirs;           /* the directories walked, when wanted */
     size_t n_dirs, cap_dirs;
@@ -306,8 +306,8 @@ static int walk(walker *wk, const char *dir, char ***out, size_t *n, size_t *cap
 }
 
 /* Walk the whole state: the root counts as visited. */
-static int walk_state(walker *wk, const char *dir, char ***out, size_t *n, size_t *cap,
-                      char *err, size_t errlen)
+static int walk_state(walker *wk, const char *dir, char ***out, size_t *n, size_t *cap, char *err,
+                      size_t errlen)
 {
     struct stat st;
     if (stat(dir, &st) == 0)
@@ -378,8 +378,7 @@ static void entry_drop(file_store *fs, fs_entry *e)
 static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t hash, int present,
                         manifest_set *errs);
 
-static void load_text(file_store *fs, fs_file *f, const char *text, size_t len,
-                      manifest_set *errs)
+static void load_text(file_store *fs, fs_file *f, const char *text, size_t len, manifest_set *errs)
 {
     manifest_set ms;
     manifest_set_init(&ms);
@@ -415,8 +414,8 @@ static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t ha
             add_error(errs, f->path, o->line, o->doc,
                       xasprintf("document %d: %s %s%s%s is defined twice (first at %s:%d); "
                                 "this one is ignored",
-                                o->doc, o->kind, o->namespace_, *o->namespace_ ? "/" : "",
-                                o->name, prev->file ? prev->file : "(created)", prev->line));
+                                o->doc, o->kind, o->namespace_, *o->namespace_ ? "/" : "", o->name,
+                                prev->file ? prev->file : "(created)", prev->line));
             object_unref(o);
             continue;
         }
@@ -555,8 +554,7 @@ static int fs_list(store *s, manifest_set *out, char *err, size_t errlen)
     for (size_t i = 0; i < wk.n_dirs; i++)
         stale += atomicfile_clean_temps(wk.dirs[i]);
     if (stale)
-        log_info("%s: removed %zu stale temporary file(s) of an interrupted write", fs->dir,
-                 stale);
+        log_info("%s: removed %zu stale temporary file(s) of an interrupted write", fs->dir, stale);
     walker_free(&wk);
     parse_job *jobs = xcalloc(n ? n : 1, sizeof *jobs);
     if (rc == 0)
@@ -603,8 +601,7 @@ static trellis_object *fs_get(store *s, const char *kind, const char *ns, const 
  * absent, then it is created) and the field itself a scalar or absent.
  * Checked when the patch is made, so that a bind fails at once instead of
  * at flush. */
-static int check_edit(const trellis_object *o, const char *path, int raw, char *err,
-                      size_t errlen)
+static int check_edit(const trellis_object *o, const char *path, int raw, char *err, size_t errlen)
 {
     char prefix[512];
     size_t len = strlen(path);
@@ -620,8 +617,8 @@ static int check_edit(const trellis_object *o, const char *path, int raw, char *
             return 0; /* created from here on */
         trellis_value_type t = value_type(v);
         if (i < len && t != TRELLIS_VALUE_MAP && t != TRELLIS_VALUE_NULL)
-            return errf(err, errlen, "%s %s: cannot set %s: '%s' is not a map", o->kind,
-                        o->key, path, prefix);
+            return errf(err, errlen, "%s %s: cannot set %s: '%s' is not a map", o->kind, o->key,
+                        path, prefix);
         if (i == len && !raw && (t == TRELLIS_VALUE_MAP || t == TRELLIS_VALUE_LIST))
             return errf(err, errlen, "%s %s: cannot set %s: it is a %s, not a scalar", o->kind,
                         o->key, path, t == TRELLIS_VALUE_MAP ? "map" : "list");
@@ -629,20 +626,19 @@ static int check_edit(const trellis_object *o, const char *path, int raw, char *
     return 0;
 }
 
-static int patch_locked(file_store *fs, const trellis_object *o, const store_edit *edits,
-                        size_t n, char *err, size_t errlen)
+static int patch_locked(file_store *fs, const trellis_object *o, const store_edit *edits, size_t n,
+                        char *err, size_t errlen)
 {
     fs_file *f = o->file ? hmap_get(&fs->by_path, o->file) : NULL;
     if (!f) {
         for (size_t i = 0; i < fs->n_created; i++)
             if (fs->created[i] == o)
-                return errf(err, errlen, "%s %s: created in this run and not written yet",
-                            o->kind, o->key);
+                return errf(err, errlen, "%s %s: created in this run and not written yet", o->kind,
+                            o->key);
         return errf(err, errlen, "%s %s: not read from this store", o->kind, o->key);
     }
     if (o->version != f->hash)
-        return errf(err, errlen, "%s: %s %s changed since it was read", f->path, o->kind,
-                    o->key);
+        return errf(err, errlen, "%s: %s %s changed since it was read", f->path, o->kind, o->key);
     for (size_t i = 0; i < n; i++) {
         /* a later patch of the same field replaces an earlier one */
         if ((f->n_edits + 1) * 2 > f->cap_eslots) {
@@ -675,8 +671,8 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
     return 0;
 }
 
-static int fs_patch(store *s, const trellis_object *o, const store_edit *edits, size_t n,
-                    char *err, size_t errlen)
+static int fs_patch(store *s, const trellis_object *o, const store_edit *edits, size_t n, char *err,
+                    size_t errlen)
 {
     for (size_t i = 0; i < n; i++)
         if (check_edit(o, edits[i].path, edits[i].raw, err, errlen) < 0)
@@ -828,9 +824,9 @@ static int flush_created(file_store *fs, trellis_object *o, char *e, size_t elen
             free(d);
         }
         json_object *tree = object_to_json(o);
-        const char *js = json_object_to_json_string_ext(
-            tree, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                      JSON_C_TO_STRING_NOSLASHESCAPE);
+        const char *js =
+            json_object_to_json_string_ext(tree, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                     JSON_C_TO_STRING_NOSLASHESCAPE);
         char *text = xasprintf("%s\n", js);
         json_object_put(tree);
         if (atomicfile_write(p, fs->root, text, strlen(text), e, elen) < 0) {
@@ -859,7 +855,8 @@ static int fs_flush(store *s, store_fail_cb failed, void *ud, char *err, size_t 
     char e[1024];
     pthread_mutex_lock(&fs->mu);
     char why[512];
-    if (!fs->base.dry_run && fs->base.fence && !fs->base.fence(fs->base.fence_ud, why, sizeof why)) {
+    if (!fs->base.dry_run && fs->base.fence &&
+        !fs->base.fence(fs->base.fence_ud, why, sizeof why)) {
         /* another host may be active: write nothing */
         snprintf(e, sizeof e, "not written: %s", why);
         for (size_t i = 0; i < fs->n_files; i++) {
@@ -1026,7 +1023,8 @@ static void reload_path(file_store *fs, const char *path)
     size_t plen = strlen(path);
     for (size_t i = 0; i < fs->n_files;) {
         fs_file *g = fs->files[i];
-        if (strcmp(g->path, path) == 0 || (strncmp(g->path, path, plen) == 0 && g->path[plen] == '/')) {
+        if (strcmp(g->path, path) == 0 ||
+            (strncmp(g->path, path, plen) == 0 && g->path[plen] == '/')) {
             load_text(fs, g, NULL, 0, &fs->errors);
             hmap_del(&fs->by_path, g->path);
             memmove(fs->files + i, fs->files + i + 1, (fs->n_files - i - 1) * sizeof *fs->files);
@@ -1169,8 +1167,9 @@ store *store_file_open(const char *dir, int dry_run, char *err, size_t errlen)
         return NULL;
     }
     if (!S_ISDIR(st.st_mode)) {
-        errf(err, errlen, "%s: not a directory (the file store needs a directory of "
-                          "manifests)",
+        errf(err, errlen,
+             "%s: not a directory (the file store needs a directory of "
+             "manifests)",
              dir);
         return NULL;
     }

@@ -180,8 +180,7 @@ static const onode *map_lookup(const onode *m, const segment *g)
         for (uint32_t i = 0; i < len; i++, c++) {
             const char *k = nkey(c);
             if (g->len == 0 ? k[0] == '\0'
-                            : k[0] == g->s[0] && strncmp(k, g->s, g->len) == 0 &&
-                                  k[g->len] == '\0')
+                            : k[0] == g->s[0] && strncmp(k, g->s, g->len) == 0 && k[g->len] == '\0')
                 return handle(c) ? c : NULL;
         }
         return NULL;

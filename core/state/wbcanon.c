@@ -19,7 +19,6 @@
  * the text after it. They must be equal. An empty map and null read the
  * same (removing a block map's last key leaves null). */
 
-
 static void canon_text(strbuf *b, char kind, int tagged, const char *v, size_t len)
 {
     sb_printf(b, "%c%s%zu:", kind, tagged ? "t" : "", len);

@@ -15,7 +15,6 @@
 
 /* ---- position trees ---------------------------------------------------- */
 
-
 void wb_node_free(node *n)
 {
     if (!n)
@@ -159,14 +158,29 @@ static void render_quoted(strbuf *b, const char *v, int json)
     for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
         const char *named = NULL;
         switch (*p) {
-        case '"': named = "\\\""; break;
-        case '\\': named = "\\\\"; break;
-        case '\n': named = "\\n"; break;
-        case '\t': named = "\\t"; break;
-        case '\r': named = "\\r"; break;
-        case '\b': named = json ? "\\b" : NULL; break;
-        case '\f': named = json ? "\\f" : NULL; break;
-        default: break;
+        case '"':
+            named = "\\\"";
+            break;
+        case '\\':
+            named = "\\\\";
+            break;
+        case '\n':
+            named = "\\n";
+            break;
+        case '\t':
+            named = "\\t";
+            break;
+        case '\r':
+            named = "\\r";
+            break;
+        case '\b':
+            named = json ? "\\b" : NULL;
+            break;
+        case '\f':
+            named = json ? "\\f" : NULL;
+            break;
+        default:
+            break;
         }
         if (named)
             sb_puts(b, named);
@@ -226,7 +240,7 @@ void wb_render_chain(strbuf *b, char *const *comps, size_t n, const char *val, i
  * `step` deeper, separated by nl, without a final break; val is the value
  * as rendered already. */
 void wb_render_block(strbuf *b, char *const *comps, size_t n, const char *val, size_t indent,
-                         size_t step, const char *nl)
+                     size_t step, const char *nl)
 {
     for (size_t i = 0; i < n; i++) {
         if (i)
@@ -241,7 +255,6 @@ void wb_render_block(strbuf *b, char *const *comps, size_t n, const char *val, s
 }
 
 /* ---- YAML trees -------------------------------------------------------- */
-
 
 /* libyaml counts marks in characters (after a byte-order mark); map them
  * back to bytes. */
@@ -487,7 +500,6 @@ int wb_yaml_next_doc(ybuild *b)
 }
 
 /* ---- JSON trees -------------------------------------------------------- */
-
 
 static int jfail(jbuild *b, const char *what)
 {

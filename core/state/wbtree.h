@@ -102,7 +102,7 @@ void wb_node_free(node *n);
 int wb_plain_safe(const char *s);
 int wb_raw_parse(const char *text, node **out, char *msg, size_t msglen);
 void wb_render_block(strbuf *b, char *const *comps, size_t n, const char *val, size_t indent,
-                         size_t step, const char *nl);
+                     size_t step, const char *nl);
 void wb_render_chain(strbuf *b, char *const *comps, size_t n, const char *val, int json);
 void wb_render_raw(strbuf *b, const node *n);
 void wb_render_value(strbuf *b, const char *v, int json);

@@ -82,7 +82,6 @@
 
 /* ---- locating a path --------------------------------------------------- */
 
-
 static void path_free(keypath *p)
 {
     for (size_t i = 0; i < p->n; i++)
@@ -148,8 +147,6 @@ static int path_split(const char *s, keypath *p, char *err, size_t errlen)
     return 0;
 }
 
-
-
 static node *find_anchor(const tree *t, int doc, const char *name, size_t before)
 {
     node *found = NULL;
@@ -194,7 +191,6 @@ static int anchor_shared(const tree *t, int doc, const node *n)
             return 1;
     return 0;
 }
-
 
 /* Where an edit leads in a tree. */
 typedef struct spot {
@@ -661,7 +657,6 @@ static int plan_edit(wctx *w, const wb_edit *e, const node *raw, size_t idx, rep
     return 0;
 }
 
-
 /* Whether v holds the raw value (its own anchor aside). */
 static int holds_raw(const node *v, const node *raw, int json)
 {
@@ -706,10 +701,10 @@ static int verify_edit(wctx *w, const wb_edit *e, const node *raw, size_t idx, c
                             "after the edit the field does not hold the value");
         return 0;
     }
-    int ok =
-        v && v->kind == N_SCALAR && v->vlen == strlen(e->value) &&
-        memcmp(v->value, e->value, v->vlen) == 0 &&
-        (w->json ? v->style == 1 : (v->style != YAML_PLAIN_SCALAR_STYLE || wb_plain_safe(v->value)));
+    int ok = v && v->kind == N_SCALAR && v->vlen == strlen(e->value) &&
+             memcmp(v->value, e->value, v->vlen) == 0 &&
+             (w->json ? v->style == 1
+                      : (v->style != YAML_PLAIN_SCALAR_STYLE || wb_plain_safe(v->value)));
     if (!ok)
         return edit_err(err, errlen, idx, e, "after the edit the field does not hold the value");
     return 0;
@@ -804,8 +799,8 @@ typedef struct doc_ovs {
 } doc_ovs;
 
 /* The pass's overlays of document d (edits not postponed), for canon_doc. */
-static size_t doc_overlays(const wb_edit *edits, node *const *raws, const size_t *round,
-                           size_t nr, const unsigned char *state, size_t d, doc_ovs *o)
+static size_t doc_overlays(const wb_edit *edits, node *const *raws, const size_t *round, size_t nr,
+                           const unsigned char *state, size_t d, doc_ovs *o)
 {
     size_t n = 0;
     char msg[512];
@@ -876,8 +871,9 @@ static int plan_pass(wctx *w, const wb_edit *edits, node *const *raws, const siz
     for (size_t d = 0; rc == 0; d++) {
         int got = reader_next(&rd);
         if (got < 0) {
-            rc = errf(err, errlen, first ? "cannot parse the %s text: %s"
-                                         : "the edited text does not parse: %s%s",
+            rc = errf(err, errlen,
+                      first ? "cannot parse the %s text: %s"
+                            : "the edited text does not parse: %s%s",
                       first ? (w->json ? "JSON" : "YAML") : "", msg);
             break;
         }
@@ -1120,8 +1116,8 @@ int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *ed
          * only read, so that what does not parse is refused) */
         size_t nr = pick_round(edits, n, state, round);
         size_t nrs = 0, ndocs = 0;
-        rc = plan_pass(&w, edits, raws, round, nr, state, rs, &nrs, &sums, &cap_sums, &ndocs,
-                       first, err, errlen);
+        rc = plan_pass(&w, edits, raws, round, nr, state, rs, &nrs, &sums, &cap_sums, &ndocs, first,
+                       err, errlen);
         first = 0;
         if (rc < 0 || nr == 0)
             break;

@@ -358,7 +358,8 @@ static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_o
     const prepared *shoot = host->object_data(self, workload);
 
     if (shoot)
-        trellis_batch_clear_rejected_prepared(host, self, NULL, shoot, targets, n, pass, batch_rejects);
+        trellis_batch_clear_rejected_prepared(host, self, NULL, shoot, targets, n, pass,
+                                              batch_rejects);
 }
 
 static int rejects_on(trellis_plugin *self, const trellis_object *workload,
@@ -444,9 +445,9 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         return -1;
     }
     return trellis_hints_register(h, self,
-                          TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE |
-                              (cfg->current ? TRELLIS_EV_TARGET_DELETE : 0u),
-                          hint, err, errlen);
+                                  TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE |
+                                      (cfg->current ? TRELLIS_EV_TARGET_DELETE : 0u),
+                                  hint, err, errlen);
 }
 
 static const trellis_plugin_desc desc = {

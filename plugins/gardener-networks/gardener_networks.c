@@ -65,7 +65,7 @@ typedef struct prepared {
     gm_net *checks;
     size_t n_checks;
     unsigned default_roles;
-    int ipv4, ipv6; /* spec.networking.ipFamilies */
+    int ipv4, ipv6;        /* spec.networking.ipFamilies */
     network spec[N_ROLES]; /* shoot spec.networking / seed spec.networks */
     /* shoot only */
     network *status; /* status.networking.{nodes,pods,services}[] */
@@ -399,8 +399,8 @@ static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_o
     const prepared *shoot = host->object_data(self, workload);
 
     if (shoot)
-        trellis_batch_clear_rejected_prepared(host, self, host->get_private(self), shoot, targets, n, pass,
-                                      batch_rejects);
+        trellis_batch_clear_rejected_prepared(host, self, host->get_private(self), shoot, targets,
+                                              n, pass, batch_rejects);
 }
 
 static int rejects_on(trellis_plugin *self, const trellis_object *workload,
@@ -476,8 +476,8 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    return trellis_hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint, err,
-                          errlen);
+    return trellis_hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint,
+                                  err, errlen);
 }
 
 static const trellis_plugin_desc desc = {

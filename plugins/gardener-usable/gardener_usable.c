@@ -212,8 +212,8 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    return trellis_hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint, err,
-                          errlen);
+    return trellis_hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint,
+                                  err, errlen);
 }
 
 static const trellis_plugin_desc desc = {

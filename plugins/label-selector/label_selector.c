@@ -218,7 +218,8 @@ static void filter_batch(trellis_plugin *self, trellis_cycle *c, const trellis_o
     const selector *sel = workload_selector(self, workload);
 
     if (sel)
-        trellis_batch_clear_rejected(self, host->get_private(self), sel, targets, n, pass, batch_rejects);
+        trellis_batch_clear_rejected(self, host->get_private(self), sel, targets, n, pass,
+                                     batch_rejects);
 }
 
 static int rejects_on(trellis_plugin *self, const trellis_object *workload,
@@ -292,8 +293,8 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    return trellis_hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint, err,
-                          errlen);
+    return trellis_hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint,
+                                  err, errlen);
 }
 
 static const trellis_plugin_desc desc = {

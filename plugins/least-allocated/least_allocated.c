@@ -84,8 +84,8 @@ static int score(trellis_plugin *self, trellis_cycle *c, const trellis_object *w
     for (size_t i = 0; alloc && i < cfg->n; i++) {
         int64_t a = res_has(alloc, i) ? alloc->v[i] : 0;
 
-        total += free_share(a, used ? used[i] : 0, req ? req->v[i] : 0,
-                            a > 0 ? 1.0 / (double)a : 0.0);
+        total +=
+            free_share(a, used ? used[i] : 0, req ? req->v[i] : 0, a > 0 ? 1.0 / (double)a : 0.0);
     }
     *out = total / (int64_t)cfg->n;
     return TRELLIS_SUCCESS;

@@ -180,7 +180,8 @@ static int target_grew(const res_config *cfg, const res_amounts *req, const res_
     if (!before)
         return 1;
     for (size_t i = 0; i < cfg->n; i++) {
-        if (req->v[i] > 0 && res_has(after, i) && (!res_has(before, i) || after->v[i] > before->v[i]))
+        if (req->v[i] > 0 && res_has(after, i) &&
+            (!res_has(before, i) || after->v[i] > before->v[i]))
             return 1;
     }
     return 0;

@@ -304,7 +304,7 @@ static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_ob
                         size_t first, size_t n, uint64_t *pass)
 {
     trellis_span_clear_rejected(host->cycle_target_data(c, self), host->get_private(self),
-                        host->object_data(self, workload), first, n, pass, span_rejects);
+                                host->object_data(self, workload), first, n, pass, span_rejects);
 }
 
 static int score(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
@@ -513,7 +513,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         return -1;
     }
     if (trellis_hints_register(h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE, hint, err,
-                       errlen) < 0)
+                               errlen) < 0)
         return -1;
     /* A 1.0 host has no eviction checks: the plugin still filters and
      * scores there, it just cannot evict. */

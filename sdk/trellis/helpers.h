@@ -148,9 +148,8 @@ typedef int (*trellis_hint_rejects_fn)(trellis_plugin *self, const trellis_objec
 /* For TRELLIS_EV_TARGET_ADD / _UPDATE: TRELLIS_QUEUE when new_obj passes and
  * old_obj is NULL or rejects, TRELLIS_QUEUE_SKIP otherwise. Any other event:
  * TRELLIS_QUEUE. Ownership of every argument is retained by the caller. */
-static inline int trellis_hint_target_turned(trellis_plugin *self,
-                                             const trellis_object *workload, unsigned event,
-                                             const trellis_object *old_obj,
+static inline int trellis_hint_target_turned(trellis_plugin *self, const trellis_object *workload,
+                                             unsigned event, const trellis_object *old_obj,
                                              const trellis_object *new_obj,
                                              trellis_hint_rejects_fn rejects)
 {
@@ -196,8 +195,7 @@ typedef struct trellis_equal_member_ {
 } trellis_equal_member_;
 
 /* value_foreach callback: nonzero (stop) when the member differs in b. */
-static inline int trellis_equal_member_differs_(const char *key, const trellis_value *v,
-                                                void *ud)
+static inline int trellis_equal_member_differs_(const char *key, const trellis_value *v, void *ud)
 {
     const trellis_equal_member_ *m = (const trellis_equal_member_ *)ud;
 

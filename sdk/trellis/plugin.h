@@ -342,8 +342,7 @@ typedef struct trellis_arg_spec {
  * plugin's filter with reason "InvalidTarget"; a malformed workload gets the
  * decision "error". Ownership of *data transfers to the host, which hands it
  * back to `release`. */
-typedef int (*trellis_prepare_fn)(trellis_plugin *self,
-                                  const trellis_object *obj, void **data,
+typedef int (*trellis_prepare_fn)(trellis_plugin *self, const trellis_object *obj, void **data,
                                   char *err, size_t errlen);
 typedef void (*trellis_release_fn)(trellis_plugin *self, void *data);
 
@@ -351,28 +350,24 @@ typedef void (*trellis_release_fn)(trellis_plugin *self, void *data);
  * prepare_workload: write `n` values (n as declared with declare_counters)
  * into out. The host keeps per-target sums over assigned and assumed
  * workloads, read with host->target_counters(). */
-typedef void (*trellis_amounts_fn)(trellis_plugin *self,
-                                   const trellis_object *workload,
+typedef void (*trellis_amounts_fn)(trellis_plugin *self, const trellis_object *workload,
                                    int64_t *out);
 
 /* Queue order: nonzero when a goes before b. seq is the order in which
  * workloads were first queued (smaller is earlier). */
-typedef int (*trellis_less_fn)(trellis_plugin *self, const trellis_object *a,
-                               uint64_t a_seq, const trellis_object *b,
-                               uint64_t b_seq);
+typedef int (*trellis_less_fn)(trellis_plugin *self, const trellis_object *a, uint64_t a_seq,
+                               const trellis_object *b, uint64_t b_seq);
 
 /* pre_filter: once per cycle before filters. SUCCESS continues; SKIP skips
  * this plugin's filter for this cycle; UNSCHEDULABLE/UNRESOLVABLE rejects
  * every target; ERROR ends the cycle with an error. */
 typedef int (*trellis_pre_filter_fn)(trellis_plugin *self, trellis_cycle *c,
-                                     const trellis_object *workload,
-                                     trellis_status *st);
+                                     const trellis_object *workload, trellis_status *st);
 
 /* filter: does `workload` fit `target`? Return SUCCESS, or UNSCHEDULABLE /
  * UNRESOLVABLE with st filled. Runs on worker threads. */
 typedef int (*trellis_filter_fn)(trellis_plugin *self, trellis_cycle *c,
-                                 const trellis_object *workload,
-                                 const trellis_target *target,
+                                 const trellis_object *workload, const trellis_target *target,
                                  trellis_status *st);
 
 /* filter_batch: the same decision over a block of n targets. `pass` is a
@@ -381,11 +376,10 @@ typedef int (*trellis_filter_fn)(trellis_plugin *self, trellis_cycle *c,
  * when the host needs them (explain, unschedulable message) it calls the
  * plain filter for the rejected targets, so a plugin that registers a batch
  * filter must register the plain one too and both must agree. */
-typedef void (*trellis_filter_batch_fn)(trellis_plugin *self,
-                                        trellis_cycle *c,
+typedef void (*trellis_filter_batch_fn)(trellis_plugin *self, trellis_cycle *c,
                                         const trellis_object *workload,
-                                        const trellis_target *const *targets,
-                                        size_t n, uint64_t *pass);
+                                        const trellis_target *const *targets, size_t n,
+                                        uint64_t *pass);
 
 /* filter_span (since 1.3): filter_batch addressed by snapshot index. The
  * block is the cycle's targets first .. first + n - 1 (cycle_target(c,
@@ -396,34 +390,32 @@ typedef void (*trellis_filter_batch_fn)(trellis_plugin *self,
  * host call per target. As with
  * filter_batch, the plain filter must be registered too and agree. */
 typedef void (*trellis_filter_span_fn)(trellis_plugin *self, trellis_cycle *c,
-                                       const trellis_object *workload,
-                                       size_t first, size_t n, uint64_t *pass);
+                                       const trellis_object *workload, size_t first, size_t n,
+                                       uint64_t *pass);
 
 /* post_filter: runs when no target fits. It may evict workloads
  * (host->evict), create a target (host->create_target) or nominate one.
  * Return SUCCESS when it changed something that lets the workload be
  * retried at once, UNSCHEDULABLE otherwise. */
 typedef int (*trellis_post_filter_fn)(trellis_plugin *self, trellis_cycle *c,
-                                      const trellis_object *workload,
-                                      trellis_status *st);
+                                      const trellis_object *workload, trellis_status *st);
 
 /* pre_score: once, with the feasible targets. */
 typedef int (*trellis_pre_score_fn)(trellis_plugin *self, trellis_cycle *c,
                                     const trellis_object *workload,
-                                    const trellis_target *const *feasible,
-                                    size_t n, trellis_status *st);
+                                    const trellis_target *const *feasible, size_t n,
+                                    trellis_status *st);
 
 /* score: raw score of one feasible target into *score. */
 typedef int (*trellis_score_fn)(trellis_plugin *self, trellis_cycle *c,
-                                const trellis_object *workload,
-                                const trellis_target *target, int64_t *score,
-                                trellis_status *st);
+                                const trellis_object *workload, const trellis_target *target,
+                                int64_t *score, trellis_status *st);
 
 /* score_batch: raw scores of n feasible targets into scores[0..n). */
 typedef void (*trellis_score_batch_fn)(trellis_plugin *self, trellis_cycle *c,
                                        const trellis_object *workload,
-                                       const trellis_target *const *targets,
-                                       size_t n, int64_t *scores);
+                                       const trellis_target *const *targets, size_t n,
+                                       int64_t *scores);
 
 /* score_span (since 1.3): raw scores of the feasible targets whose
  * snapshot indices are idx[0..n) (ascending) into scores[0..n). Index the
@@ -432,8 +424,7 @@ typedef void (*trellis_score_batch_fn)(trellis_plugin *self, trellis_cycle *c,
  * that registers it must register the plain score too (the host calls it
  * to report a failure); both must agree. */
 typedef void (*trellis_score_span_fn)(trellis_plugin *self, trellis_cycle *c,
-                                      const trellis_object *workload,
-                                      const uint32_t *idx, size_t n,
+                                      const trellis_object *workload, const uint32_t *idx, size_t n,
                                       int64_t *scores);
 
 /* equivalent (since 1.3): nonzero when this plugin's pre_filter, filter,
@@ -459,39 +450,33 @@ typedef int (*trellis_equivalent_fn)(trellis_plugin *self, const trellis_object 
  * rejects anything outside with an error naming the plugin. */
 typedef int (*trellis_normalize_fn)(trellis_plugin *self, trellis_cycle *c,
                                     const trellis_object *workload,
-                                    const trellis_target *const *targets,
-                                    size_t n, int64_t *scores,
+                                    const trellis_target *const *targets, size_t n, int64_t *scores,
                                     trellis_status *st);
 
 /* reserve / unreserve: the workload was assumed on target (reserve), or
  * the cycle failed after reserve and the assumption is being undone
  * (unreserve, which must be idempotent). */
 typedef int (*trellis_reserve_fn)(trellis_plugin *self, trellis_cycle *c,
-                                  const trellis_object *workload,
-                                  const trellis_target *target,
+                                  const trellis_object *workload, const trellis_target *target,
                                   trellis_status *st);
 typedef void (*trellis_unreserve_fn)(trellis_plugin *self, trellis_cycle *c,
-                                     const trellis_object *workload,
-                                     const trellis_target *target);
+                                     const trellis_object *workload, const trellis_target *target);
 
 /* permit: SUCCESS, UNSCHEDULABLE (reject), or WAIT with *timeout_ms set:
  * the workload's binding waits until some plugin calls host->permit_allow
  * for it, or the timeout passes (then it is rejected). */
 typedef int (*trellis_permit_fn)(trellis_plugin *self, trellis_cycle *c,
-                                 const trellis_object *workload,
-                                 const trellis_target *target,
+                                 const trellis_object *workload, const trellis_target *target,
                                  uint64_t *timeout_ms, trellis_status *st);
 
 /* pre_bind / bind / post_bind. bind returns SKIP when it does not handle
  * this workload; the first bind plugin that does not skip does the bind.
  * post_bind is informational. */
 typedef int (*trellis_bind_fn)(trellis_plugin *self, trellis_cycle *c,
-                               const trellis_object *workload,
-                               const trellis_target *target,
+                               const trellis_object *workload, const trellis_target *target,
                                trellis_status *st);
 typedef void (*trellis_post_bind_fn)(trellis_plugin *self, trellis_cycle *c,
-                                     const trellis_object *workload,
-                                     const trellis_target *target);
+                                     const trellis_object *workload, const trellis_target *target);
 
 /* eviction check (since 1.1): a workload is bound to target. Return
  * TRELLIS_SUCCESS to let it stay, or TRELLIS_UNSCHEDULABLE with st filled to
@@ -539,9 +524,8 @@ enum { TRELLIS_QUEUE_SKIP = 0, TRELLIS_QUEUE = 1 };
  * waiting that would fit, a wrong TRELLIS_QUEUE only costs a cycle. A
  * target whose prepare failed for this plugin before the change is always
  * a concern; the host does not ask. */
-typedef int (*trellis_hint_fn)(trellis_plugin *self, const trellis_object *workload,
-                               unsigned event, const trellis_object *old_obj,
-                               const trellis_object *new_obj);
+typedef int (*trellis_hint_fn)(trellis_plugin *self, const trellis_object *workload, unsigned event,
+                               const trellis_object *old_obj, const trellis_object *new_obj);
 
 typedef enum trellis_log_level {
     TRELLIS_LOG_ERROR = 0,
@@ -564,27 +548,20 @@ typedef struct trellis_host {
 
     /* -- registration (only during init; -1 afterwards or on a second call
      *    for the same hook) -- */
-    int (*register_prepare_workload)(trellis_plugin *self,
-                                     trellis_prepare_fn fn);
-    int (*register_prepare_target)(trellis_plugin *self,
-                                   trellis_prepare_fn fn);
+    int (*register_prepare_workload)(trellis_plugin *self, trellis_prepare_fn fn);
+    int (*register_prepare_target)(trellis_plugin *self, trellis_prepare_fn fn);
     int (*register_release)(trellis_plugin *self, trellis_release_fn fn);
     /* Declare n int64 counters per workload (n <= 16) and the function that
      * computes them. */
-    int (*declare_counters)(trellis_plugin *self, int n,
-                            trellis_amounts_fn fn);
+    int (*declare_counters)(trellis_plugin *self, int n, trellis_amounts_fn fn);
     int (*register_queue_sort)(trellis_plugin *self, trellis_less_fn fn);
-    int (*register_pre_filter)(trellis_plugin *self,
-                               trellis_pre_filter_fn fn);
+    int (*register_pre_filter)(trellis_plugin *self, trellis_pre_filter_fn fn);
     int (*register_filter)(trellis_plugin *self, trellis_filter_fn fn);
-    int (*register_filter_batch)(trellis_plugin *self,
-                                 trellis_filter_batch_fn fn);
-    int (*register_post_filter)(trellis_plugin *self,
-                                trellis_post_filter_fn fn);
+    int (*register_filter_batch)(trellis_plugin *self, trellis_filter_batch_fn fn);
+    int (*register_post_filter)(trellis_plugin *self, trellis_post_filter_fn fn);
     int (*register_pre_score)(trellis_plugin *self, trellis_pre_score_fn fn);
     int (*register_score)(trellis_plugin *self, trellis_score_fn fn);
-    int (*register_score_batch)(trellis_plugin *self,
-                                trellis_score_batch_fn fn);
+    int (*register_score_batch)(trellis_plugin *self, trellis_score_batch_fn fn);
     int (*register_normalize)(trellis_plugin *self, trellis_normalize_fn fn);
     int (*register_reserve)(trellis_plugin *self, trellis_reserve_fn fn);
     int (*register_unreserve)(trellis_plugin *self, trellis_unreserve_fn fn);
@@ -596,8 +573,7 @@ typedef struct trellis_host {
     /* -- plugin instance -- */
     /* Attach private data; free_fn (may be NULL) runs after fini. Ownership
      * of data transfers to the host. */
-    void (*set_private)(trellis_plugin *self, void *data,
-                        void (*free_fn)(void *));
+    void (*set_private)(trellis_plugin *self, void *data, void (*free_fn)(void *));
     /* The data set above; owned by the host. */
     void *(*get_private)(const trellis_plugin *self);
     /* Name of the profile this instance belongs to; host-owned. */
@@ -605,15 +581,13 @@ typedef struct trellis_host {
     /* The profile's binding field path (e.g. "spec.nodeName"); host-owned. */
     const char *(*binding_field)(const trellis_plugin *self);
     /* Log one line prefixed with the plugin's name. */
-    void (*log)(const trellis_plugin *self, trellis_log_level level,
-                const char *fmt, ...)
+    void (*log)(const trellis_plugin *self, trellis_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)
         __attribute__((format(printf, 3, 4)))
 #endif
         ;
     /* Fill a status. reason is copied; fmt may be NULL. */
-    int (*status)(trellis_status *st, trellis_code code, const char *reason,
-                  const char *fmt, ...)
+    int (*status)(trellis_status *st, trellis_code code, const char *reason, const char *fmt, ...)
 #if defined(__GNUC__)
         __attribute__((format(printf, 4, 5)))
 #endif
@@ -626,8 +600,7 @@ typedef struct trellis_host {
     int (*arg_bool)(const trellis_args *a, const char *key);
     double (*arg_double)(const trellis_args *a, const char *key);
     size_t (*arg_list_len)(const trellis_args *a, const char *key);
-    const char *(*arg_list_at)(const trellis_args *a, const char *key,
-                               size_t i);
+    const char *(*arg_list_at)(const trellis_args *a, const char *key, size_t i);
 
     /* -- objects (strings host-owned, valid while the object is) -- */
     const char *(*object_kind)(const trellis_object *o);
@@ -637,14 +610,12 @@ typedef struct trellis_host {
     const char *(*object_uid)(const trellis_object *o); /* "" if none */
     /* Label / annotation value, or NULL when absent. */
     const char *(*object_label)(const trellis_object *o, const char *key);
-    const char *(*object_annotation)(const trellis_object *o,
-                                     const char *key);
+    const char *(*object_annotation)(const trellis_object *o, const char *key);
     /* The value at a path such as "spec.provider.type", "spec.taints[0]" or
      * 'metadata.labels["topology.kubernetes.io/zone"]'; NULL when absent.
      * Parses the path on every call: resolve paths in prepare, not in
      * filter. */
-    const trellis_value *(*object_get)(const trellis_object *o,
-                                       const char *path);
+    const trellis_value *(*object_get)(const trellis_object *o, const char *path);
     /* Prepared data of this plugin for an object (NULL if none). */
     void *(*object_data)(const trellis_plugin *self, const trellis_object *o);
 
@@ -660,38 +631,30 @@ typedef struct trellis_host {
     /* Elements of a list, members of a map; 0 for scalars. */
     size_t (*value_len)(const trellis_value *v);
     const trellis_value *(*value_at)(const trellis_value *list, size_t i);
-    const trellis_value *(*value_get)(const trellis_value *map,
-                                      const char *key);
+    const trellis_value *(*value_get)(const trellis_value *map, const char *key);
     /* Relative path lookup from v, same syntax as object_get. */
-    const trellis_value *(*value_path)(const trellis_value *v,
-                                       const char *path);
+    const trellis_value *(*value_path)(const trellis_value *v, const char *path);
     /* Visit map members in document order; stops when cb returns nonzero
      * and returns that value. */
     int (*value_foreach)(const trellis_value *map,
-                         int (*cb)(const char *key, const trellis_value *v,
-                                   void *ud),
-                         void *ud);
+                         int (*cb)(const char *key, const trellis_value *v, void *ud), void *ud);
 
     /* -- targets in the snapshot (borrowed for the cycle) -- */
     const trellis_object *(*target_object)(const trellis_target *t);
     const char *(*target_name)(const trellis_target *t);
     /* Workloads assigned to the target, assumed ones included. */
     size_t (*target_workload_count)(const trellis_target *t);
-    const trellis_object *(*target_workload)(const trellis_target *t,
-                                             size_t i);
+    const trellis_object *(*target_workload)(const trellis_target *t, size_t i);
     /* This plugin's counter sums over the target's workloads; NULL if the
      * plugin declared none. */
-    const int64_t *(*target_counters)(const trellis_plugin *self,
-                                      const trellis_target *t);
+    const int64_t *(*target_counters)(const trellis_plugin *self, const trellis_target *t);
     /* This plugin's counters for one workload. */
-    const int64_t *(*workload_counters)(const trellis_plugin *self,
-                                        const trellis_object *w);
+    const int64_t *(*workload_counters)(const trellis_plugin *self, const trellis_object *w);
 
     /* -- cycle state -- */
     /* Per-plugin slot, reset at the start of each cycle. Set it on the main
      * thread (pre_filter, pre_score); filter and score only read it. */
-    void (*cycle_set)(trellis_cycle *c, const trellis_plugin *self,
-                      void *data);
+    void (*cycle_set)(trellis_cycle *c, const trellis_plugin *self, void *data);
     void *(*cycle_get)(const trellis_cycle *c, const trellis_plugin *self);
     /* Zeroed memory from the cycle's arena, freed when the cycle ends;
      * NULL on exhaustion. Never call free() on it. Main thread only
@@ -707,30 +670,26 @@ typedef struct trellis_host {
     /* Run the profile's filters against t as if `victims` were not on it
      * (post_filter only). Returns the code; st gets the first rejection. */
     int (*cycle_filter_without)(trellis_cycle *c, const trellis_target *t,
-                                const trellis_object *const *victims,
-                                size_t n, trellis_status *st);
+                                const trellis_object *const *victims, size_t n, trellis_status *st);
     /* post_filter actions. evict: unbind the victim (its binding field is
      * cleared through the store) and requeue it; reason is copied.
      * create_target: add a new target from a JSON manifest (copied);
      * nominate: prefer t when the workload is retried. 0 or -1 with err. */
-    int (*evict)(trellis_cycle *c, const trellis_plugin *self,
-                 const trellis_object *victim, const char *reason,
-                 char *err, size_t errlen);
-    int (*create_target)(trellis_cycle *c, const trellis_plugin *self,
-                         const char *manifest_json, char *err, size_t errlen);
+    int (*evict)(trellis_cycle *c, const trellis_plugin *self, const trellis_object *victim,
+                 const char *reason, char *err, size_t errlen);
+    int (*create_target)(trellis_cycle *c, const trellis_plugin *self, const char *manifest_json,
+                         char *err, size_t errlen);
     int (*nominate)(trellis_cycle *c, const trellis_target *t);
 
     /* -- binding -- */
     /* Write a string (value != NULL) or remove the field (value == NULL) at
      * path in the workload through the store. 0, or -1 with err. */
-    int (*store_set_field)(const trellis_plugin *self,
-                           const trellis_object *o, const char *path,
+    int (*store_set_field)(const trellis_plugin *self, const trellis_object *o, const char *path,
                            const char *value, char *err, size_t errlen);
     /* Release a workload held by permit WAIT (allow) or fail it (reject). */
-    int (*permit_allow)(const trellis_plugin *self, const char *namespace_,
-                        const char *name);
-    int (*permit_reject)(const trellis_plugin *self, const char *namespace_,
-                         const char *name, const char *reason);
+    int (*permit_allow)(const trellis_plugin *self, const char *namespace_, const char *name);
+    int (*permit_reject)(const trellis_plugin *self, const char *namespace_, const char *name,
+                         const char *reason);
 
     /* -- since 1.1 -- */
     /* Any object the store holds, by kind, namespace ("" when cluster
@@ -791,7 +750,7 @@ typedef struct trellis_host {
 
 /* Whether the host table has a given member (for plugins built against a
  * newer minor than the running host). */
-#define TRELLIS_HOST_HAS(host, member)                                       \
+#define TRELLIS_HOST_HAS(host, member)                                                             \
     ((host)->size >= offsetof(trellis_host, member) + sizeof((host)->member))
 
 /* ---- the descriptor ---------------------------------------------------- */
@@ -800,17 +759,17 @@ typedef struct trellis_host {
  * reads them before anything else and refuses the plugin if they do not
  * match. */
 typedef struct trellis_plugin_desc {
-    size_t size; /* sizeof(trellis_plugin_desc) the plugin was built with */
-    int sdk_major; /* TRELLIS_SDK_MAJOR it was built against */
-    int sdk_minor; /* the oldest host minor it runs on (TRELLIS_PLUGIN_MIN_MINOR) */
-    const char *name;        /* unique, [a-z0-9-]+ */
-    const char *version;     /* the plugin's own version */
-    const char *description; /* one line */
+    size_t size;                  /* sizeof(trellis_plugin_desc) the plugin was built with */
+    int sdk_major;                /* TRELLIS_SDK_MAJOR it was built against */
+    int sdk_minor;                /* the oldest host minor it runs on (TRELLIS_PLUGIN_MIN_MINOR) */
+    const char *name;             /* unique, [a-z0-9-]+ */
+    const char *version;          /* the plugin's own version */
+    const char *description;      /* one line */
     const trellis_arg_spec *args; /* NULL-key terminated; may be NULL */
     /* Register hooks and read args. Return 0, or -1 with err filled; the
      * host stops start-up with that message. */
-    int (*init)(trellis_plugin *self, const trellis_host *host,
-                const trellis_args *args, char *err, size_t errlen);
+    int (*init)(trellis_plugin *self, const trellis_host *host, const trellis_args *args, char *err,
+                size_t errlen);
     void (*fini)(trellis_plugin *self); /* may be NULL */
 } trellis_plugin_desc;
 
@@ -836,13 +795,12 @@ typedef const trellis_plugin_desc *(*trellis_plugin_entry_fn)(void);
  *   static const trellis_plugin_desc desc = { TRELLIS_DESC_HEADER, ... };
  *   TRELLIS_PLUGIN(desc)
  */
-#define TRELLIS_DESC_HEADER                                                  \
-    sizeof(trellis_plugin_desc), TRELLIS_SDK_MAJOR, TRELLIS_PLUGIN_MIN_MINOR
-#define TRELLIS_PLUGIN(desc)                                                 \
-    TRELLIS_EXPORT const trellis_plugin_desc *trellis_plugin_entry(void);    \
-    TRELLIS_EXPORT const trellis_plugin_desc *trellis_plugin_entry(void)     \
-    {                                                                        \
-        return &(desc);                                                      \
+#define TRELLIS_DESC_HEADER sizeof(trellis_plugin_desc), TRELLIS_SDK_MAJOR, TRELLIS_PLUGIN_MIN_MINOR
+#define TRELLIS_PLUGIN(desc)                                                                       \
+    TRELLIS_EXPORT const trellis_plugin_desc *trellis_plugin_entry(void);                          \
+    TRELLIS_EXPORT const trellis_plugin_desc *trellis_plugin_entry(void)                           \
+    {                                                                                              \
+        return &(desc);                                                                            \
     }
 
 /* A plugin that may also be compiled into a host (a custom scheduler, see
@@ -853,11 +811,11 @@ typedef const trellis_plugin_desc *(*trellis_plugin_entry_fn)(void);
  * which the host registers with trellis_register_builtin: the same
  * descriptor and the same version checks as a loaded plugin. */
 #ifdef TRELLIS_BUILTIN
-#define TRELLIS_PLUGIN_AS(desc, id)                                          \
-    const trellis_plugin_desc *trellis_builtin_##id(void);                   \
-    const trellis_plugin_desc *trellis_builtin_##id(void)                    \
-    {                                                                        \
-        return &(desc);                                                      \
+#define TRELLIS_PLUGIN_AS(desc, id)                                                                \
+    const trellis_plugin_desc *trellis_builtin_##id(void);                                         \
+    const trellis_plugin_desc *trellis_builtin_##id(void)                                          \
+    {                                                                                              \
+        return &(desc);                                                                            \
     }
 #else
 #define TRELLIS_PLUGIN_AS(desc, id) TRELLIS_PLUGIN(desc)

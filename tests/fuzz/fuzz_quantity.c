@@ -37,8 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int64_t back = -1;
         res_format(v[u], units[u], buf, sizeof buf);
         FUZZ_CHECK(res_quantity_parse(buf, units[u], &back) == RES_OK && back == v[u],
-                   "unit %d: '%s' is %lld, printed '%s', read back %lld", u, text,
-                   (long long)v[u], buf, (long long)back);
+                   "unit %d: '%s' is %lld, printed '%s', read back %lld", u, text, (long long)v[u],
+                   buf, (long long)back);
     }
     /* counts and bytes are the same plain units */
     FUZZ_CHECK(rc[0] == rc[2] && (rc[0] != RES_OK || v[0] == v[2]), "'%s': count and bytes differ",
@@ -51,8 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc[1] == RES_OK) {
         /* ceil(ceil(1000 x) / 1000) == ceil(x) */
         int64_t whole = v[1] / 1000 + (v[1] % 1000 != 0);
-        FUZZ_CHECK(rc[0] == RES_OK && v[0] == whole, "'%s': %lld units but %lld milli-units",
-                   text, (long long)v[0], (long long)v[1]);
+        FUZZ_CHECK(rc[0] == RES_OK && v[0] == whole, "'%s': %lld units but %lld milli-units", text,
+                   (long long)v[0], (long long)v[1]);
     }
     free(text);
     return 0;

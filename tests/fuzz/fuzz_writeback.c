@@ -32,19 +32,75 @@
 
 /* Strings that are not what they look like in YAML or JSON. */
 static const char *const strings[] = {
-    "node-1", "", "true", "null", "~", "yes", "NO", "123", "-1.5e3", "0x1f", "0o17", ".inf",
-    "- a", "a: b", "a #b", "#x", "'q'", "\"dq\"", "multi\nline", "tab\there", "trail ", " lead",
-    "*alias", "&anchor", "!tag", "%x", "@x", "`x", "{a}", "[a]", "?", ":", "-", "---", "...",
-    "back\\slash", "\xc3\xbc\xc3\xb1\xc3\xaf", "\xe2\x80\xa8", "\xef\xbb\xbf" "bom", "cr\rlf",
-    "a\x7f" "b", "10.250.0.0/16", "kubernetes.io/hostname", "=", "{{x}}",
+    "node-1",
+    "",
+    "true",
+    "null",
+    "~",
+    "yes",
+    "NO",
+    "123",
+    "-1.5e3",
+    "0x1f",
+    "0o17",
+    ".inf",
+    "- a",
+    "a: b",
+    "a #b",
+    "#x",
+    "'q'",
+    "\"dq\"",
+    "multi\nline",
+    "tab\there",
+    "trail ",
+    " lead",
+    "*alias",
+    "&anchor",
+    "!tag",
+    "%x",
+    "@x",
+    "`x",
+    "{a}",
+    "[a]",
+    "?",
+    ":",
+    "-",
+    "---",
+    "...",
+    "back\\slash",
+    "\xc3\xbc\xc3\xb1\xc3\xaf",
+    "\xe2\x80\xa8",
+    "\xef\xbb\xbf"
+    "bom",
+    "cr\rlf",
+    "a\x7f"
+    "b",
+    "10.250.0.0/16",
+    "kubernetes.io/hostname",
+    "=",
+    "{{x}}",
 };
 
 /* Raw edits: JSON texts that become the field's value. */
 static const char *const raws[] = {
-    "[]", "{}", "null", "true", "false", "0", "-12", "1.50", "1e3", "\"s\"", "\"a: b\"",
-    "[{\"key\": \"a\", \"effect\": \"NoSchedule\"}]", "{\"a\": {\"b\": [1, 2, {\"c\": null}]}}",
-    "\"\\u00e9\\n\\t\\\"\"", "[\"x\", {\"y\": []}, [[]]]", "{\"k.with.dots\": \"v\", \"\": 1}",
-    "\"\\u2028\"", "[1, \"#\", \"- a\"]",
+    "[]",
+    "{}",
+    "null",
+    "true",
+    "false",
+    "0",
+    "-12",
+    "1.50",
+    "1e3",
+    "\"s\"",
+    "\"a: b\"",
+    "[{\"key\": \"a\", \"effect\": \"NoSchedule\"}]",
+    "{\"a\": {\"b\": [1, 2, {\"c\": null}]}}",
+    "\"\\u00e9\\n\\t\\\"\"",
+    "[\"x\", {\"y\": []}, [[]]]",
+    "{\"k.with.dots\": \"v\", \"\": 1}",
+    "\"\\u2028\"",
+    "[1, \"#\", \"- a\"]",
 };
 
 /* Fields an edit may add (besides the object's own). */
@@ -77,8 +133,7 @@ static int identity(const path *p)
         return 1;
     if (strcmp(p->comps[0], "apiVersion") == 0 || strcmp(p->comps[0], "kind") == 0)
         return 1;
-    if (strcmp(p->comps[0], "metadata") == 0 &&
-        (p->n == 1 || strcmp(p->comps[1], "name") == 0))
+    if (strcmp(p->comps[0], "metadata") == 0 && (p->n == 1 || strcmp(p->comps[1], "name") == 0))
         return 1;
     return 0;
 }
@@ -292,9 +347,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         default:
             ep->e.value = raws[c[3] % (sizeof raws / sizeof *raws)];
             /* a namespace or uid that is not a string makes no object */
-            ep->e.raw = !(ep->p.n == 2 && strcmp(ep->p.comps[0], "metadata") == 0 &&
-                          (strcmp(ep->p.comps[1], "namespace") == 0 ||
-                           strcmp(ep->p.comps[1], "uid") == 0));
+            ep->e.raw =
+                !(ep->p.n == 2 && strcmp(ep->p.comps[0], "metadata") == 0 &&
+                  (strcmp(ep->p.comps[1], "namespace") == 0 || strcmp(ep->p.comps[1], "uid") == 0));
             break;
         }
     }

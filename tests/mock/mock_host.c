@@ -213,8 +213,8 @@ static int arg_from_json(arg *a, json_object *j)
     return -1;
 }
 
-static int build_args(trellis_args *out, const trellis_arg_spec *spec, const char *json,
-                      char *err, size_t errlen)
+static int build_args(trellis_args *out, const trellis_arg_spec *spec, const char *json, char *err,
+                      size_t errlen)
 {
     json_object *given = json ? json_tokener_parse(json) : NULL;
     if (json && !json_object_is_type(given, json_type_object)) {
@@ -315,13 +315,20 @@ static const char *h_arg_list_at(const trellis_args *a, const char *key, size_t 
 static trellis_value_type h_value_type(const trellis_value *v)
 {
     switch (json_object_get_type(J(v))) {
-    case json_type_boolean: return TRELLIS_VALUE_BOOL;
-    case json_type_int: return TRELLIS_VALUE_INT;
-    case json_type_double: return TRELLIS_VALUE_DOUBLE;
-    case json_type_string: return TRELLIS_VALUE_STRING;
-    case json_type_array: return TRELLIS_VALUE_LIST;
-    case json_type_object: return TRELLIS_VALUE_MAP;
-    default: return TRELLIS_VALUE_NULL;
+    case json_type_boolean:
+        return TRELLIS_VALUE_BOOL;
+    case json_type_int:
+        return TRELLIS_VALUE_INT;
+    case json_type_double:
+        return TRELLIS_VALUE_DOUBLE;
+    case json_type_string:
+        return TRELLIS_VALUE_STRING;
+    case json_type_array:
+        return TRELLIS_VALUE_LIST;
+    case json_type_object:
+        return TRELLIS_VALUE_MAP;
+    default:
+        return TRELLIS_VALUE_NULL;
     }
 }
 
@@ -481,11 +488,26 @@ static const char *str_at(json_object *root, const char *path)
     return s ? s : "";
 }
 
-static const char *h_object_kind(const trellis_object *o) { return o->kind; }
-static const char *h_object_api(const trellis_object *o) { return o->api; }
-static const char *h_object_ns(const trellis_object *o) { return o->ns; }
-static const char *h_object_name(const trellis_object *o) { return o->name; }
-static const char *h_object_uid(const trellis_object *o) { return o->uid; }
+static const char *h_object_kind(const trellis_object *o)
+{
+    return o->kind;
+}
+static const char *h_object_api(const trellis_object *o)
+{
+    return o->api;
+}
+static const char *h_object_ns(const trellis_object *o)
+{
+    return o->ns;
+}
+static const char *h_object_name(const trellis_object *o)
+{
+    return o->name;
+}
+static const char *h_object_uid(const trellis_object *o)
+{
+    return o->uid;
+}
 
 static const trellis_value *h_object_get(const trellis_object *o, const char *path)
 {
@@ -509,9 +531,18 @@ static void *h_object_data(const trellis_plugin *self, const trellis_object *o)
 
 /* ---- targets and cycles ------------------------------------------------ */
 
-static const trellis_object *h_target_object(const trellis_target *t) { return t->o; }
-static const char *h_target_name(const trellis_target *t) { return t->o->name; }
-static size_t h_target_workload_count(const trellis_target *t) { return t->o->n_wl; }
+static const trellis_object *h_target_object(const trellis_target *t)
+{
+    return t->o;
+}
+static const char *h_target_name(const trellis_target *t)
+{
+    return t->o->name;
+}
+static size_t h_target_workload_count(const trellis_target *t)
+{
+    return t->o->n_wl;
+}
 
 static const trellis_object *h_target_workload(const trellis_target *t, size_t i)
 {
@@ -546,7 +577,10 @@ static void *h_cycle_alloc(trellis_cycle *c, size_t size)
     return p;
 }
 
-static size_t h_cycle_target_count(const trellis_cycle *c) { return c->n; }
+static size_t h_cycle_target_count(const trellis_cycle *c)
+{
+    return c->n;
+}
 
 static const trellis_target *h_cycle_target(const trellis_cycle *c, size_t i)
 {
@@ -585,8 +619,7 @@ static void *const *h_cycle_target_data(const trellis_cycle *c, const trellis_pl
 
 /* One column of per-target numbers, fresh for each call (the mock keeps
  * them all until the cycle ends). */
-static const int64_t *column(const trellis_cycle *c, const trellis_plugin *self, int k,
-                             int values)
+static const int64_t *column(const trellis_cycle *c, const trellis_plugin *self, int k, int values)
 {
     int64_t *col = h_cycle_alloc((trellis_cycle *)c, (c->n ? c->n : 1) * sizeof *col);
     for (size_t i = 0; i < c->n; i++)
@@ -636,8 +669,8 @@ static int h_nominate(trellis_cycle *c, const trellis_target *t)
     return -1;
 }
 
-static int h_store_set_field(const trellis_plugin *self, const trellis_object *o,
-                             const char *path, const char *value, char *err, size_t errlen)
+static int h_store_set_field(const trellis_plugin *self, const trellis_object *o, const char *path,
+                             const char *value, char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
@@ -704,8 +737,15 @@ static void h_set_private(trellis_plugin *self, void *data, void (*free_fn)(void
     self->priv_free = free_fn;
 }
 
-static void *h_get_private(const trellis_plugin *self) { return self->priv; }
-static const char *h_profile_name(const trellis_plugin *self) { (void)self; return "mock"; }
+static void *h_get_private(const trellis_plugin *self)
+{
+    return self->priv;
+}
+static const char *h_profile_name(const trellis_plugin *self)
+{
+    (void)self;
+    return "mock";
+}
 
 static const char *h_binding_field(const trellis_plugin *self)
 {
@@ -727,8 +767,7 @@ static void h_log(const trellis_plugin *self, trellis_log_level level, const cha
     }
 }
 
-static int h_status(trellis_status *st, trellis_code code, const char *reason, const char *fmt,
-                    ...)
+static int h_status(trellis_status *st, trellis_code code, const char *reason, const char *fmt, ...)
 {
     if (!st)
         return code;
@@ -745,13 +784,13 @@ static int h_status(trellis_status *st, trellis_code code, const char *reason, c
 }
 
 /* registration: init only, once per hook */
-#define REG(name, field, type)                                                             \
-    static int name(trellis_plugin *self, type fn)                                         \
-    {                                                                                      \
-        if (!self->in_init || !fn || self->field)                                         \
-            return -1;                                                                     \
-        self->field = fn;                                                                  \
-        return 0;                                                                          \
+#define REG(name, field, type)                                                                     \
+    static int name(trellis_plugin *self, type fn)                                                 \
+    {                                                                                              \
+        if (!self->in_init || !fn || self->field)                                                  \
+            return -1;                                                                             \
+        self->field = fn;                                                                          \
+        return 0;                                                                                  \
     }
 REG(r_prepare_workload, prepare_workload, trellis_prepare_fn)
 REG(r_prepare_target, prepare_target, trellis_prepare_fn)
@@ -896,10 +935,14 @@ static const trellis_host full = {
 static size_t table_size(int minor)
 {
     switch (minor) {
-    case 0: return offsetof(trellis_host, lookup_object);
-    case 1: return offsetof(trellis_host, register_events);
-    case 2: return offsetof(trellis_host, register_filter_span);
-    default: return sizeof(trellis_host);
+    case 0:
+        return offsetof(trellis_host, lookup_object);
+    case 1:
+        return offsetof(trellis_host, register_events);
+    case 2:
+        return offsetof(trellis_host, register_filter_span);
+    default:
+        return sizeof(trellis_host);
     }
 }
 
@@ -1005,8 +1048,8 @@ trellis_plugin *mock_load(mock *m, const char *name, const char *args_json, char
     }
     if (d->sdk_major != TRELLIS_SDK_MAJOR || d->sdk_minor > m->minor ||
         d->size < offsetof(trellis_plugin_desc, fini) + sizeof d->fini) {
-        snprintf(err, errlen, "%s: needs SDK %d.%d, the mock is a %d.%d host", name,
-                 d->sdk_major, d->sdk_minor, TRELLIS_SDK_MAJOR, m->minor);
+        snprintf(err, errlen, "%s: needs SDK %d.%d, the mock is a %d.%d host", name, d->sdk_major,
+                 d->sdk_minor, TRELLIS_SDK_MAJOR, m->minor);
         return NULL;
     }
     trellis_plugin *pl = calloc(1, sizeof *pl);
@@ -1035,21 +1078,56 @@ trellis_plugin *mock_load(mock *m, const char *name, const char *args_json, char
 
 int mock_registered(const trellis_plugin *pl, const char *hook)
 {
-    static const char *const names[] = {
-        "prepare_workload", "prepare_target", "release", "counters", "target_values",
-        "queue_sort", "pre_filter", "filter", "filter_batch", "filter_span", "post_filter",
-        "pre_score", "score", "score_batch", "score_span", "normalize", "reserve", "unreserve",
-        "permit", "pre_bind", "bind", "post_bind", "eviction_check", "equivalent", "events"};
-    const int has[] = {pl->prepare_workload != NULL, pl->prepare_target != NULL,
-                       pl->release != NULL, pl->amounts != NULL, pl->target_values != NULL,
-                       pl->less != NULL, pl->pre_filter != NULL, pl->filter != NULL,
-                       pl->filter_batch != NULL, pl->filter_span != NULL,
-                       pl->post_filter != NULL, pl->pre_score != NULL, pl->score != NULL,
-                       pl->score_batch != NULL, pl->score_span != NULL,
-                       pl->normalize != NULL, pl->reserve != NULL, pl->unreserve != NULL,
-                       pl->permit != NULL, pl->pre_bind != NULL, pl->bind != NULL,
-                       pl->post_bind != NULL, pl->eviction_check != NULL,
-                       pl->equivalent != NULL, pl->has_events};
+    static const char *const names[] = {"prepare_workload",
+                                        "prepare_target",
+                                        "release",
+                                        "counters",
+                                        "target_values",
+                                        "queue_sort",
+                                        "pre_filter",
+                                        "filter",
+                                        "filter_batch",
+                                        "filter_span",
+                                        "post_filter",
+                                        "pre_score",
+                                        "score",
+                                        "score_batch",
+                                        "score_span",
+                                        "normalize",
+                                        "reserve",
+                                        "unreserve",
+                                        "permit",
+                                        "pre_bind",
+                                        "bind",
+                                        "post_bind",
+                                        "eviction_check",
+                                        "equivalent",
+                                        "events"};
+    const int has[] = {pl->prepare_workload != NULL,
+                       pl->prepare_target != NULL,
+                       pl->release != NULL,
+                       pl->amounts != NULL,
+                       pl->target_values != NULL,
+                       pl->less != NULL,
+                       pl->pre_filter != NULL,
+                       pl->filter != NULL,
+                       pl->filter_batch != NULL,
+                       pl->filter_span != NULL,
+                       pl->post_filter != NULL,
+                       pl->pre_score != NULL,
+                       pl->score != NULL,
+                       pl->score_batch != NULL,
+                       pl->score_span != NULL,
+                       pl->normalize != NULL,
+                       pl->reserve != NULL,
+                       pl->unreserve != NULL,
+                       pl->permit != NULL,
+                       pl->pre_bind != NULL,
+                       pl->bind != NULL,
+                       pl->post_bind != NULL,
+                       pl->eviction_check != NULL,
+                       pl->equivalent != NULL,
+                       pl->has_events};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(names[i], hook) == 0)
             return has[i];
@@ -1085,8 +1163,7 @@ static void prepare(mock *m, trellis_object *o, int as_workload)
     }
 }
 
-trellis_object *mock_object(mock *m, const char *json, int as_workload, char *err,
-                            size_t errlen)
+trellis_object *mock_object(mock *m, const char *json, int as_workload, char *err, size_t errlen)
 {
     json_object *root = json_tokener_parse(json);
     if (!json_object_is_type(root, json_type_object) || m->n_objects == MAX_OBJECTS) {
@@ -1211,9 +1288,8 @@ int mock_filter(mock *m, trellis_plugin *pl, const trellis_object *w,
     return rc;
 }
 
-int mock_score(mock *m, trellis_plugin *pl, const trellis_object *w,
-               trellis_object *const *targets, size_t n, int64_t *scores, char *err,
-               size_t errlen)
+int mock_score(mock *m, trellis_plugin *pl, const trellis_object *w, trellis_object *const *targets,
+               size_t n, int64_t *scores, char *err, size_t errlen)
 {
     trellis_cycle c;
     trellis_status st;
@@ -1251,8 +1327,8 @@ int mock_score(mock *m, trellis_plugin *pl, const trellis_object *w,
         for (size_t i = 0; i < n && rc == 0; i++)
             if (raw[i] != scores[i]) {
                 snprintf(err, errlen, "target %s: the %s score is %lld, the plain score %lld",
-                         targets[i]->name, pl->score_span ? "span" : "batch",
-                         (long long)raw[i], (long long)scores[i]);
+                         targets[i]->name, pl->score_span ? "span" : "batch", (long long)raw[i],
+                         (long long)scores[i]);
                 rc = -1;
             }
     }
@@ -1283,8 +1359,8 @@ int mock_less(trellis_plugin *pl, const trellis_object *a, const trellis_object 
     return pl->less ? pl->less(pl, a, 1, b, 2) : 0;
 }
 
-int mock_eviction_check(mock *m, trellis_plugin *pl, const trellis_object *w,
-                        trellis_object *t, trellis_status *st)
+int mock_eviction_check(mock *m, trellis_plugin *pl, const trellis_object *w, trellis_object *t,
+                        trellis_status *st)
 {
     (void)m;
     struct trellis_target tt = {t};

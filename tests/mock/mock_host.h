@@ -55,8 +55,7 @@ unsigned mock_events(const trellis_plugin *pl);
  * Every loaded plugin prepares it as a workload (as_workload 1) or a target
  * (0); a failed prepare is recorded (mock_prepare_error). With -1 it is
  * only in the store (a CloudProfile, a ConfigMap). */
-trellis_object *mock_object(mock *m, const char *json, int as_workload, char *err,
-                            size_t errlen);
+trellis_object *mock_object(mock *m, const char *json, int as_workload, char *err, size_t errlen);
 /* pl's prepare error for o ("" when it prepared o). */
 const char *mock_prepare_error(const trellis_object *o, const trellis_plugin *pl);
 /* Count workload w on target t (its counters add to t's sums). */
@@ -70,13 +69,12 @@ void mock_assign(mock *m, trellis_object *t, trellis_object *w);
  * -1 with err when the batch or span verdicts disagree with the plain
  * filter, or a hook failed. */
 int mock_filter(mock *m, trellis_plugin *pl, const trellis_object *w,
-                trellis_object *const *targets, size_t n, int *codes, trellis_status *st,
-                char *err, size_t errlen);
+                trellis_object *const *targets, size_t n, int *codes, trellis_status *st, char *err,
+                size_t errlen);
 /* Pre-score, score (plain, and batch or span, which must agree) and
  * normalize of pl for w over targets[0..n) into scores. 0; -1 with err. */
-int mock_score(mock *m, trellis_plugin *pl, const trellis_object *w,
-               trellis_object *const *targets, size_t n, int64_t *scores, char *err,
-               size_t errlen);
+int mock_score(mock *m, trellis_plugin *pl, const trellis_object *w, trellis_object *const *targets,
+               size_t n, int64_t *scores, char *err, size_t errlen);
 /* pl's queueing hint (TRELLIS_QUEUE when it registered no function). */
 int mock_hint(mock *m, trellis_plugin *pl, const trellis_object *w, unsigned event,
               const trellis_object *old_obj, const trellis_object *new_obj);
@@ -85,8 +83,8 @@ int mock_equivalent(trellis_plugin *pl, const trellis_object *a, const trellis_o
 /* pl's queue order: nonzero when a goes before b. */
 int mock_less(trellis_plugin *pl, const trellis_object *a, const trellis_object *b);
 /* pl's eviction check of w on target t: the code, st filled. */
-int mock_eviction_check(mock *m, trellis_plugin *pl, const trellis_object *w,
-                        trellis_object *t, trellis_status *st);
+int mock_eviction_check(mock *m, trellis_plugin *pl, const trellis_object *w, trellis_object *t,
+                        trellis_status *st);
 /* pl's bind of w on t: the code; the fields the plugin wrote through
  * store_set_field are read back with mock_written. */
 int mock_bind(mock *m, trellis_plugin *pl, const trellis_object *w, trellis_object *t,

@@ -52,24 +52,24 @@ static trellis_object *obj(int as_workload, const char *json)
 #define TARGET(json) obj(0, json)
 
 /* Filter w against targets; the codes into codes, the statuses into st. */
-static void filter(trellis_plugin *pl, const trellis_object *w, trellis_object *const *t,
-                   size_t n, int *codes, trellis_status *st)
+static void filter(trellis_plugin *pl, const trellis_object *w, trellis_object *const *t, size_t n,
+                   int *codes, trellis_status *st)
 {
     char err[1024];
     ck_assert_msg(mock_filter(m, pl, w, t, n, codes, st, err, sizeof err) == 0, "%s", err);
 }
 
-static void score(trellis_plugin *pl, const trellis_object *w, trellis_object *const *t,
-                  size_t n, int64_t *out)
+static void score(trellis_plugin *pl, const trellis_object *w, trellis_object *const *t, size_t n,
+                  int64_t *out)
 {
     char err[1024];
     ck_assert_msg(mock_score(m, pl, w, t, n, out, err, sizeof err) == 0, "%s", err);
 }
 
-#define NODE(name, extra)                                                                  \
+#define NODE(name, extra)                                                                          \
     "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"" name "\"" extra "}"
-#define POD(name, spec)                                                                    \
-    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"" name              \
+#define POD(name, spec)                                                                            \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"" name                       \
     "\",\"namespace\":\"default\"},\"spec\":{" spec "}}"
 
 /* ---- default-binder ---------------------------------------------------- */
@@ -147,8 +147,7 @@ START_TEST(label_selector_equivalence_and_hint)
     ck_assert(mock_events(pl) & TRELLIS_EV_TARGET_UPDATE);
     /* the node gained the label a asks for: a may fit now, c not */
     ck_assert_int_eq(mock_hint(m, pl, a, TRELLIS_EV_TARGET_UPDATE, old, now), TRELLIS_QUEUE);
-    ck_assert_int_eq(mock_hint(m, pl, c, TRELLIS_EV_TARGET_UPDATE, old, now),
-                     TRELLIS_QUEUE_SKIP);
+    ck_assert_int_eq(mock_hint(m, pl, c, TRELLIS_EV_TARGET_UPDATE, old, now), TRELLIS_QUEUE_SKIP);
 }
 END_TEST
 
@@ -160,8 +159,8 @@ START_TEST(taints_filter_score_and_evict)
 {
     trellis_plugin *pl = load("taint-toleration", NULL);
     trellis_object *plain = WORKLOAD(POD("plain", ""));
-    trellis_object *tol = WORKLOAD(
-        POD("tol", "\"tolerations\":[{\"key\":\"gpu\",\"operator\":\"Exists\"}]"));
+    trellis_object *tol =
+        WORKLOAD(POD("tol", "\"tolerations\":[{\"key\":\"gpu\",\"operator\":\"Exists\"}]"));
     trellis_object *t[] = {
         TARGET(TAINTED("gpu", "{\"key\":\"gpu\",\"value\":\"a100\",\"effect\":\"NoSchedule\"}")),
         TARGET(TAINTED("soft", "{\"key\":\"busy\",\"effect\":\"PreferNoSchedule\"}")),
@@ -192,11 +191,11 @@ END_TEST
 
 /* ---- resources-fit, least-allocated ------------------------------------ */
 
-#define SIZED(name, cpu, mem)                                                              \
-    NODE(name, "") ",\"status\":{\"allocatable\":{\"cpu\":\"" cpu "\",\"memory\":\"" mem  \
-                   "\",\"pods\":\"110\"}}}"
-#define ASKS(name, cpu, mem)                                                               \
-    POD(name, "\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"" cpu \
+#define SIZED(name, cpu, mem)                                                                      \
+    NODE(name, "")                                                                                 \
+    ",\"status\":{\"allocatable\":{\"cpu\":\"" cpu "\",\"memory\":\"" mem "\",\"pods\":\"110\"}}}"
+#define ASKS(name, cpu, mem)                                                                       \
+    POD(name, "\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"" cpu        \
               "\",\"memory\":\"" mem "\"}}}]")
 
 START_TEST(resources_fit_counts_assigned_workloads)
@@ -269,22 +268,22 @@ END_TEST
 
 /* ---- the Gardener plugins ---------------------------------------------- */
 
-#define SEED(name, provider, region, extra)                                                \
-    "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Seed\",\"metadata\":{"     \
-    "\"name\":\"" name "\"},\"spec\":{\"provider\":{\"type\":\"" provider                  \
-    "\",\"region\":\"" region "\"},\"networks\":{\"nodes\":\"10.242.0.0/16\",\"pods\":"    \
-    "\"10.243.0.0/16\",\"services\":\"10.244.0.0/16\"},\"settings\":{\"scheduling\":{"     \
-    "\"visible\":true}}},\"status\":{\"lastOperation\":{\"type\":\"Reconcile\",\"state\":" \
-    "\"Succeeded\"},\"conditions\":[{\"type\":\"GardenletReady\",\"status\":\"True\"},"    \
-    "{\"type\":\"BackupBucketsReady\",\"status\":\"True\"}],\"allocatable\":{\"shoots\":"  \
+#define SEED(name, provider, region, extra)                                                        \
+    "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Seed\",\"metadata\":{"             \
+    "\"name\":\"" name "\"},\"spec\":{\"provider\":{\"type\":\"" provider                          \
+    "\",\"region\":\"" region "\"},\"networks\":{\"nodes\":\"10.242.0.0/16\",\"pods\":"            \
+    "\"10.243.0.0/16\",\"services\":\"10.244.0.0/16\"},\"settings\":{\"scheduling\":{"             \
+    "\"visible\":true}}},\"status\":{\"lastOperation\":{\"type\":\"Reconcile\",\"state\":"         \
+    "\"Succeeded\"},\"conditions\":[{\"type\":\"GardenletReady\",\"status\":\"True\"},"            \
+    "{\"type\":\"BackupBucketsReady\",\"status\":\"True\"}],\"allocatable\":{\"shoots\":"          \
     "2}}" extra "}"
-#define SHOOT(name, provider, region, nodes)                                               \
-    "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Shoot\",\"metadata\":{"    \
-    "\"name\":\"" name "\",\"namespace\":\"garden-dev\"},\"spec\":{\"cloudProfileName\":"  \
-    "\"" provider "\",\"region\":\"" region "\",\"provider\":{\"type\":\"" provider "\"}," \
+#define SHOOT(name, provider, region, nodes)                                                       \
+    "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Shoot\",\"metadata\":{"            \
+    "\"name\":\"" name "\",\"namespace\":\"garden-dev\"},\"spec\":{\"cloudProfileName\":"          \
+    "\"" provider "\",\"region\":\"" region "\",\"provider\":{\"type\":\"" provider "\"},"         \
     "\"networking\":{\"nodes\":\"" nodes "\"}}}"
-#define CLOUD_PROFILE(name)                                                                \
-    "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"CloudProfile\","           \
+#define CLOUD_PROFILE(name)                                                                        \
+    "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"CloudProfile\","                   \
     "\"metadata\":{\"name\":\"" name "\"},\"spec\":{\"type\":\"" name "\"}}"
 
 START_TEST(gardener_usable_needs_a_ready_visible_seed)
@@ -339,8 +338,7 @@ START_TEST(gardener_networks_reject_overlaps)
     trellis_status st[1];
     filter(pl, WORKLOAD(SHOOT("apart", "aws", "eu-west-1", "10.250.0.0/16")), t, 1, codes, st);
     ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
-    filter(pl, WORKLOAD(SHOOT("clash", "aws", "eu-west-1", "10.242.128.0/17")), t, 1, codes,
-           st);
+    filter(pl, WORKLOAD(SHOOT("clash", "aws", "eu-west-1", "10.242.128.0/17")), t, 1, codes, st);
     ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
     ck_assert_str_eq(st[0].reason, "NetworksOverlap");
 }
@@ -413,8 +411,8 @@ START_TEST(older_host_older_functions)
     ck_assert(!mock_registered(pl, "events"));
     ck_assert(!mock_registered(pl, "equivalent"));
     /* and it still filters */
-    trellis_object *w = mock_object(old, POD("db", "\"nodeSelector\":{\"disk\":\"ssd\"}"), 1, err,
-                                    sizeof err);
+    trellis_object *w =
+        mock_object(old, POD("db", "\"nodeSelector\":{\"disk\":\"ssd\"}"), 1, err, sizeof err);
     trellis_object *t[] = {
         mock_object(old, NODE("ssd", ",\"labels\":{\"disk\":\"ssd\"}") "}", 0, err, sizeof err),
         mock_object(old, NODE("hdd", ",\"labels\":{\"disk\":\"hdd\"}") "}", 0, err, sizeof err),
@@ -471,8 +469,7 @@ int main(void)
     const TTest *cap[] = {gardener_capacity_full_seed, NULL};
     const TTest *dns[] = {gardener_dns_disabled_seed, NULL};
     const TTest *sel[] = {gardener_seed_selector_provider_types, NULL};
-    const TTest *compat[] = {older_host_older_functions, newer_plugin_refused_by_older_host,
-                             NULL};
+    const TTest *compat[] = {older_host_older_functions, newer_plugin_refused_by_older_host, NULL};
     SRunner *sr = srunner_create(suite("default-binder", binder));
     srunner_add_suite(sr, suite("priority-sort", prio));
     srunner_add_suite(sr, suite("label-selector", labels));

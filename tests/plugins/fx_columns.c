@@ -149,8 +149,8 @@ static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_obj
 
     (void)workload;
     for (size_t j = 0; j < n; j++)
-        scores[j] = columns_agree(self, c, idx[j]) ? clamp_score(rank[idx[j]] - used[idx[j]])
-                                                   : INT64_MIN;
+        scores[j] =
+            columns_agree(self, c, idx[j]) ? clamp_score(rank[idx[j]] - used[idx[j]]) : INT64_MIN;
 }
 
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
@@ -163,10 +163,9 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
-    if (h->arg_bool(args, "columns") &&
-        (h->register_filter_span(self, filter_span) < 0 ||
-         h->register_score_span(self, score_span) < 0 ||
-         h->declare_target_values(self, 2, target_values) < 0)) {
+    if (h->arg_bool(args, "columns") && (h->register_filter_span(self, filter_span) < 0 ||
+                                         h->register_score_span(self, score_span) < 0 ||
+                                         h->declare_target_values(self, 2, target_values) < 0)) {
         snprintf(err, errlen, "cannot register the span hooks");
         return -1;
     }

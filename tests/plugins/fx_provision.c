@@ -21,8 +21,7 @@ static int visit(const char *key, const trellis_value *v, void *ud)
     char *buf = ud;
     size_t len = strlen(buf);
     const char *val = host->value_string(v);
-    snprintf(buf + len, 1024 - len, "%s\"%s\": \"%s\"", len > 1 ? ", " : "", key,
-             val ? val : "");
+    snprintf(buf + len, 1024 - len, "%s\"%s\": \"%s\"", len > 1 ? ", " : "", key, val ? val : "");
     return 0;
 }
 

@@ -51,8 +51,8 @@ static int match(json_object *exp, json_object *act, char *path, size_t len)
         for (size_t i = 0; i < n; i++) {
             size_t l = strlen(path);
             snprintf(path + l, len - l, "[%zu]", i);
-            if (!match(json_object_array_get_idx(exp, i), json_object_array_get_idx(act, i),
-                       path, len))
+            if (!match(json_object_array_get_idx(exp, i), json_object_array_get_idx(act, i), path,
+                       len))
                 return 0;
             path[l] = '\0';
         }

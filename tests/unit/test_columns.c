@@ -20,8 +20,8 @@ static void check_div(int64_t x, int64_t d)
 {
     int64_t q = res_div(x, d, 1.0 / (double)d);
 
-    ck_assert_msg(q == x / d, "res_div(%lld, %lld) = %lld, want %lld", (long long)x,
-                  (long long)d, (long long)q, (long long)(x / d));
+    ck_assert_msg(q == x / d, "res_div(%lld, %lld) = %lld, want %lld", (long long)x, (long long)d,
+                  (long long)q, (long long)(x / d));
 }
 
 START_TEST(res_div_small_exhaustive)
@@ -37,9 +37,8 @@ START_TEST(res_div_exact_multiples_and_neighbours)
 {
     /* the cases a rounded product gets wrong: k * d and k * d - 1, for
      * real allocatable amounts (millicores, bytes) up to the limit */
-    static const int64_t ds[] = {3,         7,          1000,          4000,
-                                 96000,     34359738368, 549755813888, 1099511627775,
-                                 (INT64_C(1) << 46) - 1};
+    static const int64_t ds[] = {
+        3, 7, 1000, 4000, 96000, 34359738368, 549755813888, 1099511627775, (INT64_C(1) << 46) - 1};
     for (size_t i = 0; i < sizeof ds / sizeof *ds; i++)
         for (int64_t k = 0; k <= 100; k++) {
             int64_t d = ds[i];

@@ -29,11 +29,11 @@ static const char *write_cfg(const char *text)
     return path;
 }
 
-#define PROFILE_HEAD                                                                       \
-    "profiles = ( {\n"                                                                     \
-    "  name = \"default-scheduler\";\n"                                                    \
-    "  workload = { kind = \"Pod\"; scheduler_name_field = \"spec.schedulerName\"; };\n"    \
-    "  target = { kind = \"Node\"; };\n"                                                   \
+#define PROFILE_HEAD                                                                               \
+    "profiles = ( {\n"                                                                             \
+    "  name = \"default-scheduler\";\n"                                                            \
+    "  workload = { kind = \"Pod\"; scheduler_name_field = \"spec.schedulerName\"; };\n"           \
+    "  target = { kind = \"Node\"; };\n"                                                           \
     "  binding = { field = \"spec.nodeName\"; };\n"
 
 static void expect_error(const char *text, const char *needle)
@@ -51,8 +51,7 @@ START_TEST(good_config_and_defaults)
     cfg c;
     char err[1024];
     const char *p = write_cfg("plugin_dirs = [ \"plugins\", \"/abs\" ];\n"
-                              "parallelism = 3;\n" PROFILE_HEAD
-                              "  default = true;\n"
+                              "parallelism = 3;\n" PROFILE_HEAD "  default = true;\n"
                               "  tie_break = \"name-desc\";\n"
                               "  backoff = { initial_ms = 5; max_ms = 1000000; };\n"
                               "  plugins = ( \"taint-toleration\",\n"
@@ -89,14 +88,13 @@ END_TEST
 START_TEST(errors_name_file_and_line)
 {
     expect_error("profiles = ( { name = \"x\"\n", "t.cfg:");
-    expect_error("colour = 1;\n" PROFILE_HEAD "plugins = ();\n} );\n",
-                 "unknown setting 'colour'");
-    expect_error(PROFILE_HEAD "  plugins = ();\n  tiebreak = 1;\n} );\n", ":7: unknown setting 'tiebreak'");
+    expect_error("colour = 1;\n" PROFILE_HEAD "plugins = ();\n} );\n", "unknown setting 'colour'");
+    expect_error(PROFILE_HEAD "  plugins = ();\n  tiebreak = 1;\n} );\n",
+                 ":7: unknown setting 'tiebreak'");
     expect_error("profiles = ( { name = \"x\"; target = { kind = \"Node\"; };"
                  " binding = { field = \"spec.nodeName\"; }; plugins = (); } );\n",
                  "missing setting 'workload'");
-    expect_error(PROFILE_HEAD "  plugins = ();\n  tie_break = \"random\";\n} );\n",
-                 "tie_break");
+    expect_error(PROFILE_HEAD "  plugins = ();\n  tie_break = \"random\";\n} );\n", "tie_break");
     expect_error(PROFILE_HEAD "  plugins = ( { name = \"a\"; points = [\"filtre\"]; } );\n} );\n",
                  "unknown extension point 'filtre'");
     expect_error(PROFILE_HEAD "  plugins = ( \"a\", \"a\" );\n} );\n", "lists 'a' twice");
@@ -138,7 +136,8 @@ START_TEST(operator_section_and_older_spelling)
     expect_error(PROFILE_HEAD "  plugins = ();\n  cordon_taint = \"a\";\n"
                               "  operator = { cordon_taint = \"b\"; };\n} );\n",
                  ":7: 'cordon_taint' is given twice: here and as operator.cordon_taint");
-    expect_error(PROFILE_HEAD "  plugins = ();\n  operator = { capacity_field = \"a..b\"; };\n} );\n",
+    expect_error(PROFILE_HEAD
+                 "  plugins = ();\n  operator = { capacity_field = \"a..b\"; };\n} );\n",
                  "operator.capacity_field: expected a dotted path");
 }
 END_TEST
@@ -212,7 +211,8 @@ START_TEST(http_errors)
     expect_error("http = { enabled = 1; };\n" PROFILE_HEAD PROFILE_TAIL,
                  "t.cfg:1: http.enabled: expected true or false");
     expect_error("http = {\n  prot = 80; };\n" PROFILE_HEAD PROFILE_TAIL,
-                 "t.cfg:2: unknown setting 'prot' (expected one of: enabled, address, port, liveness_timeout_ms)");
+                 "t.cfg:2: unknown setting 'prot' (expected one of: enabled, address, port, "
+                 "liveness_timeout_ms)");
     expect_error("http = 1;\n" PROFILE_HEAD PROFILE_TAIL, "t.cfg:1: http must be a group");
 }
 END_TEST
@@ -273,8 +273,7 @@ START_TEST(config_json_defaults_and_args)
     const char *p = write_cfg(
         "plugin_dirs = [ \"plugins\" ];\n"
         "store = { path = \"state\"; };\n"
-        "http = { port = 8080; };\n" PROFILE_HEAD
-        "  plugins = ( \"priority-sort\",\n"
+        "http = { port = 8080; };\n" PROFILE_HEAD "  plugins = ( \"priority-sort\",\n"
         "    { name = \"label-selector\"; as = \"zone\"; weight = 2;\n"
         "      points = [\"filter\", \"score\"];\n"
         "      args = { field = \"spec.nodeSelector\"; count = 3; big = 5000000000L;\n"
@@ -392,8 +391,7 @@ static trellis_args *build(const char *args_text, char *err, size_t len)
         config_free(&c);
     char text[1024];
     snprintf(text, sizeof text,
-             PROFILE_HEAD "  plugins = ( { name = \"x\"; args = { %s }; } );\n} );\n",
-             args_text);
+             PROFILE_HEAD "  plugins = ( { name = \"x\"; args = { %s }; } );\n} );\n", args_text);
     char e[512];
     ck_assert_msg(config_load(write_cfg(text), &c, e, sizeof e) == 0, "%s", e);
     loaded = 1;
@@ -403,8 +401,8 @@ static trellis_args *build(const char *args_text, char *err, size_t len)
 START_TEST(args_schema)
 {
     char err[512];
-    trellis_args *a = build("needed = \"yes\"; count = 7; resources = [\"pods\"];", err,
-                            sizeof err);
+    trellis_args *a =
+        build("needed = \"yes\"; count = 7; resources = [\"pods\"];", err, sizeof err);
     ck_assert_msg(a != NULL, "%s", err);
     ck_assert_str_eq(args_string(a, "field"), "spec.nodeSelector");
     ck_assert_int_eq(args_int(a, "count"), 7);
@@ -418,8 +416,7 @@ START_TEST(args_schema)
 
     a = build("needed = \"y\"; colour = 1;", err, sizeof err);
     ck_assert_ptr_null(a);
-    ck_assert_msg(strstr(err, "unknown argument 'colour'") && strstr(err, "t.cfg:6"), "%s",
-                  err);
+    ck_assert_msg(strstr(err, "unknown argument 'colour'") && strstr(err, "t.cfg:6"), "%s", err);
     a = build("needed = \"y\"; count = \"seven\";", err, sizeof err);
     ck_assert_ptr_null(a);
     ck_assert_msg(strstr(err, "'count' must be an integer"), "%s", err);

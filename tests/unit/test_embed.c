@@ -54,8 +54,15 @@ static const trellis_plugin_desc *entry(void)
 }
 
 static const trellis_plugin_desc bad_desc = {
-    sizeof(trellis_plugin_desc), TRELLIS_SDK_MAJOR, TRELLIS_SDK_MINOR + 1, "too-new", "1.0",
-    "test", NULL, init, NULL,
+    sizeof(trellis_plugin_desc),
+    TRELLIS_SDK_MAJOR,
+    TRELLIS_SDK_MINOR + 1,
+    "too-new",
+    "1.0",
+    "test",
+    NULL,
+    init,
+    NULL,
 };
 
 static const trellis_plugin_desc *bad_entry(void)

@@ -44,8 +44,8 @@ START_TEST(binding_field_model)
     ck_assert_str_eq(on[1], "s1");
     ck_assert_uint_eq(binding_counted(&pc, settled, on), 1); /* no repeats */
     ck_assert(binding_is_on(&pc, moving, "s2"));
-    ck_assert(!binding_is_on(&pc, moving, "s1"));      /* placed on s2 only */
-    ck_assert(binding_counts_on(&pc, moving, "s1"));   /* but counts on s1 too */
+    ck_assert(!binding_is_on(&pc, moving, "s1"));    /* placed on s2 only */
+    ck_assert(binding_counts_on(&pc, moving, "s1")); /* but counts on s1 too */
     store_edit e = binding_clear(&pc);
     ck_assert_str_eq(e.path, "spec.seedName");
     ck_assert_ptr_null(e.value);

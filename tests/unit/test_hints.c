@@ -49,8 +49,8 @@ static void fx_load(fixture *f, const char *const *names)
         pc->line = 1;
         ck_assert_msg(registry_load(&f->r, names[i], NULL, dirs, n_dirs, &m, err, sizeof err) == 0,
                       "%s", err);
-        ck_assert_msg(registry_instantiate(&f->r, m, pc, &ctx, &pl, err, sizeof err) == 0,
-                      "%s", err);
+        ck_assert_msg(registry_instantiate(&f->r, m, pc, &ctx, &pl, err, sizeof err) == 0, "%s",
+                      err);
     }
 }
 
@@ -117,10 +117,9 @@ static void fx_free(fixture *f)
 /* Assert whether a change concerns `plugin` for workload w, in a test with
  * a fixture f; the message names the change. */
 #define EXPECT(plugin, w, event, old_obj, new_obj, want)                                           \
-    ck_assert_msg(run_hint(fx_plugin(&f, plugin), w, TRELLIS_EV_##event, old_obj,     \
-                                        new_obj) == (want),                                        \
-                  "%s: %s of %s, %s -> %s: expected %d", plugin, #event, #w, #old_obj, #new_obj,   \
-                  want)
+    ck_assert_msg(                                                                                 \
+        run_hint(fx_plugin(&f, plugin), w, TRELLIS_EV_##event, old_obj, new_obj) == (want),        \
+        "%s: %s of %s, %s -> %s: expected %d", plugin, #event, #w, #old_obj, #new_obj, want)
 
 /* ---- Node / Pod -------------------------------------------------------- */
 
@@ -268,10 +267,8 @@ START_TEST(unregistered_plugins_always_concerned)
     ck_assert_int_eq(fx_plugin(&f, "least-allocated")->h.has_events, 0);
     ck_assert_int_eq(fx_plugin(&f, "priority-sort")->h.has_events, 0);
     for (size_t i = 0; i < sizeof events / sizeof *events; i++) {
-        ck_assert_int_eq(
-            run_hint(fx_plugin(&f, "least-allocated"), pod, events[i], n, n), 1);
-        ck_assert_int_eq(
-            run_hint(fx_plugin(&f, "priority-sort"), pod, events[i], NULL, n), 1);
+        ck_assert_int_eq(run_hint(fx_plugin(&f, "least-allocated"), pod, events[i], n, n), 1);
+        ck_assert_int_eq(run_hint(fx_plugin(&f, "priority-sort"), pod, events[i], NULL, n), 1);
     }
     fx_free(&f);
 }
@@ -369,8 +366,7 @@ START_TEST(register_events_rules)
     ck_assert_int_eq(run_hint(&pl, w, TRELLIS_EV_WORKLOAD_UPDATE, w, w), 1);
     /* not one known event: unsure */
     ck_assert_int_eq(run_hint(&pl, w, 0, NULL, NULL), 1);
-    ck_assert_int_eq(
-        run_hint(&pl, w, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_DELETE, w, w), 1);
+    ck_assert_int_eq(run_hint(&pl, w, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_DELETE, w, w), 1);
     ck_assert_int_eq(run_hint(&pl, w, 1u << 7, NULL, NULL), 1);
     registry_hook_names(&pl, buf, sizeof buf);
     ck_assert_str_eq(buf, "events(target-add,target-delete)");

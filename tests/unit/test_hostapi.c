@@ -52,12 +52,12 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
 }
 
 /* Call fn inside hook, as the runtime would. */
-#define IN_HOOK(pl, hook, stmt)                                                            \
-    do {                                                                                   \
-        guard_prev gp;                                                                     \
-        guard_enter(&gp, (pl), (hook), "Pod/ns/p", 0);                                     \
-        stmt;                                                                              \
-        guard_leave(&gp);                                                                  \
+#define IN_HOOK(pl, hook, stmt)                                                                    \
+    do {                                                                                           \
+        guard_prev gp;                                                                             \
+        guard_enter(&gp, (pl), (hook), "Pod/ns/p", 0);                                             \
+        stmt;                                                                                      \
+        guard_leave(&gp);                                                                          \
     } while (0)
 
 START_TEST(phases)

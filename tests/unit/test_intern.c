@@ -111,10 +111,8 @@ START_TEST(label_set_reading)
 {
     static const char *const keys[] = {"zone", "ssd", "gone", "list", "env"};
     static const trellis_value members[] = {
-        {TRELLIS_VALUE_STRING, "a", NULL, NULL, 0},
-        {TRELLIS_VALUE_BOOL, "true", NULL, NULL, 0},
-        {TRELLIS_VALUE_NULL, NULL, NULL, NULL, 0},
-        {TRELLIS_VALUE_LIST, NULL, NULL, NULL, 0},
+        {TRELLIS_VALUE_STRING, "a", NULL, NULL, 0},    {TRELLIS_VALUE_BOOL, "true", NULL, NULL, 0},
+        {TRELLIS_VALUE_NULL, NULL, NULL, NULL, 0},     {TRELLIS_VALUE_LIST, NULL, NULL, NULL, 0},
         {TRELLIS_VALUE_STRING, "prod", NULL, NULL, 0},
     };
     static const trellis_value labels = {TRELLIS_VALUE_MAP, NULL, keys, members, 5};
@@ -278,7 +276,7 @@ START_TEST(compiled_matches_random)
         for (size_t i = 0; i < nreq; i++) {
             selector_op op = (selector_op)(next(&state) % 5);
             const char *v[3];
-            size_t nv = op == SELECTOR_EQUALS ? 1
+            size_t nv = op == SELECTOR_EQUALS                        ? 1
                         : op == SELECTOR_IN || op == SELECTOR_NOT_IN ? 1 + next(&state) % 3
                                                                      : 0;
 

@@ -21,7 +21,10 @@
 
 /* an instance outside any profile, with the real host table and no
  * scheduler services */
-#define BARE_CTX {NULL, NULL, hostapi_table(), NULL, "p.cfg"}
+#define BARE_CTX                                                                                   \
+    {                                                                                              \
+        NULL, NULL, hostapi_table(), NULL, "p.cfg"                                                 \
+    }
 
 static char *dirs[8];
 static size_t n_dirs;
@@ -48,8 +51,7 @@ static const char *fixture_path(const char *name)
     return NULL;
 }
 
-static void expect_load_error(const char *name, const char *path, const char *n1,
-                              const char *n2)
+static void expect_load_error(const char *name, const char *path, const char *n1, const char *n2)
 {
     registry r;
     registry_init(&r);
@@ -67,8 +69,8 @@ START_TEST(version_checks)
     setup_dirs();
     char want1[128], want2[128];
     snprintf(want1, sizeof want1, "plugin built against SDK %d.0", TRELLIS_SDK_MAJOR + 1);
-    snprintf(want2, sizeof want2, "host has SDK %d.%d (major version differs",
-             TRELLIS_SDK_MAJOR, TRELLIS_SDK_MINOR);
+    snprintf(want2, sizeof want2, "host has SDK %d.%d (major version differs", TRELLIS_SDK_MAJOR,
+             TRELLIS_SDK_MINOR);
     expect_load_error("fx-wrong-major", NULL, want1, want2);
     snprintf(want1, sizeof want1, "SDK %d.%d, host has SDK %d.%d", TRELLIS_SDK_MAJOR,
              TRELLIS_SDK_MINOR + 1, TRELLIS_SDK_MAJOR, TRELLIS_SDK_MINOR);
@@ -79,11 +81,11 @@ END_TEST
 START_TEST(missing_things)
 {
     setup_dirs();
-    expect_load_error("no-such-plugin", NULL, "plugin 'no-such-plugin': no-such-plugin.so "
-                                              "not found in",
+    expect_load_error("no-such-plugin", NULL,
+                      "plugin 'no-such-plugin': no-such-plugin.so "
+                      "not found in",
                       NULL);
-    expect_load_error("fx-no-entry", NULL, "no symbol 'trellis_plugin_entry'",
-                      "fx-no-entry.so");
+    expect_load_error("fx-no-entry", NULL, "no symbol 'trellis_plugin_entry'", "fx-no-entry.so");
     expect_load_error("x", "/nonexistent/x.so", "/nonexistent/x.so: cannot load", NULL);
 }
 END_TEST
@@ -97,16 +99,15 @@ START_TEST(duplicate_and_mismatched_names)
     char err[1024] = "";
     char pa[4200];
     snprintf(pa, sizeof pa, "%s", fixture_path("fx-dup-a"));
-    ck_assert_msg(registry_load(&r, "fx-dup", pa, dirs, n_dirs, &a, err, sizeof err) == 0,
-                  "%s", err);
-    ck_assert_int_eq(registry_load(&r, "fx-dup", fixture_path("fx-dup-b"), dirs, n_dirs, &b,
-                                   err, sizeof err),
-                     -1);
-    ck_assert_msg(strstr(err, "duplicate plugin name 'fx-dup'") && strstr(err, "fx-dup-a.so"),
-                  "%s", err);
+    ck_assert_msg(registry_load(&r, "fx-dup", pa, dirs, n_dirs, &a, err, sizeof err) == 0, "%s",
+                  err);
+    ck_assert_int_eq(
+        registry_load(&r, "fx-dup", fixture_path("fx-dup-b"), dirs, n_dirs, &b, err, sizeof err),
+        -1);
+    ck_assert_msg(strstr(err, "duplicate plugin name 'fx-dup'") && strstr(err, "fx-dup-a.so"), "%s",
+                  err);
     /* found by file name, the descriptor must carry that name */
-    ck_assert_int_eq(registry_load(&r, "fx-dup-b", NULL, dirs, n_dirs, &b, err, sizeof err),
-                     -1);
+    ck_assert_int_eq(registry_load(&r, "fx-dup-b", NULL, dirs, n_dirs, &b, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "declares the name 'fx-dup', expected 'fx-dup-b'"), "%s", err);
     registry_free(&r);
 }
@@ -132,11 +133,11 @@ START_TEST(failing_init)
     plugin_module *m;
     trellis_plugin *pl;
     char err[1024] = "";
-    ck_assert_int_eq(registry_load(&r, "fx-failing-init", NULL, dirs, n_dirs, &m, err,
-                                   sizeof err),
+    ck_assert_int_eq(registry_load(&r, "fx-failing-init", NULL, dirs, n_dirs, &m, err, sizeof err),
                      0);
     cfg_plugin pc = entry("fx-failing-init");
-    ck_assert_int_eq(registry_instantiate(&r, m, &pc, &(instance_ctx)BARE_CTX, &pl, err, sizeof err), -1);
+    ck_assert_int_eq(
+        registry_instantiate(&r, m, &pc, &(instance_ctx)BARE_CTX, &pl, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "p.cfg:7: plugin 'fx-failing-init'") &&
                       strstr(err, "init failed: cannot reach the inventory service"),
                   "%s", err);
@@ -159,24 +160,26 @@ START_TEST(hooks_and_slots)
     plugin_module *m;
     trellis_plugin *pl, *pl2;
     char err[1024] = "";
-    ck_assert_msg(registry_load(&r, "fx-all-hooks", NULL, dirs, n_dirs, &m, err, sizeof err) ==
-                      0,
+    ck_assert_msg(registry_load(&r, "fx-all-hooks", NULL, dirs, n_dirs, &m, err, sizeof err) == 0,
                   "%s", err);
     cfg_plugin pc = entry("fx-all-hooks");
-    ck_assert_msg(registry_instantiate(&r, m, &pc, &(instance_ctx)BARE_CTX, &pl, err, sizeof err) == 0,
+    ck_assert_msg(registry_instantiate(&r, m, &pc, &(instance_ctx)BARE_CTX, &pl, err, sizeof err) ==
+                      0,
                   "%s", err);
     char hooks[512];
     registry_hook_names(pl, hooks, sizeof hooks);
-    const char *want[] = {"prepare-workload", "prepare-target", "counters", "queue-sort",
-                          "pre-filter", "filter", "filter-batch", "post-filter", "pre-score",
-                          "score", "score-batch", "normalize", "reserve", "unreserve",
-                          "permit", "pre-bind", "bind", "post-bind"};
+    const char *want[] = {
+        "prepare-workload", "prepare-target", "counters",    "queue-sort", "pre-filter",
+        "filter",           "filter-batch",   "post-filter", "pre-score",  "score",
+        "score-batch",      "normalize",      "reserve",     "unreserve",  "permit",
+        "pre-bind",         "bind",           "post-bind"};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         ck_assert_msg(strstr(hooks, want[i]) != NULL, "%s lacks %s", hooks, want[i]);
     ck_assert_int_eq(pl->slot, 0);
     ck_assert_int_eq(pl->n_counters, 1);
     /* a second instance of the same module gets its own slot and counters */
-    ck_assert_int_eq(registry_instantiate(&r, m, &pc, &(instance_ctx)BARE_CTX, &pl2, err, sizeof err), 0);
+    ck_assert_int_eq(
+        registry_instantiate(&r, m, &pc, &(instance_ctx)BARE_CTX, &pl2, err, sizeof err), 0);
     ck_assert_int_eq(pl2->slot, 1);
     ck_assert_int_eq(pl2->counter_off, 1);
     ck_assert_int_eq(r.n_counters, 2);
@@ -219,8 +222,7 @@ START_TEST(unsafe_files_refused)
     registry_close_file(&m);
     chmod(so, 0775);
     ck_assert_int_eq(registry_open_file(so, &m, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "writable by its group (mode 0775)") &&
-                      strstr(err, "chmod go-w"),
+    ck_assert_msg(strstr(err, "writable by its group (mode 0775)") && strstr(err, "chmod go-w"),
                   "%s", err);
     chmod(so, 0757);
     ck_assert_int_eq(registry_open_file(so, &m, err, sizeof err), -1);

@@ -422,7 +422,6 @@ START_TEST(values_of_built_trees)
 }
 END_TEST
 
-
 /* ---- the compact form and the JSON reader ---- */
 
 #define HEAD "{\"apiVersion\": \"v1\", \"kind\": \"K\", \"metadata\": {\"name\": \"n\"}, \"x\": "
@@ -496,10 +495,29 @@ END_TEST
 START_TEST(reader_leaves_what_it_does_not_take)
 {
     const char *left[] = {
-        "\"top\"", "12", "true", "null", "{\"a\": 1,}", "[1,]", "{\"a\" 1}", "{\"a\": 01}",
-        "{\"a\": 1.}", "{\"a\": .5}", "{\"a\": 1e}", "{\"a\": \"\xff\"}", "{\"a\": \"\xc3\"}",
-        "{\"a\": tru}", "{\"a\": truex}", "{\"a\": 'x'}", "{\"a\": NaN}", "{\"a\": \"\\x\"}",
-        "{\"a\": \"\\u12g4\"}", "{\"a\": \"open}", "{\"a\": [1, 2}", "{", "",
+        "\"top\"",
+        "12",
+        "true",
+        "null",
+        "{\"a\": 1,}",
+        "[1,]",
+        "{\"a\" 1}",
+        "{\"a\": 01}",
+        "{\"a\": 1.}",
+        "{\"a\": .5}",
+        "{\"a\": 1e}",
+        "{\"a\": \"\xff\"}",
+        "{\"a\": \"\xc3\"}",
+        "{\"a\": tru}",
+        "{\"a\": truex}",
+        "{\"a\": 'x'}",
+        "{\"a\": NaN}",
+        "{\"a\": \"\\x\"}",
+        "{\"a\": \"\\u12g4\"}",
+        "{\"a\": \"open}",
+        "{\"a\": [1, 2}",
+        "{",
+        "",
     };
     obuild *b = obuild_new();
     for (size_t i = 0; i < sizeof left / sizeof *left; i++) {

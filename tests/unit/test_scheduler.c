@@ -45,10 +45,10 @@ static char *read_text(const char *rel)
     return tu_read(tmp, rel);
 }
 
-#define PROFILE(name, extra, plugins)                                                      \
-    "{ name = \"" name "\"; " extra                                                        \
-    " workload = { kind = \"Pod\"; scheduler_name_field = \"spec.schedulerName\"; };"      \
-    " target = { kind = \"Node\"; }; binding = { field = \"spec.nodeName\"; };"            \
+#define PROFILE(name, extra, plugins)                                                              \
+    "{ name = \"" name "\"; " extra                                                                \
+    " workload = { kind = \"Pod\"; scheduler_name_field = \"spec.schedulerName\"; };"              \
+    " target = { kind = \"Node\"; }; binding = { field = \"spec.nodeName\"; };"                    \
     " plugins = ( " plugins " ); }"
 
 typedef struct run {
@@ -117,15 +117,15 @@ static void make_fleet(void)
     sb_free(&b);
 }
 
-#define FLEET_PLUGINS                                                                       \
-    "{ name = \"label-selector\"; }, { name = \"resources-fit\"; },"                       \
-    " { name = \"least-allocated\"; weight = 2; }, { name = \"least-utilized\"; },"         \
+#define FLEET_PLUGINS                                                                              \
+    "{ name = \"label-selector\"; }, { name = \"resources-fit\"; },"                               \
+    " { name = \"least-allocated\"; weight = 2; }, { name = \"least-utilized\"; },"                \
     " { name = \"default-binder\"; }"
 
 START_TEST(same_decisions_for_any_worker_count)
 {
-    const char *conf = "profiles = ( " PROFILE("default-scheduler", "default = true;",
-                                               FLEET_PLUGINS) " );\n";
+    const char *conf =
+        "profiles = ( " PROFILE("default-scheduler", "default = true;", FLEET_PLUGINS) " );\n";
     char *first[300];
     for (int par = 1; par <= 4; par += 3) {
         make_fleet();
@@ -202,8 +202,7 @@ START_TEST(tie_break_by_name)
     stop(&r);
     run r2;
     start(&r2,
-          "profiles = ( " PROFILE("default-scheduler",
-                                  "default = true; tie_break = \"name-desc\";",
+          "profiles = ( " PROFILE("default-scheduler", "default = true; tie_break = \"name-desc\";",
                                   "{ name = \"least-utilized\"; }, { name = "
                                   "\"default-binder\"; }") " );\n",
           2, 1);
@@ -247,7 +246,8 @@ START_TEST(write_back_and_dry_run)
                                 " { name = \"default-binder\"; }") " );\n";
     run r;
     start(&r, conf, 1, 1); /* dry run first */
-    ck_assert_uint_eq(decisions_count(sched_decisions(r.s)), 1); /* "other" belongs to another scheduler */
+    ck_assert_uint_eq(decisions_count(sched_decisions(r.s)),
+                      1); /* "other" belongs to another scheduler */
     ck_assert_str_eq(find(&r, "ssd-pod")->targets[0], "a");
     stop(&r);
     char *after = read_text("state/pods.yaml");
@@ -290,7 +290,8 @@ START_TEST(profiles_by_scheduler_name)
     start(&r,
           "profiles = ( " PROFILE("default-scheduler", "default = true;",
                                   "{ name = \"label-selector\"; }, { name = \"default-binder\"; "
-                                  "}") ",\n" PROFILE("batch-scheduler", "tie_break = \"name-desc\";",
+                                  "}") ",\n" PROFILE("batch-scheduler",
+                                                     "tie_break = \"name-desc\";",
                                                      "{ name = \"default-binder\"; }") " );\n",
           1, 1);
     ck_assert_uint_eq(decisions_count(sched_decisions(r.s)), 2);
@@ -320,8 +321,7 @@ START_TEST(permit_wait_then_allow)
                                   "}") " );\n",
           1, 1);
     decision *g = find(&r, "g1");
-    ck_assert_msg(g->result == DEC_SCHEDULED, "g1: %d %s", g->result,
-                  g->message ? g->message : "");
+    ck_assert_msg(g->result == DEC_SCHEDULED, "g1: %d %s", g->result, g->message ? g->message : "");
     ck_assert_int_eq(find(&r, "solo")->result, DEC_SCHEDULED);
     stop(&r);
 

@@ -214,10 +214,10 @@ START_TEST(links_walked_once_and_kept_inside)
     ck_assert_str_eq(ms.objects[1]->name, "b");
     ck_assert_uint_eq(ms.n_errors, 2);
     for (size_t i = 0; i < ms.n_errors; i++)
-        ck_assert_msg(strstr(ms.errors[i].message, "outside the state directory") &&
-                          (strstr(ms.errors[i].file, "/ext") ||
-                           strstr(ms.errors[i].file, "/extfile.yaml")),
-                      "%s: %s", ms.errors[i].file, ms.errors[i].message);
+        ck_assert_msg(
+            strstr(ms.errors[i].message, "outside the state directory") &&
+                (strstr(ms.errors[i].file, "/ext") || strstr(ms.errors[i].file, "/extfile.yaml")),
+            "%s: %s", ms.errors[i].file, ms.errors[i].message);
     manifest_set_free(&ms);
     s->ops->destroy(s);
     tu_rmtree(out);
@@ -280,7 +280,7 @@ START_TEST(stale_temporary_files_removed)
     put(live, "x");
     put(".b.yaml.tmp.otherhost.4242.Xy56Zw", "x"); /* another host's, fresh */
     put(".c.yaml.tmp.otherhost.4242.Qr78St", "x"); /* another host's, old */
-    put(".d.yaml.tmp.Uv90Wx", "x");                 /* an older trellis's, old */
+    put(".d.yaml.tmp.Uv90Wx", "x");                /* an older trellis's, old */
     struct timespec old[2] = {{time(NULL) - 3600, 0}, {time(NULL) - 3600, 0}};
     snprintf(p, sizeof p, "%s/.c.yaml.tmp.otherhost.4242.Qr78St", tmp);
     ck_assert_int_eq(utimensat(AT_FDCWD, p, old, 0), 0);

@@ -399,21 +399,26 @@ static void many_list_edits(int json, size_t n)
                       : "apiVersion: v1\nkind: List\nitems:\n");
     sb_puts(&want, in.s);
     wb_edit *e = calloc(n, sizeof *e);
-    char (*names)[24] = calloc(n, sizeof *names);
+    char(*names)[24] = calloc(n, sizeof *names);
     for (size_t i = 0; i < n; i++) {
         snprintf(names[i], sizeof names[i], "n%zu", i);
         e[i] = (wb_edit){0, (int)i, "spec.nodeName", names[i], 0};
         if (json) {
             const char *sep = i + 1 < n ? "," : "";
-            sb_printf(&in, "{\"kind\": \"Pod\", \"metadata\": {\"name\": \"p%zu\"}, "
-                           "\"spec\": {\"x\": 1}}%s\n", i, sep);
-            sb_printf(&want, "{\"kind\": \"Pod\", \"metadata\": {\"name\": \"p%zu\"}, "
-                             "\"spec\": {\"x\": 1, \"nodeName\": \"n%zu\"}}%s\n", i, i, sep);
+            sb_printf(&in,
+                      "{\"kind\": \"Pod\", \"metadata\": {\"name\": \"p%zu\"}, "
+                      "\"spec\": {\"x\": 1}}%s\n",
+                      i, sep);
+            sb_printf(&want,
+                      "{\"kind\": \"Pod\", \"metadata\": {\"name\": \"p%zu\"}, "
+                      "\"spec\": {\"x\": 1, \"nodeName\": \"n%zu\"}}%s\n",
+                      i, i, sep);
         } else {
             sb_printf(&in, "- kind: Pod\n  metadata:\n    name: p%zu\n  spec:\n    x: 1\n", i);
             sb_printf(&want,
                       "- kind: Pod\n  metadata:\n    name: p%zu\n  spec:\n    x: 1\n"
-                      "    nodeName: n%zu\n", i, i);
+                      "    nodeName: n%zu\n",
+                      i, i);
         }
     }
     if (json) {
@@ -442,7 +447,8 @@ START_TEST(json_duplicate_key_edits_the_last)
 {
     wb_edit e = {0, -1, "spec.nodeName", "n1", 0};
     expect_edits("{\"kind\": \"Pod\", \"spec\": {\"nodeName\": \"a\", \"nodeName\": \"b\"}}\n", 1,
-                 &e, 1, "{\"kind\": \"Pod\", \"spec\": {\"nodeName\": \"a\", \"nodeName\": \"n1\"}}\n");
+                 &e, 1,
+                 "{\"kind\": \"Pod\", \"spec\": {\"nodeName\": \"a\", \"nodeName\": \"n1\"}}\n");
 }
 END_TEST
 
