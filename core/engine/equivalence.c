@@ -23,6 +23,8 @@ void equiv_free(equiv_cache *q)
         free(e->raw);
         free(e->skip_filter);
         free(e->skip_score);
+        free(e->fidx);
+        free(e->byf);
     }
     free(q->changed);
     memset(q, 0, sizeof *q);
@@ -128,20 +130,46 @@ void equiv_save_filter(profile *p, trellis_cycle *c, trellis_object *w)
     e->valid = 1;
 }
 
+/* Keep c's feasible targets and their scores in e, by feasible position. */
+static void keep_feasible(equiv_entry *e, const trellis_cycle *c, size_t ns)
+{
+    size_t nf = c->n_feasible;
+    if (nf > e->cap_f) {
+        e->cap_f = nf + 64;
+        e->fidx = xrealloc(e->fidx, e->cap_f * sizeof *e->fidx);
+        e->byf = xrealloc(e->byf, (ns ? ns : 1) * e->cap_f * sizeof *e->byf);
+    }
+    if (nf)
+        memcpy(e->fidx, c->feasible_idx, nf * sizeof *e->fidx);
+    if (ns && nf)
+        memcpy(e->byf, c->scores, ns * nf * sizeof *e->byf);
+    e->nf = nf;
+}
+
 void equiv_score(profile *p, trellis_cycle *c, void (*rescore)(trellis_cycle *c, size_t j))
 {
     equiv_cache *q = &p->eq;
     equiv_entry *e = q->cur;
     size_t nf = c->n_feasible;
-    for (size_t k = 0; k < p->score.n; k++) {
-        int64_t *out = &c->scores[k * nf];
-        const int64_t *raw = &e->raw[k * e->cap];
-        if (c->skip_score[p->score.v[k]->index]) {
-            memset(out, 0, nf * sizeof *out);
-            continue;
+    size_t ns = p->score.n;
+    int same = e->nf == nf && e->fidx &&
+               (!nf || memcmp(e->fidx, c->feasible_idx, nf * sizeof *e->fidx) == 0);
+    if (same) {
+        /* the same feasible targets as last time: one copy (rows of
+         * skipped plugins hold zeros there already) */
+        if (ns && nf)
+            memcpy(c->scores, e->byf, ns * nf * sizeof *c->scores);
+    } else {
+        for (size_t k = 0; k < ns; k++) {
+            int64_t *out = &c->scores[k * nf];
+            const int64_t *raw = &e->raw[k * e->cap];
+            if (c->skip_score[p->score.v[k]->index]) {
+                memset(out, 0, nf * sizeof *out);
+                continue;
+            }
+            for (size_t j = 0; j < nf; j++)
+                out[j] = raw[c->feasible_idx[j]];
         }
-        for (size_t j = 0; j < nf; j++)
-            out[j] = raw[c->feasible_idx[j]];
     }
     for (size_t m = 0; m < q->n_changed; m++) {
         uint32_t i = q->changed[m];
@@ -156,9 +184,14 @@ void equiv_score(profile *p, trellis_cycle *c, void (*rescore)(trellis_cycle *c,
         if (lo == nf || c->feasible_idx[lo] != i)
             continue;
         rescore(c, lo);
-        for (size_t k = 0; k < p->score.n; k++)
+        for (size_t k = 0; k < ns; k++) {
             e->raw[k * e->cap + i] = c->scores[k * nf + lo];
+            if (same)
+                e->byf[k * nf + lo] = c->scores[k * nf + lo];
+        }
     }
+    if (!same)
+        keep_feasible(e, c, ns);
     e->scored = 1;
 }
 
@@ -170,5 +203,6 @@ void equiv_save_scores(profile *p, trellis_cycle *c)
         for (size_t j = 0; j < nf; j++)
             e->raw[k * e->cap + c->feasible_idx[j]] = c->scores[k * nf + j];
     memcpy(e->skip_score, c->skip_score, p->n_plugins);
+    keep_feasible(e, c, p->score.n);
     e->scored = 1;
 }

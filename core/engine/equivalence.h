@@ -38,6 +38,12 @@ typedef struct equiv_entry {
     int64_t *raw; /* [score plugin k][target i], k * cap + i */
     unsigned char *skip_filter, *skip_score;
     size_t cap;
+    /* the feasible targets of the class's last cycle and their raw scores
+     * by feasible position ([k][j], k * nf + j): a cycle with the same
+     * feasible set copies them whole instead of gathering from raw */
+    uint32_t *fidx;
+    int64_t *byf;
+    size_t nf, cap_f;
 } equiv_entry;
 
 typedef struct equiv_cache {
