@@ -11,6 +11,7 @@
 
 #include <json-c/json.h>
 
+#include "binding.h"
 #include "sched_impl.h"
 #include "util.h"
 
@@ -261,7 +262,7 @@ static void real_cycle(sched *s, profile *p, trellis_object *w, decision *d, exp
         const obj_id *id = &r->evicted[i];
         const trellis_object *v = sched_lookup(s, id->kind, id->namespace_, id->name);
         profile *vp = v ? sched_profile_for(s, v) : NULL;
-        const char *on = v ? value_string(object_get(v, (vp ? vp : p)->cfg->binding_field)) : NULL;
+        const char *on = v ? binding_target((vp ? vp : p)->cfg, v) : NULL;
         r->evicted_from[i] = xstrdup(on ? on : "");
     }
     for (size_t i = 0; i < r->n_rows; i++)
@@ -303,7 +304,7 @@ void explain_run(sched *s, profile *p, trellis_object *w, explain_result *r)
                             "as asked",
                             w->kind, w->key, own ? "profile '" : "no profile",
                             own ? own->cfg->name : "", own ? "'" : "", p->cfg->name);
-    const char *b = value_string(object_get(w, p->cfg->binding_field));
+    const char *b = binding_target(p->cfg, w);
     if (b && *b) {
         /* evaluated as if pending: its own place on its target is free */
         r->bound = xstrdup(b);
