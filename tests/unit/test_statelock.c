@@ -1,0 +1,103 @@
+/*
+ * test_statelock.c - the state lock (statelock.c) and the quarantine
+ * file (quarantine.c), on real files.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "quarantine.h"
+#include "statelock.h"
+#include "testutil.h"
+
+static char dir[64];
+
+START_TEST(one_holder_and_a_removed_file)
+{
+    char err[512], why[512], holder[32];
+    tu_mkdtemp(dir, "lock");
+    char *p1 = NULL, *p2 = NULL;
+    int created = 0;
+    int a = statelock_open(dir, &p1, &created, err, sizeof err);
+    ck_assert_msg(a >= 0, "%s", err);
+    ck_assert_int_eq(created, 1);
+    ck_assert_int_eq(statelock_try(a, p1, err, sizeof err), 1);
+    ck_assert_int_eq(statelock_record_pid(a), 0);
+    int b = statelock_open(dir, &p2, NULL, err, sizeof err);
+    ck_assert_int_ge(b, 0);
+    ck_assert_int_eq(statelock_try(b, p2, err, sizeof err), 0); /* held */
+    char pid[32];
+    snprintf(pid, sizeof pid, "%d", (int)getpid());
+    ck_assert_str_eq(statelock_holder(b, holder, sizeof holder), pid);
+    ck_assert_int_eq(statelock_is_ours(a, p1, why, sizeof why), 1);
+    /* the file deleted under the holder: it is not ours any more */
+    unlink(p1);
+    ck_assert_int_eq(statelock_is_ours(a, p1, why, sizeof why), 0);
+    ck_assert_msg(strlen(why) > 0, "no reason given");
+    statelock_release(a, p1, 0);
+    statelock_release(b, p2, 0);
+    free(p1);
+    free(p2);
+    tu_rmtree(dir);
+}
+END_TEST
+
+static const char *ident_now;
+
+static const char *ident(void *ud, const char *plugin)
+{
+    return strcmp(plugin, "fx") == 0 ? ident_now : NULL;
+}
+
+START_TEST(quarantine_holds_until_something_changes)
+{
+    char path[128], err[512];
+    tu_mkdtemp(dir, "quar");
+    snprintf(path, sizeof path, "%s/%s", dir, QUARANTINE_FILE);
+    FILE *f = fopen(path, "w");
+    fputs("SIGSEGV\tfx\t/lib/fx.so\tid-1\tfilter\tPod/default/web\n", f);
+    fclose(f);
+    trellis_object *web = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
+                                 "{\"name\":\"web\",\"namespace\":\"default\"}}");
+    trellis_object *other = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
+                                   "{\"name\":\"db\",\"namespace\":\"default\"}}");
+    ident_now = "id-1";
+    quarantine *q = quarantine_open(path, 0);
+    ck_assert_uint_eq(quarantine_count(q), 1);
+    const char *why = NULL;
+    ck_assert_int_eq(quarantine_check(q, web, ident, NULL, &why), 1);
+    ck_assert_msg(strstr(why, "plugin 'fx'") && strstr(why, "filter"), "%s", why);
+    ck_assert_int_eq(quarantine_check(q, other, ident, NULL, &why), 0);
+    ck_assert_int_eq(quarantine_save(q, 1, err, sizeof err), 0);
+    quarantine_free(q);
+    /* the digest was learnt and kept: still held on the next start */
+    q = quarantine_open(path, 0);
+    ck_assert_int_eq(quarantine_check(q, web, ident, NULL, NULL), 1);
+    quarantine_free(q);
+    /* a rebuilt plugin (another file identity): tried again */
+    ident_now = "id-2";
+    q = quarantine_open(path, 0);
+    ck_assert_int_eq(quarantine_check(q, web, ident, NULL, NULL), 0);
+    ck_assert_int_eq(quarantine_save(q, 1, err, sizeof err), 0);
+    ck_assert_uint_eq(quarantine_count(q), 0);
+    quarantine_free(q);
+    object_unref(web);
+    object_unref(other);
+    tu_rmtree(dir);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("statelock");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, one_holder_and_a_removed_file);
+    tcase_add_test(tc, quarantine_holds_until_something_changes);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}
