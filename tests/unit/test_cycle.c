@@ -1,0 +1,157 @@
+/*
+ * test_cycle.c - a cycle's state (cycle.c: the arena, buffers sized to
+ * the snapshot, state handed to a binding job), the snapshot (snapshot.c:
+ * targets by name, only what changed copied) and Events (events.c: the
+ * same event again is the same object, its count up), on real objects
+ * and a real file store.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "cycle.h"
+#include "events.h"
+#include "profile_impl.h"
+#include "snapshot.h"
+#include "store_file.h"
+#include "testutil.h"
+
+static trellis_object *node(const char *name)
+{
+    char json[256];
+    snprintf(json, sizeof json,
+             "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"%s\"}}", name);
+    return tu_obj(json);
+}
+
+START_TEST(snapshot_sorted_and_incremental)
+{
+    cache c;
+    cache_init(&c, 0);
+    trellis_object *n[3] = {node("c"), node("a"), node("b")};
+    for (int i = 0; i < 3; i++)
+        cache_set_target(&c, n[i]);
+    snapshot s;
+    snapshot_init(&s, "Node", 0, 0, 0);
+    snapshot_update(&s, &c);
+    ck_assert_uint_eq(s.n, 3);
+    ck_assert_str_eq(s.targets[0]->name, "a");
+    ck_assert_str_eq(s.targets[2]->name, "c");
+    ck_assert_ptr_eq(snapshot_find(&s, "b"), s.targets[1]);
+    uint64_t gen_a = s.tgen[0], set_gen = s.set_gen;
+    /* one target changes: only it gets a new generation, the set is the same */
+    trellis_object *b2 = node("b");
+    cache_set_target(&c, b2);
+    snapshot_update(&s, &c);
+    ck_assert_uint_eq(s.tgen[0], gen_a);
+    ck_assert_uint_gt(s.tgen[1], gen_a);
+    ck_assert_uint_eq(s.set_gen, set_gen);
+    ck_assert_ptr_eq(s.targets[1]->obj, b2);
+    /* one goes: the set changes */
+    cache_remove_target(&c, "Node", "a");
+    snapshot_update(&s, &c);
+    ck_assert_uint_eq(s.n, 2);
+    ck_assert_uint_ne(s.set_gen, set_gen);
+    ck_assert_str_eq(s.targets[0]->name, "b");
+    snapshot_free(&s);
+    cache_free(&c);
+    for (int i = 0; i < 3; i++)
+        object_unref(n[i]);
+    object_unref(b2);
+}
+END_TEST
+
+START_TEST(cycle_arena_and_handover)
+{
+    profile p;
+    memset(&p, 0, sizeof p);
+    p.n_plugins = 3;
+    snapshot_init(&p.snap, "Node", 0, 0, 0);
+    trellis_cycle c, job;
+    cycle_init(&c);
+    cycle_init(&job);
+    trellis_object *w = node("w");
+    cycle_reset(&c, &p, w);
+    ck_assert_uint_ge(c.cap_plugins, 3);
+    char *a = cycle_alloc(&c, 100);
+    ck_assert_ptr_nonnull(a);
+    for (int i = 0; i < 100; i++)
+        ck_assert_int_eq(a[i], 0); /* zeroed */
+    char *big = cycle_alloc(&c, 200000); /* more than a chunk */
+    ck_assert_ptr_nonnull(big);
+    ck_assert_ptr_null(cycle_alloc(&c, (size_t)1 << 31)); /* absurd */
+    c.slots[1] = a;
+    /* a binding job takes the slots and the arena along */
+    cycle_move_state(&job, &c);
+    ck_assert_ptr_eq(job.slots[1], a);
+    ck_assert_ptr_null(c.slots[1]);
+    ck_assert_ptr_null(c.arena);
+    cycle_reset(&c, &p, w); /* the scheduling cycle goes on with fresh state */
+    ck_assert_ptr_nonnull(cycle_alloc(&c, 8));
+    a[99] = 'x'; /* still the job's memory */
+    cycle_free(&job);
+    cycle_free(&c);
+    snapshot_free(&p.snap);
+    object_unref(w);
+}
+END_TEST
+
+START_TEST(events_count_up)
+{
+    char dir[64], err[512];
+    tu_mkdtemp(dir, "events");
+    store *st = store_file_open(dir, 0, err, sizeof err);
+    ck_assert_msg(st != NULL, "%s", err);
+    manifest_set ms;
+    manifest_set_init(&ms);
+    ck_assert_int_eq(st->ops->list(st, &ms, err, sizeof err), 0); /* as a host starts */
+    manifest_set_free(&ms);
+    trellis_object *pod = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
+                                 "{\"name\":\"web\",\"namespace\":\"shop\",\"uid\":\"u1\"}}");
+    events_record(st, "default-scheduler", pod, "Warning", "FailedScheduling", "0/1 fit",
+                  "n1=TaintNotTolerated");
+    ck_assert_int_eq(st->ops->flush(st, NULL, NULL, err, sizeof err), 0);
+    events_record(st, "default-scheduler", pod, "Warning", "FailedScheduling", "0/1 fit", NULL);
+    ck_assert_int_eq(st->ops->flush(st, NULL, NULL, err, sizeof err), 0);
+    /* one Event object, counted twice, in the workload's namespace */
+    int found = 0;
+    trellis_object *ev = NULL;
+    st->ops->destroy(st);
+    st = store_file_open(dir, 1, err, sizeof err); /* what the next start reads */
+    manifest_set_init(&ms);
+    ck_assert_int_eq(st->ops->list(st, &ms, err, sizeof err), 0);
+    for (size_t i = 0; i < ms.n_objects; i++)
+        if (strcmp(ms.objects[i]->kind, "Event") == 0) {
+            found++;
+            ev = ms.objects[i];
+        }
+    ck_assert_msg(found == 1, "%d Events among %zu objects (%zu errors%s%s)", found, ms.n_objects,
+                  ms.n_errors, ms.n_errors ? ": " : "", ms.n_errors ? ms.errors[0].message : "");
+    int64_t count = 0;
+    ck_assert_int_eq(value_int(object_get(ev, "count"), &count), 0);
+    ck_assert_int_eq(count, 2);
+    ck_assert_str_eq(ev->namespace_, "shop");
+    ck_assert_str_eq(value_string(object_get(ev, "involvedObject.uid")), "u1");
+    ck_assert_str_eq(value_string(object_get(ev, "metadata.annotations[\"trellis.io/reasons\"]")),
+                     "n1=TaintNotTolerated");
+    manifest_set_free(&ms);
+    object_unref(pod);
+    st->ops->destroy(st);
+    tu_rmtree(dir);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cycle");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, snapshot_sorted_and_incremental);
+    tcase_add_test(tc, cycle_arena_and_handover);
+    tcase_add_test(tc, events_count_up);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}
