@@ -843,7 +843,7 @@ static void set_identity(trellis_object *o, const char *strs, uint32_t idoff, ui
 
 trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
 {
-    const char *api, *kind, *name, *ns, *uid;
+    const char *api = NULL, *kind = NULL, *name = NULL, *ns = "", *uid = "";
     if (identity_fields(b, root, &api, &kind, &name, &ns, &uid, err, errlen) < 0)
         return NULL;
     size_t n = breadth_first(b, root, err, errlen);
