@@ -132,6 +132,10 @@ else
     not_ok "example plugin's unit test passes through the installed mock host" \
         "$(tail_of "$TMP/example-check.log")"
 fi
+for f in share/doc/trellis/example-plugin/README.md share/doc/trellis/example-plugin/test_prefer_label.c \
+    share/doc/trellis/custom-scheduler/main.c share/trellis/mock/mock_host.c; do
+    if [ -f "$PREFIX/$f" ]; then ok "installed $f"; else not_ok "installed $f" "missing"; fi
+done
 for f in plugin.h helpers.h; do
     if [ -f "$PREFIX/include/trellis/$f" ]; then ok "trellis/$f installed"; else
         not_ok "trellis/$f installed" "not in $PREFIX/include/trellis"; fi

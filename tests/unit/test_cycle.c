@@ -80,7 +80,7 @@ START_TEST(cycle_arena_and_handover)
     char *a = cycle_alloc(&c, 100);
     ck_assert_ptr_nonnull(a);
     for (int i = 0; i < 100; i++)
-        ck_assert_int_eq(a[i], 0); /* zeroed */
+        ck_assert_int_eq(a[i], 0);       /* zeroed */
     char *big = cycle_alloc(&c, 200000); /* more than a chunk */
     ck_assert_ptr_nonnull(big);
     ck_assert_ptr_null(cycle_alloc(&c, (size_t)1 << 31)); /* absurd */
