@@ -203,6 +203,12 @@ check "a bad --output value exits 1" 1 "$ERR" '--output' 'yaml'
 run schedule --no-such-option
 check "an unknown option exits 1" 1 "$ERR" "trellis --help"
 
+run schedule --now yesterday
+check "--now that is not an RFC 3339 time exits 1" 1 "$ERR" '--now' "got 'yesterday'"
+
+run schedule --now 2026-02-30T00:00:00Z
+check "--now with a day the month lacks exits 1" 1 "$ERR" '--now' '2026-02-30'
+
 # ---- validate --------------------------------------------------------------
 
 profile_cfg "$TMP/good.cfg" '{ name = "default-binder"; }'
@@ -227,6 +233,13 @@ sed 's/^parallelism = 2;/paralelism = 2;/' "$TMP/unknown-setting.cfg" \
 run validate "$TMP/unknown-setting.cfg"
 check "validate: an unknown setting is named with its line" 2 "$ERR" \
     "unknown-setting\.cfg:2: unknown setting 'paralelism'"
+
+profile_cfg "$TMP/bad-now.cfg" '{ name = "default-binder"; }'
+sed 's/^parallelism = 2;/parallelism = 2;\nnow = "2026-01-01 noon";/' "$TMP/bad-now.cfg" \
+    >"$TMP/bad-now.tmp" && mv "$TMP/bad-now.tmp" "$TMP/bad-now.cfg"
+run validate "$TMP/bad-now.cfg"
+check "validate: a 'now' that is not a time names file:line" 2 "$ERR" \
+    "bad-now\.cfg:3: 'now' must be an RFC 3339 time" "2026-01-01 noon"
 
 profile_cfg "$TMP/unknown-profile-key.cfg" '{ name = "default-binder"; }'
 sed 's/default = true;/default = true; tiebreak = "name";/' \

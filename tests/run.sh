@@ -200,6 +200,40 @@ check "one Event file for the repeated failure" \
 kill -TERM "$pid"
 wait_for 20 stopped "$pid"
 
+# ---- the clock: a verdict that expires by itself is tried again then ----
+# fx-lease rejects n1 until its usable-from time, 2 s after the --now the
+# host starts at, and asks for a retry then: with no change to any object
+# the pod is bound once the host's clock (started at --now) passes it.
+cat >"$tmp/lease.cfg" <<'CFG'
+profiles = ( {
+  name = "default-scheduler"; default = true;
+  workload = { kind = "Pod"; scheduler_name_field = "spec.schedulerName"; };
+  target = { kind = "Node"; };
+  binding = { field = "spec.nodeName"; };
+  plugins = ( { name = "fx-lease"; }, { name = "default-binder"; } );
+} );
+CFG
+mkdir -p "$tmp/s4"
+cat >"$tmp/s4/all.yaml" <<'Y'
+apiVersion: v1
+kind: Node
+metadata: { name: n1, annotations: { fx.trellis.io/usable-from: "2026-01-01T00:00:02Z" } }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: p1, namespace: default }
+spec: { containers: [ { name: c, image: app } ] }
+Y
+start d "$tmp/s4" "$tmp/lease.cfg" "--now 2026-01-01T00:00:00Z"
+check "a pod rejected until a time is unschedulable first" \
+    wait_for 20 grep -q "p1: unschedulable: .*NotYetUsable" "$tmp/d.log"
+check "and bound once the clock passes that time, with nothing changed" \
+    wait_for 20 grep -q "nodeName: n1" "$tmp/s4/all.yaml"
+check "/configz shows the --now the host started at" \
+    sh -c "curl -s http://127.0.0.1:$port/configz | grep -q '\"now\": \"2026-01-01T00:00:00Z\"'"
+kill -TERM "$pid"
+wait_for 20 stopped "$pid"
+
 # ---- standby takes over; every pod bound exactly once ----
 mkdir -p "$tmp/s3"
 cat >"$tmp/s3/nodes.yaml" <<'Y'

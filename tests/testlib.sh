@@ -55,7 +55,8 @@ stopped() { ! kill -0 "$1" 2>/dev/null; }
 # start NAME STATE CONFIG: `trellis run` in the background, its log in
 # $tmp/NAME.log; sets $pid (added to $pids) and, once it serves, $port.
 start() {
-    "$TRELLIS" run -c "$3" -s "$2" --listen 127.0.0.1:0 --log-level info \
+    # shellcheck disable=SC2086
+    "$TRELLIS" run -c "$3" -s "$2" --listen 127.0.0.1:0 --log-level info ${4:-} \
         >"$tmp/$1.out" 2>"$tmp/$1.log" &
     pid=$!
     pids="$pids $pid"

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "settings.h"
 #include "util.h"
 
@@ -478,9 +479,25 @@ static int load_profiles(cfg *c, const config_setting_t *root, char *err, size_t
     return 0;
 }
 
+/* `now = "RFC 3339"`: the instant a run decides at. */
+static int load_now(cfg *c, const config_setting_t *root, char *err, size_t errlen)
+{
+    const config_setting_t *s = config_setting_get_member(root, "now");
+    if (!s)
+        return 0; /* the system clock */
+    if (get_str(c, root, "now", 1, &c->now, err, errlen) < 0)
+        return -1;
+    if (clock_parse(c->now, &c->now_ms) < 0)
+        return errf(err, errlen,
+                    "%s:%d: 'now' must be an RFC 3339 time such as \"2026-01-31T12:00:00Z\", "
+                    "got '%s'",
+                    sfile(c, s), config_setting_source_line(s), c->now);
+    return 0;
+}
+
 int config_load(const char *file, cfg *c, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"plugin_dirs", "parallelism", "store",
+    static const char *const keys[] = {"plugin_dirs", "parallelism", "now", "store",
                                        "http",        "profiles",    NULL};
     memset(c, 0, sizeof *c);
     c->file = xstrdup(file);
@@ -501,14 +518,40 @@ int config_load(const char *file, cfg *c, char *err, size_t errlen)
     long long par = 0;
     if (check_keys(c, root, keys, err, errlen) < 0 || load_plugin_dirs(c, root, err, errlen) < 0 ||
         get_int(c, root, "parallelism", 0, 256, &par, err, errlen) < 0 ||
-        load_store(c, root, err, errlen) < 0 || load_http(c, root, err, errlen) < 0 ||
-        load_profiles(c, root, err, errlen) < 0)
+        load_now(c, root, err, errlen) < 0 || load_store(c, root, err, errlen) < 0 ||
+        load_http(c, root, err, errlen) < 0 || load_profiles(c, root, err, errlen) < 0)
         goto fail;
     c->parallelism = (int)par;
     return 0;
 fail:
     config_free(c);
     return -1;
+}
+
+static int config_set_now(cfg *c, const char *text, char *err, size_t errlen)
+{
+    int64_t ms;
+    if (!text)
+        return 0;
+    if (clock_parse(text, &ms) < 0)
+        return errf(err, errlen,
+                    "--now: expected an RFC 3339 time such as 2026-01-31T12:00:00Z, got '%s'",
+                    text);
+    free(c->now);
+    c->now = xstrdup(text);
+    c->now_ms = ms;
+    return 0;
+}
+
+int config_load_at(const char *file, const char *now, cfg *c, char *err, size_t errlen)
+{
+    if (config_load(file, c, err, errlen) < 0)
+        return -1;
+    if (config_set_now(c, now, err, errlen) < 0) {
+        config_free(c);
+        return -1;
+    }
+    return 0;
 }
 
 void config_free(cfg *c)
@@ -519,6 +562,7 @@ void config_free(cfg *c)
     for (size_t i = 0; i < c->n_plugin_dirs; i++)
         free(c->plugin_dirs[i]);
     free(c->plugin_dirs);
+    free(c->now);
     free(c->store_type);
     free(c->store_path);
     free(c->http_address);
@@ -609,6 +653,7 @@ char *config_to_json(const cfg *c)
     json_object_object_add(o, "file", jstr(c->file));
     json_object_object_add(o, "plugin_dirs", jstr_array(c->plugin_dirs, c->n_plugin_dirs));
     json_object_object_add(o, "parallelism", json_object_new_int(c->parallelism));
+    json_object_object_add(o, "now", jstr(c->now));
     json_object *st = json_object_new_object();
     json_object_object_add(st, "type", jstr(c->store_type));
     json_object_object_add(st, "path", jstr(c->store_path));

@@ -94,6 +94,10 @@ typedef struct cfg {
     char **plugin_dirs; /* resolved against dir */
     size_t n_plugin_dirs;
     int parallelism;
+    /* `now`: the wall-clock time a run decides at (RFC 3339, clock.h);
+     * NULL: the system clock */
+    char *now;
+    int64_t now_ms;
     char *store_type; /* "file" */
     char *store_path; /* may be NULL */
     /* the HTTP endpoint of `trellis run` (http.h): group http { } */
@@ -112,6 +116,9 @@ typedef struct cfg {
  * nothing needs freeing. */
 int config_load(const char *file, cfg *c, char *err, size_t errlen);
 void config_free(cfg *c);
+/* config_load, then `now` replaced by a command line's --now (NULL: the
+ * file's stays), as /configz shows it. */
+int config_load_at(const char *file, const char *now, cfg *c, char *err, size_t errlen);
 /* Every profile setting: key, type, default, meaning. */
 void config_describe_profile(FILE *f);
 

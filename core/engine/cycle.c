@@ -105,6 +105,7 @@ void cycle_reset(trellis_cycle *c, profile *p, trellis_object *w)
         c->cap_targets = cap;
     }
     c->n_feasible = 0;
+    atomic_store(&c->retry_at, INT64_MAX);
     c->scored = 0;
     c->filtered = 0;
     c->pre_plugin = -1;

@@ -74,7 +74,11 @@ struct trellis_cycle {
     const char *nominated_name; /* set by the caller: prefer this target */
     const char *exclude_name;   /* set by the caller: never this target */
     int changed;                /* a post_filter evicted or created something */
-    int failed;                 /* an ERROR status ended the cycle */
+    /* the earliest time a plugin said a verdict changes by itself
+     * (cycle_retry_at), INT64_MAX when none; now_ms: the cycle's clock */
+    _Atomic int64_t retry_at;
+    int64_t now_ms;
+    int failed; /* an ERROR status ended the cycle */
     trellis_status error_status;
     const trellis_plugin *error_plugin;
 };
@@ -129,6 +133,17 @@ static inline int cycle_abandoned(const trellis_cycle *c, int index)
 
 /* After a pool run: what was cut short is skipped from now on (explain,
  * the equivalence cache and the changed targets see it too). */
+/* A plugin said a verdict changes by itself at ms: keep the earliest
+ * time after the cycle's clock. Any thread. */
+static inline void cycle_note_retry(trellis_cycle *c, int64_t ms)
+{
+    if (ms <= c->now_ms)
+        return;
+    int64_t cur = atomic_load(&c->retry_at);
+    while (ms < cur && !atomic_compare_exchange_weak(&c->retry_at, &cur, ms))
+        ;
+}
+
 void cycle_settle_abandoned(trellis_cycle *c, unsigned char *skip);
 
 #endif

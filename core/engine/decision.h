@@ -47,6 +47,7 @@ typedef struct decision {
     obj_id *created;
     dec_cand *cands;
     char *nominated;
+    int64_t retry_at; /* unschedulable until a verdict expires then (ms); 0: none */
     dec_result result;
     uint32_t n_targets;
     uint32_t n_evicted;

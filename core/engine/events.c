@@ -12,6 +12,7 @@
 
 #include "framework.h"
 #include "hmap.h"
+#include "clock.h"
 #include "log.h"
 #include "metrics.h"
 #include "util.h"
@@ -21,14 +22,11 @@
  * run or a later one) is the same Event: its count goes up and its
  * lastTimestamp moves, as kubectl shows it. codes (may be NULL) goes into
  * an annotation for tools: the reason code per target. */
-void events_record(store *st, const char *component, const trellis_object *w, const char *type,
-                   const char *reason, const char *message, const char *codes)
+void events_record(store *st, int64_t now_ms, const char *component, const trellis_object *w,
+                   const char *type, const char *reason, const char *message, const char *codes)
 {
-    char ts[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    char ts[CLOCK_TEXT_MAX];
+    clock_format(now_ms, ts, sizeof ts);
     char basis[1024];
     snprintf(basis, sizeof basis, "%s/%s/%s/%s", w->kind, w->key, reason, message);
     char name[320];

@@ -531,7 +531,7 @@ static fw_result find_feasible(profile *p, trellis_cycle *c, trellis_object *w, 
             }
         }
     }
-    if (entry)
+    if (entry && atomic_load(&c->retry_at) == INT64_MAX) /* verdicts that expire are not kept */
         equiv_save_filter(p, c, w);
     rt_time_point(p, "filter", c->n_feasible ? TRELLIS_SUCCESS : TRELLIS_UNSCHEDULABLE, tp);
     return FW_SCHEDULED;

@@ -12,6 +12,7 @@
 
 #include "args.h"
 #include "cache.h"
+#include "clock.h"
 #include "cycle.h"
 #include "decision.h"
 #include "framework.h"
@@ -434,6 +435,28 @@ static int foreach_object(const trellis_plugin *self, const char *kind, const ch
     return s->foreach (s->ud, kind, ns, cb, ud);
 }
 
+static int64_t clock_now(const trellis_plugin *self)
+{
+    char err[256];
+    const host_services *s = svc_for(self, "clock_now", ANY_PHASE, err, sizeof err);
+    return s ? s->now(s->ud) : 0;
+}
+
+static int time_parse(const char *text, int64_t *ms)
+{
+    int64_t v;
+    if (!ms || clock_parse(text, &v) < 0)
+        return -1;
+    *ms = v;
+    return 0;
+}
+
+static void cycle_retry_at(trellis_cycle *c, int64_t ms)
+{
+    if (c)
+        cycle_note_retry(c, ms);
+}
+
 static const trellis_host table = {
     .size = sizeof(trellis_host),
     .sdk_major = TRELLIS_SDK_MAJOR,
@@ -518,6 +541,9 @@ static const trellis_host table = {
     .cycle_target_values = cycle_target_values,
     .cycle_target_counter = cycle_target_counter,
     .register_equivalent = reg_equivalent,
+    .clock_now = clock_now,
+    .time_parse = time_parse,
+    .cycle_retry_at = cycle_retry_at,
 };
 
 const trellis_host *hostapi_table(void)

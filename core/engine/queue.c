@@ -210,6 +210,7 @@ void queue_requeue(queue *q, qitem *it, int unschedulable, uint64_t now_ms)
 {
     it->attempts++;
     it->ready_ms = now_ms + queue_backoff_ms(q, it->attempts);
+    it->wake_ms = 0;
     if (unschedulable) {
         it->state = Q_UNSCHEDULABLE;
         it->unsched_ms = now_ms;
@@ -218,6 +219,13 @@ void queue_requeue(queue *q, qitem *it, int unschedulable, uint64_t now_ms)
         it->state = Q_BACKOFF;
         hpush(q, &q->backoff, it);
     }
+}
+
+void queue_wake_at(queue *q, qitem *it, uint64_t at_ms)
+{
+    (void)q;
+    if (it->state == Q_UNSCHEDULABLE)
+        it->wake_ms = at_ms ? at_ms : 1;
 }
 
 void queue_retry_now(queue *q, qitem *it)
@@ -233,7 +241,7 @@ typedef struct deadline {
 static int expired(void *ud, qitem *it)
 {
     const deadline *d = ud;
-    return d->now_ms - it->unsched_ms >= d->max_ms;
+    return d->now_ms - it->unsched_ms >= d->max_ms || (it->wake_ms && d->now_ms >= it->wake_ms);
 }
 
 size_t queue_move_if(queue *q, uint64_t now_ms, int (*pred)(void *ud, qitem *it), void *ud)

@@ -29,6 +29,8 @@ typedef struct qitem {
     unsigned attempts;
     uint64_t ready_ms;   /* backoff: may be retried from then */
     uint64_t unsched_ms; /* when it entered the unschedulable pool */
+    uint64_t wake_ms;    /* unschedulable: tried again from then even when
+                            nothing changes (queue_wake_at); 0: never */
     int state;
     size_t hidx;
     /* why it is unschedulable: bit i = the profile's plugin i rejected it
@@ -70,6 +72,9 @@ qitem *queue_pop(queue *q, uint64_t now_ms);
 void queue_done(queue *q, qitem *it);
 /* The attempt failed: unschedulable -> pool, otherwise -> backoff. */
 void queue_requeue(queue *q, qitem *it, int unschedulable, uint64_t now_ms);
+/* An item just put in the unschedulable pool is moved out at at_ms
+ * (by queue_flush_unschedulable) even when nothing changes. */
+void queue_wake_at(queue *q, qitem *it, uint64_t at_ms);
 /* Put an in-flight item back in active at once (after a post-filter made
  * room for it). */
 void queue_retry_now(queue *q, qitem *it);
@@ -83,7 +88,8 @@ size_t queue_move_if(queue *q, uint64_t now_ms, int (*pred)(void *ud, qitem *it)
 /* The item of w in any state, or NULL. */
 qitem *queue_find(const queue *q, const trellis_object *w);
 void queue_counts(const queue *q, size_t *active, size_t *backoff, size_t *unschedulable);
-/* Move workloads that waited longer than max_unschedulable_ms. */
+/* Move workloads that waited longer than max_unschedulable_ms, or whose
+ * wake time has come. */
 void queue_flush_unschedulable(queue *q, uint64_t now_ms);
 /* Queue w if needed and take exactly its item out, in flight (for
  * callers that schedule one given workload, like deschedule); NULL when it

@@ -59,7 +59,7 @@ void routing_event(sched *s, profile *p, const trellis_object *w, const char *ty
 {
     if (!p->cfg->events)
         return;
-    events_record(s->st, p->cfg->name, w, type, reason, message, codes);
+    events_record(s->st, s->wall_ms, p->cfg->name, w, type, reason, message, codes);
     if (s->binder)
         binder_request_flush(s->binder);
 }

@@ -77,6 +77,7 @@ struct sched {
     /* long-running mode */
     int run_mode;
     uint64_t now_ms;         /* monotonic clock of the current loop turn */
+    int64_t wall_ms;         /* the wall clock decisions see (clock.h) */
     struct change *deferred; /* changes to workloads in flight, applied later */
     size_t n_deferred, cap_deferred;
     int targets_changed;        /* since the last sched_after_changes */

@@ -17,6 +17,7 @@
 #include "bindcycle.h"
 #include "binding.h"
 #include "changes.h"
+#include "clock.h"
 #include "deschedule.h"
 #include "events.h"
 #include "evictions.h"
@@ -114,8 +115,10 @@ sched *sched_open(cfg *c, char *const *extra_dirs, size_t n_extra, int paralleli
     sched *s = xcalloc(1, sizeof *s);
     s->cfg = c;
     s->max_attempts = 5;
+    s->wall_ms = c->now ? c->now_ms : clock_wall_ms();
     registry_init(&s->reg);
     cycle_init(&s->cycle);
+    s->cycle.now_ms = s->wall_ms;
     services_init(s, &s->svc);
     s->dec = decisions_new(1);
     /* recursive: a post-bind run from bindcycle_process_waiting may allow
@@ -318,6 +321,12 @@ static void unschedulable(sched *s, profile *p, trellis_cycle *c, decision *d, q
     }
     it->rejectors = rejectors(c);
     queue_requeue(&p->q, it, 1, s->now_ms);
+    int64_t at = atomic_load(&c->retry_at);
+    if (at != INT64_MAX) {
+        /* the wall clock's instant on the loop's monotonic clock */
+        d->retry_at = at;
+        queue_wake_at(&p->q, it, s->now_ms + (uint64_t)(at - s->wall_ms));
+    }
 }
 
 /* One scheduling cycle; the result for the metrics (a workload assumed
@@ -326,6 +335,7 @@ static dec_result schedule_one(sched *s, profile *p, qitem *it)
 {
     decision *d = decisions_for(s->dec, it->w, p);
     d->attempts++;
+    d->retry_at = 0;
     snapshot_update(&p->snap, &s->cache);
     trellis_cycle *c = &s->cycle;
     c->d = d;
@@ -435,6 +445,12 @@ int sched_start(sched *s, char *err, size_t errlen)
 void sched_set_now(sched *s, uint64_t now_ms)
 {
     s->now_ms = now_ms;
+}
+
+void sched_set_wall_clock(sched *s, int64_t wall_ms)
+{
+    s->wall_ms = wall_ms;
+    s->cycle.now_ms = wall_ms;
 }
 
 int sched_step(sched *s)

@@ -50,6 +50,10 @@ void sched_set_quarantine(sched *s, const char *path, int read_only);
  * progress on stderr. */
 void sched_set_explain(sched *s, int on);
 void sched_set_progress(sched *s, int on);
+/* The wall-clock time decisions are made at (ms since the epoch,
+ * clock.h): the config's `now`, or the system clock when the scheduler was
+ * opened, until set again (`trellis run` sets it once per loop turn). */
+void sched_set_wall_clock(sched *s, int64_t wall_ms);
 /* Read the store. Malformed documents are logged and counted, not fatal. */
 int sched_load(sched *s, store *st, char *err, size_t errlen);
 /* Schedule until the queues are drained; flush the store. -1 with err when

@@ -122,6 +122,12 @@ static int svc_foreach(void *ud, const char *kind, const char *ns,
     return index_foreach(s->ix, kind, ns, cb, cbud);
 }
 
+static int64_t svc_now(void *ud)
+{
+    const sched *s = ud;
+    return s->wall_ms;
+}
+
 void services_init(sched *s, host_services *out)
 {
     out->ud = s;
@@ -131,4 +137,5 @@ void services_init(sched *s, host_services *out)
     out->permit = svc_permit;
     out->lookup = svc_lookup;
     out->foreach = svc_foreach;
+    out->now = svc_now;
 }

@@ -3,7 +3,7 @@
  *
  * The host table implements the SDK's functions; those that change or
  * read the host's state (evict, create_target, store_set_field, permits,
- * lookup_object, foreach_object) go through this narrow interface, which
+ * lookup_object, foreach_object, clock_now) go through this narrow interface, which
  * the scheduler fills in and hands to every plugin instance it creates
  * (trellis_plugin.svc). The host table therefore never calls the
  * scheduler, and the loader never calls the host table: it receives it.
@@ -14,6 +14,7 @@
 #define TRELLIS_SERVICES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "trellis/plugin.h"
 
@@ -33,6 +34,8 @@ typedef struct host_services {
     const trellis_object *(*lookup)(void *ud, const char *kind, const char *ns, const char *name);
     int (*foreach)(void *ud, const char *kind, const char *ns,
                    int (*cb)(const trellis_object *o, void *cbud), void *cbud);
+    /* the wall clock decisions see (ms since the epoch) */
+    int64_t (*now)(void *ud);
 } host_services;
 
 struct sched;

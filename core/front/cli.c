@@ -22,6 +22,7 @@
 #include "admin.h"
 #include "args.h"
 #include "cfg.h"
+#include "clock.h"
 #include "explain.h"
 #include "guard.h"
 #include "hostapi.h"
@@ -76,6 +77,8 @@ static void usage(FILE *f)
         "      --budget N          deschedule: move at most N workloads (default 10)\n"
         "      --stats FILE        schedule: write timings and memory as JSON to FILE\n"
         "      --listen ADDR:PORT  run: serve HTTP there instead of the config's http group\n"
+        "      --now TIME          decide as at TIME (RFC 3339, e.g. 2026-01-31T12:00:00Z)\n"
+        "                          instead of the system clock; run: the clock starts there\n"
         "  -v, --verbose           log more (repeat for debug)\n"
         "      --log-level LEVEL   error, warn, info or debug\n"
         "      --log-format FMT    text or json\n"
@@ -105,6 +108,7 @@ typedef struct opts {
     const char *profile;
     const char *stats;
     const char *listen;
+    const char *now; /* --now: overrides the config's */
     long budget;
     char *pos[4]; /* positional arguments after the command */
     size_t n_pos;
@@ -128,7 +132,8 @@ enum {
     OPT_PROFILE,
     OPT_BUDGET,
     OPT_STATS,
-    OPT_LISTEN
+    OPT_LISTEN,
+    OPT_NOW
 };
 
 /* One option of getopt_long: 0, or -1 after saying what is wrong. --help
@@ -180,6 +185,18 @@ static int take_option(opts *o, int ch)
     case OPT_LISTEN:
         o->listen = optarg;
         break;
+    case OPT_NOW: {
+        int64_t ms;
+        if (clock_parse(optarg, &ms) < 0) {
+            fprintf(stderr,
+                    "trellis: --now: expected an RFC 3339 time such as 2026-01-31T12:00:00Z, "
+                    "got '%s'\n",
+                    optarg);
+            return -1;
+        }
+        o->now = optarg;
+        break;
+    }
     case OPT_BUDGET: {
         char *end;
         long v = strtol(optarg, &end, 10);
@@ -242,6 +259,7 @@ static int parse(int argc, char **argv, opts *o)
         {"budget", required_argument, NULL, OPT_BUDGET},
         {"stats", required_argument, NULL, OPT_STATS},
         {"listen", required_argument, NULL, OPT_LISTEN},
+        {"now", required_argument, NULL, OPT_NOW},
         {"verbose", no_argument, NULL, 'v'},
         {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
         {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
@@ -384,7 +402,7 @@ static int cmd_schedule(opts *o, int validate_only)
     char err[2048];
     cfg c;
     const char *file = o->config ? o->config : DEFAULT_CONFIG;
-    if (config_load(file, &c, err, sizeof err) < 0) {
+    if (config_load_at(file, o->now, &c, err, sizeof err) < 0) {
         fprintf(stderr, "trellis: %s\n", err);
         return 2;
     }
@@ -516,7 +534,7 @@ static int cmd_admin(opts *o)
     char err[2048];
     cfg c;
     const char *file = o->config ? o->config : DEFAULT_CONFIG;
-    if (config_load(file, &c, err, sizeof err) < 0) {
+    if (config_load_at(file, o->now, &c, err, sizeof err) < 0) {
         fprintf(stderr, "trellis: %s\n", err);
         return 2;
     }
@@ -586,7 +604,7 @@ static int cmd_explain(opts *o)
     char err[2048];
     cfg c;
     const char *file = o->config ? o->config : DEFAULT_CONFIG;
-    if (config_load(file, &c, err, sizeof err) < 0) {
+    if (config_load_at(file, o->now, &c, err, sizeof err) < 0) {
         fprintf(stderr, "trellis: %s\n", err);
         return 2;
     }
@@ -743,7 +761,7 @@ static int cmd_plugins(opts *o)
     cfg c;
     int have_cfg = 0;
     if (o->config) {
-        if (config_load(o->config, &c, err, sizeof err) < 0) {
+        if (config_load_at(o->config, o->now, &c, err, sizeof err) < 0) {
             fprintf(stderr, "trellis: %s\n", err);
             return 2;
         }
@@ -810,7 +828,8 @@ int cli_main(int argc, char **argv)
                        o.dirs,
                        o.n_dirs,
                        o.parallelism,
-                       o.listen};
+                       o.listen,
+                       o.now};
         rc = run_main(&ro);
     } else if (strcmp(o.cmd, "explain") == 0) {
         rc = cmd_explain(&o);

@@ -129,6 +129,6 @@ void trellis_close(trellis_scheduler *t)
 
 int trellis_serve(const char *config_file, const char *state_dir, const char *listen)
 {
-    run_opts ro = {config_file, state_dir, NULL, 0, 0, listen};
+    run_opts ro = {config_file, state_dir, NULL, 0, 0, listen, NULL};
     return run_main(&ro);
 }

@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 
+#include "clock.h"
 #include "plugin.h"
 #include "util.h"
 
@@ -67,6 +68,11 @@ static json_object *decision_json(int explain, const decision *d, dec_result r)
     json_object_object_add(o, "message", json_object_new_string(d->message ? d->message : ""));
     json_object_object_add(o, "evicted", ids_json(d->evicted, d->n_evicted));
     json_object_object_add(o, "created", ids_json(d->created, d->n_created));
+    if (d->retry_at && r == DEC_UNSCHEDULABLE) {
+        char ts[CLOCK_TEXT_MAX];
+        clock_format(d->retry_at, ts, sizeof ts);
+        json_object_object_add(o, "retry_at", json_object_new_string(ts));
+    }
     if (explain) {
         const plist *sp = profile_point(d->p, EP_SCORE);
         json_object *ca = json_object_new_array();

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cfg.h"
+#include "clock.h"
 #include "guard.h"
 #include "http.h"
 #include "log.h"
@@ -60,6 +61,7 @@ typedef struct host {
     atomic_uint_fast64_t turn_ms; /* when the loop last turned */
     atomic_uint liveness_ms;      /* the config's http.liveness_timeout_ms */
     uint64_t watchdog_ms, last_ping_ms;
+    uint64_t start_ms; /* mono_ms() at start: a fixed `now` runs from then */
 } host;
 
 static uint64_t mono_ms(void)
@@ -315,7 +317,7 @@ static void reload(host *h)
     char err[2048];
     cfg *nc = xcalloc(1, sizeof *nc);
     log_info("SIGHUP: reloading %s", h->o->config);
-    if (config_load(h->o->config, nc, err, sizeof err) < 0) {
+    if (config_load_at(h->o->config, h->o->now, nc, err, sizeof err) < 0) {
         log_error("reload: %s; the running config stays in force", err);
         metrics_config_reload(0);
         free(nc);
@@ -439,6 +441,9 @@ static int turn(host *h, int sigfd, int *rc)
 {
     sched *s = h->s;
     sched_set_now(s, mono_ms());
+    /* the wall clock plugins see: read once per turn */
+    sched_set_wall_clock(s, h->c->now ? h->c->now_ms + (int64_t)(mono_ms() - h->start_ms)
+                                      : clock_wall_ms());
     sched_collect(s);
     if (h->st->ops->dispatch(h->st, sched_on_change, s))
         sched_after_changes(s);
@@ -563,8 +568,9 @@ int run_main(const run_opts *o)
         fprintf(stderr, "trellis: cannot create a signalfd: %s\n", strerror(errno));
         return 2;
     }
+    h.start_ms = mono_ms();
     h.c = xcalloc(1, sizeof *h.c);
-    if (config_load(o->config, h.c, err, sizeof err) < 0) {
+    if (config_load_at(o->config, o->now, h.c, err, sizeof err) < 0) {
         fprintf(stderr, "trellis: %s\n", err);
         free(h.c);
         close(sigfd);

@@ -21,6 +21,7 @@ typedef struct run_opts {
     size_t n_dirs;
     int parallelism;    /* 0: the config's */
     const char *listen; /* "ADDRESS:PORT" over the config's http group, or NULL */
+    const char *now;    /* --now (RFC 3339): the clock starts there and runs; NULL: the system's */
 } run_opts;
 
 /* Exit status: 0 after SIGTERM/SIGINT, 2 when the host cannot start. */

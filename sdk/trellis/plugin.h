@@ -159,6 +159,9 @@
  *   1.4  TRELLIS_PLUGIN_AS                          a plugin that can also be built in
  *   1.4  TRELLIS_BUILTIN
  *   1.4  trellis/helpers.h                          batch/span loops, hints, equality, score range
+ *   1.4  trellis_host.clock_now                     the run's wall clock (never time())
+ *   1.4  trellis_host.time_parse                    RFC 3339 text to milliseconds
+ *   1.4  trellis_host.cycle_retry_at                try again when a verdict expires
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -746,6 +749,25 @@ typedef struct trellis_host {
                                            int k);
     /* Registration (init only): see trellis_equivalent_fn. */
     int (*register_equivalent)(trellis_plugin *self, trellis_equivalent_fn fn);
+
+    /* -- since 1.4 -- */
+    /* The wall-clock time the host decides at, in milliseconds since the
+     * Unix epoch: fixed for a one-shot run (--now, the config's `now`, or
+     * the system clock when the run started), read once per loop turn by
+     * `trellis run`. Plugins never call time(): the same state scheduled
+     * at the same instant gets the same decisions. Any hook, any thread. */
+    int64_t (*clock_now)(const trellis_plugin *self);
+    /* Parse an RFC 3339 time ("2026-11-25T19:09:02Z", a fraction and a
+     * numeric offset allowed) into *ms. 0, or -1 when text (borrowed) is
+     * not one. Any hook, any thread. */
+    int (*time_parse)(const char *text, int64_t *ms);
+    /* A verdict of this cycle changes by itself at time ms (a heartbeat
+     * that expires): if the workload stays unschedulable, it is tried
+     * again then even when nothing else changes. The earliest time asked
+     * for in a cycle wins; times not after clock_now are ignored. A plugin
+     * whose verdicts depend on the clock must not register_equivalent.
+     * pre_filter, filter, post_filter, pre_score, score; any thread. */
+    void (*cycle_retry_at)(trellis_cycle *c, int64_t ms);
 } trellis_host;
 
 /* Whether the host table has a given member (for plugins built against a

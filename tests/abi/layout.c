@@ -104,6 +104,11 @@ int main(void)
     HOST(cycle_target_counter);
     HOST(register_equivalent);
 #endif
+#if TRELLIS_SDK_MINOR >= 4
+    HOST(clock_now);
+    HOST(time_parse);
+    HOST(cycle_retry_at);
+#endif
     DESC(size);
     DESC(sdk_major);
     DESC(sdk_minor);

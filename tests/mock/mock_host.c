@@ -4,8 +4,10 @@
  * Objects are json-c trees: a trellis_value is a json_object. Paths
  * follow the host's syntax: a.b, a[0], a["k.e/y"].
  */
-/* strndup, dlopen: POSIX 2008 (the file stands alone, without config.h) */
-#define _POSIX_C_SOURCE 200809L
+/* strndup, dlopen, strptime: POSIX 2008 + XSI; timegm: glibc (the file
+ * stands alone, without config.h) */
+#define _DEFAULT_SOURCE   /* timegm */
+#define _XOPEN_SOURCE 700 /* strptime */
 
 #include "mock_host.h"
 
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <json-c/json.h>
 
@@ -116,6 +119,8 @@ struct mock {
     written *writes;
     size_t n_writes;
     size_t logged[4];
+    int64_t now_ms;   /* mock_set_now */
+    int64_t retry_at; /* the last cycle's earliest cycle_retry_at, 0: none */
 };
 
 /* ---- arguments --------------------------------------------------------- */
@@ -844,6 +849,61 @@ static int r_events(trellis_plugin *self, unsigned events, trellis_hint_fn fn)
     return 0;
 }
 
+/* ---- the clock (1.4) ---------------------------------------------------- */
+
+static int64_t h_clock_now(const trellis_plugin *self)
+{
+    return self ? self->m->now_ms : 0;
+}
+
+/* RFC 3339 with glibc's strptime and timegm: a second reading of the
+ * format, independent of the host's. */
+static int h_time_parse(const char *text, int64_t *ms)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    const char *p = text ? strptime(text, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
+    if (!p)
+        return -1;
+    int64_t frac = 0, scale = 100;
+    if (*p == '.') {
+        for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
+            frac += (*p - '0') * scale;
+    }
+    int64_t off = 0;
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+    } else if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
+        off = (int64_t)((p[1] - '0') * 10 + (p[2] - '0')) * 3600 +
+              ((p[4] - '0') * 10 + (p[5] - '0')) * 60;
+        if (*p == '-')
+            off = -off;
+        p += 6;
+    } else {
+        return -1;
+    }
+    if (*p || !ms)
+        return -1;
+    *ms = ((int64_t)timegm(&tm) - off) * 1000 + frac;
+    return 0;
+}
+
+static void h_cycle_retry_at(trellis_cycle *c, int64_t ms)
+{
+    if (c && ms > c->m->now_ms && (!c->m->retry_at || ms < c->m->retry_at))
+        c->m->retry_at = ms;
+}
+
+void mock_set_now(mock *m, int64_t ms)
+{
+    m->now_ms = ms;
+}
+
+int64_t mock_retry_at(const mock *m)
+{
+    return m->retry_at;
+}
+
 /* The table of the newest minor; mock_new cuts it to the minor asked. */
 static const trellis_host full = {
     .size = sizeof(trellis_host),
@@ -929,6 +989,9 @@ static const trellis_host full = {
     .cycle_target_values = h_cycle_target_values,
     .cycle_target_counter = h_cycle_target_counter,
     .register_equivalent = r_equivalent,
+    .clock_now = h_clock_now,
+    .time_parse = h_time_parse,
+    .cycle_retry_at = h_cycle_retry_at,
 };
 
 /* How much of the table a host of SDK 1.<minor> has. */
@@ -941,6 +1004,8 @@ static size_t table_size(int minor)
         return offsetof(trellis_host, register_events);
     case 2:
         return offsetof(trellis_host, register_filter_span);
+    case 3:
+        return offsetof(trellis_host, clock_now);
     default:
         return sizeof(trellis_host);
     }
@@ -1205,6 +1270,7 @@ static void cycle_start(trellis_cycle *c, mock *m, const trellis_object *w,
 {
     memset(c, 0, sizeof *c);
     c->m = m;
+    m->retry_at = 0;
     c->w = w;
     c->n = n;
     c->targets = calloc(n ? n : 1, sizeof *c->targets);

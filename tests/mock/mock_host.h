@@ -92,6 +92,11 @@ int mock_bind(mock *m, trellis_plugin *pl, const trellis_object *w, trellis_obje
 /* The value written last to path of the object named ns/name through
  * store_set_field ("" for a removal), or NULL. */
 const char *mock_written(const mock *m, const char *ns, const char *name, const char *path);
+/* The clock plugins read (clock_now), ms since the epoch; 0 until set. */
+void mock_set_now(mock *m, int64_t ms);
+/* The earliest retry time a plugin asked for (cycle_retry_at) in the last
+ * mock_filter or mock_score, 0 when none. */
+int64_t mock_retry_at(const mock *m);
 /* How many lines plugins logged at `level` or worse so far. */
 size_t mock_logged(const mock *m, trellis_log_level level);
 

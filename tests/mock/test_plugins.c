@@ -441,6 +441,47 @@ START_TEST(newer_plugin_refused_by_older_host)
 }
 END_TEST
 
+START_TEST(the_clock_is_the_hosts)
+{
+    /* fx-lease (a fixture) reads the time through clock_now and parses
+     * annotations with time_parse: the mock's clock decides */
+    trellis_plugin *pl = load("fx-lease", NULL);
+    trellis_object *w = WORKLOAD(POD("web", ""));
+    trellis_object *t[] = {
+        TARGET(NODE("old", ",\"annotations\":{\"fx.trellis.io/lease-until\":"
+                           "\"2026-01-01T00:05:00Z\"}") "}"),
+        TARGET(NODE("soon", ",\"annotations\":{\"fx.trellis.io/usable-from\":"
+                            "\"2026-01-01T01:20:00+01:00\"}") "}"),
+        TARGET(NODE("bad", ",\"annotations\":{\"fx.trellis.io/usable-from\":\"noon\"}") "}"),
+    };
+    int codes[3];
+    trellis_status st[3];
+    mock_set_now(m, 1767225600000 + 10 * 60000); /* 00:10Z */
+    filter(pl, w, t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNSCHEDULABLE);
+    ck_assert_str_eq(st[0].reason, "LeaseExpired");
+    ck_assert_int_eq(codes[1], TRELLIS_UNSCHEDULABLE);
+    ck_assert_str_eq(st[1].reason, "NotYetUsable");
+    ck_assert_int_eq(codes[2], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[2].reason, "BadTime");
+    ck_assert_int_eq(mock_retry_at(m), 1767225600000 + 20 * 60000); /* 00:20Z */
+    mock_set_now(m, 1767225600000); /* 00:00Z: the lease holds, "soon" still waits */
+    filter(pl, w, t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_UNSCHEDULABLE);
+    mock_set_now(m, 1767225600000 + 20 * 60000); /* 00:20Z: "soon" is usable, no retry */
+    filter(pl, w, t, 3, codes, st);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    ck_assert_int_eq(mock_retry_at(m), 0);
+    /* a 1.3 host has no clock: the plugin (needs 1.4) is refused */
+    mock *old = mock_new(3);
+    char err[512];
+    ck_assert_ptr_null(mock_load(old, "fx-lease", NULL, err, sizeof err));
+    ck_assert_msg(strstr(err, "needs SDK 1.4") != NULL, "%s", err);
+    mock_free(old);
+}
+END_TEST
+
 static Suite *suite(const char *name, const TTest *const *tests)
 {
     Suite *s = suite_create(name);
@@ -469,7 +510,8 @@ int main(void)
     const TTest *cap[] = {gardener_capacity_full_seed, NULL};
     const TTest *dns[] = {gardener_dns_disabled_seed, NULL};
     const TTest *sel[] = {gardener_seed_selector_provider_types, NULL};
-    const TTest *compat[] = {older_host_older_functions, newer_plugin_refused_by_older_host, NULL};
+    const TTest *compat[] = {older_host_older_functions, newer_plugin_refused_by_older_host,
+                             the_clock_is_the_hosts, NULL};
     SRunner *sr = srunner_create(suite("default-binder", binder));
     srunner_add_suite(sr, suite("priority-sort", prio));
     srunner_add_suite(sr, suite("label-selector", labels));

@@ -13,10 +13,67 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "hmap.h"
 #include "notify.h"
 #include "pool.h"
 #include "testutil.h"
+
+START_TEST(clock_parses_rfc3339)
+{
+    int64_t ms = 0;
+    ck_assert_int_eq(clock_parse("1970-01-01T00:00:00Z", &ms), 0);
+    ck_assert_int_eq(ms, 0);
+    ck_assert_int_eq(clock_parse("2026-01-01T00:00:00Z", &ms), 0);
+    ck_assert_int_eq(ms, 1767225600000); /* date -d 2026-01-01T00:00:00Z +%s */
+    /* offsets, a fraction, lower case, a space instead of T */
+    ck_assert_int_eq(clock_parse("2026-01-01T01:30:00+01:30", &ms), 0);
+    ck_assert_int_eq(ms, 1767225600000);
+    ck_assert_int_eq(clock_parse("2025-12-31T19:00:00-05:00", &ms), 0);
+    ck_assert_int_eq(ms, 1767225600000);
+    ck_assert_int_eq(clock_parse("2026-01-01t00:00:00.250z", &ms), 0);
+    ck_assert_int_eq(ms, 1767225600250);
+    ck_assert_int_eq(clock_parse("2026-01-01 00:00:00.123456789Z", &ms), 0);
+    ck_assert_int_eq(ms, 1767225600123);
+    /* leap days */
+    ck_assert_int_eq(clock_parse("2024-02-29T00:00:00Z", &ms), 0);
+    ck_assert_int_eq(ms, 1709164800000);
+    ck_assert_int_eq(clock_parse("2000-02-29T12:00:00Z", &ms), 0);
+    ck_assert_int_eq(ms, 951825600000);
+    /* what is not one */
+    static const char *const bad[] = {"",
+                                      "2026-01-01",
+                                      "2026-01-01T00:00:00",
+                                      "2026-02-29T00:00:00Z",
+                                      "1900-02-29T00:00:00Z",
+                                      "2026-13-01T00:00:00Z",
+                                      "2026-01-01T24:00:00Z",
+                                      "2026-01-01T00:60:00Z",
+                                      "2026-01-01T00:00:00.Z",
+                                      "2026-01-01T00:00:00+0100",
+                                      "2026-01-01T00:00:00Z ",
+                                      "26-01-01T00:00:00Z",
+                                      "yesterday"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        ck_assert_msg(clock_parse(bad[i], &ms) < 0, "'%s' parsed", bad[i]);
+    ck_assert_int_eq(clock_parse(NULL, &ms), -1);
+}
+END_TEST
+
+START_TEST(clock_formats_whole_seconds)
+{
+    char b[CLOCK_TEXT_MAX];
+    clock_format(1767225600999, b, sizeof b);
+    ck_assert_str_eq(b, "2026-01-01T00:00:00Z");
+    clock_format(0, b, sizeof b);
+    ck_assert_str_eq(b, "1970-01-01T00:00:00Z");
+    int64_t ms;
+    ck_assert_int_eq(clock_parse("2031-07-15T08:09:10Z", &ms), 0);
+    clock_format(ms, b, sizeof b);
+    ck_assert_str_eq(b, "2031-07-15T08:09:10Z");      /* a round trip */
+    ck_assert_int_gt(clock_wall_ms(), 1767225600000); /* after this code was written */
+}
+END_TEST
 
 START_TEST(hmap_put_get_del_grow)
 {
@@ -97,6 +154,8 @@ int main(void)
 {
     Suite *s = suite_create("base");
     TCase *tc = tcase_create("core");
+    tcase_add_test(tc, clock_parses_rfc3339);
+    tcase_add_test(tc, clock_formats_whole_seconds);
     tcase_add_test(tc, hmap_put_get_del_grow);
     tcase_add_test(tc, pool_covers_every_index_once);
     tcase_add_test(tc, notify_sends_to_the_socket);

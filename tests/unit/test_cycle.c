@@ -112,10 +112,12 @@ START_TEST(events_count_up)
     manifest_set_free(&ms);
     trellis_object *pod = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
                                  "{\"name\":\"web\",\"namespace\":\"shop\",\"uid\":\"u1\"}}");
-    events_record(st, "default-scheduler", pod, "Warning", "FailedScheduling", "0/1 fit",
-                  "n1=TaintNotTolerated");
+    /* stamped with the run's clock, not the system's */
+    events_record(st, 1767225600000, "default-scheduler", pod, "Warning", "FailedScheduling",
+                  "0/1 fit", "n1=TaintNotTolerated");
     ck_assert_int_eq(st->ops->flush(st, NULL, NULL, err, sizeof err), 0);
-    events_record(st, "default-scheduler", pod, "Warning", "FailedScheduling", "0/1 fit", NULL);
+    events_record(st, 1767225660000, "default-scheduler", pod, "Warning", "FailedScheduling",
+                  "0/1 fit", NULL);
     ck_assert_int_eq(st->ops->flush(st, NULL, NULL, err, sizeof err), 0);
     /* one Event object, counted twice, in the workload's namespace */
     int found = 0;
@@ -135,6 +137,8 @@ START_TEST(events_count_up)
     ck_assert_int_eq(value_int(object_get(ev, "count"), &count), 0);
     ck_assert_int_eq(count, 2);
     ck_assert_str_eq(ev->namespace_, "shop");
+    ck_assert_str_eq(value_string(object_get(ev, "firstTimestamp")), "2026-01-01T00:00:00Z");
+    ck_assert_str_eq(value_string(object_get(ev, "lastTimestamp")), "2026-01-01T00:01:00Z");
     ck_assert_str_eq(value_string(object_get(ev, "involvedObject.uid")), "u1");
     ck_assert_str_eq(value_string(object_get(ev, "metadata.annotations[\"trellis.io/reasons\"]")),
                      "n1=TaintNotTolerated");

@@ -43,7 +43,13 @@ static int svc_permit(void *ud, const char *ns, const char *name, int allow, con
     return 0;
 }
 
-static const host_services svc = {NULL, NULL, NULL, svc_set_field, svc_permit, svc_lookup, NULL};
+static int64_t svc_now(void *ud)
+{
+    return 1767225600000;
+}
+
+static const host_services svc = {
+    .set_field = svc_set_field, .permit = svc_permit, .lookup = svc_lookup, .now = svc_now};
 
 static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
                   const trellis_target *t, trellis_status *st)
@@ -95,6 +101,18 @@ START_TEST(phases)
     IN_HOOK(&pl, "post_bind", got = h->lookup_object(&pl, "Pod", "", "p"));
     ck_assert_ptr_null(got);
     ck_assert_int_eq(reads, 1);
+
+    /* the clock: the scheduler's, from any hook; times parsed by the host */
+    int64_t now = 0, ms = 0;
+    IN_HOOK(&pl, "filter", now = h->clock_now(&pl));
+    ck_assert_int_eq(now, 1767225600000);
+    IN_HOOK(&pl, "post_bind", now = h->clock_now(&pl));
+    ck_assert_int_eq(now, 1767225600000);
+    ck_assert_int_eq(h->time_parse("2026-01-01T00:00:01Z", &ms), 0);
+    ck_assert_int_eq(ms, 1767225601000);
+    ck_assert_int_eq(h->time_parse("tomorrow", &ms), -1);
+    ck_assert_int_eq(ms, 1767225601000); /* untouched */
+    ck_assert_int_eq(h->time_parse(NULL, &ms), -1);
 
     /* permits from any hook (a post-bind allowing the next of a gang) */
     IN_HOOK(&pl, "post_bind", rc = h->permit_allow(&pl, "ns", "other"));

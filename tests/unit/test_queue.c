@@ -131,6 +131,32 @@ START_TEST(unschedulable_pool_moves)
 }
 END_TEST
 
+START_TEST(wake_time_moves_one_item)
+{
+    queue q;
+    queue_init(&q, 1000, 10000, 60000);
+    add(&q, "a", 0);
+    add(&q, "b", 0);
+    qitem *a = queue_pop(&q, 0);
+    qitem *b = queue_pop(&q, 0);
+    queue_requeue(&q, a, 1, 0);
+    queue_wake_at(&q, a, 20000); /* a verdict of a's cycle expires at 20 s */
+    queue_requeue(&q, b, 1, 0);
+    queue_flush_unschedulable(&q, 19999);
+    ck_assert_uint_eq(q.n_unschedulable, 2);
+    queue_flush_unschedulable(&q, 20000);
+    ck_assert_uint_eq(q.n_unschedulable, 1); /* a, not b */
+    qitem *it = queue_pop(&q, 20000);
+    ck_assert_ptr_nonnull(it);
+    ck_assert_str_eq(it->key, a->key);
+    /* requeued without a wake time, it waits for a change again */
+    queue_requeue(&q, it, 1, 20000);
+    queue_flush_unschedulable(&q, 50000);
+    ck_assert_uint_eq(q.n_unschedulable, 2);
+    queue_free(&q);
+}
+END_TEST
+
 START_TEST(move_all_respects_backoff)
 {
     queue q;
@@ -195,6 +221,7 @@ int main(void)
     tcase_add_test(tc, move_all_respects_backoff);
     tcase_add_test(tc, update_and_delete);
     tcase_add_test(tc, retry_now_goes_active);
+    tcase_add_test(tc, wake_time_moves_one_item);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
