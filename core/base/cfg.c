@@ -268,7 +268,7 @@ static const setting profile_settings[] = {
     {"binding", SET_GROUP, NULL, 1, 0, 0, NULL, 0, 0, binding_settings,
      "how a placement is recorded", NULL},
     {"tie_break", SET_CHOICE, "name", 0, 0, 0, tie_breaks, F(tie_break_desc), 0, NULL,
-     "equal totals go to the smallest or the largest target name", NULL},
+     "equal totals go to the first or the last target by namespace, then name", NULL},
     {"score_mode", SET_CHOICE, "weighted", 0, 0, 0, score_modes, F(lexicographic), 0, NULL,
      "add weighted scores, or let each score plugin in turn keep its best targets", NULL},
     {"unschedulable_message", SET_CHOICE, "summary", 0, 0, 0, messages, F(per_target_message), 0,

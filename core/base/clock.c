@@ -111,8 +111,8 @@ int clock_parse(const char *text, int64_t *ms)
     }
     if (*p)
         return -1;
-    int64_t secs = days_from_civil(y, mo, d) * 86400 + (int64_t)h * 3600 + mi * 60 + s -
-                   (int64_t)off * 60;
+    int64_t secs =
+        days_from_civil(y, mo, d) * 86400 + (int64_t)h * 3600 + mi * 60 + s - (int64_t)off * 60;
     *ms = secs * 1000 + frac;
     return 0;
 }

@@ -98,7 +98,7 @@ static cache_target *ensure_target(cache *c, const char *kind, const char *name)
 
 cache_target *cache_set_target(cache *c, trellis_object *o)
 {
-    cache_target *t = ensure_target(c, o->kind, o->name);
+    cache_target *t = ensure_target(c, o->kind, o->key);
     if (!t->t.obj)
         c->set_gen++;
     if (t->t.obj)

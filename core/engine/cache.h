@@ -1,7 +1,8 @@
 /*
  * cache.h - the scheduler's picture of the world between cycles.
  *
- * Holds every target (by kind and name) with the workloads assigned to it,
+ * Holds every target (by kind and key: namespace/name, or the name when
+ * cluster-scoped) with the workloads assigned to it,
  * assumed ones included, and per-target sums of the plugins' workload
  * counters. A workload is assigned when it is read bound (its binding field
  * names a target) or when the scheduling cycle assumes it; finish_binding
@@ -24,6 +25,10 @@
 /* A target with its assignments; the snapshot holds copies. */
 struct trellis_target {
     trellis_object *obj; /* NULL for a placeholder */
+    /* the target's identity among its kind, as bindings name it and
+     * decisions print it: "namespace/name" for a namespaced target (two
+     * namespaces may each hold one of the same name), the name alone for a
+     * cluster-scoped one (a Node, a Seed): the object's key */
     const char *name;
     trellis_object **wl; /* assigned workloads (each holds a reference) */
     size_t n_wl, cap_wl;
@@ -34,9 +39,9 @@ struct trellis_target {
 
 typedef struct cache_target {
     struct trellis_target t;
-    char *key;                        /* "Kind/name", owned */
+    char *key;                        /* "Kind/<t.name>", owned */
     char *kind;                       /* owned */
-    char *name;                       /* owned, t.name points here */
+    char *name;                       /* owned, t.name points here (the object's key) */
     struct cache_target *prev, *next; /* most recently changed first */
 } cache_target;
 

@@ -65,7 +65,7 @@ static void apply_target(sched *s, trellis_object *old_obj, trellis_object *new_
         cache_set_target(&s->cache, new_obj);
     } else {
         index_del(s->ix, old_obj);
-        cache_remove_target(&s->cache, old_obj->kind, old_obj->name);
+        cache_remove_target(&s->cache, old_obj->kind, old_obj->key);
     }
     s->targets_changed = 1;
     unsigned ev = !old_obj   ? TRELLIS_EV_TARGET_ADD

@@ -222,6 +222,10 @@ static const trellis_object *target_object(const trellis_target *t)
 }
 static const char *target_name(const trellis_target *t)
 {
+    return t->obj ? t->obj->name : t->name;
+}
+static const char *target_key(const trellis_target *t)
+{
     return t->name;
 }
 static size_t target_workload_count(const trellis_target *t)
@@ -544,6 +548,7 @@ static const trellis_host table = {
     .clock_now = clock_now,
     .time_parse = time_parse,
     .cycle_retry_at = cycle_retry_at,
+    .target_key = target_key,
 };
 
 const trellis_host *hostapi_table(void)

@@ -62,7 +62,7 @@ static void copy_into(snapshot *s, struct trellis_target *dst, const struct trel
     trellis_object **old_wl = dst->wl;
     size_t old_n = dst->n_wl;
     dst->obj = object_ref(src->obj);
-    dst->name = src->obj->name;
+    dst->name = src->obj->key;
     dst->wl = xmalloc((src->n_wl ? src->n_wl : 1) * sizeof *dst->wl);
     dst->cap_wl = src->n_wl ? src->n_wl : 1;
     for (size_t i = 0; i < src->n_wl; i++)
@@ -102,11 +102,14 @@ static void fill_columns(snapshot *s, size_t i)
         s->invalid[i / 64] &= ~(1ull << (i % 64));
 }
 
+/* Snapshot order: by namespace, then name (cluster-scoped targets have
+ * namespace ""), so that "a/x" comes before "a-b/x" as namespaces sort. */
 static int by_name(const void *a, const void *b)
 {
     const struct trellis_target *x = *(struct trellis_target *const *)a;
     const struct trellis_target *y = *(struct trellis_target *const *)b;
-    return strcmp(x->name, y->name);
+    int r = strcmp(x->obj->namespace_, y->obj->namespace_);
+    return r ? r : strcmp(x->obj->name, y->obj->name);
 }
 
 struct trellis_target *snapshot_find(const snapshot *s, const char *name)

@@ -38,8 +38,11 @@ static int bind(trellis_plugin *self, trellis_cycle *c, const trellis_object *wo
     char err[TRELLIS_MESSAGE_MAX];
 
     err[0] = '\0';
-    if (host->store_set_field(self, workload, field, host->target_name(target), err, sizeof(err)) <
-        0) {
+    /* a namespaced target is named namespace/name (1.4); a 1.0 host knows
+     * cluster-scoped targets only */
+    const char *name =
+        TRELLIS_HOST_HAS(host, target_key) ? host->target_key(target) : host->target_name(target);
+    if (host->store_set_field(self, workload, field, name, err, sizeof(err)) < 0) {
         host->status(st, TRELLIS_ERROR, "BindFailed", "%s",
                      err[0] ? err : "the store refused the change");
         return TRELLIS_ERROR;

@@ -162,6 +162,7 @@
  *   1.4  trellis_host.clock_now                     the run's wall clock (never time())
  *   1.4  trellis_host.time_parse                    RFC 3339 text to milliseconds
  *   1.4  trellis_host.cycle_retry_at                try again when a verdict expires
+ *   1.4  trellis_host.target_key                    namespace/name of a namespaced target
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -768,6 +769,12 @@ typedef struct trellis_host {
      * whose verdicts depend on the clock must not register_equivalent.
      * pre_filter, filter, post_filter, pre_score, score; any thread. */
     void (*cycle_retry_at)(trellis_cycle *c, int64_t ms);
+    /* The target's identity among its kind: "namespace/name" when it is
+     * namespaced (two namespaces may hold targets of the same name), its
+     * name when cluster-scoped; what a binding written without a separate
+     * namespace field must hold, and what decisions print. Borrowed for
+     * the cycle. target_name is the object's name alone. */
+    const char *(*target_key)(const trellis_target *t);
 } trellis_host;
 
 /* Whether the host table has a given member (for plugins built against a

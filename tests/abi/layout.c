@@ -108,6 +108,7 @@ int main(void)
     HOST(clock_now);
     HOST(time_parse);
     HOST(cycle_retry_at);
+    HOST(target_key);
 #endif
     DESC(size);
     DESC(sdk_major);

@@ -28,6 +28,7 @@
 struct trellis_object {
     json_object *root;
     const char *kind, *api, *ns, *name, *uid;
+    char *key; /* "ns/name", or name when cluster-scoped */
     void *data[MAX_PLUGINS];
     char *prepare_error[MAX_PLUGINS];
     int64_t counters[MAX_PLUGINS][MAX_COUNTERS];
@@ -544,6 +545,10 @@ static const char *h_target_name(const trellis_target *t)
 {
     return t->o->name;
 }
+static const char *h_target_key(const trellis_target *t)
+{
+    return t->o->key;
+}
 static size_t h_target_workload_count(const trellis_target *t)
 {
     return t->o->n_wl;
@@ -992,6 +997,7 @@ static const trellis_host full = {
     .clock_now = h_clock_now,
     .time_parse = h_time_parse,
     .cycle_retry_at = h_cycle_retry_at,
+    .target_key = h_target_key,
 };
 
 /* How much of the table a host of SDK 1.<minor> has. */
@@ -1039,6 +1045,7 @@ static void object_free(mock *m, trellis_object *o)
         free(o->prepare_error[k]);
     }
     json_object_put(o->root);
+    free(o->key);
     free(o);
 }
 
@@ -1243,6 +1250,8 @@ trellis_object *mock_object(mock *m, const char *json, int as_workload, char *er
     o->ns = str_at(root, "metadata.namespace");
     o->name = str_at(root, "metadata.name");
     o->uid = str_at(root, "metadata.uid");
+    o->key = malloc(strlen(o->ns) + strlen(o->name) + 2);
+    sprintf(o->key, "%s%s%s", o->ns, *o->ns ? "/" : "", o->name);
     m->objects[m->n_objects++] = o;
     if (as_workload >= 0)
         prepare(m, o, as_workload);
