@@ -39,7 +39,7 @@ void events_record(store *st, int64_t now_ms, const char *component, const trell
         value_int(object_get(old, "count"), &count);
         char cnt[32];
         snprintf(cnt, sizeof cnt, "%lld", (long long)count + 1);
-        store_edit e[2] = {{"count", cnt, 1}, {"lastTimestamp", ts, 0}};
+        store_edit e[2] = {{"count", cnt, STORE_SET_JSON}, {"lastTimestamp", ts, STORE_SET}};
         if (st->ops->patch(st, old, e, 2, err, sizeof err) < 0)
             log_debug("event %s/%s: count not updated: %s", ns, name, err);
         object_unref(old);

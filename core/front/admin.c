@@ -140,7 +140,7 @@ int admin_taint(sched *s, profile *p, const char *target, const char *spec, FILE
     }
     const char *text = json_object_to_json_string_ext(list, JSON_C_TO_STRING_SPACED |
                                                                 JSON_C_TO_STRING_NOSLASHESCAPE);
-    store_edit e = {field, text, 1};
+    store_edit e = {field, text, STORE_SET_JSON};
     store *st = sched_store(s);
     int rc = st->ops->patch(st, o, &e, 1, err, errlen);
     if (rc == 0 && out)

@@ -20,10 +20,26 @@
 
 typedef struct store store;
 
+/* What an edit does to the field at its path. List edits are resolved
+ * against the object as the store holds it when the write is made (with
+ * the edits queued before them), never against a copy a caller read
+ * earlier: two additions to the same list both land. */
+typedef enum {
+    STORE_SET = 0,     /* value: the new string; NULL removes the field */
+    STORE_SET_JSON,    /* value: a JSON text (a list, a map, a number...) */
+    STORE_LIST_ADD,    /* add the string value to a list of strings unless it is
+                          there; the list is created when the field is absent */
+    STORE_LIST_REMOVE, /* remove the string value from a list of strings */
+} store_edit_op;
+/* (The file store writes a list it changed as a flow list on the key's
+ * line, ["a", "b"], as it writes any JSON value.) */
+
 typedef struct store_edit {
-    const char *path;  /* dotted plain keys */
-    const char *value; /* string, or NULL to remove the field */
-    int raw;           /* value is a JSON text (a list, a map...), not a string */
+    /* dotted keys; a key with dots or slashes in brackets:
+     * metadata.labels["kubernetes-fleet.io/parent-CRP"] */
+    const char *path;
+    const char *value;
+    int op; /* store_edit_op */
 } store_edit;
 
 typedef enum { STORE_ADDED = 1, STORE_MODIFIED, STORE_DELETED } store_event_type;

@@ -26,6 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "hmap.h"
 #include "log.h"
 #include "util.h"
@@ -597,33 +599,144 @@ static trellis_object *fs_get(store *s, const char *kind, const char *ns, const 
     return o;
 }
 
+/* Where the key that starts at path[i] ends: at the next '.' or '[', or
+ * after a bracketed key ('["a.b/c"]', whose dots do not split). */
+static size_t key_end(const char *path, size_t i)
+{
+    if (path[i] != '[') {
+        while (path[i] && path[i] != '.' && path[i] != '[')
+            i++;
+        return i;
+    }
+    char quote = path[i + 1];
+    size_t j = i + 1;
+    if (quote == '"' || quote == '\'') {
+        for (j = i + 2; path[j] && path[j] != quote;)
+            j += path[j] == '\\' && path[j + 1] ? 2 : 1;
+        if (path[j])
+            j++; /* the closing quote */
+    }
+    while (path[j] && path[j] != ']')
+        j++;
+    return path[j] ? j + 1 : j;
+}
+
+static const char *type_name(trellis_value_type t)
+{
+    return t == TRELLIS_VALUE_MAP ? "map" : t == TRELLIS_VALUE_LIST ? "list" : "scalar";
+}
+
 /* A field edit must be placeable: every parent on the path a map (or
- * absent, then it is created) and the field itself a scalar or absent.
- * Checked when the patch is made, so that a bind fails at once instead of
- * at flush. */
-static int check_edit(const trellis_object *o, const char *path, int raw, char *err, size_t errlen)
+ * absent, then it is created) and the field itself a scalar or absent
+ * (STORE_SET), anything (STORE_SET_JSON), or a list of strings or absent
+ * (list edits). Checked when the patch is made, so that a bind fails at
+ * once instead of at flush. */
+static int check_edit(const trellis_object *o, const store_edit *e, char *err, size_t errlen)
 {
     char prefix[512];
+    const char *path = e->path ? e->path : "";
     size_t len = strlen(path);
-    if (len == 0 || len >= sizeof prefix)
+    if (len == 0 || len >= sizeof prefix || path[0] == '.' || path[0] == '[')
         return errf(err, errlen, "bad field path '%s'", path);
-    for (size_t i = 0; i <= len; i++) {
-        if (path[i] != '.' && path[i] != '\0')
-            continue;
+    if (e->op > STORE_LIST_REMOVE || e->op < STORE_SET)
+        return errf(err, errlen, "%s: unknown edit %d", path, e->op);
+    if (e->op >= STORE_LIST_ADD && !e->value)
+        return errf(err, errlen, "%s %s: %s: a list edit needs a value", o->kind, o->key, path);
+    size_t i = 0;
+    for (;;) {
+        i = key_end(path, i);
         memcpy(prefix, path, i);
         prefix[i] = '\0';
         const trellis_value *v = object_get(o, prefix);
         if (!v)
             return 0; /* created from here on */
         trellis_value_type t = value_type(v);
-        if (i < len && t != TRELLIS_VALUE_MAP && t != TRELLIS_VALUE_NULL)
+        if (path[i] && t != TRELLIS_VALUE_MAP && t != TRELLIS_VALUE_NULL)
             return errf(err, errlen, "%s %s: cannot set %s: '%s' is not a map", o->kind, o->key,
                         path, prefix);
-        if (i == len && !raw && (t == TRELLIS_VALUE_MAP || t == TRELLIS_VALUE_LIST))
-            return errf(err, errlen, "%s %s: cannot set %s: it is a %s, not a scalar", o->kind,
-                        o->key, path, t == TRELLIS_VALUE_MAP ? "map" : "list");
+        if (!path[i]) {
+            if (e->op == STORE_SET && (t == TRELLIS_VALUE_MAP || t == TRELLIS_VALUE_LIST))
+                return errf(err, errlen, "%s %s: cannot set %s: it is a %s, not a scalar", o->kind,
+                            o->key, path, type_name(t));
+            if (e->op >= STORE_LIST_ADD && t != TRELLIS_VALUE_LIST && t != TRELLIS_VALUE_NULL)
+                return errf(err, errlen, "%s %s: cannot edit the list %s: it is a %s", o->kind,
+                            o->key, path, type_name(t));
+            for (size_t k = 0; e->op >= STORE_LIST_ADD && k < value_len(v); k++)
+                if (value_type(value_at(v, k)) != TRELLIS_VALUE_STRING)
+                    return errf(err, errlen,
+                                "%s %s: cannot edit the list %s: item %zu is not a string", o->kind,
+                                o->key, path, k);
+            return 0;
+        }
+        if (path[i] == '.')
+            i++;
     }
-    return 0;
+}
+
+/* The list of strings a list edit starts from: the value queued for the
+ * field in this flush (pending, may be NULL), else the object's. NULL
+ * with err when it is not a list of strings. Owned by the caller. */
+static json_object *list_before(const trellis_object *o, const fs_edit *pending, const char *path,
+                                char *err, size_t errlen)
+{
+    json_object *a = NULL;
+    if (pending) {
+        if (!pending->value)
+            return json_object_new_array(); /* removed earlier in this flush */
+        a = pending->raw ? json_tokener_parse(pending->value) : NULL;
+        if (!a || !json_object_is_type(a, json_type_array)) {
+            json_object_put(a);
+            errf(err, errlen, "%s %s: cannot edit the list %s: it was set to something else",
+                 o->kind, o->key, path);
+            return NULL;
+        }
+    } else {
+        a = json_object_new_array();
+        const trellis_value *v = object_get(o, path);
+        for (size_t k = 0; v && k < value_len(v); k++)
+            json_object_array_add(a, json_object_new_string(value_string(value_at(v, k))));
+    }
+    for (size_t k = 0; k < json_object_array_length(a); k++) {
+        if (!json_object_is_type(json_object_array_get_idx(a, k), json_type_string)) {
+            json_object_put(a);
+            errf(err, errlen, "%s %s: cannot edit the list %s: item %zu is not a string", o->kind,
+                 o->key, path, k);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+/* A list edit as the JSON text of the whole new list (malloc'd), or NULL
+ * with *unchanged set (the value is there already, or absent), or NULL
+ * with err. */
+static char *list_after(const trellis_object *o, const fs_edit *pending, const store_edit *e,
+                        int *unchanged, char *err, size_t errlen)
+{
+    *unchanged = 0;
+    json_object *a = list_before(o, pending, e->path, err, errlen);
+    if (!a)
+        return NULL;
+    json_object *out = json_object_new_array();
+    int found = 0;
+    for (size_t k = 0; k < json_object_array_length(a); k++) {
+        json_object *it = json_object_array_get_idx(a, k);
+        int same = strcmp(json_object_get_string(it), e->value) == 0;
+        found |= same;
+        if (!(same && e->op == STORE_LIST_REMOVE))
+            json_object_array_add(out, json_object_get(it));
+    }
+    if (!found && e->op == STORE_LIST_ADD)
+        json_object_array_add(out, json_object_new_string(e->value));
+    char *text = NULL;
+    if (found == (e->op == STORE_LIST_ADD) && !pending)
+        *unchanged = 1; /* nothing to write: the list already says so */
+    else
+        text = xstrdup(json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN |
+                                                               JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(out);
+    json_object_put(a);
+    return text;
 }
 
 static int patch_locked(file_store *fs, const trellis_object *o, const store_edit *edits, size_t n,
@@ -640,6 +753,7 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
     if (o->version != f->hash)
         return errf(err, errlen, "%s: %s %s changed since it was read", f->path, o->kind, o->key);
     for (size_t i = 0; i < n; i++) {
+
         /* a later patch of the same field replaces an earlier one */
         if ((f->n_edits + 1) * 2 > f->cap_eslots) {
             free(f->eslots);
@@ -652,6 +766,23 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
         }
         const char *path = pool_get(fs, edits[i].path);
         size_t slot = edit_slot(f, o->doc, o->item, path);
+        const char *value = edits[i].value;
+        int raw = edits[i].op == STORE_SET_JSON;
+        char *list = NULL;
+        if (edits[i].op >= STORE_LIST_ADD) {
+            /* resolved now, against the object and what is queued for it */
+            int unchanged;
+            list = list_after(o, f->eslots[slot] ? &f->edits[f->eslots[slot] - 1] : NULL, &edits[i],
+                              &unchanged, err, errlen);
+            if (!list) {
+                pool_put(fs, path);
+                if (unchanged)
+                    continue;
+                return -1;
+            }
+            value = list;
+            raw = 1;
+        }
         fs_edit *e;
         if (f->eslots[slot]) {
             e = &f->edits[f->eslots[slot] - 1];
@@ -665,8 +796,9 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
             e->path = path;
             f->eslots[slot] = (uint32_t)f->n_edits;
         }
-        e->value = pool_get(fs, edits[i].value);
-        e->raw = edits[i].raw;
+        e->value = pool_get(fs, value);
+        e->raw = raw;
+        free(list);
     }
     return 0;
 }
@@ -675,7 +807,7 @@ static int fs_patch(store *s, const trellis_object *o, const store_edit *edits, 
                     size_t errlen)
 {
     for (size_t i = 0; i < n; i++)
-        if (check_edit(o, edits[i].path, edits[i].raw, err, errlen) < 0)
+        if (check_edit(o, &edits[i], err, errlen) < 0)
             return -1;
     file_store *fs = (file_store *)s;
     pthread_mutex_lock(&fs->mu);

@@ -91,9 +91,9 @@ START_TEST(patch_flush_and_precondition)
     manifest_set_init(&ms);
     s->ops->list(s, &ms, err, sizeof err);
     ck_assert_uint_eq(ms.n_objects, 3);
-    store_edit e = {"spec.nodeName", "n1", 0};
+    store_edit e = {"spec.nodeName", "n1", STORE_SET};
     ck_assert_int_eq(s->ops->patch(s, ms.objects[1], &e, 1, err, sizeof err), 0);
-    store_edit e2 = {"spec.nodeName", "n2", 0}; /* a later patch of the same field wins */
+    store_edit e2 = {"spec.nodeName", "n2", STORE_SET}; /* a later patch of the same field wins */
     ck_assert_int_eq(s->ops->patch(s, ms.objects[1], &e2, 1, err, sizeof err), 0);
     ck_assert_int_eq(s->ops->patch(s, ms.objects[2], &e, 1, err, sizeof err), 0);
     /* c.yaml changes on disk before the flush: its patch is refused */
@@ -107,7 +107,7 @@ START_TEST(patch_flush_and_precondition)
     ck_assert_str_eq(t, POD("c") "  y: 2\n");
     free(t);
     /* the store knows the new content of a.yaml: a further patch works */
-    store_edit rm = {"spec.nodeName", NULL, 0};
+    store_edit rm = {"spec.nodeName", NULL, STORE_SET};
     ck_assert_int_eq(s->ops->patch(s, ms.objects[1], &rm, 1, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "changed since it was read"), "%s", err);
     manifest_set_free(&ms);
@@ -123,7 +123,7 @@ START_TEST(dry_run_writes_nothing)
     manifest_set ms;
     manifest_set_init(&ms);
     s->ops->list(s, &ms, err, sizeof err);
-    store_edit e = {"spec.nodeName", "n1", 0};
+    store_edit e = {"spec.nodeName", "n1", STORE_SET};
     ck_assert_int_eq(s->ops->patch(s, ms.objects[0], &e, 1, err, sizeof err), 0);
     trellis_object *n = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Node\","
                                "\"metadata\":{\"name\":\"new\"}}");
@@ -160,6 +160,113 @@ START_TEST(create_writes_a_new_file)
     object_unref(back);
     free(t);
     object_unref(n);
+    manifest_set_free(&ms);
+    s->ops->destroy(s);
+}
+END_TEST
+
+/* Open tmp, list it and return the store; the objects into ms. */
+static store *open_listed(manifest_set *ms)
+{
+    char err[512];
+    store *s = store_file_open(tmp, 0, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    manifest_set_init(ms);
+    ck_assert_int_eq(s->ops->list(s, ms, err, sizeof err), 0);
+    return s;
+}
+
+#define CLUSTER(name, extra)                                                                       \
+    "apiVersion: clusters.openmcp.cloud/v1alpha1\nkind: Cluster\nmetadata:\n  name: " name         \
+    "\n  namespace: ns\n" extra "spec:\n  purposes: [mcp]\n"
+
+START_TEST(list_edits_add_and_remove_strings)
+{
+    put("a.yaml", CLUSTER("none", "") "---\n" CLUSTER("some", "  finalizers:\n  - keep.io/x\n"));
+    put("b.json", "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\",\n"
+                  " \"metadata\": {\"name\": \"j\", \"namespace\": \"ns\",\n"
+                  "              \"finalizers\": [\"keep.io/x\", \"go.io/y\"]}}\n");
+    char err[512];
+    manifest_set ms;
+    store *s = open_listed(&ms);
+    ck_assert_uint_eq(ms.n_objects, 3);
+    const trellis_object *none = ms.objects[0], *some = ms.objects[1], *j = ms.objects[2];
+    /* two additions to the same list in one flush both land; an object
+     * without the list gets a list, never a string */
+    store_edit add_a = {"metadata.finalizers", "trellis.io/a", STORE_LIST_ADD};
+    store_edit add_b = {"metadata.finalizers", "trellis.io/b", STORE_LIST_ADD};
+    ck_assert_int_eq(s->ops->patch(s, none, &add_a, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->patch(s, none, &add_b, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->patch(s, none, &add_a, 1, err, sizeof err), 0); /* there already */
+    ck_assert_int_eq(s->ops->patch(s, some, &add_a, 1, err, sizeof err), 0);
+    store_edit rm = {"metadata.finalizers", "go.io/y", STORE_LIST_REMOVE};
+    store_edit rm_absent = {"metadata.finalizers", "never.io/z", STORE_LIST_REMOVE};
+    ck_assert_int_eq(s->ops->patch(s, j, &rm, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->patch(s, j, &rm_absent, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), 0);
+    manifest_set_free(&ms);
+    s->ops->destroy(s);
+
+    s = open_listed(&ms);
+    const trellis_value *f = object_get(ms.objects[0], "metadata.finalizers");
+    ck_assert_int_eq(value_type(f), TRELLIS_VALUE_LIST);
+    ck_assert_uint_eq(value_len(f), 2);
+    ck_assert_str_eq(value_string(value_at(f, 0)), "trellis.io/a");
+    ck_assert_str_eq(value_string(value_at(f, 1)), "trellis.io/b");
+    f = object_get(ms.objects[1], "metadata.finalizers");
+    ck_assert_uint_eq(value_len(f), 2);
+    ck_assert_str_eq(value_string(value_at(f, 0)), "keep.io/x");
+    ck_assert_str_eq(value_string(value_at(f, 1)), "trellis.io/a");
+    f = object_get(ms.objects[2], "metadata.finalizers");
+    ck_assert_uint_eq(value_len(f), 1);
+    ck_assert_str_eq(value_string(value_at(f, 0)), "keep.io/x");
+    /* an addition that is there already writes nothing */
+    char *before = get("b.json");
+    store_edit keep = {"metadata.finalizers", "keep.io/x", STORE_LIST_ADD};
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[2], &keep, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), 0);
+    char *after = get("b.json");
+    ck_assert_str_eq(before, after);
+    free(before);
+    free(after);
+    /* a list edit of a list of strings (a flow list) works; of anything else it is refused */
+    store_edit purposes = {"spec.purposes", "x", STORE_LIST_ADD};
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], &purposes, 1, err, sizeof err), 0); /* [mcp] */
+    store_edit scalar = {"metadata.name", "x", STORE_LIST_ADD};
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], &scalar, 1, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "cannot edit the list metadata.name: it is a scalar"), "%s", err);
+    store_edit novalue = {"metadata.finalizers", NULL, STORE_LIST_REMOVE};
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], &novalue, 1, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "a list edit needs a value"), "%s", err);
+    manifest_set_free(&ms);
+    s->ops->destroy(s);
+}
+END_TEST
+
+START_TEST(keys_with_dots_and_slashes)
+{
+    put("a.yaml", CLUSTER("c", "  labels:\n    plain: x\n"));
+    char err[512];
+    manifest_set ms;
+    store *s = open_listed(&ms);
+    store_edit e[2] = {
+        {"metadata.labels[\"kubernetes-fleet.io/parent-CRP\"]", "crp-1", STORE_SET},
+        {"metadata.annotations['a.b/c']", "v", STORE_SET},
+    };
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], e, 2, err, sizeof err), 0);
+    /* a parent that is not a map is found through the brackets too */
+    store_edit under = {"metadata.name[\"x.y\"]", "v", STORE_SET};
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], &under, 1, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "'metadata.name' is not a map"), "%s", err);
+    ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), 0);
+    manifest_set_free(&ms);
+    s->ops->destroy(s);
+    s = open_listed(&ms);
+    ck_assert_str_eq(value_string(object_get(
+                         ms.objects[0], "metadata.labels[\"kubernetes-fleet.io/parent-CRP\"]")),
+                     "crp-1");
+    ck_assert_str_eq(object_annotation(ms.objects[0], "a.b/c"), "v");
+    ck_assert_str_eq(object_label(ms.objects[0], "plain"), "x");
     manifest_set_free(&ms);
     s->ops->destroy(s);
 }
@@ -237,7 +344,7 @@ START_TEST(no_write_through_a_link_outside)
     manifest_set_init(&ms);
     s->ops->list(s, &ms, err, sizeof err);
     ck_assert_uint_eq(ms.n_objects, 1);
-    store_edit e = {"spec.nodeName", "n1", 0};
+    store_edit e = {"spec.nodeName", "n1", STORE_SET};
     ck_assert_int_eq(s->ops->patch(s, ms.objects[0], &e, 1, err, sizeof err), 0);
     tu_mkdtemp(out, "outside");
     tu_write(out, "a.yaml", POD("a"));
@@ -327,6 +434,8 @@ int main(void)
     tcase_add_test(tc, links_walked_once_and_kept_inside);
     tcase_add_test(tc, no_write_through_a_link_outside);
     tcase_add_test(tc, stale_temporary_files_removed);
+    tcase_add_test(tc, list_edits_add_and_remove_strings);
+    tcase_add_test(tc, keys_with_dots_and_slashes);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
