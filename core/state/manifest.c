@@ -62,19 +62,24 @@ void manifest_set_free(manifest_set *s)
 static void add_error(manifest_set *s, const char *file, int line, int doc, const char *fmt, ...)
     UTIL_PRINTF(5, 6);
 
-static void add_error(manifest_set *s, const char *file, int line, int doc, const char *fmt, ...)
+void manifest_add_error(manifest_set *s, const char *file, int line, int doc, char *message)
 {
     grow(&s->errors, &s->cap_errors, s->n_errors + 1, sizeof *s->errors);
     manifest_error *e = &s->errors[s->n_errors++];
+    e->file = xstrdup(file);
+    e->line = line;
+    e->doc = doc;
+    e->message = message;
+}
+
+static void add_error(manifest_set *s, const char *file, int line, int doc, const char *fmt, ...)
+{
     char buf[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    e->file = xstrdup(file);
-    e->line = line;
-    e->doc = doc;
-    e->message = xstrdup(buf);
+    manifest_add_error(s, file, line, doc, xstrdup(buf));
 }
 
 static void add_object(manifest_set *s, trellis_object *o)

@@ -31,6 +31,9 @@ typedef struct manifest_set {
 
 void manifest_set_init(manifest_set *s);
 void manifest_set_free(manifest_set *s);
+/* Append an error about file (copied) at line and document doc; message
+ * is malloc'd and owned by s from now on. */
+void manifest_add_error(manifest_set *s, const char *file, int line, int doc, char *message);
 
 /* Whether a file name is one the loader reads (by extension). */
 int manifest_is_manifest_name(const char *name);

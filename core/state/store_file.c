@@ -26,12 +26,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
-
 #include "hmap.h"
 #include "log.h"
 #include "util.h"
 #include "atomicfile.h"
+#include "edit.h"
+#include "treewalk.h"
 #include "writeback.h"
 
 /* A pending field edit. Path and value are pooled strings (see pool_get):
@@ -184,152 +184,9 @@ static uint64_t hash_bytes(const char *s, size_t n)
     return r;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* ---- walking the tree ----
- *
- * Symbolic links are followed, but each directory and each file is taken
- * once, by device and inode: "ln -s . a" made the walk go 40 levels deep
- * (every file loaded 40 times) and two such links made it exponential. A
- * link whose target lies outside the state directory is refused: the
- * store neither reads nor writes outside its state. */
-
-typedef struct walker {
-    const char *root;      /* the state directory's real path */
-    hmap seen;             /* "dev:ino" of every directory and file taken */
-    manifest_set *refused; /* where refused links are reported; may be NULL */
-    char **dirs;           /* the directories walked, when wanted */
-    size_t n_dirs, cap_dirs;
-    int want_dirs;
-} walker;
-
-static void walker_init(walker *wk, const char *root, manifest_set *refused)
-{
-    memset(wk, 0, sizeof *wk);
-    wk->root = root;
-    wk->refused = refused;
-    hmap_init(&wk->seen);
-}
-
-static void walker_free(walker *wk)
-{
-    size_t i = 0;
-    hmap_slot *sl;
-    while ((sl = hmap_next(&wk->seen, &i)))
-        free((char *)sl->key);
-    hmap_free(&wk->seen);
-    for (size_t k = 0; k < wk->n_dirs; k++)
-        free(wk->dirs[k]);
-    free(wk->dirs);
-}
-
-/* 1 the first time (dev, ino) is met, 0 after. */
-static int first_visit(walker *wk, const struct stat *st)
-{
-    char key[64];
-    snprintf(key, sizeof key, "%llx:%llx", (unsigned long long)st->st_dev,
-             (unsigned long long)st->st_ino);
-    if (hmap_get(&wk->seen, key))
-        return 0;
-    char *k = xstrdup(key);
-    hmap_put(&wk->seen, k, k);
-    return 1;
-}
-
-static void add_error(manifest_set *ms, const char *file, int line, int doc, char *message);
-
-/* A link at p that leads outside the root: refuse it (reported once). */
-static int leads_outside(walker *wk, const char *p)
-{
-    char *real = realpath(p, NULL);
-    if (!real)
-        return 0; /* dangling: stat fails and it is skipped */
-    int out = !path_within(wk->root, real);
-    if (out && wk->refused)
-        add_error(wk->refused, p, 0, 0,
-                  xasprintf("a symbolic link to %s, outside the state directory %s: not read "
-                            "and never written (trellis keeps to its state); copy what it "
-                            "holds into the state directory instead",
-                            real, wk->root));
-    free(real);
-    return out;
-}
-
-/* Collect manifest files below dir, sorted. */
-static int walk(walker *wk, const char *dir, char ***out, size_t *n, size_t *cap, char *err,
-                size_t errlen)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return errf(err, errlen, "%s: cannot open directory: %s", dir, strerror(errno));
-    if (wk->want_dirs) {
-        grow(&wk->dirs, &wk->cap_dirs, wk->n_dirs + 1, sizeof *wk->dirs);
-        wk->dirs[wk->n_dirs++] = xstrdup(dir);
-    }
-    char **names = NULL;
-    size_t nn = 0, nc = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        grow(&names, &nc, nn + 1, sizeof *names);
-        names[nn++] = xstrdup(e->d_name);
-    }
-    closedir(d);
-    if (nn)
-        qsort(names, nn, sizeof *names, cmp_str);
-    int rc = 0;
-    for (size_t i = 0; i < nn; i++) {
-        char *p = xasprintf("%s/%s", dir, names[i]);
-        struct stat lst, st;
-        int is_link = lstat(p, &lst) == 0 && S_ISLNK(lst.st_mode);
-        int ok = stat(p, &st) == 0;
-        int is_dir = ok && S_ISDIR(st.st_mode);
-        int is_manifest = ok && S_ISREG(st.st_mode) && manifest_is_manifest_name(names[i]);
-        if ((is_dir || is_manifest) && is_link && leads_outside(wk, p)) {
-            free(p);
-        } else if (is_dir && first_visit(wk, &st)) {
-            if (rc == 0 && walk(wk, p, out, n, cap, err, errlen) < 0)
-                rc = -1;
-            free(p);
-        } else if (is_manifest && first_visit(wk, &st)) {
-            grow(out, cap, *n + 1, sizeof **out);
-            (*out)[(*n)++] = p;
-        } else {
-            free(p);
-        }
-        free(names[i]);
-    }
-    free(names);
-    return rc;
-}
-
-/* Walk the whole state: the root counts as visited. */
-static int walk_state(walker *wk, const char *dir, char ***out, size_t *n, size_t *cap, char *err,
-                      size_t errlen)
-{
-    struct stat st;
-    if (stat(dir, &st) == 0)
-        first_visit(wk, &st);
-    return walk(wk, dir, out, n, cap, err, errlen);
-}
-
 static char *obj_key(const char *kind, const char *ns, const char *name)
 {
     return xasprintf("%s/%s/%s", kind, ns ? ns : "", name);
-}
-
-static void add_error(manifest_set *ms, const char *file, int line, int doc, char *message)
-{
-    grow(&ms->errors, &ms->cap_errors, ms->n_errors + 1, sizeof *ms->errors);
-    manifest_error *me = &ms->errors[ms->n_errors++];
-    me->file = xstrdup(file);
-    me->line = line;
-    me->doc = doc;
-    me->message = message;
 }
 
 static void push_event(file_store *fs, store_event_type type, trellis_object *old_obj,
@@ -413,11 +270,12 @@ static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t ha
         fs_entry *first = e && (e->f != f || e->claim == epoch) ? e : NULL;
         if (first) {
             const trellis_object *prev = first->o;
-            add_error(errs, f->path, o->line, o->doc,
-                      xasprintf("document %d: %s %s%s%s is defined twice (first at %s:%d); "
-                                "this one is ignored",
-                                o->doc, o->kind, o->namespace_, *o->namespace_ ? "/" : "", o->name,
-                                prev->file ? prev->file : "(created)", prev->line));
+            manifest_add_error(
+                errs, f->path, o->line, o->doc,
+                xasprintf("document %d: %s %s%s%s is defined twice (first at %s:%d); "
+                          "this one is ignored",
+                          o->doc, o->kind, o->namespace_, *o->namespace_ ? "/" : "", o->name,
+                          prev->file ? prev->file : "(created)", prev->line));
             object_unref(o);
             continue;
         }
@@ -548,23 +406,23 @@ static int fs_list(store *s, manifest_set *out, char *err, size_t errlen)
     char **paths = NULL;
     size_t n = 0, cap = 0;
     walker wk;
-    walker_init(&wk, fs->root, out);
+    treewalk_init(&wk, fs->root, out);
     wk.want_dirs = !fs->base.dry_run;
-    int rc = walk_state(&wk, fs->dir, &paths, &n, &cap, err, errlen);
+    int rc = treewalk_state(&wk, fs->dir, &paths, &n, &cap, err, errlen);
     /* a host killed while writing leaves its temporary file behind */
     size_t stale = 0;
     for (size_t i = 0; i < wk.n_dirs; i++)
         stale += atomicfile_clean_temps(wk.dirs[i]);
     if (stale)
         log_info("%s: removed %zu stale temporary file(s) of an interrupted write", fs->dir, stale);
-    walker_free(&wk);
+    treewalk_free(&wk);
     parse_job *jobs = xcalloc(n ? n : 1, sizeof *jobs);
     if (rc == 0)
         parse_all(paths, n, jobs);
     pthread_mutex_lock(&fs->mu);
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (jobs[i].read_error) {
-            add_error(out, paths[i], 0, 0, jobs[i].read_error);
+            manifest_add_error(out, paths[i], 0, 0, jobs[i].read_error);
             continue;
         }
         load_parsed(fs, file_get(fs, paths[i]), jobs[i].ms, jobs[i].hash, 1, out);
@@ -597,146 +455,6 @@ static trellis_object *fs_get(store *s, const char *kind, const char *ns, const 
     pthread_mutex_unlock(&fs->mu);
     free(k);
     return o;
-}
-
-/* Where the key that starts at path[i] ends: at the next '.' or '[', or
- * after a bracketed key ('["a.b/c"]', whose dots do not split). */
-static size_t key_end(const char *path, size_t i)
-{
-    if (path[i] != '[') {
-        while (path[i] && path[i] != '.' && path[i] != '[')
-            i++;
-        return i;
-    }
-    char quote = path[i + 1];
-    size_t j = i + 1;
-    if (quote == '"' || quote == '\'') {
-        for (j = i + 2; path[j] && path[j] != quote;)
-            j += path[j] == '\\' && path[j + 1] ? 2 : 1;
-        if (path[j])
-            j++; /* the closing quote */
-    }
-    while (path[j] && path[j] != ']')
-        j++;
-    return path[j] ? j + 1 : j;
-}
-
-static const char *type_name(trellis_value_type t)
-{
-    return t == TRELLIS_VALUE_MAP ? "map" : t == TRELLIS_VALUE_LIST ? "list" : "scalar";
-}
-
-/* A field edit must be placeable: every parent on the path a map (or
- * absent, then it is created) and the field itself a scalar or absent
- * (STORE_SET), anything (STORE_SET_JSON), or a list of strings or absent
- * (list edits). Checked when the patch is made, so that a bind fails at
- * once instead of at flush. */
-static int check_edit(const trellis_object *o, const store_edit *e, char *err, size_t errlen)
-{
-    char prefix[512];
-    const char *path = e->path ? e->path : "";
-    size_t len = strlen(path);
-    if (len == 0 || len >= sizeof prefix || path[0] == '.' || path[0] == '[')
-        return errf(err, errlen, "bad field path '%s'", path);
-    if (e->op > STORE_LIST_REMOVE || e->op < STORE_SET)
-        return errf(err, errlen, "%s: unknown edit %d", path, e->op);
-    if (e->op >= STORE_LIST_ADD && !e->value)
-        return errf(err, errlen, "%s %s: %s: a list edit needs a value", o->kind, o->key, path);
-    size_t i = 0;
-    for (;;) {
-        i = key_end(path, i);
-        memcpy(prefix, path, i);
-        prefix[i] = '\0';
-        const trellis_value *v = object_get(o, prefix);
-        if (!v)
-            return 0; /* created from here on */
-        trellis_value_type t = value_type(v);
-        if (path[i] && t != TRELLIS_VALUE_MAP && t != TRELLIS_VALUE_NULL)
-            return errf(err, errlen, "%s %s: cannot set %s: '%s' is not a map", o->kind, o->key,
-                        path, prefix);
-        if (!path[i]) {
-            if (e->op == STORE_SET && (t == TRELLIS_VALUE_MAP || t == TRELLIS_VALUE_LIST))
-                return errf(err, errlen, "%s %s: cannot set %s: it is a %s, not a scalar", o->kind,
-                            o->key, path, type_name(t));
-            if (e->op >= STORE_LIST_ADD && t != TRELLIS_VALUE_LIST && t != TRELLIS_VALUE_NULL)
-                return errf(err, errlen, "%s %s: cannot edit the list %s: it is a %s", o->kind,
-                            o->key, path, type_name(t));
-            for (size_t k = 0; e->op >= STORE_LIST_ADD && k < value_len(v); k++)
-                if (value_type(value_at(v, k)) != TRELLIS_VALUE_STRING)
-                    return errf(err, errlen,
-                                "%s %s: cannot edit the list %s: item %zu is not a string", o->kind,
-                                o->key, path, k);
-            return 0;
-        }
-        if (path[i] == '.')
-            i++;
-    }
-}
-
-/* The list of strings a list edit starts from: the value queued for the
- * field in this flush (pending, may be NULL), else the object's. NULL
- * with err when it is not a list of strings. Owned by the caller. */
-static json_object *list_before(const trellis_object *o, const fs_edit *pending, const char *path,
-                                char *err, size_t errlen)
-{
-    json_object *a = NULL;
-    if (pending) {
-        if (!pending->value)
-            return json_object_new_array(); /* removed earlier in this flush */
-        a = pending->raw ? json_tokener_parse(pending->value) : NULL;
-        if (!a || !json_object_is_type(a, json_type_array)) {
-            json_object_put(a);
-            errf(err, errlen, "%s %s: cannot edit the list %s: it was set to something else",
-                 o->kind, o->key, path);
-            return NULL;
-        }
-    } else {
-        a = json_object_new_array();
-        const trellis_value *v = object_get(o, path);
-        for (size_t k = 0; v && k < value_len(v); k++)
-            json_object_array_add(a, json_object_new_string(value_string(value_at(v, k))));
-    }
-    for (size_t k = 0; k < json_object_array_length(a); k++) {
-        if (!json_object_is_type(json_object_array_get_idx(a, k), json_type_string)) {
-            json_object_put(a);
-            errf(err, errlen, "%s %s: cannot edit the list %s: item %zu is not a string", o->kind,
-                 o->key, path, k);
-            return NULL;
-        }
-    }
-    return a;
-}
-
-/* A list edit as the JSON text of the whole new list (malloc'd), or NULL
- * with *unchanged set (the value is there already, or absent), or NULL
- * with err. */
-static char *list_after(const trellis_object *o, const fs_edit *pending, const store_edit *e,
-                        int *unchanged, char *err, size_t errlen)
-{
-    *unchanged = 0;
-    json_object *a = list_before(o, pending, e->path, err, errlen);
-    if (!a)
-        return NULL;
-    json_object *out = json_object_new_array();
-    int found = 0;
-    for (size_t k = 0; k < json_object_array_length(a); k++) {
-        json_object *it = json_object_array_get_idx(a, k);
-        int same = strcmp(json_object_get_string(it), e->value) == 0;
-        found |= same;
-        if (!(same && e->op == STORE_LIST_REMOVE))
-            json_object_array_add(out, json_object_get(it));
-    }
-    if (!found && e->op == STORE_LIST_ADD)
-        json_object_array_add(out, json_object_new_string(e->value));
-    char *text = NULL;
-    if (found == (e->op == STORE_LIST_ADD) && !pending)
-        *unchanged = 1; /* nothing to write: the list already says so */
-    else
-        text = xstrdup(json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN |
-                                                               JSON_C_TO_STRING_NOSLASHESCAPE));
-    json_object_put(out);
-    json_object_put(a);
-    return text;
 }
 
 static int patch_locked(file_store *fs, const trellis_object *o, const store_edit *edits, size_t n,
@@ -772,8 +490,9 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
         if (edits[i].op >= STORE_LIST_ADD) {
             /* resolved now, against the object and what is queued for it */
             int unchanged;
-            list = list_after(o, f->eslots[slot] ? &f->edits[f->eslots[slot] - 1] : NULL, &edits[i],
-                              &unchanged, err, errlen);
+            const fs_edit *q = f->eslots[slot] ? &f->edits[f->eslots[slot] - 1] : NULL;
+            edit_pending pending = {q ? q->value : NULL, q ? q->raw : 0};
+            list = edit_list_result(o, q ? &pending : NULL, &edits[i], &unchanged, err, errlen);
             if (!list) {
                 pool_put(fs, path);
                 if (unchanged)
@@ -807,7 +526,7 @@ static int fs_patch(store *s, const trellis_object *o, const store_edit *edits, 
                     size_t errlen)
 {
     for (size_t i = 0; i < n; i++)
-        if (check_edit(o, &edits[i], err, errlen) < 0)
+        if (edit_check(o, &edits[i], err, errlen) < 0)
             return -1;
     file_store *fs = (file_store *)s;
     pthread_mutex_lock(&fs->mu);
@@ -1062,27 +781,27 @@ static void watch_tree(file_store *fs, const char *dir, int top, char ***out, si
                        size_t *cap)
 {
     walker wk;
-    walker_init(&wk, fs->root, &fs->errors);
+    treewalk_init(&wk, fs->root, &fs->errors);
     wk.want_dirs = 1;
     /* what is watched already is not walked again */
     for (size_t i = 0; i < fs->n_watches; i++) {
         struct stat st = {0};
         st.st_dev = fs->watches[i].dev;
         st.st_ino = fs->watches[i].ino;
-        first_visit(&wk, &st);
+        treewalk_first_visit(&wk, &st);
     }
     char **paths = NULL;
     size_t np = 0, cp = 0;
     char e[512];
     struct stat st;
-    if (top || stat(dir, &st) != 0 || first_visit(&wk, &st)) {
-        if ((top ? walk_state(&wk, dir, &paths, &np, &cp, e, sizeof e)
-                 : walk(&wk, dir, &paths, &np, &cp, e, sizeof e)) < 0)
+    if (top || stat(dir, &st) != 0 || treewalk_first_visit(&wk, &st)) {
+        if ((top ? treewalk_state(&wk, dir, &paths, &np, &cp, e, sizeof e)
+                 : treewalk_dir(&wk, dir, &paths, &np, &cp, e, sizeof e)) < 0)
             log_warn("%s", e);
     }
     for (size_t i = 0; i < wk.n_dirs; i++)
         watch_dir(fs, wk.dirs[i]);
-    walker_free(&wk);
+    treewalk_free(&wk);
     for (size_t i = 0; i < np; i++) {
         if (out) {
             grow(out, cap, *n + 1, sizeof **out);
@@ -1120,9 +839,9 @@ static void reload_path(file_store *fs, const char *path)
     if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && stat(path, &st) == 0 &&
         (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
         walker wk;
-        walker_init(&wk, fs->root, &fs->errors);
-        int out = leads_outside(&wk, path);
-        walker_free(&wk);
+        treewalk_init(&wk, fs->root, &fs->errors);
+        int out = treewalk_leads_outside(&wk, path);
+        treewalk_free(&wk);
         if (out)
             return;
     }

@@ -43,4 +43,15 @@ typedef struct wb_edit {
 int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *edits, size_t n,
                     char **out, size_t *outlen, char *err, size_t errlen);
 
+/* Remove document doc (item -1), or item `item` of the List that document
+ * doc is, from a YAML or JSON text: only that document's or item's bytes
+ * go (with its "---" line, its "- " line or one comma). On success *out is
+ * the new malloc'd text (ownership transfers; *outlen its length) and
+ * *docs_left (may be NULL) the number of documents it holds: 0 when the
+ * file has nothing left to hold. -1 with err when there is no such
+ * document or item, the text does not parse, or the cut would touch
+ * anything else; nothing is produced then. */
+int writeback_remove(const char *text, size_t len, int is_json, int doc, int item, char **out,
+                     size_t *outlen, size_t *docs_left, char *err, size_t errlen);
+
 #endif

@@ -2106,6 +2106,104 @@ START_TEST(atomic_failure_leaves_nothing)
 }
 END_TEST
 
+/* writeback_remove(text, doc, item) must give exactly want, with docs_left. */
+static void check_cut(const char *in, int json, int doc, int item, const char *want,
+                      size_t want_left)
+{
+    char *out = NULL, err[512] = "";
+    size_t outlen = 0, left = 99;
+    int rc =
+        writeback_remove(in, strlen(in), json, doc, item, &out, &outlen, &left, err, sizeof err);
+    ck_assert_msg(rc == 0, "writeback_remove failed: %s", err);
+    ck_assert_str_eq(out, want);
+    ck_assert_uint_eq(outlen, strlen(want));
+    ck_assert_uint_eq(left, want_left);
+    free(out);
+}
+
+static void check_cut_refused(const char *in, int json, int doc, int item, const char *why)
+{
+    char *out = NULL, err[512] = "";
+    ck_assert_int_eq(
+        writeback_remove(in, strlen(in), json, doc, item, &out, NULL, NULL, err, sizeof err), -1);
+    ck_assert_ptr_null(out);
+    ck_assert_msg(strstr(err, why), "expected '%s' in: %s", why, err);
+}
+
+#define D(n) "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " n "\n"
+
+START_TEST(cut_yaml_documents)
+{
+    const char *three = "# header\n" D("a") "---\n# about b\n" D("b") "---\n" D("c");
+    /* the first: its content goes, the file's header stays */
+    check_cut(three, 0, 0, -1, "# header\n---\n# about b\n" D("b") "---\n" D("c"), 2);
+    /* the middle one, with its --- line and its comment */
+    check_cut(three, 0, 1, -1, "# header\n" D("a") "---\n" D("c"), 2);
+    /* the last */
+    check_cut(three, 0, 2, -1, "# header\n" D("a") "---\n# about b\n" D("b"), 2);
+    /* the only one: nothing is left to hold */
+    check_cut(D("a"), 0, 0, -1, "", 0);
+    check_cut("---\n" D("a"), 0, 0, -1, "", 0);
+    /* an explicit first marker and a document end marker */
+    check_cut("--- # first\n" D("a") "...\n---\n" D("b"), 0, 0, -1, "---\n" D("b"), 1);
+    check_cut_refused(three, 0, 3, -1, "document 4 does not exist");
+    check_cut_refused(three, 0, 0, 0, "document 1 has no List item 1");
+    check_cut_refused("a: [\n", 0, 0, -1, "");
+}
+END_TEST
+
+#define LIST_YAML                                                                                  \
+    "apiVersion: v1\nkind: List\nitems:\n"                                                         \
+    "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n"                                 \
+    "# about b\n"                                                                                  \
+    "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\n"                              \
+    "-\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n"
+
+START_TEST(cut_list_items)
+{
+    check_cut(LIST_YAML, 0, 0, 0,
+              "apiVersion: v1\nkind: List\nitems:\n# about b\n"
+              "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\n"
+              "-\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n",
+              1);
+    check_cut(LIST_YAML, 0, 0, 2,
+              "apiVersion: v1\nkind: List\nitems:\n"
+              "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n"
+              "# about b\n"
+              "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\n",
+              1);
+    /* a flow list and a JSON List: one comma goes with the item */
+    check_cut(
+        "kind: List\nitems: [{kind: A, metadata: {name: a}}, {kind: A, metadata: {name: b}}]\n", 0,
+        0, 1, "kind: List\nitems: [{kind: A, metadata: {name: a}}]\n", 1);
+    const char *js = "{\"kind\": \"List\", \"items\": [\n"
+                     "  {\"kind\": \"A\", \"metadata\": {\"name\": \"a\"}},\n"
+                     "  {\"kind\": \"A\", \"metadata\": {\"name\": \"b\"}},\n"
+                     "  {\"kind\": \"A\", \"metadata\": {\"name\": \"c\"}}\n]}\n";
+    check_cut(js, 1, 0, 1,
+              "{\"kind\": \"List\", \"items\": [\n"
+              "  {\"kind\": \"A\", \"metadata\": {\"name\": \"a\"}},\n"
+              "  {\"kind\": \"A\", \"metadata\": {\"name\": \"c\"}}\n]}\n",
+              1);
+    check_cut(js, 1, 0, 2,
+              "{\"kind\": \"List\", \"items\": [\n"
+              "  {\"kind\": \"A\", \"metadata\": {\"name\": \"a\"}},\n"
+              "  {\"kind\": \"A\", \"metadata\": {\"name\": \"b\"}}\n]}\n",
+              1);
+    check_cut_refused(js, 1, 0, 3, "has no List item 4");
+}
+END_TEST
+
+START_TEST(cut_json_documents)
+{
+    const char *two = "{\"kind\": \"A\", \"metadata\": {\"name\": \"a\"}}\n"
+                      "{\"kind\": \"A\", \"metadata\": {\"name\": \"b\"}}\n";
+    check_cut(two, 1, 0, -1, "{\"kind\": \"A\", \"metadata\": {\"name\": \"b\"}}\n", 1);
+    check_cut(two, 1, 1, -1, "{\"kind\": \"A\", \"metadata\": {\"name\": \"a\"}}\n", 1);
+    check_cut("{\"kind\": \"A\"}\n", 1, 0, -1, "", 0);
+}
+END_TEST
+
 static Suite *writeback_suite(void)
 {
     Suite *s = suite_create("writeback");
@@ -2167,6 +2265,11 @@ static Suite *writeback_suite(void)
     tcase_add_test(a, atomic_replace_keeps_mode);
     tcase_add_test(a, atomic_failure_leaves_nothing);
     suite_add_tcase(s, a);
+    TCase *c = tcase_create("cut");
+    tcase_add_test(c, cut_yaml_documents);
+    tcase_add_test(c, cut_list_items);
+    tcase_add_test(c, cut_json_documents);
+    suite_add_tcase(s, c);
     return s;
 }
 

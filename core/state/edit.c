@@ -1,0 +1,148 @@
+/*
+ * edit.c - see edit.h.
+ */
+#include "config.h"
+
+#include "edit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "util.h"
+
+/* Where the key that starts at path[i] ends: at the next '.' or '[', or
+ * after a bracketed key ('["a.b/c"]', whose dots do not split). */
+/* Where the key that starts at path[i] ends: at the next '.' or '[', or
+ * after a bracketed key ('["a.b/c"]', whose dots do not split). */
+static size_t key_end(const char *path, size_t i)
+{
+    if (path[i] != '[') {
+        while (path[i] && path[i] != '.' && path[i] != '[')
+            i++;
+        return i;
+    }
+    char quote = path[i + 1];
+    size_t j = i + 1;
+    if (quote == '"' || quote == '\'') {
+        for (j = i + 2; path[j] && path[j] != quote;)
+            j += path[j] == '\\' && path[j + 1] ? 2 : 1;
+        if (path[j])
+            j++; /* the closing quote */
+    }
+    while (path[j] && path[j] != ']')
+        j++;
+    return path[j] ? j + 1 : j;
+}
+
+static const char *type_name(trellis_value_type t)
+{
+    return t == TRELLIS_VALUE_MAP ? "map" : t == TRELLIS_VALUE_LIST ? "list" : "scalar";
+}
+
+int edit_check(const trellis_object *o, const store_edit *e, char *err, size_t errlen)
+{
+    char prefix[512];
+    const char *path = e->path ? e->path : "";
+    size_t len = strlen(path);
+    if (len == 0 || len >= sizeof prefix || path[0] == '.' || path[0] == '[')
+        return errf(err, errlen, "bad field path '%s'", path);
+    if (e->op > STORE_LIST_REMOVE || e->op < STORE_SET)
+        return errf(err, errlen, "%s: unknown edit %d", path, e->op);
+    if (e->op >= STORE_LIST_ADD && !e->value)
+        return errf(err, errlen, "%s %s: %s: a list edit needs a value", o->kind, o->key, path);
+    size_t i = 0;
+    for (;;) {
+        i = key_end(path, i);
+        memcpy(prefix, path, i);
+        prefix[i] = '\0';
+        const trellis_value *v = object_get(o, prefix);
+        if (!v)
+            return 0; /* created from here on */
+        trellis_value_type t = value_type(v);
+        if (path[i] && t != TRELLIS_VALUE_MAP && t != TRELLIS_VALUE_NULL)
+            return errf(err, errlen, "%s %s: cannot set %s: '%s' is not a map", o->kind, o->key,
+                        path, prefix);
+        if (!path[i]) {
+            if (e->op == STORE_SET && (t == TRELLIS_VALUE_MAP || t == TRELLIS_VALUE_LIST))
+                return errf(err, errlen, "%s %s: cannot set %s: it is a %s, not a scalar", o->kind,
+                            o->key, path, type_name(t));
+            if (e->op >= STORE_LIST_ADD && t != TRELLIS_VALUE_LIST && t != TRELLIS_VALUE_NULL)
+                return errf(err, errlen, "%s %s: cannot edit the list %s: it is a %s", o->kind,
+                            o->key, path, type_name(t));
+            for (size_t k = 0; e->op >= STORE_LIST_ADD && k < value_len(v); k++)
+                if (value_type(value_at(v, k)) != TRELLIS_VALUE_STRING)
+                    return errf(err, errlen,
+                                "%s %s: cannot edit the list %s: item %zu is not a string", o->kind,
+                                o->key, path, k);
+            return 0;
+        }
+        if (path[i] == '.')
+            i++;
+    }
+}
+
+/* The list of strings a list edit starts from: the value queued for the
+ * field (pending, may be NULL), else the object's. NULL with err when it
+ * is not a list of strings. Owned by the caller. */
+static json_object *list_before(const trellis_object *o, const edit_pending *pending,
+                                const char *path, char *err, size_t errlen)
+{
+    json_object *a = NULL;
+    if (pending) {
+        if (!pending->value)
+            return json_object_new_array(); /* removed earlier in this flush */
+        a = pending->json ? json_tokener_parse(pending->value) : NULL;
+        if (!a || !json_object_is_type(a, json_type_array)) {
+            json_object_put(a);
+            errf(err, errlen, "%s %s: cannot edit the list %s: it was set to something else",
+                 o->kind, o->key, path);
+            return NULL;
+        }
+    } else {
+        a = json_object_new_array();
+        const trellis_value *v = object_get(o, path);
+        for (size_t k = 0; v && k < value_len(v); k++)
+            json_object_array_add(a, json_object_new_string(value_string(value_at(v, k))));
+    }
+    for (size_t k = 0; k < json_object_array_length(a); k++) {
+        if (!json_object_is_type(json_object_array_get_idx(a, k), json_type_string)) {
+            json_object_put(a);
+            errf(err, errlen, "%s %s: cannot edit the list %s: item %zu is not a string", o->kind,
+                 o->key, path, k);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+char *edit_list_result(const trellis_object *o, const edit_pending *pending, const store_edit *e,
+                       int *unchanged, char *err, size_t errlen)
+{
+    *unchanged = 0;
+    json_object *a = list_before(o, pending, e->path, err, errlen);
+    if (!a)
+        return NULL;
+    json_object *out = json_object_new_array();
+    int found = 0;
+    for (size_t k = 0; k < json_object_array_length(a); k++) {
+        json_object *it = json_object_array_get_idx(a, k);
+        int same = strcmp(json_object_get_string(it), e->value) == 0;
+        found |= same;
+        if (!(same && e->op == STORE_LIST_REMOVE))
+            json_object_array_add(out, json_object_get(it));
+    }
+    if (!found && e->op == STORE_LIST_ADD)
+        json_object_array_add(out, json_object_new_string(e->value));
+    char *text = NULL;
+    if (found == (e->op == STORE_LIST_ADD) && !pending)
+        *unchanged = 1; /* nothing to write: the list already says so */
+    else
+        text = xstrdup(json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN |
+                                                               JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(out);
+    json_object_put(a);
+    return text;
+}
+

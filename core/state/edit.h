@@ -1,0 +1,39 @@
+/*
+ * edit.h - store edits checked and resolved against an object.
+ *
+ * What every store does with a store_edit before it writes it: check that
+ * it can be placed in the object as read (every parent on the path a map
+ * or absent, the field of the right shape), and turn a list edit into the
+ * whole new list, resolved against the object and what is queued for the
+ * same field before it. Paths are dotted keys, with keys that hold dots or
+ * slashes in brackets: metadata.labels["kubernetes-fleet.io/parent-CRP"].
+ */
+#ifndef TRELLIS_EDIT_H
+#define TRELLIS_EDIT_H
+
+#include <stddef.h>
+
+#include "object.h"
+#include "store.h"
+
+/* 0 when e can be placed in o: every parent on the path a map (or absent:
+ * then it is created) and the field itself a scalar or absent (STORE_SET),
+ * anything (STORE_SET_JSON), or a list of strings or absent (list edits);
+ * -1 with err naming the object and the path otherwise. */
+int edit_check(const trellis_object *o, const store_edit *e, char *err, size_t errlen);
+
+/* What is queued for the field already (a store's pending write). */
+typedef struct edit_pending {
+    const char *value; /* NULL: removed */
+    int json;          /* value is a JSON text, not a string */
+} edit_pending;
+
+/* A list edit (STORE_LIST_ADD, STORE_LIST_REMOVE) of o, after pending (may
+ * be NULL: the object's list), as the JSON text of the whole new list
+ * (malloc'd, ownership transfers). NULL with *unchanged set when nothing
+ * needs writing (the value is there already, or absent); NULL with err
+ * when the field is not a list of strings. */
+char *edit_list_result(const trellis_object *o, const edit_pending *pending, const store_edit *e,
+                       int *unchanged, char *err, size_t errlen);
+
+#endif
