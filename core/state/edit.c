@@ -145,4 +145,3 @@ char *edit_list_result(const trellis_object *o, const edit_pending *pending, con
     json_object_put(a);
     return text;
 }
-

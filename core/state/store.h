@@ -65,6 +65,13 @@ typedef struct store_ops {
                  size_t errlen);
     /* Create a new object (a reference is taken); refused if it exists. */
     int (*create)(store *s, trellis_object *o, char *err, size_t errlen);
+    /* Delete o; refused when the stored object's version is no longer
+     * o->version. May be buffered until flush, which then reports it like
+     * a patch when it cannot be made. The file store removes o's document
+     * or List item (every other byte of the file stays), the file when
+     * nothing else is in it, or forgets an object created in this run and
+     * not written yet. */
+    int (*remove)(store *s, const trellis_object *o, char *err, size_t errlen);
     /* Commit buffered writes. 0, or -1 with err listing what was not
      * written (nothing is lost: the rest is written); failed (may be
      * NULL) is called for every object whose patch or creation was not

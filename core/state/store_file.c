@@ -43,11 +43,18 @@ typedef struct fs_edit {
     int raw;           /* value is JSON text */
 } fs_edit;
 
+/* A pending removal of the document (item -1) or List item. */
+typedef struct fs_del {
+    int doc, item;
+} fs_del;
+
 typedef struct fs_file {
     char *path;
     uint64_t hash; /* of the content as last read or written */
     fs_edit *edits;
     size_t n_edits, cap_edits;
+    fs_del *dels; /* removals, made after the edits */
+    size_t n_dels, cap_dels;
     uint32_t *eslots; /* edits by (doc, item, path): index + 1, 0 = empty */
     size_t cap_eslots;
     trellis_object **objs; /* in file order; the index holds the references */
@@ -152,6 +159,7 @@ static void clear_edits(file_store *fs, fs_file *f)
         pool_put(fs, f->edits[j].value);
     }
     f->n_edits = 0;
+    f->n_dels = 0;
     free(f->eslots);
     f->eslots = NULL;
     f->cap_eslots = 0;
@@ -216,6 +224,7 @@ static void file_free(file_store *fs, fs_file *f)
 {
     clear_edits(fs, f);
     free(f->edits);
+    free(f->dels);
     free(f->objs);
     free(f->path);
     free(f);
@@ -554,6 +563,44 @@ static int fs_create(store *s, trellis_object *o, char *err, size_t errlen)
     return rc;
 }
 
+static int remove_locked(file_store *fs, const trellis_object *o, char *err, size_t errlen)
+{
+    fs_entry *en = hmap_get(&fs->objects, o->id);
+    for (size_t i = 0; en && !en->f && i < fs->n_created; i++) {
+        if (fs->created[i] != en->o)
+            continue;
+        /* created in this run, not written: forget it */
+        object_unref(fs->created[i]);
+        memmove(fs->created + i, fs->created + i + 1,
+                (fs->n_created - i - 1) * sizeof *fs->created);
+        fs->n_created--;
+        trellis_object *eo = en->o;
+        entry_drop(fs, en);
+        object_unref(eo);
+        return 0;
+    }
+    fs_file *f = o->file ? hmap_get(&fs->by_path, o->file) : NULL;
+    if (!en || !f)
+        return errf(err, errlen, "%s %s: not in this store", o->kind, o->key);
+    if (o->version != f->hash)
+        return errf(err, errlen, "%s: %s %s changed since it was read", f->path, o->kind, o->key);
+    for (size_t i = 0; i < f->n_dels; i++)
+        if (f->dels[i].doc == o->doc && f->dels[i].item == o->item)
+            return 0;
+    grow(&f->dels, &f->cap_dels, f->n_dels + 1, sizeof *f->dels);
+    f->dels[f->n_dels++] = (fs_del){o->doc, o->item};
+    return 0;
+}
+
+static int fs_remove(store *s, const trellis_object *o, char *err, size_t errlen)
+{
+    file_store *fs = (file_store *)s;
+    pthread_mutex_lock(&fs->mu);
+    int rc = remove_locked(fs, o, err, errlen);
+    pthread_mutex_unlock(&fs->mu);
+    return rc;
+}
+
 /* <dir>/<kind>-<namespace>-<name>.json; Events go to <dir>/events/. */
 static char *created_path(const file_store *fs, const trellis_object *o)
 {
@@ -598,7 +645,8 @@ static const trellis_object *object_at(const fs_file *f, int doc, int item)
     return NULL;
 }
 
-/* Tell failed about every object whose edits in f were not written. */
+/* Tell failed about every object whose edits or removal in f were not
+ * made. */
 static void report_failed(const fs_file *f, store_fail_cb failed, void *ud, const char *why)
 {
     if (!failed)
@@ -610,21 +658,32 @@ static void report_failed(const fs_file *f, store_fail_cb failed, void *ud, cons
             failed(ud, o->id, why);
         last = o;
     }
+    for (size_t j = 0; j < f->n_dels; j++) {
+        const trellis_object *o = object_at(f, f->dels[j].doc, f->dels[j].item);
+        if (o)
+            failed(ud, o->id, why);
+    }
 }
 
-/* Write one file's edits. 0, or -1 with e saying why. */
-static int flush_file(file_store *fs, fs_file *f, store_fail_cb failed, void *ud, char *e,
-                      size_t elen)
+/* Later documents and items first: a cut leaves the indexes before it. */
+static int del_later_first(const void *a, const void *b)
 {
-    size_t len;
-    char *text = read_file(f->path, &len, e, elen);
-    int rc = -1;
-    if (!text) {
-        /* e says why */
-    } else if (hash_bytes(text, len) != f->hash) {
-        snprintf(e, elen, "%s: changed on disk since it was read; %zu change(s) not written",
-                 f->path, f->n_edits);
-    } else {
+    const fs_del *x = a, *y = b;
+    if (x->doc != y->doc)
+        return x->doc < y->doc ? 1 : -1;
+    return x->item < y->item ? 1 : x->item > y->item ? -1 : 0;
+}
+
+/* The file's text with its edits made and its removals cut: *out (NULL
+ * when f has neither), *left the documents it still holds. 0, or -1 with
+ * e. */
+static int new_text(fs_file *f, const char *text, size_t len, char **out, size_t *outlen,
+                    size_t *left, char *e, size_t elen)
+{
+    int json = str_endswith(f->path, ".json");
+    *out = NULL;
+    *left = 1;
+    if (f->n_edits) {
         wb_edit *we = xcalloc(f->n_edits, sizeof *we);
         for (size_t j = 0; j < f->n_edits; j++) {
             we[j].doc = f->edits[j].doc;
@@ -633,25 +692,69 @@ static int flush_file(file_store *fs, fs_file *f, store_fail_cb failed, void *ud
             we[j].value = f->edits[j].value;
             we[j].raw = f->edits[j].raw;
         }
-        char *outp = NULL;
-        size_t outlen = 0;
-        if (writeback_apply(text, len, str_endswith(f->path, ".json"), we, f->n_edits, &outp,
-                            &outlen, e, elen) < 0) {
-            errprefix(e, elen, "%s", f->path);
-        } else if (fs->base.dry_run) {
-            rc = 0;
-        } else if (atomicfile_write(f->path, fs->root, outp, outlen, e, elen) == 0) {
-            rc = 0;
-            if (fs->ino >= 0) {
-                /* what was written comes back as changes, like anyone's */
-                load_text(fs, f, outp, outlen, &fs->errors);
-            } else {
-                f->hash = hash_bytes(outp, outlen);
-            }
-        }
-        free(outp);
+        int rc = writeback_apply(text, len, json, we, f->n_edits, out, outlen, e, elen);
         free(we);
+        if (rc < 0)
+            return -1;
     }
+    if (f->n_dels)
+        qsort(f->dels, f->n_dels, sizeof *f->dels, del_later_first);
+    for (size_t j = 0; j < f->n_dels; j++) {
+        char *cut = NULL;
+        size_t cutlen = 0;
+        if (writeback_remove(*out ? *out : text, *out ? *outlen : len, json, f->dels[j].doc,
+                             f->dels[j].item, &cut, &cutlen, left, e, elen) < 0) {
+            free(*out);
+            *out = NULL;
+            return -1;
+        }
+        free(*out);
+        *out = cut;
+        *outlen = cutlen;
+    }
+    return 0;
+}
+
+/* Write one file's edits and removals; remove it when nothing is left. 0,
+ * or -1 with e saying why. */
+static int flush_file(file_store *fs, fs_file *f, store_fail_cb failed, void *ud, char *e,
+                      size_t elen)
+{
+    size_t len;
+    char *text = read_file(f->path, &len, e, elen);
+    int rc = -1;
+    char *outp = NULL;
+    size_t outlen = 0, left = 1;
+    struct stat lst;
+    if (!text) {
+        /* e says why */
+    } else if (hash_bytes(text, len) != f->hash) {
+        snprintf(e, elen, "%s: changed on disk since it was read; %zu change(s) not written",
+                 f->path, f->n_edits + f->n_dels);
+    } else if (new_text(f, text, len, &outp, &outlen, &left, e, elen) < 0) {
+        errprefix(e, elen, "%s", f->path);
+    } else if (fs->base.dry_run) {
+        rc = 0;
+    } else if (left == 0) {
+        /* nothing left: the file goes (a link is not followed to it) */
+        if (lstat(f->path, &lst) == 0 && S_ISLNK(lst.st_mode))
+            snprintf(e, elen, "%s: a symbolic link; its last object is not removed", f->path);
+        else if (unlink(f->path) < 0)
+            snprintf(e, elen, "%s: cannot remove: %s", f->path, strerror(errno));
+        else
+            rc = 0;
+        if (rc == 0)
+            load_text(fs, f, NULL, 0, &fs->errors);
+    } else if (atomicfile_write(f->path, fs->root, outp, outlen, e, elen) == 0) {
+        rc = 0;
+        if (fs->ino >= 0 || f->n_dels) {
+            /* what was written comes back as changes, like anyone's */
+            load_text(fs, f, outp, outlen, &fs->errors);
+        } else {
+            f->hash = hash_bytes(outp, outlen);
+        }
+    }
+    free(outp);
     free(text);
     if (rc < 0)
         report_failed(f, failed, ud, e);
@@ -712,7 +815,7 @@ static int fs_flush(store *s, store_fail_cb failed, void *ud, char *err, size_t 
         snprintf(e, sizeof e, "not written: %s", why);
         for (size_t i = 0; i < fs->n_files; i++) {
             fs_file *f = fs->files[i];
-            if (!f->n_edits)
+            if (!f->n_edits && !f->n_dels)
                 continue;
             report_failed(f, failed, ud, e);
             clear_edits(fs, f);
@@ -728,7 +831,7 @@ static int fs_flush(store *s, store_fail_cb failed, void *ud, char *err, size_t 
     }
     for (size_t i = 0; i < fs->n_files; i++) {
         fs_file *f = fs->files[i];
-        if (f->n_edits && flush_file(fs, f, failed, ud, e, sizeof e) < 0)
+        if ((f->n_edits || f->n_dels) && flush_file(fs, f, failed, ud, e, sizeof e) < 0)
             sb_printf(&problems, "%s%s", problems.len ? "; " : "", e);
     }
     for (size_t i = 0; i < fs->n_created; i++) {
@@ -1004,6 +1107,7 @@ static const store_ops file_ops = {
     .get = fs_get,
     .patch = fs_patch,
     .create = fs_create,
+    .remove = fs_remove,
     .flush = fs_flush,
     .watch = fs_watch,
     .dispatch = fs_dispatch,

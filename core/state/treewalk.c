@@ -59,18 +59,19 @@ int treewalk_leads_outside(walker *wk, const char *p)
         return 0; /* dangling: stat fails and it is skipped */
     int out = !path_within(wk->root, real);
     if (out && wk->refused)
-        manifest_add_error(wk->refused, p, 0, 0,
-                  xasprintf("a symbolic link to %s, outside the state directory %s: not read "
-                            "and never written (trellis keeps to its state); copy what it "
-                            "holds into the state directory instead",
-                            real, wk->root));
+        manifest_add_error(
+            wk->refused, p, 0, 0,
+            xasprintf("a symbolic link to %s, outside the state directory %s: not read "
+                      "and never written (trellis keeps to its state); copy what it "
+                      "holds into the state directory instead",
+                      real, wk->root));
     free(real);
     return out;
 }
 
 /* Collect manifest files below dir, sorted. */
 int treewalk_dir(walker *wk, const char *dir, char ***out, size_t *n, size_t *cap, char *err,
-                size_t errlen)
+                 size_t errlen)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -119,11 +120,10 @@ int treewalk_dir(walker *wk, const char *dir, char ***out, size_t *n, size_t *ca
 
 /* Walk the whole state: the root counts as visited. */
 int treewalk_state(walker *wk, const char *dir, char ***out, size_t *n, size_t *cap, char *err,
-                      size_t errlen)
+                   size_t errlen)
 {
     struct stat st;
     if (stat(dir, &st) == 0)
         treewalk_first_visit(wk, &st);
     return treewalk_dir(wk, dir, out, n, cap, err, errlen);
 }
-

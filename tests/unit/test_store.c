@@ -272,6 +272,99 @@ START_TEST(keys_with_dots_and_slashes)
 }
 END_TEST
 
+/* The object named name among ms's. */
+static trellis_object *named(const manifest_set *ms, const char *name)
+{
+    for (size_t i = 0; i < ms->n_objects; i++)
+        if (strcmp(ms->objects[i]->name, name) == 0)
+            return ms->objects[i];
+    ck_abort_msg("no object %s", name);
+    return NULL;
+}
+
+static int exists(const char *rel)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", tmp, rel);
+    return access(p, F_OK) == 0;
+}
+
+START_TEST(remove_documents_items_and_files)
+{
+    put("multi.yaml", "# three\n" POD("a") "---\n" POD("b") "---\n" POD("c"));
+    put("list.json",
+        "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [\n"
+        "  {\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"l1\"}},\n"
+        "  {\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"l2\"}}\n"
+        "]}\n");
+    put("one.yaml", POD("solo"));
+    char err[512];
+    manifest_set ms;
+    store *s = open_listed(&ms);
+    ck_assert_uint_eq(ms.n_objects, 6);
+    /* b (the middle document), l2 (a List item) and solo (a whole file);
+     * an edit of c in the same flush lands too */
+    ck_assert_int_eq(s->ops->remove(s, named(&ms, "b"), err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->remove(s, named(&ms, "b"), err, sizeof err), 0); /* once */
+    store_edit e = {"spec.nodeName", "n1", STORE_SET};
+    ck_assert_int_eq(s->ops->patch(s, named(&ms, "c"), &e, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->remove(s, named(&ms, "l2"), err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->remove(s, named(&ms, "solo"), err, sizeof err), 0);
+    /* a created object not written yet is only forgotten */
+    trellis_object *n = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Node\","
+                               "\"metadata\":{\"name\":\"gone-before-written\"}}");
+    ck_assert_int_eq(s->ops->create(s, n, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->remove(s, n, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), 0);
+    ck_assert(!exists("node-gone-before-written.json"));
+    char *t = get("multi.yaml");
+    ck_assert_str_eq(t, "# three\n" POD("a") "---\n" POD("c") "  nodeName: n1\n");
+    free(t);
+    t = get("list.json");
+    ck_assert_str_eq(
+        t, "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [\n"
+           "  {\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"l1\"}}\n"
+           "]}\n");
+    free(t);
+    ck_assert(!exists("one.yaml"));
+    ck_assert_ptr_null(s->ops->get(s, "Pod", "", "b"));
+    ck_assert_ptr_null(s->ops->get(s, "Pod", "", "solo"));
+    trellis_object *c = s->ops->get(s, "Pod", "", "c");
+    ck_assert_ptr_nonnull(c);
+    ck_assert_int_eq(c->doc, 1); /* it moved up */
+    object_unref(c);
+    object_unref(n);
+    manifest_set_free(&ms);
+    s->ops->destroy(s);
+}
+END_TEST
+
+static void record_failed(void *ud, const char *id, const char *message)
+{
+    (void)message;
+    snprintf(ud, 128, "%s", id);
+}
+
+START_TEST(remove_refused_when_changed)
+{
+    put("a.yaml", POD("a") "---\n" POD("b"));
+    char err[512];
+    manifest_set ms;
+    store *s = open_listed(&ms);
+    ck_assert_int_eq(s->ops->remove(s, named(&ms, "a"), err, sizeof err), 0);
+    put("a.yaml", POD("a") "  y: 2\n---\n" POD("b")); /* someone else's change */
+    char failed_id[128] = "";
+    ck_assert_int_eq(s->ops->flush(s, record_failed, failed_id, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "changed on disk since it was read"), "%s", err);
+    ck_assert_str_eq(failed_id, "Pod//a"); /* the removal that was not made, by object */
+    char *t = get("a.yaml");
+    ck_assert_str_eq(t, POD("a") "  y: 2\n---\n" POD("b")); /* nothing lost */
+    free(t);
+    manifest_set_free(&ms);
+    s->ops->destroy(s);
+}
+END_TEST
+
 START_TEST(open_errors)
 {
     char err[512];
@@ -436,6 +529,8 @@ int main(void)
     tcase_add_test(tc, stale_temporary_files_removed);
     tcase_add_test(tc, list_edits_add_and_remove_strings);
     tcase_add_test(tc, keys_with_dots_and_slashes);
+    tcase_add_test(tc, remove_documents_items_and_files);
+    tcase_add_test(tc, remove_refused_when_changed);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
