@@ -4,7 +4,8 @@
 # schedules it once with -o json (plus the options in `args`, if present),
 # and the output must match expected.json (a subset match, see
 # tests/tools/jsonmatch.c). When expected-state/ exists, every file in it
-# must equal the written-back state byte for byte. With TRELLIS_VALGRIND
+# must equal the written-back state byte for byte, and every path listed
+# in expected-absent (one per line) must be gone. With TRELLIS_VALGRIND
 # set, trellis runs under valgrind and any error or leak fails the scenario.
 #
 # Usage: scenarios.sh [SCENARIO...]   (default: all)
@@ -49,6 +50,11 @@ for name in $list; do
                 break
             fi
         done
+    fi
+    if [ -z "$why" ] && [ -f "$dir/expected-absent" ]; then
+        while read -r f; do
+            [ -n "$f" ] && [ -e "$work/state/$f" ] && why="state file $f should be gone" && break
+        done <"$dir/expected-absent"
     fi
     if [ -z "$why" ]; then
         echo "ok - $name"

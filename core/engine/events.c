@@ -40,7 +40,7 @@ void events_record(store *st, int64_t now_ms, const char *component, const trell
         char cnt[32];
         snprintf(cnt, sizeof cnt, "%lld", (long long)count + 1);
         store_edit e[2] = {{"count", cnt, STORE_SET_JSON}, {"lastTimestamp", ts, STORE_SET}};
-        if (st->ops->patch(st, old, e, 2, err, sizeof err) < 0)
+        if (st->ops->patch(st, old, NULL, e, 2, err, sizeof err) < 0)
             log_debug("event %s/%s: count not updated: %s", ns, name, err);
         object_unref(old);
         metrics_event_written(reason);

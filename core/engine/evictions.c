@@ -30,7 +30,7 @@ static void evict_bound(sched *s, profile *p, const hit *h)
     trellis_object *w = h->w;
     cache_target *ct = h->t;
     store_edit e = binding_clear(p->cfg);
-    if (s->st->ops->patch(s->st, w, &e, 1, err, sizeof err) < 0) {
+    if (s->st->ops->patch(s->st, w, NULL, &e, 1, err, sizeof err) < 0) {
         log_error("cannot evict %s %s from %s: %s", w->kind, w->key, ct->name, err);
         return;
     }

@@ -461,6 +461,51 @@ static void cycle_retry_at(trellis_cycle *c, int64_t ms)
         cycle_note_retry(c, ms);
 }
 
+static int store_patch(const trellis_plugin *self, const trellis_object *o, const char *subresource,
+                       const trellis_edit *edits, size_t n, char *err, size_t errlen)
+{
+    const host_services *s = svc_for(self, "store_patch", WRITES, err, errlen);
+    if (!s)
+        return -1;
+    if (!o || (n && !edits) || n > TRELLIS_EDITS_MAX)
+        return errf(err, errlen, "store_patch: %s", !o ? "no object" : "bad edits (1..64)");
+    /* a removal takes any field, a list or a map too: a JSON set of nothing */
+    static const int ops[] = {STORE_SET, STORE_SET_JSON, STORE_SET_JSON, STORE_LIST_ADD,
+                              STORE_LIST_REMOVE};
+    store_edit e[TRELLIS_EDITS_MAX];
+    for (size_t i = 0; i < n; i++) {
+        if (edits[i].op < 0 || edits[i].op > TRELLIS_EDIT_LIST_REMOVE || !edits[i].path ||
+            (edits[i].op != TRELLIS_EDIT_REMOVE && !edits[i].value))
+            return errf(err, errlen, "store_patch: edit %zu: %s", i,
+                        !edits[i].path ? "no path" : "unknown op or no value");
+        e[i] =
+            (store_edit){edits[i].path, edits[i].op == TRELLIS_EDIT_REMOVE ? NULL : edits[i].value,
+                         ops[edits[i].op]};
+    }
+    return s->patch(s->ud, self, o, subresource, e, n, err, errlen);
+}
+
+static int store_create(const trellis_plugin *self, const char *json, char *err, size_t errlen)
+{
+    const host_services *s = svc_for(self, "store_create", WRITES, err, errlen);
+    if (!s)
+        return -1;
+    if (!json)
+        return errf(err, errlen, "store_create: no manifest");
+    return s->create(s->ud, self, json, err, errlen);
+}
+
+static int store_delete(const trellis_plugin *self, const trellis_object *o, char *err,
+                        size_t errlen)
+{
+    const host_services *s = svc_for(self, "store_delete", WRITES, err, errlen);
+    if (!s)
+        return -1;
+    if (!o)
+        return errf(err, errlen, "store_delete: no object");
+    return s->remove(s->ud, self, o, err, errlen);
+}
+
 static const trellis_host table = {
     .size = sizeof(trellis_host),
     .sdk_major = TRELLIS_SDK_MAJOR,
@@ -549,6 +594,9 @@ static const trellis_host table = {
     .time_parse = time_parse,
     .cycle_retry_at = cycle_retry_at,
     .target_key = target_key,
+    .store_patch = store_patch,
+    .store_create = store_create,
+    .store_delete = store_delete,
 };
 
 const trellis_host *hostapi_table(void)

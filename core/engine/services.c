@@ -35,7 +35,7 @@ static int svc_evict(void *ud, trellis_cycle *c, const trellis_plugin *pl,
     profile *vp = routing_owner_for(s, v);
     const cfg_profile *vpc = vp ? vp->cfg : c->p->cfg;
     store_edit e = binding_clear(vpc);
-    if (s->st->ops->patch(s->st, v, &e, 1, err, errlen) < 0) {
+    if (s->st->ops->patch(s->st, v, NULL, &e, 1, err, errlen) < 0) {
         object_unref(v);
         return -1;
     }
@@ -76,8 +76,8 @@ static int svc_create_target(void *ud, trellis_cycle *c, const trellis_plugin *p
     const cache_target *have = NULL;
     if (!profile_is_target_kind(c->p, o))
         errf(err, errlen, "a created target must be of kind %s, not %s", pc->target_kind, o->kind);
-    else if ((have = cache_get_target(&s->cache, o->kind, o->name)) && have->t.obj)
-        errf(err, errlen, "%s %s exists already", o->kind, o->name);
+    else if ((have = cache_get_target(&s->cache, o->kind, o->key)) && have->t.obj)
+        errf(err, errlen, "%s %s exists already", o->kind, o->key);
     else if (s->st->ops->create(s->st, o, err, errlen) == 0)
         rc = 0;
     if (rc == 0) {
@@ -100,7 +100,46 @@ static int svc_set_field(void *ud, const trellis_plugin *pl, const trellis_objec
     if (!s->st)
         return errf(err, errlen, "no store");
     store_edit e = {path, value, 0};
-    return s->st->ops->patch(s->st, o, &e, 1, err, errlen);
+    return s->st->ops->patch(s->st, o, NULL, &e, 1, err, errlen);
+}
+
+static int svc_patch(void *ud, const trellis_plugin *pl, const trellis_object *o,
+                     const char *subresource, const store_edit *edits, size_t n, char *err,
+                     size_t errlen)
+{
+    sched *s = ud;
+    (void)pl;
+    if (!s->st)
+        return errf(err, errlen, "no store");
+    return s->st->ops->patch(s->st, o, subresource, edits, n, err, errlen);
+}
+
+static int svc_create(void *ud, const trellis_plugin *pl, const char *json, char *err,
+                      size_t errlen)
+{
+    sched *s = ud;
+    if (!s->st)
+        return errf(err, errlen, "no store");
+    trellis_object *o = object_from_json(json, err, errlen);
+    if (!o)
+        return -1;
+    int rc = s->st->ops->create(s->st, o, err, errlen);
+    if (rc == 0)
+        log_info("plugin %s: created %s %s", pl->name, o->kind, o->key);
+    object_unref(o);
+    return rc;
+}
+
+static int svc_remove(void *ud, const trellis_plugin *pl, const trellis_object *o, char *err,
+                      size_t errlen)
+{
+    sched *s = ud;
+    if (!s->st)
+        return errf(err, errlen, "no store");
+    int rc = s->st->ops->remove(s->st, o, err, errlen);
+    if (rc == 0)
+        log_info("plugin %s: deleted %s %s", pl->name, o->kind, o->key);
+    return rc;
 }
 
 static int svc_permit(void *ud, const char *ns, const char *name, int allow, const char *reason)
@@ -138,4 +177,7 @@ void services_init(sched *s, host_services *out)
     out->lookup = svc_lookup;
     out->foreach = svc_foreach;
     out->now = svc_now;
+    out->patch = svc_patch;
+    out->create = svc_create;
+    out->remove = svc_remove;
 }

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "store.h"
 #include "trellis/plugin.h"
 
 typedef struct host_services {
@@ -36,6 +37,14 @@ typedef struct host_services {
                    int (*cb)(const trellis_object *o, void *cbud), void *cbud);
     /* the wall clock decisions see (ms since the epoch) */
     int64_t (*now)(void *ud);
+    /* writes through the store: edits of o (or its subresource), a new
+     * object from JSON, o's deletion */
+    int (*patch)(void *ud, const trellis_plugin *pl, const trellis_object *o,
+                 const char *subresource, const store_edit *edits, size_t n, char *err,
+                 size_t errlen);
+    int (*create)(void *ud, const trellis_plugin *pl, const char *json, char *err, size_t errlen);
+    int (*remove)(void *ud, const trellis_plugin *pl, const trellis_object *o, char *err,
+                  size_t errlen);
 } host_services;
 
 struct sched;

@@ -142,7 +142,7 @@ int admin_taint(sched *s, profile *p, const char *target, const char *spec, FILE
                                                                 JSON_C_TO_STRING_NOSLASHESCAPE);
     store_edit e = {field, text, STORE_SET_JSON};
     store *st = sched_store(s);
-    int rc = st->ops->patch(st, o, &e, 1, err, errlen);
+    int rc = st->ops->patch(st, o, NULL, &e, 1, err, errlen);
     if (rc == 0 && out)
         fprintf(out, "%s/%s %s %s\n", o->kind, o->name,
                 t.remove  ? "untainted"
@@ -172,7 +172,7 @@ int admin_drain(sched *s, profile *p, const char *target, FILE *out, char *err, 
         if (!binding_is_on(profile_cfg(p), w, target))
             continue;
         store_edit e = binding_clear(profile_cfg(p));
-        if (st->ops->patch(st, w, &e, 1, err, errlen) < 0)
+        if (st->ops->patch(st, w, NULL, &e, 1, err, errlen) < 0)
             return errprefix(err, errlen, "evicting %s %s", w->kind, w->key);
         if (out)
             fprintf(out, "%s/%s evicted from %s\n", w->kind, w->key, target);

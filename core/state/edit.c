@@ -65,7 +65,8 @@ int edit_check(const trellis_object *o, const store_edit *e, char *err, size_t e
             return errf(err, errlen, "%s %s: cannot set %s: '%s' is not a map", o->kind, o->key,
                         path, prefix);
         if (!path[i]) {
-            if (e->op == STORE_SET && (t == TRELLIS_VALUE_MAP || t == TRELLIS_VALUE_LIST))
+            if (e->op == STORE_SET && e->value &&
+                (t == TRELLIS_VALUE_MAP || t == TRELLIS_VALUE_LIST))
                 return errf(err, errlen, "%s %s: cannot set %s: it is a %s, not a scalar", o->kind,
                             o->key, path, type_name(t));
             if (e->op >= STORE_LIST_ADD && t != TRELLIS_VALUE_LIST && t != TRELLIS_VALUE_NULL)

@@ -17,8 +17,9 @@
 #include "store.h"
 
 /* 0 when e can be placed in o: every parent on the path a map (or absent:
- * then it is created) and the field itself a scalar or absent (STORE_SET),
- * anything (STORE_SET_JSON), or a list of strings or absent (list edits);
+ * then it is created) and the field itself a scalar or absent (STORE_SET
+ * of a string), anything (STORE_SET_JSON, a removal), or a list of strings
+ * or absent (list edits);
  * -1 with err naming the object and the path otherwise. */
 int edit_check(const trellis_object *o, const store_edit *e, char *err, size_t errlen);
 

@@ -59,10 +59,13 @@ typedef struct store_ops {
     int (*list)(store *s, manifest_set *out, char *err, size_t errlen);
     /* A new reference to the stored object, or NULL. */
     trellis_object *(*get)(store *s, const char *kind, const char *namespace_, const char *name);
-    /* Patch fields of o; refused when the stored object's version is no
-     * longer o->version. May be buffered until flush. */
-    int (*patch)(store *s, const trellis_object *o, const store_edit *edits, size_t n, char *err,
-                 size_t errlen);
+    /* Patch fields of o, or of its subresource ("status", "binding"; NULL:
+     * the object itself); refused when the stored object's version is no
+     * longer o->version. May be buffered until flush. The file store keeps
+     * an object's status in the object: a status patch edits the document
+     * as any other. */
+    int (*patch)(store *s, const trellis_object *o, const char *subresource,
+                 const store_edit *edits, size_t n, char *err, size_t errlen);
     /* Create a new object (a reference is taken); refused if it exists. */
     int (*create)(store *s, trellis_object *o, char *err, size_t errlen);
     /* Delete o; refused when the stored object's version is no longer

@@ -531,9 +531,12 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
     return 0;
 }
 
-static int fs_patch(store *s, const trellis_object *o, const store_edit *edits, size_t n, char *err,
-                    size_t errlen)
+static int fs_patch(store *s, const trellis_object *o, const char *subresource,
+                    const store_edit *edits, size_t n, char *err, size_t errlen)
 {
+    if (subresource && strcmp(subresource, "status") != 0 && strcmp(subresource, "binding") != 0)
+        return errf(err, errlen, "%s %s: unknown subresource '%s' (expected status or binding)",
+                    o->kind, o->key, subresource);
     for (size_t i = 0; i < n; i++)
         if (edit_check(o, &edits[i], err, errlen) < 0)
             return -1;

@@ -163,6 +163,12 @@
  *   1.4  trellis_host.time_parse                    RFC 3339 text to milliseconds
  *   1.4  trellis_host.cycle_retry_at                try again when a verdict expires
  *   1.4  trellis_host.target_key                    namespace/name of a namespaced target
+ *   1.4  trellis_host.store_patch                   edits of any object, list edits, subresources
+ *   1.4  trellis_host.store_create                  create any object
+ *   1.4  trellis_host.store_delete                  delete an object
+ *   1.4  trellis_edit
+ *   1.4  trellis_edit_op
+ *   1.4  TRELLIS_EDITS_MAX
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -538,6 +544,30 @@ typedef enum trellis_log_level {
     TRELLIS_LOG_DEBUG
 } trellis_log_level;
 
+/* ---- writes (1.4) -------------------------------------------------------- */
+
+/* What an edit of store_patch does to the field at its path. */
+typedef enum {
+    TRELLIS_EDIT_SET = 0,     /* value: the new string */
+    TRELLIS_EDIT_SET_JSON,    /* value: a JSON text (a list, a map, a number...) */
+    TRELLIS_EDIT_REMOVE,      /* the field goes (value unused) */
+    TRELLIS_EDIT_LIST_ADD,    /* add the string value to a list of strings unless it is
+                                 there; the list is created when the field is absent */
+    TRELLIS_EDIT_LIST_REMOVE, /* remove the string value from a list of strings */
+} trellis_edit_op;
+
+/* One edit. path: dotted keys, a key with dots or slashes in brackets
+ * (metadata.labels["kubernetes-fleet.io/parent-CRP"]). List edits are
+ * resolved against the object as the store holds it when the write is
+ * made, so a concurrent addition is not lost. Borrowed for the call. */
+typedef struct trellis_edit {
+    int op; /* trellis_edit_op */
+    const char *path;
+    const char *value;
+} trellis_edit;
+
+#define TRELLIS_EDITS_MAX 64 /* edits in one store_patch call */
+
 /* ---- the host function table ------------------------------------------- */
 
 /*
@@ -775,6 +805,30 @@ typedef struct trellis_host {
      * namespace field must hold, and what decisions print. Borrowed for
      * the cycle. target_name is the object's name alone. */
     const char *(*target_key)(const trellis_target *t);
+    /* Writes, from the hooks that may write: post_filter, reserve,
+     * unreserve, permit, pre_bind, bind, post_bind (refused, with a
+     * logged error, elsewhere: a filter runs on a worker against a
+     * snapshot). Writes are buffered and made when the host flushes the
+     * store (after binding; at the end of a one-shot run); a write the
+     * store then refuses is logged with the object. The host sees what a
+     * plugin wrote once the store reports it (`trellis run`: the watch).
+     * 0, or -1 with err (NUL-terminated, errlen bytes at most).
+     *
+     * store_patch: edits[0..n) (n <= TRELLIS_EDITS_MAX) of o as read, or
+     * of its subresource ("status", "binding"; NULL: the object);
+     * refused when o changed in the store since it was read. o and the
+     * edits are borrowed. */
+    int (*store_patch)(const trellis_plugin *self, const trellis_object *o, const char *subresource,
+                       const trellis_edit *edits, size_t n, char *err, size_t errlen);
+    /* store_create: a new object from a JSON manifest (copied): apiVersion,
+     * kind, metadata.name (and namespace when namespaced); refused when
+     * it exists. */
+    int (*store_create)(const trellis_plugin *self, const char *manifest_json, char *err,
+                        size_t errlen);
+    /* store_delete: o (borrowed), refused when it changed since it was
+     * read. */
+    int (*store_delete)(const trellis_plugin *self, const trellis_object *o, char *err,
+                        size_t errlen);
 } trellis_host;
 
 /* Whether the host table has a given member (for plugins built against a

@@ -109,6 +109,9 @@ int main(void)
     HOST(time_parse);
     HOST(cycle_retry_at);
     HOST(target_key);
+    HOST(store_patch);
+    HOST(store_create);
+    HOST(store_delete);
 #endif
     DESC(size);
     DESC(sdk_major);

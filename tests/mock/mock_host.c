@@ -679,18 +679,69 @@ static int h_nominate(trellis_cycle *c, const trellis_target *t)
     return -1;
 }
 
+static void record_write(mock *m, const char *ns, const char *name, const char *path,
+                         const char *prefix, const char *value)
+{
+    m->writes = realloc(m->writes, (m->n_writes + 1) * sizeof *m->writes);
+    written *w = &m->writes[m->n_writes++];
+    w->ns = strdup(ns);
+    w->name = strdup(name);
+    w->path = strdup(path);
+    w->value = malloc(strlen(prefix) + strlen(value ? value : "") + 1);
+    sprintf(w->value, "%s%s", prefix, value ? value : "");
+}
+
 static int h_store_set_field(const trellis_plugin *self, const trellis_object *o, const char *path,
                              const char *value, char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
-    mock *m = self->m;
-    m->writes = realloc(m->writes, (m->n_writes + 1) * sizeof *m->writes);
-    written *w = &m->writes[m->n_writes++];
-    w->ns = strdup(o->ns);
-    w->name = strdup(o->name);
-    w->path = strdup(path);
-    w->value = strdup(value ? value : "");
+    record_write(self->m, o->ns, o->name, path, "", value);
+    return 0;
+}
+
+static int h_store_patch(const trellis_plugin *self, const trellis_object *o,
+                         const char *subresource, const trellis_edit *edits, size_t n, char *err,
+                         size_t errlen)
+{
+    static const char *const prefix[] = {"", "", "", "+", "-"};
+    (void)subresource;
+    if (!o || n > TRELLIS_EDITS_MAX) {
+        snprintf(err, errlen, "store_patch: bad arguments");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (edits[i].op < 0 || edits[i].op > TRELLIS_EDIT_LIST_REMOVE || !edits[i].path) {
+            snprintf(err, errlen, "store_patch: edit %zu: bad op or no path", i);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        record_write(self->m, o->ns, o->name, edits[i].path, prefix[edits[i].op],
+                     edits[i].op == TRELLIS_EDIT_REMOVE ? NULL : edits[i].value);
+    return 0;
+}
+
+static int h_store_create(const trellis_plugin *self, const char *json, char *err, size_t errlen)
+{
+    json_object *root = json ? json_tokener_parse(json) : NULL;
+    const char *name = root ? str_at(root, "metadata.name") : "";
+    if (!*name) {
+        snprintf(err, errlen, "store_create: not a manifest with metadata.name");
+        json_object_put(root);
+        return -1;
+    }
+    record_write(self->m, str_at(root, "metadata.namespace"), name, "(created)", "", json);
+    json_object_put(root);
+    return 0;
+}
+
+static int h_store_delete(const trellis_plugin *self, const trellis_object *o, char *err,
+                          size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    record_write(self->m, o->ns, o->name, "(deleted)", "", NULL);
     return 0;
 }
 
@@ -998,6 +1049,9 @@ static const trellis_host full = {
     .time_parse = h_time_parse,
     .cycle_retry_at = h_cycle_retry_at,
     .target_key = h_target_key,
+    .store_patch = h_store_patch,
+    .store_create = h_store_create,
+    .store_delete = h_store_delete,
 };
 
 /* How much of the table a host of SDK 1.<minor> has. */

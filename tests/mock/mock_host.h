@@ -90,7 +90,10 @@ int mock_eviction_check(mock *m, trellis_plugin *pl, const trellis_object *w, tr
 int mock_bind(mock *m, trellis_plugin *pl, const trellis_object *w, trellis_object *t,
               trellis_status *st);
 /* The value written last to path of the object named ns/name through
- * store_set_field ("" for a removal), or NULL. */
+ * store_set_field or store_patch ("" for a removal, "+v" / "-v" for a list
+ * edit adding or removing v), or NULL. Path "(created)" holds the JSON of
+ * an object store_create made, "(deleted)" "" when store_delete deleted
+ * it. */
 const char *mock_written(const mock *m, const char *ns, const char *name, const char *path);
 /* The clock plugins read (clock_now), ms since the epoch; 0 until set. */
 void mock_set_now(mock *m, int64_t ms);

@@ -43,13 +43,32 @@ static int svc_permit(void *ud, const char *ns, const char *name, int allow, con
     return 0;
 }
 
+static int patches;
+static int svc_patch(void *ud, const trellis_plugin *pl, const trellis_object *o,
+                     const char *subresource, const store_edit *edits, size_t n, char *err,
+                     size_t errlen)
+{
+    /* the SDK's ops became the store's: a removal is a JSON set of nothing */
+    ck_assert_int_eq(n, 3);
+    ck_assert_int_eq(edits[0].op, STORE_LIST_ADD);
+    ck_assert_int_eq(edits[1].op, STORE_SET_JSON);
+    ck_assert_ptr_null(edits[1].value);
+    ck_assert_int_eq(edits[2].op, STORE_SET);
+    ck_assert_str_eq(subresource, "status");
+    patches++;
+    return 0;
+}
+
 static int64_t svc_now(void *ud)
 {
     return 1767225600000;
 }
 
-static const host_services svc = {
-    .set_field = svc_set_field, .permit = svc_permit, .lookup = svc_lookup, .now = svc_now};
+static const host_services svc = {.set_field = svc_set_field,
+                                  .permit = svc_permit,
+                                  .lookup = svc_lookup,
+                                  .now = svc_now,
+                                  .patch = svc_patch};
 
 static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
                   const trellis_target *t, trellis_status *st)
@@ -113,6 +132,26 @@ START_TEST(phases)
     ck_assert_int_eq(h->time_parse("tomorrow", &ms), -1);
     ck_assert_int_eq(ms, 1767225601000); /* untouched */
     ck_assert_int_eq(h->time_parse(NULL, &ms), -1);
+
+    /* plugin writes: from the binding cycle, not from a filter; edits checked */
+    trellis_edit ed[3] = {{TRELLIS_EDIT_LIST_ADD, "metadata.finalizers", "a.io/b"},
+                          {TRELLIS_EDIT_REMOVE, "status.old", NULL},
+                          {TRELLIS_EDIT_SET, "status.phase", "Ready"}};
+    patches = 0;
+    IN_HOOK(&pl, "filter", rc = h->store_patch(&pl, the_object, "status", ed, 3, err, sizeof err));
+    ck_assert_int_eq(rc, -1);
+    ck_assert_msg(strstr(err, "store_patch called from filter: refused"), "%s", err);
+    IN_HOOK(&pl, "reserve", rc = h->store_patch(&pl, the_object, "status", ed, 3, err, sizeof err));
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(patches, 1);
+    trellis_edit bad = {TRELLIS_EDIT_SET, "status.phase", NULL};
+    IN_HOOK(&pl, "reserve", rc = h->store_patch(&pl, the_object, NULL, &bad, 1, err, sizeof err));
+    ck_assert_int_eq(rc, -1);
+    ck_assert_msg(strstr(err, "edit 0: unknown op or no value"), "%s", err);
+    IN_HOOK(&pl, "reserve",
+            rc = h->store_patch(&pl, the_object, NULL, ed, TRELLIS_EDITS_MAX + 1, err, sizeof err));
+    ck_assert_int_eq(rc, -1);
+    ck_assert_int_eq(patches, 1);
 
     /* permits from any hook (a post-bind allowing the next of a gang) */
     IN_HOOK(&pl, "post_bind", rc = h->permit_allow(&pl, "ns", "other"));

@@ -92,10 +92,10 @@ START_TEST(patch_flush_and_precondition)
     s->ops->list(s, &ms, err, sizeof err);
     ck_assert_uint_eq(ms.n_objects, 3);
     store_edit e = {"spec.nodeName", "n1", STORE_SET};
-    ck_assert_int_eq(s->ops->patch(s, ms.objects[1], &e, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[1], NULL, &e, 1, err, sizeof err), 0);
     store_edit e2 = {"spec.nodeName", "n2", STORE_SET}; /* a later patch of the same field wins */
-    ck_assert_int_eq(s->ops->patch(s, ms.objects[1], &e2, 1, err, sizeof err), 0);
-    ck_assert_int_eq(s->ops->patch(s, ms.objects[2], &e, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[1], NULL, &e2, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[2], NULL, &e, 1, err, sizeof err), 0);
     /* c.yaml changes on disk before the flush: its patch is refused */
     put("c.yaml", POD("c") "  y: 2\n");
     ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), -1);
@@ -108,7 +108,7 @@ START_TEST(patch_flush_and_precondition)
     free(t);
     /* the store knows the new content of a.yaml: a further patch works */
     store_edit rm = {"spec.nodeName", NULL, STORE_SET};
-    ck_assert_int_eq(s->ops->patch(s, ms.objects[1], &rm, 1, err, sizeof err), -1);
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[1], NULL, &rm, 1, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "changed since it was read"), "%s", err);
     manifest_set_free(&ms);
     s->ops->destroy(s);
@@ -124,7 +124,7 @@ START_TEST(dry_run_writes_nothing)
     manifest_set_init(&ms);
     s->ops->list(s, &ms, err, sizeof err);
     store_edit e = {"spec.nodeName", "n1", STORE_SET};
-    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], &e, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], NULL, &e, 1, err, sizeof err), 0);
     trellis_object *n = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Node\","
                                "\"metadata\":{\"name\":\"new\"}}");
     ck_assert_int_eq(s->ops->create(s, n, err, sizeof err), 0);
@@ -195,14 +195,15 @@ START_TEST(list_edits_add_and_remove_strings)
      * without the list gets a list, never a string */
     store_edit add_a = {"metadata.finalizers", "trellis.io/a", STORE_LIST_ADD};
     store_edit add_b = {"metadata.finalizers", "trellis.io/b", STORE_LIST_ADD};
-    ck_assert_int_eq(s->ops->patch(s, none, &add_a, 1, err, sizeof err), 0);
-    ck_assert_int_eq(s->ops->patch(s, none, &add_b, 1, err, sizeof err), 0);
-    ck_assert_int_eq(s->ops->patch(s, none, &add_a, 1, err, sizeof err), 0); /* there already */
-    ck_assert_int_eq(s->ops->patch(s, some, &add_a, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->patch(s, none, NULL, &add_a, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->patch(s, none, NULL, &add_b, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->patch(s, none, NULL, &add_a, 1, err, sizeof err),
+                     0); /* there already */
+    ck_assert_int_eq(s->ops->patch(s, some, NULL, &add_a, 1, err, sizeof err), 0);
     store_edit rm = {"metadata.finalizers", "go.io/y", STORE_LIST_REMOVE};
     store_edit rm_absent = {"metadata.finalizers", "never.io/z", STORE_LIST_REMOVE};
-    ck_assert_int_eq(s->ops->patch(s, j, &rm, 1, err, sizeof err), 0);
-    ck_assert_int_eq(s->ops->patch(s, j, &rm_absent, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->patch(s, j, NULL, &rm, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->patch(s, j, NULL, &rm_absent, 1, err, sizeof err), 0);
     ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), 0);
     manifest_set_free(&ms);
     s->ops->destroy(s);
@@ -223,7 +224,7 @@ START_TEST(list_edits_add_and_remove_strings)
     /* an addition that is there already writes nothing */
     char *before = get("b.json");
     store_edit keep = {"metadata.finalizers", "keep.io/x", STORE_LIST_ADD};
-    ck_assert_int_eq(s->ops->patch(s, ms.objects[2], &keep, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[2], NULL, &keep, 1, err, sizeof err), 0);
     ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), 0);
     char *after = get("b.json");
     ck_assert_str_eq(before, after);
@@ -231,12 +232,13 @@ START_TEST(list_edits_add_and_remove_strings)
     free(after);
     /* a list edit of a list of strings (a flow list) works; of anything else it is refused */
     store_edit purposes = {"spec.purposes", "x", STORE_LIST_ADD};
-    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], &purposes, 1, err, sizeof err), 0); /* [mcp] */
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], NULL, &purposes, 1, err, sizeof err),
+                     0); /* [mcp] */
     store_edit scalar = {"metadata.name", "x", STORE_LIST_ADD};
-    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], &scalar, 1, err, sizeof err), -1);
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], NULL, &scalar, 1, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "cannot edit the list metadata.name: it is a scalar"), "%s", err);
     store_edit novalue = {"metadata.finalizers", NULL, STORE_LIST_REMOVE};
-    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], &novalue, 1, err, sizeof err), -1);
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], NULL, &novalue, 1, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "a list edit needs a value"), "%s", err);
     manifest_set_free(&ms);
     s->ops->destroy(s);
@@ -253,10 +255,10 @@ START_TEST(keys_with_dots_and_slashes)
         {"metadata.labels[\"kubernetes-fleet.io/parent-CRP\"]", "crp-1", STORE_SET},
         {"metadata.annotations['a.b/c']", "v", STORE_SET},
     };
-    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], e, 2, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], NULL, e, 2, err, sizeof err), 0);
     /* a parent that is not a map is found through the brackets too */
     store_edit under = {"metadata.name[\"x.y\"]", "v", STORE_SET};
-    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], &under, 1, err, sizeof err), -1);
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], NULL, &under, 1, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "'metadata.name' is not a map"), "%s", err);
     ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), 0);
     manifest_set_free(&ms);
@@ -307,7 +309,7 @@ START_TEST(remove_documents_items_and_files)
     ck_assert_int_eq(s->ops->remove(s, named(&ms, "b"), err, sizeof err), 0);
     ck_assert_int_eq(s->ops->remove(s, named(&ms, "b"), err, sizeof err), 0); /* once */
     store_edit e = {"spec.nodeName", "n1", STORE_SET};
-    ck_assert_int_eq(s->ops->patch(s, named(&ms, "c"), &e, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->patch(s, named(&ms, "c"), NULL, &e, 1, err, sizeof err), 0);
     ck_assert_int_eq(s->ops->remove(s, named(&ms, "l2"), err, sizeof err), 0);
     ck_assert_int_eq(s->ops->remove(s, named(&ms, "solo"), err, sizeof err), 0);
     /* a created object not written yet is only forgotten */
@@ -438,7 +440,7 @@ START_TEST(no_write_through_a_link_outside)
     s->ops->list(s, &ms, err, sizeof err);
     ck_assert_uint_eq(ms.n_objects, 1);
     store_edit e = {"spec.nodeName", "n1", STORE_SET};
-    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], &e, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], NULL, &e, 1, err, sizeof err), 0);
     tu_mkdtemp(out, "outside");
     tu_write(out, "a.yaml", POD("a"));
     snprintf(p, sizeof p, "%s/a.yaml", tmp);
