@@ -18,9 +18,9 @@
 #include "settings.h"
 #include "util.h"
 
-static const char *const point_names[] = {"queue_sort", "pre_filter", "filter",   "post_filter",
-                                          "pre_score",  "score",      "reserve",  "permit",
-                                          "pre_bind",   "bind",       "post_bind"};
+static const char *const point_names[] = {
+    "queue_sort", "pre_filter", "filter", "post_filter", "pre_score",   "score",   "reserve",
+    "permit",     "pre_bind",   "bind",   "post_bind",   "pre_enqueue", "finalize"};
 
 const char *config_point_name(unsigned bit)
 {
@@ -165,7 +165,7 @@ static int load_plugin(cfg *c, cfg_profile *pr, const config_setting_t *s, cfg_p
                     return errf(err, errlen,
                                 "%s:%d: unknown extension point '%s' (expected queue_sort, "
                                 "pre_filter, filter, post_filter, pre_score, score, reserve, "
-                                "permit, pre_bind, bind or post_bind)",
+                                "permit, pre_bind, bind, post_bind, pre_enqueue or finalize)",
                                 sfile(c, pts), config_setting_source_line(pts), n ? n : "?");
                 pl->points |= bit;
             }

@@ -33,7 +33,9 @@ enum {
     PT_PRE_BIND = 1u << 8,
     PT_BIND = 1u << 9,
     PT_POST_BIND = 1u << 10,
-    PT_ALL = (1u << 11) - 1
+    PT_PRE_ENQUEUE = 1u << 11,
+    PT_FINALIZE = 1u << 12,
+    PT_ALL = (1u << 13) - 1
 };
 /* Name of an extension point bit ("filter"); NULL if unknown. */
 const char *config_point_name(unsigned bit);

@@ -102,8 +102,10 @@ static int forget_old(sched *s, const profile *own, trellis_object *old_obj,
     return gone;
 }
 
-/* Count the workload on the targets it is placed on, or queue it. */
-static void take_new(sched *s, profile *own, trellis_object *w)
+/* Count the workload on the targets it is placed on, or queue it (unless
+ * it is being deleted: then it is finalized, once, or a pre-enqueue
+ * plugin leaves it alone). */
+static void take_new(sched *s, profile *own, const trellis_object *old_obj, trellis_object *w)
 {
     index_set(s->ix, w);
     index_prepare(s->ix, w, 1);
@@ -111,14 +113,17 @@ static void take_new(sched *s, profile *own, trellis_object *w)
     size_t n = binding_counted(own->cfg, w, counted);
     for (size_t k = 0; k < n; k++)
         cache_add_bound(&s->cache, w, own->cfg->target_kind, counted[k]);
-    int placed = binding_target(own->cfg, w) != NULL;
+    int deleting = routing_being_deleted(w);
+    if (deleting && !(old_obj && routing_being_deleted(old_obj)))
+        run_finalize(own, w);
     profile *sp = routing_profile_for(s, w);
+    int enqueue = !deleting && !binding_target(own->cfg, w) && sp && run_pre_enqueue(sp, w);
     for (size_t i = 0; i < s->n_profiles; i++)
-        if (placed || &s->profiles[i] != sp)
+        if (!enqueue || &s->profiles[i] != sp)
             queue_delete(&s->profiles[i].q, w);
-    if (placed)
+    if (!enqueue)
         decisions_drop(s->dec, w);
-    else if (sp)
+    else
         queue_add(&sp->q, w, s->now_ms);
 }
 
@@ -129,8 +134,9 @@ static int apply_workload(sched *s, profile *own, trellis_object *old_obj, trell
         return 0;
     int gone = old_obj && forget_old(s, own, old_obj, new_obj);
     if (new_obj) {
-        take_new(s, own, new_obj);
+        take_new(s, own, old_obj, new_obj);
     } else {
+        run_finalize(own, old_obj); /* gone: whatever it still holds goes */
         index_del(s->ix, old_obj);
         for (size_t i = 0; i < s->n_profiles; i++)
             queue_delete(&s->profiles[i].q, old_obj);

@@ -71,6 +71,8 @@ REG(reg_bind, bind, trellis_bind_fn)
 REG(reg_post_bind, post_bind, trellis_post_bind_fn)
 REG(reg_eviction_check, eviction_check, trellis_eviction_fn)
 REG(reg_equivalent, equivalent, trellis_equivalent_fn)
+REG(reg_pre_enqueue, pre_enqueue, trellis_pre_enqueue_fn)
+REG(reg_finalize, finalize, trellis_finalize_fn)
 #undef REG
 
 /* A plugin's own thread may still call the host after its fini: every
@@ -323,7 +325,7 @@ static int cycle_filter_without(trellis_cycle *c, const trellis_target *t,
 static int write_allowed(const char *hook)
 {
     static const char *const ok[] = {"post_filter", "reserve", "unreserve", "permit",
-                                     "pre_bind",    "bind",    "post_bind"};
+                                     "pre_bind",    "bind",    "post_bind", "finalize"};
     if (!hook)
         return 1; /* not inside a hook: a plugin's own thread (permits) */
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
@@ -350,8 +352,8 @@ static const host_services *svc_for(const trellis_plugin *self, const char *fn, 
     const char *hook = guard_hook();
     if (kind == WRITES && !write_allowed(hook)) {
         errf(err, errlen,
-             "%s called from %s: refused (writes belong to the post-filter and the binding "
-             "cycle)",
+             "%s called from %s: refused (writes belong to the post-filter, the binding "
+             "cycle and finalize)",
              fn, hook);
         log_msg(TRELLIS_LOG_ERROR, self->name, "%s", err);
         return NULL;
@@ -597,6 +599,8 @@ static const trellis_host table = {
     .store_patch = store_patch,
     .store_create = store_create,
     .store_delete = store_delete,
+    .register_pre_enqueue = reg_pre_enqueue,
+    .register_finalize = reg_finalize,
 };
 
 const trellis_host *hostapi_table(void)

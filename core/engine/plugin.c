@@ -453,6 +453,8 @@ const char *registry_hook_names(const trellis_plugin *pl, char *buf, size_t len)
     HOOK(post_bind, "post-bind")
     HOOK(eviction_check, "eviction-check")
     HOOK(equivalent, "equivalent")
+    HOOK(pre_enqueue, "pre-enqueue")
+    HOOK(finalize, "finalize")
 #undef HOOK
     if (h->has_events) {
         static const char *const ev_names[] = {"target-add",    "target-update",   "target-delete",

@@ -51,6 +51,10 @@ void profile_build(profile *p)
             plist_add(&p->post_bind, pl);
         if (h->eviction_check)
             plist_add(&p->eviction, pl);
+        if (h->pre_enqueue && (pt & PT_PRE_ENQUEUE))
+            plist_add(&p->pre_enqueue, pl);
+        if (h->finalize && (pt & PT_FINALIZE))
+            plist_add(&p->finalize, pl);
     }
     /* the equivalence cache needs every plugin that filters or scores */
     p->equivalent = p->cfg->equivalence_cache;
@@ -66,10 +70,10 @@ void profile_free(profile *p)
     queue_free(&p->q);
     snapshot_free(&p->snap);
     equiv_free(&p->eq);
-    plist *lists[] = {&p->pre_filter, &p->filter,    &p->post_filter,      &p->pre_score,
-                      &p->score,      &p->reserve,   &p->permit,           &p->pre_bind,
-                      &p->bind,       &p->post_bind, &p->prepare_workload, &p->prepare_target,
-                      &p->eviction};
+    plist *lists[] = {&p->pre_filter, &p->filter,      &p->post_filter,      &p->pre_score,
+                      &p->score,      &p->reserve,     &p->permit,           &p->pre_bind,
+                      &p->bind,       &p->post_bind,   &p->prepare_workload, &p->prepare_target,
+                      &p->eviction,   &p->pre_enqueue, &p->finalize};
     for (size_t j = 0; j < sizeof lists / sizeof *lists; j++)
         free(lists[j]->v);
     free(p->plugins);
@@ -115,6 +119,10 @@ const plist *profile_point(const profile *p, ext_point ep)
         return &p->prepare_target;
     case EP_EVICTION:
         return &p->eviction;
+    case EP_PRE_ENQUEUE:
+        return &p->pre_enqueue;
+    case EP_FINALIZE:
+        return &p->finalize;
     case EP_COUNT:
         break;
     }

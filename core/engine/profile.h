@@ -39,6 +39,8 @@ typedef enum {
     EP_PREPARE_WORKLOAD,
     EP_PREPARE_TARGET,
     EP_EVICTION,
+    EP_PRE_ENQUEUE,
+    EP_FINALIZE,
     EP_COUNT
 } ext_point;
 

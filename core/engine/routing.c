@@ -48,6 +48,12 @@ int routing_is_target(const sched *s, const trellis_object *o)
     return 0;
 }
 
+int routing_being_deleted(const trellis_object *w)
+{
+    const trellis_value *v = object_get(w, "metadata.deletionTimestamp");
+    return v && value_type(v) != TRELLIS_VALUE_NULL;
+}
+
 void routing_enqueue(sched *s, profile *p, trellis_object *w)
 {
     queue_add(&p->q, w, s->now_ms);

@@ -15,6 +15,9 @@ profile *routing_profile_for(const sched *s, const trellis_object *w);
 profile *routing_owner_for(const sched *s, const trellis_object *w);
 /* Whether o is of some profile's target kind. */
 int routing_is_target(const sched *s, const trellis_object *o);
+/* Whether w is being deleted (metadata.deletionTimestamp is set): it is
+ * finalized, never scheduled. */
+int routing_being_deleted(const trellis_object *w);
 /* Queue w (pending) in p. */
 void routing_enqueue(sched *s, profile *p, trellis_object *w);
 /* Record an Event about w for p (when p's config wants Events), and

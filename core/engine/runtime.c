@@ -599,6 +599,38 @@ int run_bind(profile *p, trellis_cycle *c, trellis_object *w, const struct trell
     return -1;
 }
 
+int run_pre_enqueue(profile *p, trellis_object *w)
+{
+    for (size_t k = 0; k < p->pre_enqueue.n; k++) {
+        trellis_plugin *pl = p->pre_enqueue.v[k];
+        int rc = TRELLIS_SUCCESS;
+        CALL(pl, "pre_enqueue", w->id, pl->hook_deadline_ms, rc, rc = pl->h.pre_enqueue(pl, w));
+        if (rc == TRELLIS_SKIP) {
+            log_debug("%s %s: left alone (plugin %s, pre_enqueue)", w->kind, w->key, pl->name);
+            return 0;
+        }
+        if (rc != TRELLIS_SUCCESS)
+            log_warn("%s %s: plugin %s: pre_enqueue returned %d (expected SUCCESS or SKIP); "
+                     "the workload is queued",
+                     w->kind, w->key, pl->name, rc);
+    }
+    return 1;
+}
+
+void run_finalize(profile *p, trellis_object *w)
+{
+    for (size_t k = 0; k < p->finalize.n; k++) {
+        trellis_plugin *pl = p->finalize.v[k];
+        trellis_status st;
+        memset(&st, 0, sizeof st);
+        int rc = TRELLIS_SUCCESS;
+        CALL(pl, "finalize", w->id, pl->bind_deadline_ms, rc, rc = pl->h.finalize(pl, w, &st));
+        if (rc != TRELLIS_SUCCESS)
+            log_error("%s %s: plugin %s: finalize failed: %s%s%s", w->kind, w->key, pl->name,
+                      st.reason[0] ? st.reason : "error", st.message[0] ? ": " : "", st.message);
+    }
+}
+
 void run_post_bind(profile *p, trellis_cycle *c, trellis_object *w, const struct trellis_target *t)
 {
     uint64_t tp = rt_clock();

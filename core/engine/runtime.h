@@ -130,4 +130,12 @@ int run_bind(profile *p, trellis_cycle *c, trellis_object *w, const struct trell
 /* Post-bind, after the binding landed. */
 void run_post_bind(profile *p, trellis_cycle *c, trellis_object *w, const struct trellis_target *t);
 
+/* ---- around the queue ---- */
+/* Whether p takes the pending workload w: 0 when a pre_enqueue plugin
+ * says SKIP (no decision, no Event, not queued), else 1. */
+int run_pre_enqueue(profile *p, trellis_object *w);
+/* Finalize w (being deleted or gone) with every finalize plugin of p; a
+ * failure is logged with the plugin and the workload. */
+void run_finalize(profile *p, trellis_object *w);
+
 #endif

@@ -235,7 +235,9 @@ static void load_workload(sched *s, trellis_object *o)
     size_t n = binding_counted(own->cfg, o, counted);
     for (size_t k = 0; k < n; k++)
         cache_add_bound(&s->cache, o, own->cfg->target_kind, counted[k]);
-    if (!binding_target(own->cfg, o) && p)
+    if (routing_being_deleted(o))
+        run_finalize(own, o); /* it still counts where it is until it is gone */
+    else if (!binding_target(own->cfg, o) && p && run_pre_enqueue(p, o))
         routing_enqueue(s, p, o);
 }
 

@@ -169,6 +169,10 @@
  *   1.4  trellis_edit
  *   1.4  trellis_edit_op
  *   1.4  TRELLIS_EDITS_MAX
+ *   1.4  trellis_host.register_pre_enqueue          workloads a profile leaves alone
+ *   1.4  trellis_host.register_finalize             release what a deleted workload holds
+ *   1.4  trellis_pre_enqueue_fn
+ *   1.4  trellis_finalize_fn
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -183,6 +187,13 @@
  *
  *   eviction check:  eviction_check      main thread, for every workload bound
  *                                        to a target, before scheduling
+ *
+ *   pre_enqueue                          main thread, when a pending workload
+ *                                        is read or changes: SKIP leaves it
+ *                                        alone (no decision, no Event)
+ *   finalize                             main thread, when a workload being
+ *                                        deleted is read or one is deleted;
+ *                                        may write
  *
  *   queueing hints (long-running host):
  *     hint                             main thread, when a store change
@@ -544,6 +555,22 @@ typedef enum trellis_log_level {
     TRELLIS_LOG_DEBUG
 } trellis_log_level;
 
+/* Whether this profile takes the pending workload w at all (1.4):
+ * TRELLIS_SUCCESS queues it; TRELLIS_SKIP leaves it alone: no decision, no
+ * Event, nothing queued (openMCP's request selector, an "ignore"
+ * annotation). Asked when a pending workload is read and whenever it
+ * changes. Main thread. Any other code counts as SUCCESS and is logged. */
+typedef int (*trellis_pre_enqueue_fn)(trellis_plugin *self, const trellis_object *w);
+/* w is being deleted (metadata.deletionTimestamp is set) or is gone from
+ * the store (1.4): release what it holds (a finalizer on its target,
+ * objects created for it) with store_patch / store_delete. Called when a
+ * run reads such a workload and when the store reports the deletion, so a
+ * plugin makes it idempotent; a workload being deleted is not scheduled.
+ * Main thread; may read and write. TRELLIS_SUCCESS, or TRELLIS_ERROR with
+ * st filled (logged with the workload). */
+typedef int (*trellis_finalize_fn)(trellis_plugin *self, const trellis_object *w,
+                                   trellis_status *st);
+
 /* ---- writes (1.4) -------------------------------------------------------- */
 
 /* What an edit of store_patch does to the field at its path. */
@@ -829,6 +856,10 @@ typedef struct trellis_host {
      * read. */
     int (*store_delete)(const trellis_plugin *self, const trellis_object *o, char *err,
                         size_t errlen);
+    /* Registration (init only): see trellis_pre_enqueue_fn and
+     * trellis_finalize_fn. */
+    int (*register_pre_enqueue)(trellis_plugin *self, trellis_pre_enqueue_fn fn);
+    int (*register_finalize)(trellis_plugin *self, trellis_finalize_fn fn);
 } trellis_host;
 
 /* Whether the host table has a given member (for plugins built against a

@@ -112,6 +112,8 @@ int main(void)
     HOST(store_patch);
     HOST(store_create);
     HOST(store_delete);
+    HOST(register_pre_enqueue);
+    HOST(register_finalize);
 #endif
     DESC(size);
     DESC(sdk_major);

@@ -88,6 +88,8 @@ struct trellis_plugin {
     trellis_post_bind_fn post_bind;
     trellis_eviction_fn eviction_check;
     trellis_equivalent_fn equivalent;
+    trellis_pre_enqueue_fn pre_enqueue;
+    trellis_finalize_fn finalize;
     unsigned events;
     int has_events;
     trellis_hint_fn hint;
@@ -875,6 +877,8 @@ REG(r_bind, bind, trellis_bind_fn)
 REG(r_post_bind, post_bind, trellis_post_bind_fn)
 REG(r_eviction_check, eviction_check, trellis_eviction_fn)
 REG(r_equivalent, equivalent, trellis_equivalent_fn)
+REG(r_pre_enqueue, pre_enqueue, trellis_pre_enqueue_fn)
+REG(r_finalize, finalize, trellis_finalize_fn)
 #undef REG
 
 static int r_counters(trellis_plugin *self, int n, trellis_amounts_fn fn)
@@ -1052,6 +1056,8 @@ static const trellis_host full = {
     .store_patch = h_store_patch,
     .store_create = h_store_create,
     .store_delete = h_store_delete,
+    .register_pre_enqueue = r_pre_enqueue,
+    .register_finalize = r_finalize,
 };
 
 /* How much of the table a host of SDK 1.<minor> has. */
@@ -1228,6 +1234,8 @@ int mock_registered(const trellis_plugin *pl, const char *hook)
                                         "post_bind",
                                         "eviction_check",
                                         "equivalent",
+                                        "pre_enqueue",
+                                        "finalize",
                                         "events"};
     const int has[] = {pl->prepare_workload != NULL,
                        pl->prepare_target != NULL,
@@ -1253,6 +1261,8 @@ int mock_registered(const trellis_plugin *pl, const char *hook)
                        pl->post_bind != NULL,
                        pl->eviction_check != NULL,
                        pl->equivalent != NULL,
+                       pl->pre_enqueue != NULL,
+                       pl->finalize != NULL,
                        pl->has_events};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(names[i], hook) == 0)
@@ -1481,6 +1491,17 @@ int mock_hint(mock *m, trellis_plugin *pl, const trellis_object *w, unsigned eve
 int mock_equivalent(trellis_plugin *pl, const trellis_object *a, const trellis_object *b)
 {
     return pl->equivalent ? pl->equivalent(pl, a, b) : 1;
+}
+
+int mock_pre_enqueue(trellis_plugin *pl, const trellis_object *w)
+{
+    return pl->pre_enqueue ? pl->pre_enqueue(pl, w) : TRELLIS_SUCCESS;
+}
+
+int mock_finalize(trellis_plugin *pl, const trellis_object *w, trellis_status *st)
+{
+    memset(st, 0, sizeof *st);
+    return pl->finalize ? pl->finalize(pl, w, st) : TRELLIS_SUCCESS;
 }
 
 int mock_less(trellis_plugin *pl, const trellis_object *a, const trellis_object *b)

@@ -45,7 +45,7 @@ trellis_plugin *mock_load(mock *m, const char *name, const char *args_json, char
  * "filter", "filter_batch", "filter_span", "post_filter", "pre_score",
  * "score", "score_batch", "score_span", "normalize", "reserve",
  * "unreserve", "permit", "pre_bind", "bind", "post_bind",
- * "eviction_check", "equivalent", "events". */
+ * "eviction_check", "equivalent", "pre_enqueue", "finalize", "events". */
 int mock_registered(const trellis_plugin *pl, const char *hook);
 /* The events mask pl registered (0 when none). */
 unsigned mock_events(const trellis_plugin *pl);
@@ -80,6 +80,11 @@ int mock_hint(mock *m, trellis_plugin *pl, const trellis_object *w, unsigned eve
               const trellis_object *old_obj, const trellis_object *new_obj);
 /* pl's equivalent hook (1 when it has none). */
 int mock_equivalent(trellis_plugin *pl, const trellis_object *a, const trellis_object *b);
+/* pl's pre_enqueue of w (TRELLIS_SUCCESS when it registered none). */
+int mock_pre_enqueue(trellis_plugin *pl, const trellis_object *w);
+/* pl's finalize of w: the code, st filled (TRELLIS_SUCCESS when none);
+ * what it wrote is read back with mock_written. */
+int mock_finalize(trellis_plugin *pl, const trellis_object *w, trellis_status *st);
 /* pl's queue order: nonzero when a goes before b. */
 int mock_less(trellis_plugin *pl, const trellis_object *a, const trellis_object *b);
 /* pl's eviction check of w on target t: the code, st filled. */

@@ -482,6 +482,36 @@ START_TEST(the_clock_is_the_hosts)
 }
 END_TEST
 
+START_TEST(pre_enqueue_and_finalize)
+{
+    /* fx-writes (a fixture): leaves "ignore" workloads alone; finalizes
+     * a workload by removing its finalizer from its target and deleting
+     * the ConfigMap it made */
+    trellis_plugin *pl = load("fx-writes", NULL);
+    ck_assert(mock_registered(pl, "pre_enqueue"));
+    ck_assert(mock_registered(pl, "finalize"));
+    trellis_object *ignored =
+        WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"ClusterRequest\",\"metadata\":{\"name\":\"i\","
+                 "\"namespace\":\"a\",\"annotations\":{\"fx.trellis.io/operation\":\"ignore\"}}}");
+    trellis_object *plain = WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"ClusterRequest\","
+                                     "\"metadata\":{\"name\":\"p\",\"namespace\":\"a\"}}");
+    ck_assert_int_eq(mock_pre_enqueue(pl, ignored), TRELLIS_SKIP);
+    ck_assert_int_eq(mock_pre_enqueue(pl, plain), TRELLIS_SUCCESS);
+    obj(-1, "{\"apiVersion\":\"v1\",\"kind\":\"Cluster\",\"metadata\":{\"name\":\"c1\","
+            "\"namespace\":\"a\",\"finalizers\":[\"fx.trellis.io/a.gone\"]}}");
+    obj(-1, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"info\","
+            "\"namespace\":\"a\"}}");
+    trellis_object *gone = WORKLOAD(
+        "{\"apiVersion\":\"v1\",\"kind\":\"ClusterRequest\",\"metadata\":{\"name\":\"gone\","
+        "\"namespace\":\"a\",\"annotations\":{\"fx.trellis.io/create\":\"info\"}},"
+        "\"spec\":{\"nodeName\":\"a/c1\"}}");
+    trellis_status st;
+    ck_assert_int_eq(mock_finalize(pl, gone, &st), TRELLIS_SUCCESS);
+    ck_assert_str_eq(mock_written(m, "a", "c1", "metadata.finalizers"), "-fx.trellis.io/a.gone");
+    ck_assert_str_eq(mock_written(m, "a", "info", "(deleted)"), "");
+}
+END_TEST
+
 static Suite *suite(const char *name, const TTest *const *tests)
 {
     Suite *s = suite_create(name);
@@ -511,7 +541,7 @@ int main(void)
     const TTest *dns[] = {gardener_dns_disabled_seed, NULL};
     const TTest *sel[] = {gardener_seed_selector_provider_types, NULL};
     const TTest *compat[] = {older_host_older_functions, newer_plugin_refused_by_older_host,
-                             the_clock_is_the_hosts, NULL};
+                             the_clock_is_the_hosts, pre_enqueue_and_finalize, NULL};
     SRunner *sr = srunner_create(suite("default-binder", binder));
     srunner_add_suite(sr, suite("priority-sort", prio));
     srunner_add_suite(sr, suite("label-selector", labels));

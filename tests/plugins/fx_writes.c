@@ -13,10 +13,19 @@
  *   - creates the ConfigMap W's annotation fx.trellis.io/create names, in
  *     W's namespace, with data.target = T's key.
  * A failed write fails the reserve with the store's message.
+ *
+ * pre_enqueue: a workload annotated fx.trellis.io/operation=ignore is
+ * left alone (no decision, no Event).
+ * finalize: for a workload being deleted, the finalizer it added goes
+ * from the target its binding field names (a target of kind target_kind,
+ * an argument, default Cluster), and the ConfigMap it created is deleted.
  */
+#define _POSIX_C_SOURCE 200809L /* strdup, strtok_r */
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trellis/plugin.h"
@@ -82,12 +91,51 @@ static int reserve(trellis_plugin *self, trellis_cycle *c, const trellis_object 
     return TRELLIS_SUCCESS;
 }
 
+static int pre_enqueue(trellis_plugin *self, const trellis_object *w)
+{
+    (void)self;
+    const char *op = host->object_annotation(w, "fx.trellis.io/operation");
+    return op && strcmp(op, "ignore") == 0 ? TRELLIS_SKIP : TRELLIS_SUCCESS;
+}
+
+static int finalize(trellis_plugin *self, const trellis_object *w, trellis_status *st)
+{
+    char key[512], fin[512], err[512];
+    const char *ns = host->object_namespace(w), *name = host->object_name(w);
+    const char *bound = host->value_string(host->object_get(w, host->binding_field(self)));
+    snprintf(fin, sizeof fin, "fx.trellis.io/%s.%s", ns, name);
+    if (bound) {
+        snprintf(key, sizeof key, "%s", bound);
+        char *slash = strchr(key, '/');
+        const char *tns = slash ? key : "", *tname = slash ? slash + 1 : key;
+        if (slash)
+            *slash = '\0';
+        const trellis_object *t =
+            host->lookup_object(self, (const char *)host->get_private(self), tns, tname);
+        trellis_edit rm = {TRELLIS_EDIT_LIST_REMOVE, "metadata.finalizers", fin};
+        if (t && host->store_patch(self, t, NULL, &rm, 1, err, sizeof err) < 0)
+            return fail(st, "store_patch of the target", err);
+    }
+    const char *cm = host->object_annotation(w, "fx.trellis.io/create");
+    const trellis_object *made = cm ? host->lookup_object(self, "ConfigMap", ns, cm) : NULL;
+    if (made && host->store_delete(self, made, err, sizeof err) < 0)
+        return fail(st, "store_delete", err);
+    return TRELLIS_SUCCESS;
+}
+
+static const trellis_arg_spec args_table[] = {
+    {"target_kind", TRELLIS_ARG_STRING, "Cluster", "the kind of the targets finalize looks up"},
+    {NULL, 0, NULL, NULL},
+};
+
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
-    (void)args;
     host = h;
-    if (h->register_reserve(self, reserve) < 0) {
+    const char *kind = h->arg_string(args, "target_kind");
+    h->set_private(self, strdup(kind ? kind : "Cluster"), free);
+    if (h->register_pre_enqueue(self, pre_enqueue) < 0 ||
+        h->register_finalize(self, finalize) < 0 || h->register_reserve(self, reserve) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
@@ -100,7 +148,7 @@ static const trellis_plugin_desc desc = {
     "fx-writes",
     "0.0.1",
     "fixture: writes finalizers, status, creations and deletions from reserve",
-    NULL,
+    args_table,
     init,
     NULL,
 };

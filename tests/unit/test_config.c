@@ -323,7 +323,8 @@ START_TEST(config_json_defaults_and_args)
     ck_assert_str_eq(jstr(pr, "plugins.0.as"), "priority-sort");
     ck_assert_ptr_null(get(pr, "plugins.0.path"));
     ck_assert_int_eq(jint(pr, "plugins.0.weight"), 1);
-    ck_assert_uint_eq(json_object_array_length(get(pr, "plugins.0.points")), 11);
+    ck_assert_uint_eq(json_object_array_length(get(pr, "plugins.0.points")),
+                      13); /* every extension point, finalize last */
     ck_assert_str_eq(jstr(pr, "plugins.0.points.0"), "queue_sort");
     ck_assert_int_eq(json_object_object_length(get(pr, "plugins.0.args")), 0);
 
