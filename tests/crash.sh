@@ -134,8 +134,13 @@ parses() {
         >/dev/null 2>"$tmp/parse.err"
     ! grep -q "malformed\|skipped" "$tmp/parse.err"
 }
+# no temporary file of a dead host (.NAME.tmp.HOST.PID.XXXXXX): the live
+# host may be in the middle of a write of its own
 no_temp_files() {
-    left=$(find "$st" -name '.*.tmp.*' | head -n 5)
+    left=$(find "$st" -name '.*.tmp.*' | while read -r f; do
+        pid=$(basename "$f" | sed -n 's/.*\.\([0-9][0-9]*\)\.[^.]*$/\1/p')
+        if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then echo "$f"; fi
+    done | head -n 5)
     [ -z "$left" ] || { echo "left: $left"; return 1; }
 }
 all_bound() { [ "$(bindings "$st"/*.yaml | wc -l)" -eq "$total" ]; }

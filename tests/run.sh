@@ -234,6 +234,50 @@ check "/configz shows the --now the host started at" \
 kill -TERM "$pid"
 wait_for 20 stopped "$pid"
 
+# ---- what a prepare read: a changed CloudProfile takes effect ----
+# gardener-seed-selector reads the shoot's CloudProfile when it prepares the
+# shoot. The profile's seedSelector wants environment=live and the only seed
+# is staging: unschedulable. Once the CloudProfile accepts staging the shoot
+# is prepared again (it read the CloudProfile) and placed; before, it kept
+# the selector it had compiled and failed for ever.
+cat >"$tmp/garden.cfg" <<'CFG'
+profiles = ( {
+  name = "gardener-shoot-scheduler"; default = true;
+  workload = { kind = "Shoot"; scheduler_name_field = "spec.schedulerName"; };
+  target = { kind = "Seed"; };
+  binding = { field = "spec.seedName"; };
+  backoff = { initial_ms = 50; max_ms = 200; };
+  plugins = ( { name = "gardener-seed-selector"; }, { name = "default-binder"; } );
+} );
+CFG
+mkdir -p "$tmp/s5"
+cat >"$tmp/s5/seed.yaml" <<'Y'
+apiVersion: core.gardener.cloud/v1beta1
+kind: Seed
+metadata: { name: stage-1, labels: { environment: staging } }
+spec: { provider: { type: aws, region: eu-west-1 } }
+---
+apiVersion: core.gardener.cloud/v1beta1
+kind: Shoot
+metadata: { name: web, namespace: garden-shop }
+spec: { cloudProfileName: aws, provider: { type: aws }, region: eu-west-1 }
+Y
+cat >"$tmp/s5/profile.yaml" <<'Y'
+apiVersion: core.gardener.cloud/v1beta1
+kind: CloudProfile
+metadata: { name: aws }
+spec: { type: aws, seedSelector: { matchLabels: { environment: live } } }
+Y
+start e "$tmp/s5" "$tmp/garden.cfg"
+check "a shoot its CloudProfile keeps from the only seed is unschedulable" \
+    wait_for 20 grep -q "garden-shop/web: unschedulable" "$tmp/e.log"
+sed 's/environment: live/environment: staging/' "$tmp/s5/profile.yaml" >"$tmp/profile.new"
+mv "$tmp/profile.new" "$tmp/s5/profile.yaml"
+check "after the CloudProfile accepts the seed, the shoot is prepared again and placed" \
+    wait_for 20 grep -q "seedName: stage-1" "$tmp/s5/seed.yaml"
+kill -TERM "$pid"
+wait_for 20 stopped "$pid"
+
 # ---- standby takes over; every pod bound exactly once ----
 mkdir -p "$tmp/s3"
 cat >"$tmp/s3/nodes.yaml" <<'Y'

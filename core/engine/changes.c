@@ -156,14 +156,10 @@ static void defer(sched *s, store_event_type type, trellis_object *old_obj, trel
     c->new_obj = new_obj ? object_ref(new_obj) : NULL;
 }
 
-void changes_apply(sched *s, store_event_type type, trellis_object *old_obj,
-                   trellis_object *new_obj)
+static void apply_one(sched *s, store_event_type type, trellis_object *old_obj,
+                      trellis_object *new_obj)
 {
-    static const char *const names[] = {"", "added", "modified", "deleted"};
-    metrics_store_event(names[type]);
     trellis_object *o = new_obj ? new_obj : old_obj;
-    char who[256];
-    log_debug("store: %s %s", object_describe(o, who, sizeof who), names[type]);
     if (s->quarantine && quarantine_count(s->quarantine)) {
         /* a changed or deleted object may be tried again */
         quarantine_forget(s->quarantine, o->id);
@@ -188,6 +184,45 @@ void changes_apply(sched *s, store_event_type type, trellis_object *old_obj,
     /* the host's own Events never help a workload fit */
     if (strcmp(o->kind, "Event") != 0)
         move_on_event(s, NULL, TRELLIS_EV_OTHER, old_obj, new_obj);
+}
+
+/* The objects whose prepare read o are prepared again, as if they had
+ * changed (a Shoot whose CloudProfile changed): each is replaced by a
+ * fresh copy of itself, which the plugins prepare and which goes back to
+ * the queue when it is pending. Not transitively: a cycle of reads would
+ * never end. */
+static void refresh_readers(sched *s, const trellis_object *o)
+{
+    char **ids;
+    size_t n = index_dependents(s->ix, o, &ids);
+    for (size_t i = 0; i < n; i++) {
+        const trellis_object *cur = index_lookup_id(s->ix, ids[i]);
+        trellis_object *copy = cur ? object_copy(cur) : NULL;
+        if (copy) {
+            trellis_object *old = object_ref((trellis_object *)cur);
+            char who[256];
+            log_debug("%s read %s %s: prepared again", object_describe(old, who, sizeof who),
+                      o->kind, o->key);
+            apply_one(s, STORE_MODIFIED, old, copy);
+            object_unref(old);
+            object_unref(copy);
+        }
+        free(ids[i]);
+    }
+    free(ids);
+}
+
+void changes_apply(sched *s, store_event_type type, trellis_object *old_obj,
+                   trellis_object *new_obj)
+{
+    static const char *const names[] = {"", "added", "modified", "deleted"};
+    metrics_store_event(names[type]);
+    trellis_object *o = new_obj ? new_obj : old_obj;
+    char who[256];
+    log_debug("store: %s %s", object_describe(o, who, sizeof who), names[type]);
+    apply_one(s, type, old_obj, new_obj);
+    if (strcmp(o->kind, "Event") != 0)
+        refresh_readers(s, o);
 }
 
 void changes_apply_deferred(sched *s)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "depends.h"
 #include "hmap.h"
 #include "profile_impl.h"
 #include "runtime.h"
@@ -23,6 +24,7 @@ struct obj_index {
     trellis_object **prepared; /* every object the plugins prepared */
     size_t n_prepared, cap_prepared;
     size_t n_replaced; /* objects dropped since the last sweep */
+    depends *deps;     /* what each prepare read */
 };
 
 /* by_id entry: the object's place in objects; the key is that object's
@@ -39,6 +41,7 @@ obj_index *index_new(const registry *reg, profile *profiles, size_t n_profiles)
     ix->profiles = profiles;
     ix->n_profiles = n_profiles;
     hmap_init(&ix->by_id);
+    ix->deps = depends_new();
     return ix;
 }
 
@@ -67,6 +70,7 @@ void index_free(obj_index *ix)
     for (size_t k = 0; k < ix->n_prepared; k++)
         unprepare(ix, ix->prepared[k]);
     free(ix->prepared);
+    depends_free(ix->deps);
     free(ix);
 }
 
@@ -111,15 +115,28 @@ void index_del(obj_index *ix, const trellis_object *o)
 const trellis_object *index_lookup(const obj_index *ix, const char *kind, const char *ns,
                                    const char *name)
 {
+    depends_read(ix->deps, kind, ns, name);
     char *k = xasprintf("%s/%s/%s", kind, ns ? ns : "", name);
-    const idx_entry *e = hmap_get(&ix->by_id, k);
+    const trellis_object *o = index_lookup_id(ix, k);
     free(k);
+    return o;
+}
+
+const trellis_object *index_lookup_id(const obj_index *ix, const char *id)
+{
+    const idx_entry *e = hmap_get(&ix->by_id, id);
     return e ? ix->objects[e->pos] : NULL;
+}
+
+size_t index_dependents(const obj_index *ix, const trellis_object *o, char ***ids)
+{
+    return depends_on(ix->deps, o, ids);
 }
 
 int index_foreach(const obj_index *ix, const char *kind, const char *ns,
                   int (*cb)(const trellis_object *o, void *ud), void *ud)
 {
+    depends_read(ix->deps, kind, ns, NULL);
     for (size_t i = 0; i < ix->n_objects; i++) {
         const trellis_object *o = ix->objects[i];
         if (strcmp(o->kind, kind) != 0 || (ns && strcmp(o->namespace_, ns) != 0))
@@ -166,8 +183,11 @@ void index_prepare(obj_index *ix, trellis_object *o, int as_workload)
     allocate(ix->reg, o, as_workload);
     for (size_t i = 0; i < ix->n_profiles; i++) {
         profile *p = &ix->profiles[i];
-        if (as_workload ? profile_is_workload_kind(p, o) : profile_is_target_kind(p, o))
+        if (as_workload ? profile_is_workload_kind(p, o) : profile_is_target_kind(p, o)) {
+            depends_preparing(ix->deps, o);
             run_prepare(p, o, as_workload);
+            depends_preparing(ix->deps, NULL);
+        }
     }
     grow(&ix->prepared, &ix->cap_prepared, ix->n_prepared + 1, sizeof *ix->prepared);
     ix->prepared[ix->n_prepared++] = object_ref(o);

@@ -31,8 +31,14 @@ void index_free(obj_index *ix);
 void index_set(obj_index *ix, trellis_object *o);
 /* Drop the object of o's identity; the others keep store order. */
 void index_del(obj_index *ix, const trellis_object *o);
+/* While a prepare runs, a lookup or a walk is recorded as what that
+ * object depends on (depends.h). */
 const trellis_object *index_lookup(const obj_index *ix, const char *kind, const char *ns,
                                    const char *name);
+/* By id ("Kind/namespace/name"); not recorded. */
+const trellis_object *index_lookup_id(const obj_index *ix, const char *id);
+/* The ids of the objects whose prepare read o (depends_on). */
+size_t index_dependents(const obj_index *ix, const trellis_object *o, char ***ids);
 /* cb for every object of kind (in ns; every namespace when NULL), in store
  * order, until it returns nonzero; that value, or 0. */
 int index_foreach(const obj_index *ix, const char *kind, const char *ns,

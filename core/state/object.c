@@ -889,6 +889,17 @@ void object_unref(trellis_object *o)
     free(o);
 }
 
+trellis_object *object_copy(const trellis_object *o)
+{
+    char err[256];
+    trellis_object *c = object_new(object_to_json(o), err, sizeof err);
+    if (!c)
+        return NULL;
+    object_set_origin(c, o->file, o->doc, o->item, o->line);
+    c->version = o->version;
+    return c;
+}
+
 void object_set_origin(trellis_object *o, const char *file, int doc, int item, int line)
 {
     if (!file || !o->file || strcmp(file, o->file) != 0) {

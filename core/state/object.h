@@ -69,6 +69,10 @@ struct trellis_object {
  * with err filled when root is not a map or lacks apiVersion, kind or
  * metadata.name, or when those are not strings. */
 trellis_object *object_new(json_object *root, char *err, size_t errlen);
+/* A new object with o's content and provenance (file, position, version),
+ * unprepared: what a plugin prepares again. NULL only when memory runs
+ * out. */
+trellis_object *object_copy(const trellis_object *o);
 /* Parse a JSON text into an object (used by create_target). */
 trellis_object *object_from_json(const char *text, char *err, size_t errlen);
 trellis_object *object_ref(trellis_object *o);

@@ -10,6 +10,7 @@
 
 #include "binding.h"
 #include "decision.h"
+#include "depends.h"
 #include "index.h"
 #include "testutil.h"
 
@@ -85,6 +86,59 @@ START_TEST(decisions_table)
 }
 END_TEST
 
+START_TEST(depends_records_reads_while_preparing)
+{
+    depends *d = depends_new();
+    trellis_object *shoot = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Shoot\",\"metadata\":"
+                                   "{\"name\":\"web\",\"namespace\":\"garden-a\"}}");
+    trellis_object *other = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Shoot\",\"metadata\":"
+                                   "{\"name\":\"db\",\"namespace\":\"garden-a\"}}");
+    trellis_object *cp = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"CloudProfile\","
+                                "\"metadata\":{\"name\":\"aws\"}}");
+    trellis_object *cm = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
+                                "\"metadata\":{\"name\":\"regions\",\"namespace\":\"garden\"}}");
+    trellis_object *cm2 = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
+                                 "\"metadata\":{\"name\":\"x\",\"namespace\":\"elsewhere\"}}");
+    char **ids;
+    /* a read outside a prepare (a filter) is not recorded */
+    depends_read(d, "CloudProfile", "", "aws");
+    ck_assert_uint_eq(depends_on(d, cp, &ids), 0);
+    free(ids);
+    /* web reads the CloudProfile by name (twice: one record) and walks the
+     * ConfigMaps of garden; db reads itself and every Shoot */
+    depends_preparing(d, shoot);
+    depends_read(d, "CloudProfile", "", "aws");
+    depends_read(d, "CloudProfile", NULL, "aws");
+    depends_read(d, "ConfigMap", "garden", NULL);
+    depends_preparing(d, other);
+    depends_read(d, "Shoot", "garden-a", "db");
+    depends_read(d, "Shoot", NULL, NULL);
+    depends_preparing(d, NULL);
+    ck_assert_uint_eq(depends_on(d, cp, &ids), 1);
+    ck_assert_str_eq(ids[0], "Shoot/garden-a/web");
+    free(ids[0]);
+    free(ids);
+    ck_assert_uint_eq(depends_on(d, cm, &ids), 1);
+    free(ids[0]);
+    free(ids);
+    ck_assert_uint_eq(depends_on(d, cm2, &ids), 0); /* another namespace */
+    free(ids);
+    /* a change of web concerns db (it walked every Shoot), never web itself */
+    ck_assert_uint_eq(depends_on(d, shoot, &ids), 1);
+    ck_assert_str_eq(ids[0], "Shoot/garden-a/db");
+    free(ids[0]);
+    free(ids);
+    ck_assert_uint_eq(depends_on(d, other, &ids), 0);
+    free(ids);
+    depends_free(d);
+    object_unref(shoot);
+    object_unref(other);
+    object_unref(cp);
+    object_unref(cm);
+    object_unref(cm2);
+}
+END_TEST
+
 START_TEST(index_order_and_replacement)
 {
     registry reg;
@@ -121,6 +175,7 @@ int main(void)
     tcase_add_test(tc, binding_field_model);
     tcase_add_test(tc, decisions_table);
     tcase_add_test(tc, index_order_and_replacement);
+    tcase_add_test(tc, depends_records_reads_while_preparing);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
