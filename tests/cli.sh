@@ -241,6 +241,25 @@ run validate "$TMP/bad-now.cfg"
 check "validate: a 'now' that is not a time names file:line" 2 "$ERR" \
     "bad-now\.cfg:3: 'now' must be an RFC 3339 time" "2026-01-01 noon"
 
+# document arguments: a file (relative to the config) or { inline = "..."; }
+printf 'kubernetes-fleet.io/parent-CRP: crp-1\nbad: [unclosed\n' >"$TMP/req-bad.yaml"
+profile_cfg "$TMP/doc-bad.cfg" '{ name = "fx-labels"; args = { required = "req-bad.yaml"; }; }'
+run validate "$TMP/doc-bad.cfg"
+check "validate: a document argument that does not parse names its file and line" 2 "$ERR" \
+    "doc-bad\.cfg:[0-9]*: plugin 'fx-labels': argument 'required': .*req-bad\.yaml:[23]"
+profile_cfg "$TMP/doc-missing.cfg" '{ name = "fx-labels"; args = { required = "nowhere.yaml"; }; }'
+run validate "$TMP/doc-missing.cfg"
+check "validate: a missing document file is named" 2 "$ERR" "argument 'required'" "nowhere\.yaml"
+profile_cfg "$TMP/doc-group.cfg" '{ name = "fx-labels"; args = { required = { text = "a: b"; }; }; }'
+run validate "$TMP/doc-group.cfg"
+check "validate: a document group without inline says what is expected" 2 "$ERR" \
+    "argument 'required': expected { inline"
+profile_cfg "$TMP/doc-ok.cfg" \
+    '{ name = "fx-labels"; args = { required = { inline = "{\"a.io/b\": \"c\"}"; }; }; },
+     { name = "default-binder"; }'
+run validate "$TMP/doc-ok.cfg"
+check "validate: an inline document argument is read" 0 "$OUT" "doc-ok\.cfg: ok"
+
 profile_cfg "$TMP/unknown-profile-key.cfg" '{ name = "default-binder"; }'
 sed 's/default = true;/default = true; tiebreak = "name";/' \
     "$TMP/unknown-profile-key.cfg" >"$TMP/upk.tmp" &&

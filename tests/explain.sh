@@ -322,7 +322,7 @@ says "... and names workloads of that name elsewhere" 1 "$TMP/err" \
     "did you mean Pod/shop/payments-0"
 K -o table a/b/c/d
 says "a name with too many parts exits 1" 1 "$TMP/err" \
-    "'a/b/c/d': expected NAME, NAMESPACE/NAME or KIND/NAMESPACE/NAME"
+    "'a/b/c/d': expected NAME, NAMESPACE/NAME, KIND/NAME or KIND/NAMESPACE/NAME"
 K -o table
 says "no workload named exits 1" 1 "$TMP/err" "explain: expected one workload"
 K -o yaml shop/payments-0

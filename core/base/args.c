@@ -26,6 +26,8 @@ const char *args_type_name(trellis_arg_type t)
         return "double";
     case TRELLIS_ARG_STRING_LIST:
         return "string list";
+    case TRELLIS_ARG_DOCUMENT:
+        return "document";
     }
     return "?";
 }
@@ -87,6 +89,10 @@ static int parse_text(arg_value *v, const char *text, char *err, size_t errlen)
     case TRELLIS_ARG_STRING_LIST:
         split_list(v, text);
         return 0;
+    case TRELLIS_ARG_DOCUMENT:
+        v->s = xstrdup(text); /* inline */
+        v->where = xstrdup("the plugin's default");
+        return 0;
     }
     return errf(err, errlen, "argument '%s' has an unknown type %d", v->spec->key,
                 (int)v->spec->type);
@@ -99,6 +105,47 @@ static const char *at_file(const config_setting_t *s, const char *file)
     return f ? f : file;
 }
 
+/* A document argument: a file name (relative to the config file) or
+ * { inline = "..."; }. */
+static int parse_document(arg_value *v, const config_setting_t *s, const char *file, char *err,
+                          size_t errlen)
+{
+    int t = config_setting_type(s);
+    int line = config_setting_source_line(s);
+    const char *key = v->spec->key;
+    const config_setting_t *in =
+        t == CONFIG_TYPE_GROUP ? config_setting_get_member(s, "inline") : NULL;
+    if (t == CONFIG_TYPE_GROUP &&
+        (!in || config_setting_length(s) != 1 || config_setting_type(in) != CONFIG_TYPE_STRING))
+        return errf(err, errlen,
+                    "%s:%d: argument '%s': expected { inline = \"...\"; } (the document as text)",
+                    at_file(s, file), line, key);
+    if (t != CONFIG_TYPE_GROUP && t != CONFIG_TYPE_STRING)
+        return errf(err, errlen,
+                    "%s:%d: argument '%s' must be a file name (YAML or JSON) or "
+                    "{ inline = \"...\"; }",
+                    at_file(s, file), line, key);
+    free(v->s);
+    free(v->path);
+    free(v->where);
+    v->s = NULL;
+    v->path = NULL;
+    if (in) {
+        v->s = xstrdup(config_setting_get_string(in));
+    } else {
+        const char *name = config_setting_get_string(s);
+        char *dir = xstrdup(at_file(s, file));
+        char *slash = strrchr(dir, '/');
+        if (name[0] == '/' || !slash)
+            v->path = xstrdup(name);
+        else
+            v->path = xasprintf("%.*s/%s", (int)(slash - dir), dir, name);
+        free(dir);
+    }
+    v->where = xasprintf("%s:%d", at_file(s, file), line);
+    return 0;
+}
+
 static int parse_setting(arg_value *v, const config_setting_t *s, const char *file, char *err,
                          size_t errlen)
 {
@@ -106,6 +153,8 @@ static int parse_setting(arg_value *v, const config_setting_t *s, const char *fi
     int line = config_setting_source_line(s);
     const char *key = v->spec->key;
     switch (v->spec->type) {
+    case TRELLIS_ARG_DOCUMENT:
+        return parse_document(v, s, file, err, errlen);
     case TRELLIS_ARG_STRING:
         if (t != CONFIG_TYPE_STRING)
             return errf(err, errlen, "%s:%d: argument '%s' must be a string", at_file(s, file),
@@ -222,6 +271,10 @@ void args_free(trellis_args *a)
         return;
     for (size_t i = 0; i < a->n; i++) {
         free(a->v[i].s);
+        free(a->v[i].path);
+        free(a->v[i].where);
+        if (a->v[i].doc && a->v[i].doc_free)
+            a->v[i].doc_free(a->v[i].doc);
         for (size_t j = 0; j < a->v[i].n_list; j++)
             free(a->v[i].list[j]);
         free(a->v[i].list);

@@ -23,6 +23,14 @@ typedef struct arg_value {
     double d;    /* DOUBLE */
     char **list; /* STRING_LIST */
     size_t n_list;
+    /* DOCUMENT: the file it is read from (resolved against the config's
+     * directory) or, when NULL, the inline text in s; where it was set
+     * (for messages); the parsed document, set by whoever parses it (the
+     * loader), and how to free it */
+    char *path;
+    char *where; /* "file:line" where it was set */
+    void *doc;
+    void (*doc_free)(void *);
 } arg_value;
 
 struct trellis_args {

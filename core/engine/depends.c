@@ -23,7 +23,7 @@ typedef struct readers {
 } readers;
 
 struct depends {
-    hmap by_read; /* key -> readers */
+    hmap by_read;                    /* key -> readers */
     const trellis_object *preparing; /* borrowed for its prepare, or NULL */
 };
 

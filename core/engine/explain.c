@@ -44,7 +44,7 @@ int explain_find(const sched *s, const char *spec, const char *profile_name, tre
         if (!only)
             return errf(err, errlen, "no profile named '%s' in %s", profile_name, s->cfg->file);
     }
-    /* NAME, NAMESPACE/NAME or KIND/NAMESPACE/NAME */
+    /* NAME, NAMESPACE/NAME, KIND/NAME (cluster-scoped) or KIND/NAMESPACE/NAME */
     char *copy = xstrdup(spec);
     char *part[4] = {copy, NULL, NULL, NULL};
     size_t n = 1;
@@ -57,8 +57,8 @@ int explain_find(const sched *s, const char *spec, const char *profile_name, tre
     const char *name = part[n - 1];
     if (n > 3 || !*name || (kind && !*kind)) {
         free(copy);
-        return errf(err, errlen, "'%s': expected NAME, NAMESPACE/NAME or KIND/NAMESPACE/NAME",
-                    spec);
+        return errf(err, errlen,
+                    "'%s': expected NAME, NAMESPACE/NAME, KIND/NAME or KIND/NAMESPACE/NAME", spec);
     }
     strbuf matched, similar;
     sb_init(&matched);
@@ -71,7 +71,9 @@ int explain_find(const sched *s, const char *spec, const char *profile_name, tre
         /* NAME alone: a cluster-scoped or default-namespace workload */
         int ns_ok = ns ? strcmp(o->namespace_, ns) == 0
                        : !*o->namespace_ || strcmp(o->namespace_, "default") == 0;
-        if (ns_ok && (!kind || strcasecmp(o->kind, kind) == 0)) {
+        /* A/B is KIND/NAME too, for a cluster-scoped workload of kind A */
+        int kind_name = n == 2 && !*o->namespace_ && strcasecmp(o->kind, part[0]) == 0;
+        if (kind_name || (ns_ok && (!kind || strcasecmp(o->kind, kind) == 0))) {
             *w = o;
             n_matched++;
             add_name(&matched, o);

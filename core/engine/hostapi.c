@@ -508,6 +508,14 @@ static int store_delete(const trellis_plugin *self, const trellis_object *o, cha
     return s->remove(s->ud, self, o, err, errlen);
 }
 
+static const trellis_value *arg_document(const trellis_args *a, const char *key)
+{
+    const arg_value *v = args_find(a, key);
+    if (!v || v->spec->type != TRELLIS_ARG_DOCUMENT || !v->doc)
+        return NULL;
+    return ((const trellis_object *)v->doc)->root;
+}
+
 static const trellis_host table = {
     .size = sizeof(trellis_host),
     .sdk_major = TRELLIS_SDK_MAJOR,
@@ -601,6 +609,7 @@ static const trellis_host table = {
     .store_delete = store_delete,
     .register_pre_enqueue = reg_pre_enqueue,
     .register_finalize = reg_finalize,
+    .arg_document = arg_document,
 };
 
 const trellis_host *hostapi_table(void)

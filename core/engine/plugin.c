@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "guard.h"
+#include "manifest.h"
 #include "object.h"
 #include "util.h"
 
@@ -183,7 +184,7 @@ int registry_check_desc(const trellis_plugin_desc *d, const char *path,
         return -1;
     }
     for (const trellis_arg_spec *a = d->args; a && a->key; a++)
-        if (a->type < TRELLIS_ARG_STRING || a->type > TRELLIS_ARG_STRING_LIST) {
+        if (a->type < TRELLIS_ARG_STRING || a->type > TRELLIS_ARG_DOCUMENT) {
             errf(err, errlen, "%s: plugin '%s': argument '%s' has unknown type %d", path, d->name,
                  a->key, (int)a->type);
             free(*copy);
@@ -349,6 +350,41 @@ int registry_load(registry *r, const char *name, const char *path, char *const *
     return 0;
 }
 
+static void doc_unref(void *o)
+{
+    object_unref(o);
+}
+
+/* Read and parse every document argument (TRELLIS_ARG_DOCUMENT) of a,
+ * from its file or its inline text. 0, or -1 with err naming the config
+ * line, the plugin, the argument and the line of the document that is
+ * wrong. */
+static int read_documents(trellis_args *a, const char *plugin, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        arg_value *v = &a->v[i];
+        if (v->spec->type != TRELLIS_ARG_DOCUMENT || (!v->path && !v->s))
+            continue;
+        char e[512];
+        size_t len = 0;
+        char *text = v->path ? read_file(v->path, &len, e, sizeof e) : xstrdup(v->s);
+        if (!text)
+            return errf(err, errlen, "%s: plugin '%s': argument '%s': %s", v->where, plugin,
+                        v->spec->key, e);
+        if (!v->path)
+            len = strlen(text);
+        trellis_object *doc =
+            manifest_parse_document(v->path ? v->path : "(inline)", text, len, e, sizeof e);
+        free(text);
+        if (!doc)
+            return errf(err, errlen, "%s: plugin '%s': argument '%s': %s", v->where, plugin,
+                        v->spec->key, e);
+        v->doc = doc;
+        v->doc_free = doc_unref;
+    }
+    return 0;
+}
+
 int registry_instantiate(registry *r, plugin_module *m, const cfg_plugin *pc,
                          const instance_ctx *ctx, trellis_plugin **out, char *err, size_t errlen)
 {
@@ -369,7 +405,8 @@ int registry_instantiate(registry *r, plugin_module *m, const cfg_plugin *pc,
     pl->points = pc->points;
     pl->slot = -1;
     pl->args = args_build(m->desc->args, pc->args, cfg_file, err, errlen);
-    if (!pl->args) {
+    if (!pl->args || read_documents(pl->args, pl->name, err, errlen) < 0) {
+        args_free(pl->args);
         free(pl);
         return -1;
     }

@@ -160,6 +160,18 @@ static void add_document(manifest_set *s, obuild *b, const char *file, int doc, 
     }
 }
 
+static void add_raw(manifest_set *s, obuild *b, const char *file, int doc, int line, oref root)
+{
+    char err[512];
+    trellis_object *o = object_build_document(b, root, err, sizeof err);
+    if (!o) {
+        add_error(s, file, line, doc, "document %d: %s", doc, err);
+        return;
+    }
+    object_set_origin(o, file, doc, -1, line);
+    add_object(s, o);
+}
+
 /* 1-based line of byte offset off, counting from a cursor that moves
  * forward (offsets asked for are mostly increasing). */
 typedef struct line_cursor {
@@ -755,7 +767,8 @@ static int restart_after_deep(yctx *c)
     return 1;
 }
 
-static int parse_yaml(const char *file, const char *text, size_t len, manifest_set *s)
+/* raw: every document becomes one object of any shape (object_build_document) */
+static int parse_yaml(const char *file, const char *text, size_t len, manifest_set *s, int raw)
 {
     yctx c;
     memset(&c, 0, sizeof c);
@@ -829,7 +842,10 @@ static int parse_yaml(const char *file, const char *text, size_t len, manifest_s
             add_error(s, file, c.err_line, doc, "document %d: %s", doc, c.err);
             continue;
         }
-        add_document(s, c.b, file, doc, line, root, c.item_lines, c.n_item_lines);
+        if (raw)
+            add_raw(s, c.b, file, doc, line, root);
+        else
+            add_document(s, c.b, file, doc, line, root, c.item_lines, c.n_item_lines);
     }
     obuild_free(c.b);
     clear_anchors(&c);
@@ -1039,7 +1055,27 @@ int manifest_parse(const char *file, const char *text, size_t len, manifest_set 
     }
     if (str_endswith(file, ".json"))
         return parse_json(file, text, len, s);
-    return parse_yaml(file, text, len, s);
+    return parse_yaml(file, text, len, s, 0);
+}
+
+trellis_object *manifest_parse_document(const char *where, const char *text, size_t len, char *err,
+                                        size_t errlen)
+{
+    manifest_set s;
+    manifest_set_init(&s);
+    /* JSON is read as YAML (a flow mapping): one reader, one set of limits */
+    parse_yaml(where, text ? text : "", text ? len : 0, &s, 1);
+    trellis_object *o = NULL;
+    if (s.n_errors) {
+        const manifest_error *e = &s.errors[0];
+        errf(err, errlen, "%s%s%.0d: %s", e->file, e->line ? ":" : "", e->line, e->message);
+    } else if (s.n_objects != 1) {
+        errf(err, errlen, "%s: expected one YAML or JSON document, found %zu", where, s.n_objects);
+    } else {
+        o = object_ref(s.objects[0]);
+    }
+    manifest_set_free(&s);
+    return o;
 }
 
 int manifest_load_file(const char *file, manifest_set *s)

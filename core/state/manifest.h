@@ -42,6 +42,12 @@ int manifest_is_manifest_name(const char *name);
  * used for provenance and messages. Returns 0, or -1 when the whole file is
  * unreadable as its format (the error is appended to s too). */
 int manifest_parse(const char *file, const char *text, size_t len, manifest_set *s);
+/* One YAML or JSON document of any shape (a plugin's structured
+ * argument) as an object whose root is the document; `where` names it in
+ * messages. NULL with err ("where:line: what") when the text is not
+ * exactly one well-formed document. Ownership transfers to the caller. */
+trellis_object *manifest_parse_document(const char *where, const char *text, size_t len, char *err,
+                                        size_t errlen);
 /* Read and parse a file. -1 when it cannot be read (error appended). */
 int manifest_load_file(const char *file, manifest_set *s);
 

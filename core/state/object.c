@@ -855,6 +855,27 @@ trellis_object *object_build(obuild *b, oref root, char *err, size_t errlen)
     return o;
 }
 
+trellis_object *object_build_document(obuild *b, oref root, char *err, size_t errlen)
+{
+    if (b->nul) {
+        errf(err, errlen, "a string holds a NUL character, which trellis cannot keep");
+        return NULL;
+    }
+    if (root == OB_NONE) {
+        errf(err, errlen, "the document is empty");
+        return NULL;
+    }
+    size_t n = breadth_first(b, root, err, errlen);
+    uint32_t idoff, keyoff;
+    if (!n || intern_strings(b, n, "", "", "", &idoff, &keyoff, err, errlen) < 0)
+        return NULL;
+    trellis_object *o = emit(b, n);
+    set_identity(o, (const char *)o->root + n * sizeof(onode), idoff, keyoff);
+    /* a document has no identity of its own */
+    o->api_version = o->kind = o->name = "";
+    return o;
+}
+
 /* ---- objects ----------------------------------------------------------- */
 
 trellis_object *object_new(json_object *root, char *err, size_t errlen)

@@ -167,6 +167,9 @@ const char *ob_text(const obuild *b, oref v);
 /* Lay out v as a new object (one reference); NULL with err filled as
  * object_new says. */
 trellis_object *object_build(obuild *b, oref v, char *err, size_t errlen);
+/* The same for a document of any shape, without identity (a plugin's
+ * structured argument): kind, name and the rest are "". */
+trellis_object *object_build_document(obuild *b, oref v, char *err, size_t errlen);
 
 /* The builder's scratch buffer, grown to at least need bytes (its
  * contents kept); valid until the next call. */

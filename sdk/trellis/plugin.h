@@ -173,6 +173,8 @@
  *   1.4  trellis_host.register_finalize             release what a deleted workload holds
  *   1.4  trellis_pre_enqueue_fn
  *   1.4  trellis_finalize_fn
+ *   1.4  TRELLIS_ARG_DOCUMENT                       structured arguments (YAML or JSON)
+ *   1.4  trellis_host.arg_document
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -341,7 +343,12 @@ typedef enum trellis_arg_type {
     TRELLIS_ARG_INT,
     TRELLIS_ARG_BOOL,
     TRELLIS_ARG_DOUBLE,
-    TRELLIS_ARG_STRING_LIST
+    TRELLIS_ARG_STRING_LIST,
+    /* a YAML or JSON document, read once at start and handed over as a
+     * value tree (arg_document): in the config a file name (relative to
+     * the config file) or { inline = "..."; } (libconfig cannot spell
+     * Kubernetes label keys; a document can). 1.4 */
+    TRELLIS_ARG_DOCUMENT
 } trellis_arg_type;
 
 /* One declared argument. `default_value` is the text form the host parses
@@ -860,6 +867,10 @@ typedef struct trellis_host {
      * trellis_finalize_fn. */
     int (*register_pre_enqueue)(trellis_plugin *self, trellis_pre_enqueue_fn fn);
     int (*register_finalize)(trellis_plugin *self, trellis_finalize_fn fn);
+    /* The document of a TRELLIS_ARG_DOCUMENT argument, read with the
+     * value_* functions; NULL when key is not such an argument. Owned by
+     * the host, valid until fini. */
+    const trellis_value *(*arg_document)(const trellis_args *args, const char *key);
 } trellis_host;
 
 /* Whether the host table has a given member (for plugins built against a

@@ -114,6 +114,7 @@ int main(void)
     HOST(store_delete);
     HOST(register_pre_enqueue);
     HOST(register_finalize);
+    HOST(arg_document);
 #endif
     DESC(size);
     DESC(sdk_major);

@@ -50,6 +50,7 @@ typedef struct arg {
     double d;
     char **list;
     size_t n_list;
+    json_object *doc; /* DOCUMENT: the value itself (JSON only in the mock) */
 } arg;
 
 struct trellis_args {
@@ -130,6 +131,7 @@ struct mock {
 
 static void arg_free(arg *a)
 {
+    json_object_put(a->doc);
     free(a->s);
     for (size_t i = 0; i < a->n_list; i++)
         free(a->list[i]);
@@ -175,6 +177,10 @@ static int arg_from_text(arg *a, const char *text)
             p = e + 1;
         }
         return 0;
+    case TRELLIS_ARG_DOCUMENT:
+        /* the host reads YAML too; the mock reads a JSON default only */
+        a->doc = json_tokener_parse(text);
+        return a->doc ? 0 : -1;
     }
     return -1;
 }
@@ -216,6 +222,10 @@ static int arg_from_json(arg *a, json_object *j)
                 return -1;
             list_add(a, json_object_get_string(e), strlen(json_object_get_string(e)));
         }
+        return 0;
+    case TRELLIS_ARG_DOCUMENT: /* any JSON value is the document */
+        json_object_put(a->doc);
+        a->doc = json_object_get(j);
         return 0;
     }
     return -1;
@@ -314,6 +324,8 @@ static const char *h_arg_list_at(const trellis_args *a, const char *key, size_t 
     const arg *v = find_arg(a, key);
     return v && v->spec->type == TRELLIS_ARG_STRING_LIST && i < v->n_list ? v->list[i] : NULL;
 }
+
+static const trellis_value *h_arg_document(const trellis_args *a, const char *key);
 
 /* ---- values ------------------------------------------------------------ */
 
@@ -948,6 +960,12 @@ static int h_time_parse(const char *text, int64_t *ms)
     return 0;
 }
 
+static const trellis_value *h_arg_document(const trellis_args *a, const char *key)
+{
+    const arg *v = find_arg(a, key);
+    return v && v->spec->type == TRELLIS_ARG_DOCUMENT && v->doc ? V(v->doc) : NULL;
+}
+
 static void h_cycle_retry_at(trellis_cycle *c, int64_t ms)
 {
     if (c && ms > c->m->now_ms && (!c->m->retry_at || ms < c->m->retry_at))
@@ -1058,6 +1076,7 @@ static const trellis_host full = {
     .store_delete = h_store_delete,
     .register_pre_enqueue = r_pre_enqueue,
     .register_finalize = r_finalize,
+    .arg_document = h_arg_document,
 };
 
 /* How much of the table a host of SDK 1.<minor> has. */
