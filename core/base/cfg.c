@@ -226,9 +226,17 @@ static const setting target_settings[] = {
     {NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
 };
 
+static const char *const subresources[] = {"none", "status", "binding", NULL};
+
 static const setting binding_settings[] = {
     {"field", SET_PATH, NULL, 1, 0, 0, NULL, F(binding_field), 0, NULL,
      "the workload's field the target's name is written into (spec.nodeName)", NULL},
+    {"namespace_field", SET_PATH, NULL, 0, 0, 0, NULL, F(binding_namespace_field), 0, NULL,
+     "the field the target's namespace goes into (status.cluster.namespace); absent: field "
+     "holds namespace/name",
+     NULL},
+    {"subresource", SET_CHOICE, "none", 0, 0, 0, subresources, F(binding_subresource), 0, NULL,
+     "the workload's subresource the binding is written through (none|status|binding)", NULL},
     {"also_counts", SET_PATH_LIST, NULL, 0, 0, 0, NULL, F(also_counts), F(n_also_counts), NULL,
      "more fields whose target a workload counts on, never written (status.seedName)", NULL},
     {NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL},

@@ -60,6 +60,11 @@ typedef struct cfg_profile {
     char *scheduler_name_field;                 /* may be NULL: every workload of the kind */
     char *target_kind, *target_api_version;
     char *binding_field; /* e.g. "spec.nodeName" */
+    /* where the target's namespace goes (openMCP: status.cluster.namespace;
+     * binding_field then holds the name alone); NULL: binding_field holds
+     * the target's key, namespace/name for a namespaced target */
+    char *binding_namespace_field;
+    int binding_subresource; /* 0: the object, 1: its status, 2: its binding */
     /* more fields whose target name counts a workload on that target
      * (Gardener counts status.seedName too); never written */
     char **also_counts;

@@ -110,14 +110,16 @@ static void take_new(sched *s, profile *own, const trellis_object *old_obj, trel
     index_set(s->ix, w);
     index_prepare(s->ix, w, 1);
     const char *counted[BINDING_MAX_COUNTED];
-    size_t n = binding_counted(own->cfg, w, counted);
+    char buf[BINDING_KEY_MAX];
+    size_t n = binding_counted(own->cfg, w, counted, buf, sizeof buf);
     for (size_t k = 0; k < n; k++)
         cache_add_bound(&s->cache, w, own->cfg->target_kind, counted[k]);
     int deleting = routing_being_deleted(w);
     if (deleting && !(old_obj && routing_being_deleted(old_obj)))
         run_finalize(own, w);
     profile *sp = routing_profile_for(s, w);
-    int enqueue = !deleting && !binding_target(own->cfg, w) && sp && run_pre_enqueue(sp, w);
+    int enqueue =
+        !deleting && !binding_target(own->cfg, w, buf, sizeof buf) && sp && run_pre_enqueue(sp, w);
     for (size_t i = 0; i < s->n_profiles; i++)
         if (!enqueue || &s->profiles[i] != sp)
             queue_delete(&s->profiles[i].q, w);

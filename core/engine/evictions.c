@@ -29,8 +29,9 @@ static void evict_bound(sched *s, profile *p, const hit *h)
     char err[512];
     trellis_object *w = h->w;
     cache_target *ct = h->t;
-    store_edit e = binding_clear(p->cfg);
-    if (s->st->ops->patch(s->st, w, NULL, &e, 1, err, sizeof err) < 0) {
+    store_edit e[2];
+    size_t ne = binding_clear(p->cfg, e);
+    if (s->st->ops->patch(s->st, w, binding_subresource(p->cfg), e, ne, err, sizeof err) < 0) {
         log_error("cannot evict %s %s from %s: %s", w->kind, w->key, ct->name, err);
         return;
     }

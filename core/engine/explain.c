@@ -264,7 +264,8 @@ static void real_cycle(sched *s, profile *p, trellis_object *w, decision *d, exp
         const obj_id *id = &r->evicted[i];
         const trellis_object *v = sched_lookup(s, id->kind, id->namespace_, id->name);
         profile *vp = v ? sched_profile_for(s, v) : NULL;
-        const char *on = v ? binding_target((vp ? vp : p)->cfg, v) : NULL;
+        char buf[BINDING_KEY_MAX];
+        const char *on = v ? binding_target((vp ? vp : p)->cfg, v, buf, sizeof buf) : NULL;
         r->evicted_from[i] = xstrdup(on ? on : "");
     }
     for (size_t i = 0; i < r->n_rows; i++)
@@ -306,7 +307,8 @@ void explain_run(sched *s, profile *p, trellis_object *w, explain_result *r)
                             "as asked",
                             w->kind, w->key, own ? "profile '" : "no profile",
                             own ? own->cfg->name : "", own ? "'" : "", p->cfg->name);
-    const char *b = binding_target(p->cfg, w);
+    char buf[BINDING_KEY_MAX];
+    const char *b = binding_target(p->cfg, w, buf, sizeof buf);
     if (b && *b) {
         /* evaluated as if pending: its own place on its target is free */
         r->bound = xstrdup(b);

@@ -508,6 +508,17 @@ static int store_delete(const trellis_plugin *self, const trellis_object *o, cha
     return s->remove(s->ud, self, o, err, errlen);
 }
 
+static int store_bind(const trellis_plugin *self, const trellis_object *w, const trellis_target *t,
+                      char *err, size_t errlen)
+{
+    const host_services *s = svc_for(self, "store_bind", WRITES, err, errlen);
+    if (!s)
+        return -1;
+    if (!w || !t || !t->obj)
+        return errf(err, errlen, "store_bind: %s", !w ? "no workload" : "no target object");
+    return s->bind(s->ud, self, w, t->obj, err, errlen);
+}
+
 static const trellis_value *arg_document(const trellis_args *a, const char *key)
 {
     const arg_value *v = args_find(a, key);
@@ -610,6 +621,7 @@ static const trellis_host table = {
     .register_pre_enqueue = reg_pre_enqueue,
     .register_finalize = reg_finalize,
     .arg_document = arg_document,
+    .store_bind = store_bind,
 };
 
 const trellis_host *hostapi_table(void)

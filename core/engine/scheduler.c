@@ -232,12 +232,13 @@ static void load_workload(sched *s, trellis_object *o)
     index_prepare(s->ix, o, 1);
     s->n_workloads_loaded++;
     const char *counted[BINDING_MAX_COUNTED];
-    size_t n = binding_counted(own->cfg, o, counted);
+    char buf[BINDING_KEY_MAX];
+    size_t n = binding_counted(own->cfg, o, counted, buf, sizeof buf);
     for (size_t k = 0; k < n; k++)
         cache_add_bound(&s->cache, o, own->cfg->target_kind, counted[k]);
     if (routing_being_deleted(o))
         run_finalize(own, o); /* it still counts where it is until it is gone */
-    else if (!binding_target(own->cfg, o) && p && run_pre_enqueue(p, o))
+    else if (!binding_target(own->cfg, o, buf, sizeof buf) && p && run_pre_enqueue(p, o))
         routing_enqueue(s, p, o);
 }
 

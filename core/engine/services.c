@@ -34,8 +34,9 @@ static int svc_evict(void *ud, trellis_cycle *c, const trellis_plugin *pl,
     trellis_object *v = object_ref(cw->obj);
     profile *vp = routing_owner_for(s, v);
     const cfg_profile *vpc = vp ? vp->cfg : c->p->cfg;
-    store_edit e = binding_clear(vpc);
-    if (s->st->ops->patch(s->st, v, NULL, &e, 1, err, errlen) < 0) {
+    store_edit e[2];
+    size_t ne = binding_clear(vpc, e);
+    if (s->st->ops->patch(s->st, v, binding_subresource(vpc), e, ne, err, errlen) < 0) {
         object_unref(v);
         return -1;
     }
@@ -142,6 +143,20 @@ static int svc_remove(void *ud, const trellis_plugin *pl, const trellis_object *
     return rc;
 }
 
+static int svc_bind(void *ud, const trellis_plugin *pl, const trellis_object *w,
+                    const trellis_object *t, char *err, size_t errlen)
+{
+    sched *s = ud;
+    if (!s->st)
+        return errf(err, errlen, "no store");
+    if (!pl->profile)
+        return errf(err, errlen, "store_bind: the plugin belongs to no profile");
+    const cfg_profile *pc = profile_cfg(pl->profile);
+    store_edit e[2];
+    size_t n = binding_edits(pc, t, e);
+    return s->st->ops->patch(s->st, w, binding_subresource(pc), e, n, err, errlen);
+}
+
 static int svc_permit(void *ud, const char *ns, const char *name, int allow, const char *reason)
 {
     return bindcycle_permit(ud, ns, name, allow, reason);
@@ -180,4 +195,5 @@ void services_init(sched *s, host_services *out)
     out->patch = svc_patch;
     out->create = svc_create;
     out->remove = svc_remove;
+    out->bind = svc_bind;
 }

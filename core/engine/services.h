@@ -45,6 +45,9 @@ typedef struct host_services {
     int (*create)(void *ud, const trellis_plugin *pl, const char *json, char *err, size_t errlen);
     int (*remove)(void *ud, const trellis_plugin *pl, const trellis_object *o, char *err,
                   size_t errlen);
+    /* w's placement on target object t, as pl's profile records one */
+    int (*bind)(void *ud, const trellis_plugin *pl, const trellis_object *w,
+                const trellis_object *t, char *err, size_t errlen);
 } host_services;
 
 struct sched;

@@ -171,8 +171,9 @@ int admin_drain(sched *s, profile *p, const char *target, FILE *out, char *err, 
             continue;
         if (!binding_is_on(profile_cfg(p), w, target))
             continue;
-        store_edit e = binding_clear(profile_cfg(p));
-        if (st->ops->patch(st, w, NULL, &e, 1, err, errlen) < 0)
+        store_edit e[2];
+        size_t ne = binding_clear(profile_cfg(p), e);
+        if (st->ops->patch(st, w, binding_subresource(profile_cfg(p)), e, ne, err, errlen) < 0)
             return errprefix(err, errlen, "evicting %s %s", w->kind, w->key);
         if (out)
             fprintf(out, "%s/%s evicted from %s\n", w->kind, w->key, target);

@@ -38,6 +38,16 @@ static int bind(trellis_plugin *self, trellis_cycle *c, const trellis_object *wo
     char err[TRELLIS_MESSAGE_MAX];
 
     err[0] = '\0';
+    if (!cfg->field[0] && TRELLIS_HOST_HAS(host, store_bind)) {
+        /* the profile's binding model: one field, or name and namespace
+         * fields, through a subresource */
+        if (host->store_bind(self, workload, target, err, sizeof(err)) < 0) {
+            host->status(st, TRELLIS_ERROR, "BindFailed", "%s",
+                         err[0] ? err : "the store refused the change");
+            return TRELLIS_ERROR;
+        }
+        return TRELLIS_SUCCESS;
+    }
     /* a namespaced target is named namespace/name (1.4); a 1.0 host knows
      * cluster-scoped targets only */
     const char *name =

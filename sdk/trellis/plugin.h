@@ -175,6 +175,7 @@
  *   1.4  trellis_finalize_fn
  *   1.4  TRELLIS_ARG_DOCUMENT                       structured arguments (YAML or JSON)
  *   1.4  trellis_host.arg_document
+ *   1.4  trellis_host.store_bind                    a placement as the binding model says
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -871,6 +872,13 @@ typedef struct trellis_host {
      * value_* functions; NULL when key is not such an argument. Owned by
      * the host, valid until fini. */
     const trellis_value *(*arg_document)(const trellis_args *args, const char *key);
+    /* Record w's placement on t as the profile's binding model says: t's
+     * key into the binding field, or its name and namespace into the
+     * field and the namespace field, through the configured subresource.
+     * What a binder calls; a write like store_patch (same hooks, same
+     * buffering). 0, or -1 with err. */
+    int (*store_bind)(const trellis_plugin *self, const trellis_object *w, const trellis_target *t,
+                      char *err, size_t errlen);
 } trellis_host;
 
 /* Whether the host table has a given member (for plugins built against a

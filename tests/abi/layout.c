@@ -115,6 +115,7 @@ int main(void)
     HOST(register_pre_enqueue);
     HOST(register_finalize);
     HOST(arg_document);
+    HOST(store_bind);
 #endif
     DESC(size);
     DESC(sdk_major);

@@ -960,6 +960,18 @@ static int h_time_parse(const char *text, int64_t *ms)
     return 0;
 }
 
+static int h_store_bind(const trellis_plugin *self, const trellis_object *w,
+                        const trellis_target *t, char *err, size_t errlen)
+{
+    if (!w || !t) {
+        snprintf(err, errlen, "store_bind: no workload or target");
+        return -1;
+    }
+    /* the mock's binding model: the target's key into spec.nodeName */
+    record_write(self->m, w->ns, w->name, h_binding_field(self), "", t->o->key);
+    return 0;
+}
+
 static const trellis_value *h_arg_document(const trellis_args *a, const char *key)
 {
     const arg *v = find_arg(a, key);
@@ -1077,6 +1089,7 @@ static const trellis_host full = {
     .register_pre_enqueue = r_pre_enqueue,
     .register_finalize = r_finalize,
     .arg_document = h_arg_document,
+    .store_bind = h_store_bind,
 };
 
 /* How much of the table a host of SDK 1.<minor> has. */

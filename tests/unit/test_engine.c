@@ -37,22 +37,61 @@ START_TEST(binding_field_model)
         tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Shoot\",\"metadata\":{\"name\":\"c\"},"
                "\"spec\":{\"seedName\":\"s1\"},\"status\":{\"seedName\":\"s1\"}}");
     const char *on[BINDING_MAX_COUNTED];
-    ck_assert_ptr_null(binding_target(&pc, pending)); /* empty is pending */
-    ck_assert_uint_eq(binding_counted(&pc, pending, on), 0);
-    ck_assert_str_eq(binding_target(&pc, moving), "s2");
-    ck_assert_uint_eq(binding_counted(&pc, moving, on), 2); /* both seeds during a migration */
+    char buf[BINDING_KEY_MAX];
+    ck_assert_ptr_null(binding_target(&pc, pending, buf, sizeof buf)); /* empty is pending */
+    ck_assert_uint_eq(binding_counted(&pc, pending, on, buf, sizeof buf), 0);
+    ck_assert_str_eq(binding_target(&pc, moving, buf, sizeof buf), "s2");
+    ck_assert_uint_eq(binding_counted(&pc, moving, on, buf, sizeof buf),
+                      2); /* during a migration */
     ck_assert_str_eq(on[0], "s2");
     ck_assert_str_eq(on[1], "s1");
-    ck_assert_uint_eq(binding_counted(&pc, settled, on), 1); /* no repeats */
+    ck_assert_uint_eq(binding_counted(&pc, settled, on, buf, sizeof buf), 1); /* no repeats */
     ck_assert(binding_is_on(&pc, moving, "s2"));
     ck_assert(!binding_is_on(&pc, moving, "s1"));    /* placed on s2 only */
     ck_assert(binding_counts_on(&pc, moving, "s1")); /* but counts on s1 too */
-    store_edit e = binding_clear(&pc);
-    ck_assert_str_eq(e.path, "spec.seedName");
-    ck_assert_ptr_null(e.value);
+    store_edit e[2];
+    ck_assert_uint_eq(binding_clear(&pc, e), 1);
+    ck_assert_str_eq(e[0].path, "spec.seedName");
+    ck_assert_ptr_null(e[0].value);
+    ck_assert_ptr_null(binding_subresource(&pc));
     object_unref(pending);
     object_unref(moving);
     object_unref(settled);
+}
+END_TEST
+
+START_TEST(binding_with_namespace_field)
+{
+    /* openMCP: status.cluster.name and .namespace, through status */
+    cfg_profile pc = profile_with(NULL, 0);
+    pc.binding_field = "status.cluster.name";
+    pc.binding_namespace_field = "status.cluster.namespace";
+    pc.binding_subresource = 1;
+    trellis_object *req =
+        tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"ClusterRequest\",\"metadata\":{\"name\":\"r\","
+               "\"namespace\":\"team\"},\"status\":{\"cluster\":{\"name\":\"onboarding\","
+               "\"namespace\":\"team-a\"}}}");
+    trellis_object *cl = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Cluster\",\"metadata\":"
+                                "{\"name\":\"onboarding\",\"namespace\":\"team-b\"}}");
+    char buf[BINDING_KEY_MAX];
+    ck_assert_str_eq(binding_target(&pc, req, buf, sizeof buf), "team-a/onboarding");
+    ck_assert(binding_is_on(&pc, req, "team-a/onboarding"));
+    ck_assert(!binding_is_on(&pc, req, "team-b/onboarding")); /* same name, other namespace */
+    ck_assert(!binding_is_on(&pc, req, "onboarding"));
+    store_edit e[2];
+    ck_assert_uint_eq(binding_edits(&pc, cl, e), 2);
+    ck_assert_str_eq(e[0].path, "status.cluster.name");
+    ck_assert_str_eq(e[0].value, "onboarding");
+    ck_assert_str_eq(e[1].path, "status.cluster.namespace");
+    ck_assert_str_eq(e[1].value, "team-b");
+    ck_assert_uint_eq(binding_clear(&pc, e), 2);
+    ck_assert_ptr_null(e[1].value);
+    ck_assert_str_eq(binding_subresource(&pc), "status");
+    pc.binding_namespace_field = NULL; /* one field: the key */
+    ck_assert_uint_eq(binding_edits(&pc, cl, e), 1);
+    ck_assert_str_eq(e[0].value, "team-b/onboarding");
+    object_unref(req);
+    object_unref(cl);
 }
 END_TEST
 
@@ -173,6 +212,7 @@ int main(void)
     Suite *s = suite_create("engine");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, binding_field_model);
+    tcase_add_test(tc, binding_with_namespace_field);
     tcase_add_test(tc, decisions_table);
     tcase_add_test(tc, index_order_and_replacement);
     tcase_add_test(tc, depends_records_reads_while_preparing);
