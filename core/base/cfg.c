@@ -204,7 +204,7 @@ static void free_plugin(cfg_plugin *pl)
 #define MS_MAX 86400000LL /* a day */
 
 static const char *const tie_breaks[] = {"name", "name-desc", NULL};
-static const char *const score_modes[] = {"weighted", "lexicographic", NULL};
+static const char *const score_modes[] = {"weighted", "lexicographic", "tuple", NULL};
 static const char *const messages[] = {"summary", "per-target", NULL};
 
 static const setting workload_settings[] = {
@@ -277,8 +277,10 @@ static const setting profile_settings[] = {
      "how a placement is recorded", NULL},
     {"tie_break", SET_CHOICE, "name", 0, 0, 0, tie_breaks, F(tie_break_desc), 0, NULL,
      "equal totals go to the first or the last target by namespace, then name", NULL},
-    {"score_mode", SET_CHOICE, "weighted", 0, 0, 0, score_modes, F(lexicographic), 0, NULL,
-     "add weighted scores, or let each score plugin in turn keep its best targets", NULL},
+    {"score_mode", SET_CHOICE, "weighted", 0, 0, 0, score_modes, F(score_mode), 0, NULL,
+     "add weighted scores, let each score plugin in turn keep its best targets, or rank by raw "
+     "signed scores plugin by plugin",
+     NULL},
     {"unschedulable_message", SET_CHOICE, "summary", 0, 0, 0, messages, F(per_target_message), 0,
      NULL, "\"0/N targets are available: ...\", or one reason per target", NULL},
     {"target_noun", SET_STRING, "target", 0, 0, 0, NULL, F(target_noun), 0, NULL,

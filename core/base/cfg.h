@@ -53,6 +53,11 @@ typedef struct cfg_plugin {
     int line;
 } cfg_plugin;
 
+/* score_mode: add weighted normalized scores; let each score plugin in
+ * turn keep its best targets; or rank by raw signed scores, plugin by
+ * plugin (Fleet). */
+enum { SCORE_WEIGHTED = 0, SCORE_LEXICOGRAPHIC, SCORE_TUPLE };
+
 typedef struct cfg_profile {
     char *name;     /* the scheduler name this profile answers to */
     int is_default; /* also takes workloads with an empty scheduler name */
@@ -70,7 +75,7 @@ typedef struct cfg_profile {
     char **also_counts;
     size_t n_also_counts;
     int tie_break_desc; /* 0: smallest name wins a tie, 1: largest */
-    int lexicographic;  /* score_mode: 0 weighted sum, 1 plugin by plugin */
+    int score_mode;     /* SCORE_WEIGHTED, SCORE_LEXICOGRAPHIC or SCORE_TUPLE */
     /* stop filtering once this share of the targets was found feasible:
      * 100 = all (default), 0 = kube-scheduler's adaptive share */
     int percentage_to_score;

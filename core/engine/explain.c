@@ -18,6 +18,13 @@
 /* ---- finding the workload ---------------------------------------------- */
 
 /* A workload of `only`, or of any profile when only is NULL. */
+
+static const char *score_mode_name(int mode)
+{
+    return mode == SCORE_TUPLE           ? "tuple"
+           : mode == SCORE_LEXICOGRAPHIC ? "lexicographic"
+                                         : "weighted";
+}
 static int is_workload(const sched *s, const profile *only, const trellis_object *o)
 {
     for (size_t i = 0; i < s->n_profiles; i++)
@@ -182,7 +189,7 @@ static void verdicts(sched *s, profile *p, trellis_object *w, decision *d, expla
         }
         j++;
     }
-    if (!p->cfg->lexicographic || !c->scored)
+    if (!(p->cfg->score_mode == SCORE_LEXICOGRAPHIC) || !c->scored)
         return;
     /* Lexicographic: totals[j] is the number of rounds target j stayed in.
      * Round `round` is the round-th score plugin not skipped; the targets
@@ -441,7 +448,7 @@ static json_object *row_json(const explain_result *r, const explain_row *row)
                                        ? NULL
                                        : json_object_new_int64(row->scores[k]));
         json_object_object_add(o, "scores", so);
-        if (p->cfg->lexicographic)
+        if ((p->cfg->score_mode == SCORE_LEXICOGRAPHIC))
             json_object_object_add(o, "cut_by", jstr(row->cut_by));
         else
             json_object_object_add(o, "total", json_object_new_int64(row->total));
@@ -461,8 +468,7 @@ void explain_print_json(FILE *f, const explain_result *r)
     if (r->note)
         json_object_object_add(root, "note", jstr(r->note));
     json_object_object_add(root, "queued_ahead", json_object_new_int64((int64_t)r->queued_ahead));
-    json_object_object_add(root, "score_mode",
-                           jstr(p->cfg->lexicographic ? "lexicographic" : "weighted"));
+    json_object_object_add(root, "score_mode", jstr(score_mode_name(p->cfg->score_mode)));
     json_object *fl = json_object_new_array();
     for (size_t k = 0; k < p->filter.n; k++)
         json_object_array_add(fl, jstr(p->filter.v[k]->name));
@@ -474,7 +480,7 @@ void explain_print_json(FILE *f, const explain_result *r)
         json_object_object_add(so, "weight", json_object_new_int(p->score.v[k]->weight));
         json_object_object_add(so, "skipped",
                                json_object_new_boolean(r->score_skipped && r->score_skipped[k]));
-        if (p->cfg->lexicographic) {
+        if ((p->cfg->score_mode == SCORE_LEXICOGRAPHIC)) {
             json_object *kept = NULL;
             if (r->narrowed && r->narrowed[k]) {
                 kept = json_object_new_array();
@@ -611,7 +617,8 @@ static char *filter_cell(const explain_verdict *v)
 static void print_matrix(FILE *f, const explain_result *r)
 {
     const profile *p = r->p;
-    int lex = p->cfg->lexicographic;
+    int lex = p->cfg->score_mode == SCORE_LEXICOGRAPHIC;
+    int tuple = p->cfg->score_mode == SCORE_TUPLE;
     size_t nfl = p->filter.n, nsc = r->scored ? p->score.n : 0;
     size_t pre = r->pre_plugin ? 1 : 0;
     grid g;
@@ -622,8 +629,9 @@ static void print_matrix(FILE *f, const explain_result *r)
     if (pre + nfl)
         g.group[1] = "FILTERS (\u2713 passed, or the reason code)";
     if (nsc)
-        g.group[1 + pre + nfl] =
-            lex ? "SCORES (* kept by that plugin)" : "SCORES (0-100, \u00d7 weight)";
+        g.group[1 + pre + nfl] = lex     ? "SCORES (* kept by that plugin)"
+                                 : tuple ? "SCORES (raw, ranked plugin by plugin)"
+                                         : "SCORES (0-100, \u00d7 weight)";
     size_t col = 0;
     grid_set(&g, 0, col++, xstrdup("TARGET"));
     if (pre)
@@ -632,10 +640,11 @@ static void print_matrix(FILE *f, const explain_result *r)
         grid_set(&g, 0, col++, xstrdup(p->filter.v[k]->name));
     for (size_t k = 0; k < nsc; k++)
         grid_set(&g, 0, col++,
-                 lex ? xasprintf("%s", p->score.v[k]->name)
+                 lex || tuple
+                     ? xasprintf("%s", p->score.v[k]->name)
                      : xasprintf("%s \u00d7%d", p->score.v[k]->name, p->score.v[k]->weight));
     if (nsc)
-        grid_set(&g, 0, col++, xstrdup(lex ? "STANDING" : "TOTAL"));
+        grid_set(&g, 0, col++, xstrdup(lex ? "STANDING" : tuple ? "OUTRANKS" : "TOTAL"));
     for (size_t i = 0; i < r->n_rows; i++) {
         const explain_row *row = &r->rows[i];
         col = 0;
@@ -709,7 +718,7 @@ static void print_reasons(FILE *f, const explain_result *r)
 static void print_lexicographic(FILE *f, const explain_result *r)
 {
     const profile *p = r->p;
-    if (!p->cfg->lexicographic || !r->scored)
+    if (!(p->cfg->score_mode == SCORE_LEXICOGRAPHIC) || !r->scored)
         return;
     fprintf(f, "\nLexicographic: each score plugin keeps the targets with its best score "
                "(* above)\n");
@@ -762,8 +771,7 @@ void explain_print_table(FILE *f, const explain_result *r)
     fprintf(f, "%s/%s: %s%s%s, profile %s, %zu target%s, %s scores\n", r->w->kind, r->w->key,
             r->bound ? "bound to " : "pending", r->bound ? r->bound : "",
             r->bound ? " (evaluated as if pending, its own place freed)" : "", p->cfg->name,
-            r->n_targets, r->n_targets == 1 ? "" : "s",
-            p->cfg->lexicographic ? "lexicographic" : "weighted");
+            r->n_targets, r->n_targets == 1 ? "" : "s", score_mode_name(p->cfg->score_mode));
     if (r->note)
         fprintf(f, "note: %s\n", r->note);
     if (r->queued_ahead)

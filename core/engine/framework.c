@@ -468,6 +468,81 @@ out:
     return r;
 }
 
+/* Whether feasible targets a and b have the same raw score from every
+ * score plugin that ran. */
+static int same_scores(const profile *p, const trellis_cycle *c, uint32_t a, uint32_t b)
+{
+    size_t nf = c->n_feasible;
+    for (size_t k = 0; k < p->score.n; k++)
+        if (!c->skip_score[p->score.v[k]->index] && c->scores[k * nf + a] != c->scores[k * nf + b])
+            return 0;
+    return 1;
+}
+
+/* Whether feasible target a ranks before b in tuple mode: the raw scores
+ * of the score plugins in profile order, larger first, then the
+ * tie-break (snapshot order, or its reverse). */
+static int tuple_before(const profile *p, const trellis_cycle *c, uint32_t a, uint32_t b)
+{
+    size_t nf = c->n_feasible;
+    for (size_t k = 0; k < p->score.n; k++) {
+        if (c->skip_score[p->score.v[k]->index])
+            continue;
+        int64_t x = c->scores[k * nf + a], y = c->scores[k * nf + b];
+        if (x != y)
+            return x > y;
+    }
+    return p->cfg->tie_break_desc ? a > b : a < b;
+}
+
+/* Merge sort of idx[0..n) by tuple_before (tmp: n slots). */
+static void tuple_sort(const profile *p, const trellis_cycle *c, uint32_t *idx, uint32_t *tmp,
+                       size_t n)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    tuple_sort(p, c, idx, tmp, h);
+    tuple_sort(p, c, idx + h, tmp, n - h);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = tuple_before(p, c, idx[j], idx[i]) ? idx[j++] : idx[i++];
+    while (i < h)
+        tmp[k++] = idx[i++];
+    while (j < n)
+        tmp[k++] = idx[j++];
+    memcpy(idx, tmp, n * sizeof *idx);
+}
+
+/* score_mode = "tuple" (Fleet): raw signed scores, no normalize, compared
+ * plugin by plugin in profile order, then the tie-break: a full ranking of
+ * the feasible targets (c->ranked), whose first is picked, or the
+ * nominated target when it ties with the first. totals[j] ends as how many
+ * targets rank below j, for --explain. */
+static fw_result select_tuple(profile *p, trellis_cycle *c, const struct trellis_target **best,
+                              char *msg, size_t msglen)
+{
+    size_t nf = c->n_feasible;
+    for (size_t k = 0; k < p->score.n; k++) {
+        trellis_plugin *pl = p->score.v[k];
+        if (!c->skip_score[pl->index] && score_failed(c, pl, &c->scores[k * nf], nf, msg, msglen))
+            return FW_ERROR;
+    }
+    uint32_t *idx = cycle_alloc(c, nf * sizeof *idx);
+    uint32_t *tmp = cycle_alloc(c, nf * sizeof *tmp);
+    for (size_t j = 0; j < nf; j++)
+        idx[j] = (uint32_t)j;
+    tuple_sort(p, c, idx, tmp, nf);
+    for (size_t r = 0; r < nf; r++)
+        c->totals[idx[r]] = (int64_t)(nf - 1 - r);
+    *best = c->feasible[idx[0]];
+    for (size_t r = 0; c->nominated_name && r < nf && same_scores(p, c, idx[0], idx[r]); r++)
+        if (strcmp(c->feasible[idx[r]]->name, c->nominated_name) == 0)
+            *best = c->feasible[idx[r]];
+    c->scored = 1;
+    return FW_SCHEDULED;
+}
+
 /* Filter every target (or, sampling, enough of them) into c->pass, from
  * the equivalence cache where it serves; then the feasible list. Whether
  * the cache's raw scores may serve this cycle goes to *scores_usable.
@@ -578,8 +653,8 @@ static fw_result prioritise(profile *p, trellis_cycle *c, int scores_usable, cha
             equiv_save_scores(p, c);
     }
     memset(c->totals, 0, nf * sizeof *c->totals);
-    if (p->cfg->lexicographic)
-        return FW_SCHEDULED; /* select_lexicographic normalizes round by round */
+    if (p->cfg->score_mode != SCORE_WEIGHTED)
+        return FW_SCHEDULED; /* normalized round by round, or raw */
     for (size_t k = 0; k < p->score.n; k++) {
         trellis_plugin *pl = p->score.v[k];
         int64_t *sc = &c->scores[k * nf];
@@ -658,8 +733,10 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, un
     uint64_t tp = rt_clock();
     if (prioritise(p, c, scores_usable, msg, msglen) == FW_ERROR)
         return FW_ERROR;
-    if (p->cfg->lexicographic)
+    if (p->cfg->score_mode == SCORE_LEXICOGRAPHIC)
         return select_lexicographic(p, c, w, best, msg, msglen);
+    if (p->cfg->score_mode == SCORE_TUPLE)
+        return select_tuple(p, c, best, msg, msglen);
     rt_time_point(p, "score", TRELLIS_SUCCESS, tp);
     *best = select_best(p, c);
     return FW_SCHEDULED;
