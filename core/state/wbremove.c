@@ -7,9 +7,11 @@
  * the "---" line that opens it and the comments between that line and its
  * content; the comments before a file's first document stay. A List item
  * goes with its "- " line (block style) or with one adjacent comma (flow
- * style and JSON). After the cut the text is read again: it must hold one
- * document (or item) fewer and every other one must be what it was, or
- * nothing is produced.
+ * style and JSON). After the cut the text is read again, as the store
+ * reads it too: it must hold one document (or item) fewer, every other one
+ * must be what it was, and the manifest reader must find exactly the
+ * objects it found before but the removed ones (a List item that held an
+ * anchor a later item uses cannot go), or nothing is produced.
  */
 #include "config.h"
 
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "manifest.h"
 #include "wbtree.h"
 
 /* Every document of text as a tree in t. 0, or -1 with err. */
@@ -56,7 +59,7 @@ static char *canon(const node *n, int json)
     strbuf b;
     sb_init(&b);
     if (n)
-        wb_canon_raw(&b, n, json);
+        wb_canon(&b, n, json, NULL, 0);
     sb_puts(&b, "");
     return sb_steal(&b);
 }
@@ -195,6 +198,36 @@ static char *forms(const tree *t, int json, size_t skip, size_t in, int skip_ite
     return sb_steal(&b);
 }
 
+/* Whether the manifest reader finds in after exactly the objects of
+ * before, with the same content, but those of document doc (item -1) or
+ * of its List item, and no new error. */
+static int same_objects_but(const char *before, size_t blen, const char *after, size_t alen,
+                            int json, int doc, int item)
+{
+    const char *name = json ? "cut.json" : "cut.yaml";
+    manifest_set a, b;
+    manifest_set_init(&a);
+    manifest_set_init(&b);
+    manifest_parse(name, before, blen, &a);
+    manifest_parse(name, after, alen, &b);
+    int ok = b.n_errors <= a.n_errors;
+    size_t kept = 0;
+    for (size_t i = 0; i < a.n_objects && ok; i++) {
+        const trellis_object *o = a.objects[i];
+        if (o->doc == doc && (item < 0 || o->item == item))
+            continue;
+        int found = 0;
+        for (size_t j = 0; j < b.n_objects && !found; j++)
+            found = strcmp(b.objects[j]->id, o->id) == 0 && object_same_content(b.objects[j], o);
+        ok = found;
+        kept++;
+    }
+    ok = ok && kept == b.n_objects;
+    manifest_set_free(&a);
+    manifest_set_free(&b);
+    return ok;
+}
+
 int writeback_remove(const char *text, size_t len, int is_json, int doc, int item, char **out,
                      size_t *outlen, size_t *docs_left, char *err, size_t errlen)
 {
@@ -243,6 +276,10 @@ int writeback_remove(const char *text, size_t len, int is_json, int doc, int ite
     }
     wb_tree_free(&t);
     free(want);
+    if (rc == 0 && !same_objects_but(text, len, o.s, o.len, is_json, doc, item))
+        rc = errf(err, errlen,
+                  "the text without it reads differently (an anchor it holds is used "
+                  "elsewhere?); nothing removed");
     if (rc < 0) {
         sb_free(&o);
         return -1;

@@ -50,6 +50,7 @@ static const trellis_arg_spec defaults_spec[] = {
     {"enabled", TRELLIS_ARG_BOOL, "false", "a switch"},
     {"ratio", TRELLIS_ARG_DOUBLE, "0.5", "a number"},
     {"resources", TRELLIS_ARG_STRING_LIST, "cpu, memory,pods", "resources counted"},
+    {"scheduler", TRELLIS_ARG_DOCUMENT, "{}", "a document (file or inline)"},
     {NULL, 0, NULL, NULL},
 };
 static const trellis_arg_spec required_spec[] = {
@@ -89,6 +90,11 @@ static void check_args(const trellis_arg_spec *spec, const cfg *c, const cfg_plu
             for (size_t j = 0; j < args_list_len(a, k); j++)
                 FUZZ_CHECK(args_list_at(a, k, j) != NULL, "%s[%zu]", k, j);
             FUZZ_CHECK(args_list_at(a, k, args_list_len(a, k)) == NULL, "%s: past the end", k);
+            break;
+        case TRELLIS_ARG_DOCUMENT:
+            /* a file name or inline text, and where it was set */
+            FUZZ_CHECK(!(v->path && v->s), "%s: both a file and inline text", k);
+            FUZZ_CHECK(!(v->path || v->s) || v->where, "%s: no place for messages", k);
             break;
         }
     }

@@ -82,6 +82,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     manifest_set_free(&a);
     manifest_set_free(&b);
+
+    /* the same text as a plugin's document argument: one document of any
+     * shape, or an error that says where */
+    char err[512] = "";
+    trellis_object *d = manifest_parse_document(FUZZ_FILE, text, size, err, sizeof err);
+    FUZZ_CHECK(d || err[0], "manifest_parse_document failed without a message");
+    if (d) {
+        FUZZ_CHECK(d->root && d->kind && !*d->kind && !*d->name, "a document has no identity");
+        json_object *j = object_to_json(d);
+        json_object_put(j);
+        object_unref(d);
+    }
     free(text);
     return 0;
 }

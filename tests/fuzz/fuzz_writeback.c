@@ -15,7 +15,8 @@
  * the text did, with as many objects and errors, every edited object must equal
  * its edited JSON tree (an emptied map may read as null, as writeback.c
  * says), and every other object must be unchanged byte for byte. An edit
- * writeback_apply refuses is fine: it refuses rather than guess.
+ * writeback_apply refuses is fine: it refuses rather than guess. The same
+ * text also has one object cut with writeback_remove (check_remove).
  */
 #include "config.h"
 
@@ -270,6 +271,45 @@ static int same(json_object *a, json_object *b)
     }
 }
 
+/* writeback_remove of one object the reader found (pick chooses it): when
+ * it succeeds, the result reads with that object gone and every other one
+ * unchanged; when it refuses, it says why and produces nothing. */
+static void check_remove(const char *file, const char *text, size_t len, int json,
+                         const manifest_set *before, unsigned pick)
+{
+    if (!before->n_objects || before->n_errors)
+        return;
+    for (size_t i = 0; i < before->n_objects; i++)
+        for (size_t j = i + 1; j < before->n_objects; j++)
+            if (strcmp(before->objects[i]->id, before->objects[j]->id) == 0)
+                return; /* one object twice: the store refuses that file's second */
+    const trellis_object *gone = before->objects[pick % before->n_objects];
+    char *cut = NULL, err[512] = "";
+    size_t cutlen = 0, left = 0;
+    if (writeback_remove(text, len, json, gone->doc, gone->item, &cut, &cutlen, &left, err,
+                         sizeof err) < 0) {
+        FUZZ_CHECK(!cut && err[0], "a refused removal without a message, or with a text");
+        return;
+    }
+    manifest_set after;
+    manifest_set_init(&after);
+    manifest_parse(file, cut, cutlen, &after);
+    FUZZ_CHECK(after.n_objects == before->n_objects - 1 && after.n_errors == 0,
+               "removing %s left %zu objects (%zu errors) of %zu", gone->id, after.n_objects,
+               after.n_errors, before->n_objects);
+    for (size_t i = 0; i < before->n_objects; i++) {
+        const trellis_object *o = before->objects[i];
+        int found = 0;
+        for (size_t j = 0; j < after.n_objects && !found; j++)
+            found = strcmp(after.objects[j]->id, o->id) == 0 &&
+                    object_same_content(after.objects[j], o);
+        FUZZ_CHECK(found == (o != gone), "%s %s after removing %s", o->id,
+                   found ? "still there" : "changed or gone", gone->id);
+    }
+    manifest_set_free(&after);
+    free(cut);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     uint8_t hdr[HEADER_MAX] = {0};
@@ -296,6 +336,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     manifest_set before;
     manifest_set_init(&before);
     int rc_before = manifest_parse(file, text, len, &before);
+    check_remove(file, text, len, json, &before, hdr[1]);
 
     edit_plan plans[MAX_EDITS];
     json_object *trees[MAX_EDITS] = {NULL}; /* per edited object, the model */
