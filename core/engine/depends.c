@@ -3,27 +3,26 @@
  *
  * One table from what was read to who read it. Keys: "=Kind/ns/name" for
  * a read by name, "*Kind/ns" for a walk of a namespace, "*Kind" for a walk
- * of every namespace. An object prepared again reads again: its id is
- * added once per key, and a stale entry (an object that no longer reads
- * it) costs one needless prepare, never a missed one.
+ * of every namespace; each maps to the set of ids of the objects whose
+ * prepare made that read (a hundred thousand Shoots read one CloudProfile:
+ * sets, not lists). An object prepared again reads again; a stale entry
+ * (an object that no longer reads it) costs one needless prepare, never a
+ * missed one. A read builds its key on the stack: nothing is allocated
+ * unless the read is new.
  */
 #include "config.h"
 
 #include "depends.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hmap.h"
 #include "util.h"
 
-typedef struct readers {
-    char **ids;
-    size_t n, cap;
-} readers;
-
 struct depends {
-    hmap by_read;                    /* key -> readers */
+    hmap by_read;                    /* key (owned) -> hmap of ids (owned keys) */
     const trellis_object *preparing; /* borrowed for its prepare, or NULL */
 };
 
@@ -34,6 +33,16 @@ depends *depends_new(void)
     return d;
 }
 
+static void free_ids(hmap *ids)
+{
+    size_t i = 0;
+    hmap_slot *sl;
+    while ((sl = hmap_next(ids, &i)))
+        free((char *)sl->key);
+    hmap_free(ids);
+    free(ids);
+}
+
 void depends_free(depends *d)
 {
     if (!d)
@@ -41,11 +50,7 @@ void depends_free(depends *d)
     size_t i = 0;
     hmap_slot *sl;
     while ((sl = hmap_next(&d->by_read, &i))) {
-        readers *r = sl->val;
-        for (size_t k = 0; k < r->n; k++)
-            free(r->ids[k]);
-        free(r->ids);
-        free(r);
+        free_ids(sl->val);
         free((char *)sl->key);
     }
     hmap_free(&d->by_read);
@@ -57,56 +62,66 @@ void depends_preparing(depends *d, const trellis_object *o)
     d->preparing = o;
 }
 
+/* The key of a read into buf (len bytes); NULL when it does not fit. */
+static const char *read_key(char *buf, size_t len, const char *kind, const char *ns,
+                            const char *name)
+{
+    int n = name ? snprintf(buf, len, "=%s/%s/%s", kind, ns ? ns : "", name)
+            : ns ? snprintf(buf, len, "*%s/%s", kind, ns)
+                 : snprintf(buf, len, "*%s", kind);
+    return n >= 0 && (size_t)n < len ? buf : NULL;
+}
+
 void depends_read(depends *d, const char *kind, const char *ns, const char *name)
 {
     if (!d->preparing || !kind)
         return;
-    char *key = name ? xasprintf("=%s/%s/%s", kind, ns ? ns : "", name)
-                : ns ? xasprintf("*%s/%s", kind, ns)
-                     : xasprintf("*%s", kind);
+    char buf[512];
+    char *big = NULL;
+    const char *key = read_key(buf, sizeof buf, kind, ns, name);
+    if (!key)
+        key = big = name ? xasprintf("=%s/%s/%s", kind, ns ? ns : "", name)
+                    : ns ? xasprintf("*%s/%s", kind, ns)
+                         : xasprintf("*%s", kind);
     const char *id = d->preparing->id;
-    if (key[0] == '=' && strcmp(key + 1, id) == 0) {
-        free(key); /* an object reading itself depends on nothing new */
-        return;
+    if (key[0] != '=' || strcmp(key + 1, id) != 0) { /* reading itself is no dependency */
+        hmap *ids = hmap_get(&d->by_read, key);
+        if (!ids) {
+            ids = xcalloc(1, sizeof *ids);
+            hmap_init(ids);
+            hmap_put(&d->by_read, big ? big : xstrdup(key), ids);
+            big = NULL;
+        }
+        if (!hmap_get(ids, id)) {
+            char *c = xstrdup(id);
+            hmap_put(ids, c, c);
+        }
     }
-    readers *r = hmap_get(&d->by_read, key);
-    if (!r) {
-        r = xcalloc(1, sizeof *r);
-        hmap_put(&d->by_read, key, r);
-    } else {
-        free(key);
-    }
-    for (size_t k = 0; k < r->n; k++)
-        if (strcmp(r->ids[k], id) == 0)
-            return;
-    grow(&r->ids, &r->cap, r->n + 1, sizeof *r->ids);
-    r->ids[r->n++] = xstrdup(id);
-}
-
-static void collect(const depends *d, const char *key, const trellis_object *o, char ***out,
-                    size_t *n, size_t *cap)
-{
-    const readers *r = hmap_get(&d->by_read, key);
-    for (size_t k = 0; r && k < r->n; k++) {
-        int seen = strcmp(r->ids[k], o->id) == 0;
-        for (size_t j = 0; j < *n && !seen; j++)
-            seen = strcmp((*out)[j], r->ids[k]) == 0;
-        if (seen)
-            continue;
-        grow(out, cap, *n + 1, sizeof **out);
-        (*out)[(*n)++] = xstrdup(r->ids[k]);
-    }
+    free(big);
 }
 
 size_t depends_on(const depends *d, const trellis_object *o, char ***out)
 {
     size_t n = 0, cap = 0;
     *out = NULL;
+    hmap seen;
+    hmap_init(&seen);
     char *keys[3] = {xasprintf("=%s", o->id), xasprintf("*%s/%s", o->kind, o->namespace_),
                      xasprintf("*%s", o->kind)};
-    for (int i = 0; i < 3; i++) {
-        collect(d, keys[i], o, out, &n, &cap);
-        free(keys[i]);
+    for (int k = 0; k < 3; k++) {
+        const hmap *ids = hmap_get(&d->by_read, keys[k]);
+        size_t i = 0;
+        hmap_slot *sl;
+        while (ids && (sl = hmap_next(ids, &i))) {
+            if (strcmp(sl->key, o->id) == 0 || hmap_get(&seen, sl->key))
+                continue;
+            grow(out, &cap, n + 1, sizeof **out);
+            (*out)[n] = xstrdup(sl->key);
+            hmap_put(&seen, (*out)[n], (*out)[n]);
+            n++;
+        }
+        free(keys[k]);
     }
+    hmap_free(&seen);
     return n;
 }
