@@ -33,7 +33,7 @@
 #include "statelock.h"
 #include "run.h"
 #include "scheduler.h"
-#include "store_file.h"
+#include "store.h"
 #include "util.h"
 
 #define DEFAULT_CONFIG TRELLIS_SYSCONFDIR "/trellis.cfg"
@@ -435,7 +435,7 @@ static int cmd_schedule(opts *o, int validate_only)
         config_free(&c);
         return 1;
     }
-    store *st = store_file_open(dir, o->dry_run, err, sizeof err);
+    store *st = store_open(c.store_type, dir, o->dry_run, err, sizeof err);
     if (!st) {
         fprintf(stderr, "trellis: %s\n", err);
         sched_close(s);
@@ -566,7 +566,7 @@ static int cmd_admin(opts *o)
         rc = 1;
         goto out;
     }
-    st = store_file_open(dir, o->dry_run, err, sizeof err);
+    st = store_open(c.store_type, dir, o->dry_run, err, sizeof err);
     if (!st) {
         fprintf(stderr, "trellis: %s\n", err);
         rc = 2;
@@ -614,7 +614,7 @@ static int cmd_explain(opts *o)
     trellis_object *w;
     profile *p;
     sched *s = sched_open(&c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err);
-    if (!s || (dir && !(st = store_file_open(dir, 1, err, sizeof err))) ||
+    if (!s || (dir && !(st = store_open(c.store_type, dir, 1, err, sizeof err))) ||
         (st && sched_load(s, st, err, sizeof err) < 0)) {
         fprintf(stderr, "trellis: %s\n", err);
         rc = 2;

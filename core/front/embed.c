@@ -18,7 +18,7 @@
 #include "run.h"
 #include "scheduler.h"
 #include "statelock.h"
-#include "store_file.h"
+#include "store.h"
 #include "util.h"
 
 struct trellis_scheduler {
@@ -79,7 +79,7 @@ trellis_scheduler *trellis_open(const char *config_file, const char *state_dir, 
     if (t->s)
         sched_set_quarantine(t->s, qpath, dry_run);
     free(qpath);
-    if (!t->s || !(t->st = store_file_open(dir, dry_run, err, errlen)) ||
+    if (!t->s || !(t->st = store_open(t->c.store_type, dir, dry_run, err, errlen)) ||
         statelock_hold(dir, dry_run, t->st, &t->hold, err, errlen) < 0 ||
         sched_load(t->s, t->st, err, errlen) < 0)
         goto fail;

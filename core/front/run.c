@@ -31,7 +31,7 @@
 #include "quarantine.h"
 #include "statelock.h"
 #include "scheduler.h"
-#include "store_file.h"
+#include "store.h"
 #include "util.h"
 
 /* Cycles run between two looks at the signals, the store and the binder. */
@@ -273,7 +273,7 @@ static sched *new_sched(host *h, cfg *c, char *err, size_t errlen)
 static int attach_store(host *h, cfg *c, sched *s, char *err, size_t errlen)
 {
     const char *dir = state_dir(h, c);
-    store *st = store_file_open(dir, 0, err, errlen);
+    store *st = store_open(c->store_type, dir, 0, err, errlen);
     if (!st) {
         sched_close(s);
         return -1;

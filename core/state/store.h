@@ -105,4 +105,10 @@ struct store {
     void *fence_ud;
 };
 
+/* The store a config names (store.type; NULL: "file") at location (the
+ * file store: its directory), every front-end's one way to a store. NULL
+ * with err naming the type when this build has no such store or it cannot
+ * be opened. */
+store *store_open(const char *type, const char *location, int dry_run, char *err, size_t errlen);
+
 #endif
