@@ -14,8 +14,6 @@
 
 /* Where the key that starts at path[i] ends: at the next '.' or '[', or
  * after a bracketed key ('["a.b/c"]', whose dots do not split). */
-/* Where the key that starts at path[i] ends: at the next '.' or '[', or
- * after a bracketed key ('["a.b/c"]', whose dots do not split). */
 static size_t key_end(const char *path, size_t i)
 {
     if (path[i] != '[') {
@@ -145,4 +143,106 @@ char *edit_list_result(const trellis_object *o, const edit_pending *pending, con
     json_object_put(out);
     json_object_put(a);
     return text;
+}
+
+/* The key of path[i..end) as text: a plain key as it is, a bracketed one
+ * without its brackets and quotes, escapes undone. Owned by the caller. */
+static char *key_text(const char *path, size_t i, size_t end)
+{
+    if (path[i] != '[') {
+        char *k = xmalloc(end - i + 1);
+        memcpy(k, path + i, end - i);
+        k[end - i] = '\0';
+        return k;
+    }
+    strbuf b;
+    sb_init(&b);
+    size_t a = i + 1, z = end > i + 1 && path[end - 1] == ']' ? end - 1 : end;
+    if (a < z && (path[a] == '"' || path[a] == '\'') && z - 1 > a && path[z - 1] == path[a]) {
+        a++;
+        z--;
+    }
+    for (size_t k = a; k < z; k++) {
+        if (path[k] == '\\' && k + 1 < z)
+            k++;
+        sb_add(&b, path + k, 1);
+    }
+    sb_puts(&b, "");
+    return sb_steal(&b);
+}
+
+/* A list edit of the member k of map m. */
+static int list_edit_json(json_object *m, const char *k, const store_edit *e, char *err,
+                          size_t errlen)
+{
+    json_object *old = NULL;
+    json_object_object_get_ex(m, k, &old);
+    if (old && !json_object_is_type(old, json_type_null) &&
+        !json_object_is_type(old, json_type_array))
+        return errf(err, errlen, "cannot edit the list %s: it is not a list", e->path);
+    json_object *out = json_object_new_array();
+    int found = 0;
+    for (size_t i = 0;
+         old && json_object_is_type(old, json_type_array) && i < json_object_array_length(old);
+         i++) {
+        json_object *it = json_object_array_get_idx(old, i);
+        if (!json_object_is_type(it, json_type_string)) {
+            json_object_put(out);
+            return errf(err, errlen, "cannot edit the list %s: item %zu is not a string", e->path,
+                        i);
+        }
+        int same = strcmp(json_object_get_string(it), e->value) == 0;
+        found |= same;
+        if (!(same && e->op == STORE_LIST_REMOVE))
+            json_object_array_add(out, json_object_get(it));
+    }
+    if (!found && e->op == STORE_LIST_ADD)
+        json_object_array_add(out, json_object_new_string(e->value));
+    json_object_object_add(m, k, out);
+    return 0;
+}
+
+int edit_apply_json(json_object *root, const store_edit *e, char *err, size_t errlen)
+{
+    const char *path = e->path ? e->path : "";
+    if (!*path)
+        return errf(err, errlen, "bad field path ''");
+    int removal = (e->op == STORE_SET || e->op == STORE_SET_JSON) && !e->value;
+    json_object *cur = root;
+    size_t i = 0;
+    for (;;) {
+        size_t end = key_end(path, i);
+        if (!json_object_is_type(cur, json_type_object))
+            return errf(err, errlen, "cannot set %s: '%.*s' is not a map", path, (int)i, path);
+        char *k = key_text(path, i, end);
+        int rc = 0;
+        if (!path[end]) {
+            json_object *v = NULL;
+            if (removal)
+                json_object_object_del(cur, k);
+            else if (e->op == STORE_SET)
+                json_object_object_add(cur, k, json_object_new_string(e->value));
+            else if (e->op == STORE_SET_JSON && !(v = json_tokener_parse(e->value)) &&
+                     strcmp(e->value, "null") != 0)
+                rc = errf(err, errlen, "%s: the value is not JSON", path);
+            else if (e->op == STORE_SET_JSON)
+                json_object_object_add(cur, k, v);
+            else
+                rc = list_edit_json(cur, k, e, err, errlen);
+            free(k);
+            return rc;
+        }
+        json_object *next = NULL;
+        if (!json_object_object_get_ex(cur, k, &next) || !next) {
+            if (removal) {
+                free(k);
+                return 0; /* nothing there to remove */
+            }
+            next = json_object_new_object();
+            json_object_object_add(cur, k, next);
+        }
+        free(k);
+        cur = next;
+        i = path[end] == '.' ? end + 1 : end;
+    }
 }

@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+#include <json-c/json.h>
+
 #include "object.h"
 #include "store.h"
 
@@ -36,5 +38,11 @@ typedef struct edit_pending {
  * when the field is not a list of strings. */
 char *edit_list_result(const trellis_object *o, const edit_pending *pending, const store_edit *e,
                        int *unchanged, char *err, size_t errlen);
+
+/* Apply e to a json-c tree in place (an object created in this run and
+ * not written yet: its patches go to it). Missing parents are created. 0,
+ * or -1 with err (a parent that is not a map, a list that is not one of
+ * strings, a JSON value that does not parse). */
+int edit_apply_json(json_object *root, const store_edit *e, char *err, size_t errlen);
 
 #endif

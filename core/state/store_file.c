@@ -466,15 +466,47 @@ static trellis_object *fs_get(store *s, const char *kind, const char *ns, const 
     return o;
 }
 
+/* A patch of an object created in this run and not written yet: the
+ * edits go to the object that will be written (read-your-writes), all or
+ * none. */
+static int patch_created(file_store *fs, size_t i, const store_edit *edits, size_t n, char *err,
+                         size_t errlen)
+{
+    trellis_object *o = fs->created[i];
+    json_object *tree = object_to_json(o);
+    for (size_t k = 0; k < n; k++) {
+        if (edit_apply_json(tree, &edits[k], err, errlen) < 0) {
+            json_object_put(tree);
+            return errprefix(err, errlen, "%s %s", o->kind, o->key);
+        }
+    }
+    char e[256];
+    trellis_object *c = object_new(tree, e, sizeof e);
+    if (!c || strcmp(c->id, o->id) != 0) {
+        if (c)
+            object_unref(c);
+        return errf(err, errlen, "%s %s: the patch changes what the object is (%s)", o->kind,
+                    o->key, c ? "its identity" : e);
+    }
+    fs_entry *en = hmap_get(&fs->objects, o->id);
+    if (en && en->o == o) {
+        en->o = object_ref(c);
+        hmap_put(&fs->objects, c->id, en);
+        object_unref(o);
+    }
+    fs->created[i] = c; /* the list's reference moves to the new object */
+    object_unref(o);
+    return 0;
+}
+
 static int patch_locked(file_store *fs, const trellis_object *o, const store_edit *edits, size_t n,
                         char *err, size_t errlen)
 {
     fs_file *f = o->file ? hmap_get(&fs->by_path, o->file) : NULL;
     if (!f) {
         for (size_t i = 0; i < fs->n_created; i++)
-            if (fs->created[i] == o)
-                return errf(err, errlen, "%s %s: created in this run and not written yet", o->kind,
-                            o->key);
+            if (strcmp(fs->created[i]->id, o->id) == 0)
+                return patch_created(fs, i, edits, n, err, errlen);
         return errf(err, errlen, "%s %s: not read from this store", o->kind, o->key);
     }
     if (o->version != f->hash)

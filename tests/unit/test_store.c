@@ -153,10 +153,26 @@ START_TEST(create_writes_a_new_file)
     ck_assert_int_eq(s->ops->create(s, n, err, sizeof err), 0);
     ck_assert_int_eq(s->ops->create(s, n, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "already exists"), "%s", err);
+    /* patched before it is written: the edits go to what is written */
+    store_edit e[3] = {
+        {"metadata.finalizers", "a.io/x", STORE_LIST_ADD},
+        {"metadata.labels[\"pool.io/name\"]", "gpu", STORE_SET},
+        {"spec.taints", "[{\"key\": \"k\", \"effect\": \"NoSchedule\"}]", STORE_SET_JSON}};
+    ck_assert_int_eq(s->ops->patch(s, n, NULL, e, 3, err, sizeof err), 0);
+    store_edit again = {"metadata.finalizers", "a.io/y", STORE_LIST_ADD};
+    ck_assert_int_eq(s->ops->patch(s, n, "status", &again, 1, err, sizeof err), 0);
+    store_edit rename = {"metadata.name", "other", STORE_SET};
+    ck_assert_int_eq(s->ops->patch(s, n, NULL, &rename, 1, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "changes what the object is"), "%s", err);
     ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), 0);
     char *t = get("node-new-1.json");
     trellis_object *back = tu_obj(t);
     ck_assert_str_eq(back->name, "new-1");
+    const trellis_value *f = object_get(back, "metadata.finalizers");
+    ck_assert_uint_eq(value_len(f), 2);
+    ck_assert_str_eq(value_string(value_at(f, 1)), "a.io/y");
+    ck_assert_str_eq(object_label(back, "pool.io/name"), "gpu");
+    ck_assert_str_eq(value_string(object_get(back, "spec.taints[0].effect")), "NoSchedule");
     object_unref(back);
     free(t);
     object_unref(n);
