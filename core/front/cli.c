@@ -136,6 +136,21 @@ enum {
     OPT_NOW
 };
 
+/* --now TIME: 0, or -1 after saying what is wrong. */
+static int take_now(opts *o, const char *arg)
+{
+    int64_t ms;
+    if (clock_parse(arg, &ms) < 0) {
+        fprintf(stderr,
+                "trellis: --now: expected an RFC 3339 time such as 2026-01-31T12:00:00Z, "
+                "got '%s'\n",
+                arg);
+        return -1;
+    }
+    o->now = arg;
+    return 0;
+}
+
 /* One option of getopt_long: 0, or -1 after saying what is wrong. --help
  * and --version print and exit. */
 static int take_option(opts *o, int ch)
@@ -185,18 +200,8 @@ static int take_option(opts *o, int ch)
     case OPT_LISTEN:
         o->listen = optarg;
         break;
-    case OPT_NOW: {
-        int64_t ms;
-        if (clock_parse(optarg, &ms) < 0) {
-            fprintf(stderr,
-                    "trellis: --now: expected an RFC 3339 time such as 2026-01-31T12:00:00Z, "
-                    "got '%s'\n",
-                    optarg);
-            return -1;
-        }
-        o->now = optarg;
-        break;
-    }
+    case OPT_NOW:
+        return take_now(o, optarg);
     case OPT_BUDGET: {
         char *end;
         long v = strtol(optarg, &end, 10);
