@@ -1,0 +1,192 @@
+/*
+ * test_memstore.c - the store interface's second implementation
+ * (tests/memstore): version preconditions, list edits resolved against
+ * concurrent changes, failures reported by object, changes dispatched in
+ * order; and the scheduler on it, binder included, without a file.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "memstore.h"
+#include "scheduler.h"
+#include "testutil.h"
+
+#define NODE(name, cpu)                                                                            \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"" name "\"},"              \
+    "\"status\":{\"allocatable\":{\"cpu\":\"" cpu "\",\"memory\":\"8Gi\",\"pods\":\"10\"}}}"
+#define POD(name, cpu)                                                                             \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"" name "\","                \
+    "\"namespace\":\"shop\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":"            \
+    "{\"requests\":{\"cpu\":\"" cpu "\"}}}]}}"
+
+static void put(store *st, const char *json)
+{
+    trellis_object *o = tu_obj(json);
+    memstore_put(st, o);
+    object_unref(o);
+}
+
+typedef struct seen {
+    int added, modified, deleted;
+    char failed[256];
+} seen;
+
+static void on_change(void *ud, store_event_type t, trellis_object *old_obj,
+                      trellis_object *new_obj)
+{
+    seen *s = ud;
+    (void)old_obj;
+    (void)new_obj;
+    s->added += t == STORE_ADDED;
+    s->modified += t == STORE_MODIFIED;
+    s->deleted += t == STORE_DELETED;
+}
+
+static void on_failed(void *ud, const char *id, const char *message)
+{
+    seen *s = ud;
+    snprintf(s->failed, sizeof s->failed, "%s: %s", id, message);
+}
+
+START_TEST(versions_lists_failures_events)
+{
+    store *st = memstore_new();
+    char err[512];
+    seen sn = {0};
+    put(st, "{\"apiVersion\":\"v1\",\"kind\":\"Cluster\",\"metadata\":{\"name\":\"c1\","
+            "\"namespace\":\"a\",\"finalizers\":[\"keep.io/x\"]}}");
+    ck_assert_uint_eq(st->ops->dispatch(st, on_change, &sn), 1);
+    ck_assert_int_eq(sn.added, 1);
+    trellis_object *read = memstore_get(st, "Cluster/a/c1");
+    /* a list addition and a set, made against what was read */
+    store_edit add = {"metadata.finalizers", "trellis.io/r1", STORE_LIST_ADD};
+    ck_assert_int_eq(st->ops->patch(st, read, NULL, &add, 1, err, sizeof err), 0);
+    /* another writer adds its own finalizer meanwhile */
+    put(st, "{\"apiVersion\":\"v1\",\"kind\":\"Cluster\",\"metadata\":{\"name\":\"c1\","
+            "\"namespace\":\"a\",\"finalizers\":[\"keep.io/x\",\"other.io/z\"]}}");
+    ck_assert_int_eq(st->ops->flush(st, on_failed, &sn, err, sizeof err), 0);
+    trellis_object *now = memstore_get(st, "Cluster/a/c1");
+    const trellis_value *f = object_get(now, "metadata.finalizers");
+    ck_assert_uint_eq(value_len(f), 3); /* neither addition is lost */
+    ck_assert_str_eq(value_string(value_at(f, 1)), "other.io/z");
+    ck_assert_str_eq(value_string(value_at(f, 2)), "trellis.io/r1");
+    /* a patch against the old version is refused at once */
+    store_edit set = {"spec.note", "x", STORE_SET};
+    ck_assert_int_eq(st->ops->patch(st, read, NULL, &set, 1, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "changed since it was read"), "%s", err);
+    /* a set whose object changes before the flush fails, by object */
+    ck_assert_int_eq(st->ops->patch(st, now, NULL, &set, 1, err, sizeof err), 0);
+    put(st, "{\"apiVersion\":\"v1\",\"kind\":\"Cluster\",\"metadata\":{\"name\":\"c1\","
+            "\"namespace\":\"a\"}}");
+    ck_assert_int_eq(st->ops->flush(st, on_failed, &sn, err, sizeof err), -1);
+    ck_assert_msg(strstr(sn.failed, "Cluster/a/c1: ") && strstr(sn.failed, "changed since"), "%s",
+                  sn.failed);
+    /* an injected failure; then a removal and a creation */
+    object_unref(now);
+    now = memstore_get(st, "Cluster/a/c1");
+    memstore_fail_next(st, "Cluster/a/c1", "disk full");
+    ck_assert_int_eq(st->ops->patch(st, now, NULL, &set, 1, err, sizeof err), 0);
+    ck_assert_int_eq(st->ops->flush(st, on_failed, &sn, err, sizeof err), -1);
+    ck_assert_msg(strstr(sn.failed, "disk full"), "%s", sn.failed);
+    ck_assert_int_eq(st->ops->remove(st, now, err, sizeof err), 0);
+    trellis_object *c2 = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Cluster\",\"metadata\":"
+                                "{\"name\":\"c2\",\"namespace\":\"a\"}}");
+    ck_assert_int_eq(st->ops->create(st, c2, err, sizeof err), 0);
+    ck_assert_int_eq(st->ops->create(st, c2, err, sizeof err), -1);
+    ck_assert_int_eq(st->ops->flush(st, on_failed, &sn, err, sizeof err), 0);
+    ck_assert_ptr_null(memstore_get(st, "Cluster/a/c1"));
+    memset(&sn, 0, sizeof sn);
+    st->ops->dispatch(st, on_change, &sn);
+    ck_assert_int_eq(sn.deleted, 1);
+    ck_assert_int_eq(sn.added, 1);
+    ck_assert_int_eq(sn.modified, 3); /* the flush's write and two outside changes */
+    object_unref(c2);
+    object_unref(now);
+    object_unref(read);
+    st->ops->destroy(st);
+}
+END_TEST
+
+static const char *plugin_dirs_env(char **dirs, size_t *n)
+{
+    static char copy[4096];
+    *n = tu_plugin_dirs(dirs, copy, sizeof copy);
+    return copy;
+}
+
+START_TEST(scheduler_and_binder_on_a_memory_store)
+{
+    char dir[64], err[1024], p[128];
+    tu_mkdtemp(dir, "memsched");
+    tu_write(dir, "t.cfg",
+             "profiles = ( { name = \"default-scheduler\"; default = true;"
+             " workload = { kind = \"Pod\"; scheduler_name_field = \"spec.schedulerName\"; };"
+             " target = { kind = \"Node\"; }; binding = { field = \"spec.nodeName\"; };"
+             " plugins = ( { name = \"resources-fit\"; }, { name = \"least-allocated\"; },"
+             " { name = \"default-binder\"; } ); } );\n");
+    snprintf(p, sizeof p, "%s/t.cfg", dir);
+    cfg c;
+    ck_assert_msg(config_load(p, &c, err, sizeof err) == 0, "%s", err);
+    char *dirs[8];
+    size_t nd;
+    plugin_dirs_env(dirs, &nd);
+    sched *s = sched_open(&c, dirs, nd, 2, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    store *st = memstore_new();
+    put(st, NODE("n1", "2"));
+    put(st, NODE("n2", "4"));
+    put(st, POD("web", "1"));
+    put(st, POD("db", "1"));
+    put(st, POD("huge", "8"));
+    /* the binding of db cannot be written: its decision says so */
+    memstore_fail_next(st, "Pod/shop/db", "the store refused db");
+    ck_assert_msg(sched_load(s, st, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(sched_run_once(s, err, sizeof err), -1); /* one write failed */
+    trellis_object *web = memstore_get(st, "Pod/shop/web");
+    const char *on = value_string(object_get(web, "spec.nodeName"));
+    ck_assert_msg(on && (strcmp(on, "n1") == 0 || strcmp(on, "n2") == 0), "web on %s",
+                  on ? on : "nothing");
+    trellis_object *db = memstore_get(st, "Pod/shop/db");
+    ck_assert_ptr_null(object_get(db, "spec.nodeName"));
+    const decisions *ds = sched_decisions(s);
+    int n_sched = 0, n_err = 0, n_unsched = 0;
+    for (size_t i = 0; i < decisions_count(ds); i++) {
+        const decision *d = decisions_at(ds, i);
+        n_sched += d->result == DEC_SCHEDULED;
+        n_unsched += d->result == DEC_UNSCHEDULABLE;
+        if (d->result == DEC_ERROR) {
+            n_err++;
+            ck_assert_str_eq(d->w->name, "db");
+            ck_assert_msg(strstr(d->message, "the store refused db"), "%s", d->message);
+        }
+    }
+    ck_assert_int_eq(n_sched, 1);
+    ck_assert_int_eq(n_err, 1);
+    ck_assert_int_eq(n_unsched, 1); /* huge: 8 CPUs fit nowhere */
+    ck_assert_uint_eq(memstore_writes(st), 1);
+    object_unref(web);
+    object_unref(db);
+    sched_close(s);
+    st->ops->destroy(st);
+    config_free(&c);
+    tu_rmtree(dir);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("memstore");
+    TCase *tc = tcase_create("store");
+    tcase_add_test(tc, versions_lists_failures_events);
+    tcase_add_test(tc, scheduler_and_binder_on_a_memory_store);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
