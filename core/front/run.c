@@ -29,7 +29,7 @@
 #include "metrics.h"
 #include "notify.h"
 #include "quarantine.h"
-#include "statelock.h"
+#include "election.h"
 #include "scheduler.h"
 #include "store.h"
 #include "util.h"
@@ -46,10 +46,8 @@ typedef struct host {
     sched *s;
     store *st;
     int store_fd;
-    /* the state lock: its path and descriptor (fence reads them from the
-     * binding thread; they do not change while a scheduler runs) */
-    char *lock_path;
-    int lock_fd;
+    /* who writes the state (the fence reads it from the binding thread) */
+    election *el;
     char *quarantine_path;
     /* read by the HTTP thread */
     pthread_mutex_t mu;
@@ -148,113 +146,61 @@ static const char *state_dir(const host *h, const cfg *c)
     return h->o->state ? h->o->state : c->store_path;
 }
 
-/* ---- the state lock ---- */
+/* ---- leadership (the file store: the state lock) ---- */
 
-typedef struct lock_wait {
-    int fd, pipe_w;
-} lock_wait;
-
-static void *lock_thread(void *arg)
-{
-    lock_wait *lw = arg;
-    int rc;
-    do
-        rc = flock(lw->fd, LOCK_EX);
-    while (rc < 0 && errno == EINTR);
-    char c = rc == 0 ? 'y' : 'n';
-    ssize_t w = write(lw->pipe_w, &c, 1);
-    (void)w;
-    return NULL;
-}
-
-/* The store's fence: write only while the lock is ours. */
+/* The store's fence: write only while this host leads. */
 static int fence_cb(void *ud, char *why, size_t whylen)
 {
     host *h = ud;
-    return statelock_is_ours(h->lock_fd, h->lock_path, why, whylen);
+    return election_leading(h->el, why, whylen);
 }
 
-/* Take <dir>/.trellis.lock, waiting as a standby while another host
- * holds it. 1 when it is held; 0 when a signal asked to stop while
- * waiting; -1 with err. */
-static int take_lock(host *h, const char *dir, int sigfd, int *lock_fd, char *err, size_t errlen)
+/* Lead, waiting as a standby while another host does. 1 when leading; 0
+ * when a signal asked to stop while waiting; -1 with err. */
+static int take_lead(host *h, int sigfd, char *err, size_t errlen)
 {
-    char *path = NULL;
-    int fd = statelock_open(dir, &path, NULL, err, errlen);
-    if (fd < 0)
-        return -1;
-    int rc = statelock_try(fd, path, err, errlen);
-    if (rc < 0) {
-        close(fd);
-        free(path);
-        return -1;
-    }
-    if (rc == 0) {
-        char holder[32];
-        log_info("standby: %s is held by pid %s; taking over when it is released", path,
-                 statelock_holder(fd, holder, sizeof holder));
+    for (;;) {
+        char holder[64];
+        int rc = election_campaign(h->el, holder, sizeof holder, err, errlen);
+        if (rc < 0)
+            return -1;
+        if (rc == 1) {
+            metrics_set_leader(1);
+            return 1;
+        }
+        log_info("standby: %s is held by %s; taking over when it is released",
+                 election_where(h->el), holder);
         metrics_set_leader(0);
         set_ready(h, 0, "standby: another trellis holds the state lock");
-        int pfd[2];
-        if (pipe2(pfd, O_CLOEXEC) < 0) {
-            errf(err, errlen, "cannot create a pipe: %s", strerror(errno));
-            close(fd);
-            free(path);
+        int wfd = election_wait_fd(h->el, err, errlen);
+        if (wfd < 0)
             return -1;
-        }
-        static lock_wait lw; /* the waiting thread may outlive this call */
-        lw.fd = fd;
-        lw.pipe_w = pfd[1];
-        pthread_t t;
-        pthread_create(&t, NULL, lock_thread, &lw);
-        pthread_detach(t);
         for (rc = -2; rc == -2;) {
-            struct pollfd pf[2] = {{pfd[0], POLLIN, 0}, {sigfd, POLLIN, 0}};
+            struct pollfd pf[2] = {{wfd, POLLIN, 0}, {sigfd, POLLIN, 0}};
             /* a standby is alive too: it keeps the systemd watchdog fed */
             int pr = poll(pf, 2, h->watchdog_ms ? (int)(h->watchdog_ms / 2) : -1);
             if (pr < 0 && errno != EINTR)
-                break;
+                return errf(err, errlen, "poll: %s", strerror(errno));
             if (h->watchdog_ms)
                 notify_send("WATCHDOG=1");
             if (pf[1].revents & POLLIN) {
                 struct signalfd_siginfo si;
                 if (read(sigfd, &si, sizeof si) == sizeof si && si.ssi_signo != SIGHUP) {
                     log_info("standby: signal %u: stopping", si.ssi_signo);
-                    rc = 0;
+                    return 0;
                 }
             }
-            if (pf[0].revents & POLLIN) {
-                char c = 'n';
-                ssize_t r = read(pfd[0], &c, 1);
-                if (r == 1 && c == 'y')
-                    rc = 1;
-                else
-                    rc = errf(err, errlen, "%s: cannot lock: %s", path, strerror(errno));
-            }
+            if (pf[0].revents & POLLIN)
+                rc = election_wait_done(h->el, err, errlen);
         }
-        close(pfd[0]);
-        if (rc != 1) {
-            free(path);
-            return rc; /* the descriptor stays with the waiting thread */
+        if (rc < 0)
+            return -1;
+        if (rc == 1) {
+            log_info("took over the state lock %s", election_where(h->el));
+            metrics_set_leader(1);
+            return 1;
         }
-        log_info("took over the state lock %s", path);
     }
-    char why[512];
-    if (!statelock_is_ours(fd, path, why, sizeof why)) {
-        /* the file we waited on was removed meanwhile: lock the new one */
-        log_info("%s; locking it again", why);
-        close(fd);
-        free(path);
-        return take_lock(h, dir, sigfd, lock_fd, err, errlen);
-    }
-    if (statelock_record_pid(fd) < 0)
-        log_warn("%s: cannot record the pid: %s", path, strerror(errno));
-    free(h->lock_path);
-    h->lock_path = path;
-    h->lock_fd = fd;
-    *lock_fd = fd;
-    metrics_set_leader(1);
-    return 1;
 }
 
 /* ---- scheduler and store ---- */
@@ -472,7 +418,7 @@ static int turn(host *h, int sigfd, int *rc)
 
 /* While this host holds the lock: schedule until told to stop (1) or
  * the lock is lost (0: step down); -1 when the scheduler cannot start. */
-static int be_active(host *h, const char *dir, int sigfd, int lock_fd, int *rc)
+static int be_active(host *h, const char *dir, int sigfd, int *rc)
 {
     char err[2048];
     /* a plugin that hangs ends the run, with the reason on /healthz */
@@ -495,7 +441,7 @@ static int be_active(host *h, const char *dir, int sigfd, int lock_fd, int *rc)
             h->last_ping_ms = now_turn;
         }
         char why[512];
-        if (!statelock_is_ours(lock_fd, h->lock_path, why, sizeof why)) {
+        if (!election_leading(h->el, why, sizeof why)) {
             log_error("%s: stepping down (no more bindings, not ready) and waiting for "
                       "the lock again",
                       why);
@@ -516,21 +462,21 @@ static int be_active(host *h, const char *dir, int sigfd, int lock_fd, int *rc)
     return lost ? 0 : 1;
 }
 
-/* Wait for the lock, be active, step down, wait again... until stopped.
- * The exit status. */
-static int lock_loop(host *h, const char *dir, int sigfd, int *lock_fd)
+/* Lead (waiting as a standby), be active, step down, wait again... until
+ * stopped. The exit status. */
+static int lead_loop(host *h, const char *dir, int sigfd)
 {
     char err[2048];
     int rc = 2;
     for (;;) {
-        int locked = take_lock(h, dir, sigfd, lock_fd, err, sizeof err);
-        if (locked < 0) {
+        int leading = take_lead(h, sigfd, err, sizeof err);
+        if (leading < 0) {
             fprintf(stderr, "trellis: %s\n", err);
             return 2;
         }
-        if (locked == 0)
+        if (leading == 0)
             return 0;
-        int r = be_active(h, dir, sigfd, *lock_fd, &rc);
+        int r = be_active(h, dir, sigfd, &rc);
         if (r < 0)
             return 2;
         if (r == 1) {
@@ -539,9 +485,7 @@ static int lock_loop(host *h, const char *dir, int sigfd, int *lock_fd)
         }
         metrics_set_leader(0);
         notify_send("STATUS=stepped down: waiting for the state lock");
-        close(*lock_fd);
-        *lock_fd = -1;
-        h->lock_fd = -1;
+        election_resign(h->el);
     }
 }
 
@@ -553,7 +497,6 @@ int run_main(const run_opts *o)
     h.o = o;
     pthread_mutex_init(&h.mu, NULL);
     h.store_fd = -1;
-    h.lock_fd = -1;
     /* every thread started from here on inherits the blocked signals */
     sigset_t mask;
     sigemptyset(&mask);
@@ -562,7 +505,7 @@ int run_main(const run_opts *o)
     sigaddset(&mask, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &mask, NULL);
     int sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-    int rc = 2, lock_fd = -1;
+    int rc = 2;
     http_server *http = NULL;
     if (sigfd < 0) {
         fprintf(stderr, "trellis: cannot create a signalfd: %s\n", strerror(errno));
@@ -594,17 +537,20 @@ int run_main(const run_opts *o)
     h.quarantine_path = xasprintf("%s/%s", dir, QUARANTINE_FILE);
     guard_install(h.quarantine_path);
     h.watchdog_ms = notify_watchdog_ms();
+    h.el = election_open(h.c->store_type, dir, err, sizeof err);
+    if (!h.el) {
+        fprintf(stderr, "trellis: %s\n", err);
+        goto out;
+    }
     notify_send("READY=1\nSTATUS=waiting for the state lock");
-    rc = lock_loop(&h, dir, sigfd, &lock_fd);
+    rc = lead_loop(&h, dir, sigfd);
 out:
     if (http)
         http_stop(http);
-    if (lock_fd >= 0)
-        close(lock_fd); /* releases the lock: a standby takes over */
+    election_free(h.el); /* releases the lock: a standby takes over */
     config_free(h.c);
     free(h.c);
     free(h.configz);
-    free(h.lock_path);
     free(h.quarantine_path);
     pthread_mutex_destroy(&h.mu);
     close(sigfd);

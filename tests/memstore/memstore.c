@@ -204,8 +204,8 @@ static int ms_flush(store *s, store_fail_cb failed, void *ud, char *err, size_t 
     memstore *m = (memstore *)s;
     char why[512] = "";
     pthread_mutex_lock(&m->mu);
-    int fenced = !m->base.dry_run && m->base.fence &&
-                 !m->base.fence(m->base.fence_ud, why, sizeof why);
+    int fenced =
+        !m->base.dry_run && m->base.fence && !m->base.fence(m->base.fence_ud, why, sizeof why);
     strbuf problems;
     sb_init(&problems);
     size_t i = 0;

@@ -16,11 +16,11 @@
 #include "testutil.h"
 
 #define NODE(name, cpu)                                                                            \
-    "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"" name "\"},"              \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"" name "\"},"               \
     "\"status\":{\"allocatable\":{\"cpu\":\"" cpu "\",\"memory\":\"8Gi\",\"pods\":\"10\"}}}"
 #define POD(name, cpu)                                                                             \
-    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"" name "\","                \
-    "\"namespace\":\"shop\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":"            \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"" name "\","                 \
+    "\"namespace\":\"shop\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":"             \
     "{\"requests\":{\"cpu\":\"" cpu "\"}}}]}}"
 
 static void put(store *st, const char *json)

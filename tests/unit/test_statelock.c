@@ -6,11 +6,13 @@
 
 #include <check.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "election.h"
 #include "quarantine.h"
 #include "statelock.h"
 #include "testutil.h"
@@ -53,6 +55,46 @@ static const char *ident(void *ud, const char *plugin)
 {
     return strcmp(plugin, "fx") == 0 ? ident_now : NULL;
 }
+
+START_TEST(election_over_the_lock)
+{
+    char edir[64], err[512], holder[64], why[512];
+    tu_mkdtemp(edir, "elect");
+    election *a = election_open(NULL, edir, err, sizeof err);
+    election *b = election_open("file", edir, err, sizeof err);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_null(election_open("etcd", edir, err, sizeof err)); /* not in this build */
+    ck_assert_int_eq(election_campaign(a, holder, sizeof holder, err, sizeof err), 1);
+    ck_assert_int_eq(election_leading(a, why, sizeof why), 1);
+    /* the second host is a standby, told who leads */
+    ck_assert_int_eq(election_campaign(b, holder, sizeof holder, err, sizeof err), 0);
+    char want[32];
+    snprintf(want, sizeof want, "pid %d", (int)getpid());
+    ck_assert_str_eq(holder, want);
+    int fd = election_wait_fd(b, err, sizeof err);
+    ck_assert_int_ge(fd, 0);
+    struct pollfd pf = {fd, POLLIN, 0};
+    ck_assert_int_eq(poll(&pf, 1, 0), 0); /* nothing yet */
+    /* the leader resigns: the standby's wait ends, and it leads */
+    election_resign(a);
+    ck_assert_int_eq(poll(&pf, 1, 10000), 1);
+    ck_assert_int_eq(election_wait_done(b, err, sizeof err), 1);
+    ck_assert_int_eq(election_leading(b, why, sizeof why), 1);
+    /* the lock file removed under the leader: it no longer leads */
+    char p[128];
+    snprintf(p, sizeof p, "%s/%s", edir, STATELOCK_FILE);
+    ck_assert_int_eq(unlink(p), 0);
+    ck_assert_int_eq(election_leading(b, why, sizeof why), 0);
+    ck_assert_msg(strstr(why, "removed or replaced"), "%s", why);
+    /* and a campaign locks the new file */
+    election_resign(b);
+    ck_assert_int_eq(election_campaign(a, holder, sizeof holder, err, sizeof err), 1);
+    election_free(a);
+    election_free(b);
+    tu_rmtree(edir);
+}
+END_TEST
 
 START_TEST(quarantine_holds_until_something_changes)
 {
@@ -98,6 +140,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, one_holder_and_a_removed_file);
     tcase_add_test(tc, quarantine_holds_until_something_changes);
+    tcase_add_test(tc, election_over_the_lock);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

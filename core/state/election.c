@@ -1,0 +1,176 @@
+/*
+ * election.c - see election.h. The file store's election: the state
+ * lock. A standby's wait is a thread blocked in flock(2) that writes one
+ * byte into a pipe when it holds the lock; a standby told to stop leaves
+ * that thread and its descriptor behind (they end with the process).
+ */
+#include "config.h"
+
+#include "election.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "statelock.h"
+#include "util.h"
+
+struct election {
+    char *dir;
+    char *path; /* the lock file, once opened */
+    int fd;     /* its descriptor, -1 when none */
+    int leading;
+    int pipe_r; /* a standby's wait, -1 when none */
+};
+
+typedef struct lock_wait {
+    int fd, pipe_w;
+} lock_wait;
+
+static void *lock_thread(void *arg)
+{
+    lock_wait *lw = arg;
+    int rc;
+    do
+        rc = flock(lw->fd, LOCK_EX);
+    while (rc < 0 && errno == EINTR);
+    char c = rc == 0 ? 'y' : 'n';
+    ssize_t w = write(lw->pipe_w, &c, 1);
+    (void)w;
+    close(lw->pipe_w);
+    free(lw);
+    return NULL;
+}
+
+election *election_open(const char *type, const char *location, char *err, size_t errlen)
+{
+    if (type && strcmp(type, "file") != 0) {
+        errf(err, errlen, "store.type '%s': no election (expected file)", type);
+        return NULL;
+    }
+    if (!location) {
+        errf(err, errlen, "the file store needs a state directory: give --state DIR or store.path");
+        return NULL;
+    }
+    election *e = xcalloc(1, sizeof *e);
+    e->dir = xstrdup(location);
+    e->fd = e->pipe_r = -1;
+    return e;
+}
+
+const char *election_where(const election *e)
+{
+    return e->path ? e->path : e->dir;
+}
+
+/* The lock file open, once: 0, or -1 with err. */
+static int ensure_open(election *e, char *err, size_t errlen)
+{
+    if (e->fd >= 0)
+        return 0;
+    free(e->path);
+    e->path = NULL;
+    e->fd = statelock_open(e->dir, &e->path, NULL, err, errlen);
+    return e->fd < 0 ? -1 : 0;
+}
+
+/* The lock is held: lead, unless the file it is on went away meanwhile. */
+static int take(election *e)
+{
+    char why[512];
+    if (!statelock_is_ours(e->fd, e->path, why, sizeof why)) {
+        log_info("%s; locking it again", why);
+        close(e->fd);
+        e->fd = -1;
+        return 0;
+    }
+    if (statelock_record_pid(e->fd) < 0)
+        log_warn("%s: cannot record the pid: %s", e->path, strerror(errno));
+    e->leading = 1;
+    return 1;
+}
+
+int election_campaign(election *e, char *holder, size_t holderlen, char *err, size_t errlen)
+{
+    for (int tries = 0; tries < 8; tries++) {
+        if (ensure_open(e, err, errlen) < 0)
+            return -1;
+        int rc = statelock_try(e->fd, e->path, err, errlen);
+        if (rc < 0)
+            return -1;
+        if (rc == 0) {
+            char pid[32];
+            snprintf(holder, holderlen, "pid %s", statelock_holder(e->fd, pid, sizeof pid));
+            return 0;
+        }
+        if (take(e))
+            return 1;
+    }
+    return errf(err, errlen, "%s: replaced again and again while locking it", e->path);
+}
+
+int election_wait_fd(election *e, char *err, size_t errlen)
+{
+    if (e->pipe_r >= 0)
+        return e->pipe_r;
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC) < 0)
+        return errf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+    lock_wait *lw = xmalloc(sizeof *lw);
+    lw->fd = e->fd;
+    lw->pipe_w = pfd[1];
+    pthread_t t;
+    if (pthread_create(&t, NULL, lock_thread, lw) != 0) {
+        free(lw);
+        close(pfd[0]);
+        close(pfd[1]);
+        return errf(err, errlen, "cannot start the waiting thread");
+    }
+    pthread_detach(t);
+    e->pipe_r = pfd[0];
+    return e->pipe_r;
+}
+
+int election_wait_done(election *e, char *err, size_t errlen)
+{
+    char c = 'n';
+    ssize_t r = read(e->pipe_r, &c, 1);
+    close(e->pipe_r);
+    e->pipe_r = -1;
+    if (r != 1 || c != 'y')
+        return errf(err, errlen, "%s: cannot lock: %s", e->path, strerror(errno));
+    return take(e);
+}
+
+int election_leading(election *e, char *why, size_t whylen)
+{
+    return statelock_is_ours(e->fd, e->path, why, whylen);
+}
+
+void election_resign(election *e)
+{
+    if (e->fd >= 0 && e->pipe_r < 0)
+        close(e->fd); /* the lock goes with the descriptor */
+    e->fd = -1;
+    e->leading = 0;
+}
+
+void election_free(election *e)
+{
+    if (!e)
+        return;
+    if (e->pipe_r < 0)
+        election_resign(e);
+    /* a standby's waiting thread keeps its descriptor: it ends with us */
+    else
+        close(e->pipe_r);
+    free(e->path);
+    free(e->dir);
+    free(e);
+}

@@ -1,0 +1,41 @@
+/*
+ * election.h - which of several hosts writes a state: leader election, as
+ * the store provides it.
+ *
+ * A long-running host campaigns; while another host leads it waits as a
+ * standby on a descriptor, then campaigns again; while it leads it checks
+ * every loop turn and before every write (the store's fence) that it still
+ * does, and steps down when it does not. The file store's election is the
+ * lock of <dir>/.trellis.lock (statelock.h): flock, the holder's pid in the
+ * file, and the check that the locked file is still the one at the path.
+ * The etcd store's will be a lease; the interface is the same.
+ */
+#ifndef TRELLIS_ELECTION_H
+#define TRELLIS_ELECTION_H
+
+#include <stddef.h>
+
+typedef struct election election;
+
+/* The election of the store a config names (type NULL: "file") at
+ * location. NULL with err. */
+election *election_open(const char *type, const char *location, char *err, size_t errlen);
+void election_free(election *e); /* resigns first when leading */
+/* What is elected for, for messages (the file store: the lock's path). */
+const char *election_where(const election *e);
+/* Try to lead, without waiting: 1 leading; 0 another host leads (holder
+ * says which, e.g. "pid 4242"); -1 with err. */
+int election_campaign(election *e, char *holder, size_t holderlen, char *err, size_t errlen);
+/* While another leads: a descriptor that becomes readable when the
+ * standby should call election_wait_done; -1 with err. */
+int election_wait_fd(election *e, char *err, size_t errlen);
+/* After the descriptor was readable: 1 leading now; 0 campaign again
+ * (what was waited on went away); -1 with err. */
+int election_wait_done(election *e, char *err, size_t errlen);
+/* Whether this host still leads: 1, or 0 with why (the lock file was
+ * removed or replaced). Any thread (the binder's fence). */
+int election_leading(election *e, char *why, size_t whylen);
+/* Stop leading: a standby may take over. */
+void election_resign(election *e);
+
+#endif
