@@ -278,6 +278,42 @@ check "after the CloudProfile accepts the seed, the shoot is prepared again and 
 kill -TERM "$pid"
 wait_for 20 stopped "$pid"
 
+# ---- finalize in a running host: written at once ----
+# fx-writes' finalize removes the finalizer a request put on its Cluster.
+# The request is marked deleted while the host runs and nothing else is
+# bound: the host must write the removal without waiting for a binding.
+cat >"$tmp/fin.cfg" <<'CFG'
+profiles = ( {
+  name = "cluster-scheduler"; default = true;
+  workload = { kind = "ClusterRequest"; };
+  target = { kind = "Cluster"; };
+  binding = { field = "spec.cluster"; };
+  plugins = ( { name = "fx-writes"; }, { name = "default-binder"; } );
+} );
+CFG
+mkdir -p "$tmp/s6"
+cat >"$tmp/s6/cluster.yaml" <<'Y'
+apiVersion: clusters.openmcp.cloud/v1alpha1
+kind: Cluster
+metadata: { name: c1, namespace: team-a, finalizers: [keep.io/x, fx.trellis.io/team-a.r1] }
+Y
+cat >"$tmp/s6/request.yaml" <<'Y'
+apiVersion: clusters.openmcp.cloud/v1alpha1
+kind: ClusterRequest
+metadata: { name: r1, namespace: team-a }
+spec: { cluster: team-a/c1 }
+Y
+start f "$tmp/s6" "$tmp/fin.cfg"
+check "the host reading a bound request is ready" wait_for 20 http_is /readyz 200
+sed 's/namespace: team-a }/namespace: team-a, deletionTimestamp: "2026-01-01T00:00:00Z" }/' \
+    "$tmp/s6/request.yaml" >"$tmp/request.new"
+mv "$tmp/request.new" "$tmp/s6/request.yaml"
+check "a request marked deleted has its finalizer taken off its Cluster at once" \
+    wait_for 20 sh -c "! grep -q 'fx.trellis.io/team-a.r1' '$tmp/s6/cluster.yaml'"
+check "the Cluster's other finalizer stays" grep -q "keep.io/x" "$tmp/s6/cluster.yaml"
+kill -TERM "$pid"
+wait_for 20 stopped "$pid"
+
 # ---- standby takes over; every pod bound exactly once ----
 mkdir -p "$tmp/s3"
 cat >"$tmp/s3/nodes.yaml" <<'Y'

@@ -264,7 +264,12 @@ int bindcycle_permit(sched *s, const char *ns, const char *name, int allow, cons
 int bindcycle_start(sched *s, char *err, size_t errlen)
 {
     s->binder = binder_start(run_jobs, s, err, errlen);
-    return s->binder ? 0 : -1;
+    if (!s->binder)
+        return -1;
+    /* what the load wrote (finalize releasing a deleted workload's hold)
+     * is written now, not with the first binding */
+    binder_request_flush(s->binder);
+    return 0;
 }
 
 static size_t collect_from(sched *s, binder *b)

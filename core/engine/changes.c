@@ -116,7 +116,7 @@ static void take_new(sched *s, profile *own, const trellis_object *old_obj, trel
         cache_add_bound(&s->cache, w, own->cfg->target_kind, counted[k]);
     int deleting = routing_being_deleted(w);
     if (deleting && !(old_obj && routing_being_deleted(old_obj)))
-        run_finalize(own, w);
+        routing_finalize(s, own, w);
     profile *sp = routing_profile_for(s, w);
     int enqueue =
         !deleting && !binding_target(own->cfg, w, buf, sizeof buf) && sp && run_pre_enqueue(sp, w);
@@ -138,7 +138,7 @@ static int apply_workload(sched *s, profile *own, trellis_object *old_obj, trell
     if (new_obj) {
         take_new(s, own, old_obj, new_obj);
     } else {
-        run_finalize(own, old_obj); /* gone: whatever it still holds goes */
+        routing_finalize(s, own, old_obj); /* gone: whatever it still holds goes */
         index_del(s->ix, old_obj);
         for (size_t i = 0; i < s->n_profiles; i++)
             queue_delete(&s->profiles[i].q, old_obj);

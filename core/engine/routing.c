@@ -7,7 +7,9 @@
 
 #include <string.h>
 
+#include "binder.h"
 #include "events.h"
+#include "runtime.h"
 
 profile *routing_profile_for(const sched *s, const trellis_object *w)
 {
@@ -52,6 +54,13 @@ int routing_being_deleted(const trellis_object *w)
 {
     const trellis_value *v = object_get(w, "metadata.deletionTimestamp");
     return v && value_type(v) != TRELLIS_VALUE_NULL;
+}
+
+void routing_finalize(sched *s, profile *p, trellis_object *w)
+{
+    run_finalize(p, w);
+    if (s->binder && p->finalize.n)
+        binder_request_flush(s->binder);
 }
 
 void routing_enqueue(sched *s, profile *p, trellis_object *w)

@@ -18,6 +18,9 @@ int routing_is_target(const sched *s, const trellis_object *o);
 /* Whether w is being deleted (metadata.deletionTimestamp is set): it is
  * finalized, never scheduled. */
 int routing_being_deleted(const trellis_object *w);
+/* Finalize w (being deleted, or deleted) with p's plugins, and have the
+ * binder write what they wrote (a long-running host). */
+void routing_finalize(sched *s, profile *p, trellis_object *w);
 /* Queue w (pending) in p. */
 void routing_enqueue(sched *s, profile *p, trellis_object *w);
 /* Record an Event about w for p (when p's config wants Events), and

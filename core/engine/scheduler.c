@@ -237,7 +237,7 @@ static void load_workload(sched *s, trellis_object *o)
     for (size_t k = 0; k < n; k++)
         cache_add_bound(&s->cache, o, own->cfg->target_kind, counted[k]);
     if (routing_being_deleted(o))
-        run_finalize(own, o); /* it still counts where it is until it is gone */
+        routing_finalize(s, own, o); /* it still counts where it is until it is gone */
     else if (!binding_target(own->cfg, o, buf, sizeof buf) && p && run_pre_enqueue(p, o))
         routing_enqueue(s, p, o);
 }
