@@ -311,6 +311,22 @@ mv "$tmp/request.new" "$tmp/s6/request.yaml"
 check "a request marked deleted has its finalizer taken off its Cluster at once" \
     wait_for 20 sh -c "! grep -q 'fx.trellis.io/team-a.r1' '$tmp/s6/cluster.yaml'"
 check "the Cluster's other finalizer stays" grep -q "keep.io/x" "$tmp/s6/cluster.yaml"
+# what a plugin creates while the host runs is in the host's view: r2's
+# reserve creates ConfigMap r2-info; once r2 is marked deleted, finalize
+# finds it (lookup_object) and deletes it
+cat >"$tmp/s6/request2.yaml" <<'Y'
+apiVersion: clusters.openmcp.cloud/v1alpha1
+kind: ClusterRequest
+metadata: { name: r2, namespace: team-a, annotations: { fx.trellis.io/create: r2-info } }
+spec: { purpose: mcp }
+Y
+check "a new request is placed and its ConfigMap created" \
+    wait_for 20 test -f "$tmp/s6/configmap-team-a-r2-info.json"
+sed 's/name: r2, namespace: team-a,/name: r2, namespace: team-a, deletionTimestamp: "2026-01-01T00:00:00Z",/' \
+    "$tmp/s6/request2.yaml" >"$tmp/request2.new"
+mv "$tmp/request2.new" "$tmp/s6/request2.yaml"
+check "marked deleted, the request's ConfigMap (created in this run) is deleted" \
+    wait_for 20 test ! -e "$tmp/s6/configmap-team-a-r2-info.json"
 kill -TERM "$pid"
 wait_for 20 stopped "$pid"
 

@@ -156,6 +156,7 @@ static void defer(sched *s, store_event_type type, trellis_object *old_obj, trel
     c->type = type;
     c->old_obj = old_obj ? object_ref(old_obj) : NULL;
     c->new_obj = new_obj ? object_ref(new_obj) : NULL;
+    c->refresh = NULL;
 }
 
 static void apply_one(sched *s, store_event_type type, trellis_object *old_obj,
@@ -193,22 +194,36 @@ static void apply_one(sched *s, store_event_type type, trellis_object *old_obj,
  * fresh copy of itself, which the plugins prepare and which goes back to
  * the queue when it is pending. Not transitively: a cycle of reads would
  * never end. */
+/* Prepare the object of id again, as it is now: a fresh copy through the
+ * change path. A workload in flight waits: its refresh is made after the
+ * changes deferred before it, from the object it has then (a copy taken
+ * now would undo them). */
+static void refresh_one(sched *s, const char *id)
+{
+    const trellis_object *cur = index_lookup_id(s->ix, id);
+    if (!cur)
+        return;
+    if (in_flight(s, cur)) {
+        grow(&s->deferred, &s->cap_deferred, s->n_deferred + 1, sizeof *s->deferred);
+        s->deferred[s->n_deferred++] = (struct change){STORE_MODIFIED, NULL, NULL, xstrdup(id)};
+        return;
+    }
+    trellis_object *copy = object_copy(cur);
+    if (!copy)
+        return;
+    trellis_object *old = object_ref((trellis_object *)cur);
+    apply_one(s, STORE_MODIFIED, old, copy);
+    object_unref(old);
+    object_unref(copy);
+}
+
 static void refresh_readers(sched *s, const trellis_object *o)
 {
     char **ids;
     size_t n = index_dependents(s->ix, o, &ids);
     for (size_t i = 0; i < n; i++) {
-        const trellis_object *cur = index_lookup_id(s->ix, ids[i]);
-        trellis_object *copy = cur ? object_copy(cur) : NULL;
-        if (copy) {
-            trellis_object *old = object_ref((trellis_object *)cur);
-            char who[256];
-            log_debug("%s read %s %s: prepared again", object_describe(old, who, sizeof who),
-                      o->kind, o->key);
-            apply_one(s, STORE_MODIFIED, old, copy);
-            object_unref(old);
-            object_unref(copy);
-        }
+        log_debug("%s read %s %s: prepared again", ids[i], o->kind, o->key);
+        refresh_one(s, ids[i]);
         free(ids[i]);
     }
     free(ids);
@@ -218,6 +233,8 @@ void changes_apply(sched *s, store_event_type type, trellis_object *old_obj,
                    trellis_object *new_obj)
 {
     static const char *const names[] = {"", "added", "modified", "deleted"};
+    if (new_obj && index_lookup_id(s->ix, new_obj->id) == new_obj)
+        return; /* the host's own view already (an object it created) */
     metrics_store_event(names[type]);
     trellis_object *o = new_obj ? new_obj : old_obj;
     char who[256];
@@ -236,6 +253,11 @@ void changes_apply_deferred(sched *s)
     s->deferred = NULL;
     s->n_deferred = s->cap_deferred = 0;
     for (size_t i = 0; i < n; i++) {
+        if (v[i].refresh) {
+            refresh_one(s, v[i].refresh);
+            free(v[i].refresh);
+            continue;
+        }
         changes_apply(s, v[i].type, v[i].old_obj, v[i].new_obj);
         if (v[i].old_obj)
             object_unref(v[i].old_obj);
@@ -257,6 +279,7 @@ void changes_settle(sched *s)
 void changes_free(sched *s)
 {
     for (size_t k = 0; k < s->n_deferred; k++) {
+        free(s->deferred[k].refresh);
         if (s->deferred[k].old_obj)
             object_unref(s->deferred[k].old_obj);
         if (s->deferred[k].new_obj)

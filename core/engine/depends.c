@@ -14,6 +14,7 @@
 
 #include "depends.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 struct depends {
     hmap by_read;                    /* key (owned) -> hmap of ids (owned keys) */
     const trellis_object *preparing; /* borrowed for its prepare, or NULL */
+    pthread_t preparer;              /* the thread running that prepare */
 };
 
 depends *depends_new(void)
@@ -59,6 +61,7 @@ void depends_free(depends *d)
 
 void depends_preparing(depends *d, const trellis_object *o)
 {
+    d->preparer = pthread_self();
     d->preparing = o;
 }
 
@@ -74,7 +77,8 @@ static const char *read_key(char *buf, size_t len, const char *kind, const char 
 
 void depends_read(depends *d, const char *kind, const char *ns, const char *name)
 {
-    if (!d->preparing || !kind)
+    /* a plugin's own thread reading meanwhile is not the prepare */
+    if (!d->preparing || !kind || !pthread_equal(pthread_self(), d->preparer))
         return;
     char buf[512];
     char *big = NULL;

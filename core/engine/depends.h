@@ -8,8 +8,8 @@
  * read by name depends on that object, a walk over a kind on every object
  * of the kind (in the namespace walked). When an object changes, the host
  * asks which prepared objects read it, and prepares them again.
- * Main thread only (prepare runs there; reads from other hooks are not
- * recorded).
+ * Prepare runs on the main thread; reads from other threads (a plugin's
+ * own) are not recorded.
  */
 #ifndef TRELLIS_DEPENDS_H
 #define TRELLIS_DEPENDS_H

@@ -43,6 +43,7 @@ typedef struct waiting {
 struct change {
     store_event_type type;
     trellis_object *old_obj, *new_obj; /* one reference each, or NULL */
+    char *refresh;                     /* or: prepare this id again, as it is then */
 };
 
 typedef struct sched sched;
@@ -77,7 +78,7 @@ struct sched {
     /* long-running mode */
     int run_mode;
     uint64_t now_ms;         /* monotonic clock of the current loop turn */
-    int64_t wall_ms;         /* the wall clock decisions see (clock.h) */
+    _Atomic int64_t wall_ms; /* the wall clock decisions see (clock.h); any thread reads it */
     struct change *deferred; /* changes to workloads in flight, applied later */
     size_t n_deferred, cap_deferred;
     int targets_changed;        /* since the last sched_after_changes */

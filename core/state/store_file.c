@@ -492,7 +492,12 @@ static int patch_created(file_store *fs, size_t i, const store_edit *edits, size
     if (en && en->o == o) {
         en->o = object_ref(c);
         hmap_put(&fs->objects, c->id, en);
-        object_unref(o);
+        /* a watching host holds o: it learns of the new content as of any
+         * change (the entry's reference goes with the event) */
+        if (fs->ino >= 0)
+            push_event(fs, STORE_MODIFIED, o, object_ref(c));
+        else
+            object_unref(o);
     }
     fs->created[i] = c; /* the list's reference moves to the new object */
     object_unref(o);
@@ -611,7 +616,10 @@ static int remove_locked(file_store *fs, const trellis_object *o, char *err, siz
         fs->n_created--;
         trellis_object *eo = en->o;
         entry_drop(fs, en);
-        object_unref(eo);
+        if (fs->ino >= 0)
+            push_event(fs, STORE_DELETED, eo, NULL); /* a watching host drops it too */
+        else
+            object_unref(eo);
         return 0;
     }
     fs_file *f = o->file ? hmap_get(&fs->by_path, o->file) : NULL;
@@ -826,6 +834,10 @@ static int flush_created(file_store *fs, trellis_object *o, char *e, size_t elen
             f->hash = o->version = hash_bytes(text, strlen(text));
             grow(&f->objs, &f->cap_objs, f->n_objs + 1, sizeof *f->objs);
             f->objs[f->n_objs++] = o;
+            /* the file's watch sees it unchanged: say it here (a host that
+             * has the object already ignores it) */
+            if (fs->ino >= 0)
+                push_event(fs, STORE_ADDED, NULL, object_ref(o));
             fs_entry *en = hmap_get(&fs->objects, o->id);
             if (en)
                 en->f = f;

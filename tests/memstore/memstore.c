@@ -137,8 +137,11 @@ static int ms_remove(store *s, const trellis_object *o, char *err, size_t errlen
         rc = errf(err, errlen, "%s %s: not in this store", o->kind, o->key);
     else if (e->o->version != o->version)
         rc = errf(err, errlen, "%s %s changed since it was read", o->kind, o->key);
-    else
+    else {
+        if (!e->n_edits)
+            e->read_version = o->version;
         e->remove = 1;
+    }
     pthread_mutex_unlock(&m->mu);
     return rc;
 }
@@ -168,6 +171,8 @@ static int write_entry(memstore *m, entry *e, char *why, size_t whylen)
     for (size_t i = 0; i < e->n_edits && e->o->version != e->read_version; i++)
         if (e->edits[i].e.op < STORE_LIST_ADD)
             return errf(why, whylen, "%s %s changed since it was read", e->o->kind, e->o->key);
+    if (e->remove && e->o->version != e->read_version)
+        return errf(why, whylen, "%s %s changed since it was read", e->o->kind, e->o->key);
     if (e->remove) {
         hmap_del(&m->by_id, e->o->id);
         queue_event(m, STORE_DELETED, e->o, NULL);

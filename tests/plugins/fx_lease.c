@@ -29,7 +29,7 @@ static int annotation_time(const trellis_object *o, const char *key, int64_t *ms
     if (host->time_parse(v, ms) < 0) {
         char m[256];
         snprintf(m, sizeof m, "annotation %s is not an RFC 3339 time: '%s'", key, v);
-        host->status(st, TRELLIS_UNRESOLVABLE, "BadTime", m);
+        host->status(st, TRELLIS_UNRESOLVABLE, "BadTime", "%s", m);
         return -1;
     }
     return 1;
