@@ -134,8 +134,8 @@ parses() {
         >/dev/null 2>"$tmp/parse.err"
     ! grep -q "malformed\|skipped" "$tmp/parse.err"
 }
-# no temporary file of a dead host (.NAME.tmp.HOST.PID.XXXXXX): the live
-# host may be in the middle of a write of its own
+# No temporary file (.NAME.tmp.HOST.PID.XXXXXX) of a dead host is left;
+# the live host's own may exist, mid-write.
 no_temp_files() {
     left=$(find "$st" -name '.*.tmp.*' | while read -r f; do
         pid=$(basename "$f" | sed -n 's/.*\.\([0-9][0-9]*\)\.[^.]*$/\1/p')

@@ -470,7 +470,8 @@ static int store_patch(const trellis_plugin *self, const trellis_object *o, cons
     if (!s)
         return -1;
     if (!o || (n && !edits) || n > TRELLIS_EDITS_MAX)
-        return errf(err, errlen, "store_patch: %s", !o ? "no object" : "bad edits (1..64)");
+        return errf(err, errlen, "store_patch: %s",
+                    !o ? "no object" : "at most TRELLIS_EDITS_MAX (64) edits");
     /* a removal takes any field, a list or a map too: a JSON set of nothing */
     static const int ops[] = {STORE_SET, STORE_SET_JSON, STORE_SET_JSON, STORE_LIST_ADD,
                               STORE_LIST_REMOVE};

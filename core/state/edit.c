@@ -82,66 +82,67 @@ int edit_check(const trellis_object *o, const store_edit *e, char *err, size_t e
     }
 }
 
-/* The list of strings a list edit starts from: the value queued for the
- * field (pending, may be NULL), else the object's. NULL with err when it
- * is not a list of strings. Owned by the caller. */
-static json_object *list_before(const trellis_object *o, const edit_pending *pending,
-                                const char *path, char *err, size_t errlen)
+/* The list a list edit e makes of old (a list of strings; NULL or null:
+ * no list yet): *out a new array (owned by the caller), *changed whether
+ * it differs from old. 0, or -1 with err (old is not a list of strings). */
+static int list_after(json_object *old, const store_edit *e, json_object **out, int *changed,
+                      char *err, size_t errlen)
 {
-    json_object *a = NULL;
-    if (pending) {
-        if (!pending->value)
-            return json_object_new_array(); /* removed earlier in this flush */
-        a = pending->json ? json_tokener_parse(pending->value) : NULL;
-        if (!a || !json_object_is_type(a, json_type_array)) {
+    *out = NULL;
+    int is_list = old && json_object_is_type(old, json_type_array);
+    if (old && !is_list && !json_object_is_type(old, json_type_null))
+        return errf(err, errlen, "cannot edit the list %s: it is not a list", e->path);
+    json_object *a = json_object_new_array();
+    int found = 0;
+    for (size_t i = 0; is_list && i < json_object_array_length(old); i++) {
+        json_object *it = json_object_array_get_idx(old, i);
+        if (!json_object_is_type(it, json_type_string)) {
             json_object_put(a);
-            errf(err, errlen, "%s %s: cannot edit the list %s: it was set to something else",
-                 o->kind, o->key, path);
-            return NULL;
+            return errf(err, errlen, "cannot edit the list %s: item %zu is not a string", e->path,
+                        i);
         }
-    } else {
-        a = json_object_new_array();
-        const trellis_value *v = object_get(o, path);
-        for (size_t k = 0; v && k < value_len(v); k++)
-            json_object_array_add(a, json_object_new_string(value_string(value_at(v, k))));
+        int same = strcmp(json_object_get_string(it), e->value) == 0;
+        found |= same;
+        if (!(same && e->op == STORE_LIST_REMOVE))
+            json_object_array_add(a, json_object_get(it));
     }
-    for (size_t k = 0; k < json_object_array_length(a); k++) {
-        if (!json_object_is_type(json_object_array_get_idx(a, k), json_type_string)) {
-            json_object_put(a);
-            errf(err, errlen, "%s %s: cannot edit the list %s: item %zu is not a string", o->kind,
-                 o->key, path, k);
-            return NULL;
-        }
-    }
-    return a;
+    if (!found && e->op == STORE_LIST_ADD)
+        json_object_array_add(a, json_object_new_string(e->value));
+    *changed = found != (e->op == STORE_LIST_ADD);
+    *out = a;
+    return 0;
 }
 
 char *edit_list_result(const trellis_object *o, const edit_pending *pending, const store_edit *e,
                        int *unchanged, char *err, size_t errlen)
 {
-    *unchanged = 0;
-    json_object *a = list_before(o, pending, e->path, err, errlen);
-    if (!a)
-        return NULL;
-    json_object *out = json_object_new_array();
-    int found = 0;
-    for (size_t k = 0; k < json_object_array_length(a); k++) {
-        json_object *it = json_object_array_get_idx(a, k);
-        int same = strcmp(json_object_get_string(it), e->value) == 0;
-        found |= same;
-        if (!(same && e->op == STORE_LIST_REMOVE))
-            json_object_array_add(out, json_object_get(it));
+    /* what the edit starts from: the value queued for the field, else
+     * the object's list */
+    json_object *before = NULL;
+    if (pending && pending->value) {
+        before = pending->json ? json_tokener_parse(pending->value) : NULL;
+        if (!before) {
+            errf(err, errlen, "%s %s: cannot edit the list %s: it was set to something else",
+                 o->kind, o->key, e->path);
+            return NULL;
+        }
+    } else if (!pending) {
+        before = value_to_json(object_get(o, e->path)); /* NULL when absent or null */
     }
-    if (!found && e->op == STORE_LIST_ADD)
-        json_object_array_add(out, json_object_new_string(e->value));
+    json_object *after;
+    int changed;
+    int rc = list_after(before, e, &after, &changed, err, errlen);
+    json_object_put(before);
+    if (rc < 0) {
+        errprefix(err, errlen, "%s %s", o->kind, o->key);
+        return NULL;
+    }
     char *text = NULL;
-    if (found == (e->op == STORE_LIST_ADD) && !pending)
-        *unchanged = 1; /* nothing to write: the list already says so */
-    else
-        text = xstrdup(json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN |
-                                                               JSON_C_TO_STRING_NOSLASHESCAPE));
-    json_object_put(out);
-    json_object_put(a);
+    *unchanged = !changed && !pending; /* nothing to write: the list already says so */
+    if (!*unchanged)
+        text = xstrdup(json_object_to_json_string_ext(after, JSON_C_TO_STRING_PLAIN |
+                                                                 JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(after);
     return text;
 }
 
@@ -172,33 +173,15 @@ static char *key_text(const char *path, size_t i, size_t end)
 }
 
 /* A list edit of the member k of map m. */
-static int list_edit_json(json_object *m, const char *k, const store_edit *e, char *err,
-                          size_t errlen)
+static int list_edit_member(json_object *m, const char *k, const store_edit *e, char *err,
+                            size_t errlen)
 {
-    json_object *old = NULL;
+    json_object *old = NULL, *after;
+    int changed;
     json_object_object_get_ex(m, k, &old);
-    if (old && !json_object_is_type(old, json_type_null) &&
-        !json_object_is_type(old, json_type_array))
-        return errf(err, errlen, "cannot edit the list %s: it is not a list", e->path);
-    json_object *out = json_object_new_array();
-    int found = 0;
-    for (size_t i = 0;
-         old && json_object_is_type(old, json_type_array) && i < json_object_array_length(old);
-         i++) {
-        json_object *it = json_object_array_get_idx(old, i);
-        if (!json_object_is_type(it, json_type_string)) {
-            json_object_put(out);
-            return errf(err, errlen, "cannot edit the list %s: item %zu is not a string", e->path,
-                        i);
-        }
-        int same = strcmp(json_object_get_string(it), e->value) == 0;
-        found |= same;
-        if (!(same && e->op == STORE_LIST_REMOVE))
-            json_object_array_add(out, json_object_get(it));
-    }
-    if (!found && e->op == STORE_LIST_ADD)
-        json_object_array_add(out, json_object_new_string(e->value));
-    json_object_object_add(m, k, out);
+    if (list_after(old, e, &after, &changed, err, errlen) < 0)
+        return -1;
+    json_object_object_add(m, k, after);
     return 0;
 }
 
@@ -228,7 +211,7 @@ int edit_apply_json(json_object *root, const store_edit *e, char *err, size_t er
             else if (e->op == STORE_SET_JSON)
                 json_object_object_add(cur, k, v);
             else
-                rc = list_edit_json(cur, k, e, err, errlen);
+                rc = list_edit_member(cur, k, e, err, errlen);
             free(k);
             return rc;
         }
@@ -245,4 +228,28 @@ int edit_apply_json(json_object *root, const store_edit *e, char *err, size_t er
         cur = next;
         i = path[end] == '.' ? end + 1 : end;
     }
+}
+
+trellis_object *edit_apply_object(const trellis_object *o, const store_edit *edits, size_t n,
+                                  char *err, size_t errlen)
+{
+    json_object *tree = object_to_json(o);
+    for (size_t k = 0; k < n; k++) {
+        if (edit_apply_json(tree, &edits[k], err, errlen) < 0) {
+            json_object_put(tree);
+            errprefix(err, errlen, "%s %s", o->kind, o->key);
+            return NULL;
+        }
+    }
+    char e[256];
+    trellis_object *c = object_new(tree, e, sizeof e);
+    if (!c || strcmp(c->id, o->id) != 0) {
+        errf(err, errlen, "%s %s: the patch changes what the object is (%s)", o->kind, o->key,
+             c ? "its identity" : e);
+        if (c)
+            object_unref(c);
+        return NULL;
+    }
+    c->version = o->version;
+    return c;
 }

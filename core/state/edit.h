@@ -44,5 +44,10 @@ char *edit_list_result(const trellis_object *o, const edit_pending *pending, con
  * or -1 with err (a parent that is not a map, a list that is not one of
  * strings, a JSON value that does not parse). */
 int edit_apply_json(json_object *root, const store_edit *e, char *err, size_t errlen);
+/* o with edits[0..n) applied, as a new object (ownership transfers; the
+ * version is o's), all or none: NULL with err when an edit cannot be
+ * applied or would change the object's identity. */
+trellis_object *edit_apply_object(const trellis_object *o, const store_edit *edits, size_t n,
+                                  char *err, size_t errlen);
 
 #endif

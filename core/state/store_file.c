@@ -473,21 +473,9 @@ static int patch_created(file_store *fs, size_t i, const store_edit *edits, size
                          size_t errlen)
 {
     trellis_object *o = fs->created[i];
-    json_object *tree = object_to_json(o);
-    for (size_t k = 0; k < n; k++) {
-        if (edit_apply_json(tree, &edits[k], err, errlen) < 0) {
-            json_object_put(tree);
-            return errprefix(err, errlen, "%s %s", o->kind, o->key);
-        }
-    }
-    char e[256];
-    trellis_object *c = object_new(tree, e, sizeof e);
-    if (!c || strcmp(c->id, o->id) != 0) {
-        if (c)
-            object_unref(c);
-        return errf(err, errlen, "%s %s: the patch changes what the object is (%s)", o->kind,
-                    o->key, c ? "its identity" : e);
-    }
+    trellis_object *c = edit_apply_object(o, edits, n, err, errlen);
+    if (!c)
+        return -1;
     fs_entry *en = hmap_get(&fs->objects, o->id);
     if (en && en->o == o) {
         en->o = object_ref(c);

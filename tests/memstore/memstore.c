@@ -15,13 +15,9 @@
 #include "hmap.h"
 #include "util.h"
 
-typedef struct pend {
-    store_edit e; /* path and value owned */
-} pend;
-
 typedef struct entry {
     trellis_object *o; /* one reference */
-    pend *edits;
+    store_edit *edits; /* path and value owned */
     size_t n_edits;
     uint64_t read_version; /* the version the queued edits were made against */
     int remove;
@@ -81,6 +77,25 @@ static void queue_event(memstore *m, store_event_type type, trellis_object *old_
     (void)w;
 }
 
+/* The entry of o for a write made against o as read: NULL with err when
+ * it is not here or changed since; the version the first queued write was
+ * made against is kept for the flush. */
+static entry *as_read(memstore *m, const trellis_object *o, char *err, size_t errlen)
+{
+    entry *e = hmap_get(&m->by_id, o->id);
+    if (!e) {
+        errf(err, errlen, "%s %s: not in this store", o->kind, o->key);
+        return NULL;
+    }
+    if (e->o->version != o->version) {
+        errf(err, errlen, "%s %s changed since it was read", o->kind, o->key);
+        return NULL;
+    }
+    if (!e->n_edits && !e->remove)
+        e->read_version = o->version;
+    return e;
+}
+
 static int ms_patch(store *s, const trellis_object *o, const char *subresource,
                     const store_edit *edits, size_t n, char *err, size_t errlen)
 {
@@ -90,20 +105,12 @@ static int ms_patch(store *s, const trellis_object *o, const char *subresource,
         if (edit_check(o, &edits[i], err, errlen) < 0)
             return -1;
     pthread_mutex_lock(&m->mu);
-    entry *e = hmap_get(&m->by_id, o->id);
-    int rc = 0;
-    if (!e)
-        rc = errf(err, errlen, "%s %s: not in this store", o->kind, o->key);
-    else if (e->o->version != o->version)
-        rc = errf(err, errlen, "%s %s changed since it was read", o->kind, o->key);
-    if (rc == 0 && !e->n_edits)
-        e->read_version = o->version;
-    for (size_t i = 0; rc == 0 && i < n; i++) {
+    entry *e = as_read(m, o, err, errlen);
+    int rc = e ? 0 : -1;
+    for (size_t i = 0; e && i < n; i++) {
         e->edits = xrealloc(e->edits, (e->n_edits + 1) * sizeof *e->edits);
-        pend *p = &e->edits[e->n_edits++];
-        p->e.path = xstrdup(edits[i].path);
-        p->e.value = edits[i].value ? xstrdup(edits[i].value) : NULL;
-        p->e.op = edits[i].op;
+        e->edits[e->n_edits++] = (store_edit){
+            xstrdup(edits[i].path), edits[i].value ? xstrdup(edits[i].value) : NULL, edits[i].op};
     }
     pthread_mutex_unlock(&m->mu);
     return rc;
@@ -131,17 +138,10 @@ static int ms_remove(store *s, const trellis_object *o, char *err, size_t errlen
 {
     memstore *m = (memstore *)s;
     pthread_mutex_lock(&m->mu);
-    entry *e = hmap_get(&m->by_id, o->id);
-    int rc = 0;
-    if (!e)
-        rc = errf(err, errlen, "%s %s: not in this store", o->kind, o->key);
-    else if (e->o->version != o->version)
-        rc = errf(err, errlen, "%s %s changed since it was read", o->kind, o->key);
-    else {
-        if (!e->n_edits)
-            e->read_version = o->version;
+    entry *e = as_read(m, o, err, errlen);
+    int rc = e ? 0 : -1;
+    if (e)
         e->remove = 1;
-    }
     pthread_mutex_unlock(&m->mu);
     return rc;
 }
@@ -149,8 +149,8 @@ static int ms_remove(store *s, const trellis_object *o, char *err, size_t errlen
 static void clear_pending(entry *e)
 {
     for (size_t i = 0; i < e->n_edits; i++) {
-        free((char *)e->edits[i].e.path);
-        free((char *)e->edits[i].e.value);
+        free((char *)e->edits[i].path);
+        free((char *)e->edits[i].value);
     }
     free(e->edits);
     e->edits = NULL;
@@ -165,13 +165,13 @@ static int write_entry(memstore *m, entry *e, char *why, size_t whylen)
 {
     if (e->fail)
         return errf(why, whylen, "%s", e->fail);
-    /* changed by another writer since the edits were made: a set would
-     * overwrite the change, so it is refused; list edits are resolved
-     * against the object as it is now */
-    for (size_t i = 0; i < e->n_edits && e->o->version != e->read_version; i++)
-        if (e->edits[i].e.op < STORE_LIST_ADD)
-            return errf(why, whylen, "%s %s changed since it was read", e->o->kind, e->o->key);
-    if (e->remove && e->o->version != e->read_version)
+    /* changed by another writer since the writes were made: a set or a
+     * removal would undo the change, so it is refused; list edits are
+     * resolved against the object as it is now */
+    int guarded = e->remove;
+    for (size_t i = 0; i < e->n_edits; i++)
+        guarded |= e->edits[i].op < STORE_LIST_ADD;
+    if (guarded && e->o->version != e->read_version)
         return errf(why, whylen, "%s %s changed since it was read", e->o->kind, e->o->key);
     if (e->remove) {
         hmap_del(&m->by_id, e->o->id);
@@ -179,13 +179,7 @@ static int write_entry(memstore *m, entry *e, char *why, size_t whylen)
         e->o = NULL;
         return 0;
     }
-    json_object *tree = object_to_json(e->o);
-    for (size_t i = 0; i < e->n_edits; i++)
-        if (edit_apply_json(tree, &e->edits[i].e, why, whylen) < 0) {
-            json_object_put(tree);
-            return -1;
-        }
-    trellis_object *o = object_new(tree, why, whylen);
+    trellis_object *o = edit_apply_object(e->o, e->edits, e->n_edits, why, whylen);
     if (!o)
         return -1;
     o->version = ++m->version;
