@@ -189,11 +189,6 @@ static void apply_one(sched *s, store_event_type type, trellis_object *old_obj,
         move_on_event(s, NULL, TRELLIS_EV_OTHER, old_obj, new_obj);
 }
 
-/* The objects whose prepare read o are prepared again, as if they had
- * changed (a Shoot whose CloudProfile changed): each is replaced by a
- * fresh copy of itself, which the plugins prepare and which goes back to
- * the queue when it is pending. Not transitively: a cycle of reads would
- * never end. */
 /* Prepare the object of id again, as it is now: a fresh copy through the
  * change path. A workload in flight waits: its refresh is made after the
  * changes deferred before it, from the object it has then (a copy taken
@@ -217,6 +212,11 @@ static void refresh_one(sched *s, const char *id)
     object_unref(copy);
 }
 
+/* The objects whose prepare read o are prepared again, as if they had
+ * changed (a Shoot whose CloudProfile changed): each is replaced by a
+ * fresh copy of itself, which the plugins prepare and which goes back to
+ * the queue when it is pending. Not transitively: a cycle of reads would
+ * never end. */
 static void refresh_readers(sched *s, const trellis_object *o)
 {
     char **ids;

@@ -399,7 +399,8 @@ static int store_set_field(const trellis_plugin *self, const trellis_object *o, 
                            const char *value, char *err, size_t errlen)
 {
     const host_services *s = svc_for(self, "store_set_field", WRITES, err, errlen);
-    return s ? s->set_field(s->ud, self, o, path, value, err, errlen) : -1;
+    store_edit e = {path, value, STORE_SET};
+    return s ? s->patch(s->ud, self, o, NULL, &e, 1, err, errlen) : -1;
 }
 
 static int permit_set(const trellis_plugin *self, const char *fn, const char *ns, const char *name,

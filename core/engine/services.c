@@ -93,17 +93,6 @@ static int svc_create_target(void *ud, trellis_cycle *c, const trellis_plugin *p
     return rc;
 }
 
-static int svc_set_field(void *ud, const trellis_plugin *pl, const trellis_object *o,
-                         const char *path, const char *value, char *err, size_t errlen)
-{
-    sched *s = ud;
-    (void)pl;
-    if (!s->st)
-        return errf(err, errlen, "no store");
-    store_edit e = {path, value, 0};
-    return s->st->ops->patch(s->st, o, NULL, &e, 1, err, errlen);
-}
-
 static int svc_patch(void *ud, const trellis_plugin *pl, const trellis_object *o,
                      const char *subresource, const store_edit *edits, size_t n, char *err,
                      size_t errlen)
@@ -187,7 +176,6 @@ void services_init(sched *s, host_services *out)
     out->ud = s;
     out->evict = svc_evict;
     out->create_target = svc_create_target;
-    out->set_field = svc_set_field;
     out->permit = svc_permit;
     out->lookup = svc_lookup;
     out->foreach = svc_foreach;

@@ -2,7 +2,7 @@
  * services.h - what the scheduler offers the host table (hostapi.c).
  *
  * The host table implements the SDK's functions; those that change or
- * read the host's state (evict, create_target, store_set_field, permits,
+ * read the host's state (evict, create_target, the store writes, permits,
  * lookup_object, foreach_object, clock_now) go through this narrow interface, which
  * the scheduler fills in and hands to every plugin instance it creates
  * (trellis_plugin.svc). The host table therefore never calls the
@@ -27,9 +27,6 @@ typedef struct host_services {
     /* post-filter: create a target of the profile's kind from JSON */
     int (*create_target)(void *ud, trellis_cycle *c, const trellis_plugin *pl, const char *json,
                          char *err, size_t errlen);
-    /* write (value NULL: remove) a field of o through the store */
-    int (*set_field)(void *ud, const trellis_plugin *pl, const trellis_object *o, const char *path,
-                     const char *value, char *err, size_t errlen);
     /* allow or reject a workload waiting on permit: 0, -1 when none waits */
     int (*permit)(void *ud, const char *ns, const char *name, int allow, const char *reason);
     const trellis_object *(*lookup)(void *ud, const char *kind, const char *ns, const char *name);
