@@ -602,8 +602,8 @@ out:
 static int cmd_explain(opts *o)
 {
     if (o->n_pos != 1) {
-        fprintf(stderr, "trellis: explain: expected one workload: NAME, NAMESPACE/NAME or "
-                        "KIND/NAMESPACE/NAME\nTry 'trellis --help'.\n");
+        fprintf(stderr, "trellis: explain: expected one workload: NAME, NAMESPACE/NAME, "
+                        "KIND/NAME or KIND/NAMESPACE/NAME\nTry 'trellis --help'.\n");
         return 1;
     }
     char err[2048];
