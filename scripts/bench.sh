@@ -13,7 +13,10 @@
 # cache serves the generator's identical pods), kube-full (the same with
 # equivalence_cache = false: every plugin on every node in every cycle),
 # kube-sampled (percentage_of_targets_to_score = 0, kube-scheduler's
-# adaptive share), gardener (conf/gardener.cfg).
+# adaptive share), gardener (conf/gardener.cfg), openmcp (conf/openmcp.cfg
+# with the configuration below: 5 purposes, a tenth of the requests
+# Exclusive, each creating a Cluster; not a dry run, so write_s is the
+# write-back of every status, finalizer and new Cluster, on a copy).
 # ns/target is the median decision's time divided by the targets: the
 # cost-per-target curve over the kube-full cases of 500 to 20,000 nodes.
 set -eu
@@ -32,7 +35,8 @@ cases=${BENCH_CASES:-"kube:500:10000:1 kube:5000:50000:1 kube:5000:50000:2 kube:
 kube-full:500:10000:1 kube-full:1000:10000:1 kube-full:2000:10000:1 kube-full:5000:10000:1 \
 kube-full:10000:10000:1 kube-full:20000:10000:1 kube-full:5000:50000:2 \
 kube-sampled:5000:50000:1 kube-sampled:5000:50000:2 kube-sampled:20000:50000:2 \
-gardener:100:10000:1 gardener:1000:100000:1 gardener:1000:100000:2 kube:5000:50000:1:yaml"}
+gardener:100:10000:1 gardener:1000:100000:1 gardener:1000:100000:2 kube:5000:50000:1:yaml \
+openmcp:1000:100000:1"}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
@@ -52,8 +56,33 @@ sed 's/plugins = (/percentage_of_targets_to_score = 0;\n  plugins = (/' "$tmp/ku
 sed 's/plugins = (/equivalence_cache = false;\n  plugins = (/' "$tmp/kube.cfg" \
     >"$tmp/kube-full.cfg"
 
-printf '%-13s %8s %9s %3s %5s %9s %9s %12s %9s %9s %9s %8s %9s\n' profile targets workloads j \
-    fmt load_s sched_s decisions/s p50_us p99_us ns/target rss_MiB load_MB/s
+cat >"$tmp/openmcp-bench.yaml" <<'YAML'
+scheduler:
+  scope: Cluster
+  strategy: Balanced
+  selectors:
+    clusters:
+      matchLabels:
+        landscape: bench
+  purposeMappings:
+    exclusive:
+      template:
+        metadata:
+          namespace: exclusive
+          labels:
+            landscape: bench
+        spec:
+          profile: small
+          tenancy: Exclusive
+YAML
+for i in 1 2 3 4; do
+    printf '    shared-%s:\n      tenancyCount: 1000\n      template:\n        metadata:\n          labels:\n            landscape: bench\n        spec:\n          profile: small\n          tenancy: Shared\n' "$i" >>"$tmp/openmcp-bench.yaml"
+done
+sed -e 's|config = "openmcp-scheduler.yaml"|config = "openmcp-bench.yaml"|' -e 's|^plugin_dirs = .*||' \
+    "$top/conf/openmcp.cfg" >"$tmp/openmcp.cfg"
+
+printf '%-13s %8s %9s %3s %5s %9s %9s %9s %12s %9s %9s %9s %8s %9s\n' profile targets workloads \
+    j fmt load_s sched_s write_s decisions/s p50_us p99_us ns/target rss_MiB load_MB/s
 echo "[" >"$out"
 first=1
 for c in $cases; do
@@ -68,7 +97,13 @@ EOC
     cfg="$tmp/$prof.cfg"
     [ "$prof" = gardener ] && cfg="$top/conf/gardener.cfg"
     bytes=$(du -sb "$dir" | cut -f1)
-    "$trellis" schedule --config "$cfg" --state "$dir" -P "$plugins" --dry-run -o json \
+    state=$dir dry=--dry-run
+    if [ "$prof" = openmcp ]; then # written back, on a copy
+        rm -rf "$tmp/copy" && cp -R "$dir" "$tmp/copy"
+        state=$tmp/copy dry=
+    fi
+    # shellcheck disable=SC2086
+    "$trellis" schedule --config "$cfg" --state "$state" -P "$plugins" $dry -o json \
         -j "$j" --stats "$tmp/stats.json" >/dev/null
     s=$(cat "$tmp/stats.json")
     get() { echo "$s" | sed -n "s/.*\"$1\": \\([0-9.]*\\).*/\\1/p"; }
@@ -76,9 +111,9 @@ EOC
     mbps=$(awk -v b="$bytes" -v t="$load" 'BEGIN { printf "%.1f", (t > 0 ? b / t / 1e6 : 0) }')
     rss=$(awk -v k="$(get peak_rss_kib)" 'BEGIN { printf "%.0f", k / 1024 }')
     nspt=$(awk -v p="$(get p50_us)" -v n="$nt" 'BEGIN { printf "%.1f", p * 1000 / n }')
-    printf '%-13s %8s %9s %3s %5s %9.3f %9.3f %12.0f %9.1f %9.1f %9s %8s %9s\n' "$prof" "$nt" \
-        "$nw" "$j" "$fmt" "$load" "$(get schedule_s)" "$(get decisions_per_s)" "$(get p50_us)" \
-        "$(get p99_us)" "$nspt" "$rss" "$mbps"
+    printf '%-13s %8s %9s %3s %5s %9.3f %9.3f %9.3f %12.0f %9.1f %9.1f %9s %8s %9s\n' "$prof" \
+        "$nt" "$nw" "$j" "$fmt" "$load" "$(get schedule_s)" "$(get write_s)" \
+        "$(get decisions_per_s)" "$(get p50_us)" "$(get p99_us)" "$nspt" "$rss" "$mbps"
     [ $first -eq 1 ] || echo "," >>"$out"
     first=0
     printf '{"case": "%s", "profile": "%s", "format": "%s", "manifest_bytes": %s, "stats": %s}' \

@@ -3,12 +3,17 @@
  *
  *   trellis-gen kube DIR NODES PODS [SEED] [yaml|json]
  *   trellis-gen gardener DIR SEEDS SHOOTS [SEED] [yaml|json]
+ *   trellis-gen openmcp DIR CLUSTERS REQUESTS [SEED] [yaml|json]
  *
  * kube: Nodes of 4 CPU, 32Gi, 110 pods, labelled with a hostname and one of
  * three zones, and pending Pods requesting 100m CPU and 500Mi - the shape of
  * kube-scheduler's SchedulingBasic benchmark. gardener: Seeds over three
  * providers and several regions (some tainted, distinct networks, room for
- * the shoots), a CloudProfile per provider, and pending Shoots. The same
+ * the shoots), a CloudProfile per provider, and pending Shoots. openmcp:
+ * Clusters over 10 namespaces, each serving one of the Shared purposes
+ * shared-1 .. shared-4, and pending ClusterRequests, a tenth of them of
+ * the Exclusive purpose exclusive (each creates a Cluster), the others of
+ * a Shared one (the configuration is scripts/bench.sh's). The same
  * SEED writes the same files. Objects go to nodes/seeds and pods/shoots
  * files, 5,000 objects per file.
  */
@@ -199,10 +204,56 @@ static void gardener(const char *dir, long seeds, long shoots, int json)
     done(&h);
 }
 
+static void openmcp(const char *dir, long clusters, long requests, int json)
+{
+    out c = {dir, "clusters", json, 0, 0, NULL};
+    for (long i = 0; i < clusters; i++) {
+        FILE *f = doc(&c);
+        if (json)
+            fprintf(f,
+                    "{\"apiVersion\":\"clusters.openmcp.cloud/v1alpha1\",\"kind\":\"Cluster\","
+                    "\"metadata\":{\"name\":\"cluster-%05ld\",\"namespace\":\"ns-%ld\","
+                    "\"labels\":{\"landscape\":\"bench\"}},\"spec\":{\"profile\":\"small\","
+                    "\"tenancy\":\"Shared\",\"purposes\":[\"shared-%ld\"]}}\n",
+                    i, i % 10, 1 + i % 4);
+        else
+            fprintf(f,
+                    "apiVersion: clusters.openmcp.cloud/v1alpha1\nkind: Cluster\nmetadata:\n"
+                    "  name: cluster-%05ld\n  namespace: ns-%ld\n  labels:\n    landscape: bench\n"
+                    "spec:\n  profile: small\n  tenancy: Shared\n  purposes: [shared-%ld]\n",
+                    i, i % 10, 1 + i % 4);
+    }
+    done(&c);
+    out r = {dir, "requests", json, 0, 0, NULL};
+    for (long i = 0; i < requests; i++) {
+        FILE *f = doc(&r);
+        char purpose[16];
+        if (i % 10 == 0)
+            snprintf(purpose, sizeof purpose, "exclusive");
+        else
+            snprintf(purpose, sizeof purpose, "shared-%u", 1 + next() % 4);
+        if (json)
+            fprintf(f,
+                    "{\"apiVersion\":\"clusters.openmcp.cloud/v1alpha1\","
+                    "\"kind\":\"ClusterRequest\",\"metadata\":{\"name\":\"req-%07ld\","
+                    "\"namespace\":\"ns-%ld\",\"uid\":\"00000000-0000-4000-8000-%012ld\"},"
+                    "\"spec\":{\"purpose\":\"%s\"}}\n",
+                    i, i % 10, i, purpose);
+        else
+            fprintf(f,
+                    "apiVersion: clusters.openmcp.cloud/v1alpha1\nkind: ClusterRequest\n"
+                    "metadata:\n  name: req-%07ld\n  namespace: ns-%ld\n"
+                    "  uid: 00000000-0000-4000-8000-%012ld\nspec:\n  purpose: %s\n",
+                    i, i % 10, i, purpose);
+    }
+    done(&r);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 5 || argc > 7 || (strcmp(argv[1], "kube") && strcmp(argv[1], "gardener"))) {
-        fprintf(stderr, "usage: trellis-gen kube|gardener DIR TARGETS WORKLOADS [SEED] "
+    if (argc < 5 || argc > 7 ||
+        (strcmp(argv[1], "kube") && strcmp(argv[1], "gardener") && strcmp(argv[1], "openmcp"))) {
+        fprintf(stderr, "usage: trellis-gen kube|gardener|openmcp DIR TARGETS WORKLOADS [SEED] "
                         "[yaml|json]\n");
         return 2;
     }
@@ -221,7 +272,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "kube") == 0)
         kube(argv[2], t, w, json);
-    else
+    else if (strcmp(argv[1], "gardener") == 0)
         gardener(argv[2], t, w, json);
+    else
+        openmcp(argv[2], t, w, json);
     return 0;
 }

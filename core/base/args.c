@@ -210,7 +210,7 @@ static int parse_setting(arg_value *v, const config_setting_t *s, const char *fi
 }
 
 trellis_args *args_build(const trellis_arg_spec *spec, const config_setting_t *group,
-                         const char *file, char *err, size_t errlen)
+                         const config_setting_t *shared, const char *file, char *err, size_t errlen)
 {
     trellis_args *a = xcalloc(1, sizeof *a);
     size_t n = 0;
@@ -249,10 +249,17 @@ trellis_args *args_build(const trellis_arg_spec *spec, const config_setting_t *g
                 goto fail;
         }
     }
+    for (size_t i = 0; shared && i < n; i++) {
+        const config_setting_t *s = config_setting_get_member(shared, spec[i].key);
+        if (s && !(group && config_setting_get_member(group, spec[i].key)) &&
+            parse_setting(&a->v[i], s, file, err, errlen) < 0)
+            goto fail;
+    }
     for (size_t i = 0; i < n; i++) {
         if (spec[i].default_value)
             continue;
-        if (!group || !config_setting_get_member(group, spec[i].key)) {
+        if ((!group || !config_setting_get_member(group, spec[i].key)) &&
+            (!shared || !config_setting_get_member(shared, spec[i].key))) {
             errf(err, errlen, "%s:%d: missing required argument '%s' (%s)", at_file(group, file),
                  group ? config_setting_source_line(group) : 0, spec[i].key,
                  spec[i].doc ? spec[i].doc : args_type_name(spec[i].type));

@@ -38,11 +38,15 @@ struct trellis_args {
     size_t n;
 };
 
-/* Build args from a libconfig group (may be NULL: defaults only). `file`
- * names the config in messages. Returns NULL with err filled on error;
- * ownership of the result transfers to the caller (args_free). */
+/* Build args from a libconfig group (may be NULL: defaults only), then
+ * from the profile's shared group (plugin_args; may be NULL) for the keys
+ * the schema declares and the group does not set (keys it does not
+ * declare belong to other plugins). `file` names the config in messages.
+ * Returns NULL with err filled on error; ownership of the result
+ * transfers to the caller (args_free). */
 trellis_args *args_build(const trellis_arg_spec *spec, const config_setting_t *group,
-                         const char *file, char *err, size_t errlen);
+                         const config_setting_t *shared, const char *file, char *err,
+                         size_t errlen);
 void args_free(trellis_args *a);
 /* The value for key, or NULL when the schema has no such key. */
 const arg_value *args_find(const trellis_args *a, const char *key);

@@ -19,8 +19,8 @@
 #include "util.h"
 
 static const char *const point_names[] = {
-    "queue_sort", "pre_filter", "filter", "post_filter", "pre_score",   "score",   "reserve",
-    "permit",     "pre_bind",   "bind",   "post_bind",   "pre_enqueue", "finalize"};
+    "queue_sort", "pre_filter", "filter", "post_filter", "pre_score",   "score",    "reserve",
+    "permit",     "pre_bind",   "bind",   "post_bind",   "pre_enqueue", "finalize", "target_lost"};
 
 const char *config_point_name(unsigned bit)
 {
@@ -162,11 +162,12 @@ static int load_plugin(cfg *c, cfg_profile *pr, const config_setting_t *s, cfg_p
                 const char *n = config_setting_get_string_elem(pts, i);
                 unsigned bit = n ? config_point_parse(n) : 0;
                 if (!bit)
-                    return errf(err, errlen,
-                                "%s:%d: unknown extension point '%s' (expected queue_sort, "
-                                "pre_filter, filter, post_filter, pre_score, score, reserve, "
-                                "permit, pre_bind, bind, post_bind, pre_enqueue or finalize)",
-                                sfile(c, pts), config_setting_source_line(pts), n ? n : "?");
+                    return errf(
+                        err, errlen,
+                        "%s:%d: unknown extension point '%s' (expected queue_sort, "
+                        "pre_filter, filter, post_filter, pre_score, score, reserve, "
+                        "permit, pre_bind, bind, post_bind, pre_enqueue, finalize or target_lost)",
+                        sfile(c, pts), config_setting_source_line(pts), n ? n : "?");
                 pl->points |= bit;
             }
         }
@@ -309,6 +310,8 @@ static const setting profile_settings[] = {
      "the same for init and the binding cycle's hooks", NULL},
     {"plugins", SET_CUSTOM, NULL, 1, 0, 0, NULL, 0, 0, NULL,
      "( { name; as; path; weight; points; ignorable; args; }, ... ) in order", NULL},
+    {"plugin_args", SET_CUSTOM, NULL, 0, 0, 0, NULL, 0, 0, NULL,
+     "{ key = value; } for every plugin that declares the key and does not set it", NULL},
     {NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
 };
 
@@ -330,6 +333,10 @@ static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p, char 
     if (p->backoff_max_ms < p->backoff_initial_ms)
         return serr(c, config_setting_get_member(s, "backoff"), err, errlen,
                     "backoff.max_ms must be >= backoff.initial_ms");
+    config_setting_t *pa = config_setting_get_member(s, "plugin_args");
+    if (pa && !config_setting_is_group(pa))
+        return serr(c, pa, err, errlen, "'plugin_args' must be a group { key = value; }");
+    p->plugin_args = pa;
     config_setting_t *pl = config_setting_get_member(s, "plugins");
     if (!config_setting_is_list(pl) && !config_setting_is_array(pl))
         return serr(c, pl, err, errlen, "plugins must be a list ( { name = \"...\"; }, ... )");
@@ -654,6 +661,8 @@ static json_object *profile_json(const cfg_profile *p)
     for (size_t i = 0; i < p->n_plugins; i++)
         json_object_array_add(pls, plugin_json(&p->plugins[i]));
     json_object_object_add(o, "plugins", pls);
+    json_object_object_add(
+        o, "plugin_args", p->plugin_args ? setting_json(p->plugin_args) : json_object_new_object());
     return o;
 }
 

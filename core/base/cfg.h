@@ -35,7 +35,8 @@ enum {
     PT_POST_BIND = 1u << 10,
     PT_PRE_ENQUEUE = 1u << 11,
     PT_FINALIZE = 1u << 12,
-    PT_ALL = (1u << 13) - 1
+    PT_TARGET_LOST = 1u << 13,
+    PT_ALL = (1u << 14) - 1
 };
 /* Name of an extension point bit ("filter"); NULL if unknown. */
 const char *config_point_name(unsigned bit);
@@ -97,6 +98,11 @@ typedef struct cfg_profile {
     uint32_t hook_deadline_ms, bind_deadline_ms;
     cfg_plugin *plugins;
     size_t n_plugins;
+    /* plugin_args { }: arguments every plugin of the profile takes for
+     * the keys it declares, unless its own args set them (one setting for
+     * what several plugins read, openMCP's scheduler configuration); group
+     * or NULL, owned by the config */
+    const config_setting_t *plugin_args;
     int line;
 } cfg_profile;
 

@@ -128,6 +128,7 @@ void cache_remove_target(cache *c, const char *kind, const char *name)
     object_unref(t->t.obj);
     t->t.obj = NULL;
     c->set_gen++;
+    c->removals++;
     if (t->t.n_wl == 0)
         unlink_target(c, t);
     else

@@ -61,8 +61,9 @@ typedef struct cache {
     hmap targets;   /* key -> cache_target */
     hmap workloads; /* key -> cache_workload */
     cache_target *mru;
-    uint64_t gen;     /* bumped on every change */
-    uint64_t set_gen; /* bumped when targets are added or removed */
+    uint64_t gen;      /* bumped on every change */
+    uint64_t set_gen;  /* bumped when targets are added or removed */
+    uint64_t removals; /* bumped when a target is removed */
     int n_counters;
     size_t n_assumed;
 } cache;

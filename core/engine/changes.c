@@ -118,8 +118,8 @@ static void take_new(sched *s, profile *own, const trellis_object *old_obj, trel
     if (deleting && !(old_obj && routing_being_deleted(old_obj)))
         routing_finalize(s, own, w);
     profile *sp = routing_profile_for(s, w);
-    int enqueue =
-        !deleting && !binding_target(own->cfg, w, buf, sizeof buf) && sp && run_pre_enqueue(sp, w);
+    int enqueue = !deleting && !binding_target(own->cfg, w, buf, sizeof buf) && sp &&
+                  run_pre_enqueue(sp, w, NULL);
     for (size_t i = 0; i < s->n_profiles; i++)
         if (!enqueue || &s->profiles[i] != sp)
             queue_delete(&s->profiles[i].q, w);

@@ -95,7 +95,7 @@ void cycle_reset(trellis_cycle *c, profile *p, trellis_object *w)
     arena_release(c, 1);
     c->targets = p->snap.targets;
     c->n = p->snap.n;
-    if (c->n > c->cap_targets) {
+    if (c->n > c->cap_targets || !c->pass) { /* allocated even for no target */
         size_t cap = c->n + 64;
         c->pass = xrealloc(c->pass, ((cap + 63) / 64) * sizeof *c->pass);
         c->cands = xrealloc(c->cands, cap * sizeof *c->cands);

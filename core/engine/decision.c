@@ -122,6 +122,23 @@ void decision_add_created(decision *d, const trellis_object *o)
     add_id(&d->created, &d->n_created, o);
 }
 
+void decision_add_note(decision *d, const char *plugin, const char *text)
+{
+    if (d->n_notes >= 64)
+        return; /* a plugin noting in a loop does not grow a decision */
+    d->notes = xrealloc(d->notes, (d->n_notes + 1) * sizeof *d->notes);
+    d->notes[d->n_notes++] = xasprintf("%s: %s", plugin, text);
+}
+
+void decision_clear_notes(decision *d)
+{
+    for (size_t i = 0; i < d->n_notes; i++)
+        free(d->notes[i]);
+    free(d->notes);
+    d->notes = NULL;
+    d->n_notes = 0;
+}
+
 void decision_nominate(decision *d, const char *target)
 {
     free(d->nominated);
@@ -142,6 +159,7 @@ void decision_clear(decision *d)
 {
     decision_set_result(d, DEC_PENDING, NULL, NULL);
     free_cands(d);
+    decision_clear_notes(d);
     obj_ids_free(d->evicted, d->n_evicted);
     obj_ids_free(d->created, d->n_created);
     free(d->nominated);

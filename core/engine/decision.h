@@ -47,13 +47,19 @@ typedef struct decision {
     obj_id *created;
     dec_cand *cands;
     char *nominated;
+    /* how the decision was reached (cycle_note): "plugin: text" each */
+    char **notes;
     int64_t retry_at; /* unschedulable until a verdict expires then (ms); 0: none */
     dec_result result;
     uint32_t n_targets;
     uint32_t n_evicted;
     uint32_t n_created;
     uint32_t n_cands;
+    uint32_t n_notes;
     unsigned attempts;
+    /* the next attempt continues this one (a post-filter changed
+     * something): its notes stay */
+    unsigned continued : 1;
 } decision;
 
 /* a bound workload evicted before scheduling (eviction checks) */
@@ -73,6 +79,10 @@ void decision_record_candidates(decision *d, trellis_cycle *c);
 /* Note that a post-filter evicted or created o for d. */
 void decision_add_evicted(decision *d, const trellis_object *o);
 void decision_add_created(decision *d, const trellis_object *o);
+/* A note of plugin on how the decision was reached (copied); cleared at
+ * the start of an attempt that does not continue the previous one. */
+void decision_add_note(decision *d, const char *plugin, const char *text);
+void decision_clear_notes(decision *d);
 /* A post-filter made room on target for d's workload. */
 void decision_nominate(decision *d, const char *target);
 /* Free what d holds (d itself is not freed). */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binder.h"
 #include "binding.h"
 #include "log.h"
 #include "runtime.h"
@@ -56,7 +57,20 @@ static void evict_bound(sched *s, profile *p, const hit *h)
         routing_enqueue(s, sp, w);
 }
 
-/* The bound workloads of p's targets some eviction check rejects. */
+/* A bound workload of a target the store does not hold (ct has no
+ * object): p's target_lost plugins repair it or have it evicted. */
+static int lost(sched *s, profile *p, trellis_object *w, cache_target *ct, hit *h)
+{
+    if (!p->target_lost.n || routing_owner_for(s, w) != p || !binding_is_on(p->cfg, w, ct->name))
+        return 0;
+    int evict = run_target_lost(p, w, ct->name, &h->pl, &h->st);
+    if (s->binder) /* what a plugin wrote (a target created again) goes out now */
+        binder_request_flush(s->binder);
+    return evict;
+}
+
+/* The bound workloads of p's targets some eviction check rejects, or
+ * whose target is gone and a target_lost plugin says so. */
 static hit *collect(sched *s, profile *p, size_t *n_out)
 {
     hit *hits = NULL;
@@ -64,22 +78,21 @@ static hit *collect(sched *s, profile *p, size_t *n_out)
     hmap_slot *sl;
     while ((sl = hmap_next(&s->cache.targets, &it))) {
         cache_target *ct = sl->val;
-        if (!ct->t.obj || strcmp(ct->kind, p->cfg->target_kind) != 0)
+        if (strcmp(ct->kind, p->cfg->target_kind) != 0)
             continue;
         for (size_t j = 0; j < ct->t.n_wl; j++) {
             trellis_object *w = ct->t.wl[j];
-            if (routing_owner_for(s, w) != p || !binding_is_on(p->cfg, w, ct->name))
+            hit h = {.t = ct};
+            if (!ct->t.obj) {
+                if (!lost(s, p, w, ct, &h))
+                    continue;
+            } else if (routing_owner_for(s, w) != p || !binding_is_on(p->cfg, w, ct->name) ||
+                       !run_eviction_check(p, w, &ct->t, &h.pl, &h.st)) {
                 continue;
-            const trellis_plugin *pl;
-            trellis_status st;
-            if (!run_eviction_check(p, w, &ct->t, &pl, &st))
-                continue;
+            }
             grow(&hits, &cap, n + 1, sizeof *hits);
-            hits[n].w = object_ref(w);
-            hits[n].t = ct;
-            hits[n].pl = pl;
-            hits[n].st = st;
-            n++;
+            h.w = object_ref(w);
+            hits[n++] = h;
         }
     }
     *n_out = n;
@@ -90,7 +103,7 @@ void evictions_check(sched *s)
 {
     for (size_t i = 0; i < s->n_profiles; i++) {
         profile *p = &s->profiles[i];
-        if (!p->eviction.n)
+        if (!p->eviction.n && !p->target_lost.n)
             continue;
         /* collect first: evicting changes the lists being walked */
         size_t n;

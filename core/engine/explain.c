@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "binding.h"
+#include "runtime.h"
 #include "sched_impl.h"
 #include "util.h"
 
@@ -233,6 +234,7 @@ static void real_cycle(sched *s, profile *p, trellis_object *w, decision *d, exp
                                       "created targets)");
     }
     char msg[1024];
+    decision_clear_notes(d); /* those of pass one */
     for (;;) {
         const struct trellis_target *best = NULL;
         d->attempts++;
@@ -259,6 +261,10 @@ static void real_cycle(sched *s, profile *p, trellis_object *w, decision *d, exp
             break;
     }
     c->d = NULL;
+    r->notes = d->notes;
+    r->n_notes = d->n_notes;
+    d->notes = NULL;
+    d->n_notes = 0;
     r->attempts = d->attempts;
     r->evicted = d->evicted;
     r->n_evicted = d->n_evicted;
@@ -316,6 +322,9 @@ void explain_run(sched *s, profile *p, trellis_object *w, explain_result *r)
                             own ? own->cfg->name : "", own ? "'" : "", p->cfg->name);
     char buf[BINDING_KEY_MAX];
     const char *b = binding_target(p->cfg, w, buf, sizeof buf);
+    const char *by = NULL;
+    if (!(b && *b) && !run_pre_enqueue(p, w, &by))
+        r->skipped_by = xstrdup(by);
     if (b && *b) {
         /* evaluated as if pending: its own place on its target is free */
         r->bound = xstrdup(b);
@@ -360,6 +369,10 @@ void explain_free(explain_result *r)
     free(r->bound);
     free(r->note);
     free(r->pre_plugin);
+    for (size_t i = 0; i < r->n_notes; i++)
+        free(r->notes[i]);
+    free(r->notes);
+    free(r->skipped_by);
     free(r->picked);
     free(r->message);
     free(r->post_filter_note);
@@ -502,6 +515,11 @@ void explain_print_json(FILE *f, const explain_result *r)
         json_object_array_add(ta, row_json(r, &r->rows[i]));
     json_object_object_add(root, "targets", ta);
     json_object_object_add(root, "result", jstr(result_name(r)));
+    json_object *na = json_object_new_array();
+    for (size_t i = 0; i < r->n_notes; i++)
+        json_object_array_add(na, jstr(r->notes[i]));
+    json_object_object_add(root, "notes", na);
+    json_object_object_add(root, "left_alone_by", jstr(r->skipped_by));
     json_object_object_add(root, "picked", jstr(r->picked));
     json_object_object_add(root, "message", jstr(r->message ? r->message : ""));
     json_object_object_add(root, "attempts", json_object_new_int((int)r->attempts));
@@ -758,7 +776,8 @@ static void print_post_filter(FILE *f, const explain_result *r)
                     *r->evicted[i].namespace_ ? "/" : "", r->evicted[i].name,
                     *r->evicted_from[i] ? " from " : "", r->evicted_from[i]);
         for (size_t i = 0; i < r->n_created; i++)
-            fprintf(f, "  create %s %s\n", r->created[i].kind, r->created[i].name);
+            fprintf(f, "  create %s %s%s%s\n", r->created[i].kind, r->created[i].namespace_,
+                    *r->created[i].namespace_ ? "/" : "", r->created[i].name);
         if (r->nominated)
             fprintf(f, "  nominate %s for the retry\n", r->nominated);
     }
@@ -793,6 +812,13 @@ void explain_print_table(FILE *f, const explain_result *r)
                 "note: the real cycle looked at %zu of %zu targets "
                 "(percentage_of_targets_to_score) and picked among those\n",
                 r->n_rows - r->n_not_evaluated, r->n_rows);
+    if (r->skipped_by)
+        fprintf(f,
+                "Left alone: plugin %s's pre_enqueue skips it, so a run makes no decision "
+                "for it (below: what it would get if it were taken)\n",
+                r->skipped_by);
+    for (size_t i = 0; i < r->n_notes; i++)
+        fprintf(f, "Decided: %s\n", r->notes[i]);
     if (r->result == FW_SCHEDULED)
         fprintf(f, "Result: scheduled on %s%s\n", r->picked,
                 r->attempts > 1 ? " after the post-filter made room" : "");

@@ -74,6 +74,9 @@ typedef struct explain_result {
     char **evicted_from; /* [n_evicted] the target each victim was on */
     char *nominated;
     size_t n_not_evaluated; /* targets the real cycle did not look at */
+    char **notes;           /* how the real cycle decided (cycle_note); owned */
+    size_t n_notes;
+    char *skipped_by; /* the pre_enqueue plugin that leaves it alone; owned */
 } explain_result;
 
 /* Find the workload named by spec (NAME, NAMESPACE/NAME or

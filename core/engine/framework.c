@@ -613,15 +613,14 @@ static fw_result find_feasible(profile *p, trellis_cycle *c, trellis_object *w, 
 }
 
 /* Nothing fits: the post-filters may make room (evictions, a created
- * target). Every rejection needs its code first (unschedulable or
- * unresolvable) so a plugin knows where evicting could help. */
-static fw_result post_filter(trellis_cycle *c, unsigned flags, int all_rejected, char *msg,
-                             size_t msglen)
+ * target). A rejection's code (unschedulable or unresolvable: where
+ * evicting could help) is worked out when a post-filter asks for it
+ * (cycle_target_code), from the cycle's snapshot: a post-filter that
+ * creates a target never pays for the reasons of every other one. */
+static fw_result post_filter(trellis_cycle *c, unsigned flags, char *msg, size_t msglen)
 {
     if ((flags & FW_NO_POST_FILTER) || !c->p->post_filter.n)
         return FW_UNSCHEDULABLE;
-    for (size_t i = 0; i < c->n && !all_rejected; i++)
-        framework_code(c, i);
     return run_post_filter(c, msg, msglen) == TRELLIS_ERROR ? FW_ERROR : FW_UNSCHEDULABLE;
 }
 
@@ -723,7 +722,7 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, un
     if (find_feasible(p, c, w, flags, all_rejected, &scores_usable, msg, msglen) == FW_ERROR)
         return FW_ERROR;
     if (c->n_feasible == 0)
-        return post_filter(c, flags, all_rejected, msg, msglen);
+        return post_filter(c, flags, msg, msglen);
     if (c->n_feasible == 1 && !(flags & FW_EXPLAIN)) {
         *best = c->feasible[0];
         return FW_SCHEDULED;

@@ -73,6 +73,7 @@ REG(reg_eviction_check, eviction_check, trellis_eviction_fn)
 REG(reg_equivalent, equivalent, trellis_equivalent_fn)
 REG(reg_pre_enqueue, pre_enqueue, trellis_pre_enqueue_fn)
 REG(reg_finalize, finalize, trellis_finalize_fn)
+REG(reg_target_lost, target_lost, trellis_target_lost_fn)
 #undef REG
 
 /* A plugin's own thread may still call the host after its fini: every
@@ -324,8 +325,9 @@ static int cycle_filter_without(trellis_cycle *c, const trellis_target *t,
  * or from prepare is refused. */
 static int write_allowed(const char *hook)
 {
-    static const char *const ok[] = {"post_filter", "reserve", "unreserve", "permit",
-                                     "pre_bind",    "bind",    "post_bind", "finalize"};
+    static const char *const ok[] = {"post_filter", "reserve",  "unreserve",
+                                     "permit",      "pre_bind", "bind",
+                                     "post_bind",   "finalize", "target_lost"};
     if (!hook)
         return 1; /* not inside a hook: a plugin's own thread (permits) */
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
@@ -353,7 +355,7 @@ static const host_services *svc_for(const trellis_plugin *self, const char *fn, 
     if (kind == WRITES && !write_allowed(hook)) {
         errf(err, errlen,
              "%s called from %s: refused (writes belong to the post-filter, the binding "
-             "cycle and finalize)",
+             "cycle, finalize and target_lost)",
              fn, hook);
         log_msg(TRELLIS_LOG_ERROR, self->name, "%s", err);
         return NULL;
@@ -462,6 +464,24 @@ static void cycle_retry_at(trellis_cycle *c, int64_t ms)
 {
     if (c)
         cycle_note_retry(c, ms);
+}
+
+static void cycle_note(trellis_cycle *c, const trellis_plugin *self, const char *fmt, ...)
+{
+    static const char *const ok[] = {"pre_filter", "post_filter", "pre_score",
+                                     "normalize",  "reserve",     "permit"};
+    const char *hook = guard_hook();
+    int allowed = 0;
+    for (size_t i = 0; hook && i < sizeof ok / sizeof *ok; i++)
+        allowed |= strcmp(hook, ok[i]) == 0;
+    if (!c || !c->d || !fmt || !allowed || !self || retired(self, "cycle_note"))
+        return;
+    char text[TRELLIS_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    decision_add_note(c->d, self->name, text);
 }
 
 static int store_patch(const trellis_plugin *self, const trellis_object *o, const char *subresource,
@@ -624,6 +644,8 @@ static const trellis_host table = {
     .register_finalize = reg_finalize,
     .arg_document = arg_document,
     .store_bind = store_bind,
+    .register_target_lost = reg_target_lost,
+    .cycle_note = cycle_note,
 };
 
 const trellis_host *hostapi_table(void)

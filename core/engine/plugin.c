@@ -404,7 +404,8 @@ int registry_instantiate(registry *r, plugin_module *m, const cfg_plugin *pc,
     pl->weight = pc->weight;
     pl->points = pc->points;
     pl->slot = -1;
-    pl->args = args_build(m->desc->args, pc->args, cfg_file, err, errlen);
+    pl->args =
+        args_build(m->desc->args, pc->args, prof ? prof->plugin_args : NULL, cfg_file, err, errlen);
     if (!pl->args || read_documents(pl->args, pl->name, err, errlen) < 0) {
         args_free(pl->args);
         free(pl);
@@ -492,6 +493,7 @@ const char *registry_hook_names(const trellis_plugin *pl, char *buf, size_t len)
     HOOK(equivalent, "equivalent")
     HOOK(pre_enqueue, "pre-enqueue")
     HOOK(finalize, "finalize")
+    HOOK(target_lost, "target-lost")
 #undef HOOK
     if (h->has_events) {
         static const char *const ev_names[] = {"target-add",    "target-update",   "target-delete",
@@ -515,7 +517,7 @@ int registry_probe_hooks(plugin_module *m, const trellis_host *host, char *hooks
 {
     const trellis_plugin_desc *ds = m->desc;
     char err[512];
-    trellis_args *a = args_build(ds->args, NULL, "-", err, sizeof err);
+    trellis_args *a = args_build(ds->args, NULL, NULL, "-", err, sizeof err);
     if (!a) {
         snprintf(hooks, len, "(needs arguments)");
         return -1;

@@ -27,7 +27,7 @@ void profile_build(profile *p)
             p->queue_sort = pl;
         if (h->prepare_workload || h->amounts)
             plist_add(&p->prepare_workload, pl);
-        if (h->prepare_target)
+        if (h->prepare_target || h->target_values)
             plist_add(&p->prepare_target, pl);
         if (h->pre_filter && (pt & PT_PRE_FILTER))
             plist_add(&p->pre_filter, pl);
@@ -55,6 +55,8 @@ void profile_build(profile *p)
             plist_add(&p->pre_enqueue, pl);
         if (h->finalize && (pt & PT_FINALIZE))
             plist_add(&p->finalize, pl);
+        if (h->target_lost && (pt & PT_TARGET_LOST))
+            plist_add(&p->target_lost, pl);
     }
     /* the equivalence cache needs every plugin that filters or scores */
     p->equivalent = p->cfg->equivalence_cache;
@@ -73,7 +75,7 @@ void profile_free(profile *p)
     plist *lists[] = {&p->pre_filter, &p->filter,      &p->post_filter,      &p->pre_score,
                       &p->score,      &p->reserve,     &p->permit,           &p->pre_bind,
                       &p->bind,       &p->post_bind,   &p->prepare_workload, &p->prepare_target,
-                      &p->eviction,   &p->pre_enqueue, &p->finalize};
+                      &p->eviction,   &p->pre_enqueue, &p->finalize,         &p->target_lost};
     for (size_t j = 0; j < sizeof lists / sizeof *lists; j++)
         free(lists[j]->v);
     free(p->plugins);
@@ -123,6 +125,8 @@ const plist *profile_point(const profile *p, ext_point ep)
         return &p->pre_enqueue;
     case EP_FINALIZE:
         return &p->finalize;
+    case EP_TARGET_LOST:
+        return &p->target_lost;
     case EP_COUNT:
         break;
     }

@@ -41,6 +41,7 @@ typedef enum {
     EP_EVICTION,
     EP_PRE_ENQUEUE,
     EP_FINALIZE,
+    EP_TARGET_LOST,
     EP_COUNT
 } ext_point;
 

@@ -25,7 +25,7 @@ struct profile {
     trellis_plugin *queue_sort;
     struct rt_order *order; /* its queue's order (runtime.h), or NULL */
     plist pre_filter, filter, post_filter, pre_score, score, reserve, permit, pre_bind, bind,
-        post_bind, prepare_workload, prepare_target, eviction, pre_enqueue, finalize;
+        post_bind, prepare_workload, prepare_target, eviction, pre_enqueue, finalize, target_lost;
     queue q;
     snapshot snap;
     struct pool *sched_pool;

@@ -599,7 +599,7 @@ int run_bind(profile *p, trellis_cycle *c, trellis_object *w, const struct trell
     return -1;
 }
 
-int run_pre_enqueue(profile *p, trellis_object *w)
+int run_pre_enqueue(profile *p, trellis_object *w, const char **by)
 {
     for (size_t k = 0; k < p->pre_enqueue.n; k++) {
         trellis_plugin *pl = p->pre_enqueue.v[k];
@@ -607,6 +607,8 @@ int run_pre_enqueue(profile *p, trellis_object *w)
         CALL(pl, "pre_enqueue", w->id, pl->hook_deadline_ms, rc, rc = pl->h.pre_enqueue(pl, w));
         if (rc == TRELLIS_SKIP) {
             log_debug("%s %s: left alone (plugin %s, pre_enqueue)", w->kind, w->key, pl->name);
+            if (by)
+                *by = pl->name;
             return 0;
         }
         if (rc != TRELLIS_SUCCESS)
@@ -615,6 +617,40 @@ int run_pre_enqueue(profile *p, trellis_object *w)
                      w->kind, w->key, pl->name, rc);
     }
     return 1;
+}
+
+int run_target_lost(profile *p, trellis_object *w, const char *key, const trellis_plugin **by,
+                    trellis_status *st)
+{
+    char ns[256] = "";
+    const char *name = key, *slash = strchr(key, '/');
+    if (slash && (size_t)(slash - key) < sizeof ns) {
+        memcpy(ns, key, (size_t)(slash - key));
+        ns[slash - key] = '\0';
+        name = slash + 1;
+    }
+    for (size_t k = 0; k < p->target_lost.n; k++) {
+        trellis_plugin *pl = p->target_lost.v[k];
+        memset(st, 0, sizeof *st);
+        int rc = TRELLIS_SKIP;
+        CALL(pl, "target_lost", w->id, pl->bind_deadline_ms, rc,
+             rc = pl->h.target_lost(pl, w, ns, name, st));
+        if (rc == TRELLIS_SKIP)
+            continue;
+        if (rc == TRELLIS_UNSCHEDULABLE || rc == TRELLIS_UNRESOLVABLE) {
+            *by = pl;
+            return 1;
+        }
+        if (rc == TRELLIS_SUCCESS)
+            log_info("%s %s: plugin %s: %s is gone%s%s", w->kind, w->key, pl->name, key,
+                     st->message[0] ? ": " : "", st->message);
+        else
+            log_error("%s %s: plugin %s: target_lost for %s failed: %s%s%s", w->kind, w->key,
+                      pl->name, key, st->reason[0] ? st->reason : "error",
+                      st->message[0] ? ": " : "", st->message);
+        return 0;
+    }
+    return 0;
 }
 
 void run_finalize(profile *p, trellis_object *w)

@@ -132,8 +132,14 @@ void run_post_bind(profile *p, trellis_cycle *c, trellis_object *w, const struct
 
 /* ---- around the queue ---- */
 /* Whether p takes the pending workload w: 0 when a pre_enqueue plugin
- * says SKIP (no decision, no Event, not queued), else 1. */
-int run_pre_enqueue(profile *p, trellis_object *w);
+ * says SKIP (no decision, no Event, not queued; *by, when by is not NULL,
+ * names it), else 1. */
+int run_pre_enqueue(profile *p, trellis_object *w, const char **by);
+/* p's target_lost plugins on w, bound to the target key `key` that the
+ * store does not hold: 1 when one of them wants the placement cleared
+ * (st filled, *by the plugin), else 0. */
+int run_target_lost(profile *p, trellis_object *w, const char *key, const trellis_plugin **by,
+                    trellis_status *st);
 /* Finalize w (being deleted or gone) with every finalize plugin of p; a
  * failure is logged with the plugin and the workload. */
 void run_finalize(profile *p, trellis_object *w);

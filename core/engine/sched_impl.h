@@ -71,8 +71,8 @@ struct sched {
     /* figures */
     size_t n_manifest_errors;
     size_t n_targets_loaded, n_workloads_loaded, n_pending;
-    uint64_t load_ns, schedule_ns;
-    uint32_t *cycle_ns; /* the duration of every cycle, for --stats */
+    uint64_t load_ns, schedule_ns, write_ns; /* reading, deciding, writing back */
+    uint32_t *cycle_ns;                      /* the duration of every cycle, for --stats */
     size_t n_cycles, cap_cycles;
     size_t n_bound_total, n_bind_errors;
     /* long-running mode */

@@ -47,6 +47,27 @@ static char **plugin_dirs(const cfg *c, char *const *extra, size_t n_extra, size
     return dirs;
 }
 
+/* Every key of the profile's plugin_args is declared by one of its
+ * plugins: a misspelt shared argument is an error, not silence. */
+static int check_plugin_args(const sched *s, const profile *p, char *err, size_t errlen)
+{
+    const config_setting_t *g = p->cfg->plugin_args;
+    for (int i = 0; g && i < config_setting_length(g); i++) {
+        const config_setting_t *a = config_setting_get_elem(g, (unsigned)i);
+        const char *key = config_setting_name(a);
+        int found = 0;
+        for (size_t j = 0; j < p->n_plugins && !found; j++)
+            for (const trellis_arg_spec *sp = p->plugins[j]->mod->desc->args; sp && sp->key; sp++)
+                found |= strcmp(sp->key, key) == 0;
+        if (!found)
+            return errf(err, errlen,
+                        "%s:%d: profile '%s': plugin_args '%s' is an argument of none of its "
+                        "plugins (see `trellis plugins --describe NAME`)",
+                        s->cfg->file, config_setting_source_line(a), p->cfg->name, key);
+    }
+    return 0;
+}
+
 /* Load and instantiate the plugins of profile p, config order. */
 static int load_plugins(sched *s, profile *p, char **dirs, size_t nd, char *err, size_t errlen)
 {
@@ -65,7 +86,7 @@ static int load_plugins(sched *s, profile *p, char **dirs, size_t nd, char *err,
             return -1;
         p->plugins[p->n_plugins++] = pl;
     }
-    return 0;
+    return check_plugin_args(s, p, err, errlen);
 }
 
 /* Group p's plugins, check what a profile needs, set up its queue and
@@ -238,7 +259,7 @@ static void load_workload(sched *s, trellis_object *o)
         cache_add_bound(&s->cache, o, own->cfg->target_kind, counted[k]);
     if (routing_being_deleted(o))
         routing_finalize(s, own, o); /* it still counts where it is until it is gone */
-    else if (!binding_target(own->cfg, o, buf, sizeof buf) && p && run_pre_enqueue(p, o))
+    else if (!binding_target(own->cfg, o, buf, sizeof buf) && p && run_pre_enqueue(p, o, NULL))
         routing_enqueue(s, p, o);
 }
 
@@ -308,13 +329,16 @@ static uint64_t rejectors(const trellis_cycle *c)
  * pool. */
 static void unschedulable(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it)
 {
-    char *m = framework_unschedulable_message(c);
-    decision_set_result(d, DEC_UNSCHEDULABLE, m, NULL);
-    free(m);
     if (c->changed && d->attempts < s->max_attempts) {
+        /* the retry decides; the reasons of every target are not needed */
+        decision_set_result(d, DEC_UNSCHEDULABLE, "retried: a post-filter made room", NULL);
+        d->continued = 1;
         queue_retry_now(&p->q, it);
         return;
     }
+    char *m = framework_unschedulable_message(c);
+    decision_set_result(d, DEC_UNSCHEDULABLE, m, NULL);
+    free(m);
     if (s->run_mode)
         log_info("%s %s: unschedulable: %s", it->w->kind, it->w->key, d->message);
     if (p->cfg->events) {
@@ -339,6 +363,9 @@ static dec_result schedule_one(sched *s, profile *p, qitem *it)
     decision *d = decisions_for(s->dec, it->w, p);
     d->attempts++;
     d->retry_at = 0;
+    if (!d->continued)
+        decision_clear_notes(d);
+    d->continued = 0;
     snapshot_update(&p->snap, &s->cache);
     trellis_cycle *c = &s->cycle;
     c->d = d;
@@ -432,9 +459,10 @@ int sched_run_once(sched *s, char *err, size_t errlen)
     if (s->progress && s->n_cycles >= 256)
         show_progress(s, SIZE_MAX, t0, &last);
     decisions_sort(s->dec);
-    if (s->st && s->st->ops->flush(s->st, decision_not_written, s, err, errlen) < 0)
-        return -1;
-    return 0;
+    uint64_t w0 = now_ns();
+    int rc = s->st ? s->st->ops->flush(s->st, decision_not_written, s, err, errlen) : 0;
+    s->write_ns = now_ns() - w0;
+    return rc < 0 ? -1 : 0;
 }
 
 /* ---- the long-running host ---- */
@@ -605,6 +633,7 @@ void sched_get_stats(const sched *s, sched_stats *out)
     out->assumed = s->cache.n_assumed;
     out->load_ns = s->load_ns;
     out->schedule_ns = s->schedule_ns;
+    out->write_ns = s->write_ns;
     for (size_t k = 0; k < s->n_profiles; k++) {
         out->eq_hits += s->profiles[k].eq.hits;
         out->eq_reevaluated += s->profiles[k].eq.targets_reevaluated;

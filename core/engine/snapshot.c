@@ -157,10 +157,60 @@ static void rebuild(snapshot *s, const cache *c)
         hmap_put(&s->by_name, s->targets[k]->name, s->targets[k]);
     }
     s->set_gen = c->set_gen;
+    s->removals = c->removals;
+}
+
+/* Where a target named like t goes in the sorted array. */
+static size_t sorted_position(const snapshot *s, const struct trellis_target *t)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (by_name(&s->targets[mid], &t) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Targets were only added since the last update (a post-filter created
+ * one): each goes into its place, the columns after the first new one
+ * move, and nothing is copied or sorted again. 0, or -1 when the columns
+ * are too small (the caller rebuilds). */
+static int add_new(snapshot *s, const cache *c)
+{
+    size_t first = SIZE_MAX, n_new = 0;
+    for (const cache_target *ct = c->mru; ct && ct->t.gen > s->gen; ct = ct->next)
+        n_new += ct->t.obj && strcmp(ct->kind, s->kind) == 0 && !snapshot_find(s, ct->name);
+    if (s->n + n_new > s->cap_cols)
+        return -1;
+    for (const cache_target *ct = c->mru; ct && ct->t.gen > s->gen; ct = ct->next) {
+        if (!ct->t.obj || strcmp(ct->kind, s->kind) != 0 || snapshot_find(s, ct->name))
+            continue;
+        struct trellis_target *t = xcalloc(1, sizeof *t);
+        copy_into(s, t, &ct->t);
+        size_t at = sorted_position(s, t);
+        grow(&s->targets, &s->cap, s->n + 1, sizeof *s->targets);
+        memmove(&s->targets[at + 1], &s->targets[at], (s->n - at) * sizeof *s->targets);
+        s->targets[at] = t;
+        s->n++;
+        hmap_put(&s->by_name, t->name, t);
+        if (at < first)
+            first = at;
+    }
+    for (size_t k = first; k < s->n; k++)
+        fill_columns(s, k);
+    s->set_gen = c->set_gen;
+    return 0;
 }
 
 void snapshot_update(snapshot *s, const cache *c)
 {
+    if (s->set_gen != c->set_gen && s->removals == c->removals && s->gen != 0 &&
+        add_new(s, c) == 0) {
+        /* only additions: placed; the loop below updates what changed */
+    }
     if (s->set_gen != c->set_gen || (s->gen == 0 && c->gen != 0)) {
         rebuild(s, c);
     } else {

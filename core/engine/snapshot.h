@@ -30,7 +30,7 @@ typedef struct snapshot {
     struct trellis_target **targets; /* sorted by name; copies owned here */
     size_t n, cap;
     hmap by_name; /* name -> struct trellis_target* */
-    uint64_t gen, set_gen;
+    uint64_t gen, set_gen, removals;
     int n_counters;
     int n_slots, n_tvalues;
     /* columns of cap_cols elements: column k of x starts at x + k * cap_cols */

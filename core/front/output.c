@@ -68,6 +68,12 @@ static json_object *decision_json(int explain, const decision *d, dec_result r)
     json_object_object_add(o, "message", json_object_new_string(d->message ? d->message : ""));
     json_object_object_add(o, "evicted", ids_json(d->evicted, d->n_evicted));
     json_object_object_add(o, "created", ids_json(d->created, d->n_created));
+    if (d->n_notes) {
+        json_object *na = json_object_new_array();
+        for (size_t k = 0; k < d->n_notes; k++)
+            json_object_array_add(na, json_object_new_string(d->notes[k]));
+        json_object_object_add(o, "notes", na);
+    }
     if (d->retry_at && r == DEC_UNSCHEDULABLE) {
         char ts[CLOCK_TEXT_MAX];
         clock_format(d->retry_at, ts, sizeof ts);
@@ -187,7 +193,10 @@ void output_table(FILE *f, sched *s)
             fprintf(f, "    evicted %s %s%s%s\n", d->evicted[k].kind, d->evicted[k].namespace_,
                     *d->evicted[k].namespace_ ? "/" : "", d->evicted[k].name);
         for (size_t k = 0; k < d->n_created; k++)
-            fprintf(f, "    created %s %s\n", d->created[k].kind, d->created[k].name);
+            fprintf(f, "    created %s %s%s%s\n", d->created[k].kind, d->created[k].namespace_,
+                    *d->created[k].namespace_ ? "/" : "", d->created[k].name);
+        for (size_t k = 0; k < d->n_notes; k++)
+            fprintf(f, "    %s\n", d->notes[k]);
         if (sched_explaining(s)) {
             for (size_t k = 0; k < d->n_cands; k++) {
                 const dec_cand *c = &d->cands[k];

@@ -1010,13 +1010,6 @@ static int check_pass(wctx *w, const wb_edit *edits, node *const *raws, const si
     return 0;
 }
 
-/* Edits a and b may interact when they address the same document and the
- * same item, or one of them the whole document. */
-static int conflict(const wb_edit *a, const wb_edit *b)
-{
-    return a->doc == b->doc && (a->item == b->item || a->item < 0 || b->item < 0);
-}
-
 /* The raw values of edits, parsed once (used to render and to verify);
  * NULL with err naming the edit whose value is not valid JSON. */
 static node **parse_raws(const wb_edit *edits, size_t n, char *err, size_t errlen)
@@ -1036,24 +1029,116 @@ static node **parse_raws(const wb_edit *edits, size_t n, char *err, size_t errle
     return raws;
 }
 
+/* What a pass has seen of the edits not done yet, per document: one
+ * addressing the whole document, any at all, and the (document, item)
+ * pairs of those inside a List (a small open-addressing set). */
+typedef struct waiting {
+    unsigned char *whole, *any; /* [ndocs] */
+    uint64_t *items;            /* (doc << 32 | item) + 1; 0 empty */
+    size_t cap;                 /* a power of two */
+} waiting;
+
+static size_t item_slot(const waiting *wt, uint64_t key)
+{
+    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & (wt->cap - 1);
+    while (wt->items[h] && wt->items[h] != key)
+        h = (h + 1) & (wt->cap - 1);
+    return h;
+}
+
 /* The edits of the next pass into round, in order, marked 1 in state:
- * those that wait for no earlier edit still waiting. Their number. */
+ * those that wait for no earlier edit still waiting on the same document
+ * and item (or on the whole document, or being one). Their number.
+ * Linear in the edits: a file with thousands of documents gets thousands
+ * of edits in one write. */
 static size_t pick_round(const wb_edit *edits, size_t n, unsigned char *state, size_t *round)
 {
+    int ndocs = 0;
+    for (size_t i = 0; i < n; i++)
+        if (edits[i].doc >= ndocs)
+            ndocs = edits[i].doc + 1;
+    waiting wt = {xcalloc((size_t)ndocs + 1, 1), xcalloc((size_t)ndocs + 1, 1), NULL, 16};
+    while (wt.cap < 2 * n)
+        wt.cap *= 2;
+    wt.items = xcalloc(wt.cap, sizeof *wt.items);
     size_t nr = 0;
     for (size_t i = 0; i < n; i++) {
-        if (state[i] == 2)
+        const wb_edit *e = &edits[i];
+        if (state[i] == 2 || e->doc < 0)
             continue;
-        int ok = 1;
-        for (size_t j = 0; j < i && ok; j++)
-            if (state[j] != 2 && conflict(&edits[i], &edits[j]))
-                ok = 0;
-        if (ok) {
+        uint64_t key = ((uint64_t)(uint32_t)e->doc << 32 | (uint32_t)e->item) + 1;
+        int blocked =
+            wt.whole[e->doc] || (e->item < 0 ? wt.any[e->doc] : wt.items[item_slot(&wt, key)] != 0);
+        if (!blocked) {
             state[i] = 1;
             round[nr++] = i;
         }
+        wt.any[e->doc] = 1;
+        if (e->item < 0)
+            wt.whole[e->doc] = 1;
+        else
+            wt.items[item_slot(&wt, key)] = key;
     }
+    free(wt.whole);
+    free(wt.any);
+    free(wt.items);
     return nr;
+}
+
+/* Mark done (2 in state) every edit that a later one makes moot: a value
+ * set at the same document, item and path and set there again, with no
+ * edit between them on the whole document, on a field that holds this one
+ * or on one inside it (either could change what is accepted or where the
+ * path leads); the later edit creates, or is refused, exactly as the
+ * earlier would. Several patches of one object in a run
+ * (each finalizer added to a Cluster's list) then cost one edit, not one
+ * pass each. Edits are compared within their document only (grouped by a
+ * counting sort), so the cost follows the edits per document. The number
+ * marked. */
+static size_t drop_superseded(const wb_edit *edits, size_t n, unsigned char *state)
+{
+    int ndocs = 0;
+    for (size_t i = 0; i < n; i++)
+        if (edits[i].doc >= ndocs)
+            ndocs = edits[i].doc + 1;
+    size_t *start = xcalloc((size_t)ndocs + 2, sizeof *start),
+           *by = xmalloc((n ? n : 1) * sizeof *by);
+    for (size_t i = 0; i < n; i++)
+        if (edits[i].doc >= 0)
+            start[edits[i].doc + 2]++;
+    for (int d = 0; d < ndocs; d++)
+        start[d + 2] += start[d + 1];
+    for (size_t i = 0; i < n; i++) /* stable: each document's edits in order */
+        if (edits[i].doc >= 0)
+            by[start[edits[i].doc + 1]++] = i;
+    size_t dropped = 0;
+    for (int d = 0; d < ndocs; d++) {
+        for (size_t x = start[d]; x < start[d + 1]; x++) {
+            const wb_edit *a = &edits[by[x]];
+            size_t plen = strlen(a->path);
+            for (size_t y = x + 1; y < start[d + 1]; y++) {
+                const wb_edit *b = &edits[by[y]];
+                if (b->item < 0 && a->item >= 0)
+                    break; /* the whole document: keep */
+                if (b->item != a->item)
+                    continue;
+                if (strcmp(b->path, a->path) == 0) {
+                    if (a->value && b->value && a->raw == b->raw) { /* set, then set again */
+                        state[by[x]] = 2;
+                        dropped++;
+                    }
+                    break;
+                }
+                size_t blen = strlen(b->path), n_ = blen < plen ? blen : plen;
+                if (strncmp(a->path, b->path, n_) == 0 &&
+                    (blen < plen ? a->path[blen] : b->path[plen]) == '.')
+                    break; /* a field holding this one, or inside it, changed between */
+            }
+        }
+    }
+    free(start);
+    free(by);
+    return dropped;
 }
 
 /* The text of w with the nrs replacements (in order, not overlapping)
@@ -1109,7 +1194,7 @@ int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *ed
     form_sums *sums = NULL;
     size_t cap_sums = 0;
     int rc = 0, first = 1;
-    size_t left = n;
+    size_t left = n - drop_superseded(edits, n, state);
     do {
         /* pick the edits of this pass, in order, skipping any that must
          * wait for an earlier one that waits (none at all: the text is

@@ -176,6 +176,9 @@
  *   1.4  TRELLIS_ARG_DOCUMENT                       structured arguments (YAML or JSON)
  *   1.4  trellis_host.arg_document
  *   1.4  trellis_host.store_bind                    a placement as the binding model says
+ *   1.4  trellis_host.register_target_lost          a workload bound to a target that is gone
+ *   1.4  trellis_target_lost_fn
+ *   1.4  trellis_host.cycle_note                    how a decision was reached, in the decision
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -197,6 +200,10 @@
  *   finalize                             main thread, when a workload being
  *                                        deleted is read or one is deleted;
  *                                        may write
+ *   target_lost                          main thread, when a workload is read
+ *                                        bound to a target the store does not
+ *                                        hold, and when its target is
+ *                                        deleted; may write
  *
  *   queueing hints (long-running host):
  *     hint                             main thread, when a store change
@@ -579,6 +586,18 @@ typedef int (*trellis_pre_enqueue_fn)(trellis_plugin *self, const trellis_object
 typedef int (*trellis_finalize_fn)(trellis_plugin *self, const trellis_object *w,
                                    trellis_status *st);
 
+/* w is bound (by the profile's binding) to a target the store does not
+ * hold: namespace_ ("" when cluster-scoped) and name are the binding's
+ * (1.4). The target was deleted, or never created. TRELLIS_SUCCESS: the
+ * plugin repaired it (openMCP creates a request's deleted Cluster again,
+ * with store_create); TRELLIS_UNSCHEDULABLE with st filled: the placement
+ * is cleared and w queued again, as an eviction; TRELLIS_SKIP: nothing to
+ * say (the next plugin is asked). Called when a run reads such a workload
+ * and, in `trellis run`, when the target is deleted; make it idempotent.
+ * Main thread; may read and write. */
+typedef int (*trellis_target_lost_fn)(trellis_plugin *self, const trellis_object *w,
+                                      const char *namespace_, const char *name, trellis_status *st);
+
 /* ---- writes (1.4) -------------------------------------------------------- */
 
 /* What an edit of store_patch does to the field at its path. */
@@ -879,6 +898,20 @@ typedef struct trellis_host {
      * buffering). 0, or -1 with err. */
     int (*store_bind)(const trellis_plugin *self, const trellis_object *w, const trellis_target *t,
                       char *err, size_t errlen);
+    /* Registration (init only): see trellis_target_lost_fn. */
+    int (*register_target_lost)(trellis_plugin *self, trellis_target_lost_fn fn);
+    /* One line on how this cycle's decision was reached (a placement
+     * recovered, the strategy's pick and the seed of a random draw, a
+     * target created), added to the decision under `notes` with the
+     * plugin's name; what `trellis explain` shows first. text is copied
+     * (at most TRELLIS_MESSAGE_MAX bytes kept). Main thread hooks of the
+     * scheduling cycle: pre_filter, post_filter, pre_score, normalize,
+     * reserve, permit; ignored elsewhere. */
+    void (*cycle_note)(trellis_cycle *c, const trellis_plugin *self, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 3, 4)))
+#endif
+        ;
 } trellis_host;
 
 /* Whether the host table has a given member (for plugins built against a

@@ -116,6 +116,8 @@ int main(void)
     HOST(register_finalize);
     HOST(arg_document);
     HOST(store_bind);
+    HOST(register_target_lost);
+    HOST(cycle_note);
 #endif
     DESC(size);
     DESC(sdk_major);

@@ -30,6 +30,33 @@ static inline char *fuzz_text(const uint8_t *data, size_t size)
     return t;
 }
 
+/* head (a document's first lines, ending in "spec:\n") and the input
+ * indented under it, so that the input becomes the value of spec (a
+ * document marker in it is then text of the value, not a new document).
+ * *len gets the text's length. */
+static inline char *fuzz_under_spec(const char *head, const uint8_t *data, size_t size, size_t *len)
+{
+    size_t hlen = strlen(head);
+    char *t = malloc(hlen + 3 * size + 3), *p = t;
+
+    if (!t)
+        abort();
+    memcpy(p, head, hlen);
+    p += hlen;
+    *p++ = ' ';
+    *p++ = ' ';
+    for (size_t i = 0; i < size; i++) {
+        *p++ = (char)data[i];
+        if (data[i] == '\n') {
+            *p++ = ' ';
+            *p++ = ' ';
+        }
+    }
+    *p = '\0';
+    *len = (size_t)(p - t);
+    return t;
+}
+
 #define FUZZ_CHECK(cond, ...)                                                                      \
     do {                                                                                           \
         if (!(cond)) {                                                                             \

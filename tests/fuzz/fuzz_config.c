@@ -62,7 +62,7 @@ static const trellis_arg_spec required_spec[] = {
 static void check_args(const trellis_arg_spec *spec, const cfg *c, const cfg_plugin *pl)
 {
     char err[512] = "";
-    trellis_args *a = args_build(spec, pl->args, c->file, err, sizeof err);
+    trellis_args *a = args_build(spec, pl->args, NULL, c->file, err, sizeof err);
 
     if (!a) {
         FUZZ_CHECK(err[0], "args_build failed without a message");

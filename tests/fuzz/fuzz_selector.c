@@ -25,30 +25,6 @@
 
 static const char head[] = "apiVersion: v1\nkind: Fuzz\nmetadata:\n  name: s\nspec:\n";
 
-/* The input indented under `spec:` (a document marker in it then is text
- * of the value, not a new document). */
-static char *document(const uint8_t *data, size_t size, size_t *len)
-{
-    char *t = malloc(sizeof head + 3 * size + 3), *p = t;
-
-    if (!t)
-        abort();
-    memcpy(p, head, sizeof head - 1);
-    p += sizeof head - 1;
-    *p++ = ' ';
-    *p++ = ' ';
-    for (size_t i = 0; i < size; i++) {
-        *p++ = (char)data[i];
-        if (data[i] == '\n') {
-            *p++ = ' ';
-            *p++ = ' ';
-        }
-    }
-    *p = '\0';
-    *len = (size_t)(p - t);
-    return t;
-}
-
 static const char *lookup(const void *ud, const char *key)
 {
     return value_string(value_get(ud, key));
@@ -139,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const char *const extra[] = {"providerTypes", NULL};
     const trellis_host *h = hostapi_table();
     size_t len;
-    char *text = document(data, size, &len);
+    char *text = fuzz_under_spec(head, data, size, &len);
     manifest_set set;
 
     manifest_set_init(&set);

@@ -324,7 +324,7 @@ START_TEST(config_json_defaults_and_args)
     ck_assert_ptr_null(get(pr, "plugins.0.path"));
     ck_assert_int_eq(jint(pr, "plugins.0.weight"), 1);
     ck_assert_uint_eq(json_object_array_length(get(pr, "plugins.0.points")),
-                      13); /* every extension point, finalize last */
+                      14); /* every extension point, target_lost last */
     ck_assert_str_eq(jstr(pr, "plugins.0.points.0"), "queue_sort");
     ck_assert_int_eq(json_object_object_length(get(pr, "plugins.0.args")), 0);
 
@@ -396,8 +396,40 @@ static trellis_args *build(const char *args_text, char *err, size_t len)
     char e[512];
     ck_assert_msg(config_load(write_cfg(text), &c, e, sizeof e) == 0, "%s", e);
     loaded = 1;
-    return args_build(spec, c.profiles[0].plugins[0].args, c.file, err, len);
+    return args_build(spec, c.profiles[0].plugins[0].args, c.profiles[0].plugin_args, c.file, err,
+                      len);
 }
+
+/* plugin_args: what a profile gives every plugin that declares the key. */
+START_TEST(shared_plugin_args)
+{
+    static cfg c;
+    char err[512];
+    const char *text =
+        PROFILE_HEAD "  plugin_args = { needed = \"shared\"; count = 9; other = 1; };\n"
+                     "  plugins = ( { name = \"x\"; args = { count = 2; }; } );\n} );\n";
+    ck_assert_msg(config_load(write_cfg(text), &c, err, sizeof err) == 0, "%s", err);
+    trellis_args *a = args_build(spec, c.profiles[0].plugins[0].args, c.profiles[0].plugin_args,
+                                 c.file, err, sizeof err);
+    ck_assert_msg(a != NULL, "%s", err);
+    ck_assert_str_eq(args_string(a, "needed"), "shared"); /* required, given once */
+    ck_assert_int_eq(args_int(a, "count"), 2);            /* its own entry wins */
+    ck_assert_int_eq(args_bool(a, "strict"), 0);          /* the default stays */
+    args_free(a);
+    config_free(&c);
+    text = PROFILE_HEAD "  plugin_args = { count = \"nine\"; };\n"
+                        "  plugins = ( { name = \"x\"; args = { needed = \"y\"; }; } );\n} );\n";
+    ck_assert_msg(config_load(write_cfg(text), &c, err, sizeof err) == 0, "%s", err);
+    a = args_build(spec, c.profiles[0].plugins[0].args, c.profiles[0].plugin_args, c.file, err,
+                   sizeof err);
+    ck_assert_ptr_null(a);
+    ck_assert_msg(strstr(err, "'count' must be an integer") && strstr(err, "t.cfg:"), "%s", err);
+    config_free(&c);
+    text = PROFILE_HEAD "  plugin_args = ( 1 );\n  plugins = ( \"x\" );\n} );\n";
+    ck_assert_int_eq(config_load(write_cfg(text), &c, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "'plugin_args' must be a group"), "%s", err);
+}
+END_TEST
 
 START_TEST(args_schema)
 {
@@ -451,6 +483,7 @@ int main(void)
     tcase_add_test(tc, operator_section_and_older_spelling);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, args_schema);
+    tcase_add_test(tc, shared_plugin_args);
     tcase_add_test(tc, http_defaults_and_values);
     tcase_add_test(tc, http_errors);
     tcase_add_test(tc, config_json_defaults_and_args);

@@ -1,0 +1,361 @@
+/*
+ * openmcp_clusters.c - the openmcp-clusters plugin: which existing
+ * Clusters a ClusterRequest may be given, as the openMCP scheduler decides.
+ *
+ * A Cluster is a candidate when it is in scope (scope Cluster: any
+ * namespace; Namespaced: the purpose template's namespace, else the
+ * request's), its labels match selectors.clusters and the purpose's
+ * selector, and its spec.purposes names the request's purpose. Then, each
+ * rule an argument that can be switched off:
+ *   recover        a candidate that already carries the request's finalizer
+ *                  request.clusters.openmcp.cloud/<uid> is the request's
+ *                  Cluster, before any other rule (a lost status);
+ *   exclusive      an Exclusive purpose never reuses a Cluster;
+ *   skip_deleting  a Shared purpose skips Clusters being deleted;
+ *   tenancy_count  a Shared purpose with tenancyCount > 0 skips Clusters
+ *                  that hold that many requests: the request finalizers on
+ *                  the Cluster plus the requests assumed there in this run
+ *                  (placed, their finalizers not written yet).
+ * When nothing is left, openmcp-create makes a new Cluster.
+ *
+ * The hot loop is filter_span over target-value columns computed once per
+ * Cluster change (purpose mask, namespace id, request count, deletion)
+ * and the host's per-target counters of placed and of bound requests
+ * (their difference: the assumed ones): no string is compared per
+ * (request, Cluster) pair. Arguments: config, default_scope (the scope when
+ * the configuration sets none: "Namespaced" as openMCP's document says,
+ * "Cluster" as its current code defaults), and the four switches above.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "intern.h"
+#include "openmcp.h"
+#include "trellis/helpers.h"
+#include "trellis/plugin.h"
+
+static const trellis_host *host;
+
+enum { V_PURPOSES, V_NAMESPACE, V_REQUESTS, V_DELETING, N_VALUES };
+
+typedef struct conf {
+    omcp_config c;
+    int recover, exclusive, skip_deleting, tenancy_count;
+    /* namespaces and the request finalizers seen on Clusters; written in
+     * prepare and target values (main thread), read on the main thread */
+    intern ids;
+} conf;
+
+/* a request, prepared once per change */
+typedef struct req {
+    int purpose;  /* -1: unknown (openmcp-requests makes it an error) */
+    int32_t ns;   /* the namespace a Namespaced scope searches; -1: any */
+    char fin[96]; /* request.clusters.openmcp.cloud/<uid>, "" without uid */
+} req;
+
+/* one cycle */
+typedef struct cyc {
+    const req *r;
+    int exclusive;
+    int64_t limit;          /* tenancyCount when it applies, else 0 */
+    long rec;               /* the recovered Cluster's index, -1 when none */
+    const int64_t *assumed; /* requests assumed on each target in this run */
+} cyc;
+
+static int prepare_workload(trellis_plugin *self, const trellis_object *w, void **data, char *err,
+                            size_t errlen)
+{
+    conf *cf = host->get_private(self);
+    req *r = calloc(1, sizeof *r);
+    if (!r)
+        return snprintf(err, errlen, "out of memory"), -1;
+    r->purpose = omcp_purpose_index(&cf->c, omcp_request_purpose(host, w));
+    r->ns = -1;
+    if (r->purpose >= 0 && cf->c.namespaced)
+        r->ns = intern_id(&cf->ids, omcp_scope_namespace(&cf->c.purposes[r->purpose], host, w));
+    if (omcp_request_finalizer(host, w, r->fin, sizeof r->fin) < 0)
+        r->fin[0] = '\0';
+    *data = r;
+    return 0;
+}
+
+static void release(trellis_plugin *self, void *data)
+{
+    (void)self;
+    free(data);
+}
+
+/* A Cluster, prepared once per change: the columns' values, also what
+ * the plain filter reads. */
+static int prepare_target(trellis_plugin *self, const trellis_object *o, void **data, char *err,
+                          size_t errlen)
+{
+    conf *cf = host->get_private(self);
+    int64_t *v = calloc(N_VALUES, sizeof *v);
+    if (!v)
+        return snprintf(err, errlen, "out of memory"), -1;
+    v[V_PURPOSES] = (int64_t)omcp_cluster_purposes(&cf->c, o);
+    v[V_NAMESPACE] = intern_id(&cf->ids, host->object_namespace(o));
+    v[V_REQUESTS] = omcp_cluster_requests(host, o);
+    v[V_DELETING] = omcp_being_deleted(host, o);
+    /* remember which request finalizers some Cluster carries, so that a
+     * request whose finalizer no Cluster ever carried skips the search */
+    const trellis_value *f = host->object_get(o, "metadata.finalizers");
+    for (size_t i = 0; f && i < host->value_len(f); i++) {
+        const char *s = host->value_string(host->value_at(f, i));
+        if (s && strncmp(s, OMCP_CLUSTER_FINALIZER_PREFIX,
+                         sizeof OMCP_CLUSTER_FINALIZER_PREFIX - 1) == 0)
+            intern_id(&cf->ids, s);
+    }
+    *data = v;
+    return 0;
+}
+
+static void target_values(trellis_plugin *self, const trellis_object *o, int64_t *out)
+{
+    const int64_t *v = host->object_data(self, o);
+    for (int k = 0; v && k < N_VALUES; k++)
+        out[k] = v[k];
+}
+
+/* Counters: every request placed on a Cluster, and those bound when read
+ * (the others are assumed in this run; their finalizers are not written
+ * yet). */
+static void amounts(trellis_plugin *self, const trellis_object *w, int64_t *out)
+{
+    omcp_request_counters(host, self, w, out);
+}
+
+static int candidate(const req *r, uint64_t purposes, int64_t ns)
+{
+    return (purposes >> r->purpose & 1) && (r->ns < 0 || ns == r->ns);
+}
+
+/* Why a Cluster that is no recovered one is passed over: R_NONE when it
+ * is not, else the rule. */
+enum { R_NONE = 0, R_CANDIDATE, R_EXCLUSIVE, R_DELETING, R_FULL };
+static int passed_over(const conf *cf, const cyc *y, uint64_t purposes, int64_t ns,
+                       int64_t requests, int64_t deleting, int64_t assumed)
+{
+    if (!candidate(y->r, purposes, ns))
+        return R_CANDIDATE;
+    if (y->exclusive)
+        return R_EXCLUSIVE;
+    if (cf->skip_deleting && deleting)
+        return R_DELETING;
+    return y->limit > 0 && requests + assumed >= y->limit ? R_FULL : R_NONE;
+}
+
+/* Whether target i is feasible, from the columns. */
+static int feasible(const conf *cf, const cyc *y, const int64_t *const *col, size_t i)
+{
+    if (y->rec >= 0)
+        return (long)i == y->rec;
+    return passed_over(cf, y, (uint64_t)col[V_PURPOSES][i], col[V_NAMESPACE][i], col[V_REQUESTS][i],
+                       col[V_DELETING][i], y->assumed[i]) == R_NONE;
+}
+
+static void columns(trellis_cycle *c, const trellis_plugin *self, const int64_t *col[N_VALUES])
+{
+    for (int k = 0; k < N_VALUES; k++)
+        col[k] = host->cycle_target_values(c, self, k);
+}
+
+/* Requests assumed on each target in this run (counter 0 - counter 1),
+ * into the cycle's arena: one pass per cycle, not per pair. */
+static const int64_t *assumed_column(trellis_cycle *c, const trellis_plugin *self)
+{
+    size_t n = host->cycle_target_count(c);
+    const int64_t *all = host->cycle_target_counter(c, self, 0);
+    const int64_t *bound = host->cycle_target_counter(c, self, 1);
+    int64_t *a = host->cycle_alloc(c, (n ? n : 1) * sizeof *a);
+    for (size_t i = 0; a && i < n; i++)
+        a[i] = all[i] - bound[i];
+    return a;
+}
+
+static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                      trellis_status *st)
+{
+    conf *cf = host->get_private(self);
+    const req *r = host->object_data(self, w);
+    if (!r || r->purpose < 0)
+        return TRELLIS_SKIP; /* openmcp-requests says why */
+    cyc *y = host->cycle_alloc(c, sizeof *y);
+    if (!y)
+        return host->status(st, TRELLIS_ERROR, "OutOfMemory", NULL);
+    const omcp_purpose *p = &cf->c.purposes[r->purpose];
+    y->r = r;
+    y->exclusive = cf->exclusive && p->exclusive;
+    y->limit = cf->tenancy_count && !p->exclusive ? p->tenancy_count : 0;
+    y->rec = -1;
+    y->assumed = assumed_column(c, self);
+    if (!y->assumed)
+        return host->status(st, TRELLIS_ERROR, "OutOfMemory", NULL);
+    if (cf->recover && r->fin[0] && intern_find(&cf->ids, r->fin) >= 0) {
+        const int64_t *col[N_VALUES];
+        columns(c, self, col);
+        size_t n = host->cycle_target_count(c);
+        for (size_t i = 0; i < n && y->rec < 0; i++)
+            if (candidate(r, (uint64_t)col[V_PURPOSES][i], col[V_NAMESPACE][i]) &&
+                omcp_has_finalizer(host, host->target_object(host->cycle_target(c, i)), r->fin))
+                y->rec = (long)i;
+        if (y->rec >= 0)
+            host->cycle_note(c, self,
+                             "recovered: Cluster %s already carries the request's finalizer %s",
+                             host->target_key(host->cycle_target(c, (size_t)y->rec)), r->fin);
+    }
+    host->cycle_set(c, self, y);
+    return TRELLIS_SUCCESS;
+}
+
+static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                        size_t first, size_t n, uint64_t *pass)
+{
+    (void)w;
+    const conf *cf = host->get_private(self);
+    const cyc *y = host->cycle_get(c, self);
+    if (!y)
+        return;
+    const int64_t *col[N_VALUES];
+    columns(c, self, col);
+    for (size_t wd = 0; wd < (n + 63) / 64; wd++) {
+        uint64_t bits = pass[wd];
+        while (bits) {
+            size_t j = wd * 64 + (size_t)__builtin_ctzll(bits);
+            bits &= bits - 1;
+            if (j < n && !feasible(cf, y, col, first + j))
+                pass[wd] &= ~(UINT64_C(1) << (j % 64));
+        }
+    }
+}
+
+/* Why target i is not a candidate. */
+static int not_candidate(const conf *cf, const req *r, const trellis_object *o, trellis_status *st)
+{
+    const omcp_purpose *p = &cf->c.purposes[r->purpose];
+    if (r->ns >= 0 && strcmp(intern_str(&cf->ids, r->ns), host->object_namespace(o)) != 0)
+        return host->status(st, TRELLIS_UNSCHEDULABLE, "OutOfScope",
+                            "scope Namespaced: purpose '%s' looks in namespace %s", p->name,
+                            intern_str(&cf->ids, r->ns));
+    const trellis_value *ps = host->object_get(o, "spec.purposes");
+    int serves = 0;
+    for (size_t i = 0; ps && i < host->value_len(ps); i++) {
+        const char *s = host->value_string(host->value_at(ps, i));
+        serves |= s && strcmp(s, p->name) == 0;
+    }
+    if (!serves)
+        return host->status(st, TRELLIS_UNSCHEDULABLE, "PurposeNotServed",
+                            "spec.purposes does not contain '%s'", p->name);
+    return host->status(st, TRELLIS_UNSCHEDULABLE, "SelectorMismatch",
+                        "labels do not match selectors.clusters and purpose '%s''s selector",
+                        p->name);
+}
+
+static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                  const trellis_target *t, trellis_status *st)
+{
+    (void)w;
+    const conf *cf = host->get_private(self);
+    const cyc *y = host->cycle_get(c, self);
+    const int64_t *v = host->object_data(self, host->target_object(t));
+    const int64_t *k = host->target_counters(self, t);
+    if (!y || !v)
+        return TRELLIS_SUCCESS;
+    const omcp_purpose *p = &cf->c.purposes[y->r->purpose];
+    if (y->rec >= 0) {
+        const trellis_target *mine = host->cycle_target(c, (size_t)y->rec);
+        return mine == t ? TRELLIS_SUCCESS
+                         : host->status(st, TRELLIS_UNSCHEDULABLE, "RecoveredElsewhere",
+                                        "the request's finalizer is on Cluster %s",
+                                        host->target_key(mine));
+    }
+    int64_t assumed = k ? k[0] - k[1] : 0;
+    switch (passed_over(cf, y, (uint64_t)v[V_PURPOSES], v[V_NAMESPACE], v[V_REQUESTS],
+                        v[V_DELETING], assumed)) {
+    case R_CANDIDATE:
+        return not_candidate(cf, y->r, host->target_object(t), st);
+    case R_EXCLUSIVE:
+        return host->status(st, TRELLIS_UNSCHEDULABLE, "Exclusive",
+                            "purpose '%s' is Exclusive: a new Cluster is created for every "
+                            "request",
+                            p->name);
+    case R_DELETING:
+        return host->status(st, TRELLIS_UNSCHEDULABLE, "BeingDeleted",
+                            "the Cluster is being deleted");
+    case R_FULL:
+        return host->status(st, TRELLIS_UNSCHEDULABLE, "TenancyFull",
+                            "holds %lld requests (%lld assumed in this run); purpose '%s' "
+                            "allows %lld per Cluster",
+                            (long long)(v[V_REQUESTS] + assumed), (long long)assumed, p->name,
+                            (long long)y->limit);
+    }
+    return TRELLIS_SUCCESS;
+}
+
+/* Equivalent requests: same purpose and scope namespace, and no Cluster
+ * ever carried either's finalizer (so neither recovers a Cluster). */
+static int equivalent(trellis_plugin *self, const trellis_object *a, const trellis_object *b)
+{
+    const conf *cf = host->get_private(self);
+    const req *ra = host->object_data(self, a), *rb = host->object_data(self, b);
+    if (!ra || !rb || ra->purpose != rb->purpose || ra->ns != rb->ns || !ra->fin[0] || !rb->fin[0])
+        return 0;
+    return !cf->recover ||
+           (intern_find(&cf->ids, ra->fin) < 0 && intern_find(&cf->ids, rb->fin) < 0);
+}
+
+/* What the configuration's free leaves: the id table. */
+static void more_free(void *p)
+{
+    conf *cf = p;
+    intern_free(&cf->ids);
+}
+
+static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
+                size_t errlen)
+{
+    host = h;
+    conf *cf = omcp_plugin_setup(h, self, args, sizeof *cf, h->arg_string(args, "default_scope"),
+                                 more_free, err, errlen);
+    if (!cf)
+        return -1;
+    cf->recover = h->arg_bool(args, "recover");
+    cf->exclusive = h->arg_bool(args, "exclusive");
+    cf->skip_deleting = h->arg_bool(args, "skip_deleting");
+    cf->tenancy_count = h->arg_bool(args, "tenancy_count");
+    if (h->register_prepare_workload(self, prepare_workload) < 0 ||
+        h->register_prepare_target(self, prepare_target) < 0 ||
+        h->register_release(self, release) < 0 ||
+        h->declare_target_values(self, N_VALUES, target_values) < 0 ||
+        h->declare_counters(self, 2, amounts) < 0 || h->register_pre_filter(self, pre_filter) < 0 ||
+        h->register_filter(self, filter) < 0 || h->register_filter_span(self, filter_span) < 0 ||
+        trellis_register_equivalent(h, self, equivalent) < 0)
+        return snprintf(err, errlen, "cannot register hooks"), -1;
+    return 0;
+}
+
+static const trellis_arg_spec args[] = {
+    OMCP_CONFIG_ARG,
+    {"default_scope", TRELLIS_ARG_STRING, "Namespaced",
+     "the scope when the configuration sets none: Namespaced (openMCP's document) or Cluster "
+     "(current openMCP)"},
+    {"recover", TRELLIS_ARG_BOOL, "true",
+     "a Cluster that carries the request's finalizer is its Cluster, before any other rule"},
+    {"exclusive", TRELLIS_ARG_BOOL, "true", "an Exclusive purpose never reuses a Cluster"},
+    {"skip_deleting", TRELLIS_ARG_BOOL, "true", "a Shared purpose skips Clusters being deleted"},
+    {"tenancy_count", TRELLIS_ARG_BOOL, "true",
+     "a Shared purpose with tenancyCount > 0 skips Clusters that hold that many requests"},
+    {NULL, 0, NULL, NULL}};
+
+static const trellis_plugin_desc desc = {
+    TRELLIS_DESC_HEADER,
+    "openmcp-clusters",
+    "1.0",
+    "openMCP: the existing Clusters a ClusterRequest may get (scope, selectors, purposes, "
+    "recovery, tenancy)",
+    args,
+    init,
+    NULL};
+TRELLIS_PLUGIN_AS(desc, openmcp_clusters)

@@ -1,0 +1,192 @@
+/*
+ * openmcp_strategy.c - the openmcp-strategy plugin: which of the Clusters
+ * left a ClusterRequest gets, by the configuration's strategy.
+ *
+ *   Balanced  the Cluster with the fewest requests (the request finalizers
+ *             on it plus the requests assumed there in this run), the first in namespace/name order
+ * on a tie: raw score minus that count, with the profile's score_mode "tuple" and tie_break "name";
+ *   Simple    the first in namespace/name order: every score 0;
+ *   Random    uniform among them, drawn from the argument `seed` and the
+ *             request's namespace/name, so that a run can be replayed: the
+ *             drawn Cluster scores 1, the others 0, and the decision notes
+ *             the seed and the draw.
+ * The argument `strategy` (empty by default) overrides the configuration's.
+ * The decision notes the choice (reserve): the strategy's pick, or the one
+ * Cluster left; nothing when that Cluster already carries the request's
+ * finalizer (recovered or created: openmcp-clusters or openmcp-create
+ * noted it).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "openmcp.h"
+#include "trellis/helpers.h"
+#include "trellis/plugin.h"
+
+static const trellis_host *host;
+
+typedef struct conf {
+    omcp_config c;
+    int strategy;
+    uint64_t seed;
+} conf;
+
+static void target_values(trellis_plugin *self, const trellis_object *o, int64_t *out)
+{
+    (void)self;
+    out[0] = omcp_cluster_requests(host, o);
+}
+
+static void amounts(trellis_plugin *self, const trellis_object *w, int64_t *out)
+{
+    omcp_request_counters(host, self, w, out);
+}
+
+/* one cycle: how many candidates, and the Random draw */
+typedef struct cyc {
+    size_t n;
+    const trellis_target *pick;
+} cyc;
+
+/* A Cluster's request count: the request finalizers on it plus the
+ * requests assumed there in this run (counters: placed, bound). */
+static int64_t count(int64_t finalizers, int64_t placed, int64_t bound)
+{
+    return finalizers + placed - bound;
+}
+
+/* count() of one target, from its object (outside the hot loop). */
+static int64_t requests_on(const trellis_plugin *self, const trellis_target *t)
+{
+    const int64_t *k = host->target_counters(self, t);
+    return count(omcp_cluster_requests(host, host->target_object(t)), k[0], k[1]);
+}
+
+static int pre_score(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                     const trellis_target *const *feasible, size_t n, trellis_status *st)
+{
+    const conf *cf = host->get_private(self);
+    cyc *y = host->cycle_alloc(c, sizeof *y);
+    if (!y)
+        return host->status(st, TRELLIS_ERROR, "OutOfMemory", NULL);
+    y->n = n;
+    host->cycle_set(c, self, y);
+    if (cf->strategy != OMCP_RANDOM || n < 2)
+        return TRELLIS_SUCCESS;
+    char id[512];
+    snprintf(id, sizeof id, "%s/%s", host->object_namespace(w), host->object_name(w));
+    size_t k = (size_t)(omcp_mix(omcp_hash(id, cf->seed)) % n);
+    y->pick = feasible[k];
+    host->cycle_note(c, self, "Random (seed %llu): drew %s, %zu of %zu candidates",
+                     (unsigned long long)cf->seed, host->target_key(feasible[k]), k + 1, n);
+    return TRELLIS_SUCCESS;
+}
+
+static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                       const uint32_t *idx, size_t n, int64_t *scores)
+{
+    (void)w;
+    const conf *cf = host->get_private(self);
+    const cyc *y = host->cycle_get(c, self);
+    const int64_t *fin = host->cycle_target_values(c, self, 0);
+    const int64_t *placed = host->cycle_target_counter(c, self, 0);
+    const int64_t *bound = host->cycle_target_counter(c, self, 1);
+    for (size_t j = 0; j < n; j++) {
+        if (cf->strategy == OMCP_RANDOM)
+            scores[j] = y && host->cycle_target(c, idx[j]) == y->pick;
+        else if (cf->strategy == OMCP_SIMPLE)
+            scores[j] = 0;
+        else
+            scores[j] = -count(fin[idx[j]], placed[idx[j]], bound[idx[j]]);
+    }
+}
+
+static int score(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                 const trellis_target *t, int64_t *out, trellis_status *st)
+{
+    (void)w;
+    (void)st;
+    const conf *cf = host->get_private(self);
+    const cyc *y = host->cycle_get(c, self);
+    if (cf->strategy == OMCP_RANDOM)
+        *out = y && y->pick == t;
+    else if (cf->strategy == OMCP_SIMPLE)
+        *out = 0;
+    else
+        *out = -requests_on(self, t);
+    return TRELLIS_SUCCESS;
+}
+
+/* The decision's note, once the choice is made. */
+static int reserve(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                   const trellis_target *t, trellis_status *st)
+{
+    (void)st;
+    const conf *cf = host->get_private(self);
+    const cyc *y = host->cycle_get(c, self);
+    size_t n = y ? y->n : 1; /* one feasible Cluster is not scored */
+    if (n > 1 && cf->strategy == OMCP_RANDOM)
+        return TRELLIS_SUCCESS;
+    char fin[128];
+    if (n == 1 && omcp_request_finalizer(host, w, fin, sizeof fin) == 0 &&
+        omcp_has_finalizer(host, host->target_object(t), fin))
+        return TRELLIS_SUCCESS; /* recovered or created: noted by who did it */
+    if (n == 1)
+        host->cycle_note(c, self, "reused %s, the only candidate left", host->target_key(t));
+    else if (cf->strategy == OMCP_SIMPLE)
+        host->cycle_note(c, self, "Simple: %s is the first of %zu candidates", host->target_key(t),
+                         n);
+    else /* the cycle's snapshot: before this request was assumed */
+        host->cycle_note(c, self, "Balanced: %s held the fewest requests (%lld) of %zu candidates",
+                         host->target_key(t), (long long)requests_on(self, t), n);
+    return TRELLIS_SUCCESS;
+}
+
+static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
+                size_t errlen)
+{
+    static const char *const names[] = {"Balanced", "Simple", "Random"};
+    host = h;
+    conf *cf = omcp_plugin_setup(h, self, args, sizeof *cf, "Namespaced", NULL, err, errlen);
+    if (!cf)
+        return -1;
+    cf->strategy = cf->c.strategy;
+    const char *s = h->arg_string(args, "strategy");
+    if (s && *s) {
+        cf->strategy = -1;
+        for (int i = 0; i < 3; i++)
+            if (strcmp(s, names[i]) == 0)
+                cf->strategy = i;
+        if (cf->strategy < 0)
+            return snprintf(err, errlen,
+                            "argument strategy: expected Balanced, Simple or Random, got '%s'", s),
+                   -1;
+    }
+    cf->seed = (uint64_t)h->arg_int(args, "seed");
+    if (h->declare_target_values(self, 1, target_values) < 0 ||
+        h->declare_counters(self, 2, amounts) < 0 || h->register_pre_score(self, pre_score) < 0 ||
+        h->register_score(self, score) < 0 || h->register_score_span(self, score_span) < 0 ||
+        h->register_reserve(self, reserve) < 0 ||
+        (cf->strategy != OMCP_RANDOM &&
+         trellis_register_equivalent(h, self, trellis_equal_always) < 0))
+        return snprintf(err, errlen, "cannot register hooks"), -1;
+    return 0;
+}
+
+static const trellis_arg_spec args[] = {
+    OMCP_CONFIG_ARG,
+    {"strategy", TRELLIS_ARG_STRING, "",
+     "Balanced, Simple or Random instead of the configuration's strategy"},
+    {"seed", TRELLIS_ARG_INT, "0", "the seed of the Random strategy's draws"},
+    {NULL, 0, NULL, NULL}};
+
+static const trellis_plugin_desc desc = {
+    TRELLIS_DESC_HEADER,
+    "openmcp-strategy",
+    "1.0",
+    "openMCP: Balanced, Simple or Random choice among the Clusters left",
+    args,
+    init,
+    NULL};
+TRELLIS_PLUGIN_AS(desc, openmcp_strategy)
