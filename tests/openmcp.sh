@@ -1,7 +1,9 @@
 #!/bin/sh
 # openmcp.sh - the openMCP profile as an operator meets it: `trellis
 # validate` of conf/openmcp.cfg and of broken openMCP scheduler
-# configurations (each error names the field), and `trellis run` on the
+# configurations (each error names the field), `trellis explain` of a
+# request (the rule that decided, why each Cluster was passed over), and
+# `trellis run` on the
 # bundled landscape: requests added over time, a request deleted (being
 # deleted, then gone), a Cluster deleted under a bound request, and a
 # restart that changes nothing. Every wait polls with a bound (wait_for).
@@ -117,6 +119,25 @@ sed 's|plugin_args = { config|plugin_args = { seeds = 1; config|' "$cfg" >"$tmp/
 "$TRELLIS" validate -c "$tmp/typo/openmcp.cfg" >"$tmp/typo/out" 2>&1
 check "validate: a misspelt plugin_args key is an error naming it" \
     grep -q "plugin_args 'seeds' is an argument of none of its plugins" "$tmp/typo/out"
+
+# ---- explain: which rule decided, and why each Cluster was passed over ----
+ex() { "$TRELLIS" explain -c "$cfg" -s "$TOP_SRCDIR/examples/openmcp" -o table "$@"; }
+ex ClusterRequest/team-a/mcp-2 >"$tmp/ex1" 2>&1
+check "explain: a created Cluster is the rule that decided" \
+    grep -q "Decided: openmcp-create: created Cluster mcp-clusters/mcp-qv7vav6k for purpose 'mcp' (Exclusive)" "$tmp/ex1"
+check "explain: ... and the Exclusive rule passed the spare Cluster over" \
+    grep -q "mcp-clusters/mcp-spare .*Exclusive: purpose 'mcp' is Exclusive" "$tmp/ex1"
+ex ClusterRequest/team-a/mcp-1 >"$tmp/ex2" 2>&1
+check "explain: a recovered Cluster" \
+    grep -q "Decided: openmcp-clusters: recovered: Cluster mcp-clusters/mcp-7x2kq" "$tmp/ex2"
+ex ClusterRequest/team-a/workload-1 >"$tmp/ex3" 2>&1
+check "explain: a full Cluster and one being deleted are passed over, with why" \
+    sh -c "grep -q 'workload-full .*TenancyFull: holds 20 requests' '$tmp/ex3' &&
+           grep -q 'workload-retiring .*BeingDeleted' '$tmp/ex3' &&
+           grep -q 'Decided: openmcp-strategy: reused workload-clusters/workload-small' '$tmp/ex3'"
+ex ClusterRequest/team-c/paused >"$tmp/ex4" 2>&1
+check "explain: an ignored request is left alone by openmcp-requests" \
+    grep -q "Left alone: plugin openmcp-requests's pre_enqueue skips it" "$tmp/ex4"
 
 # ---- run ----
 st="$tmp/state"

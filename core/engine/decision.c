@@ -126,8 +126,14 @@ void decision_add_note(decision *d, const char *plugin, const char *text)
 {
     if (d->n_notes >= 64)
         return; /* a plugin noting in a loop does not grow a decision */
+    char *note = xasprintf("%s: %s", plugin, text);
+    for (size_t i = 0; i < d->n_notes; i++)
+        if (strcmp(d->notes[i], note) == 0) { /* said already (explain's two passes) */
+            free(note);
+            return;
+        }
     d->notes = xrealloc(d->notes, (d->n_notes + 1) * sizeof *d->notes);
-    d->notes[d->n_notes++] = xasprintf("%s: %s", plugin, text);
+    d->notes[d->n_notes++] = note;
 }
 
 void decision_clear_notes(decision *d)

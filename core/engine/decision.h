@@ -79,8 +79,9 @@ void decision_record_candidates(decision *d, trellis_cycle *c);
 /* Note that a post-filter evicted or created o for d. */
 void decision_add_evicted(decision *d, const trellis_object *o);
 void decision_add_created(decision *d, const trellis_object *o);
-/* A note of plugin on how the decision was reached (copied); cleared at
- * the start of an attempt that does not continue the previous one. */
+/* A note of plugin on how the decision was reached (copied; one said
+ * already is not repeated); cleared at the start of an attempt that does
+ * not continue the previous one. */
 void decision_add_note(decision *d, const char *plugin, const char *text);
 void decision_clear_notes(decision *d);
 /* A post-filter made room on target for d's workload. */

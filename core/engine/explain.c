@@ -234,7 +234,8 @@ static void real_cycle(sched *s, profile *p, trellis_object *w, decision *d, exp
                                       "created targets)");
     }
     char msg[1024];
-    decision_clear_notes(d); /* those of pass one */
+    /* the notes of pass one stay (it scores even a single candidate);
+     * the real cycle adds what only it does (a post-filter's) */
     for (;;) {
         const struct trellis_target *best = NULL;
         d->attempts++;

@@ -32,6 +32,7 @@
 
 #include "intern.h"
 #include "openmcp.h"
+#include "values.h"
 #include "trellis/helpers.h"
 #include "trellis/plugin.h"
 
@@ -39,28 +40,48 @@ static const trellis_host *host;
 
 enum { V_PURPOSES, V_NAMESPACE, V_REQUESTS, V_DELETING, N_VALUES };
 
+struct clu;
+
 typedef struct conf {
     omcp_config c;
     int recover, exclusive, skip_deleting, tenancy_count;
     /* namespaces and the request finalizers seen on Clusters; written in
-     * prepare and target values (main thread), read on the main thread */
+     * prepare (main thread), read on the main thread */
     intern ids;
+    /* per finalizer id: how many prepared Clusters carry it, and one of
+     * them (NULL when it went), so that recovery finds it without a scan */
+    int32_t *holders;
+    struct clu **where;
+    size_t cap;
 } conf;
+
+enum { T_REQ = 1, T_CLU };
 
 /* a request, prepared once per change */
 typedef struct req {
+    int tag;      /* T_REQ */
     int purpose;  /* -1: unknown (openmcp-requests makes it an error) */
     int32_t ns;   /* the namespace a Namespaced scope searches; -1: any */
     char fin[96]; /* request.clusters.openmcp.cloud/<uid>, "" without uid */
 } req;
 
+/* a Cluster, prepared once per change: the columns' values (also what
+ * the plain filter reads), its identity and its request finalizers */
+typedef struct clu {
+    int tag; /* T_CLU */
+    int64_t v[N_VALUES];
+    conf *cf;
+    char *ns, *name;
+    int32_t *fins;
+    size_t n_fins;
+} clu;
+
 /* one cycle */
 typedef struct cyc {
     const req *r;
     int exclusive;
-    int64_t limit;          /* tenancyCount when it applies, else 0 */
-    long rec;               /* the recovered Cluster's index, -1 when none */
-    const int64_t *assumed; /* requests assumed on each target in this run */
+    int64_t limit; /* tenancyCount when it applies, else 0 */
+    long rec;      /* the recovered Cluster's index, -1 when none */
 } cyc;
 
 static int prepare_workload(trellis_plugin *self, const trellis_object *w, void **data, char *err,
@@ -70,6 +91,7 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *w, void 
     req *r = calloc(1, sizeof *r);
     if (!r)
         return snprintf(err, errlen, "out of memory"), -1;
+    r->tag = T_REQ;
     r->purpose = omcp_purpose_index(&cf->c, omcp_request_purpose(host, w));
     r->ns = -1;
     if (r->purpose >= 0 && cf->c.namespaced)
@@ -83,40 +105,84 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *w, void 
 static void release(trellis_plugin *self, void *data)
 {
     (void)self;
+    clu *t = data;
+    if (t && t->tag == T_CLU) {
+        for (size_t i = 0; i < t->n_fins; i++) {
+            t->cf->holders[t->fins[i]]--;
+            if (t->cf->where[t->fins[i]] == t)
+                t->cf->where[t->fins[i]] = NULL;
+        }
+        free(t->fins);
+        free(t->ns);
+        free(t->name);
+    }
     free(data);
 }
 
-/* A Cluster, prepared once per change: the columns' values, also what
- * the plain filter reads. */
+/* Note that t carries finalizer id. 0, or -1 when out of memory. */
+static int hold(conf *cf, clu *t, int32_t id)
+{
+    if ((size_t)id >= cf->cap) {
+        size_t cap = cf->cap ? cf->cap * 2 : 256;
+        while (cap <= (size_t)id)
+            cap *= 2;
+        int32_t *h = realloc(cf->holders, cap * sizeof *h);
+        if (h)
+            cf->holders = h;
+        clu **w = h ? realloc(cf->where, cap * sizeof *w) : NULL;
+        if (!w)
+            return -1;
+        cf->where = w;
+        memset(h + cf->cap, 0, (cap - cf->cap) * sizeof *h);
+        memset(w + cf->cap, 0, (cap - cf->cap) * sizeof *w);
+        cf->cap = cap;
+    }
+    int32_t *f = realloc(t->fins, (t->n_fins + 1) * sizeof *f);
+    if (!f)
+        return -1;
+    t->fins = f;
+    t->fins[t->n_fins++] = id;
+    cf->holders[id]++;
+    cf->where[id] = t;
+    return 0;
+}
+
 static int prepare_target(trellis_plugin *self, const trellis_object *o, void **data, char *err,
                           size_t errlen)
 {
     conf *cf = host->get_private(self);
-    int64_t *v = calloc(N_VALUES, sizeof *v);
-    if (!v)
+    clu *t = calloc(1, sizeof *t);
+    if (!t || !(t->ns = values_strdup(host->object_namespace(o))) ||
+        !(t->name = values_strdup(host->object_name(o)))) {
+        if (t)
+            free(t->ns);
+        free(t);
         return snprintf(err, errlen, "out of memory"), -1;
-    v[V_PURPOSES] = (int64_t)omcp_cluster_purposes(&cf->c, o);
-    v[V_NAMESPACE] = intern_id(&cf->ids, host->object_namespace(o));
-    v[V_REQUESTS] = omcp_cluster_requests(host, o);
-    v[V_DELETING] = omcp_being_deleted(host, o);
-    /* remember which request finalizers some Cluster carries, so that a
-     * request whose finalizer no Cluster ever carried skips the search */
+    }
+    t->tag = T_CLU;
+    t->cf = cf;
+    t->v[V_PURPOSES] = (int64_t)omcp_cluster_purposes(&cf->c, o);
+    t->v[V_NAMESPACE] = intern_id(&cf->ids, t->ns);
+    t->v[V_REQUESTS] = omcp_cluster_requests(host, o);
+    t->v[V_DELETING] = omcp_being_deleted(host, o);
+    *data = t; /* released by the host whatever happens below */
     const trellis_value *f = host->object_get(o, "metadata.finalizers");
     for (size_t i = 0; f && i < host->value_len(f); i++) {
         const char *s = host->value_string(host->value_at(f, i));
-        if (s && strncmp(s, OMCP_CLUSTER_FINALIZER_PREFIX,
-                         sizeof OMCP_CLUSTER_FINALIZER_PREFIX - 1) == 0)
-            intern_id(&cf->ids, s);
+        if (s &&
+            strncmp(s, OMCP_CLUSTER_FINALIZER_PREFIX, sizeof OMCP_CLUSTER_FINALIZER_PREFIX - 1) ==
+                0 &&
+            hold(cf, t, intern_id(&cf->ids, s)) < 0)
+            return snprintf(err, errlen, "out of memory"), -1;
     }
-    *data = v;
     return 0;
 }
 
 static void target_values(trellis_plugin *self, const trellis_object *o, int64_t *out)
 {
-    const int64_t *v = host->object_data(self, o);
-    for (int k = 0; v && k < N_VALUES; k++)
-        out[k] = v[k];
+    const clu *t = host->object_data(self, o);
+    for (int k = 0; t && k < N_VALUES; k++)
+        out[k] = t->v[k];
 }
 
 /* Counters: every request placed on a Cluster, and those bound when read
@@ -147,32 +213,75 @@ static int passed_over(const conf *cf, const cyc *y, uint64_t purposes, int64_t 
     return y->limit > 0 && requests + assumed >= y->limit ? R_FULL : R_NONE;
 }
 
+/* The columns a cycle reads: the target values, then the counters of
+ * placed and of bound requests (their difference: the assumed ones). */
+enum { C_PLACED = N_VALUES, C_BOUND, N_COLS };
+
+static void columns(trellis_cycle *c, const trellis_plugin *self, const int64_t *col[N_COLS])
+{
+    for (int k = 0; k < N_VALUES; k++)
+        col[k] = host->cycle_target_values(c, self, k);
+    col[C_PLACED] = host->cycle_target_counter(c, self, 0);
+    col[C_BOUND] = host->cycle_target_counter(c, self, 1);
+}
+
 /* Whether target i is feasible, from the columns. */
 static int feasible(const conf *cf, const cyc *y, const int64_t *const *col, size_t i)
 {
     if (y->rec >= 0)
         return (long)i == y->rec;
     return passed_over(cf, y, (uint64_t)col[V_PURPOSES][i], col[V_NAMESPACE][i], col[V_REQUESTS][i],
-                       col[V_DELETING][i], y->assumed[i]) == R_NONE;
+                       col[V_DELETING][i], col[C_PLACED][i] - col[C_BOUND][i]) == R_NONE;
 }
 
-static void columns(trellis_cycle *c, const trellis_plugin *self, const int64_t *col[N_VALUES])
+/* Whether some prepared Cluster carries the finalizer fin. */
+static int held(const conf *cf, const char *fin)
 {
-    for (int k = 0; k < N_VALUES; k++)
-        col[k] = host->cycle_target_values(c, self, k);
+    int32_t id = intern_find(&cf->ids, fin);
+    return id >= 0 && (size_t)id < cf->cap && cf->holders[id] > 0;
 }
 
-/* Requests assumed on each target in this run (counter 0 - counter 1),
- * into the cycle's arena: one pass per cycle, not per pair. */
-static const int64_t *assumed_column(trellis_cycle *c, const trellis_plugin *self)
+/* The index of the Cluster ns/name in the cycle (targets are in namespace,
+ * then name order), or -1. */
+static long find_target(trellis_cycle *c, const char *ns, const char *name)
 {
+    size_t lo = 0, hi = host->cycle_target_count(c);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const trellis_object *o = host->target_object(host->cycle_target(c, mid));
+        int r = strcmp(host->object_namespace(o), ns);
+        if (!r)
+            r = strcmp(host->object_name(o), name);
+        if (!r)
+            return (long)mid;
+        if (r < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+/* The first candidate that carries r's finalizer: the one Cluster that
+ * holds it, found by name, or (several hold it, or the one went) the
+ * first in order; -1 when none. */
+static long recovered(const conf *cf, trellis_cycle *c, const trellis_plugin *self, const req *r)
+{
+    if (!held(cf, r->fin))
+        return -1;
+    int32_t id = intern_find(&cf->ids, r->fin);
+    const int64_t *col[N_COLS];
+    columns(c, self, col);
+    if (cf->holders[id] == 1 && cf->where[id]) {
+        long i = find_target(c, cf->where[id]->ns, cf->where[id]->name);
+        return i >= 0 && candidate(r, (uint64_t)col[V_PURPOSES][i], col[V_NAMESPACE][i]) ? i : -1;
+    }
     size_t n = host->cycle_target_count(c);
-    const int64_t *all = host->cycle_target_counter(c, self, 0);
-    const int64_t *bound = host->cycle_target_counter(c, self, 1);
-    int64_t *a = host->cycle_alloc(c, (n ? n : 1) * sizeof *a);
-    for (size_t i = 0; a && i < n; i++)
-        a[i] = all[i] - bound[i];
-    return a;
+    for (size_t i = 0; i < n; i++)
+        if (candidate(r, (uint64_t)col[V_PURPOSES][i], col[V_NAMESPACE][i]) &&
+            omcp_has_finalizer(host, host->target_object(host->cycle_target(c, i)), r->fin))
+            return (long)i;
+    return -1;
 }
 
 static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
@@ -189,23 +298,11 @@ static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obje
     y->r = r;
     y->exclusive = cf->exclusive && p->exclusive;
     y->limit = cf->tenancy_count && !p->exclusive ? p->tenancy_count : 0;
-    y->rec = -1;
-    y->assumed = assumed_column(c, self);
-    if (!y->assumed)
-        return host->status(st, TRELLIS_ERROR, "OutOfMemory", NULL);
-    if (cf->recover && r->fin[0] && intern_find(&cf->ids, r->fin) >= 0) {
-        const int64_t *col[N_VALUES];
-        columns(c, self, col);
-        size_t n = host->cycle_target_count(c);
-        for (size_t i = 0; i < n && y->rec < 0; i++)
-            if (candidate(r, (uint64_t)col[V_PURPOSES][i], col[V_NAMESPACE][i]) &&
-                omcp_has_finalizer(host, host->target_object(host->cycle_target(c, i)), r->fin))
-                y->rec = (long)i;
-        if (y->rec >= 0)
-            host->cycle_note(c, self,
-                             "recovered: Cluster %s already carries the request's finalizer %s",
-                             host->target_key(host->cycle_target(c, (size_t)y->rec)), r->fin);
-    }
+    y->rec = cf->recover && r->fin[0] ? recovered(cf, c, self, r) : -1;
+    if (y->rec >= 0)
+        host->cycle_note(c, self,
+                         "recovered: Cluster %s already carries the request's finalizer %s",
+                         host->target_key(host->cycle_target(c, (size_t)y->rec)), r->fin);
     host->cycle_set(c, self, y);
     return TRELLIS_SUCCESS;
 }
@@ -218,7 +315,7 @@ static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_ob
     const cyc *y = host->cycle_get(c, self);
     if (!y)
         return;
-    const int64_t *col[N_VALUES];
+    const int64_t *col[N_COLS];
     columns(c, self, col);
     for (size_t wd = 0; wd < (n + 63) / 64; wd++) {
         uint64_t bits = pass[wd];
@@ -259,7 +356,8 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     (void)w;
     const conf *cf = host->get_private(self);
     const cyc *y = host->cycle_get(c, self);
-    const int64_t *v = host->object_data(self, host->target_object(t));
+    const clu *tc = host->object_data(self, host->target_object(t));
+    const int64_t *v = tc ? tc->v : NULL;
     const int64_t *k = host->target_counters(self, t);
     if (!y || !v)
         return TRELLIS_SUCCESS;
@@ -295,15 +393,15 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
 }
 
 /* Equivalent requests: same purpose and scope namespace, and no Cluster
- * ever carried either's finalizer (so neither recovers a Cluster). */
+ * carries either's finalizer (so neither recovers one; a Cluster that
+ * gains one has changed, and the host filters it again). */
 static int equivalent(trellis_plugin *self, const trellis_object *a, const trellis_object *b)
 {
     const conf *cf = host->get_private(self);
     const req *ra = host->object_data(self, a), *rb = host->object_data(self, b);
     if (!ra || !rb || ra->purpose != rb->purpose || ra->ns != rb->ns || !ra->fin[0] || !rb->fin[0])
         return 0;
-    return !cf->recover ||
-           (intern_find(&cf->ids, ra->fin) < 0 && intern_find(&cf->ids, rb->fin) < 0);
+    return !cf->recover || (!held(cf, ra->fin) && !held(cf, rb->fin));
 }
 
 /* What the configuration's free leaves: the id table. */
@@ -311,6 +409,8 @@ static void more_free(void *p)
 {
     conf *cf = p;
     intern_free(&cf->ids);
+    free(cf->holders);
+    free(cf->where);
 }
 
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,

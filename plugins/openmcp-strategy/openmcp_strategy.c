@@ -63,6 +63,18 @@ static int64_t requests_on(const trellis_plugin *self, const trellis_target *t)
     return count(omcp_cluster_requests(host, host->target_object(t)), k[0], k[1]);
 }
 
+/* "reused X, the only candidate left", unless X carries the request's
+ * finalizer (recovered or created: noted by the plugin that did it). */
+static void note_only(trellis_cycle *c, const trellis_plugin *self, const trellis_object *w,
+                      const trellis_target *t)
+{
+    char fin[128];
+    if (omcp_request_finalizer(host, w, fin, sizeof fin) == 0 &&
+        omcp_has_finalizer(host, host->target_object(t), fin))
+        return;
+    host->cycle_note(c, self, "reused %s, the only candidate left", host->target_key(t));
+}
+
 static int pre_score(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
                      const trellis_target *const *feasible, size_t n, trellis_status *st)
 {
@@ -72,6 +84,8 @@ static int pre_score(trellis_plugin *self, trellis_cycle *c, const trellis_objec
         return host->status(st, TRELLIS_ERROR, "OutOfMemory", NULL);
     y->n = n;
     host->cycle_set(c, self, y);
+    if (n == 1) /* only explain scores a single candidate */
+        note_only(c, self, w, feasible[0]);
     if (cf->strategy != OMCP_RANDOM || n < 2)
         return TRELLIS_SUCCESS;
     char id[512];
@@ -125,16 +139,14 @@ static int reserve(trellis_plugin *self, trellis_cycle *c, const trellis_object 
     (void)st;
     const conf *cf = host->get_private(self);
     const cyc *y = host->cycle_get(c, self);
-    size_t n = y ? y->n : 1; /* one feasible Cluster is not scored */
-    if (n > 1 && cf->strategy == OMCP_RANDOM)
+    if (!y) { /* one feasible Cluster: not scored, no pre_score */
+        note_only(c, self, w, t);
         return TRELLIS_SUCCESS;
-    char fin[128];
-    if (n == 1 && omcp_request_finalizer(host, w, fin, sizeof fin) == 0 &&
-        omcp_has_finalizer(host, host->target_object(t), fin))
-        return TRELLIS_SUCCESS; /* recovered or created: noted by who did it */
-    if (n == 1)
-        host->cycle_note(c, self, "reused %s, the only candidate left", host->target_key(t));
-    else if (cf->strategy == OMCP_SIMPLE)
+    }
+    size_t n = y->n;
+    if (n == 1 || cf->strategy == OMCP_RANDOM)
+        return TRELLIS_SUCCESS; /* noted in pre_score */
+    if (cf->strategy == OMCP_SIMPLE)
         host->cycle_note(c, self, "Simple: %s is the first of %zu candidates", host->target_key(t),
                          n);
     else /* the cycle's snapshot: before this request was assumed */
