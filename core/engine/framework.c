@@ -515,18 +515,30 @@ static void tuple_sort(const profile *p, const trellis_cycle *c, uint32_t *idx, 
 }
 
 /* score_mode = "tuple" (Fleet): raw signed scores, no normalize, compared
- * plugin by plugin in profile order, then the tie-break: a full ranking of
- * the feasible targets (c->ranked), whose first is picked, or the
- * nominated target when it ties with the first. totals[j] ends as how many
- * targets rank below j, for --explain. */
-static fw_result select_tuple(profile *p, trellis_cycle *c, const struct trellis_target **best,
-                              char *msg, size_t msglen)
+ * plugin by plugin in profile order, then the tie-break; the first is
+ * picked, or the nominated target when it ties with the first. With
+ * --explain a full ranking: totals[j] ends as how many targets rank below
+ * j; otherwise one pass finds the first. */
+static fw_result select_tuple(profile *p, trellis_cycle *c, unsigned flags,
+                              const struct trellis_target **best, char *msg, size_t msglen)
 {
     size_t nf = c->n_feasible;
     for (size_t k = 0; k < p->score.n; k++) {
         trellis_plugin *pl = p->score.v[k];
         if (!c->skip_score[pl->index] && score_failed(c, pl, &c->scores[k * nf], nf, msg, msglen))
             return FW_ERROR;
+    }
+    if (!(flags & FW_EXPLAIN)) {
+        uint32_t top = 0;
+        for (uint32_t j = 1; j < nf; j++)
+            if (tuple_before(p, c, j, top))
+                top = j;
+        *best = c->feasible[top];
+        for (uint32_t j = 0; c->nominated_name && j < nf; j++)
+            if (same_scores(p, c, top, j) && strcmp(c->feasible[j]->name, c->nominated_name) == 0)
+                *best = c->feasible[j];
+        c->scored = 1;
+        return FW_SCHEDULED;
     }
     uint32_t *idx = cycle_alloc(c, nf * sizeof *idx);
     uint32_t *tmp = cycle_alloc(c, nf * sizeof *tmp);
@@ -735,7 +747,7 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, un
     if (p->cfg->score_mode == SCORE_LEXICOGRAPHIC)
         return select_lexicographic(p, c, w, best, msg, msglen);
     if (p->cfg->score_mode == SCORE_TUPLE)
-        return select_tuple(p, c, best, msg, msglen);
+        return select_tuple(p, c, flags, best, msg, msglen);
     rt_time_point(p, "score", TRELLIS_SUCCESS, tp);
     *best = select_best(p, c);
     return FW_SCHEDULED;

@@ -174,13 +174,38 @@ static size_t sorted_position(const snapshot *s, const struct trellis_target *t)
     return lo;
 }
 
+/* Open a gap at position at of every column (the entries from at on
+ * move one place up) and of the target array. */
+static void open_gap(snapshot *s, size_t at)
+{
+    size_t cap = s->cap_cols, tail = s->n - at;
+    memmove(&s->targets[at + 1], &s->targets[at], tail * sizeof *s->targets);
+    for (int k = 0; k < s->n_counters; k++)
+        memmove(&s->counters[(size_t)k * cap + at + 1], &s->counters[(size_t)k * cap + at],
+                tail * sizeof *s->counters);
+    for (int k = 0; k < s->n_tvalues; k++)
+        memmove(&s->tvalues[(size_t)k * cap + at + 1], &s->tvalues[(size_t)k * cap + at],
+                tail * sizeof *s->tvalues);
+    for (int k = 0; k < s->n_slots; k++)
+        memmove(&s->data[(size_t)k * cap + at + 1], &s->data[(size_t)k * cap + at],
+                tail * sizeof *s->data);
+    memmove(&s->tgen[at + 1], &s->tgen[at], tail * sizeof *s->tgen);
+    for (size_t i = s->n; i > at; i--) { /* the invalid bits, one place up */
+        if (s->invalid[(i - 1) / 64] & (1ull << ((i - 1) % 64)))
+            s->invalid[i / 64] |= 1ull << (i % 64);
+        else
+            s->invalid[i / 64] &= ~(1ull << (i % 64));
+        s->targets[i]->index = (uint32_t)i;
+    }
+}
+
 /* Targets were only added since the last update (a post-filter created
- * one): each goes into its place, the columns after the first new one
- * move, and nothing is copied or sorted again. 0, or -1 when the columns
- * are too small (the caller rebuilds). */
+ * one): each goes into its place, the columns after it move up by one,
+ * and nothing is copied or sorted again. 0, or -1 when the columns are
+ * too small (the caller rebuilds). */
 static int add_new(snapshot *s, const cache *c)
 {
-    size_t first = SIZE_MAX, n_new = 0;
+    size_t n_new = 0;
     for (const cache_target *ct = c->mru; ct && ct->t.gen > s->gen; ct = ct->next)
         n_new += ct->t.obj && strcmp(ct->kind, s->kind) == 0 && !snapshot_find(s, ct->name);
     if (s->n + n_new > s->cap_cols)
@@ -192,15 +217,12 @@ static int add_new(snapshot *s, const cache *c)
         copy_into(s, t, &ct->t);
         size_t at = sorted_position(s, t);
         grow(&s->targets, &s->cap, s->n + 1, sizeof *s->targets);
-        memmove(&s->targets[at + 1], &s->targets[at], (s->n - at) * sizeof *s->targets);
+        open_gap(s, at);
         s->targets[at] = t;
         s->n++;
+        fill_columns(s, at);
         hmap_put(&s->by_name, t->name, t);
-        if (at < first)
-            first = at;
     }
-    for (size_t k = first; k < s->n; k++)
-        fill_columns(s, k);
     s->set_gen = c->set_gen;
     return 0;
 }

@@ -196,6 +196,61 @@ START_TEST(snapshot_other_kinds_ignored)
 }
 END_TEST
 
+/* Targets added between cycles (a post-filter creates them) go into
+ * their sorted places, the columns moving with them: the snapshot is the
+ * one a rebuild from scratch gives, position by position. */
+START_TEST(snapshot_added_targets_in_place)
+{
+    static const char *const first[] = {"b", "d", "f", "h"};
+    static const char *const later[] = {"a", "e", "i", "c", "g"};
+    cache c;
+    cache_init(&c, 2);
+    trellis_object *objs[9], *pods[9];
+    size_t no = 0;
+    snapshot s;
+    snapshot_init(&s, "Node", 2, 0, 0);
+    for (size_t i = 0; i < 4; i++) {
+        objs[no] = node(first[i]);
+        cache_target *t = cache_set_target(&c, objs[no]);
+        pods[no] = pod(first[i], 100 * (int64_t)(no + 1));
+        cache_assume(&c, pods[no], t);
+        no++;
+    }
+    snapshot_update(&s, &c);
+    for (size_t i = 0; i < 5; i++) { /* one or two at a time */
+        objs[no] = node(later[i]);
+        cache_target *t = cache_set_target(&c, objs[no]);
+        pods[no] = pod(later[i], 100 * (int64_t)(no + 1));
+        cache_assume(&c, pods[no], t);
+        no++;
+        if (i % 2 == 0)
+            snapshot_update(&s, &c);
+    }
+    snapshot_update(&s, &c);
+    snapshot fresh;
+    snapshot_init(&fresh, "Node", 2, 0, 0);
+    snapshot_update(&fresh, &c);
+    ck_assert_uint_eq(s.n, 9);
+    ck_assert_uint_eq(fresh.n, 9);
+    for (size_t i = 0; i < 9; i++) {
+        ck_assert_str_eq(s.targets[i]->name, fresh.targets[i]->name);
+        ck_assert_uint_eq(s.targets[i]->index, i);
+        ck_assert_ptr_eq(snapshot_find(&s, s.targets[i]->name), s.targets[i]);
+        for (int k = 0; k < 2; k++)
+            ck_assert_int_eq(snapshot_counter(&s, k)[i], snapshot_counter(&fresh, k)[i]);
+    }
+    ck_assert_str_eq(s.targets[0]->name, "a");
+    ck_assert_str_eq(s.targets[8]->name, "i");
+    snapshot_free(&s);
+    snapshot_free(&fresh);
+    for (size_t i = 0; i < no; i++) {
+        object_unref(objs[i]);
+        object_unref(pods[i]);
+    }
+    cache_free(&c);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cache");
@@ -204,6 +259,7 @@ int main(void)
     tcase_add_test(tc, bound_before_target_exists);
     tcase_add_test(tc, multiple_targets_per_workload);
     tcase_add_test(tc, snapshot_copies_only_changes);
+    tcase_add_test(tc, snapshot_added_targets_in_place);
     tcase_add_test(tc, snapshot_other_kinds_ignored);
     suite_add_tcase(s, tc);
     return tu_run(s);
