@@ -109,7 +109,7 @@ bad "validate: an unknown scope" 'scheduler:
     "scheduler.scope: expected Cluster or Namespaced, got 'Global'"
 bad "validate: an unknown strategy" 'scheduler:
   strategy: Fastest' \
-    "scheduler.strategy: expected Balanced or Simple"
+    "scheduler.strategy: expected Balanced, Simple or Random, got 'Fastest'"
 bad "validate: no scheduler: at the root" 'clusterScheduler:
   scope: Cluster' \
     "no \`scheduler:\` at the root"

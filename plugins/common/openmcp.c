@@ -211,14 +211,60 @@ static void drop_overridden(selector *local, const selector *global)
     local->n = k;
 }
 
+typedef struct strings_ctx {
+    const trellis_host *h;
+    const char *path;
+    char *err;
+    size_t errlen;
+    int bad;
+} strings_ctx;
+
+static int member_is_string(const char *key, const trellis_value *v, void *ud)
+{
+    strings_ctx *x = ud;
+    if (x->h->value_type(v) == TRELLIS_VALUE_STRING)
+        return 0;
+    char where[400];
+    values_member_path(where, sizeof where, x->path, key, "./");
+    x->bad = fail(x->err, x->errlen, "%s: expected a string, got %s (quote it)", where,
+                  values_type_name(x->h->value_type(v)));
+    return 1;
+}
+
+/* The labels or annotations map (or the list spec.purposes) at
+ * parent.key holds strings only, as Kubernetes requires; absent is fine. */
+static int strings_only(const trellis_host *h, const trellis_value *v, const char *parent,
+                        const char *key, char *err, size_t errlen)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s.%s", parent, key);
+    strings_ctx x = {h, path, err, errlen, 0};
+    if (!v || h->value_type(v) == TRELLIS_VALUE_NULL)
+        return 0;
+    if (h->value_type(v) == TRELLIS_VALUE_MAP) {
+        h->value_foreach(v, member_is_string, &x);
+        return x.bad;
+    }
+    if (h->value_type(v) != TRELLIS_VALUE_LIST)
+        return fail(err, errlen, "%s: expected a %s, got %s", path,
+                    strcmp(key, "purposes") == 0 ? "list of strings" : "map of strings",
+                    values_type_name(h->value_type(v)));
+    for (size_t i = 0; i < h->value_len(v); i++)
+        if (h->value_type(h->value_at(v, i)) != TRELLIS_VALUE_STRING)
+            return fail(err, errlen, "%s[%zu]: expected a string, got %s", path, i,
+                        values_type_name(h->value_type(h->value_at(v, i))));
+    return 0;
+}
+
 static int parse_template(const trellis_host *h, const trellis_value *def, const char *path,
                           omcp_purpose *p, char *err, size_t errlen)
 {
-    char tp[300], mp[320];
+    char tp[300], mp[320], sp[320];
     const trellis_value *tmpl, *meta;
     const char *profile, *tenancy;
     snprintf(tp, sizeof tp, "%s.template", path);
     snprintf(mp, sizeof mp, "%s.metadata", tp);
+    snprintf(sp, sizeof sp, "%s.spec", tp);
     if (get_map(h, def, "template", path, &tmpl, err, errlen) < 0 ||
         get_map(h, tmpl, "metadata", tp, &meta, err, errlen) < 0 ||
         get_map(h, tmpl, "spec", tp, &p->spec, err, errlen) < 0 ||
@@ -227,8 +273,12 @@ static int parse_template(const trellis_host *h, const trellis_value *def, const
         get_string(h, meta, "namespace", mp, &p->namespace_, err, errlen) < 0 ||
         get_string(h, meta, "name", mp, &p->name_, err, errlen) < 0 ||
         get_string(h, meta, "generateName", mp, &p->generate_name, err, errlen) < 0 ||
-        get_string(h, p->spec, "profile", tp, &profile, err, errlen) < 0 ||
-        get_string(h, p->spec, "tenancy", tp, &tenancy, err, errlen) < 0)
+        get_string(h, p->spec, "profile", sp, &profile, err, errlen) < 0 ||
+        get_string(h, p->spec, "tenancy", sp, &tenancy, err, errlen) < 0 ||
+        strings_only(h, p->labels, mp, "labels", err, errlen) < 0 ||
+        strings_only(h, p->annotations, mp, "annotations", err, errlen) < 0 ||
+        strings_only(h, p->spec ? h->value_get(p->spec, "purposes") : NULL, sp, "purposes", err,
+                     errlen) < 0)
         return -1;
     if (!profile)
         return fail(err, errlen, "%s.spec.profile: required (the cluster profile of new Clusters)",
@@ -294,7 +344,8 @@ static int load_purpose(const char *name, const trellis_value *def, void *ud)
     omcp_purpose *p = &c->purposes[c->n_purposes++];
     p->name = values_strdup(name);
     const trellis_value *tc = h->value_get(def, "tenancyCount");
-    if (tc && h->value_type(tc) != TRELLIS_VALUE_NULL && h->value_int(tc, &p->tenancy_count) < 0)
+    if (tc && h->value_type(tc) != TRELLIS_VALUE_NULL &&
+        (h->value_type(tc) != TRELLIS_VALUE_INT || h->value_int(tc, &p->tenancy_count) < 0))
         return l->failed = fail(l->err, l->errlen, "%s.tenancyCount: expected an integer", path), 1;
     if (!p->name || parse_template(h, def, path, p, l->err, l->errlen) < 0 ||
         parse_selector(h, def, "selector", path, &p->local, l->err, l->errlen) < 0)
@@ -324,6 +375,9 @@ static int choice(const char *v, const char *const *names, const char *path, int
             *out = i;
             return 0;
         }
+    if (names[2])
+        return fail(err, errlen, "%s: expected %s, %s or %s, got '%s'", path, names[0], names[1],
+                    names[2], v);
     return fail(err, errlen, "%s: expected %s or %s, got '%s'", path, names[0], names[1], v);
 }
 
@@ -439,8 +493,7 @@ int omcp_purpose_index(const omcp_config *c, const char *name)
 
 const char *omcp_request_purpose(const trellis_host *h, const trellis_object *w)
 {
-    const trellis_value *v = h->object_get(w, "spec.purpose");
-    const char *s = v && h->value_type(v) == TRELLIS_VALUE_STRING ? h->value_string(v) : NULL;
+    const char *s = values_scalar_text(h, h->object_get(w, "spec.purpose"));
     return s ? s : "";
 }
 
@@ -455,6 +508,14 @@ int omcp_request_selected(const omcp_config *c, const trellis_object *w)
 {
     const void *ud[2] = {c->h, w};
     return selector_first_mismatch(c->requests, label_lookup, ud) < 0;
+}
+
+int omcp_request_left_alone(const omcp_config *c, const trellis_object *w, int honour_ignore)
+{
+    const char *op = c->h->object_annotation(w, OMCP_OPERATION_ANNOTATION);
+    if (honour_ignore && op && strcmp(op, "ignore") == 0)
+        return 1;
+    return !omcp_request_selected(c, w);
 }
 
 uint64_t omcp_cluster_purposes(const omcp_config *c, const trellis_object *cluster)
@@ -515,6 +576,13 @@ void omcp_request_counters(const trellis_host *h, const trellis_plugin *self,
     const char *s = values_scalar_text(h, b);
     out[0] = 1;
     out[1] = s && *s;
+}
+
+int omcp_carries_own(const trellis_host *h, const trellis_object *w, const trellis_object *cluster)
+{
+    char fin[OMCP_FINALIZER_MAX];
+    return cluster && omcp_request_finalizer(h, w, fin, sizeof fin) == 0 &&
+           omcp_has_finalizer(h, cluster, fin);
 }
 
 int omcp_has_finalizer(const trellis_host *h, const trellis_object *o, const char *fin)
@@ -585,9 +653,9 @@ static int hashed_name(const char *prefix, const trellis_host *h, const trellis_
     size_t plen = strlen(prefix);
     if (plen + 8 > OMCP_NAME_MAX)
         return fail(err, errlen,
-                    "error generating cluster name: the prefix '%s' is %zu characters long; at "
-                    "most %d leave room for the 8-character hash in a %d-character name",
-                    prefix, plen, OMCP_NAME_MAX - 8, OMCP_NAME_MAX);
+                    "error generating cluster name: the prefix is %zu characters long ('%.40s%s'); "
+                    "at most %d leave room for the 8-character hash in a %d-character name",
+                    plen, prefix, plen > 40 ? "..." : "", OMCP_NAME_MAX - 8, OMCP_NAME_MAX);
     if (plen + 9 > len)
         return fail(err, errlen, "name buffer too small");
     snprintf(out, len, "%s%s", prefix, suffix);
@@ -621,8 +689,11 @@ int omcp_new_name(const omcp_purpose *p, const trellis_host *h, const trellis_ob
     char prefix[256];
     if (!p->exclusive && p->tenancy_count == 0 && !p->generate_name) {
         const char *name = p->name_ ? p->name_ : p->name;
-        if (strlen(name) + 1 > len)
-            return fail(err, errlen, "name buffer too small");
+        if (strlen(name) > OMCP_NAME_MAX || strlen(name) + 1 > len)
+            return fail(err, errlen,
+                        "the new Cluster's name ('%.40s%s', the template's metadata.name or the "
+                        "purpose) is %zu characters long; Kubernetes allows %d",
+                        name, strlen(name) > 40 ? "..." : "", strlen(name), OMCP_NAME_MAX);
         memcpy(out, name, strlen(name) + 1);
         return 0;
     }
@@ -724,11 +795,12 @@ static int spec_member(const char *key, const trellis_value *v, void *ud)
     return 0;
 }
 
-/* The template's spec with the purpose added to spec.purposes. */
+/* The template's spec with the purpose added to spec.purposes, as a JSON
+ * object. */
 static void put_spec(const trellis_host *h, buf *b, const omcp_purpose *p)
 {
     spec_ctx x = {h, b};
-    puts_(b, "\"spec\":{");
+    puts_(b, "{");
     h->value_foreach(p->spec, spec_member, &x);
     puts_(b, "\"purposes\":[");
     const trellis_value *ps = h->value_get(p->spec, "purposes");
@@ -751,9 +823,64 @@ static void put_spec(const trellis_host *h, buf *b, const omcp_purpose *p)
     puts_(b, "]}");
 }
 
+char *omcp_spec_json(const omcp_config *c, const omcp_purpose *p)
+{
+    buf b = {0};
+    put_spec(c->h, &b, p);
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
+typedef struct edits_ctx {
+    const trellis_host *h;
+    const char *field;
+    trellis_edit *e;
+    char **paths;
+    size_t n, max;
+} edits_ctx;
+
+static void add_set(edits_ctx *x, const char *key, const char *value)
+{
+    if (x->n == x->max)
+        return;
+    char *path = malloc(strlen(x->field) + strlen(key) + 5);
+    if (!path)
+        return;
+    sprintf(path, "%s[\"%s\"]", x->field, key);
+    x->paths[x->n] = path;
+    x->e[x->n++] = (trellis_edit){TRELLIS_EDIT_SET, path, value};
+}
+
+static int set_member(const char *key, const trellis_value *v, void *ud)
+{
+    edits_ctx *x = ud;
+    const char *s = x->h->value_string(v);
+    if (s && !strchr(key, '"'))
+        add_set(x, key, s);
+    return 0;
+}
+
+size_t omcp_template_label_edits(const omcp_config *c, const omcp_purpose *p, trellis_edit *e,
+                                 char **paths, size_t max)
+{
+    const trellis_host *h = c->h;
+    edits_ctx x = {h, "metadata.labels", e, paths, 0, max};
+    if (p->labels)
+        h->value_foreach(p->labels, set_member, &x);
+    if (!(p->labels && h->value_get(p->labels, OMCP_DELETE_LABEL)))
+        add_set(&x, OMCP_DELETE_LABEL, "true");
+    x.field = "metadata.annotations";
+    if (p->annotations)
+        h->value_foreach(p->annotations, set_member, &x);
+    return x.n;
+}
+
 char *omcp_cluster_manifest(const omcp_config *c, const omcp_purpose *p, const trellis_object *w,
                             const char *api_version, const char *kind, const char *ns,
-                            const char *name, const char *finalizer)
+                            const char *name, const char *const *fins, size_t n_fins)
 {
     const trellis_host *h = c->h;
     buf b = {0};
@@ -770,8 +897,12 @@ char *omcp_cluster_manifest(const omcp_config *c, const omcp_purpose *p, const t
     put(&b, ",", 1);
     put_metadata_map(h, &b, "annotations", p->annotations, w, p->exclusive, NULL, NULL);
     puts_(&b, ",\"finalizers\":[");
-    put_json_string(&b, finalizer);
-    puts_(&b, "]},");
+    for (size_t i = 0; i < n_fins; i++) {
+        if (i)
+            put(&b, ",", 1);
+        put_json_string(&b, fins[i]);
+    }
+    puts_(&b, "]},\"spec\":");
     put_spec(h, &b, p);
     put(&b, "}", 1);
     if (b.oom) {

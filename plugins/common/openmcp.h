@@ -30,6 +30,9 @@
 #define OMCP_OPERATION_ANNOTATION "openmcp.cloud/operation"
 /* labels and annotations of a request an Exclusive Cluster inherits */
 #define OMCP_METADATA_PREFIX "metadata.open-control-plane.io/"
+/* request.clusters.openmcp.cloud/<uid> with room for any uid a request
+ * may carry (Kubernetes' are 36 characters); a longer uid is an error */
+#define OMCP_FINALIZER_MAX 320
 /* Kubernetes' longest object name */
 #define OMCP_NAME_MAX 63
 /* purposes a configuration may map: one bit each in a Cluster's mask */
@@ -99,6 +102,12 @@ const char *omcp_request_purpose(const trellis_host *h, const trellis_object *w)
 /* Whether the request's labels match selectors.requests. */
 int omcp_request_selected(const omcp_config *c, const trellis_object *w);
 
+/* Whether the scheduler leaves request w alone altogether (openMCP's
+ * event filter): annotated openmcp.cloud/operation: ignore (when
+ * honour_ignore), or not matching selectors.requests. Such a request is
+ * neither placed nor released: another scheduler may own it. */
+int omcp_request_left_alone(const omcp_config *c, const trellis_object *w, int honour_ignore);
+
 /* Bit i set when the Cluster serves purpose i: its spec.purposes names
  * it and its labels match selectors.clusters and the purpose's selector. */
 uint64_t omcp_cluster_purposes(const omcp_config *c, const trellis_object *cluster);
@@ -115,14 +124,21 @@ int64_t omcp_cluster_requests(const trellis_host *h, const trellis_object *clust
 void omcp_request_counters(const trellis_host *h, const trellis_plugin *self,
                            const trellis_object *w, int64_t out[2]);
 
+/* Whether cluster already carries request w's finalizer: a request
+ * placed on the Cluster it recovered, or that was created for it, is
+ * counted there by the finalizer already; a plugin that also counts the
+ * requests assumed in this run takes such a one back (reserve). */
+int omcp_carries_own(const trellis_host *h, const trellis_object *w, const trellis_object *cluster);
+
 /* Whether the object's metadata.finalizers holds fin. */
 int omcp_has_finalizer(const trellis_host *h, const trellis_object *o, const char *fin);
 
 /* Whether metadata.deletionTimestamp is set. */
 int omcp_being_deleted(const trellis_host *h, const trellis_object *o);
 
-/* request.clusters.openmcp.cloud/<uid> of request w into buf; -1 when the
- * request has no uid (its finalizer could not be told apart). */
+/* request.clusters.openmcp.cloud/<uid> of request w into buf (len:
+ * OMCP_FINALIZER_MAX); -1 when the request has no uid (its finalizer could
+ * not be told apart) or one that does not fit. */
 int omcp_request_finalizer(const trellis_host *h, const trellis_object *w, char *buf, size_t len);
 
 /* Where a new Cluster for request w of purpose p goes: the template's
@@ -150,12 +166,24 @@ int omcp_new_name(const omcp_purpose *p, const trellis_host *h, const trellis_ob
  * the template's labels (plus delete-without-requests "true" unless the
  * template sets it) and annotations, an Exclusive purpose's inherited
  * metadata.open-control-plane.io/ labels and annotations of the request,
- * the request's finalizer, and the template's spec with the purpose
- * added to spec.purposes. malloc'd (caller frees), NULL when out of
+ * the finalizers fins[0..n_fins) (the request's; those of every request
+ * bound to a Cluster created again), and the template's spec with the
+ * purpose added to spec.purposes. malloc'd (caller frees), NULL when out of
  * memory. */
 char *omcp_cluster_manifest(const omcp_config *c, const omcp_purpose *p, const trellis_object *w,
                             const char *api_version, const char *kind, const char *ns,
-                            const char *name, const char *finalizer);
+                            const char *name, const char *const *fins, size_t n_fins);
+
+/* The template's spec with the purpose in spec.purposes, as a JSON
+ * object (malloc'd; NULL when out of memory). */
+char *omcp_spec_json(const omcp_config *c, const omcp_purpose *p);
+
+/* Edits that set the template's labels (with delete-without-requests
+ * "true" unless it sets that label) and annotations on an existing
+ * Cluster, into e[0..max); paths[i] is the malloc'd path of e[i], which
+ * the caller frees after the patch. Their number. */
+size_t omcp_template_label_edits(const omcp_config *c, const omcp_purpose *p, trellis_edit *e,
+                                 char **paths, size_t max);
 
 /* splitmix64: the draws of the Random strategy and of random names. */
 uint64_t omcp_mix(uint64_t x);

@@ -59,10 +59,10 @@ enum { T_REQ = 1, T_CLU };
 
 /* a request, prepared once per change */
 typedef struct req {
-    int tag;      /* T_REQ */
-    int purpose;  /* -1: unknown (openmcp-requests makes it an error) */
-    int32_t ns;   /* the namespace a Namespaced scope searches; -1: any */
-    char fin[96]; /* request.clusters.openmcp.cloud/<uid>, "" without uid */
+    int tag;     /* T_REQ */
+    int purpose; /* -1: unknown (openmcp-requests makes it an error) */
+    int32_t ns;  /* the namespace a Namespaced scope searches; -1: any */
+    char *fin;   /* request.clusters.openmcp.cloud/<uid>, "" without uid */
 } req;
 
 /* a Cluster, prepared once per change: the columns' values (also what
@@ -70,6 +70,10 @@ typedef struct req {
 typedef struct clu {
     int tag; /* T_CLU */
     int64_t v[N_VALUES];
+    /* requests assumed here that the Cluster carries the finalizer of
+     * (recovered or created in this run): counted once, by the finalizer;
+     * changed in reserve / unreserve on the main thread */
+    int64_t dup;
     conf *cf;
     char *ns, *name;
     int32_t *fins;
@@ -96,9 +100,11 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *w, void 
     r->ns = -1;
     if (r->purpose >= 0 && cf->c.namespaced)
         r->ns = intern_id(&cf->ids, omcp_scope_namespace(&cf->c.purposes[r->purpose], host, w));
-    if (omcp_request_finalizer(host, w, r->fin, sizeof r->fin) < 0)
-        r->fin[0] = '\0';
+    char fin[OMCP_FINALIZER_MAX];
+    r->fin = values_strdup(omcp_request_finalizer(host, w, fin, sizeof fin) < 0 ? "" : fin);
     *data = r;
+    if (!r->fin)
+        return snprintf(err, errlen, "out of memory"), -1;
     return 0;
 }
 
@@ -115,6 +121,8 @@ static void release(trellis_plugin *self, void *data)
         free(t->fins);
         free(t->ns);
         free(t->name);
+    } else if (t) {
+        free(((req *)data)->fin);
     }
     free(data);
 }
@@ -202,7 +210,7 @@ static int candidate(const req *r, uint64_t purposes, int64_t ns)
  * is not, else the rule. */
 enum { R_NONE = 0, R_CANDIDATE, R_EXCLUSIVE, R_DELETING, R_FULL };
 static int passed_over(const conf *cf, const cyc *y, uint64_t purposes, int64_t ns,
-                       int64_t requests, int64_t deleting, int64_t assumed)
+                       int64_t requests, int64_t deleting, int64_t pending)
 {
     if (!candidate(y->r, purposes, ns))
         return R_CANDIDATE;
@@ -210,7 +218,7 @@ static int passed_over(const conf *cf, const cyc *y, uint64_t purposes, int64_t 
         return R_EXCLUSIVE;
     if (cf->skip_deleting && deleting)
         return R_DELETING;
-    return y->limit > 0 && requests + assumed >= y->limit ? R_FULL : R_NONE;
+    return y->limit > 0 && requests + pending >= y->limit ? R_FULL : R_NONE;
 }
 
 /* The columns a cycle reads: the target values, then the counters of
@@ -225,13 +233,44 @@ static void columns(trellis_cycle *c, const trellis_plugin *self, const int64_t 
     col[C_BOUND] = host->cycle_target_counter(c, self, 1);
 }
 
+/* Requests assumed on a Cluster in this run whose finalizers are not on it
+ * yet: placed - bound - those it carries the finalizer of already. */
+static int64_t assumed(int64_t placed, int64_t bound, const clu *t)
+{
+    return placed - bound - (t ? t->dup : 0);
+}
+
 /* Whether target i is feasible, from the columns. */
-static int feasible(const conf *cf, const cyc *y, const int64_t *const *col, size_t i)
+static int feasible(const conf *cf, const cyc *y, const int64_t *const *col, void *const *data,
+                    size_t i)
 {
     if (y->rec >= 0)
         return (long)i == y->rec;
     return passed_over(cf, y, (uint64_t)col[V_PURPOSES][i], col[V_NAMESPACE][i], col[V_REQUESTS][i],
-                       col[V_DELETING][i], col[C_PLACED][i] - col[C_BOUND][i]) == R_NONE;
+                       col[V_DELETING][i],
+                       assumed(col[C_PLACED][i], col[C_BOUND][i], data[i])) == R_NONE;
+}
+
+/* A request placed on a Cluster that carries its finalizer already is
+ * counted once (the finalizer), not also as assumed. */
+static int reserve(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                   const trellis_target *t, trellis_status *st)
+{
+    (void)c;
+    (void)st;
+    clu *tc = host->object_data(self, host->target_object(t));
+    if (tc && omcp_carries_own(host, w, host->target_object(t)))
+        tc->dup++;
+    return TRELLIS_SUCCESS;
+}
+
+static void unreserve(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                      const trellis_target *t)
+{
+    (void)c;
+    clu *tc = host->object_data(self, host->target_object(t));
+    if (tc && tc->dup > 0 && omcp_carries_own(host, w, host->target_object(t)))
+        tc->dup--;
 }
 
 /* Whether some prepared Cluster carries the finalizer fin. */
@@ -317,12 +356,13 @@ static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_ob
         return;
     const int64_t *col[N_COLS];
     columns(c, self, col);
+    void *const *data = host->cycle_target_data(c, self);
     for (size_t wd = 0; wd < (n + 63) / 64; wd++) {
         uint64_t bits = pass[wd];
         while (bits) {
             size_t j = wd * 64 + (size_t)__builtin_ctzll(bits);
             bits &= bits - 1;
-            if (j < n && !feasible(cf, y, col, first + j))
+            if (j < n && !feasible(cf, y, col, data, first + j))
                 pass[wd] &= ~(UINT64_C(1) << (j % 64));
         }
     }
@@ -369,9 +409,9 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
                                         "the request's finalizer is on Cluster %s",
                                         host->target_key(mine));
     }
-    int64_t assumed = k ? k[0] - k[1] : 0;
+    int64_t a = k ? assumed(k[0], k[1], tc) : 0;
     switch (passed_over(cf, y, (uint64_t)v[V_PURPOSES], v[V_NAMESPACE], v[V_REQUESTS],
-                        v[V_DELETING], assumed)) {
+                        v[V_DELETING], a)) {
     case R_CANDIDATE:
         return not_candidate(cf, y->r, host->target_object(t), st);
     case R_EXCLUSIVE:
@@ -386,7 +426,7 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
         return host->status(st, TRELLIS_UNSCHEDULABLE, "TenancyFull",
                             "holds %lld requests (%lld assumed in this run); purpose '%s' "
                             "allows %lld per Cluster",
-                            (long long)(v[V_REQUESTS] + assumed), (long long)assumed, p->name,
+                            (long long)(v[V_REQUESTS] + a), (long long)a, p->name,
                             (long long)y->limit);
     }
     return TRELLIS_SUCCESS;
@@ -431,6 +471,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         h->declare_target_values(self, N_VALUES, target_values) < 0 ||
         h->declare_counters(self, 2, amounts) < 0 || h->register_pre_filter(self, pre_filter) < 0 ||
         h->register_filter(self, filter) < 0 || h->register_filter_span(self, filter_span) < 0 ||
+        h->register_reserve(self, reserve) < 0 || h->register_unreserve(self, unreserve) < 0 ||
         trellis_register_equivalent(h, self, equivalent) < 0)
         return snprintf(err, errlen, "cannot register hooks"), -1;
     return 0;

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "openmcp.h"
+#include "values.h"
 #include "trellis/plugin.h"
 
 static const trellis_host *host;
@@ -41,7 +42,20 @@ typedef struct conf {
     omcp_config c;
     uint64_t seed;
     const char *api_version, *kind;
+    /* Clusters this process created again ("ns/name"), so the other
+     * requests bound to one do not create it twice before the store
+     * reports it */
+    char **recreated;
+    size_t n_recreated;
 } conf;
+
+static void more_free(void *p)
+{
+    conf *cf = p;
+    for (size_t i = 0; i < cf->n_recreated; i++)
+        free(cf->recreated[i]);
+    free(cf->recreated);
+}
 
 static const omcp_purpose *purpose_of(const conf *cf, const trellis_object *w)
 {
@@ -64,18 +78,65 @@ static int has_uid(const trellis_object *o, void *ud)
     return 0;
 }
 
-/* The first request finalizer on o other than fin (NULL: none). */
-static const char *other_request(const trellis_object *o, const char *fin)
+/* The request finalizers on o other than fin: a live request's makes
+ * *owner that request; the dead ones go into dead[0..*n_dead) (borrowed
+ * from o). */
+static void other_requests(const trellis_plugin *self, const trellis_object *o, const char *fin,
+                           const char *kind, const trellis_object **owner, const char **dead,
+                           size_t max_dead, size_t *n_dead)
 {
+    static const size_t plen = sizeof OMCP_CLUSTER_FINALIZER_PREFIX - 1;
     const trellis_value *f = host->object_get(o, "metadata.finalizers");
-    for (size_t i = 0; f && i < host->value_len(f); i++) {
+    *owner = NULL;
+    *n_dead = 0;
+    for (size_t i = 0; f && i < host->value_len(f) && !*owner; i++) {
         const char *s = host->value_string(host->value_at(f, i));
-        if (s && strcmp(s, fin) != 0 &&
-            strncmp(s, OMCP_CLUSTER_FINALIZER_PREFIX, sizeof OMCP_CLUSTER_FINALIZER_PREFIX - 1) ==
-                0)
-            return s;
+        if (!s || strcmp(s, fin) == 0 || strncmp(s, OMCP_CLUSTER_FINALIZER_PREFIX, plen) != 0)
+            continue;
+        owner_ctx x = {s + plen, NULL};
+        host->foreach_object(self, kind, NULL, has_uid, &x);
+        if (x.found)
+            *owner = x.found;
+        else if (*n_dead < max_dead)
+            dead[(*n_dead)++] = s;
     }
-    return NULL;
+}
+
+/* Take over have, a Cluster of the new Cluster's name that no live
+ * request holds: the dead requests' finalizers go, this request's comes,
+ * and the spec, labels and annotations become the template's (openMCP
+ * updates it so). The request is placed on it once the store reports the
+ * update. */
+static int take_over(trellis_plugin *self, trellis_cycle *c, const conf *cf, const omcp_purpose *p,
+                     const trellis_object *have, const char *fin, const char **dead, size_t n_dead,
+                     trellis_status *st)
+{
+    trellis_edit e[TRELLIS_EDITS_MAX];
+    size_t n = 0;
+    char err[512];
+    for (size_t i = 0; i < n_dead; i++)
+        e[n++] = (trellis_edit){TRELLIS_EDIT_LIST_REMOVE, "metadata.finalizers", dead[i]};
+    e[n++] = (trellis_edit){TRELLIS_EDIT_LIST_ADD, "metadata.finalizers", fin};
+    char *spec = omcp_spec_json(&cf->c, p);
+    if (!spec)
+        return host->status(st, TRELLIS_ERROR, "OutOfMemory", NULL);
+    e[n++] = (trellis_edit){TRELLIS_EDIT_SET_JSON, "spec", spec};
+    char *paths[TRELLIS_EDITS_MAX];
+    size_t np = omcp_template_label_edits(&cf->c, p, e + n, paths, TRELLIS_EDITS_MAX - n);
+    n += np;
+    int rc = host->store_patch(self, have, NULL, e, n, err, sizeof err);
+    for (size_t i = 0; i < np; i++)
+        free(paths[i]);
+    free(spec);
+    const char *ns = host->object_namespace(have), *name = host->object_name(have);
+    if (rc < 0)
+        return host->status(st, TRELLIS_ERROR, "PatchFailed", "Cluster %s/%s: %s", ns, name, err);
+    host->cycle_note(c, self, "took over Cluster %s/%s, which no live request holds", ns, name);
+    return host->status(st, TRELLIS_UNSCHEDULABLE, "TakenOver",
+                        "Cluster %s/%s exists and no live request holds it: it was given this "
+                        "request's finalizer and the template, and the request is placed on it "
+                        "once the store reports that",
+                        ns, name);
 }
 
 static int post_filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
@@ -83,7 +144,7 @@ static int post_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obj
 {
     const conf *cf = host->get_private(self);
     const omcp_purpose *p = purpose_of(cf, w);
-    char fin[128], name[OMCP_NAME_MAX + 1], err[512];
+    char fin[OMCP_FINALIZER_MAX], name[OMCP_NAME_MAX + 1], err[512];
     if (!p || omcp_request_finalizer(host, w, fin, sizeof fin) < 0)
         return TRELLIS_UNSCHEDULABLE; /* openmcp-requests says why */
     if (omcp_new_name(p, host, w, cf->seed, name, sizeof name, err, sizeof err) < 0)
@@ -92,33 +153,21 @@ static int post_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obj
     const char *ns = omcp_new_namespace(p, host, w);
     const trellis_object *have = host->lookup_object(self, cf->kind, ns, name);
     if (have) {
-        const char *other = other_request(have, fin);
-        owner_ctx x = {other ? other + sizeof OMCP_CLUSTER_FINALIZER_PREFIX - 1 : "", NULL};
-        if (other)
-            host->foreach_object(self, host->object_kind(w), NULL, has_uid, &x);
-        if (x.found)
+        const trellis_object *owner;
+        const char *dead[8];
+        size_t n_dead;
+        other_requests(self, have, fin, host->object_kind(w), &owner, dead, 8, &n_dead);
+        if (owner)
             return host->status(st, TRELLIS_ERROR, "ClusterConflict",
                                 "cluster '%s/%s' already exists and is used by a different "
                                 "ClusterRequest (%s/%s): label the request %s: \"true\" to "
                                 "randomize the name and avoid this conflict",
-                                ns, name, host->object_namespace(x.found),
-                                host->object_name(x.found), OMCP_RANDOMIZE_LABEL);
-        trellis_edit e[2];
-        size_t n = 0;
-        if (other)
-            e[n++] = (trellis_edit){TRELLIS_EDIT_LIST_REMOVE, "metadata.finalizers", other};
-        e[n++] = (trellis_edit){TRELLIS_EDIT_LIST_ADD, "metadata.finalizers", fin};
-        if (host->store_patch(self, have, NULL, e, n, err, sizeof err) < 0)
-            return host->status(st, TRELLIS_ERROR, "PatchFailed", "Cluster %s/%s: %s", ns, name,
-                                err);
-        host->cycle_note(c, self, "took over Cluster %s/%s, which no live request holds", ns, name);
-        return host->status(st, TRELLIS_UNSCHEDULABLE, "TakenOver",
-                            "Cluster %s/%s exists and no live request holds it: it was given "
-                            "this request's finalizer, and the request is placed on it once "
-                            "the store reports that",
-                            ns, name);
+                                ns, name, host->object_namespace(owner), host->object_name(owner),
+                                OMCP_RANDOMIZE_LABEL);
+        return take_over(self, c, cf, p, have, fin, dead, n_dead, st);
     }
-    char *json = omcp_cluster_manifest(&cf->c, p, w, cf->api_version, cf->kind, ns, name, fin);
+    const char *fins[1] = {fin};
+    char *json = omcp_cluster_manifest(&cf->c, p, w, cf->api_version, cf->kind, ns, name, fins, 1);
     if (!json)
         return host->status(st, TRELLIS_ERROR, "OutOfMemory", NULL);
     int rc = host->create_target(c, self, json, err, sizeof err);
@@ -137,38 +186,95 @@ static int post_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obj
     return TRELLIS_SUCCESS;
 }
 
+typedef struct bound_ctx {
+    const char *ns, *name;
+    char **fins; /* malloc'd */
+    size_t n, cap;
+    int oom;
+} bound_ctx;
+
+/* Collect the finalizer of every request (not being deleted) bound to the
+ * Cluster ns/name. */
+static int bound_to(const trellis_object *r, void *ud)
+{
+    bound_ctx *x = ud;
+    const char *n = values_scalar_text(host, host->object_get(r, "status.cluster.name"));
+    const char *ns = values_scalar_text(host, host->object_get(r, "status.cluster.namespace"));
+    char fin[OMCP_FINALIZER_MAX];
+    if (!n || !ns || strcmp(n, x->name) != 0 || strcmp(ns, x->ns) != 0 ||
+        omcp_being_deleted(host, r) || omcp_request_finalizer(host, r, fin, sizeof fin) < 0)
+        return 0;
+    if (x->n == x->cap) {
+        size_t cap = x->cap ? 2 * x->cap : 8;
+        char **f = realloc(x->fins, cap * sizeof *f);
+        if (!f)
+            return x->oom = 1;
+        x->fins = f;
+        x->cap = cap;
+    }
+    if (!(x->fins[x->n] = values_strdup(fin)))
+        return x->oom = 1;
+    x->n++;
+    return 0;
+}
+
+/* A bound request's Cluster is gone: it is created again, same name and
+ * namespace, with the finalizers of every request bound to it (once: the
+ * other requests bound to it then find it created). */
 static int target_lost(trellis_plugin *self, const trellis_object *w, const char *ns,
                        const char *name, trellis_status *st)
 {
-    const conf *cf = host->get_private(self);
+    conf *cf = host->get_private(self);
     if (omcp_being_deleted(host, w) || host->lookup_object(self, cf->kind, ns, name))
         return TRELLIS_SKIP;
+    char key[2 * OMCP_NAME_MAX + 64], err[512];
+    snprintf(key, sizeof key, "%s/%s", ns, name);
+    for (size_t i = 0; i < cf->n_recreated; i++)
+        if (strcmp(cf->recreated[i], key) == 0)
+            return TRELLIS_SKIP; /* created for another request bound to it */
     const omcp_purpose *p = purpose_of(cf, w);
-    char fin[128], err[512];
     if (!p)
         return host->status(st, TRELLIS_ERROR, "UnknownPurpose",
                             "Cluster %s/%s is gone and purpose '%s' has no cluster definition "
                             "to create it again from (purposeMappings has: %s)",
                             ns, name, omcp_request_purpose(host, w), cf->c.purpose_names);
-    if (omcp_request_finalizer(host, w, fin, sizeof fin) < 0)
-        return host->status(st, TRELLIS_ERROR, "NoUID", "the request has no metadata.uid");
-    char *json = omcp_cluster_manifest(&cf->c, p, w, cf->api_version, cf->kind, ns, name, fin);
+    if (!*ns)
+        return host->status(st, TRELLIS_ERROR, "NoNamespace",
+                            "Cluster %s is gone and status.cluster.namespace is empty: where to "
+                            "create it again is not known",
+                            name);
+    bound_ctx x = {ns, name, NULL, 0, 0, 0};
+    host->foreach_object(self, host->object_kind(w), NULL, bound_to, &x);
+    char *json = x.oom ? NULL
+                       : omcp_cluster_manifest(&cf->c, p, w, cf->api_version, cf->kind, ns, name,
+                                               (const char *const *)x.fins, x.n);
+    for (size_t i = 0; i < x.n; i++)
+        free(x.fins[i]);
+    free(x.fins);
     if (!json)
         return host->status(st, TRELLIS_ERROR, "OutOfMemory", NULL);
     int rc = host->store_create(self, json, err, sizeof err);
     free(json);
     if (rc < 0)
         return host->status(st, TRELLIS_ERROR, "CreateFailed", "Cluster %s/%s: %s", ns, name, err);
+    char **r = realloc(cf->recreated, (cf->n_recreated + 1) * sizeof *r);
+    if (r && (r[cf->n_recreated] = values_strdup(key))) {
+        cf->recreated = r;
+        cf->n_recreated++;
+    } else if (r) {
+        cf->recreated = r;
+    }
     return host->status(st, TRELLIS_SUCCESS, "Recreated",
-                        "Cluster %s/%s was deleted: created again from purpose '%s''s template", ns,
-                        name, p->name);
+                        "Cluster %s/%s was deleted: created again from purpose '%s''s template "
+                        "with the finalizers of the %zu request(s) bound to it",
+                        ns, name, p->name, x.n);
 }
 
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
     host = h;
-    conf *cf = omcp_plugin_setup(h, self, args, sizeof *cf, "Namespaced", NULL, err, errlen);
+    conf *cf = omcp_plugin_setup(h, self, args, sizeof *cf, "Namespaced", more_free, err, errlen);
     if (!cf)
         return -1;
     cf->seed = (uint64_t)h->arg_int(args, "seed");

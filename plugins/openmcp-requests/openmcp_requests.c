@@ -32,10 +32,7 @@ typedef struct conf {
 static int pre_enqueue(trellis_plugin *self, const trellis_object *w)
 {
     const conf *cf = host->get_private(self);
-    const char *op = host->object_annotation(w, OMCP_OPERATION_ANNOTATION);
-    if (cf->ignore && op && strcmp(op, "ignore") == 0)
-        return TRELLIS_SKIP;
-    return omcp_request_selected(&cf->c, w) ? TRELLIS_SUCCESS : TRELLIS_SKIP;
+    return omcp_request_left_alone(&cf->c, w, cf->ignore) ? TRELLIS_SKIP : TRELLIS_SUCCESS;
 }
 
 static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
@@ -50,10 +47,15 @@ static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obje
                             "has: %s)",
                             purpose, cf->c.purpose_names);
     const char *uid = host->object_uid(w);
+    char fin[OMCP_FINALIZER_MAX];
     if (!uid || !*uid)
         return host->status(st, TRELLIS_ERROR, "NoUID",
                             "the request has no metadata.uid: its finalizer on a Cluster could "
                             "not be told apart from another request's");
+    if (omcp_request_finalizer(host, w, fin, sizeof fin) < 0)
+        return host->status(st, TRELLIS_ERROR, "UIDTooLong",
+                            "metadata.uid is %zu characters long; a finalizer holds at most %zu",
+                            strlen(uid), sizeof fin - sizeof OMCP_CLUSTER_FINALIZER_PREFIX);
     return TRELLIS_SKIP; /* no filter to run */
 }
 

@@ -49,18 +49,51 @@ typedef struct cyc {
     const trellis_target *pick;
 } cyc;
 
-/* A Cluster's request count: the request finalizers on it plus the
- * requests assumed there in this run (counters: placed, bound). */
-static int64_t count(int64_t finalizers, int64_t placed, int64_t bound)
+/* A Cluster, prepared: the requests assumed on it in this run that it
+ * carries the finalizer of already (recovered or created), counted once;
+ * changed in reserve / unreserve on the main thread. */
+typedef struct tgt {
+    int64_t dup;
+} tgt;
+
+static int prepare_target(trellis_plugin *self, const trellis_object *o, void **data, char *err,
+                          size_t errlen)
 {
-    return finalizers + placed - bound;
+    (void)self;
+    (void)o;
+    *data = calloc(1, sizeof(tgt));
+    return *data ? 0 : (snprintf(err, errlen, "out of memory"), -1);
+}
+
+static void release(trellis_plugin *self, void *data)
+{
+    (void)self;
+    free(data);
+}
+
+/* A Cluster's request count: the request finalizers on it plus the
+ * requests assumed there in this run whose finalizers it does not carry
+ * yet (counters: placed, bound). */
+static int64_t count(int64_t finalizers, int64_t placed, int64_t bound, const tgt *t)
+{
+    return finalizers + placed - bound - (t ? t->dup : 0);
+}
+
+static void unreserve(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                      const trellis_target *t)
+{
+    (void)c;
+    tgt *tt = host->object_data(self, host->target_object(t));
+    if (tt && tt->dup > 0 && omcp_carries_own(host, w, host->target_object(t)))
+        tt->dup--;
 }
 
 /* count() of one target, from its object (outside the hot loop). */
 static int64_t requests_on(const trellis_plugin *self, const trellis_target *t)
 {
     const int64_t *k = host->target_counters(self, t);
-    return count(omcp_cluster_requests(host, host->target_object(t)), k[0], k[1]);
+    return count(omcp_cluster_requests(host, host->target_object(t)), k[0], k[1],
+                 host->object_data(self, host->target_object(t)));
 }
 
 /* "reused X, the only candidate left", unless X carries the request's
@@ -68,7 +101,7 @@ static int64_t requests_on(const trellis_plugin *self, const trellis_target *t)
 static void note_only(trellis_cycle *c, const trellis_plugin *self, const trellis_object *w,
                       const trellis_target *t)
 {
-    char fin[128];
+    char fin[OMCP_FINALIZER_MAX];
     if (omcp_request_finalizer(host, w, fin, sizeof fin) == 0 &&
         omcp_has_finalizer(host, host->target_object(t), fin))
         return;
@@ -106,13 +139,14 @@ static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_obj
     const int64_t *fin = host->cycle_target_values(c, self, 0);
     const int64_t *placed = host->cycle_target_counter(c, self, 0);
     const int64_t *bound = host->cycle_target_counter(c, self, 1);
+    void *const *data = host->cycle_target_data(c, self);
     for (size_t j = 0; j < n; j++) {
         if (cf->strategy == OMCP_RANDOM)
             scores[j] = y && host->cycle_target(c, idx[j]) == y->pick;
         else if (cf->strategy == OMCP_SIMPLE)
             scores[j] = 0;
         else
-            scores[j] = -count(fin[idx[j]], placed[idx[j]], bound[idx[j]]);
+            scores[j] = -count(fin[idx[j]], placed[idx[j]], bound[idx[j]], data[idx[j]]);
     }
 }
 
@@ -139,6 +173,10 @@ static int reserve(trellis_plugin *self, trellis_cycle *c, const trellis_object 
     (void)st;
     const conf *cf = host->get_private(self);
     const cyc *y = host->cycle_get(c, self);
+    tgt *tt = host->object_data(self, host->target_object(t));
+    int64_t before = requests_on(self, t); /* the note's count, before this one */
+    if (tt && omcp_carries_own(host, w, host->target_object(t)))
+        tt->dup++;
     if (!y) { /* one feasible Cluster: not scored, no pre_score */
         note_only(c, self, w, t);
         return TRELLIS_SUCCESS;
@@ -151,7 +189,7 @@ static int reserve(trellis_plugin *self, trellis_cycle *c, const trellis_object 
                          n);
     else /* the cycle's snapshot: before this request was assumed */
         host->cycle_note(c, self, "Balanced: %s held the fewest requests (%lld) of %zu candidates",
-                         host->target_key(t), (long long)requests_on(self, t), n);
+                         host->target_key(t), (long long)before, n);
     return TRELLIS_SUCCESS;
 }
 
@@ -179,7 +217,9 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     if (h->declare_target_values(self, 1, target_values) < 0 ||
         h->declare_counters(self, 2, amounts) < 0 || h->register_pre_score(self, pre_score) < 0 ||
         h->register_score(self, score) < 0 || h->register_score_span(self, score_span) < 0 ||
-        h->register_reserve(self, reserve) < 0 ||
+        h->register_reserve(self, reserve) < 0 || h->register_unreserve(self, unreserve) < 0 ||
+        h->register_prepare_target(self, prepare_target) < 0 ||
+        h->register_release(self, release) < 0 ||
         (cf->strategy != OMCP_RANDOM &&
          trellis_register_equivalent(h, self, trellis_equal_always) < 0))
         return snprintf(err, errlen, "cannot register hooks"), -1;

@@ -30,6 +30,8 @@ static const char head[] = "apiVersion: v1\nkind: Fuzz\nmetadata:\n  name: s\n  
 
 static void use(const trellis_host *h, const omcp_config *c, const trellis_object *o)
 {
+    static const char *const fins[] = {"request.clusters.openmcp.cloud/0000-1111",
+                                       "request.clusters.openmcp.cloud/\"quoted\""};
     (void)omcp_cluster_purposes(c, o);
     FUZZ_CHECK(omcp_cluster_requests(h, o) >= 0, "a negative request count");
     (void)omcp_request_selected(c, o);
@@ -43,8 +45,7 @@ static void use(const trellis_host *h, const omcp_config *c, const trellis_objec
             continue;
         }
         char *json = omcp_cluster_manifest(c, p, o, "clusters.openmcp.cloud/v1alpha1", "Cluster",
-                                           omcp_new_namespace(p, h, o), name,
-                                           "request.clusters.openmcp.cloud/0000-1111");
+                                           omcp_new_namespace(p, h, o), name, fins, 2);
         FUZZ_CHECK(json, "no manifest");
         trellis_object *back = object_from_json(json, err, sizeof err);
         /* a name the template gives may be anything the YAML holds; the
