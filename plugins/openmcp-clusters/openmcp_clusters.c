@@ -210,15 +210,13 @@ static int candidate(const req *r, uint64_t purposes, int64_t ns)
  * is not, else the rule. */
 enum { R_NONE = 0, R_CANDIDATE, R_EXCLUSIVE, R_DELETING, R_FULL };
 static int passed_over(const conf *cf, const cyc *y, uint64_t purposes, int64_t ns,
-                       int64_t requests, int64_t deleting, int64_t pending)
+                       int64_t deleting)
 {
     if (!candidate(y->r, purposes, ns))
         return R_CANDIDATE;
     if (y->exclusive)
         return R_EXCLUSIVE;
-    if (cf->skip_deleting && deleting)
-        return R_DELETING;
-    return y->limit > 0 && requests + pending >= y->limit ? R_FULL : R_NONE;
+    return cf->skip_deleting && deleting ? R_DELETING : R_NONE;
 }
 
 /* The columns a cycle reads: the target values, then the counters of
@@ -240,15 +238,18 @@ static int64_t assumed(int64_t placed, int64_t bound, const clu *t)
     return placed - bound - (t ? t->dup : 0);
 }
 
-/* Whether target i is feasible, from the columns. */
+/* Whether target i is feasible, from the columns (its prepared data only
+ * when a tenancy count applies). */
 static int feasible(const conf *cf, const cyc *y, const int64_t *const *col, void *const *data,
                     size_t i)
 {
     if (y->rec >= 0)
         return (long)i == y->rec;
-    return passed_over(cf, y, (uint64_t)col[V_PURPOSES][i], col[V_NAMESPACE][i], col[V_REQUESTS][i],
-                       col[V_DELETING][i],
-                       assumed(col[C_PLACED][i], col[C_BOUND][i], data[i])) == R_NONE;
+    if (passed_over(cf, y, (uint64_t)col[V_PURPOSES][i], col[V_NAMESPACE][i], col[V_DELETING][i]) !=
+        R_NONE)
+        return 0;
+    return !(y->limit > 0 &&
+             col[V_REQUESTS][i] + assumed(col[C_PLACED][i], col[C_BOUND][i], data[i]) >= y->limit);
 }
 
 /* A request placed on a Cluster that carries its finalizer already is
@@ -256,10 +257,11 @@ static int feasible(const conf *cf, const cyc *y, const int64_t *const *col, voi
 static int reserve(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
                    const trellis_target *t, trellis_status *st)
 {
-    (void)c;
+    (void)w;
     (void)st;
+    const cyc *y = host->cycle_get(c, self);
     clu *tc = host->object_data(self, host->target_object(t));
-    if (tc && omcp_carries_own(host, w, host->target_object(t)))
+    if (tc && y && y->rec >= 0) /* recovered (or created for it): carries its finalizer */
         tc->dup++;
     return TRELLIS_SUCCESS;
 }
@@ -410,8 +412,10 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
                                         host->target_key(mine));
     }
     int64_t a = k ? assumed(k[0], k[1], tc) : 0;
-    switch (passed_over(cf, y, (uint64_t)v[V_PURPOSES], v[V_NAMESPACE], v[V_REQUESTS],
-                        v[V_DELETING], a)) {
+    int why = passed_over(cf, y, (uint64_t)v[V_PURPOSES], v[V_NAMESPACE], v[V_DELETING]);
+    if (why == R_NONE && y->limit > 0 && v[V_REQUESTS] + a >= y->limit)
+        why = R_FULL;
+    switch (why) {
     case R_CANDIDATE:
         return not_candidate(cf, y->r, host->target_object(t), st);
     case R_EXCLUSIVE:

@@ -174,22 +174,19 @@ static int reserve(trellis_plugin *self, trellis_cycle *c, const trellis_object 
     const conf *cf = host->get_private(self);
     const cyc *y = host->cycle_get(c, self);
     tgt *tt = host->object_data(self, host->target_object(t));
-    int64_t before = requests_on(self, t); /* the note's count, before this one */
-    if (tt && omcp_carries_own(host, w, host->target_object(t)))
-        tt->dup++;
-    if (!y) { /* one feasible Cluster: not scored, no pre_score */
-        note_only(c, self, w, t);
-        return TRELLIS_SUCCESS;
-    }
-    size_t n = y->n;
-    if (n == 1 || cf->strategy == OMCP_RANDOM)
-        return TRELLIS_SUCCESS; /* noted in pre_score */
-    if (cf->strategy == OMCP_SIMPLE)
+    size_t n = y ? y->n : 1; /* one feasible Cluster is not scored: no pre_score */
+    /* a recovered or created Cluster is always the only candidate */
+    int own = n == 1 && omcp_carries_own(host, w, host->target_object(t));
+    if (n == 1 && !own && !y)
+        host->cycle_note(c, self, "reused %s, the only candidate left", host->target_key(t));
+    else if (n > 1 && cf->strategy == OMCP_SIMPLE)
         host->cycle_note(c, self, "Simple: %s is the first of %zu candidates", host->target_key(t),
                          n);
-    else /* the cycle's snapshot: before this request was assumed */
+    else if (n > 1 && cf->strategy == OMCP_BALANCED) /* before this request */
         host->cycle_note(c, self, "Balanced: %s held the fewest requests (%lld) of %zu candidates",
-                         host->target_key(t), (long long)before, n);
+                         host->target_key(t), (long long)requests_on(self, t), n);
+    if (own && tt)
+        tt->dup++;
     return TRELLIS_SUCCESS;
 }
 
