@@ -134,7 +134,7 @@ parses() {
         >/dev/null 2>"$tmp/parse.err"
     ! grep -q "malformed\|skipped" "$tmp/parse.err"
 }
-# No temporary file (.NAME.tmp.HOST.PID.XXXXXX) of a dead host is left;
+# No temporary file (.NAME.tmp.HOST.PID.<random suffix>) of a dead host is left;
 # the live host's own may exist, mid-write.
 no_temp_files() {
     left=$(find "$st" -name '.*.tmp.*' | while read -r f; do

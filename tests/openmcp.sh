@@ -120,6 +120,32 @@ sed 's|plugin_args = { config|plugin_args = { seeds = 1; config|' "$cfg" >"$tmp/
 check "validate: a misspelt plugin_args key is an error naming it" \
     grep -q "plugin_args 'seeds' is an argument of none of its plugins" "$tmp/typo/out"
 
+# ---- a new Cluster that cannot be written is an error, not a placement ----
+# team-a/x and team/a-x would both be the file cluster-team-a-x.json
+mkdir -p "$tmp/fc/state"
+cat >"$tmp/fc/scheduler.yaml" <<'Y'
+scheduler:
+  purposeMappings:
+    x: { template: { metadata: { namespace: team-a, name: x }, spec: { profile: p, tenancy: Shared } } }
+    y: { template: { metadata: { namespace: team, name: a-x }, spec: { profile: p, tenancy: Shared } } }
+Y
+sed 's|config = "openmcp-scheduler.yaml";|config = "scheduler.yaml";|' "$cfg" >"$tmp/fc/openmcp.cfg"
+cat >"$tmp/fc/state/requests.yaml" <<'Y'
+apiVersion: clusters.openmcp.cloud/v1alpha1
+kind: ClusterRequest
+metadata: { name: r1, namespace: team-a, uid: fc-1 }
+spec: { purpose: x }
+---
+apiVersion: clusters.openmcp.cloud/v1alpha1
+kind: ClusterRequest
+metadata: { name: r2, namespace: team, uid: fc-2 }
+spec: { purpose: y }
+Y
+"$TRELLIS" schedule -c "$tmp/fc/openmcp.cfg" -s "$tmp/fc/state" -o json >"$tmp/fc/out" 2>"$tmp/fc/err"
+check "a new Cluster that cannot be written makes its request an error, saying why" \
+    sh -c "grep -q '\"error\": 1' '$tmp/fc/out' &&
+           grep -q 'team/a-x, the target created for it, not written: .*exists already' '$tmp/fc/out'"
+
 # ---- explain: which rule decided, and why each Cluster was passed over ----
 ex() { "$TRELLIS" explain -c "$cfg" -s "$TOP_SRCDIR/examples/openmcp" -o table "$@"; }
 ex ClusterRequest/team-a/mcp-2 >"$tmp/ex1" 2>&1

@@ -409,17 +409,45 @@ static void show_progress(sched *s, size_t done, uint64_t t0, uint64_t *last)
     fflush(stderr);
 }
 
-/* The store could not write the object id: a decision that placed it
- * is an error, with the store's reason. */
+/* The decision whose post-filter created the object id ("Kind/ns/name"),
+ * NULL when none did. */
+static decision *creator_of(const decisions *ds, const char *id)
+{
+    for (size_t i = 0; i < decisions_count(ds); i++) {
+        decision *d = decisions_at(ds, i);
+        for (size_t k = 0; k < d->n_created; k++) {
+            const obj_id *c = &d->created[k];
+            size_t kl = strlen(c->kind), nl = strlen(c->namespace_);
+            if (strncmp(id, c->kind, kl) == 0 && id[kl] == '/' &&
+                strncmp(id + kl + 1, c->namespace_, nl) == 0 && id[kl + 1 + nl] == '/' &&
+                strcmp(id + kl + nl + 2, c->name) == 0)
+                return d;
+        }
+    }
+    return NULL;
+}
+
+/* The store could not write the object id: a decision that placed it, or
+ * whose post-filter created it (the workload would be bound to a target
+ * that does not exist), is an error, with the store's reason. */
 static void decision_not_written(void *ud, const char *id, const char *why)
 {
     sched *s = ud;
     decision *d = decisions_get(s->dec, id);
+    int created = !d;
+    if (created)
+        d = creator_of(s->dec, id);
     if (!d || d->result != DEC_SCHEDULED)
         return;
     char msg[1200];
-    snprintf(msg, sizeof msg, "binding to %s not written: %.1000s",
-             d->n_targets ? d->targets[0] : "?", why);
+    const char *on = d->n_targets ? d->targets[0] : "?";
+    if (created)
+        snprintf(msg, sizeof msg,
+                 "%s, the target created for it, not written: %.900s; its binding names it "
+                 "(fix the cause and run again)",
+                 on, why);
+    else
+        snprintf(msg, sizeof msg, "binding to %s not written: %.1000s", on, why);
     decision_set_result(d, DEC_ERROR, msg, NULL);
 }
 
