@@ -20,9 +20,6 @@ trap cleanup EXIT INT TERM
 # shellcheck source=testlib.sh
 . "$(dirname "$0")/testlib.sh"
 
-metric() { # metric NAME{LABELS}: its value, 0 when absent
-    curl -s "http://127.0.0.1:$port/metrics" | awk -v m="$1" '$1 == m { print $2; f = 1 } END { if (!f) print 0 }'
-}
 # doc FILE NAMESPACE NAME: that object's document of FILE
 doc() {
     awk -v ns="$2" -v n="$3" '

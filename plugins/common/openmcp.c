@@ -549,23 +549,35 @@ static const char *str_at(const trellis_host *h, const trellis_value *list, size
     return e && h->value_type(e) == TRELLIS_VALUE_STRING ? h->value_string(e) : NULL;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 int64_t omcp_cluster_requests(const trellis_host *h, const trellis_object *cluster)
 {
     static const size_t plen = sizeof OMCP_CLUSTER_FINALIZER_PREFIX - 1;
     const trellis_value *f = finalizers(h, cluster);
-    size_t n = f ? h->value_len(f) : 0;
-    int64_t count = 0;
+    size_t n = f ? h->value_len(f) : 0, k = 0;
+    const char **req = malloc((n ? n : 1) * sizeof *req);
     for (size_t i = 0; i < n; i++) {
         const char *s = str_at(h, f, i);
-        if (!s || strncmp(s, OMCP_CLUSTER_FINALIZER_PREFIX, plen) != 0)
-            continue;
-        int seen = 0; /* uids are counted once */
-        for (size_t j = 0; j < i && !seen; j++) {
-            const char *t = str_at(h, f, j);
-            seen = t && strcmp(s, t) == 0;
+        if (s && strncmp(s, OMCP_CLUSTER_FINALIZER_PREFIX, plen) == 0) {
+            if (!req)
+                k++; /* no memory to tell duplicates apart: count each */
+            else
+                req[k++] = s;
         }
-        count += !seen;
     }
+    if (!req)
+        return (int64_t)k;
+    /* uids are counted once: sorted, then the distinct ones (a shared
+     * Cluster may carry thousands) */
+    qsort(req, k, sizeof *req, cmp_str);
+    int64_t count = 0;
+    for (size_t i = 0; i < k; i++)
+        count += i == 0 || strcmp(req[i], req[i - 1]) != 0;
+    free(req);
     return count;
 }
 
@@ -710,8 +722,9 @@ int omcp_new_name(const omcp_purpose *p, const trellis_host *h, const trellis_ob
 
 /* Labels or annotations being put together: later sets of a key win. */
 typedef struct kv {
-    const char *k[128], *v[128];
-    size_t n;
+    const char **k, **v; /* malloc'd arrays of borrowed strings */
+    size_t n, cap;
+    int oom;
 } kv;
 
 static void kv_set(kv *m, const char *k, const char *v)
@@ -721,10 +734,21 @@ static void kv_set(kv *m, const char *k, const char *v)
             m->v[i] = v;
             return;
         }
-    if (m->n < sizeof m->k / sizeof *m->k) {
-        m->k[m->n] = k;
-        m->v[m->n++] = v;
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 16;
+        const char **nk = realloc(m->k, cap * sizeof *nk);
+        if (nk)
+            m->k = nk;
+        const char **nv = nk ? realloc(m->v, cap * sizeof *nv) : NULL;
+        if (!nv) {
+            m->oom = 1;
+            return;
+        }
+        m->v = nv;
+        m->cap = cap;
     }
+    m->k[m->n] = k;
+    m->v[m->n++] = v;
 }
 
 typedef struct kv_ctx {
@@ -762,7 +786,7 @@ static void put_metadata_map(const trellis_host *h, buf *b, const char *field,
                              const trellis_value *tmpl, const trellis_object *w, int inherit,
                              const char *extra_key, const char *extra_value)
 {
-    kv m = {{0}, {0}, 0};
+    kv m = {NULL, NULL, 0, 0, 0};
     kv_ctx x = {h, &m, NULL};
     if (tmpl)
         h->value_foreach(tmpl, kv_member, &x);
@@ -776,6 +800,9 @@ static void put_metadata_map(const trellis_host *h, buf *b, const char *field,
     if (own && h->value_type(own) == TRELLIS_VALUE_MAP)
         h->value_foreach(own, kv_member, &x);
     put_kv(b, field, &m);
+    b->oom |= m.oom;
+    free(m.k);
+    free(m.v);
 }
 
 typedef struct spec_ctx {

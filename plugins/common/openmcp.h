@@ -124,6 +124,15 @@ int64_t omcp_cluster_requests(const trellis_host *h, const trellis_object *clust
 void omcp_request_counters(const trellis_host *h, const trellis_plugin *self,
                            const trellis_object *w, int64_t out[2]);
 
+/* The requests a Cluster holds in a run (its tenancy count): the request
+ * finalizers on it plus the requests placed on it and not bound when read
+ * (assumed in this run), less those of them whose finalizer it carries
+ * already (recovered, or created for them: counted by reserve). */
+static inline int64_t omcp_held(int64_t finalizers, int64_t placed, int64_t bound, int64_t carried)
+{
+    return finalizers + placed - bound - carried;
+}
+
 /* Whether cluster already carries request w's finalizer: a request
  * placed on the Cluster it recovered, or that was created for it, is
  * counted there by the finalizer already; a plugin that also counts the

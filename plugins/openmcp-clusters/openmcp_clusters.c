@@ -231,13 +231,6 @@ static void columns(trellis_cycle *c, const trellis_plugin *self, const int64_t 
     col[C_BOUND] = host->cycle_target_counter(c, self, 1);
 }
 
-/* Requests assumed on a Cluster in this run whose finalizers are not on it
- * yet: placed - bound - those it carries the finalizer of already. */
-static int64_t assumed(int64_t placed, int64_t bound, const clu *t)
-{
-    return placed - bound - (t ? t->dup : 0);
-}
-
 /* Whether target i is feasible, from the columns (its prepared data only
  * when a tenancy count applies). */
 static int feasible(const conf *cf, const cyc *y, const int64_t *const *col, void *const *data,
@@ -248,8 +241,8 @@ static int feasible(const conf *cf, const cyc *y, const int64_t *const *col, voi
     if (passed_over(cf, y, (uint64_t)col[V_PURPOSES][i], col[V_NAMESPACE][i], col[V_DELETING][i]) !=
         R_NONE)
         return 0;
-    return !(y->limit > 0 &&
-             col[V_REQUESTS][i] + assumed(col[C_PLACED][i], col[C_BOUND][i], data[i]) >= y->limit);
+    return !(y->limit > 0 && omcp_held(col[V_REQUESTS][i], col[C_PLACED][i], col[C_BOUND][i],
+                                       data[i] ? ((const clu *)data[i])->dup : 0) >= y->limit);
 }
 
 /* A request placed on a Cluster that carries its finalizer already is
@@ -411,7 +404,7 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
                                         "the request's finalizer is on Cluster %s",
                                         host->target_key(mine));
     }
-    int64_t a = k ? assumed(k[0], k[1], tc) : 0;
+    int64_t a = k ? omcp_held(0, k[0], k[1], tc->dup) : 0; /* assumed in this run */
     int why = passed_over(cf, y, (uint64_t)v[V_PURPOSES], v[V_NAMESPACE], v[V_DELETING]);
     if (why == R_NONE && y->limit > 0 && v[V_REQUESTS] + a >= y->limit)
         why = R_FULL;

@@ -32,12 +32,6 @@ typedef struct conf {
     uint64_t seed;
 } conf;
 
-static void target_values(trellis_plugin *self, const trellis_object *o, int64_t *out)
-{
-    (void)self;
-    out[0] = omcp_cluster_requests(host, o);
-}
-
 static void amounts(trellis_plugin *self, const trellis_object *w, int64_t *out)
 {
     omcp_request_counters(host, self, w, out);
@@ -49,34 +43,36 @@ typedef struct cyc {
     const trellis_target *pick;
 } cyc;
 
-/* A Cluster, prepared: the requests assumed on it in this run that it
- * carries the finalizer of already (recovered or created), counted once;
- * changed in reserve / unreserve on the main thread. */
+/* A Cluster, prepared once per change: its request finalizers, and the
+ * requests assumed on it in this run that it carries the finalizer of
+ * already (recovered or created), counted once; dup changes in reserve /
+ * unreserve on the main thread. */
 typedef struct tgt {
-    int64_t dup;
+    int64_t finalizers, dup;
 } tgt;
 
 static int prepare_target(trellis_plugin *self, const trellis_object *o, void **data, char *err,
                           size_t errlen)
 {
     (void)self;
-    (void)o;
-    *data = calloc(1, sizeof(tgt));
-    return *data ? 0 : (snprintf(err, errlen, "out of memory"), -1);
+    tgt *t = calloc(1, sizeof *t);
+    if (!t)
+        return snprintf(err, errlen, "out of memory"), -1;
+    t->finalizers = omcp_cluster_requests(host, o);
+    *data = t;
+    return 0;
+}
+
+static void target_values(trellis_plugin *self, const trellis_object *o, int64_t *out)
+{
+    const tgt *t = host->object_data(self, o);
+    out[0] = t ? t->finalizers : 0;
 }
 
 static void release(trellis_plugin *self, void *data)
 {
     (void)self;
     free(data);
-}
-
-/* A Cluster's request count: the request finalizers on it plus the
- * requests assumed there in this run whose finalizers it does not carry
- * yet (counters: placed, bound). */
-static int64_t count(int64_t finalizers, int64_t placed, int64_t bound, const tgt *t)
-{
-    return finalizers + placed - bound - (t ? t->dup : 0);
 }
 
 static void unreserve(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
@@ -88,12 +84,12 @@ static void unreserve(trellis_plugin *self, trellis_cycle *c, const trellis_obje
         tt->dup--;
 }
 
-/* count() of one target, from its object (outside the hot loop). */
+/* omcp_held() of one target (outside the hot loop). */
 static int64_t requests_on(const trellis_plugin *self, const trellis_target *t)
 {
     const int64_t *k = host->target_counters(self, t);
-    return count(omcp_cluster_requests(host, host->target_object(t)), k[0], k[1],
-                 host->object_data(self, host->target_object(t)));
+    const tgt *d = host->object_data(self, host->target_object(t));
+    return d ? omcp_held(d->finalizers, k[0], k[1], d->dup) : 0;
 }
 
 /* "reused X, the only candidate left", unless X carries the request's
@@ -146,7 +142,8 @@ static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_obj
         else if (cf->strategy == OMCP_SIMPLE)
             scores[j] = 0;
         else
-            scores[j] = -count(fin[idx[j]], placed[idx[j]], bound[idx[j]], data[idx[j]]);
+            scores[j] = -omcp_held(fin[idx[j]], placed[idx[j]], bound[idx[j]],
+                                   data[idx[j]] ? ((const tgt *)data[idx[j]])->dup : 0);
     }
 }
 
