@@ -15,15 +15,9 @@
 # `make check` with TRELLIS and TRELLIS_PLUGIN_PATH set.
 set -u
 : "${TRELLIS:?}" "${TOP_SRCDIR:?}"
-tmp=$(mktemp -d)
-pids=""
-cleanup() {
-    for p in $pids; do kill -KILL "$p" 2>/dev/null; done
-    if [ -n "${KEEP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT INT TERM
 # shellcheck source=testlib.sh
 . "$(dirname "$0")/testlib.sh"
+hosts_setup
 
 ROUNDS=${CRASH_ROUNDS:-10}
 SEED=${CRASH_SEED:-20261124}

@@ -15,15 +15,9 @@
 # Every wait polls with a bound. Run by `make check`.
 set -u
 : "${TRELLIS:?}" "${TOP_SRCDIR:?}"
-tmp=$(mktemp -d)
-pids=""
-cleanup() {
-    for p in $pids; do kill -KILL "$p" 2>/dev/null; done
-    if [ -n "${KEEP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT INT TERM
 # shellcheck source=testlib.sh
 . "$(dirname "$0")/testlib.sh"
+hosts_setup
 
 http() { curl -s -m 5 -o "$tmp/body" -w '%{http_code}' "http://127.0.0.1:$1$2"; }
 http_is() { [ "$(http "$1" "$2")" = "$3" ]; }

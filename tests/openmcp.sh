@@ -10,15 +10,9 @@
 # Run by `make check` with TRELLIS and TRELLIS_PLUGIN_PATH set.
 set -u
 : "${TRELLIS:?}" "${TOP_SRCDIR:?}"
-tmp=$(mktemp -d)
-pids=""
-cleanup() {
-    for p in $pids; do kill -KILL "$p" 2>/dev/null; done
-    if [ -n "${KEEP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT INT TERM
 # shellcheck source=testlib.sh
 . "$(dirname "$0")/testlib.sh"
+hosts_setup
 
 # doc FILE NAMESPACE NAME: that object's document of FILE
 doc() {

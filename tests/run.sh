@@ -10,15 +10,9 @@
 # otherwise. Run by `make check` with TRELLIS and TRELLIS_PLUGIN_PATH set.
 set -u
 : "${TRELLIS:?}" "${TOP_SRCDIR:?}" "${JSONMATCH:?}"
-tmp=$(mktemp -d)
-pids=""
-cleanup() {
-    for p in $pids; do kill -KILL "$p" 2>/dev/null; done
-    if [ -n "${KEEP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT INT TERM
 # shellcheck source=testlib.sh
 . "$(dirname "$0")/testlib.sh"
+hosts_setup
 
 http() { curl -s -o "$tmp/body" -w '%{http_code}' "http://127.0.0.1:$port$1"; }
 http_is() { [ "$(http "$1")" = "$2" ]; }

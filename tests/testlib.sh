@@ -1,7 +1,8 @@
 # testlib.sh - what the shell tests share: TAP "ok - ..." / "not ok - ..."
 # lines with the details as TAP comments under a failure, the plan and a
-# closing "N passed, M failed" line, and for the tests of `trellis run` (run.sh,
-# faults.sh, crash.sh) bounded polling. Sourced, not run.
+# closing "N passed, M failed" line, and for the tests of `trellis run`
+# (run.sh, faults.sh, crash.sh, openmcp.sh) bounded polling and the hosts
+# they start. Sourced, not run.
 passed=0
 failed=0
 
@@ -47,6 +48,19 @@ check() {
     name=$1
     shift
     if "$@" >"$tmp/chk" 2>&1; then ok "$name"; else not_ok "$name" "$(head -c 1500 "$tmp/chk")"; fi
+}
+
+# hosts_setup: a temporary directory in $tmp, and the hosts `start`
+# leaves in $pids killed and $tmp removed when the test ends (KEEP=1
+# keeps $tmp to look at).
+hosts_setup() {
+    tmp=$(mktemp -d)
+    pids=""
+    trap hosts_cleanup EXIT INT TERM
+}
+hosts_cleanup() {
+    for p in $pids; do kill -KILL "$p" 2>/dev/null; done
+    if [ -n "${KEEP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
 }
 
 # stopped PID: the process is gone.
