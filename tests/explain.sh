@@ -273,7 +273,15 @@ $w: exit status $erc, no JSON document: $(head -n 2 "$TMP/one.err")"
             n_other=$((n_other + 1))
             continue
         fi
-        if [ "$res" = scheduled ]; then
+        echo '{"more_cycles": true}' >"$TMP/more.json"
+        if "$JSONMATCH" "$TMP/more.json" "$TMP/one.json" >/dev/null 2>&1; then
+            n_other=$((n_other + 1)) # a run goes on with further cycles
+            continue
+        fi
+        if [ "$res" = scheduled ] && [ "${tg#*,}" != "$tg" ]; then
+            picks=$(printf '%s' "$tg" | sed 's/,/", "/g')
+            want="{\"result\": \"scheduled\", \"picks\": [\"$picks\"], \"message\": \"\"}"
+        elif [ "$res" = scheduled ]; then
             want="{\"result\": \"scheduled\", \"picked\": \"$tg\", \"message\": \"\"}"
         else
             m=$(sed -n "s|^$w  *[^ ]*  *[^ ]*  *-  *||p" "$table" | head -n 1 |

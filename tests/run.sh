@@ -324,6 +324,64 @@ check "marked deleted, the request's ConfigMap (created in this run) is deleted"
 kill -TERM "$pid"
 wait_for 20 stopped "$pid"
 
+# ---- binding objects, reconciled: targets added, bindings released ----
+# One ClusterResourceBinding per (placement, cluster). crp-two wants two
+# clusters, crp-all every one (fx-want). A cluster added later goes to
+# crp-all only: crp-two holds what it wants. A binding of crp-two set to
+# Unscheduled by someone else: crp-two wants another cluster, and m1 (the
+# first by name, no longer held) is picked again: its binding object is
+# set to Scheduled again, not created anew.
+cat >"$tmp/fleet.cfg" <<'CFG'
+profiles = ( {
+  name = "fleet"; default = true;
+  workload = { kind = "ClusterResourcePlacement"; };
+  target = { kind = "MemberCluster"; };
+  binding = { model = "object";
+    object = { kind = "ClusterResourceBinding";
+      workload_field = "metadata.labels[\"kubernetes-fleet.io/parent-CRP\"]";
+      target_field = "spec.targetCluster"; state_field = "spec.state";
+      placed_states = [ "Scheduled", "Bound" ]; initial_state = "Scheduled";
+      release_state = "Unscheduled"; }; };
+  reconcile = true;
+  backoff = { initial_ms = 1; max_ms = 50; };
+  plugins = ( { name = "fx-want"; }, { name = "default-binder"; } );
+} );
+CFG
+mkdir -p "$tmp/s7"
+for m in m1 m2 m3; do
+    printf 'apiVersion: cluster.kubernetes-fleet.io/v1beta1\nkind: MemberCluster\nmetadata: { name: %s }\n' \
+        "$m" >"$tmp/s7/member-$m.yaml"
+done
+cat >"$tmp/s7/crps.yaml" <<'Y'
+apiVersion: placement.kubernetes-fleet.io/v1beta1
+kind: ClusterResourcePlacement
+metadata: { name: crp-two }
+spec: { count: 2 }
+---
+apiVersion: placement.kubernetes-fleet.io/v1beta1
+kind: ClusterResourcePlacement
+metadata: { name: crp-all }
+spec: { count: All }
+Y
+b="$tmp/s7/clusterresourcebinding"
+start g "$tmp/s7" "$tmp/fleet.cfg"
+check "crp-two is placed on two clusters" \
+    wait_for 20 sh -c "test -f '$b-crp-two-m1.json' && test -f '$b-crp-two-m2.json'"
+check "crp-all is placed on all three" wait_for 20 sh -c \
+    "test -f '$b-crp-all-m1.json' && test -f '$b-crp-all-m2.json' && test -f '$b-crp-all-m3.json'"
+printf 'apiVersion: cluster.kubernetes-fleet.io/v1beta1\nkind: MemberCluster\nmetadata: { name: m4 }\n' \
+    >"$tmp/s7/member-m4.yaml"
+check "a cluster added later is taken by crp-all" wait_for 20 test -f "$b-crp-all-m4.json"
+check "... and not by crp-two, which holds what it wants" test ! -e "$b-crp-two-m3.json" -a ! -e "$b-crp-two-m4.json"
+sed 's/"Scheduled"/"Unscheduled"/' "$b-crp-two-m1.json" >"$tmp/unsched.json"
+mv "$tmp/unsched.json" "$b-crp-two-m1.json"
+check "a binding of crp-two no longer placing: crp-two is placed again" \
+    wait_for 20 grep -q '"state": "Scheduled"' "$b-crp-two-m1.json"
+check "... through that binding object, and on no other cluster" \
+    test ! -e "$b-crp-two-m3.json" -a ! -e "$b-crp-two-m4.json"
+kill -TERM "$pid"
+wait_for 20 stopped "$pid"
+
 # ---- standby takes over; every pod bound exactly once ----
 mkdir -p "$tmp/s3"
 cat >"$tmp/s3/nodes.yaml" <<'Y'

@@ -229,9 +229,37 @@ static const setting target_settings[] = {
 
 static const char *const subresources[] = {"none", "status", "binding", NULL};
 
+static const char *const binding_models[] = {"field", "object", NULL};
+
+static const setting binding_object_settings[] = {
+    {"kind", SET_STRING, NULL, 1, 0, 0, NULL, F(bobj_kind), 0, NULL,
+     "the binding objects' kind (ClusterResourceBinding)", NULL},
+    {"api_version", SET_STRING, NULL, 0, 0, 0, NULL, F(bobj_api_version), 0, NULL,
+     "their apiVersion; absent: any when read, \"v1\" when created", NULL},
+    {"workload_field", SET_PATH, NULL, 1, 0, 0, NULL, F(bobj_workload_field), 0, NULL,
+     "the field naming the workload, in the binding's namespace "
+     "(metadata.labels[\"kubernetes-fleet.io/parent-CRP\"])",
+     NULL},
+    {"target_field", SET_PATH, NULL, 1, 0, 0, NULL, F(bobj_target_field), 0, NULL,
+     "the field naming the target, by its key (spec.targetCluster)", NULL},
+    {"state_field", SET_PATH, NULL, 0, 0, 0, NULL, F(bobj_state_field), 0, NULL,
+     "the binding's state (spec.state); absent: every binding object places", NULL},
+    {"placed_states", SET_STRING_LIST, NULL, 0, 0, 0, NULL, F(bobj_placed_states),
+     F(n_bobj_placed_states), NULL, "the states that count as placed; absent: any state", NULL},
+    {"initial_state", SET_STRING, NULL, 0, 0, 0, NULL, F(bobj_initial_state), 0, NULL,
+     "the state a binding object the host creates gets (Scheduled)", NULL},
+    {"release_state", SET_STRING, NULL, 0, 0, 0, NULL, F(bobj_release_state), 0, NULL,
+     "the state a released binding gets (Unscheduled); absent: it is deleted", NULL},
+    {NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+};
+
 static const setting binding_settings[] = {
-    {"field", SET_PATH, NULL, 1, 0, 0, NULL, F(binding_field), 0, NULL,
-     "the workload's field the target's name is written into (spec.nodeName)", NULL},
+    {"model", SET_CHOICE, "field", 0, 0, 0, binding_models, F(binding_model), 0, NULL,
+     "field: the target's name in a field of the workload; object: one binding object per "
+     "placement",
+     NULL},
+    {"field", SET_PATH, NULL, 0, 0, 0, NULL, F(binding_field), 0, NULL,
+     "model field: the workload's field the target's name is written into (spec.nodeName)", NULL},
     {"namespace_field", SET_PATH, NULL, 0, 0, 0, NULL, F(binding_namespace_field), 0, NULL,
      "the field the target's namespace goes into (status.cluster.namespace); absent: field "
      "holds namespace/name",
@@ -240,6 +268,8 @@ static const setting binding_settings[] = {
      "the workload's subresource the binding is written through (none|status|binding)", NULL},
     {"also_counts", SET_PATH_LIST, NULL, 0, 0, 0, NULL, F(also_counts), F(n_also_counts), NULL,
      "more fields whose target a workload counts on, never written (status.seedName)", NULL},
+    {"object", SET_GROUP, NULL, 0, 0, 0, NULL, 0, 0, binding_object_settings,
+     "model object: the binding objects", NULL},
     {NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
 };
 
@@ -290,6 +320,9 @@ static const setting profile_settings[] = {
      "write Scheduled and FailedScheduling Events", NULL},
     {"percentage_of_targets_to_score", SET_INT, "100", 0, 0, 100, NULL, F(percentage_to_score), 4,
      NULL, "stop filtering once this share of the targets fits (0: adaptive)", NULL},
+    {"reconcile", SET_BOOL, "false", 0, 0, 0, NULL, F(reconcile), 0, NULL,
+     "placed workloads get a cycle again when a change may make them want or get other targets",
+     NULL},
     {"equivalence_cache", SET_BOOL, "true", 0, 0, 0, NULL, F(equivalence_cache), 0, NULL,
      "reuse verdicts for equivalent workloads", NULL},
     {"operator", SET_GROUP, NULL, 0, 0, 0, NULL, 0, 0, operator_settings,
@@ -321,6 +354,39 @@ void config_describe_profile(FILE *f)
     settings_describe(f, profile_settings, "");
 }
 
+/* The members the binding model needs are there, and no member of the
+ * other model. */
+static int check_binding(cfg *c, const config_setting_t *s, const cfg_profile *p, char *err,
+                         size_t errlen)
+{
+    const config_setting_t *b = config_setting_get_member(s, "binding");
+    if (p->binding_model == BINDING_FIELD) {
+        if (!p->binding_field)
+            return serr(c, b, err, errlen,
+                        "binding: model \"field\" needs field = \"spec.nodeName\" (or "
+                        "model = \"object\" with object = { ... })");
+        if (config_setting_get_member(b, "object"))
+            return serr(c, config_setting_get_member(b, "object"), err, errlen,
+                        "binding.object is for model = \"object\"");
+        return 0;
+    }
+    static const char *const field_only[] = {"field", "namespace_field", "subresource",
+                                             "also_counts", NULL};
+    for (size_t i = 0; field_only[i]; i++) {
+        const config_setting_t *m = config_setting_get_member(b, field_only[i]);
+        if (m)
+            return errf(err, errlen,
+                        "%s:%d: binding.%s is for model = \"field\"; model \"object\" "
+                        "records placements in binding.object's objects",
+                        sfile(c, m), config_setting_source_line(m), field_only[i]);
+    }
+    if (!config_setting_get_member(b, "object"))
+        return serr(c, b, err, errlen,
+                    "binding: model \"object\" needs object = { kind; workload_field; "
+                    "target_field; }");
+    return 0;
+}
+
 static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
@@ -329,6 +395,8 @@ static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p, char 
     if (!config_setting_is_group(s))
         return serr(c, s, err, errlen, "a profile must be a group { name = ...; }");
     if (settings_load(profile_settings, s, p, c->file, err, errlen) < 0)
+        return -1;
+    if (check_binding(c, s, p, err, errlen) < 0)
         return -1;
     if (p->backoff_max_ms < p->backoff_initial_ms)
         return serr(c, config_setting_get_member(s, "backoff"), err, errlen,

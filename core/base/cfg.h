@@ -59,13 +59,18 @@ typedef struct cfg_plugin {
  * plugin (Fleet). */
 enum { SCORE_WEIGHTED = 0, SCORE_LEXICOGRAPHIC, SCORE_TUPLE };
 
+enum { BINDING_FIELD = 0, BINDING_OBJECT };
+
 typedef struct cfg_profile {
     char *name;     /* the scheduler name this profile answers to */
     int is_default; /* also takes workloads with an empty scheduler name */
     char *workload_kind, *workload_api_version; /* api_version may be NULL */
     char *scheduler_name_field;                 /* may be NULL: every workload of the kind */
     char *target_kind, *target_api_version;
-    char *binding_field; /* e.g. "spec.nodeName" */
+    /* the binding model: BINDING_FIELD (the target's name in a field of
+     * the workload) or BINDING_OBJECT (one object per placement) */
+    int binding_model;
+    char *binding_field; /* e.g. "spec.nodeName"; NULL with BINDING_OBJECT */
     /* where the target's namespace goes (openMCP: status.cluster.namespace;
      * binding_field then holds the name alone); NULL: binding_field holds
      * the target's key, namespace/name for a namespaced target */
@@ -75,6 +80,19 @@ typedef struct cfg_profile {
      * (Gardener counts status.seedName too); never written */
     char **also_counts;
     size_t n_also_counts;
+    /* BINDING_OBJECT: the binding objects' kind and apiVersion, the field
+     * naming their workload (in their namespace) and their target, their
+     * state, the states that count as placed (none: every object), the
+     * state a new one gets and the state a released one gets (NULL: a
+     * released binding object is deleted) */
+    char *bobj_kind, *bobj_api_version;
+    char *bobj_workload_field, *bobj_target_field, *bobj_state_field;
+    char **bobj_placed_states;
+    size_t n_bobj_placed_states;
+    char *bobj_initial_state, *bobj_release_state;
+    /* keep placed workloads under watch: they get a cycle again when a
+     * change may make them want, or get, other targets */
+    int reconcile;
     int tie_break_desc; /* 0: smallest name wins a tie, 1: largest */
     int score_mode;     /* SCORE_WEIGHTED, SCORE_LEXICOGRAPHIC or SCORE_TUPLE */
     /* stop filtering once this share of the targets was found feasible:

@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binding.h"
 #include "log.h"
 #include "metrics.h"
 #include "runtime.h"
 #include "routing.h"
+#include "placements.h"
 #include "sched_impl.h"
 #include "util.h"
 
@@ -24,6 +26,22 @@ static void fail_assumed(sched *s, profile *p, trellis_cycle *c, decision *d, qi
     cache_forget_assumed(&s->cache, it->w, ct);
     decision_set_result(d, r, msg, NULL);
     queue_requeue(&p->q, it, r == DEC_UNSCHEDULABLE, s->now_ms);
+}
+
+/* A placed workload leaves the queue, or, in a profile that reconciles,
+ * waits in the pool until a change may make it want or get other
+ * targets (every plugin's queueing hint is asked). */
+static void park(sched *s, profile *p, qitem *it)
+{
+    if (!p->cfg->reconcile) {
+        queue_done(&p->q, it);
+        return;
+    }
+    uint64_t all = 0;
+    for (size_t i = 0; i < p->n_plugins && i < 63; i++)
+        all |= 1ull << i;
+    it->rejectors = all;
+    queue_requeue(&p->q, it, 1, s->now_ms);
 }
 
 /* The binding landed: the assumption becomes a binding. */
@@ -54,40 +72,60 @@ static void bind_here(sched *s, profile *p, trellis_cycle *c, decision *d, qitem
     bind_done(s, p, d, it, ct);
 }
 
-/* A binding cycle handed to the binding thread. The cycle's state (the
- * plugins' slots and arena) moves with it, and the target is a copy:
- * the main thread goes on changing the cache. */
+/* A binding cycle handed to the binding thread: one workload's
+ * bindings to n targets (one, or several with binding model "object").
+ * The cycle's state (the plugins' slots and arena) moves with it, and the
+ * targets are copies: the main thread goes on changing the cache. */
 typedef struct bind_job {
     profile *p;
     decision *d;
     qitem *it;
-    cache_target *ct;
     trellis_cycle c;
-    struct trellis_target t;
-    int failed;
-    char msg[1024];
+    size_t n;
+    cache_target **ct;
+    struct trellis_target *t;
+    char **written; /* the id of the object each binding writes */
+    unsigned char *failed;
+    char (*msg)[1024];
+    int many;        /* finish with finish_many (binding model "object") */
+    int requeue_now; /* a plugin asked for another cycle at once */
+    uint32_t want;   /* how many targets the workload wants in all */
     uint64_t t0;
 } bind_job;
 
 static bind_job *job_new(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it,
-                         cache_target *ct)
+                         cache_target **ct, size_t n)
 {
     bind_job *j = xcalloc(1, sizeof *j);
     j->p = p;
     j->d = d;
     j->it = it;
-    j->ct = ct;
+    j->n = n;
+    j->many = p->placed != NULL;
+    j->requeue_now = c->requeue_now;
+    j->want = c->want;
     cycle_init(&j->c);
     j->c.p = p;
     j->c.w = it->w;
     cycle_move_state(&j->c, c);
-    j->t.obj = ct->t.obj ? object_ref(ct->t.obj) : NULL;
-    j->t.name = xstrdup(ct->name);
-    if (s->cache.n_counters) {
-        j->t.sums = xcalloc((size_t)s->cache.n_counters, sizeof *j->t.sums);
-        memcpy(j->t.sums, ct->t.sums, (size_t)s->cache.n_counters * sizeof *j->t.sums);
+    j->ct = xcalloc(n, sizeof *j->ct);
+    j->t = xcalloc(n, sizeof *j->t);
+    j->written = xcalloc(n, sizeof *j->written);
+    j->failed = xcalloc(n, 1);
+    j->msg = xcalloc(n, sizeof *j->msg);
+    for (size_t k = 0; k < n; k++) {
+        j->ct[k] = ct[k];
+        struct trellis_target *t = &j->t[k];
+        t->obj = ct[k]->t.obj ? object_ref(ct[k]->t.obj) : NULL;
+        t->name = xstrdup(ct[k]->name);
+        if (s->cache.n_counters) {
+            t->sums = xcalloc((size_t)s->cache.n_counters, sizeof *t->sums);
+            memcpy(t->sums, ct[k]->t.sums, (size_t)s->cache.n_counters * sizeof *t->sums);
+        }
+        t->gen = ct[k]->t.gen;
+        char id[PLACEMENTS_ID_MAX];
+        j->written[k] = xstrdup(binding_written_id(p, it->w, t->name, id, sizeof id));
     }
-    j->t.gen = ct->t.gen;
     j->t0 = now_ns();
     return j;
 }
@@ -95,10 +133,18 @@ static bind_job *job_new(sched *s, profile *p, trellis_cycle *c, decision *d, qi
 static void job_free(bind_job *j)
 {
     cycle_free(&j->c);
-    if (j->t.obj)
-        object_unref(j->t.obj);
-    free((char *)j->t.name);
-    free(j->t.sums);
+    for (size_t k = 0; k < j->n; k++) {
+        if (j->t[k].obj)
+            object_unref(j->t[k].obj);
+        free((char *)j->t[k].name);
+        free(j->t[k].sums);
+        free(j->written[k]);
+    }
+    free(j->ct);
+    free(j->t);
+    free(j->written);
+    free(j->failed);
+    free(j->msg);
     free(j);
 }
 
@@ -108,7 +154,7 @@ static void bind_now(sched *s, profile *p, trellis_cycle *c, decision *d, qitem 
 {
     if (s->binder) {
         decision_set_result(d, DEC_PENDING, "binding", NULL);
-        binder_push(s->binder, job_new(s, p, c, d, it, ct));
+        binder_push(s->binder, job_new(s, p, c, d, it, &ct, 1));
     } else {
         bind_here(s, p, c, d, it, ct);
     }
@@ -119,15 +165,18 @@ typedef struct job_batch {
     size_t n;
 } job_batch;
 
-/* The store could not write the object id: its job failed. */
+/* The store could not write the object id: the binding that wrote it
+ * failed. */
 static void job_not_written(void *ud, const char *id, const char *why)
 {
     job_batch *jb = ud;
     for (size_t i = 0; i < jb->n; i++) {
         bind_job *j = jb->v[i];
-        if (!j->failed && strcmp(j->it->w->id, id) == 0) {
-            j->failed = 1;
-            snprintf(j->msg, sizeof j->msg, "binding not written: %.900s", why);
+        for (size_t k = 0; k < j->n; k++) {
+            if (!j->failed[k] && strcmp(j->written[k], id) == 0) {
+                j->failed[k] = 1;
+                snprintf(j->msg[k], sizeof j->msg[k], "binding not written: %.900s", why);
+            }
         }
     }
 }
@@ -139,7 +188,9 @@ static void run_jobs(void *ud, void **jobs, size_t n)
     sched *s = ud;
     for (size_t i = 0; i < n; i++) {
         bind_job *j = jobs[i];
-        j->failed = run_bind(j->p, &j->c, j->it->w, &j->t, j->msg, sizeof j->msg) < 0;
+        for (size_t k = 0; k < j->n; k++)
+            j->failed[k] =
+                run_bind(j->p, &j->c, j->it->w, &j->t[k], j->msg[k], sizeof j->msg[k]) < 0;
     }
     char err[1024];
     job_batch jb = {(bind_job **)jobs, n};
@@ -147,8 +198,9 @@ static void run_jobs(void *ud, void **jobs, size_t n)
         log_error("store: %s", err);
     for (size_t i = 0; i < n; i++) {
         bind_job *j = jobs[i];
-        if (!j->failed)
-            run_post_bind(j->p, &j->c, j->it->w, &j->t);
+        for (size_t k = 0; k < j->n; k++)
+            if (!j->failed[k])
+                run_post_bind(j->p, &j->c, j->it->w, &j->t[k]);
     }
 }
 
@@ -192,6 +244,155 @@ void bindcycle_run(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *i
         wait_on_permit(s, p, d, it, ct, wait_ms);
     else
         bind_now(s, p, c, d, it, ct);
+}
+
+/* The bindings of a decision of several targets are done: its result,
+ * then another cycle at once (a plugin asked, and something landed), the
+ * backoff (a binding failed: the rest is tried again), or park. */
+static void finish_many(sched *s, profile *p, decision *d, qitem *it, int requeue_now,
+                        uint32_t want, size_t landed, const char *failure)
+{
+    char msg[1200] = "";
+    if (failure)
+        snprintf(msg, sizeof msg, "%s%.1100s",
+                 landed ? "placed on some of the targets picked; " : "", failure);
+    else if (want != TRELLIS_WANT_ALL && d->n_targets < want && !requeue_now)
+        snprintf(msg, sizeof msg,
+                 "holds %u of the %u targets it wants: no other target is feasible", d->n_targets,
+                 want);
+    /* a binding that failed makes it an error, as with one target; what
+     * landed stays in targets */
+    dec_result r = failure || !d->n_targets ? DEC_ERROR : DEC_SCHEDULED;
+    free(d->message);
+    d->message = msg[0] ? xstrdup(msg) : NULL;
+    d->result = r;
+    if (s->run_mode && landed) {
+        strbuf m;
+        sb_init(&m);
+        sb_printf(&m, "Successfully assigned %s to", it->w->key);
+        for (uint32_t i = d->n_added > landed ? d->n_added - (uint32_t)landed : 0; i < d->n_added;
+             i++)
+            sb_printf(&m, " %s", d->added[i]);
+        log_info("%s %s: %s", it->w->kind, it->w->key, m.s);
+        routing_event(s, p, it->w, "Normal", "Scheduled", m.s, NULL);
+        sb_free(&m);
+    }
+    if (failure)
+        queue_requeue(&p->q, it, 0, s->now_ms);
+    else if (requeue_now && landed) {
+        d->continued = 1; /* the next cycle's notes follow this one's */
+        queue_retry_now(&p->q, it);
+    } else
+        park(s, p, it);
+}
+
+/* One binding of a decision of several targets landed. */
+static void landed_one(sched *s, decision *d, qitem *it, cache_target *ct)
+{
+    cache_finish_binding(&s->cache, it->w, ct);
+    const char *const *old = (const char *const *)d->targets;
+    const char **all = xcalloc(d->n_targets + 1, sizeof *all);
+    for (uint32_t i = 0; i < d->n_targets; i++)
+        all[i] = old[i];
+    all[d->n_targets] = ct->name;
+    decision_set_targets(d, all, d->n_targets + 1);
+    free(all);
+    decision_add_added(d, ct->name);
+}
+
+/* Release what the cycle's plugins gave up, and set the decision's
+ * targets to those the workload keeps. */
+void bindcycle_release(sched *s, profile *p, trellis_cycle *c, decision *d)
+{
+    const char **kept = xcalloc(c->n_held ? c->n_held : 1, sizeof *kept);
+    size_t nk = 0;
+    for (size_t i = 0; i < c->n_held; i++) {
+        int released = 0;
+        for (size_t k = 0; k < c->n_released && !released; k++)
+            released = c->released[k] == c->held[i];
+        char err[1024];
+        if (!released) {
+            kept[nk++] = c->held[i];
+        } else if (binding_release(p, s->st, c->w, c->held[i], err, sizeof err) < 0) {
+            log_error("%s %s: cannot release %s: %s", c->w->kind, c->w->key, c->held[i], err);
+            decision_add_note(d, "host", err);
+            kept[nk++] = c->held[i];
+        } else {
+            cache_target *ct = cache_get_target(&s->cache, p->cfg->target_kind, c->held[i]);
+            if (ct)
+                cache_forget(&s->cache, c->w, ct);
+            decision_add_released(d, c->held[i]);
+            log_info("%s %s: released %s", c->w->kind, c->w->key, c->held[i]);
+        }
+    }
+    if (c->n_released && s->binder)
+        binder_request_flush(s->binder);
+    decision_set_targets(d, kept, nk);
+    free(kept);
+}
+
+void bindcycle_satisfied(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it)
+{
+    bindcycle_release(s, p, c, d);
+    free(d->message);
+    d->message = NULL;
+    d->result = DEC_SCHEDULED;
+    park(s, p, it);
+}
+
+void bindcycle_run_many(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it,
+                        const struct trellis_target *const *picks, size_t n)
+{
+    bindcycle_release(s, p, c, d);
+    cache_target **cts = xcalloc(n, sizeof *cts);
+    size_t m = 0;
+    char msg[1024], failure[1024] = "";
+    for (size_t i = 0; i < n; i++) {
+        cache_target *ct = cache_get_target(&s->cache, p->cfg->target_kind, picks[i]->name);
+        if (!ct) {
+            snprintf(failure, sizeof failure, "%s is not in the cache", picks[i]->name);
+            continue;
+        }
+        cache_assume(&s->cache, it->w, ct);
+        uint64_t wait_ms;
+        int rc = run_reserve(p, c, it->w, picks[i], msg, sizeof msg) < 0
+                     ? TRELLIS_ERROR
+                     : run_permit(p, c, it->w, picks[i], &wait_ms, msg, sizeof msg);
+        if (rc == TRELLIS_WAIT)
+            snprintf(msg, sizeof msg,
+                     "permit: WAIT is not supported for a decision of several targets");
+        if (rc != TRELLIS_SUCCESS) {
+            run_unreserve(p, c, it->w, picks[i]);
+            cache_forget_assumed(&s->cache, it->w, ct);
+            snprintf(failure, sizeof failure, "%s: %.900s", picks[i]->name, msg);
+            continue;
+        }
+        cts[m++] = ct;
+    }
+    int requeue_now = c->requeue_now;
+    if (m && s->binder) {
+        free(d->message);
+        d->message = xstrdup("binding");
+        d->result = DEC_PENDING;
+        d->n_binding = 1;
+        binder_push(s->binder, job_new(s, p, c, d, it, cts, m));
+        free(cts);
+        return;
+    }
+    size_t landed = 0;
+    for (size_t k = 0; k < m; k++) {
+        if (run_bind(p, c, it->w, &cts[k]->t, msg, sizeof msg) < 0) {
+            run_unreserve(p, c, it->w, &cts[k]->t);
+            cache_forget_assumed(&s->cache, it->w, cts[k]);
+            snprintf(failure, sizeof failure, "binding to %s failed: %.900s", cts[k]->name, msg);
+            continue;
+        }
+        run_post_bind(p, c, it->w, &cts[k]->t);
+        landed_one(s, d, it, cts[k]);
+        landed++;
+    }
+    free(cts);
+    finish_many(s, p, d, it, requeue_now, c->want, landed, failure[0] ? failure : NULL);
 }
 
 /* Why a wait ended without an allow. */
@@ -272,6 +473,35 @@ int bindcycle_start(sched *s, char *err, size_t errlen)
     return 0;
 }
 
+/* A finished job of several targets: what landed becomes bindings. */
+static void collect_many(sched *s, bind_job *j)
+{
+    size_t landed = 0;
+    char failure[1100] = "";
+    for (size_t k = 0; k < j->n; k++) {
+        if (j->failed[k]) {
+            run_unreserve(j->p, &j->c, j->it->w, &j->ct[k]->t);
+            cache_forget_assumed(&s->cache, j->it->w, j->ct[k]);
+            snprintf(failure, sizeof failure, "binding to %s failed: %.1000s", j->t[k].name,
+                     j->msg[k]);
+            log_warn("%s %s: %s", j->it->w->kind, j->it->w->key, failure);
+            s->n_bind_errors++;
+        } else {
+            landed_one(s, j->d, j->it, j->ct[k]);
+            landed++;
+            s->n_bound_total++;
+        }
+    }
+    metrics_binding(j->p->cfg->name, failure[0] ? "error" : "success",
+                    (double)(now_ns() - j->t0) / 1e9);
+    j->d->n_binding = 0;
+    trellis_object *w = object_ref(j->it->w);
+    finish_many(s, j->p, j->d, j->it, j->requeue_now, j->want, landed, failure[0] ? failure : NULL);
+    if (!failure[0])
+        decisions_drop(s->dec, w);
+    object_unref(w);
+}
+
 static size_t collect_from(sched *s, binder *b)
 {
     size_t n;
@@ -280,10 +510,12 @@ static size_t collect_from(sched *s, binder *b)
         bind_job *j = jobs[i];
         const char *pname = j->p->cfg->name;
         double secs = (double)(now_ns() - j->t0) / 1e9;
-        if (!j->failed) {
+        if (j->many) {
+            collect_many(s, j);
+        } else if (!j->failed[0]) {
             metrics_binding(pname, "success", secs);
             trellis_object *w = object_ref(j->it->w);
-            bind_done(s, j->p, j->d, j->it, j->ct);
+            bind_done(s, j->p, j->d, j->it, j->ct[0]);
             decisions_drop(s->dec, w);
             object_unref(w);
             s->n_bound_total++;
@@ -291,9 +523,9 @@ static size_t collect_from(sched *s, binder *b)
             metrics_binding(pname, "error", secs);
             metrics_bind_error(pname);
             s->n_bind_errors++;
-            log_warn("%s %s: binding to %s failed: %s", j->it->w->kind, j->it->w->key, j->t.name,
-                     j->msg);
-            fail_assumed(s, j->p, &j->c, j->d, j->it, j->ct, DEC_ERROR, j->msg);
+            log_warn("%s %s: binding to %s failed: %s", j->it->w->kind, j->it->w->key, j->t[0].name,
+                     j->msg[0]);
+            fail_assumed(s, j->p, &j->c, j->d, j->it, j->ct[0], DEC_ERROR, j->msg[0]);
         }
         job_free(j);
     }

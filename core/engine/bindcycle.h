@@ -19,6 +19,18 @@
  * on a permit). */
 void bindcycle_run(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it,
                    const struct trellis_target *best);
+/* A decision of several targets (binding model "object"): release
+ * what the cycle's plugins gave up, then assume, reserve and permit each
+ * of picks[0..n) (the best first) and bind those that passed (or hand
+ * them to the binder, as one job); a partial failure keeps what landed
+ * and sends the workload to the backoff for the rest. */
+void bindcycle_run_many(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it,
+                        const struct trellis_target *const *picks, size_t n);
+/* The workload holds what it wants (after what its plugins released). */
+void bindcycle_satisfied(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it);
+/* Release what the cycle's plugins gave up; the decision's targets
+ * become those the workload keeps. */
+void bindcycle_release(sched *s, profile *p, trellis_cycle *c, decision *d);
 /* Bind workloads whose permit wait ended; with `final`, every wait ends
  * (a one-shot run has no later moment to allow them). */
 void bindcycle_process_waiting(sched *s, int final);

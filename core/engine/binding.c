@@ -6,10 +6,17 @@
 #include "binding.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* The key the primary binding names: the field alone, or namespace/name
- * from two fields (namespace_field). NULL when w is not bound. */
+#include "edit.h"
+#include "placements.h"
+#include "profile_impl.h"
+#include "util.h"
+
+/* The key the primary binding field names: the field alone, or
+ * namespace/name from two fields (namespace_field). NULL when w is not
+ * bound. */
 static const char *primary(const cfg_profile *pc, const trellis_object *w, char *buf, size_t len)
 {
     const char *t = value_string(object_get(w, pc->binding_field));
@@ -24,48 +31,89 @@ static const char *primary(const cfg_profile *pc, const trellis_object *w, char 
     return buf;
 }
 
-const char *binding_target(const cfg_profile *pc, const trellis_object *w, char *buf, size_t len)
+const char *binding_target(const profile *p, const trellis_object *w, char *buf, size_t len)
 {
-    return primary(pc, w, buf, len);
+    if (p->placed) {
+        const char *t = NULL;
+        return placements_of(p->placed, w, &t, 1) ? t : NULL;
+    }
+    return primary(p->cfg, w, buf, len);
 }
 
-int binding_is_on(const cfg_profile *pc, const trellis_object *w, const char *target)
+size_t binding_held(const profile *p, const trellis_object *w, const char **out, size_t max,
+                    char *buf, size_t len)
 {
+    if (p->placed)
+        return placements_of(p->placed, w, out, max);
+    const char *t = primary(p->cfg, w, buf, len);
+    if (t && max)
+        out[0] = t;
+    return t ? 1 : 0;
+}
+
+typedef struct find_ctx {
+    const char *target;
+    int found;
+} find_ctx;
+
+static void find_one(void *ud, const char *target)
+{
+    find_ctx *f = ud;
+    f->found |= strcmp(f->target, target) == 0;
+}
+
+int binding_is_on(const profile *p, const trellis_object *w, const char *target)
+{
+    if (p->placed)
+        return placements_binding(p->placed, w, target, 1) != NULL;
     char buf[BINDING_KEY_MAX];
-    const char *t = primary(pc, w, buf, sizeof buf);
+    const char *t = primary(p->cfg, w, buf, sizeof buf);
     return t && strcmp(t, target) == 0;
 }
 
-size_t binding_counted(const cfg_profile *pc, const trellis_object *w, const char **out, char *buf,
-                       size_t len)
+void binding_each_counted(const profile *p, const trellis_object *w,
+                          void (*fn)(void *ud, const char *target), void *ud)
 {
+    const cfg_profile *pc = p->cfg;
+    if (p->placed) {
+        const char *one[16], **all = one;
+        size_t n = placements_of(p->placed, w, one, 16);
+        if (n > 16) {
+            all = xcalloc(n, sizeof *all);
+            placements_of(p->placed, w, all, n);
+        }
+        for (size_t k = 0; k < n; k++)
+            fn(ud, all[k]);
+        if (all != one)
+            free(all);
+        return;
+    }
+    char buf[BINDING_KEY_MAX];
+    const char *seen[8];
     size_t n = 0;
-    for (size_t k = 0; k <= pc->n_also_counts && n < BINDING_MAX_COUNTED; k++) {
-        const char *t =
-            k == 0 ? primary(pc, w, buf, len) : value_string(object_get(w, pc->also_counts[k - 1]));
+    for (size_t k = 0; k <= pc->n_also_counts && n < 8; k++) {
+        const char *t = k == 0 ? primary(pc, w, buf, sizeof buf)
+                               : value_string(object_get(w, pc->also_counts[k - 1]));
         if (!t || !*t)
             continue;
         int dup = 0;
         for (size_t j = 0; j < n; j++)
-            dup |= strcmp(out[j], t) == 0;
-        if (!dup)
-            out[n++] = t;
+            dup |= strcmp(seen[j], t) == 0;
+        if (!dup) {
+            seen[n++] = t;
+            fn(ud, t);
+        }
     }
-    return n;
 }
 
-int binding_counts_on(const cfg_profile *pc, const trellis_object *w, const char *target)
+int binding_counts_on(const profile *p, const trellis_object *w, const char *target)
 {
-    char buf[BINDING_KEY_MAX];
-    const char *counted[BINDING_MAX_COUNTED];
-    size_t n = binding_counted(pc, w, counted, buf, sizeof buf);
-    for (size_t k = 0; k < n; k++)
-        if (strcmp(counted[k], target) == 0)
-            return 1;
-    return 0;
+    find_ctx f = {target, 0};
+    binding_each_counted(p, w, find_one, &f);
+    return f.found;
 }
 
-const char *binding_subresource(const cfg_profile *pc)
+static const char *subresource(const cfg_profile *pc)
 {
     static const char *const names[] = {NULL, "status", "binding"};
     return pc->binding_subresource >= 0 && pc->binding_subresource <= 2
@@ -73,26 +121,78 @@ const char *binding_subresource(const cfg_profile *pc)
                : NULL;
 }
 
-size_t binding_clear(const cfg_profile *pc, store_edit out[2])
+int binding_record(const profile *p, store *st, const trellis_object *w, const trellis_object *t,
+                   trellis_object **written, char *err, size_t errlen)
 {
-    size_t n = 0;
-    out[n++] = (store_edit){pc->binding_field, NULL, STORE_SET};
-    if (pc->binding_namespace_field)
-        out[n++] = (store_edit){pc->binding_namespace_field, NULL, STORE_SET};
-    return n;
+    const cfg_profile *pc = p->cfg;
+    *written = NULL;
+    const trellis_object *old = p->placed ? placements_binding(p->placed, w, t->key, 0) : NULL;
+    if (old && pc->bobj_state_field && pc->bobj_initial_state) {
+        /* a binding released earlier places it again (Fleet reuses an
+         * Unscheduled binding) */
+        store_edit e = {pc->bobj_state_field, pc->bobj_initial_state, STORE_SET};
+        if (st->ops->patch(st, old, NULL, &e, 1, err, errlen) < 0)
+            return -1;
+        char why[256];
+        *written = edit_apply_object(old, &e, 1, why, sizeof why);
+        return 0;
+    }
+    if (p->placed) {
+        char *json = placements_manifest(p->placed, w, t, err, errlen);
+        if (!json)
+            return -1;
+        trellis_object *b = object_from_json(json, err, errlen);
+        free(json);
+        if (!b || st->ops->create(st, b, err, errlen) < 0) {
+            if (b)
+                object_unref(b);
+            return -1;
+        }
+        *written = b;
+        return 0;
+    }
+    store_edit e[2];
+    size_t n = 1;
+    if (!pc->binding_namespace_field) {
+        e[0] = (store_edit){pc->binding_field, t->key, STORE_SET};
+    } else {
+        e[0] = (store_edit){pc->binding_field, t->name, STORE_SET};
+        e[1] = (store_edit){pc->binding_namespace_field, *t->namespace_ ? t->namespace_ : NULL,
+                            STORE_SET};
+        n = 2;
+    }
+    return st->ops->patch(st, w, subresource(pc), e, n, err, errlen);
 }
 
-size_t binding_edits(const cfg_profile *pc, const trellis_object *t, store_edit out[2])
+const char *binding_written_id(const profile *p, const trellis_object *w, const char *target,
+                               char *buf, size_t len)
 {
-    if (!pc->binding_namespace_field) {
-        out[0] = (store_edit){pc->binding_field, t->key, STORE_SET};
-        return 1;
+    if (!p->placed)
+        return w->id;
+    const char *slash = strrchr(target, '/');
+    char name[256];
+    snprintf(buf, len, "%s/%s/%s", p->cfg->bobj_kind, w->namespace_,
+             placements_object_name(w, slash ? slash + 1 : target, name, sizeof name));
+    return buf;
+}
+
+int binding_release(const profile *p, store *st, const trellis_object *w, const char *target,
+                    char *err, size_t errlen)
+{
+    const cfg_profile *pc = p->cfg;
+    if (p->placed) {
+        const trellis_object *b = placements_binding(p->placed, w, target, 1);
+        if (!b)
+            return errf(err, errlen, "%s %s has no binding object for %s", w->kind, w->key, target);
+        if (!pc->bobj_release_state || !pc->bobj_state_field)
+            return st->ops->remove(st, b, err, errlen);
+        store_edit e = {pc->bobj_state_field, pc->bobj_release_state, STORE_SET};
+        return st->ops->patch(st, b, NULL, &e, 1, err, errlen);
     }
-    out[0] = (store_edit){pc->binding_field, t->name, STORE_SET};
-    if (!*t->namespace_) {
-        out[1] = (store_edit){pc->binding_namespace_field, NULL, STORE_SET};
-        return 2;
-    }
-    out[1] = (store_edit){pc->binding_namespace_field, t->namespace_, STORE_SET};
-    return 2;
+    store_edit e[2];
+    size_t n = 0;
+    e[n++] = (store_edit){pc->binding_field, NULL, STORE_SET};
+    if (pc->binding_namespace_field)
+        e[n++] = (store_edit){pc->binding_namespace_field, NULL, STORE_SET};
+    return st->ops->patch(st, w, subresource(pc), e, n, err, errlen);
 }

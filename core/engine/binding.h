@@ -4,49 +4,61 @@
  * The binding model "field": the target's key is written into one field
  * of the workload (binding_field, e.g. spec.nodeName), or its name and
  * namespace into two (namespace_field: openMCP's status.cluster.name and
- * .namespace), through the object or a subresource; and the
- * profile's also_counts fields name targets the workload counts on as
- * well without being placed there by this scheduler (Gardener's
- * status.seedName during a migration). Every place in the host that asks
- * "is this workload placed, where, and on what does it count" asks here,
- * so another model is a change of this file pair.
+ * .namespace), through the object or a subresource; and the profile's
+ * also_counts fields name targets the workload counts on as well without
+ * being placed there by this scheduler (Gardener's status.seedName during
+ * a migration). The model "object": one binding object per (workload,
+ * target) (Fleet's ClusterResourceBinding), indexed by placements.h; a
+ * workload may then be placed on many targets. Every place in the host
+ * that asks "is this workload placed, where, and on what does it count",
+ * or records or releases a placement, asks here, so another model is a
+ * change of this file pair.
  */
 #ifndef TRELLIS_BINDING_H
 #define TRELLIS_BINDING_H
 
 #include <stddef.h>
 
-#include "cfg.h"
 #include "object.h"
+#include "profile.h"
 #include "store.h"
 
-/* The most targets one workload counts on. */
-#define BINDING_MAX_COUNTED 8
 /* Room for a composed key (namespace/name). */
 #define BINDING_KEY_MAX 512
 
 /* The target w is placed on (its key: namespace/name, or the name of a
- * cluster-scoped target), or NULL when it is pending. Borrowed from w, or
+ * cluster-scoped target; with model "object" the first binding read), or
+ * NULL when it is pending. Borrowed from w or its binding object, or
  * composed in buf (namespace_field) of len bytes. */
-const char *binding_target(const cfg_profile *pc, const trellis_object *w, char *buf, size_t len);
+const char *binding_target(const profile *p, const trellis_object *w, char *buf, size_t len);
 /* Whether w is placed on target (a key). */
-int binding_is_on(const cfg_profile *pc, const trellis_object *w, const char *target);
-/* The targets w counts on (its placement and the also_counts fields),
- * without repeats, into out[0..BINDING_MAX_COUNTED); their number.
- * Borrowed from w, or (the placement, composed) from buf. */
-size_t binding_counted(const cfg_profile *pc, const trellis_object *w, const char **out, char *buf,
-                       size_t len);
+int binding_is_on(const profile *p, const trellis_object *w, const char *target);
+/* The targets w is placed on by this profile (its binding field, or its
+ * binding objects; not also_counts), by key, into out[0..max); how many
+ * there are. Borrowed from w, its binding objects or buf. */
+size_t binding_held(const profile *p, const trellis_object *w, const char **out, size_t max,
+                    char *buf, size_t len);
+/* fn(ud, key) for every target w counts on (its placements and the
+ * also_counts fields), without repeats; keys borrowed for the call. */
+void binding_each_counted(const profile *p, const trellis_object *w,
+                          void (*fn)(void *ud, const char *target), void *ud);
 /* Whether w still counts on target (after a change of w). */
-int binding_counts_on(const cfg_profile *pc, const trellis_object *w, const char *target);
-/* The subresource placements are written through: NULL (the object),
- * "status" or "binding". */
-const char *binding_subresource(const cfg_profile *pc);
-/* The store edits that clear w's placement (an eviction) into out; their
- * number (1 or 2). Paths borrowed from the config. */
-size_t binding_clear(const cfg_profile *pc, store_edit out[2]);
-/* The store edits that place a workload on target t into out; their
- * number: its key into the field, or its name and namespace into the
- * field and the namespace field. Borrowed from the config and t. */
-size_t binding_edits(const cfg_profile *pc, const trellis_object *t, store_edit out[2]);
+int binding_counts_on(const profile *p, const trellis_object *w, const char *target);
+/* Record w's placement on t in st: the field edits through the
+ * subresource; or a new binding object, or the one released earlier set
+ * to the initial state again, which *written then holds (a reference: the
+ * host's own view of what it wrote; NULL with model "field"). 0, or -1
+ * with err. */
+int binding_record(const profile *p, store *st, const trellis_object *w, const trellis_object *t,
+                   trellis_object **written, char *err, size_t errlen);
+/* The id of the object binding_record writes for w's placement on t
+ * (a key) (w's own id, or its binding object's), in buf of len bytes: what a
+ * store names when that write fails. */
+const char *binding_written_id(const profile *p, const trellis_object *w, const char *target,
+                               char *buf, size_t len);
+/* Release w's placement on target in st: clear the field(s), or give its
+ * binding object the release state (or delete it). 0, or -1 with err. */
+int binding_release(const profile *p, store *st, const trellis_object *w, const char *target,
+                    char *err, size_t errlen);
 
 #endif

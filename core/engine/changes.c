@@ -12,6 +12,7 @@
 #include "evictions.h"
 #include "log.h"
 #include "metrics.h"
+#include "placements.h"
 #include "quarantine.h"
 #include "runtime.h"
 #include "routing.h"
@@ -97,29 +98,24 @@ static int forget_old(sched *s, const profile *own, trellis_object *old_obj,
         return 0;
     int gone = 0;
     for (size_t i = 0; i < cw->n_as && !gone; i++)
-        gone = !new_obj || !binding_counts_on(own->cfg, new_obj, cw->as[i].target->name);
+        gone = !new_obj || !binding_counts_on(own, new_obj, cw->as[i].target->name);
     cache_remove_workload(&s->cache, old_obj);
     return gone;
 }
 
-/* Count the workload on the targets it is placed on, or queue it (unless
- * it is being deleted: then it is finalized, once, or a pre-enqueue
- * plugin leaves it alone). */
+/* Count the workload on the targets it is placed on, and queue it when
+ * it is pending or its profile reconciles (unless it is being deleted:
+ * then it is finalized, once, or a pre-enqueue plugin leaves it alone). */
 static void take_new(sched *s, profile *own, const trellis_object *old_obj, trellis_object *w)
 {
     index_set(s->ix, w);
     index_prepare(s->ix, w, 1);
-    const char *counted[BINDING_MAX_COUNTED];
-    char buf[BINDING_KEY_MAX];
-    size_t n = binding_counted(own->cfg, w, counted, buf, sizeof buf);
-    for (size_t k = 0; k < n; k++)
-        cache_add_bound(&s->cache, w, own->cfg->target_kind, counted[k]);
+    routing_count_placements(s, own, w);
     int deleting = routing_being_deleted(w);
     if (deleting && !(old_obj && routing_being_deleted(old_obj)))
         routing_finalize(s, own, w);
     profile *sp = routing_profile_for(s, w);
-    int enqueue = !deleting && !binding_target(own->cfg, w, buf, sizeof buf) && sp &&
-                  run_pre_enqueue(sp, w, NULL);
+    int enqueue = !deleting && sp && routing_wants_cycle(sp, w) && run_pre_enqueue(sp, w, NULL);
     for (size_t i = 0; i < s->n_profiles; i++)
         if (!enqueue || &s->profiles[i] != sp)
             queue_delete(&s->profiles[i].q, w);
@@ -149,6 +145,65 @@ static int apply_workload(sched *s, profile *own, trellis_object *old_obj, trell
     return 1;
 }
 
+static void refresh_one(sched *s, const char *id);
+
+typedef struct same_ctx {
+    const cache_workload *cw;
+    size_t n;
+    int same;
+} same_ctx;
+
+static void same_one(void *ud, const char *target)
+{
+    same_ctx *sc = ud;
+    int found = 0;
+    for (size_t i = 0; sc->cw && i < sc->cw->n_as && !found; i++)
+        found = strcmp(sc->cw->as[i].target->name, target) == 0;
+    sc->same &= found;
+    sc->n++;
+}
+
+/* Whether the workload of id counts on exactly the targets its binding
+ * objects now place it on (the host's own binding object, read back). */
+static int counted_as_placed(const sched *s, const profile *p, const char *id)
+{
+    const trellis_object *w = index_lookup_id(s->ix, id);
+    if (!w)
+        return 1; /* no such workload (yet): nothing to count */
+    const cache_workload *cw = cache_get_workload(&s->cache, w);
+    same_ctx sc = {cw, 0, 1};
+    binding_each_counted(p, w, same_one, &sc);
+    return sc.same && sc.n == (cw ? cw->n_as : 0);
+}
+
+/* A binding object changed: the index and the placements follow; the
+ * ids of the workloads it names go to ids (their number). */
+static size_t note_binding(sched *s, profile *bp, trellis_object *old_obj, trellis_object *new_obj,
+                           char ids[2][PLACEMENTS_ID_MAX])
+{
+    if (new_obj)
+        index_set(s->ix, new_obj);
+    else
+        index_del(s->ix, old_obj);
+    return placements_update(bp->placed, old_obj, new_obj, ids);
+}
+
+/* The workload of id is counted where its binding objects place it now
+ * (prepared again, and queued when pending or reconciled). */
+static void sync_placed(sched *s, profile *bp, const char *id)
+{
+    if (!counted_as_placed(s, bp, id))
+        refresh_one(s, id);
+}
+
+static void apply_binding(sched *s, profile *bp, trellis_object *old_obj, trellis_object *new_obj)
+{
+    char ids[2][PLACEMENTS_ID_MAX];
+    size_t n = note_binding(s, bp, old_obj, new_obj, ids);
+    for (size_t i = 0; i < n; i++)
+        sync_placed(s, bp, ids[i]);
+}
+
 static void defer(sched *s, store_event_type type, trellis_object *old_obj, trellis_object *new_obj)
 {
     grow(&s->deferred, &s->cap_deferred, s->n_deferred + 1, sizeof *s->deferred);
@@ -172,6 +227,11 @@ static void apply_one(sched *s, store_event_type type, trellis_object *old_obj,
     }
     if (routing_is_target(s, o)) {
         apply_target(s, old_obj, new_obj);
+        return;
+    }
+    profile *bp = routing_binding_owner(s, o);
+    if (bp) {
+        apply_binding(s, bp, old_obj, new_obj);
         return;
     }
     profile *own = routing_owner_for(s, o);
@@ -244,6 +304,53 @@ void changes_apply(sched *s, store_event_type type, trellis_object *old_obj,
         refresh_readers(s, o);
 }
 
+void changes_note_own(sched *s, trellis_object *o)
+{
+    pthread_mutex_lock(&s->own_mu);
+    grow(&s->own, &s->cap_own, s->n_own + 1, sizeof *s->own);
+    s->own[s->n_own++] = object_ref(o);
+    pthread_mutex_unlock(&s->own_mu);
+}
+
+void changes_apply_own(sched *s)
+{
+    pthread_mutex_lock(&s->own_mu);
+    trellis_object **v = s->own;
+    size_t n = s->n_own;
+    s->own = NULL;
+    s->n_own = s->cap_own = 0;
+    pthread_mutex_unlock(&s->own_mu);
+    /* every binding object first, then each workload once: a decision's
+     * bindings land together */
+    char(*ids)[PLACEMENTS_ID_MAX] = xcalloc(2 * n + 1, sizeof *ids);
+    profile **owners = xcalloc(2 * n + 1, sizeof *owners);
+    size_t ni = 0;
+    for (size_t i = 0; i < n; i++) {
+        const trellis_object *cur = index_lookup_id(s->ix, v[i]->id);
+        profile *bp = routing_binding_owner(s, v[i]);
+        if (cur != v[i] && bp) {
+            trellis_object *old = cur ? object_ref((trellis_object *)cur) : NULL;
+            size_t k = note_binding(s, bp, old, v[i], &ids[ni]);
+            for (size_t j = 0; j < k; j++)
+                owners[ni + j] = bp;
+            ni += k;
+            if (old)
+                object_unref(old);
+        }
+        object_unref(v[i]);
+    }
+    for (size_t i = 0; i < ni; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = strcmp(ids[i], ids[j]) == 0;
+        if (!seen)
+            sync_placed(s, owners[i], ids[i]);
+    }
+    free(ids);
+    free(owners);
+    free(v);
+}
+
 void changes_apply_deferred(sched *s)
 {
     struct change *v = s->deferred;
@@ -278,6 +385,11 @@ void changes_settle(sched *s)
 
 void changes_free(sched *s)
 {
+    for (size_t k = 0; k < s->n_own; k++)
+        object_unref(s->own[k]);
+    free(s->own);
+    s->own = NULL;
+    s->n_own = s->cap_own = 0;
     for (size_t k = 0; k < s->n_deferred; k++) {
         free(s->deferred[k].refresh);
         if (s->deferred[k].old_obj)

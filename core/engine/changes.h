@@ -13,6 +13,11 @@
 
 void changes_apply(sched *s, store_event_type type, trellis_object *old_obj,
                    trellis_object *new_obj);
+/* An object the host wrote for a placement (a binding object it
+ * created), to be seen at once (a reference is taken). Any thread. */
+void changes_note_own(sched *s, trellis_object *o);
+/* Apply what changes_note_own recorded. Scheduling thread. */
+void changes_apply_own(sched *s);
 /* Changes that waited for a workload in flight, in order. */
 void changes_apply_deferred(sched *s);
 /* After a batch: eviction checks when targets changed, and release of

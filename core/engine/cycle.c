@@ -114,6 +114,12 @@ void cycle_reset(trellis_cycle *c, profile *p, trellis_object *w)
     c->in_post_filter = 0;
     c->changed = 0;
     c->failed = 0;
+    c->want = 1;
+    c->released = NULL;
+    c->n_released = 0;
+    c->picks = NULL;
+    c->n_picks = 0;
+    c->requeue_now = 0;
     atomic_store_explicit(&c->abandoned, 0, memory_order_relaxed);
     c->error_plugin = NULL;
     memset(&c->error_status, 0, sizeof c->error_status);

@@ -78,7 +78,19 @@ struct trellis_cycle {
      * (cycle_retry_at), INT64_MAX when none; now_ms: the cycle's clock */
     _Atomic int64_t retry_at;
     int64_t now_ms;
-    int failed; /* an ERROR status ended the cycle */
+    /* several targets (cycle_want): how many the workload wants in all,
+     * the keys it holds (set by the caller, like nominated_name, and kept
+     * by cycle_reset: never candidates), those a plugin released, and the
+     * targets picked (the best first) */
+    uint32_t want;
+    const char **held;
+    size_t n_held;
+    const char **released;
+    size_t n_released;
+    const struct trellis_target **picks;
+    size_t n_picks;
+    int requeue_now; /* cycle_requeue_now */
+    int failed;      /* an ERROR status ended the cycle */
     trellis_status error_status;
     const trellis_plugin *error_plugin;
 };

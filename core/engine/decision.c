@@ -36,22 +36,49 @@ const char *decision_result_name(dec_result r)
     return "unschedulable";
 }
 
+void decision_set_targets(decision *d, const char *const *names, size_t n)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(names[i]) + 1;
+    char **t = n ? xmalloc(n * sizeof *t + len) : NULL;
+    char *at = (char *)(t + n);
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(names[i]) + 1;
+        memcpy(at, names[i], l);
+        t[i] = at;
+        at += l;
+    }
+    free(d->targets);
+    d->targets = t;
+    d->n_targets = (uint32_t)n;
+}
+
 void decision_set_result(decision *d, dec_result r, const char *msg, const char *target)
 {
     d->result = r;
     free(d->message);
     d->message = msg ? xstrdup(msg) : NULL;
-    free(d->targets);
-    d->targets = NULL;
-    d->n_targets = 0;
-    if (target) {
-        size_t len = strlen(target) + 1;
-        char **t = xmalloc(sizeof *t + len);
-        t[0] = (char *)(t + 1);
-        memcpy(t[0], target, len);
-        d->targets = t;
-        d->n_targets = 1;
-    }
+    decision_set_targets(d, &target, target ? 1 : 0);
+}
+
+static void add_name(char ***v, uint32_t *n, const char *name)
+{
+    for (uint32_t i = 0; i < *n; i++)
+        if (strcmp((*v)[i], name) == 0)
+            return;
+    *v = xrealloc(*v, (*n + 1) * sizeof **v);
+    (*v)[(*n)++] = xstrdup(name);
+}
+
+void decision_add_added(decision *d, const char *target)
+{
+    add_name(&d->added, &d->n_added, target);
+}
+
+void decision_add_released(decision *d, const char *target)
+{
+    add_name(&d->released, &d->n_released, target);
 }
 
 static void free_cands(decision *d)
@@ -169,6 +196,14 @@ void decision_clear(decision *d)
     obj_ids_free(d->evicted, d->n_evicted);
     obj_ids_free(d->created, d->n_created);
     free(d->nominated);
+    for (uint32_t i = 0; i < d->n_added; i++)
+        free(d->added[i]);
+    for (uint32_t i = 0; i < d->n_released; i++)
+        free(d->released[i]);
+    free(d->added);
+    free(d->released);
+    d->added = d->released = NULL;
+    d->n_added = d->n_released = 0;
     d->evicted = d->created = NULL;
     d->n_evicted = d->n_created = 0;
     d->nominated = NULL;
@@ -247,6 +282,8 @@ decision *decisions_get(const decisions *ds, const char *id)
 
 void decisions_drop(decisions *ds, const trellis_object *w)
 {
+    if (ds->keep_all)
+        return; /* the report holds every decision */
     decision *d = hmap_del(&ds->by_key, w->id);
     if (d)
         decision_free(d);

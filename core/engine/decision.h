@@ -49,6 +49,9 @@ typedef struct decision {
     char *nominated;
     /* how the decision was reached (cycle_note): "plugin: text" each */
     char **notes;
+    /* a decision of several targets (binding model "object"): the
+     * targets placed and released by this run's cycles of the workload */
+    char **added, **released;
     int64_t retry_at; /* unschedulable until a verdict expires then (ms); 0: none */
     dec_result result;
     uint32_t n_targets;
@@ -56,6 +59,8 @@ typedef struct decision {
     uint32_t n_created;
     uint32_t n_cands;
     uint32_t n_notes;
+    uint32_t n_added, n_released;
+    uint32_t n_binding; /* bindings of its last cycle not finished yet */
     unsigned attempts;
     /* the next attempt continues this one (a post-filter changed
      * something): its notes stay */
@@ -74,6 +79,11 @@ const char *decision_result_name(dec_result r);
 /* Set d's result, message (copied; may be NULL) and target (copied; NULL
  * for none). */
 void decision_set_result(decision *d, dec_result r, const char *msg, const char *target);
+/* Set d's targets to names[0..n) (copied), keeping its result. */
+void decision_set_targets(decision *d, const char *const *names, size_t n);
+/* Note that this run placed d's workload on target, or released it. */
+void decision_add_added(decision *d, const char *target);
+void decision_add_released(decision *d, const char *target);
 /* Every target's verdict and scores from the cycle c just ran for d. */
 void decision_record_candidates(decision *d, trellis_cycle *c);
 /* Note that a post-filter evicted or created o for d. */

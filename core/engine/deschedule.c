@@ -28,7 +28,7 @@ static trellis_object **placed_on(sched *s, profile *p, const char *target, size
     size_t n = 0, cap = 0;
     for (size_t k = 0; k < index_count(s->ix); k++) {
         trellis_object *w = index_at(s->ix, k);
-        if (routing_owner_for(s, w) == p && binding_is_on(p->cfg, w, target)) {
+        if (routing_owner_for(s, w) == p && binding_is_on(p, w, target)) {
             grow(&on, &cap, n + 1, sizeof *on);
             on[n++] = w;
         }
@@ -82,6 +82,12 @@ int deschedule_run(sched *s, profile *p, size_t budget, desched_fn report, void 
 {
     const cfg_profile *pc = p->cfg;
     size_t moved = 0;
+    if (p->placed)
+        return errf(err, errlen,
+                    "profile '%s' records placements as binding objects: deschedule moves "
+                    "workloads of binding model \"field\" only (release a binding object "
+                    "instead)",
+                    pc->name);
     snapshot_update(&p->snap, &s->cache);
     /* the snapshot's targets are in name order; copy the names, since
      * moving workloads updates the snapshot */

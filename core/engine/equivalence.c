@@ -67,7 +67,7 @@ int equiv_lookup(profile *p, trellis_cycle *c, const trellis_object *w)
     equiv_cache *q = &p->eq;
     equiv_entry *victim = &q->e[0];
     q->cur = NULL;
-    if (!p->equivalent || c->exclude_name)
+    if (!p->equivalent || c->exclude_name || c->n_held)
         return 0;
     for (size_t k = 0; k < EQ_ENTRIES; k++) {
         equiv_entry *e = &q->e[k];

@@ -30,9 +30,7 @@ static void evict_bound(sched *s, profile *p, const hit *h)
     char err[512];
     trellis_object *w = h->w;
     cache_target *ct = h->t;
-    store_edit e[2];
-    size_t ne = binding_clear(p->cfg, e);
-    if (s->st->ops->patch(s->st, w, binding_subresource(p->cfg), e, ne, err, sizeof err) < 0) {
+    if (binding_release(p, s->st, w, ct->name, err, sizeof err) < 0) {
         log_error("cannot evict %s %s from %s: %s", w->kind, w->key, ct->name, err);
         return;
     }
@@ -40,18 +38,10 @@ static void evict_bound(sched *s, profile *p, const hit *h)
              h->st.message);
     if (!s->run_mode)
         decisions_add_eviction(s->dec, w, ct->name, h->pl->name, &h->st);
-    cache_workload *cw = cache_get_workload(&s->cache, w);
-    if (cw) {
-        for (size_t i = 0; i < cw->n_as;) {
-            /* only the placement goes; an also_counts field (a status the
-             * scheduler does not own) keeps counting */
-            cache_target *t = cw->as[i].target;
-            if (binding_is_on(p->cfg, w, t->name))
-                cache_forget(&s->cache, w, t);
-            else
-                i++;
-        }
-    }
+    /* only this placement goes; an also_counts field (a status the
+     * scheduler does not own) keeps counting, and so do the workload's
+     * other binding objects */
+    cache_forget(&s->cache, w, ct);
     profile *sp = routing_profile_for(s, w);
     if (sp)
         routing_enqueue(s, sp, w);
@@ -61,7 +51,7 @@ static void evict_bound(sched *s, profile *p, const hit *h)
  * object): p's target_lost plugins repair it or have it evicted. */
 static int lost(sched *s, profile *p, trellis_object *w, cache_target *ct, hit *h)
 {
-    if (!p->target_lost.n || routing_owner_for(s, w) != p || !binding_is_on(p->cfg, w, ct->name))
+    if (!p->target_lost.n || routing_owner_for(s, w) != p || !binding_is_on(p, w, ct->name))
         return 0;
     int evict = run_target_lost(p, w, ct->name, &h->pl, &h->st);
     if (s->binder) /* what a plugin wrote (a target created again) goes out now */
@@ -86,7 +76,7 @@ static hit *collect(sched *s, profile *p, size_t *n_out)
             if (!ct->t.obj) {
                 if (!lost(s, p, w, ct, &h))
                     continue;
-            } else if (routing_owner_for(s, w) != p || !binding_is_on(p->cfg, w, ct->name) ||
+            } else if (routing_owner_for(s, w) != p || !binding_is_on(p, w, ct->name) ||
                        !run_eviction_check(p, w, &ct->t, &h.pl, &h.st)) {
                 continue;
             }

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "binding.h"
+#include "routing.h"
 #include "runtime.h"
 #include "sched_impl.h"
 #include "util.h"
@@ -247,13 +248,22 @@ static void real_cycle(sched *s, profile *p, trellis_object *w, decision *d, exp
         free(r->message);
         if (r->result == FW_SCHEDULED) {
             r->message = xstrdup("");
-            r->picked = xstrdup(best->name);
+            r->picked = xstrdup(c->n_picks ? c->picks[0]->name : best->name);
+            r->n_picks = c->n_picks;
+            r->picks = xcalloc(c->n_picks ? c->n_picks : 1, sizeof *r->picks);
+            for (size_t i = 0; i < c->n_picks; i++)
+                r->picks[i] = xstrdup(c->picks[i]->name);
+            r->more_cycles = c->requeue_now;
             for (size_t i = 0; i < c->n; i++)
                 r->n_not_evaluated += framework_rej(c, i) == REJ_NOT_EVALUATED;
             break;
         }
         if (r->result == FW_ERROR) {
             r->message = xstrdup(msg);
+            break;
+        }
+        if (r->result == FW_SATISFIED) {
+            r->message = xstrdup("it holds as many targets as it wants; none is picked");
             break;
         }
         r->message = framework_unschedulable_message(c);
@@ -279,11 +289,14 @@ static void real_cycle(sched *s, profile *p, trellis_object *w, decision *d, exp
         const trellis_object *v = sched_lookup(s, id->kind, id->namespace_, id->name);
         profile *vp = v ? sched_profile_for(s, v) : NULL;
         char buf[BINDING_KEY_MAX];
-        const char *on = v ? binding_target((vp ? vp : p)->cfg, v, buf, sizeof buf) : NULL;
+        const char *on = v ? binding_target(vp ? vp : p, v, buf, sizeof buf) : NULL;
         r->evicted_from[i] = xstrdup(on ? on : "");
     }
-    for (size_t i = 0; i < r->n_rows; i++)
+    for (size_t i = 0; i < r->n_rows; i++) {
         r->rows[i].picked = r->picked && strcmp(r->rows[i].target, r->picked) == 0;
+        for (size_t k = 0; k < r->n_picks; k++)
+            r->rows[i].picked |= strcmp(r->rows[i].target, r->picks[k]) == 0;
+    }
 }
 
 /* How many pending workloads of p the queue pops before w: a run places
@@ -322,23 +335,30 @@ void explain_run(sched *s, profile *p, trellis_object *w, explain_result *r)
                             w->kind, w->key, own ? "profile '" : "no profile",
                             own ? own->cfg->name : "", own ? "'" : "", p->cfg->name);
     char buf[BINDING_KEY_MAX];
-    const char *b = binding_target(p->cfg, w, buf, sizeof buf);
+    const char *b = binding_target(p, w, buf, sizeof buf);
     const char *by = NULL;
     if (!(b && *b) && !run_pre_enqueue(p, w, &by))
         r->skipped_by = xstrdup(by);
+    int holds = p->placed || p->cfg->reconcile;
     if (b && *b) {
-        /* evaluated as if pending: its own place on its target is free */
+        /* evaluated as if pending: its own place on its target is free;
+         * a workload that may hold several keeps them, as in a run (held
+         * targets are not candidates) */
         r->bound = xstrdup(b);
         cache_target *ct = cache_get_target(&s->cache, p->cfg->target_kind, b);
-        if (ct)
+        if (ct && !holds)
             cache_forget(&s->cache, w, ct);
     }
+    if (holds)
+        routing_set_held(s, p, &s->cycle, w);
     decision d;
     memset(&d, 0, sizeof d);
     d.w = w;
     d.p = p;
     verdicts(s, p, w, &d, r);
     real_cycle(s, p, w, &d, r);
+    s->cycle.held = NULL;
+    s->cycle.n_held = 0;
 }
 
 void explain_free(explain_result *r)
@@ -375,6 +395,9 @@ void explain_free(explain_result *r)
     free(r->notes);
     free(r->skipped_by);
     free(r->picked);
+    for (size_t i = 0; i < r->n_picks; i++)
+        free(r->picks[i]);
+    free(r->picks);
     free(r->message);
     free(r->post_filter_note);
     if (r->w)
@@ -386,7 +409,8 @@ void explain_free(explain_result *r)
 
 static const char *result_name(const explain_result *r)
 {
-    return decision_result_name(r->result == FW_SCHEDULED       ? DEC_SCHEDULED
+    return decision_result_name(r->result == FW_SCHEDULED || r->result == FW_SATISFIED
+                                    ? DEC_SCHEDULED
                                 : r->result == FW_UNSCHEDULABLE ? DEC_UNSCHEDULABLE
                                                                 : DEC_ERROR);
 }
@@ -522,6 +546,13 @@ void explain_print_json(FILE *f, const explain_result *r)
     json_object_object_add(root, "notes", na);
     json_object_object_add(root, "left_alone_by", jstr(r->skipped_by));
     json_object_object_add(root, "picked", jstr(r->picked));
+    if (r->n_picks) {
+        json_object *pa = json_object_new_array();
+        for (size_t i = 0; i < r->n_picks; i++)
+            json_object_array_add(pa, jstr(r->picks[i]));
+        json_object_object_add(root, "picks", pa);
+    }
+    json_object_object_add(root, "more_cycles", json_object_new_boolean(r->more_cycles));
     json_object_object_add(root, "message", jstr(r->message ? r->message : ""));
     json_object_object_add(root, "attempts", json_object_new_int((int)r->attempts));
     json_object_object_add(root, "targets_not_evaluated",
@@ -820,9 +851,15 @@ void explain_print_table(FILE *f, const explain_result *r)
                 r->skipped_by);
     for (size_t i = 0; i < r->n_notes; i++)
         fprintf(f, "Decided: %s\n", r->notes[i]);
-    if (r->result == FW_SCHEDULED)
-        fprintf(f, "Result: scheduled on %s%s\n", r->picked,
-                r->attempts > 1 ? " after the post-filter made room" : "");
+    if (r->result == FW_SCHEDULED && r->n_picks > 1) {
+        fprintf(f, "Result: scheduled on");
+        for (size_t i = 0; i < r->n_picks; i++)
+            fprintf(f, "%s %s", i ? "," : "", r->picks[i]);
+        fprintf(f, "%s\n", r->more_cycles ? " (then another cycle: a plugin asked for one)" : "");
+    } else if (r->result == FW_SCHEDULED)
+        fprintf(f, "Result: scheduled on %s%s%s\n", r->picked,
+                r->attempts > 1 ? " after the post-filter made room" : "",
+                r->more_cycles ? " (then another cycle: a plugin asked for one)" : "");
     else
         fprintf(f, "Result: %s: %s\n", result_name(r), r->message ? r->message : "");
 }

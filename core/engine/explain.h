@@ -63,8 +63,12 @@ typedef struct explain_result {
     unsigned char *narrowed;      /* lexicographic: [score.n] it had a round */
     /* the real cycle */
     fw_result result;
-    char *picked;  /* owned, NULL unless scheduled */
-    char *message; /* what `trellis schedule` prints; owned */
+    char *picked; /* owned, NULL unless scheduled */
+    char **picks; /* a decision of several targets: every target picked,
+                     the best first (picked is the first); owned */
+    size_t n_picks;
+    int more_cycles; /* a plugin asked for another cycle at once */
+    char *message;   /* what `trellis schedule` prints; owned */
     unsigned attempts;
     int post_filter_ran;
     int post_filter_evaluated;

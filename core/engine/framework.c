@@ -479,13 +479,17 @@ static int same_scores(const profile *p, const trellis_cycle *c, uint32_t a, uin
     return 1;
 }
 
-/* Whether feasible target a ranks before b in tuple mode: the raw scores
- * of the score plugins in profile order, larger first, then the
- * tie-break (snapshot order, or its reverse). */
-static int tuple_before(const profile *p, const trellis_cycle *c, uint32_t a, uint32_t b)
+/* Whether feasible target a ranks before b: by the weighted total
+ * (score_mode weighted), else by the raw scores of the score plugins in
+ * profile order, larger first (tuple; lexicographic ranks the same way
+ * when its normalizations keep the order); then the tie-break (snapshot
+ * order, or its reverse). */
+static int rank_before(const profile *p, const trellis_cycle *c, uint32_t a, uint32_t b)
 {
     size_t nf = c->n_feasible;
-    for (size_t k = 0; k < p->score.n; k++) {
+    if (p->cfg->score_mode == SCORE_WEIGHTED && c->totals[a] != c->totals[b])
+        return c->totals[a] > c->totals[b];
+    for (size_t k = 0; k < p->score.n && p->cfg->score_mode != SCORE_WEIGHTED; k++) {
         if (c->skip_score[p->score.v[k]->index])
             continue;
         int64_t x = c->scores[k * nf + a], y = c->scores[k * nf + b];
@@ -495,18 +499,18 @@ static int tuple_before(const profile *p, const trellis_cycle *c, uint32_t a, ui
     return p->cfg->tie_break_desc ? a > b : a < b;
 }
 
-/* Merge sort of idx[0..n) by tuple_before (tmp: n slots). */
-static void tuple_sort(const profile *p, const trellis_cycle *c, uint32_t *idx, uint32_t *tmp,
-                       size_t n)
+/* Merge sort of idx[0..n) by rank_before (tmp: n slots). */
+static void rank_sort(const profile *p, const trellis_cycle *c, uint32_t *idx, uint32_t *tmp,
+                      size_t n)
 {
     if (n < 2)
         return;
     size_t h = n / 2;
-    tuple_sort(p, c, idx, tmp, h);
-    tuple_sort(p, c, idx + h, tmp, n - h);
+    rank_sort(p, c, idx, tmp, h);
+    rank_sort(p, c, idx + h, tmp, n - h);
     size_t i = 0, j = h, k = 0;
     while (i < h && j < n)
-        tmp[k++] = tuple_before(p, c, idx[j], idx[i]) ? idx[j++] : idx[i++];
+        tmp[k++] = rank_before(p, c, idx[j], idx[i]) ? idx[j++] : idx[i++];
     while (i < h)
         tmp[k++] = idx[i++];
     while (j < n)
@@ -531,7 +535,7 @@ static fw_result select_tuple(profile *p, trellis_cycle *c, unsigned flags,
     if (!(flags & FW_EXPLAIN)) {
         uint32_t top = 0;
         for (uint32_t j = 1; j < nf; j++)
-            if (tuple_before(p, c, j, top))
+            if (rank_before(p, c, j, top))
                 top = j;
         *best = c->feasible[top];
         for (uint32_t j = 0; c->nominated_name && j < nf; j++)
@@ -544,13 +548,50 @@ static fw_result select_tuple(profile *p, trellis_cycle *c, unsigned flags,
     uint32_t *tmp = cycle_alloc(c, nf * sizeof *tmp);
     for (size_t j = 0; j < nf; j++)
         idx[j] = (uint32_t)j;
-    tuple_sort(p, c, idx, tmp, nf);
+    rank_sort(p, c, idx, tmp, nf);
     for (size_t r = 0; r < nf; r++)
         c->totals[idx[r]] = (int64_t)(nf - 1 - r);
     *best = c->feasible[idx[0]];
     for (size_t r = 0; c->nominated_name && r < nf && same_scores(p, c, idx[0], idx[r]); r++)
         if (strcmp(c->feasible[idx[r]]->name, c->nominated_name) == 0)
             *best = c->feasible[idx[r]];
+    c->scored = 1;
+    return FW_SCHEDULED;
+}
+
+/* The targets the workload holds are never candidates (the equivalence
+ * cache is not used when it holds any). */
+static void exclude_held(const profile *p, trellis_cycle *c)
+{
+    for (size_t i = 0; i < c->n_held; i++) {
+        const struct trellis_target *x = snapshot_find(&p->snap, c->held[i]);
+        if (x && (c->pass[x->index / 64] & (1ull << (x->index % 64))))
+            cycle_reject(c, x->index, REJ_EXCLUDED, TRELLIS_UNRESOLVABLE);
+    }
+}
+
+/* The best k feasible targets, the best first, into c->picks. */
+static fw_result select_many(profile *p, trellis_cycle *c, size_t k, char *msg, size_t msglen)
+{
+    size_t nf = c->n_feasible;
+    for (size_t s = 0; s < p->score.n && p->cfg->score_mode != SCORE_WEIGHTED; s++) {
+        trellis_plugin *pl = p->score.v[s];
+        if (!c->skip_score[pl->index] && score_failed(c, pl, &c->scores[s * nf], nf, msg, msglen))
+            return FW_ERROR;
+    }
+    uint32_t *idx = cycle_alloc(c, nf * sizeof *idx);
+    uint32_t *tmp = cycle_alloc(c, nf * sizeof *tmp);
+    c->picks = cycle_alloc(c, k * sizeof *c->picks);
+    if (!idx || !tmp || !c->picks) {
+        snprintf(msg, msglen, "%zu targets are too many to rank", nf);
+        return FW_ERROR;
+    }
+    for (size_t j = 0; j < nf; j++)
+        idx[j] = (uint32_t)j;
+    rank_sort(p, c, idx, tmp, nf);
+    for (size_t r = 0; r < k; r++)
+        c->picks[r] = c->feasible[idx[r]];
+    c->n_picks = k;
     c->scored = 1;
     return FW_SCHEDULED;
 }
@@ -588,6 +629,7 @@ static fw_result find_feasible(profile *p, trellis_cycle *c, trellis_object *w, 
         else
             pool_run(p->sched_pool, c->n, FILTER_BLOCK, filter_block, c);
         cycle_settle_abandoned(c, c->skip_filter);
+        exclude_held(p, c);
     }
     equiv_entry *entry = p->eq.cur;
     *scores_usable = 0;
@@ -717,6 +759,31 @@ static const struct trellis_target *select_best(const profile *p, const trellis_
     return c->feasible[bi];
 }
 
+size_t framework_more_wanted(const trellis_cycle *c)
+{
+    if (c->want == TRELLIS_WANT_ALL)
+        return SIZE_MAX;
+    size_t kept = c->n_held - c->n_released;
+    return c->want > kept ? c->want - kept : 0;
+}
+
+/* A decision of several targets: every feasible one (no scoring), or the
+ * best `more` of the ranking. */
+static fw_result schedule_many(profile *p, trellis_cycle *c, size_t more, int scores_usable,
+                               char *msg, size_t msglen)
+{
+    size_t nf = c->n_feasible;
+    if (more == SIZE_MAX) {
+        c->picks = c->feasible;
+        c->n_picks = nf;
+        return FW_SCHEDULED;
+    }
+    if (run_pre_score(c, msg, msglen) == TRELLIS_ERROR ||
+        prioritise(p, c, scores_usable, msg, msglen) == FW_ERROR)
+        return FW_ERROR;
+    return select_many(p, c, more < nf ? more : nf, msg, msglen);
+}
+
 fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, unsigned flags,
                              const struct trellis_target **best, char *msg, size_t msglen)
 {
@@ -730,11 +797,18 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, un
     int pre = run_pre_filter(c, msg, msglen);
     if (pre == TRELLIS_ERROR)
         return FW_ERROR;
+    size_t more = framework_more_wanted(c);
+    if (!more)
+        return FW_SATISFIED;
     int all_rejected = pre == TRELLIS_UNSCHEDULABLE, scores_usable;
     if (find_feasible(p, c, w, flags, all_rejected, &scores_usable, msg, msglen) == FW_ERROR)
         return FW_ERROR;
+    if (c->n_feasible == 0 && c->want == TRELLIS_WANT_ALL && c->n_held > c->n_released)
+        return FW_SATISFIED; /* it holds every feasible target */
     if (c->n_feasible == 0)
         return post_filter(c, flags, msg, msglen);
+    if (more > 1)
+        return schedule_many(p, c, more, scores_usable, msg, msglen);
     if (c->n_feasible == 1 && !(flags & FW_EXPLAIN)) {
         *best = c->feasible[0];
         return FW_SCHEDULED;

@@ -20,7 +20,9 @@
 #include "cycle.h"
 #include "profile_impl.h"
 
-typedef enum { FW_SCHEDULED = 0, FW_UNSCHEDULABLE, FW_ERROR } fw_result;
+/* FW_SATISFIED: the workload holds as many targets as it wants (its
+ * plugins may have released some): nothing to pick. */
+typedef enum { FW_SCHEDULED = 0, FW_UNSCHEDULABLE, FW_ERROR, FW_SATISFIED } fw_result;
 
 /* What a caller asks of framework_schedule. */
 enum {
@@ -32,11 +34,16 @@ enum {
 
 /* Run the algorithm for w: find the feasible targets, post-filter when
  * there are none, prioritise, select. On FW_SCHEDULED *best is the
- * chosen target. On FW_UNSCHEDULABLE, post-filters have run unless
+ * chosen target, and c->picks[0..n_picks) the targets chosen when the
+ * workload wants several (cycle_want; the targets it holds are never
+ * candidates). On FW_UNSCHEDULABLE, post-filters have run unless
  * FW_NO_POST_FILTER (c->changed tells whether one made room). On FW_ERROR,
  * msg says why. flags: FW_*. */
 fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, unsigned flags,
                              const struct trellis_target **best, char *msg, size_t msglen);
+/* How many more targets the workload of c wants after its pre-filters:
+ * 0 when it holds enough, SIZE_MAX for every feasible one. */
+size_t framework_more_wanted(const trellis_cycle *c);
 
 /* After filtering: -1 when target i is feasible, else the index into
  * p->filter of the filter that rejected it or a REJ_* code. */

@@ -466,15 +466,14 @@ static void cycle_retry_at(trellis_cycle *c, int64_t ms)
         cycle_note_retry(c, ms);
 }
 
+static int in_hook(const char *const *ok, size_t n);
+
 static void cycle_note(trellis_cycle *c, const trellis_plugin *self, const char *fmt, ...)
 {
     static const char *const ok[] = {"pre_filter", "post_filter", "pre_score",
                                      "normalize",  "reserve",     "permit"};
-    const char *hook = guard_hook();
-    int allowed = 0;
-    for (size_t i = 0; hook && i < sizeof ok / sizeof *ok; i++)
-        allowed |= strcmp(hook, ok[i]) == 0;
-    if (!c || !c->d || !fmt || !allowed || !self || retired(self, "cycle_note"))
+    if (!c || !c->d || !fmt || !in_hook(ok, sizeof ok / sizeof *ok) || !self ||
+        retired(self, "cycle_note"))
         return;
     char text[TRELLIS_MESSAGE_MAX];
     va_list ap;
@@ -482,6 +481,65 @@ static void cycle_note(trellis_cycle *c, const trellis_plugin *self, const char 
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     decision_add_note(c->d, self->name, text);
+}
+
+/* Whether the plugin is in one of the hooks of ok[0..n). */
+static int in_hook(const char *const *ok, size_t n)
+{
+    const char *hook = guard_hook();
+    int allowed = 0;
+    for (size_t i = 0; hook && i < n; i++)
+        allowed |= strcmp(hook, ok[i]) == 0;
+    return allowed;
+}
+
+static void cycle_want(trellis_cycle *c, uint32_t n)
+{
+    static const char *const ok[] = {"pre_filter"};
+    if (c && n && in_hook(ok, 1))
+        c->want = c->p && c->p->placed ? n : 1;
+}
+
+static size_t cycle_held_count(const trellis_cycle *c)
+{
+    return c ? c->n_held : 0;
+}
+
+static const char *cycle_held(const trellis_cycle *c, size_t i)
+{
+    return c && i < c->n_held ? c->held[i] : NULL;
+}
+
+static int cycle_release(trellis_cycle *c, const trellis_plugin *self, const char *target,
+                         const char *reason)
+{
+    static const char *const ok[] = {"pre_filter"};
+    if (!c || !target || !self || !in_hook(ok, 1) || retired(self, "cycle_release"))
+        return -1;
+    for (size_t i = 0; i < c->n_released; i++)
+        if (strcmp(c->released[i], target) == 0)
+            return -1;
+    for (size_t i = 0; i < c->n_held; i++) {
+        if (strcmp(c->held[i], target) != 0)
+            continue;
+        if (!c->released)
+            c->released = cycle_alloc(c, c->n_held * sizeof *c->released);
+        if (!c->released)
+            return -1;
+        c->released[c->n_released++] = c->held[i];
+        if (c->d)
+            decision_add_note(c->d, self->name, reason && *reason ? reason : "released");
+        return 0;
+    }
+    return -1;
+}
+
+static void cycle_requeue_now(trellis_cycle *c)
+{
+    static const char *const ok[] = {"pre_filter", "post_filter", "pre_score",
+                                     "normalize",  "reserve",     "permit"};
+    if (c && in_hook(ok, sizeof ok / sizeof *ok))
+        c->requeue_now = 1;
 }
 
 static int store_patch(const trellis_plugin *self, const trellis_object *o, const char *subresource,
@@ -646,6 +704,11 @@ static const trellis_host table = {
     .store_bind = store_bind,
     .register_target_lost = reg_target_lost,
     .cycle_note = cycle_note,
+    .cycle_want = cycle_want,
+    .cycle_held_count = cycle_held_count,
+    .cycle_held = cycle_held,
+    .cycle_release = cycle_release,
+    .cycle_requeue_now = cycle_requeue_now,
 };
 
 const trellis_host *hostapi_table(void)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "placements.h"
 #include "util.h"
 
 static void plist_add(plist *l, trellis_plugin *pl)
@@ -72,6 +73,7 @@ void profile_free(profile *p)
     queue_free(&p->q);
     snapshot_free(&p->snap);
     equiv_free(&p->eq);
+    placements_free(p->placed);
     plist *lists[] = {&p->pre_filter, &p->filter,      &p->post_filter,      &p->pre_score,
                       &p->score,      &p->reserve,     &p->permit,           &p->pre_bind,
                       &p->bind,       &p->post_bind,   &p->prepare_workload, &p->prepare_target,

@@ -16,6 +16,7 @@
 #include "snapshot.h"
 
 struct pool;
+struct placements;
 
 struct profile {
     const cfg_profile *cfg;
@@ -32,6 +33,9 @@ struct profile {
     size_t next_start; /* where the next sampled filter pass begins */
     int equivalent;    /* every filter and score plugin registered `equivalent` */
     equiv_cache eq;
+    /* binding model "object": the placements its binding objects make
+     * (placements.h); NULL with model "field" */
+    struct placements *placed;
 };
 
 /* Group the instances p->plugins[0..n_plugins) by extension point. */

@@ -8,8 +8,11 @@
 #include <string.h>
 
 #include "binder.h"
+#include "binding.h"
 #include "events.h"
+#include "placements.h"
 #include "runtime.h"
+#include "util.h"
 
 profile *routing_profile_for(const sched *s, const trellis_object *w)
 {
@@ -48,6 +51,54 @@ int routing_is_target(const sched *s, const trellis_object *o)
         if (profile_is_target_kind(&s->profiles[i], o))
             return 1;
     return 0;
+}
+
+profile *routing_binding_owner(const sched *s, const trellis_object *o)
+{
+    for (size_t i = 0; i < s->n_profiles; i++)
+        if (s->profiles[i].placed && placements_claims(s->profiles[i].placed, o))
+            return &s->profiles[i];
+    return NULL;
+}
+
+typedef struct count_ctx {
+    sched *s;
+    const char *kind;
+    trellis_object *w;
+} count_ctx;
+
+static void count_one(void *ud, const char *target)
+{
+    count_ctx *cc = ud;
+    cache_add_bound(&cc->s->cache, cc->w, cc->kind, target);
+}
+
+void routing_count_placements(sched *s, profile *p, trellis_object *w)
+{
+    count_ctx cc = {s, p->cfg->target_kind, w};
+    binding_each_counted(p, w, count_one, &cc);
+}
+
+int routing_wants_cycle(const profile *p, const trellis_object *w)
+{
+    char buf[BINDING_KEY_MAX];
+    return p->cfg->reconcile || !binding_target(p, w, buf, sizeof buf);
+}
+
+void routing_set_held(sched *s, const profile *p, trellis_cycle *c, const trellis_object *w)
+{
+    c->held = NULL;
+    c->n_held = 0;
+    if (!p->placed && !p->cfg->reconcile)
+        return; /* it is pending: it holds nothing */
+    const cache_workload *cw = cache_get_workload(&s->cache, w);
+    if (!cw || !cw->n_as)
+        return;
+    grow(&s->held, &s->cap_held, cw->n_as, sizeof *s->held);
+    for (size_t i = 0; i < cw->n_as; i++)
+        if (binding_is_on(p, w, cw->as[i].target->name))
+            s->held[c->n_held++] = cw->as[i].target->name;
+    c->held = s->held;
 }
 
 int routing_being_deleted(const trellis_object *w)

@@ -13,8 +13,22 @@ profile *routing_profile_for(const sched *s, const trellis_object *w);
 /* The profile whose placement of w counts: its own scheduler's, else the
  * first profile of its kind; NULL when w is no workload. */
 profile *routing_owner_for(const sched *s, const trellis_object *w);
+/* The targets w holds, as the cycle c's held targets (cycle.h): its
+ * assignments in the cache that its binding places it on (not a target it
+ * only counts on, nor one it was evicted from); none for a pending
+ * workload of a profile with binding model "field" that does not
+ * reconcile. The keys are the cache's; the array is s->held. */
+void routing_set_held(sched *s, const profile *p, trellis_cycle *c, const trellis_object *w);
 /* Whether o is of some profile's target kind. */
 int routing_is_target(const sched *s, const trellis_object *o);
+/* The profile whose binding objects (binding model "object") o is one
+ * of, or NULL. */
+profile *routing_binding_owner(const sched *s, const trellis_object *o);
+/* Count w (of owner p) on every target it is placed on, or counts on. */
+void routing_count_placements(sched *s, profile *p, trellis_object *w);
+/* Whether w needs a scheduling cycle from p: it is placed nowhere, or p
+ * reconciles placed workloads too. */
+int routing_wants_cycle(const profile *p, const trellis_object *w);
 /* Whether w is being deleted (metadata.deletionTimestamp is set): it is
  * finalized, never scheduled. */
 int routing_being_deleted(const trellis_object *w);

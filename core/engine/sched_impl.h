@@ -63,6 +63,8 @@ struct sched {
     int progress;          /* one-shot: show progress on stderr */
     unsigned max_attempts; /* per workload in a one-shot run */
     trellis_cycle cycle;
+    const char **held; /* the cycle's held targets (schedule_one) */
+    size_t cap_held;
     /* the binding cycle (bindcycle.c) */
     waiting *waiting;
     size_t n_waiting, cap_waiting;
@@ -80,6 +82,11 @@ struct sched {
     uint64_t now_ms;         /* monotonic clock of the current loop turn */
     _Atomic int64_t wall_ms; /* the wall clock decisions see (clock.h); any thread reads it */
     struct change *deferred; /* changes to workloads in flight, applied later */
+    /* objects the host itself created for a placement (binding objects),
+     * from any thread, applied on the scheduling thread (changes_apply_own) */
+    pthread_mutex_t own_mu;
+    trellis_object **own;
+    size_t n_own, cap_own;
     size_t n_deferred, cap_deferred;
     int targets_changed;        /* since the last sched_after_changes */
     uint64_t next_pool_scan_ms; /* next look for workloads unschedulable too long */

@@ -24,6 +24,7 @@
 #include "hostapi.h"
 #include "log.h"
 #include "metrics.h"
+#include "placements.h"
 #include "quarantine.h"
 #include "routing.h"
 #include "runtime.h"
@@ -116,6 +117,8 @@ static int build_profile(sched *s, profile *p, char *err, size_t errlen)
         p->q.order_leave = rt_order_leave;
         p->q.less_ud = p->order;
     }
+    if (pc->binding_model == BINDING_OBJECT)
+        p->placed = placements_new(pc);
     snapshot_init(&p->snap, pc->target_kind, s->reg.n_counters, s->reg.n_slots, s->reg.n_tvalues);
     return 0;
 }
@@ -148,6 +151,7 @@ sched *sched_open(cfg *c, char *const *extra_dirs, size_t n_extra, int paralleli
     pthread_mutexattr_init(&ma);
     pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
     pthread_mutex_init(&s->wait_mu, &ma);
+    pthread_mutex_init(&s->own_mu, NULL);
     pthread_mutexattr_destroy(&ma);
     s->pool = pool_new(workers(c, parallelism));
     s->n_profiles = c->n_profiles;
@@ -252,14 +256,10 @@ static void load_workload(sched *s, trellis_object *o)
         return;
     index_prepare(s->ix, o, 1);
     s->n_workloads_loaded++;
-    const char *counted[BINDING_MAX_COUNTED];
-    char buf[BINDING_KEY_MAX];
-    size_t n = binding_counted(own->cfg, o, counted, buf, sizeof buf);
-    for (size_t k = 0; k < n; k++)
-        cache_add_bound(&s->cache, o, own->cfg->target_kind, counted[k]);
+    routing_count_placements(s, own, o);
     if (routing_being_deleted(o))
         routing_finalize(s, own, o); /* it still counts where it is until it is gone */
-    else if (!binding_target(own->cfg, o, buf, sizeof buf) && p && run_pre_enqueue(p, o, NULL))
+    else if (p && routing_wants_cycle(p, o) && run_pre_enqueue(p, o, NULL))
         routing_enqueue(s, p, o);
 }
 
@@ -291,6 +291,13 @@ int sched_load(sched *s, store *st, char *err, size_t errlen)
         index_prepare(s->ix, o, 0);
         cache_set_target(&s->cache, o);
         s->n_targets_loaded++;
+    }
+    /* then the binding objects, so workloads find their placements */
+    for (size_t i = 0; i < ms.n_objects; i++) {
+        profile *bp = routing_binding_owner(s, ms.objects[i]);
+        char ids[2][PLACEMENTS_ID_MAX];
+        if (bp)
+            placements_update(bp->placed, NULL, ms.objects[i], ids);
     }
     for (size_t i = 0; i < ms.n_objects; i++)
         load_workload(s, ms.objects[i]);
@@ -358,7 +365,7 @@ static void unschedulable(sched *s, profile *p, trellis_cycle *c, decision *d, q
 
 /* One scheduling cycle; the result for the metrics (a workload assumed
  * and handed to binding counts as scheduled). */
-static dec_result schedule_one(sched *s, profile *p, qitem *it)
+static dec_result cycle_one(sched *s, profile *p, qitem *it)
 {
     decision *d = decisions_for(s->dec, it->w, p);
     d->attempts++;
@@ -370,6 +377,7 @@ static dec_result schedule_one(sched *s, profile *p, qitem *it)
     trellis_cycle *c = &s->cycle;
     c->d = d;
     c->nominated_name = d->nominated;
+    routing_set_held(s, p, c, it->w);
     char msg[1024];
     const struct trellis_target *best = NULL;
     fw_result r =
@@ -382,12 +390,33 @@ static dec_result schedule_one(sched *s, profile *p, qitem *it)
         queue_requeue(&p->q, it, 0, s->now_ms);
         return DEC_ERROR;
     }
+    if (r == FW_SATISFIED) {
+        bindcycle_satisfied(s, p, c, d, it);
+        return DEC_SCHEDULED;
+    }
     if (r == FW_UNSCHEDULABLE) {
         unschedulable(s, p, c, d, it);
+        if (p->placed || c->n_released) /* it keeps what it holds */
+            bindcycle_release(s, p, c, d);
         return DEC_UNSCHEDULABLE;
     }
-    bindcycle_run(s, p, c, d, it, best);
+    if (p->placed) {
+        bindcycle_run_many(s, p, c, d, it, c->n_picks ? c->picks : &best,
+                           c->n_picks ? c->n_picks : 1);
+    } else {
+        if (c->n_released) /* a reconciled field: cleared, then set again */
+            bindcycle_release(s, p, c, d);
+        bindcycle_run(s, p, c, d, it, best);
+    }
     return d->result == DEC_ERROR || d->result == DEC_UNSCHEDULABLE ? d->result : DEC_SCHEDULED;
+}
+
+static dec_result schedule_one(sched *s, profile *p, qitem *it)
+{
+    dec_result r = cycle_one(s, p, it);
+    s->cycle.held = NULL; /* explain and deschedule hold nothing */
+    s->cycle.n_held = 0;
+    return r;
 }
 
 /* ---- run once ---- */
@@ -427,13 +456,38 @@ static decision *creator_of(const decisions *ds, const char *id)
     return NULL;
 }
 
-/* The store could not write the object id: a decision that placed it, or
- * whose post-filter created it (the workload would be bound to a target
- * that does not exist), is an error, with the store's reason. */
+/* The decision that placed its workload on *target through the binding
+ * object of id (binding model "object"), NULL when none did. */
+static decision *binder_of(const decisions *ds, const char *id, const char **target)
+{
+    for (size_t i = 0; i < decisions_count(ds); i++) {
+        decision *d = decisions_at(ds, i);
+        for (size_t k = 0; d->p->placed && k < d->n_added; k++) {
+            char buf[PLACEMENTS_ID_MAX];
+            if (strcmp(binding_written_id(d->p, d->w, d->added[k], buf, sizeof buf), id) == 0) {
+                *target = d->added[k];
+                return d;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* The store could not write the object id: a decision that placed it (or
+ * whose binding object it is), or whose post-filter created it (the
+ * workload would be bound to a target that does not exist), is an error,
+ * with the store's reason. */
 static void decision_not_written(void *ud, const char *id, const char *why)
 {
     sched *s = ud;
     decision *d = decisions_get(s->dec, id);
+    const char *bound = NULL;
+    if (!d && (d = binder_of(s->dec, id, &bound)) != NULL) {
+        char msg[1200];
+        snprintf(msg, sizeof msg, "binding to %s not written: %.1000s", bound, why);
+        decision_set_result(d, DEC_ERROR, msg, NULL);
+        return;
+    }
     int created = !d;
     if (created)
         d = creator_of(s->dec, id);
@@ -460,6 +514,7 @@ static int run_next(sched *s, profile *p)
         return 0;
     uint64_t c0 = now_ns();
     schedule_one(s, p, it);
+    changes_apply_own(s);
     uint64_t dt = now_ns() - c0;
     grow(&s->cycle_ns, &s->cap_cycles, s->n_cycles + 1, sizeof *s->cycle_ns);
     s->cycle_ns[s->n_cycles++] = dt > UINT32_MAX ? UINT32_MAX : (uint32_t)dt;
@@ -533,8 +588,10 @@ int sched_step(sched *s)
 
 void sched_collect(sched *s)
 {
-    if (bindcycle_collect(s))
+    if (bindcycle_collect(s)) {
+        changes_apply_own(s);
         changes_apply_deferred(s);
+    }
 }
 
 void sched_on_change(void *ud, store_event_type type, trellis_object *old_obj,
@@ -620,6 +677,7 @@ void sched_close(sched *s)
         return;
     sched_stop(s);
     bindcycle_free(s);
+    free(s->held);
     quarantine_free(s->quarantine);
     changes_free(s);
     decisions_free(s->dec);
@@ -636,6 +694,7 @@ void sched_close(sched *s)
     registry_free(&s->reg);
     pool_free(s->pool);
     pthread_mutex_destroy(&s->wait_mu);
+    pthread_mutex_destroy(&s->own_mu);
     free(s);
 }
 

@@ -11,6 +11,7 @@
 
 #include "bindcycle.h"
 #include "binding.h"
+#include "changes.h"
 #include "log.h"
 #include "routing.h"
 #include "sched_impl.h"
@@ -33,23 +34,26 @@ static int svc_evict(void *ud, trellis_cycle *c, const trellis_plugin *pl,
                         victim->kind, victim->key, cw->as[i].target->name);
     trellis_object *v = object_ref(cw->obj);
     profile *vp = routing_owner_for(s, v);
-    const cfg_profile *vpc = vp ? vp->cfg : c->p->cfg;
-    store_edit e[2];
-    size_t ne = binding_clear(vpc, e);
-    if (s->st->ops->patch(s->st, v, binding_subresource(vpc), e, ne, err, errlen) < 0) {
-        object_unref(v);
-        return -1;
-    }
+    if (!vp)
+        vp = c->p;
     strbuf from;
     sb_init(&from);
-    for (size_t i = 0; i < cw->n_as;) {
+    int rc = 0;
+    /* every placement goes (one field, or each binding object); a status
+     * field counting it elsewhere stays */
+    for (size_t i = 0; i < cw->n_as && rc == 0;) {
         cache_target *t = cw->as[i].target;
-        if (binding_is_on(vpc, v, t->name)) {
+        if (!binding_is_on(vp, v, t->name)) {
+            i++;
+        } else if ((rc = binding_release(vp, s->st, v, t->name, err, errlen)) == 0) {
             sb_printf(&from, "%s%s", from.len ? "," : "", t->name);
             cache_forget(&s->cache, v, t);
-        } else {
-            i++;
         }
+    }
+    if (rc < 0 && !from.len) {
+        sb_free(&from);
+        object_unref(v);
+        return -1;
     }
     decision_add_evicted(c->d, v);
     log_info("plugin %s: evicted %s %s from %s: %s", pl->name, v->kind, v->key, from.s,
@@ -140,10 +144,14 @@ static int svc_bind(void *ud, const trellis_plugin *pl, const trellis_object *w,
         return errf(err, errlen, "no store");
     if (!pl->profile)
         return errf(err, errlen, "store_bind: the plugin belongs to no profile");
-    const cfg_profile *pc = profile_cfg(pl->profile);
-    store_edit e[2];
-    size_t n = binding_edits(pc, t, e);
-    return s->st->ops->patch(s->st, w, binding_subresource(pc), e, n, err, errlen);
+    trellis_object *created;
+    if (binding_record(pl->profile, s->st, w, t, &created, err, errlen) < 0)
+        return -1;
+    if (created) { /* seen at once, on the scheduling thread */
+        changes_note_own(s, created);
+        object_unref(created);
+    }
+    return 0;
 }
 
 static int svc_permit(void *ud, const char *ns, const char *name, int allow, const char *reason)

@@ -169,11 +169,9 @@ int admin_drain(sched *s, profile *p, const char *target, FILE *out, char *err, 
         trellis_object *w = sched_object_at(s, i);
         if (sched_profile_for(s, w) != p && strcmp(w->kind, profile_cfg(p)->workload_kind) != 0)
             continue;
-        if (!binding_is_on(profile_cfg(p), w, target))
+        if (!binding_is_on(p, w, target))
             continue;
-        store_edit e[2];
-        size_t ne = binding_clear(profile_cfg(p), e);
-        if (st->ops->patch(st, w, binding_subresource(profile_cfg(p)), e, ne, err, errlen) < 0)
+        if (binding_release(p, st, w, target, err, errlen) < 0)
             return errprefix(err, errlen, "evicting %s %s", w->kind, w->key);
         if (out)
             fprintf(out, "%s/%s evicted from %s\n", w->kind, w->key, target);

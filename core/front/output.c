@@ -65,6 +65,16 @@ static json_object *decision_json(int explain, const decision *d, dec_result r)
     for (size_t k = 0; k < d->n_targets; k++)
         json_object_array_add(t, json_object_new_string(d->targets[k]));
     json_object_object_add(o, "targets", t);
+    if (profile_cfg(d->p)->binding_model == BINDING_OBJECT) {
+        /* a decision of several targets: what this run placed and gave up */
+        json_object *a = json_object_new_array(), *rl = json_object_new_array();
+        for (size_t k = 0; k < d->n_added; k++)
+            json_object_array_add(a, json_object_new_string(d->added[k]));
+        for (size_t k = 0; k < d->n_released; k++)
+            json_object_array_add(rl, json_object_new_string(d->released[k]));
+        json_object_object_add(o, "added", a);
+        json_object_object_add(o, "released", rl);
+    }
     json_object_object_add(o, "message", json_object_new_string(d->message ? d->message : ""));
     json_object_object_add(o, "evicted", ids_json(d->evicted, d->n_evicted));
     json_object_object_add(o, "created", ids_json(d->created, d->n_created));
@@ -195,6 +205,10 @@ void output_table(FILE *f, sched *s)
         for (size_t k = 0; k < d->n_created; k++)
             fprintf(f, "    created %s %s%s%s\n", d->created[k].kind, d->created[k].namespace_,
                     *d->created[k].namespace_ ? "/" : "", d->created[k].name);
+        for (size_t k = 0; k < d->n_added; k++)
+            fprintf(f, "    added %s\n", d->added[k]);
+        for (size_t k = 0; k < d->n_released; k++)
+            fprintf(f, "    released %s\n", d->released[k]);
         for (size_t k = 0; k < d->n_notes; k++)
             fprintf(f, "    %s\n", d->notes[k]);
         if (sched_explaining(s)) {

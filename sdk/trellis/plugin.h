@@ -179,6 +179,12 @@
  *   1.4  trellis_host.register_target_lost          a workload bound to a target that is gone
  *   1.4  trellis_target_lost_fn
  *   1.4  trellis_host.cycle_note                    how a decision was reached, in the decision
+ *   1.4  trellis_host.cycle_want                    a decision of several (or all) targets
+ *   1.4  TRELLIS_WANT_ALL
+ *   1.4  trellis_host.cycle_held_count              the targets a workload holds already
+ *   1.4  trellis_host.cycle_held
+ *   1.4  trellis_host.cycle_release                 give a held target up (scale-down)
+ *   1.4  trellis_host.cycle_requeue_now             another cycle at once (not a failure)
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -912,7 +918,39 @@ typedef struct trellis_host {
         __attribute__((format(printf, 3, 4)))
 #endif
         ;
+    /* How many targets this workload wants in all (pre_filter): 1 (the
+     * default), n, or TRELLIS_WANT_ALL (every feasible target: no
+     * scoring). The targets it holds already count: a workload holding
+     * two that wants three gets one more, picked from the ranking (the
+     * best first), never one it holds; one holding more than it wants
+     * keeps them until a plugin releases some (cycle_release). More than
+     * one needs a binding model that records several placements
+     * (binding.model = "object"); with model "field" the host keeps 1.
+     * The last call wins. */
+    void (*cycle_want)(trellis_cycle *c, uint32_t n);
+    /* The targets the workload holds when the cycle starts (its binding
+     * objects, or its binding field), by key, in the order they were
+     * read: never candidates of this cycle. Borrowed for the cycle. Any
+     * hook of a scheduling cycle, any thread. */
+    size_t (*cycle_held_count)(const trellis_cycle *c);
+    const char *(*cycle_held)(const trellis_cycle *c, size_t i);
+    /* Give up the held target of key target (pre_filter): after the
+     * cycle its placement is released (the binding field cleared, or the
+     * binding object put in its release state or deleted) and the
+     * decision lists it under `released`, with reason in the log. 0, or
+     * -1 when target is not held or is released already. */
+    int (*cycle_release)(trellis_cycle *c, const trellis_plugin *self, const char *target,
+                         const char *reason);
+    /* After this cycle's placements are bound, the workload gets another
+     * cycle at once, which does not count as a failed attempt (Fleet
+     * places one cluster per cycle when topology spread constraints
+     * apply). pre_filter, post_filter, pre_score, normalize, reserve,
+     * permit. */
+    void (*cycle_requeue_now)(trellis_cycle *c);
 } trellis_host;
+
+/* cycle_want: every feasible target. */
+#define TRELLIS_WANT_ALL UINT32_MAX
 
 /* Whether the host table has a given member (for plugins built against a
  * newer minor than the running host). */

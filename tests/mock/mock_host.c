@@ -91,6 +91,7 @@ struct trellis_plugin {
     trellis_equivalent_fn equivalent;
     trellis_pre_enqueue_fn pre_enqueue;
     trellis_finalize_fn finalize;
+    trellis_target_lost_fn target_lost;
     unsigned events;
     int has_events;
     trellis_hint_fn hint;
@@ -125,6 +126,17 @@ struct mock {
     size_t logged[4];
     int64_t now_ms;   /* mock_set_now */
     int64_t retry_at; /* the last cycle's earliest cycle_retry_at, 0: none */
+    /* several targets: what the workload holds (mock_set_held), and what
+     * the last cycle's plugin said (cycle_want, cycle_release,
+     * cycle_requeue_now, cycle_note) */
+    const char *held[64];
+    size_t n_held;
+    uint32_t want;
+    char *released[64];
+    size_t n_released;
+    int requeue_now;
+    char *notes[64];
+    size_t n_notes;
 };
 
 /* ---- arguments --------------------------------------------------------- */
@@ -891,6 +903,7 @@ REG(r_eviction_check, eviction_check, trellis_eviction_fn)
 REG(r_equivalent, equivalent, trellis_equivalent_fn)
 REG(r_pre_enqueue, pre_enqueue, trellis_pre_enqueue_fn)
 REG(r_finalize, finalize, trellis_finalize_fn)
+REG(r_target_lost, target_lost, trellis_target_lost_fn)
 #undef REG
 
 static int r_counters(trellis_plugin *self, int n, trellis_amounts_fn fn)
@@ -982,6 +995,87 @@ static void h_cycle_retry_at(trellis_cycle *c, int64_t ms)
 {
     if (c && ms > c->m->now_ms && (!c->m->retry_at || ms < c->m->retry_at))
         c->m->retry_at = ms;
+}
+
+static void h_cycle_note(trellis_cycle *c, const trellis_plugin *self, const char *fmt, ...)
+{
+    if (!c || !self || !fmt || c->m->n_notes >= 64)
+        return;
+    char text[TRELLIS_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    c->m->notes[c->m->n_notes++] = strdup(text);
+}
+
+static void h_cycle_want(trellis_cycle *c, uint32_t n)
+{
+    if (c && n)
+        c->m->want = n;
+}
+
+static size_t h_cycle_held_count(const trellis_cycle *c)
+{
+    return c ? c->m->n_held : 0;
+}
+
+static const char *h_cycle_held(const trellis_cycle *c, size_t i)
+{
+    return c && i < c->m->n_held ? c->m->held[i] : NULL;
+}
+
+static int h_cycle_release(trellis_cycle *c, const trellis_plugin *self, const char *target,
+                           const char *reason)
+{
+    (void)self;
+    (void)reason;
+    mock *m = c ? c->m : NULL;
+    if (!m || !target || m->n_released >= 64)
+        return -1;
+    for (size_t i = 0; i < m->n_released; i++)
+        if (strcmp(m->released[i], target) == 0)
+            return -1;
+    for (size_t i = 0; i < m->n_held; i++) {
+        if (strcmp(m->held[i], target) == 0) {
+            m->released[m->n_released++] = strdup(target);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void h_cycle_requeue_now(trellis_cycle *c)
+{
+    if (c)
+        c->m->requeue_now = 1;
+}
+
+void mock_set_held(mock *m, const char *const *keys, size_t n)
+{
+    m->n_held = n < 64 ? n : 64;
+    for (size_t i = 0; i < m->n_held; i++)
+        m->held[i] = keys[i];
+}
+
+uint32_t mock_want(const mock *m)
+{
+    return m->want;
+}
+
+const char *mock_released(const mock *m, size_t i)
+{
+    return i < m->n_released ? m->released[i] : NULL;
+}
+
+int mock_requeue_now(const mock *m)
+{
+    return m->requeue_now;
+}
+
+const char *mock_note(const mock *m, size_t i)
+{
+    return i < m->n_notes ? m->notes[i] : NULL;
 }
 
 void mock_set_now(mock *m, int64_t ms)
@@ -1090,6 +1184,13 @@ static const trellis_host full = {
     .register_finalize = r_finalize,
     .arg_document = h_arg_document,
     .store_bind = h_store_bind,
+    .register_target_lost = r_target_lost,
+    .cycle_note = h_cycle_note,
+    .cycle_want = h_cycle_want,
+    .cycle_held_count = h_cycle_held_count,
+    .cycle_held = h_cycle_held,
+    .cycle_release = h_cycle_release,
+    .cycle_requeue_now = h_cycle_requeue_now,
 };
 
 /* How much of the table a host of SDK 1.<minor> has. */
@@ -1145,6 +1246,10 @@ void mock_free(mock *m)
 {
     if (!m)
         return;
+    for (size_t i = 0; i < m->n_released; i++)
+        free(m->released[i]);
+    for (size_t i = 0; i < m->n_notes; i++)
+        free(m->notes[i]);
     for (size_t i = 0; i < m->n_objects; i++)
         object_free(m, m->objects[i]);
     for (size_t k = 0; k < m->n_plugins; k++) {
@@ -1376,6 +1481,14 @@ static void cycle_start(trellis_cycle *c, mock *m, const trellis_object *w,
     memset(c, 0, sizeof *c);
     c->m = m;
     m->retry_at = 0;
+    /* what a plugin says about the workload is the last cycle's */
+    m->want = 1;
+    m->requeue_now = 0;
+    for (size_t i = 0; i < m->n_released; i++)
+        free(m->released[i]);
+    for (size_t i = 0; i < m->n_notes; i++)
+        free(m->notes[i]);
+    m->n_released = m->n_notes = 0;
     c->w = w;
     c->n = n;
     c->targets = calloc(n ? n : 1, sizeof *c->targets);

@@ -105,6 +105,16 @@ void mock_set_now(mock *m, int64_t ms);
 /* The earliest retry time a plugin asked for (cycle_retry_at) in the last
  * mock_filter or mock_score, 0 when none. */
 int64_t mock_retry_at(const mock *m);
+/* The targets the workload of the next cycles holds (cycle_held); keys
+ * borrowed until changed. */
+void mock_set_held(mock *m, const char *const *keys, size_t n);
+/* What the last cycle's plugin said: how many targets it wants (1 unless
+ * cycle_want), the i-th target it released (NULL past the end), whether
+ * it asked for another cycle at once, its i-th cycle_note. */
+uint32_t mock_want(const mock *m);
+const char *mock_released(const mock *m, size_t i);
+int mock_requeue_now(const mock *m);
+const char *mock_note(const mock *m, size_t i);
 /* How many lines plugins logged at `level` or worse so far. */
 size_t mock_logged(const mock *m, trellis_log_level level);
 

@@ -482,6 +482,32 @@ START_TEST(the_clock_is_the_hosts)
 }
 END_TEST
 
+START_TEST(several_targets)
+{
+    /* fx-want (a fixture): how many targets a workload wants, what it
+     * gives up, one per cycle */
+    trellis_plugin *pl = load("fx-want", "{\"one_per_cycle\":true}");
+    trellis_object *w = WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"CRP\",\"metadata\":{"
+                                 "\"name\":\"p\",\"annotations\":{\"fx.trellis.io/release\":"
+                                 "\"m2,m9\"}},\"spec\":{\"count\":3}}");
+    trellis_object *t[1] = {TARGET("{\"apiVersion\":\"v1\",\"kind\":\"M\",\"metadata\":{"
+                                   "\"name\":\"m1\"}}")};
+    int codes[1];
+    trellis_status st[1];
+    filter(pl, w, t, 1, codes, st);
+    ck_assert_uint_eq(mock_want(m), 1); /* holds none: one now, then another cycle */
+    ck_assert(mock_requeue_now(m));
+    ck_assert_str_eq(mock_note(m, 0), "wants 1, holds 0");
+    const char *held[] = {"m1", "m2"};
+    mock_set_held(m, held, 2);
+    filter(pl, w, t, 1, codes, st);
+    ck_assert_str_eq(mock_released(m, 0), "m2"); /* m9 is not held */
+    ck_assert_ptr_null(mock_released(m, 1));
+    ck_assert_uint_eq(mock_want(m), 3); /* holds 2: the last one, no further cycle */
+    ck_assert(!mock_requeue_now(m));
+}
+END_TEST
+
 START_TEST(pre_enqueue_and_finalize)
 {
     /* fx-writes (a fixture): leaves "ignore" workloads alone; finalizes
@@ -540,8 +566,12 @@ int main(void)
     const TTest *cap[] = {gardener_capacity_full_seed, NULL};
     const TTest *dns[] = {gardener_dns_disabled_seed, NULL};
     const TTest *sel[] = {gardener_seed_selector_provider_types, NULL};
-    const TTest *compat[] = {older_host_older_functions, newer_plugin_refused_by_older_host,
-                             the_clock_is_the_hosts, pre_enqueue_and_finalize, NULL};
+    const TTest *compat[] = {older_host_older_functions,
+                             newer_plugin_refused_by_older_host,
+                             the_clock_is_the_hosts,
+                             pre_enqueue_and_finalize,
+                             several_targets,
+                             NULL};
     SRunner *sr = srunner_create(suite("default-binder", binder));
     srunner_add_suite(sr, suite("priority-sort", prio));
     srunner_add_suite(sr, suite("label-selector", labels));

@@ -109,6 +109,26 @@ START_TEST(bad_binding_field)
                  " workload = { kind = \"Pod\"; }; target = { kind = \"Node\"; };"
                  " binding = { field = \"spec..nodeName\"; }; plugins = (); } );\n",
                  "binding.field");
+    /* each binding model needs its own members, and only those */
+    expect_error("profiles = ( { name = \"x\";"
+                 " workload = { kind = \"Pod\"; }; target = { kind = \"Node\"; };"
+                 " binding = { }; plugins = (); } );\n",
+                 "model \"field\" needs field");
+    expect_error("profiles = ( { name = \"x\";"
+                 " workload = { kind = \"P\"; }; target = { kind = \"M\"; };"
+                 " binding = { model = \"object\"; }; plugins = (); } );\n",
+                 "model \"object\" needs object = {");
+    expect_error("profiles = ( { name = \"x\";"
+                 " workload = { kind = \"P\"; }; target = { kind = \"M\"; };"
+                 " binding = { model = \"object\"; field = \"spec.x\";"
+                 " object = { kind = \"B\"; workload_field = \"spec.p\";"
+                 " target_field = \"spec.t\"; }; }; plugins = (); } );\n",
+                 "binding.field is for model = \"field\"");
+    expect_error("profiles = ( { name = \"x\";"
+                 " workload = { kind = \"P\"; }; target = { kind = \"M\"; };"
+                 " binding = { model = \"object\"; object = { kind = \"B\";"
+                 " target_field = \"spec.t\"; }; }; plugins = (); } );\n",
+                 "workload_field");
 }
 END_TEST
 

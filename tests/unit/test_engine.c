@@ -12,22 +12,70 @@
 #include "decision.h"
 #include "depends.h"
 #include "index.h"
+#include "memstore.h"
+#include "placements.h"
+#include "profile_impl.h"
 #include "testutil.h"
 
 static cfg_profile profile_with(char **also, size_t n_also)
 {
     cfg_profile pc;
     memset(&pc, 0, sizeof pc);
+    pc.workload_kind = "Shoot";
     pc.binding_field = "spec.seedName";
     pc.also_counts = also;
     pc.n_also_counts = n_also;
     return pc;
 }
 
+static profile profile_of(const cfg_profile *pc)
+{
+    profile p;
+    memset(&p, 0, sizeof p);
+    p.cfg = pc;
+    if (pc->binding_model == BINDING_OBJECT)
+        p.placed = placements_new(pc);
+    return p;
+}
+
+typedef struct seen {
+    const char *v[8];
+    size_t n;
+} seen;
+
+static void see(void *ud, const char *target)
+{
+    seen *s = ud;
+    if (s->n < 8)
+        s->v[s->n++] = target;
+}
+
+static size_t counted(const profile *p, const trellis_object *w, seen *s)
+{
+    s->n = 0;
+    binding_each_counted(p, w, see, s);
+    return s->n;
+}
+
+/* The object of id in st now, as JSON text (static buffer). */
+static const char *stored(store *st, const char *id)
+{
+    static char buf[2048];
+    trellis_object *o = memstore_get(st, id);
+    if (!o)
+        return "(none)";
+    json_object *j = object_to_json(o);
+    snprintf(buf, sizeof buf, "%s", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+    json_object_put(j);
+    object_unref(o);
+    return buf;
+}
+
 START_TEST(binding_field_model)
 {
     char *also[] = {"status.seedName"};
     cfg_profile pc = profile_with(also, 1);
+    profile p = profile_of(&pc);
     trellis_object *pending = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Shoot\",\"metadata\":"
                                      "{\"name\":\"a\"},\"spec\":{\"seedName\":\"\"}}");
     trellis_object *moving =
@@ -36,24 +84,27 @@ START_TEST(binding_field_model)
     trellis_object *settled =
         tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Shoot\",\"metadata\":{\"name\":\"c\"},"
                "\"spec\":{\"seedName\":\"s1\"},\"status\":{\"seedName\":\"s1\"}}");
-    const char *on[BINDING_MAX_COUNTED];
+    seen on;
     char buf[BINDING_KEY_MAX];
-    ck_assert_ptr_null(binding_target(&pc, pending, buf, sizeof buf)); /* empty is pending */
-    ck_assert_uint_eq(binding_counted(&pc, pending, on, buf, sizeof buf), 0);
-    ck_assert_str_eq(binding_target(&pc, moving, buf, sizeof buf), "s2");
-    ck_assert_uint_eq(binding_counted(&pc, moving, on, buf, sizeof buf),
-                      2); /* during a migration */
-    ck_assert_str_eq(on[0], "s2");
-    ck_assert_str_eq(on[1], "s1");
-    ck_assert_uint_eq(binding_counted(&pc, settled, on, buf, sizeof buf), 1); /* no repeats */
-    ck_assert(binding_is_on(&pc, moving, "s2"));
-    ck_assert(!binding_is_on(&pc, moving, "s1"));    /* placed on s2 only */
-    ck_assert(binding_counts_on(&pc, moving, "s1")); /* but counts on s1 too */
-    store_edit e[2];
-    ck_assert_uint_eq(binding_clear(&pc, e), 1);
-    ck_assert_str_eq(e[0].path, "spec.seedName");
-    ck_assert_ptr_null(e[0].value);
-    ck_assert_ptr_null(binding_subresource(&pc));
+    ck_assert_ptr_null(binding_target(&p, pending, buf, sizeof buf)); /* empty is pending */
+    ck_assert_uint_eq(counted(&p, pending, &on), 0);
+    ck_assert_str_eq(binding_target(&p, moving, buf, sizeof buf), "s2");
+    ck_assert_uint_eq(counted(&p, moving, &on), 2); /* during a migration */
+    ck_assert_str_eq(on.v[0], "s2");
+    ck_assert_str_eq(on.v[1], "s1");
+    ck_assert_uint_eq(counted(&p, settled, &on), 1); /* no repeats */
+    ck_assert(binding_is_on(&p, moving, "s2"));
+    ck_assert(!binding_is_on(&p, moving, "s1"));    /* placed on s2 only */
+    ck_assert(binding_counts_on(&p, moving, "s1")); /* but counts on s1 too */
+    /* releasing clears the field and leaves the status alone */
+    store *st = memstore_new();
+    memstore_put(st, moving);
+    char err[256];
+    ck_assert_int_eq(binding_release(&p, st, moving, "s2", err, sizeof err), 0);
+    ck_assert_int_eq(st->ops->flush(st, NULL, NULL, err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(stored(st, moving->id), "\"spec\":{}"));
+    ck_assert_ptr_nonnull(strstr(stored(st, moving->id), "\"status\":{\"seedName\":\"s1\"}"));
+    st->ops->destroy(st);
     object_unref(pending);
     object_unref(moving);
     object_unref(settled);
@@ -67,6 +118,7 @@ START_TEST(binding_with_namespace_field)
     pc.binding_field = "status.cluster.name";
     pc.binding_namespace_field = "status.cluster.namespace";
     pc.binding_subresource = 1;
+    profile p = profile_of(&pc);
     trellis_object *req =
         tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"ClusterRequest\",\"metadata\":{\"name\":\"r\","
                "\"namespace\":\"team\"},\"status\":{\"cluster\":{\"name\":\"onboarding\","
@@ -74,24 +126,111 @@ START_TEST(binding_with_namespace_field)
     trellis_object *cl = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Cluster\",\"metadata\":"
                                 "{\"name\":\"onboarding\",\"namespace\":\"team-b\"}}");
     char buf[BINDING_KEY_MAX];
-    ck_assert_str_eq(binding_target(&pc, req, buf, sizeof buf), "team-a/onboarding");
-    ck_assert(binding_is_on(&pc, req, "team-a/onboarding"));
-    ck_assert(!binding_is_on(&pc, req, "team-b/onboarding")); /* same name, other namespace */
-    ck_assert(!binding_is_on(&pc, req, "onboarding"));
-    store_edit e[2];
-    ck_assert_uint_eq(binding_edits(&pc, cl, e), 2);
-    ck_assert_str_eq(e[0].path, "status.cluster.name");
-    ck_assert_str_eq(e[0].value, "onboarding");
-    ck_assert_str_eq(e[1].path, "status.cluster.namespace");
-    ck_assert_str_eq(e[1].value, "team-b");
-    ck_assert_uint_eq(binding_clear(&pc, e), 2);
-    ck_assert_ptr_null(e[1].value);
-    ck_assert_str_eq(binding_subresource(&pc), "status");
-    pc.binding_namespace_field = NULL; /* one field: the key */
-    ck_assert_uint_eq(binding_edits(&pc, cl, e), 1);
-    ck_assert_str_eq(e[0].value, "team-b/onboarding");
+    ck_assert_str_eq(binding_target(&p, req, buf, sizeof buf), "team-a/onboarding");
+    ck_assert(binding_is_on(&p, req, "team-a/onboarding"));
+    ck_assert(!binding_is_on(&p, req, "team-b/onboarding")); /* same name, other namespace */
+    ck_assert(!binding_is_on(&p, req, "onboarding"));
+    store *st = memstore_new();
+    memstore_put(st, req);
+    trellis_object *created;
+    char err[256];
+    ck_assert_int_eq(binding_record(&p, st, req, cl, &created, err, sizeof err), 0);
+    ck_assert_ptr_null(created); /* a field, no object */
+    ck_assert_int_eq(st->ops->flush(st, NULL, NULL, err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(stored(st, req->id),
+                                 "\"cluster\":{\"name\":\"onboarding\",\"namespace\":\"team-b\"}"));
+    st->ops->destroy(st);
     object_unref(req);
     object_unref(cl);
+}
+END_TEST
+
+START_TEST(binding_object_model)
+{
+    /* Fleet: one ClusterResourceBinding per (placement, cluster), naming
+     * its placement in a label and its cluster in spec.targetCluster */
+    char *placed[] = {"Scheduled", "Bound"};
+    cfg_profile pc;
+    memset(&pc, 0, sizeof pc);
+    pc.workload_kind = "ClusterResourcePlacement";
+    pc.binding_model = BINDING_OBJECT;
+    pc.bobj_kind = "ClusterResourceBinding";
+    pc.bobj_api_version = "placement.kubernetes-fleet.io/v1beta1";
+    pc.bobj_workload_field = "metadata.labels[\"kubernetes-fleet.io/parent-CRP\"]";
+    pc.bobj_target_field = "spec.targetCluster";
+    pc.bobj_state_field = "spec.state";
+    pc.bobj_placed_states = placed;
+    pc.n_bobj_placed_states = 2;
+    pc.bobj_initial_state = "Scheduled";
+    pc.bobj_release_state = "Unscheduled";
+    profile p = profile_of(&pc);
+    trellis_object *crp = tu_obj("{\"apiVersion\":\"placement.kubernetes-fleet.io/v1beta1\","
+                                 "\"kind\":\"ClusterResourcePlacement\",\"metadata\":{\"name\":"
+                                 "\"web\"}}");
+#define CRB(name, crp, cluster, state)                                                             \
+    tu_obj("{\"apiVersion\":\"placement.kubernetes-fleet.io/v1beta1\",\"kind\":"                   \
+           "\"ClusterResourceBinding\",\"metadata\":{\"name\":\"" name "\",\"labels\":{"           \
+           "\"kubernetes-fleet.io/parent-CRP\":\"" crp                                             \
+           "\"}},\"spec\":{\"targetCluster\":\"" cluster "\",\"state\":\"" state "\"}}")
+    trellis_object *b1 = CRB("web-m1", "web", "m1", "Bound");
+    trellis_object *b2 = CRB("web-m2", "web", "m2", "Unscheduled"); /* not placed */
+    trellis_object *b3 = CRB("other-m3", "other", "m3", "Scheduled");
+    char ids[2][PLACEMENTS_ID_MAX];
+    ck_assert(placements_claims(p.placed, b1));
+    ck_assert(!placements_claims(p.placed, crp));
+    ck_assert_uint_eq(placements_update(p.placed, NULL, b1, ids), 1);
+    ck_assert_str_eq(ids[0], "ClusterResourcePlacement//web");
+    placements_update(p.placed, NULL, b2, ids);
+    placements_update(p.placed, NULL, b3, ids);
+    seen on;
+    char buf[BINDING_KEY_MAX];
+    ck_assert_uint_eq(counted(&p, crp, &on), 1);
+    ck_assert_str_eq(on.v[0], "m1");
+    ck_assert_str_eq(binding_target(&p, crp, buf, sizeof buf), "m1");
+    ck_assert(!binding_is_on(&p, crp, "m2"));
+    ck_assert(!binding_is_on(&p, crp, "m3"));
+    /* b2 becomes Scheduled: the placement follows */
+    trellis_object *b2s = CRB("web-m2", "web", "m2", "Scheduled");
+    ck_assert_uint_eq(placements_update(p.placed, b2, b2s, ids), 1);
+    ck_assert_uint_eq(counted(&p, crp, &on), 2);
+    /* a new binding object names its workload and target */
+    store *st = memstore_new();
+    memstore_put(st, crp);
+    memstore_put(st, b1);
+    trellis_object *m4 = tu_obj("{\"apiVersion\":\"cluster.kubernetes-fleet.io/v1beta1\","
+                                "\"kind\":\"MemberCluster\",\"metadata\":{\"name\":\"m4\"}}");
+    trellis_object *created;
+    char err[256];
+    ck_assert_int_eq(binding_record(&p, st, crp, m4, &created, err, sizeof err), 0);
+    ck_assert_ptr_nonnull(created);
+    ck_assert_str_eq(created->name, "web-m4");
+    ck_assert_str_eq(value_string(object_get(created, pc.bobj_workload_field)), "web");
+    ck_assert_str_eq(value_string(object_get(created, "spec.targetCluster")), "m4");
+    ck_assert_str_eq(value_string(object_get(created, "spec.state")), "Scheduled");
+    /* releasing sets the release state */
+    ck_assert_int_eq(binding_release(&p, st, crp, "m1", err, sizeof err), 0);
+    ck_assert_int_eq(binding_release(&p, st, crp, "m9", err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "no binding object for m9"));
+    ck_assert_int_eq(st->ops->flush(st, NULL, NULL, err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(stored(st, b1->id), "\"state\":\"Unscheduled\""));
+    ck_assert_ptr_nonnull(strstr(stored(st, created->id), "\"targetCluster\":\"m4\""));
+    /* without a release state, the binding object is deleted */
+    pc.bobj_release_state = NULL;
+    ck_assert_int_eq(binding_release(&p, st, crp, "m2", err, sizeof err), -1); /* not in st */
+    memstore_put(st, b2s);
+    ck_assert_int_eq(binding_release(&p, st, crp, "m2", err, sizeof err), 0);
+    ck_assert_int_eq(st->ops->flush(st, NULL, NULL, err, sizeof err), 0);
+    ck_assert_str_eq(stored(st, b2s->id), "(none)");
+    st->ops->destroy(st);
+    placements_free(p.placed);
+    object_unref(created);
+    object_unref(m4);
+    object_unref(b2s);
+    object_unref(b1);
+    object_unref(b2);
+    object_unref(b3);
+    object_unref(crp);
+#undef CRB
 }
 END_TEST
 
@@ -212,6 +351,7 @@ int main(void)
     Suite *s = suite_create("engine");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, binding_field_model);
+    tcase_add_test(tc, binding_object_model);
     tcase_add_test(tc, binding_with_namespace_field);
     tcase_add_test(tc, decisions_table);
     tcase_add_test(tc, index_order_and_replacement);

@@ -1,0 +1,195 @@
+/*
+ * placements.c - see placements.h.
+ */
+#include "config.h"
+
+#include "placements.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "edit.h"
+#include "hmap.h"
+#include "util.h"
+
+typedef struct entry {
+    trellis_object *b;  /* the binding object, one reference */
+    const char *target; /* borrowed from b */
+    int placed;         /* its state places the workload */
+} entry;
+
+/* The binding objects naming one workload. */
+typedef struct wl_entries {
+    char *id; /* the workload's id, the map's key */
+    entry *v;
+    size_t n, cap;
+} wl_entries;
+
+struct placements {
+    const cfg_profile *pc;
+    hmap by_workload; /* workload id -> wl_entries */
+};
+
+placements *placements_new(const cfg_profile *pc)
+{
+    placements *pl = xcalloc(1, sizeof *pl);
+    pl->pc = pc;
+    hmap_init(&pl->by_workload);
+    return pl;
+}
+
+void placements_free(placements *pl)
+{
+    if (!pl)
+        return;
+    size_t i = 0;
+    hmap_slot *sl;
+    while ((sl = hmap_next(&pl->by_workload, &i))) {
+        wl_entries *we = sl->val;
+        for (size_t k = 0; k < we->n; k++)
+            object_unref(we->v[k].b);
+        free(we->v);
+        free(we->id);
+        free(we);
+    }
+    hmap_free(&pl->by_workload);
+    free(pl);
+}
+
+int placements_claims(const placements *pl, const trellis_object *o)
+{
+    const cfg_profile *pc = pl->pc;
+    return strcmp(o->kind, pc->bobj_kind) == 0 &&
+           (!pc->bobj_api_version || strcmp(o->api_version, pc->bobj_api_version) == 0);
+}
+
+/* Whether b, which names a target, places its workload: its state is a
+ * placed one (or no state is configured). */
+static int places(const cfg_profile *pc, const trellis_object *b)
+{
+    if (!pc->bobj_state_field || !pc->n_bobj_placed_states)
+        return 1;
+    const char *st = value_string(object_get(b, pc->bobj_state_field));
+    for (size_t i = 0; st && i < pc->n_bobj_placed_states; i++)
+        if (strcmp(st, pc->bobj_placed_states[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* The id of the workload b names into id; 0, or -1 when it names none. */
+static int workload_id(const cfg_profile *pc, const trellis_object *b, char *id, size_t len)
+{
+    const char *w = value_string(object_get(b, pc->bobj_workload_field));
+    if (!w || !*w)
+        return -1;
+    int n = snprintf(id, len, "%s/%s/%s", pc->workload_kind, b->namespace_, w);
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+static void drop(placements *pl, const trellis_object *b, const char *id)
+{
+    wl_entries *we = hmap_get(&pl->by_workload, id);
+    for (size_t k = 0; we && k < we->n; k++) {
+        if (strcmp(we->v[k].b->id, b->id) != 0)
+            continue;
+        object_unref(we->v[k].b);
+        memmove(&we->v[k], &we->v[k + 1], (we->n - k - 1) * sizeof *we->v);
+        if (--we->n == 0) {
+            hmap_del(&pl->by_workload, we->id);
+            free(we->v);
+            free(we->id);
+            free(we);
+        }
+        return;
+    }
+}
+
+static void add(placements *pl, trellis_object *b, const char *id)
+{
+    const char *t = value_string(object_get(b, pl->pc->bobj_target_field));
+    if (!t || !*t)
+        return;
+    wl_entries *we = hmap_get(&pl->by_workload, id);
+    if (!we) {
+        we = xcalloc(1, sizeof *we);
+        we->id = xstrdup(id);
+        hmap_put(&pl->by_workload, we->id, we);
+    }
+    grow(&we->v, &we->cap, we->n + 1, sizeof *we->v);
+    we->v[we->n++] = (entry){object_ref(b), t, places(pl->pc, b)};
+}
+
+size_t placements_update(placements *pl, const trellis_object *old_obj, trellis_object *new_obj,
+                         char ids[2][PLACEMENTS_ID_MAX])
+{
+    size_t n = 0;
+    if (old_obj && workload_id(pl->pc, old_obj, ids[n], PLACEMENTS_ID_MAX) == 0)
+        drop(pl, old_obj, ids[n++]);
+    if (new_obj && workload_id(pl->pc, new_obj, ids[n], PLACEMENTS_ID_MAX) == 0) {
+        /* a binding object read twice (a store that reports its own
+         * creation) is one placement */
+        drop(pl, new_obj, ids[n]);
+        add(pl, new_obj, ids[n]);
+        if (!(n == 1 && strcmp(ids[0], ids[1]) == 0))
+            n++;
+    }
+    return n;
+}
+
+size_t placements_of(const placements *pl, const trellis_object *w, const char **out, size_t max)
+{
+    const wl_entries *we = hmap_get(&pl->by_workload, w->id);
+    size_t n = 0;
+    for (size_t k = 0; we && k < we->n; k++)
+        if (we->v[k].placed && n++ < max)
+            out[n - 1] = we->v[k].target;
+    return n;
+}
+
+const trellis_object *placements_binding(const placements *pl, const trellis_object *w,
+                                         const char *target, int placed)
+{
+    const wl_entries *we = hmap_get(&pl->by_workload, w->id);
+    for (size_t k = 0; we && k < we->n; k++)
+        if (we->v[k].placed == placed && strcmp(we->v[k].target, target) == 0)
+            return we->v[k].b;
+    return NULL;
+}
+
+const char *placements_object_name(const trellis_object *w, const char *target_name, char *buf,
+                                   size_t len)
+{
+    snprintf(buf, len, "%.120s-%.120s", w->name, target_name);
+    return buf;
+}
+
+char *placements_manifest(const placements *pl, const trellis_object *w, const trellis_object *t,
+                          char *err, size_t errlen)
+{
+    const cfg_profile *pc = pl->pc;
+    char name[256];
+    placements_object_name(w, t->name, name, sizeof name);
+    json_object *root = json_object_new_object();
+    json_object *md = json_object_new_object();
+    json_object_object_add(
+        root, "apiVersion",
+        json_object_new_string(pc->bobj_api_version ? pc->bobj_api_version : "v1"));
+    json_object_object_add(root, "kind", json_object_new_string(pc->bobj_kind));
+    json_object_object_add(md, "name", json_object_new_string(name));
+    if (*w->namespace_)
+        json_object_object_add(md, "namespace", json_object_new_string(w->namespace_));
+    json_object_object_add(root, "metadata", md);
+    store_edit e[3] = {{pc->bobj_workload_field, w->name, STORE_SET},
+                       {pc->bobj_target_field, t->key, STORE_SET},
+                       {pc->bobj_state_field, pc->bobj_initial_state, STORE_SET}};
+    size_t ne = pc->bobj_state_field && pc->bobj_initial_state ? 3 : 2;
+    char *text = NULL;
+    int ok = 1;
+    for (size_t i = 0; i < ne && ok; i++)
+        ok = edit_apply_json(root, &e[i], err, errlen) == 0;
+    if (ok)
+        text = xstrdup(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
+    json_object_put(root);
+    return text;
+}

@@ -1,0 +1,59 @@
+/*
+ * placements.h - the placements a profile derives from binding objects
+ * (binding model "object": one object per (workload, target), Fleet's
+ * ClusterResourceBinding).
+ *
+ * A binding object names its workload in a field (a label such as
+ * kubernetes-fleet.io/parent-CRP; the workload is in the binding's
+ * namespace) and its target in another (spec.targetCluster); an optional
+ * state field says whether it places the workload (Scheduled, Bound) or no
+ * longer does (Unscheduled). The index keeps, per workload, the binding
+ * objects that name it, so "where is this workload placed" is a lookup,
+ * and says which workloads a changed binding object concerns.
+ */
+#ifndef TRELLIS_PLACEMENTS_H
+#define TRELLIS_PLACEMENTS_H
+
+#include <stddef.h>
+
+#include "cfg.h"
+#include "object.h"
+
+/* Room for a workload id ("Kind/namespace/name"). */
+#define PLACEMENTS_ID_MAX 768
+
+typedef struct placements placements;
+
+/* The index of a profile whose binding model is "object" (pc is
+ * borrowed and outlives it). */
+placements *placements_new(const cfg_profile *pc);
+void placements_free(placements *pl);
+/* Whether o is one of the profile's binding objects. */
+int placements_claims(const placements *pl, const trellis_object *o);
+/* A binding object was added (old_obj NULL), changed or removed (new_obj
+ * NULL): the index follows (a reference to new_obj is taken). The ids of
+ * the workloads whose placements may have changed go to ids; their
+ * number (0..2). */
+size_t placements_update(placements *pl, const trellis_object *old_obj, trellis_object *new_obj,
+                         char ids[2][PLACEMENTS_ID_MAX]);
+/* The targets w is placed on (keys, borrowed from the binding objects),
+ * in the order the bindings were read, into out[0..max); how many there
+ * are (possibly more than max). */
+size_t placements_of(const placements *pl, const trellis_object *w, const char **out, size_t max);
+/* The binding object that places w on target (placed), or that names
+ * them in a state that does not place (!placed: one released), or NULL. */
+const trellis_object *placements_binding(const placements *pl, const trellis_object *w,
+                                         const char *target, int placed);
+/* The name of the binding object the host creates for w on t:
+ * <workload>-<target name>, into buf (len >= 256). */
+const char *placements_object_name(const trellis_object *w, const char *target_name, char *buf,
+                                   size_t len);
+/* A new binding object placing w on t, as JSON text (the caller frees
+ * it): the configured kind and apiVersion, in w's namespace, named
+ * <workload>-<target name>, the workload and target fields and the
+ * initial state set. NULL with err when a field cannot be written (a
+ * workload field that is not a label or a plain path). */
+char *placements_manifest(const placements *pl, const trellis_object *w, const trellis_object *t,
+                          char *err, size_t errlen);
+
+#endif
