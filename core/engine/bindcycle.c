@@ -374,7 +374,6 @@ void bindcycle_run_many(sched *s, profile *p, trellis_cycle *c, decision *d, qit
         free(d->message);
         d->message = xstrdup("binding");
         d->result = DEC_PENDING;
-        d->n_binding = 1;
         binder_push(s->binder, job_new(s, p, c, d, it, cts, m));
         free(cts);
         return;
@@ -494,7 +493,6 @@ static void collect_many(sched *s, bind_job *j)
     }
     metrics_binding(j->p->cfg->name, failure[0] ? "error" : "success",
                     (double)(now_ns() - j->t0) / 1e9);
-    j->d->n_binding = 0;
     trellis_object *w = object_ref(j->it->w);
     finish_many(s, j->p, j->d, j->it, j->requeue_now, j->want, landed, failure[0] ? failure : NULL);
     if (!failure[0])

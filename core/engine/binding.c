@@ -126,16 +126,20 @@ int binding_record(const profile *p, store *st, const trellis_object *w, const t
 {
     const cfg_profile *pc = p->cfg;
     *written = NULL;
-    const trellis_object *old = p->placed ? placements_binding(p->placed, w, t->key, 0) : NULL;
-    if (old && pc->bobj_state_field && pc->bobj_initial_state) {
+    /* on the binding thread: the index is read under its lock */
+    trellis_object *old = p->placed && pc->bobj_state_field && pc->bobj_initial_state
+                              ? placements_binding_ref(p->placed, w, t->key, 0)
+                              : NULL;
+    if (old) {
         /* a binding released earlier places it again (Fleet reuses an
          * Unscheduled binding) */
         store_edit e = {pc->bobj_state_field, pc->bobj_initial_state, STORE_SET};
-        if (st->ops->patch(st, old, NULL, &e, 1, err, errlen) < 0)
-            return -1;
+        int rc = st->ops->patch(st, old, NULL, &e, 1, err, errlen);
         char why[256];
-        *written = edit_apply_object(old, &e, 1, why, sizeof why);
-        return 0;
+        if (rc == 0)
+            *written = edit_apply_object(old, &e, 1, why, sizeof why);
+        object_unref(old);
+        return rc;
     }
     if (p->placed) {
         char *json = placements_manifest(p->placed, w, t, err, errlen);
@@ -169,6 +173,13 @@ const char *binding_written_id(const profile *p, const trellis_object *w, const 
 {
     if (!p->placed)
         return w->id;
+    const trellis_object *b = placements_binding(p->placed, w, target, 1);
+    if (!b) /* one released earlier is placed again */
+        b = placements_binding(p->placed, w, target, 0);
+    if (b) {
+        snprintf(buf, len, "%s", b->id);
+        return buf;
+    }
     const char *slash = strrchr(target, '/');
     char name[256];
     snprintf(buf, len, "%s/%s/%s", p->cfg->bobj_kind, w->namespace_,

@@ -321,22 +321,25 @@ void changes_apply_own(sched *s)
     s->n_own = s->cap_own = 0;
     pthread_mutex_unlock(&s->own_mu);
     /* every binding object first, then each workload once: a decision's
-     * bindings land together */
+     * bindings land together; any other object as a change from the store */
     char(*ids)[PLACEMENTS_ID_MAX] = xcalloc(2 * n + 1, sizeof *ids);
     profile **owners = xcalloc(2 * n + 1, sizeof *owners);
     size_t ni = 0;
     for (size_t i = 0; i < n; i++) {
         const trellis_object *cur = index_lookup_id(s->ix, v[i]->id);
         profile *bp = routing_binding_owner(s, v[i]);
+        trellis_object *old = cur && cur != v[i] ? object_ref((trellis_object *)cur) : NULL;
         if (cur != v[i] && bp) {
-            trellis_object *old = cur ? object_ref((trellis_object *)cur) : NULL;
             size_t k = note_binding(s, bp, old, v[i], &ids[ni]);
             for (size_t j = 0; j < k; j++)
                 owners[ni + j] = bp;
             ni += k;
-            if (old)
-                object_unref(old);
+        } else if (cur != v[i]) {
+            apply_one(s, old ? STORE_MODIFIED : STORE_ADDED, old, v[i]);
+            refresh_readers(s, v[i]);
         }
+        if (old)
+            object_unref(old);
         object_unref(v[i]);
     }
     for (size_t i = 0; i < ni; i++) {

@@ -60,7 +60,6 @@ typedef struct decision {
     uint32_t n_cands;
     uint32_t n_notes;
     uint32_t n_added, n_released;
-    uint32_t n_binding; /* bindings of its last cycle not finished yet */
     unsigned attempts;
     /* the next attempt continues this one (a post-filter changed
      * something): its notes stay */

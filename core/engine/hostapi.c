@@ -542,6 +542,56 @@ static void cycle_requeue_now(trellis_cycle *c)
         c->requeue_now = 1;
 }
 
+static int cycle_score(const trellis_cycle *c, const char *plugin, const trellis_target *t,
+                       int64_t *out)
+{
+    static const char *const ok[] = {"normalize", "reserve", "permit"};
+    if (!c || !c->scored || !plugin || !t || !out || !in_hook(ok, sizeof ok / sizeof *ok))
+        return -1;
+    const profile *p = c->p;
+    size_t nf = c->n_feasible;
+    for (size_t k = 0; k < p->score.n; k++) {
+        const trellis_plugin *pl = p->score.v[k];
+        if (strcmp(pl->name, plugin) != 0 || c->skip_score[pl->index])
+            continue;
+        for (size_t j = 0; j < nf; j++) {
+            if (c->feasible[j] == t || strcmp(c->feasible[j]->name, t->name) == 0) {
+                *out = c->scores[k * nf + j];
+                return 0;
+            }
+        }
+    }
+    return -1;
+}
+
+static int declare_kinds(trellis_plugin *self, const char *const *kinds)
+{
+    if (outside_init(self, "declare_kinds") || !kinds)
+        return -1;
+    for (size_t i = 0; kinds[i]; i++) {
+        const char *k = kinds[i];
+        int ok = *k != '\0' && strlen(k) < 128;
+        for (const char *q = k; ok && *q; q++)
+            ok = (*q >= 'A' && *q <= 'Z') || (*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9');
+        if (!ok) {
+            log_msg(TRELLIS_LOG_ERROR, self->name,
+                    "declare_kinds: '%.128s' is not a kind (letters and digits, like ConfigMap)",
+                    k);
+            return -1;
+        }
+    }
+    for (size_t i = 0; kinds[i]; i++) {
+        int have = 0;
+        for (size_t j = 0; j < self->n_kinds && !have; j++)
+            have = strcmp(self->kinds[j], kinds[i]) == 0;
+        if (have)
+            continue;
+        self->kinds = xrealloc(self->kinds, (self->n_kinds + 1) * sizeof *self->kinds);
+        self->kinds[self->n_kinds++] = xstrdup(kinds[i]);
+    }
+    return 0;
+}
+
 static int store_patch(const trellis_plugin *self, const trellis_object *o, const char *subresource,
                        const trellis_edit *edits, size_t n, char *err, size_t errlen)
 {
@@ -709,6 +759,8 @@ static const trellis_host table = {
     .cycle_held = cycle_held,
     .cycle_release = cycle_release,
     .cycle_requeue_now = cycle_requeue_now,
+    .cycle_score = cycle_score,
+    .declare_kinds = declare_kinds,
 };
 
 const trellis_host *hostapi_table(void)

@@ -5,6 +5,7 @@
 
 #include "placements.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +27,12 @@ typedef struct wl_entries {
     size_t n, cap;
 } wl_entries;
 
+/* The scheduling thread changes and reads the index; a binder on the
+ * binding thread looks up a released binding to place again
+ * (placements_binding_ref): mu guards the map. */
 struct placements {
     const cfg_profile *pc;
+    pthread_mutex_t mu;
     hmap by_workload; /* workload id -> wl_entries */
 };
 
@@ -35,6 +40,7 @@ placements *placements_new(const cfg_profile *pc)
 {
     placements *pl = xcalloc(1, sizeof *pl);
     pl->pc = pc;
+    pthread_mutex_init(&pl->mu, NULL);
     hmap_init(&pl->by_workload);
     return pl;
 }
@@ -54,6 +60,7 @@ void placements_free(placements *pl)
         free(we);
     }
     hmap_free(&pl->by_workload);
+    pthread_mutex_destroy(&pl->mu);
     free(pl);
 }
 
@@ -124,6 +131,7 @@ size_t placements_update(placements *pl, const trellis_object *old_obj, trellis_
                          char ids[2][PLACEMENTS_ID_MAX])
 {
     size_t n = 0;
+    pthread_mutex_lock(&pl->mu);
     if (old_obj && workload_id(pl->pc, old_obj, ids[n], PLACEMENTS_ID_MAX) == 0)
         drop(pl, old_obj, ids[n++]);
     if (new_obj && workload_id(pl->pc, new_obj, ids[n], PLACEMENTS_ID_MAX) == 0) {
@@ -134,6 +142,7 @@ size_t placements_update(placements *pl, const trellis_object *old_obj, trellis_
         if (!(n == 1 && strcmp(ids[0], ids[1]) == 0))
             n++;
     }
+    pthread_mutex_unlock(&pl->mu);
     return n;
 }
 
@@ -155,6 +164,17 @@ const trellis_object *placements_binding(const placements *pl, const trellis_obj
         if (we->v[k].placed == placed && strcmp(we->v[k].target, target) == 0)
             return we->v[k].b;
     return NULL;
+}
+
+trellis_object *placements_binding_ref(placements *pl, const trellis_object *w, const char *target,
+                                       int placed)
+{
+    pthread_mutex_lock(&pl->mu);
+    trellis_object *b = (trellis_object *)placements_binding(pl, w, target, placed);
+    if (b)
+        object_ref(b);
+    pthread_mutex_unlock(&pl->mu);
+    return b;
 }
 
 const char *placements_object_name(const trellis_object *w, const char *target_name, char *buf,

@@ -48,6 +48,10 @@ const trellis_object *placements_binding(const placements *pl, const trellis_obj
  * <workload>-<target name>, into buf (len >= 256). */
 const char *placements_object_name(const trellis_object *w, const char *target_name, char *buf,
                                    size_t len);
+/* placements_binding from any thread (a binder's): a new reference, or
+ * NULL. The other functions belong to the scheduling thread. */
+trellis_object *placements_binding_ref(placements *pl, const trellis_object *w, const char *target,
+                                       int placed);
 /* A new binding object placing w on t, as JSON text (the caller frees
  * it): the configured kind and apiVersion, in w's namespace, named
  * <workload>-<target name>, the workload and target fields and the

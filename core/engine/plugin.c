@@ -39,6 +39,16 @@ static pthread_mutex_t retired_mu = PTHREAD_MUTEX_INITIALIZER;
 static trellis_plugin **retired_v;
 static size_t n_retired, cap_retired;
 
+/* What declare_kinds kept. */
+static void free_kinds(trellis_plugin *pl)
+{
+    for (size_t i = 0; i < pl->n_kinds; i++)
+        free(pl->kinds[i]);
+    free(pl->kinds);
+    pl->kinds = NULL;
+    pl->n_kinds = 0;
+}
+
 static void retire(trellis_plugin *pl)
 {
     atomic_store_explicit(&pl->retired, 1, memory_order_release);
@@ -48,6 +58,7 @@ static void retire(trellis_plugin *pl)
     pl->priv_free = NULL;
     args_free(pl->args);
     pl->args = NULL;
+    free_kinds(pl);
     pthread_mutex_lock(&retired_mu);
     grow(&retired_v, &cap_retired, n_retired + 1, sizeof *retired_v);
     retired_v[n_retired++] = pl;
@@ -540,6 +551,7 @@ int registry_probe_hooks(plugin_module *m, const trellis_host *host, char *hooks
         ds->fini(&pl);
     if (pl.priv_free)
         pl.priv_free(pl.priv);
+    free_kinds(&pl);
     args_free(a);
     return rc == 0 ? 0 : -1;
 }

@@ -99,6 +99,9 @@ struct trellis_plugin {
     atomic_int retired;
     atomic_int retired_warned;
     plugin_hooks h;
+    /* declare_kinds: the other kinds it reads (owned) */
+    char **kinds;
+    size_t n_kinds;
 };
 
 typedef struct registry {

@@ -82,7 +82,7 @@ struct sched {
     uint64_t now_ms;         /* monotonic clock of the current loop turn */
     _Atomic int64_t wall_ms; /* the wall clock decisions see (clock.h); any thread reads it */
     struct change *deferred; /* changes to workloads in flight, applied later */
-    /* objects the host itself created for a placement (binding objects),
+    /* objects the host wrote (binding objects, objects plugins created),
      * from any thread, applied on the scheduling thread (changes_apply_own) */
     pthread_mutex_t own_mu;
     trellis_object **own;

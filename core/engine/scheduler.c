@@ -263,10 +263,45 @@ static void load_workload(sched *s, trellis_object *o)
         routing_enqueue(s, p, o);
 }
 
+static void add_kind(const char ***v, size_t *n, size_t *cap, const char *k)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*v)[i], k) == 0)
+            return;
+    grow(v, cap, *n + 1, sizeof **v);
+    (*v)[(*n)++] = k;
+}
+
+size_t sched_kinds(const sched *s, const char ***kinds)
+{
+    const char **v = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t i = 0; i < s->n_profiles; i++) {
+        const cfg_profile *pc = s->profiles[i].cfg;
+        add_kind(&v, &n, &cap, pc->workload_kind);
+        add_kind(&v, &n, &cap, pc->target_kind);
+        if (pc->binding_model == BINDING_OBJECT)
+            add_kind(&v, &n, &cap, pc->bobj_kind);
+        if (pc->events)
+            add_kind(&v, &n, &cap, "Event");
+    }
+    for (size_t i = 0; i < s->reg.n_inst; i++)
+        for (size_t k = 0; k < s->reg.inst[i]->n_kinds; k++)
+            add_kind(&v, &n, &cap, s->reg.inst[i]->kinds[k]);
+    *kinds = v;
+    return n;
+}
+
 int sched_load(sched *s, store *st, char *err, size_t errlen)
 {
     uint64_t t0 = now_ns();
     s->st = st;
+    if (st->ops->set_kinds) {
+        const char **kinds;
+        size_t nk = sched_kinds(s, &kinds);
+        st->ops->set_kinds(st, kinds, nk);
+        free(kinds);
+    }
     manifest_set ms;
     manifest_set_init(&ms);
     if (st->ops->list(st, &ms, err, errlen) < 0) {

@@ -111,6 +111,11 @@ profile *sched_profile_at(const sched *s, size_t i);
 /* The profile that schedules w (by kind and scheduler name), or NULL. */
 profile *sched_profile_for(const sched *s, const trellis_object *w);
 store *sched_store(const sched *s);
+/* The kinds the host reads: every profile's workload, target and binding
+ * object kinds, Event when a profile writes Events, and the kinds its
+ * plugins declared (declare_kinds), without repeats, in that order;
+ * *kinds is an array the caller frees (the strings are borrowed). */
+size_t sched_kinds(const sched *s, const char ***kinds);
 const trellis_object *sched_lookup(const sched *s, const char *kind, const char *ns,
                                    const char *name);
 int sched_foreach(const sched *s, const char *kind, const char *ns,

@@ -118,8 +118,10 @@ static int svc_create(void *ud, const trellis_plugin *pl, const char *json, char
     if (!o)
         return -1;
     int rc = s->st->ops->create(s->st, o, err, errlen);
-    if (rc == 0)
+    if (rc == 0) {
         log_info("plugin %s: created %s %s", pl->name, o->kind, o->key);
+        changes_note_own(s, o); /* read your writes: lookups see it at once */
+    }
     object_unref(o);
     return rc;
 }

@@ -89,6 +89,11 @@ typedef struct store_ops {
      * before stay. Returns the number of changes delivered. */
     size_t (*dispatch)(store *s, store_watch_cb cb, void *ud);
     void (*destroy)(store *s);
+    /* The kinds the host reads, kinds[0..n) (copied), told before list:
+     * a store that lists and watches per kind (etcd, the Kubernetes API)
+     * reads only these. NULL: the store reads every object (the file
+     * store: the directory is the state). */
+    void (*set_kinds)(store *s, const char *const *kinds, size_t n);
 } store_ops;
 
 /* Whether this host may still write (it holds the state lock): 1, or 0

@@ -185,6 +185,8 @@
  *   1.4  trellis_host.cycle_held
  *   1.4  trellis_host.cycle_release                 give a held target up (scale-down)
  *   1.4  trellis_host.cycle_requeue_now             another cycle at once (not a failure)
+ *   1.4  trellis_host.cycle_score                   the score another plugin gave a target
+ *   1.4  trellis_host.declare_kinds                 the kinds a plugin reads (stores list them)
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -870,8 +872,10 @@ typedef struct trellis_host {
      * logged error, elsewhere: a filter runs on a worker against a
      * snapshot). Writes are buffered and made when the host flushes the
      * store (after binding; at the end of a one-shot run); a write the
-     * store then refuses is logged with the object. The host sees what a
-     * plugin wrote once the store reports it (`trellis run`: the watch).
+     * store then refuses is logged with the object. An object a plugin
+     * created is in the host's view once the hook's cycle is over
+     * (lookup_object finds it in later cycles of the same run); a patch or
+     * a deletion once the store reports it (`trellis run`: the watch).
      * 0, or -1 with err (NUL-terminated, errlen bytes at most).
      *
      * store_patch: edits[0..n) (n <= TRELLIS_EDITS_MAX) of o as read, or
@@ -947,6 +951,23 @@ typedef struct trellis_host {
      * apply). pre_filter, post_filter, pre_score, normalize, reserve,
      * permit. */
     void (*cycle_requeue_now)(trellis_cycle *c);
+    /* The score the score plugin named plugin (its name in the profile,
+     * `as`) gave target t in this cycle, as the ranking used it: raw in
+     * score_mode tuple, normalized otherwise (what a binder records next
+     * to a placement: Fleet's clusterScore). 0 and *out set, or -1 when
+     * the cycle scored nothing (a single feasible target is not scored),
+     * the plugin is not a score plugin of the profile or sat the cycle
+     * out, or t was not scored. normalize (another plugin's, scored
+     * before it), reserve, permit; main thread. */
+    int (*cycle_score)(const trellis_cycle *c, const char *plugin, const trellis_target *t,
+                       int64_t *out);
+    /* The kinds this plugin reads with lookup_object or foreach_object
+     * besides its profile's workload and target kinds (Gardener's
+     * CloudProfile, a ConfigMap): kinds[0..] up to a NULL, copied. A store
+     * that lists and watches only what is asked for (etcd, the Kubernetes
+     * API) reads them; the file store reads every manifest anyway. init
+     * only; 0, or -1 (outside init, or a kind that is not a word). */
+    int (*declare_kinds)(trellis_plugin *self, const char *const *kinds);
 } trellis_host;
 
 /* cycle_want: every feasible target. */

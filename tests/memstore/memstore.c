@@ -40,6 +40,8 @@ typedef struct memstore {
     size_t n_events, cap_events;
     int pipe[2];
     size_t writes;
+    char **kinds; /* set_kinds */
+    size_t n_kinds;
 } memstore;
 
 static int ms_list(store *s, manifest_set *out, char *err, size_t errlen)
@@ -307,7 +309,28 @@ static void ms_destroy(store *s)
     close(m->pipe[0]);
     close(m->pipe[1]);
     pthread_mutex_destroy(&m->mu);
+    for (size_t k = 0; k < m->n_kinds; k++)
+        free(m->kinds[k]);
+    free(m->kinds);
     free(m);
+}
+
+static void ms_set_kinds(store *s, const char *const *kinds, size_t n)
+{
+    memstore *m = (memstore *)s;
+    for (size_t i = 0; i < m->n_kinds; i++)
+        free(m->kinds[i]);
+    free(m->kinds);
+    m->kinds = xcalloc(n ? n : 1, sizeof *m->kinds);
+    for (size_t i = 0; i < n; i++)
+        m->kinds[i] = xstrdup(kinds[i]);
+    m->n_kinds = n;
+}
+
+const char *memstore_kind(store *s, size_t i)
+{
+    memstore *m = (memstore *)s;
+    return i < m->n_kinds ? m->kinds[i] : NULL;
 }
 
 static const store_ops mem_ops = {
@@ -321,6 +344,7 @@ static const store_ops mem_ops = {
     .watch = ms_watch,
     .dispatch = ms_dispatch,
     .destroy = ms_destroy,
+    .set_kinds = ms_set_kinds,
 };
 
 store *memstore_new(void)

@@ -30,6 +30,8 @@ void memstore_del(store *s, const char *id);
 trellis_object *memstore_get(store *s, const char *id);
 /* The next flush refuses every write of id with message. */
 void memstore_fail_next(store *s, const char *id, const char *message);
+/* The i-th kind the host said it reads (set_kinds), or NULL. */
+const char *memstore_kind(store *s, size_t i);
 /* How many objects flushes have written (created, patched or deleted). */
 size_t memstore_writes(store *s);
 

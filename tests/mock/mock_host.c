@@ -1051,6 +1051,33 @@ static void h_cycle_requeue_now(trellis_cycle *c)
         c->m->requeue_now = 1;
 }
 
+/* The mock runs one plugin at a time: no ranking, no other plugin's
+ * score. */
+static int h_cycle_score(const trellis_cycle *c, const char *plugin, const trellis_target *t,
+                         int64_t *out)
+{
+    (void)c;
+    (void)plugin;
+    (void)t;
+    (void)out;
+    return -1;
+}
+
+/* Checked as the host checks them; the mock reads every object anyway. */
+static int h_declare_kinds(trellis_plugin *self, const char *const *kinds)
+{
+    if (!self || !self->in_init || !kinds)
+        return -1;
+    for (size_t i = 0; kinds[i]; i++) {
+        if (!*kinds[i])
+            return -1;
+        for (const char *q = kinds[i]; *q; q++)
+            if (!((*q >= 'A' && *q <= 'Z') || (*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9')))
+                return -1;
+    }
+    return 0;
+}
+
 void mock_set_held(mock *m, const char *const *keys, size_t n)
 {
     m->n_held = n < 64 ? n : 64;
@@ -1191,6 +1218,8 @@ static const trellis_host full = {
     .cycle_held = h_cycle_held,
     .cycle_release = h_cycle_release,
     .cycle_requeue_now = h_cycle_requeue_now,
+    .cycle_score = h_cycle_score,
+    .declare_kinds = h_declare_kinds,
 };
 
 /* How much of the table a host of SDK 1.<minor> has. */

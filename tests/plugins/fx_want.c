@@ -6,7 +6,9 @@
  * fx.trellis.io/release is given up (a scale-down that chose them). With
  * `one_per_cycle`, it asks for one target per cycle and another cycle at
  * once until the workload holds what it wants (Fleet with topology spread
- * constraints).
+ * constraints). With `note_score` set to a score plugin's name, its
+ * reserve notes the score that plugin gave each target reserved (what a
+ * binder records next to a placement).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +24,7 @@ static const trellis_host *host;
 typedef struct config {
     const char *field;
     int one_per_cycle;
+    const char *note_score;
 } config;
 
 static void release_listed(trellis_plugin *self, trellis_cycle *c, const trellis_object *w)
@@ -67,9 +70,23 @@ static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obje
     return TRELLIS_SUCCESS;
 }
 
+static int reserve(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                   const trellis_target *t, trellis_status *st)
+{
+    (void)w;
+    (void)st;
+    const config *cfg = host->get_private(self);
+    int64_t v;
+    if (cfg->note_score[0] && host->cycle_score(c, cfg->note_score, t, &v) == 0)
+        host->cycle_note(c, self, "%s scored %s %lld", cfg->note_score, host->target_key(t),
+                         (long long)v);
+    return TRELLIS_SUCCESS;
+}
+
 static const trellis_arg_spec args_table[] = {
     {"field", TRELLIS_ARG_STRING, "spec.count", "how many targets the workload wants"},
     {"one_per_cycle", TRELLIS_ARG_BOOL, "false", "one target per cycle, cycles at once"},
+    {"note_score", TRELLIS_ARG_STRING, "", "note the score this score plugin gave in reserve"},
     {NULL, 0, NULL, NULL},
 };
 
@@ -84,8 +101,9 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     }
     cfg->field = h->arg_string(args, "field");
     cfg->one_per_cycle = h->arg_bool(args, "one_per_cycle");
+    cfg->note_score = h->arg_string(args, "note_score");
     h->set_private(self, cfg, free);
-    if (h->register_pre_filter(self, pre_filter) < 0) {
+    if (h->register_pre_filter(self, pre_filter) < 0 || h->register_reserve(self, reserve) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }

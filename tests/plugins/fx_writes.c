@@ -14,6 +14,8 @@
  *     W's namespace, with data.target = T's key.
  * A failed write fails the reserve with the store's message.
  *
+ * pre_filter: a workload annotated fx.trellis.io/needs=NAME waits
+ * (unschedulable) until a ConfigMap NAME in its namespace exists.
  * pre_enqueue: a workload annotated fx.trellis.io/operation=ignore is
  * left alone (no decision, no Event).
  * finalize: for a workload being deleted, the finalizer it added goes
@@ -91,6 +93,18 @@ static int reserve(trellis_plugin *self, trellis_cycle *c, const trellis_object 
     return TRELLIS_SUCCESS;
 }
 
+static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                      trellis_status *st)
+{
+    (void)c;
+    const char *need = host->object_annotation(w, "fx.trellis.io/needs");
+    if (need && !host->lookup_object(self, "ConfigMap", host->object_namespace(w), need)) {
+        host->status(st, TRELLIS_UNSCHEDULABLE, "ConfigMapMissing", "ConfigMap %s not found", need);
+        return TRELLIS_UNSCHEDULABLE;
+    }
+    return TRELLIS_SUCCESS;
+}
+
 static int pre_enqueue(trellis_plugin *self, const trellis_object *w)
 {
     (void)self;
@@ -134,8 +148,10 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     host = h;
     const char *kind = h->arg_string(args, "target_kind");
     h->set_private(self, strdup(kind ? kind : "Cluster"), free);
-    if (h->register_pre_enqueue(self, pre_enqueue) < 0 ||
-        h->register_finalize(self, finalize) < 0 || h->register_reserve(self, reserve) < 0) {
+    static const char *const kinds[] = {"ConfigMap", NULL}; /* pre_filter, finalize */
+    if (h->declare_kinds(self, kinds) < 0 || h->register_pre_enqueue(self, pre_enqueue) < 0 ||
+        h->register_finalize(self, finalize) < 0 || h->register_reserve(self, reserve) < 0 ||
+        h->register_pre_filter(self, pre_filter) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }

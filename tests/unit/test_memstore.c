@@ -118,9 +118,55 @@ static const char *plugin_dirs_env(char **dirs, size_t *n)
     return copy;
 }
 
+/* The config dir/t.cfg into c, and a scheduler of it with n workers. */
+static sched *open_sched(const char *dir, cfg *c, int n)
+{
+    char p[128], err[1024];
+    snprintf(p, sizeof p, "%s/t.cfg", dir);
+    ck_assert_msg(config_load(p, c, err, sizeof err) == 0, "%s", err);
+    char *dirs[8];
+    size_t nd;
+    plugin_dirs_env(dirs, &nd);
+    sched *s = sched_open(c, dirs, nd, n, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    return s;
+}
+
+START_TEST(the_store_is_told_the_kinds)
+{
+    /* the workload and target kinds, the binding objects' kind, Event,
+     * and what a plugin declared (fx-writes reads ConfigMaps) */
+    char dir[64], err[1024];
+    tu_mkdtemp(dir, "memkinds");
+    tu_write(dir, "t.cfg",
+             "profiles = ( { name = \"a\"; default = true; events = true;"
+             " workload = { kind = \"ClusterRequest\"; }; target = { kind = \"Cluster\"; };"
+             " binding = { field = \"spec.cluster\"; };"
+             " plugins = ( { name = \"fx-writes\"; }, { name = \"default-binder\"; } ); },"
+             " { name = \"b\"; workload = { kind = \"Placement\"; };"
+             " target = { kind = \"Cluster\"; }; binding = { model = \"object\";"
+             " object = { kind = \"Binding\"; workload_field = \"spec.placement\";"
+             " target_field = \"spec.cluster\"; }; };"
+             " plugins = ( { name = \"default-binder\"; } ); } );\n");
+    cfg c;
+    sched *s = open_sched(dir, &c, 1);
+    store *st = memstore_new();
+    ck_assert_msg(sched_load(s, st, err, sizeof err) == 0, "%s", err);
+    const char *want[] = {"ClusterRequest", "Cluster", "Event",
+                          "Placement",      "Binding", "ConfigMap"};
+    for (size_t i = 0; i < 6; i++)
+        ck_assert_str_eq(memstore_kind(st, i), want[i]);
+    ck_assert_ptr_null(memstore_kind(st, 6));
+    sched_close(s);
+    st->ops->destroy(st);
+    config_free(&c);
+    tu_rmtree(dir);
+}
+END_TEST
+
 START_TEST(scheduler_and_binder_on_a_memory_store)
 {
-    char dir[64], err[1024], p[128];
+    char dir[64], err[1024];
     tu_mkdtemp(dir, "memsched");
     tu_write(dir, "t.cfg",
              "profiles = ( { name = \"default-scheduler\"; default = true;"
@@ -128,14 +174,8 @@ START_TEST(scheduler_and_binder_on_a_memory_store)
              " target = { kind = \"Node\"; }; binding = { field = \"spec.nodeName\"; };"
              " plugins = ( { name = \"resources-fit\"; }, { name = \"least-allocated\"; },"
              " { name = \"default-binder\"; } ); } );\n");
-    snprintf(p, sizeof p, "%s/t.cfg", dir);
     cfg c;
-    ck_assert_msg(config_load(p, &c, err, sizeof err) == 0, "%s", err);
-    char *dirs[8];
-    size_t nd;
-    plugin_dirs_env(dirs, &nd);
-    sched *s = sched_open(&c, dirs, nd, 2, err, sizeof err);
-    ck_assert_msg(s != NULL, "%s", err);
+    sched *s = open_sched(dir, &c, 2);
     store *st = memstore_new();
     put(st, NODE("n1", "2"));
     put(st, NODE("n2", "4"));
@@ -145,6 +185,10 @@ START_TEST(scheduler_and_binder_on_a_memory_store)
     /* the binding of db cannot be written: its decision says so */
     memstore_fail_next(st, "Pod/shop/db", "the store refused db");
     ck_assert_msg(sched_load(s, st, err, sizeof err) == 0, "%s", err);
+    /* the store was told what to list: the workload and target kinds */
+    ck_assert_str_eq(memstore_kind(st, 0), "Pod");
+    ck_assert_str_eq(memstore_kind(st, 1), "Node");
+    ck_assert_ptr_null(memstore_kind(st, 2));
     ck_assert_int_eq(sched_run_once(s, err, sizeof err), -1); /* one write failed */
     trellis_object *web = memstore_get(st, "Pod/shop/web");
     const char *on = value_string(object_get(web, "spec.nodeName"));
@@ -183,6 +227,7 @@ int main(void)
     TCase *tc = tcase_create("store");
     tcase_add_test(tc, versions_lists_failures_events);
     tcase_add_test(tc, scheduler_and_binder_on_a_memory_store);
+    tcase_add_test(tc, the_store_is_told_the_kinds);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
