@@ -147,13 +147,10 @@ int binding_record(const profile *p, store *st, const trellis_object *w, const t
             return -1;
         trellis_object *b = object_from_json(json, err, errlen);
         free(json);
-        if (!b || st->ops->create(st, b, err, errlen) < 0) {
-            if (b)
-                object_unref(b);
-            return -1;
-        }
-        *written = b;
-        return 0;
+        *written = b ? st->ops->create(st, b, err, errlen) : NULL;
+        if (b)
+            object_unref(b);
+        return *written ? 0 : -1;
     }
     store_edit e[2];
     size_t n = 1;

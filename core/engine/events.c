@@ -80,10 +80,13 @@ void events_record(store *st, int64_t now_ms, const char *component, const trell
         log_error("event for %s %s: %s", w->kind, w->key, err);
         return;
     }
-    if (st->ops->create(st, o, err, sizeof err) < 0)
+    trellis_object *stored = st->ops->create(st, o, err, sizeof err);
+    if (!stored)
         log_warn("event for %s %s not written: %s", w->kind, w->key, err);
     else
         metrics_event_written(reason);
+    if (stored)
+        object_unref(stored);
     object_unref(o);
 }
 

@@ -77,24 +77,25 @@ static int svc_create_target(void *ud, trellis_cycle *c, const trellis_plugin *p
     if (!o)
         return -1;
     const cfg_profile *pc = c->p->cfg;
-    int rc = -1;
+    trellis_object *t = NULL; /* as stored */
     const cache_target *have = NULL;
     if (!profile_is_target_kind(c->p, o))
         errf(err, errlen, "a created target must be of kind %s, not %s", pc->target_kind, o->kind);
     else if ((have = cache_get_target(&s->cache, o->kind, o->key)) && have->t.obj)
         errf(err, errlen, "%s %s exists already", o->kind, o->key);
-    else if (s->st->ops->create(s->st, o, err, errlen) == 0)
-        rc = 0;
-    if (rc == 0) {
-        index_prepare(s->ix, o, 0);
-        cache_set_target(&s->cache, o);
-        index_set(s->ix, o);
-        decision_add_created(c->d, o);
-        log_info("plugin %s: created %s %s", pl->name, o->kind, o->key);
-        c->changed = 1;
-    }
+    else
+        t = s->st->ops->create(s->st, o, err, errlen);
     object_unref(o);
-    return rc;
+    if (!t)
+        return -1;
+    index_prepare(s->ix, t, 0);
+    cache_set_target(&s->cache, t);
+    index_set(s->ix, t);
+    decision_add_created(c->d, t);
+    log_info("plugin %s: created %s %s", pl->name, t->kind, t->key);
+    c->changed = 1;
+    object_unref(t);
+    return 0;
 }
 
 static int svc_patch(void *ud, const trellis_plugin *pl, const trellis_object *o,
@@ -117,13 +118,14 @@ static int svc_create(void *ud, const trellis_plugin *pl, const char *json, char
     trellis_object *o = object_from_json(json, err, errlen);
     if (!o)
         return -1;
-    int rc = s->st->ops->create(s->st, o, err, errlen);
-    if (rc == 0) {
+    trellis_object *stored = s->st->ops->create(s->st, o, err, errlen);
+    if (stored) {
         log_info("plugin %s: created %s %s", pl->name, o->kind, o->key);
-        changes_note_own(s, o); /* read your writes: lookups see it at once */
+        changes_note_own(s, stored); /* read your writes: lookups see it at once */
+        object_unref(stored);
     }
     object_unref(o);
-    return rc;
+    return stored ? 0 : -1;
 }
 
 static int svc_remove(void *ud, const trellis_plugin *pl, const trellis_object *o, char *err,

@@ -66,8 +66,11 @@ typedef struct store_ops {
      * as any other. */
     int (*patch)(store *s, const trellis_object *o, const char *subresource,
                  const store_edit *edits, size_t n, char *err, size_t errlen);
-    /* Create a new object (a reference is taken); refused if it exists. */
-    int (*create)(store *s, trellis_object *o, char *err, size_t errlen);
+    /* Create a new object from o (borrowed); refused if it exists. The
+     * object as stored (a new reference: what the store filled in, a
+     * server's uid or version; the file store keeps o itself), or NULL
+     * with err. */
+    trellis_object *(*create)(store *s, trellis_object *o, char *err, size_t errlen);
     /* Delete o; refused when the stored object's version is no longer
      * o->version. May be buffered until flush, which then reports it like
      * a patch when it cannot be made. The file store removes o's document

@@ -572,23 +572,24 @@ static int fs_patch(store *s, const trellis_object *o, const char *subresource,
     return rc;
 }
 
-static int fs_create(store *s, trellis_object *o, char *err, size_t errlen)
+static trellis_object *fs_create(store *s, trellis_object *o, char *err, size_t errlen)
 {
     file_store *fs = (file_store *)s;
     const char *k = o->id;
     pthread_mutex_lock(&fs->mu);
-    int rc = 0;
+    trellis_object *stored = NULL;
     if (hmap_get(&fs->objects, k)) {
-        rc = errf(err, errlen, "%s %s already exists", o->kind, o->key);
+        errf(err, errlen, "%s %s already exists", o->kind, o->key);
     } else {
         fs_entry *e = xcalloc(1, sizeof *e);
         e->o = object_ref(o);
         hmap_put(&fs->objects, k, e);
         grow(&fs->created, &fs->cap_created, fs->n_created + 1, sizeof *fs->created);
         fs->created[fs->n_created++] = object_ref(o);
+        stored = object_ref(o);
     }
     pthread_mutex_unlock(&fs->mu);
-    return rc;
+    return stored;
 }
 
 static int remove_locked(file_store *fs, const trellis_object *o, char *err, size_t errlen)

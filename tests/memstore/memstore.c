@@ -118,22 +118,23 @@ static int ms_patch(store *s, const trellis_object *o, const char *subresource,
     return rc;
 }
 
-static int ms_create(store *s, trellis_object *o, char *err, size_t errlen)
+static trellis_object *ms_create(store *s, trellis_object *o, char *err, size_t errlen)
 {
     memstore *m = (memstore *)s;
     pthread_mutex_lock(&m->mu);
-    int rc = 0;
+    trellis_object *stored = NULL;
     int pending = 0;
     for (size_t i = 0; i < m->n_created; i++)
         pending |= strcmp(m->created[i]->id, o->id) == 0;
     if (hmap_get(&m->by_id, o->id) || pending) {
-        rc = errf(err, errlen, "%s %s already exists", o->kind, o->key);
+        errf(err, errlen, "%s %s already exists", o->kind, o->key);
     } else {
         grow(&m->created, &m->cap_created, m->n_created + 1, sizeof *m->created);
         m->created[m->n_created++] = object_ref(o);
+        stored = object_ref(o);
     }
     pthread_mutex_unlock(&m->mu);
-    return rc;
+    return stored;
 }
 
 static int ms_remove(store *s, const trellis_object *o, char *err, size_t errlen)

@@ -127,7 +127,7 @@ START_TEST(dry_run_writes_nothing)
     ck_assert_int_eq(s->ops->patch(s, ms.objects[0], NULL, &e, 1, err, sizeof err), 0);
     trellis_object *n = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Node\","
                                "\"metadata\":{\"name\":\"new\"}}");
-    ck_assert_int_eq(s->ops->create(s, n, err, sizeof err), 0);
+    ck_assert_int_eq(tu_created(s, n, err, sizeof err), 0);
     ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), 0);
     char *t = get("a.yaml");
     ck_assert_str_eq(t, POD("a"));
@@ -150,8 +150,8 @@ START_TEST(create_writes_a_new_file)
     s->ops->list(s, &ms, err, sizeof err);
     trellis_object *n = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Node\","
                                "\"metadata\":{\"name\":\"new-1\"}}");
-    ck_assert_int_eq(s->ops->create(s, n, err, sizeof err), 0);
-    ck_assert_int_eq(s->ops->create(s, n, err, sizeof err), -1);
+    ck_assert_int_eq(tu_created(s, n, err, sizeof err), 0);
+    ck_assert_int_eq(tu_created(s, n, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "already exists"), "%s", err);
     /* patched before it is written: the edits go to what is written */
     store_edit e[3] = {
@@ -331,7 +331,7 @@ START_TEST(remove_documents_items_and_files)
     /* a created object not written yet is only forgotten */
     trellis_object *n = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Node\","
                                "\"metadata\":{\"name\":\"gone-before-written\"}}");
-    ck_assert_int_eq(s->ops->create(s, n, err, sizeof err), 0);
+    ck_assert_int_eq(tu_created(s, n, err, sizeof err), 0);
     ck_assert_int_eq(s->ops->remove(s, n, err, sizeof err), 0);
     ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), 0);
     ck_assert(!exists("node-gone-before-written.json"));

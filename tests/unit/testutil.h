@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "object.h"
+#include "store.h"
 #include "util.h"
 
 static inline trellis_object *tu_obj(const char *json)
@@ -89,6 +90,18 @@ static inline int tu_run(Suite *s)
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+/* A store's create: 0 when it stored o (the reference it returns is
+ * dropped; these stores keep o itself), -1 with err otherwise. */
+static inline int tu_created(store *st, trellis_object *o, char *err, size_t errlen)
+{
+    trellis_object *stored = st->ops->create(st, o, err, errlen);
+    if (!stored)
+        return -1;
+    ck_assert_ptr_eq(stored, o);
+    object_unref(stored);
+    return 0;
 }
 
 #endif
