@@ -30,7 +30,7 @@
 #include "output.h"
 #include "plugin.h"
 #include "quarantine.h"
-#include "statelock.h"
+#include "election.h"
 #include "run.h"
 #include "scheduler.h"
 #include "store.h"
@@ -451,8 +451,8 @@ static int cmd_schedule(opts *o, int validate_only)
     }
     sched_set_quarantine(s, qpath, o->dry_run);
     free(qpath);
-    state_hold lock;
-    if (statelock_hold(dir, o->dry_run, st, &lock, err, sizeof err) < 0) {
+    election *lead = election_hold(c.store_type, dir, o->dry_run, st, err, sizeof err);
+    if (!lead) {
         fprintf(stderr, "trellis: %s\n", err);
         sched_close(s);
         st->ops->destroy(st);
@@ -464,7 +464,7 @@ static int cmd_schedule(opts *o, int validate_only)
     int rc = schedule_and_print(o, s, st, dir);
     sched_close(s);
     st->ops->destroy(st);
-    statelock_unhold(&lock);
+    election_free(lead);
     config_free(&c);
     return rc;
 }
@@ -546,7 +546,7 @@ static int cmd_admin(opts *o)
     }
     int rc = 0;
     store *st = NULL;
-    state_hold lock = {-1, NULL, 0};
+    election *lead = NULL;
     sched *s = sched_open(&c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err);
     if (!s) {
         fprintf(stderr, "trellis: %s\n", err);
@@ -578,7 +578,7 @@ static int cmd_admin(opts *o)
         rc = 2;
         goto out;
     }
-    if (deschedule && statelock_hold(dir, o->dry_run, st, &lock, err, sizeof err) < 0) {
+    if (deschedule && !(lead = election_hold(c.store_type, dir, o->dry_run, st, err, sizeof err))) {
         fprintf(stderr, "trellis: %s\n", err);
         rc = 2;
         goto out;
@@ -593,7 +593,7 @@ out:
     sched_close(s);
     if (st)
         st->ops->destroy(st);
-    statelock_unhold(&lock);
+    election_free(lead);
     config_free(&c);
     return rc;
 }

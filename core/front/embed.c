@@ -17,7 +17,7 @@
 #include "quarantine.h"
 #include "run.h"
 #include "scheduler.h"
-#include "statelock.h"
+#include "election.h"
 #include "store.h"
 #include "util.h"
 
@@ -28,7 +28,7 @@ struct trellis_scheduler {
     cfg c;
     store *st;
     sched *s;
-    state_hold hold;
+    election *lead; /* leading the state while it writes */
     char *dir;
     int dry_run;
 };
@@ -52,7 +52,6 @@ trellis_scheduler *trellis_open(const char *config_file, const char *state_dir, 
                                 char *err, size_t errlen)
 {
     trellis_scheduler *t = xcalloc(1, sizeof *t);
-    t->hold.fd = -1;
     t->dry_run = dry_run;
     if (config_load(config_file, &t->c, err, errlen) < 0) {
         free(t);
@@ -80,7 +79,7 @@ trellis_scheduler *trellis_open(const char *config_file, const char *state_dir, 
         sched_set_quarantine(t->s, qpath, dry_run);
     free(qpath);
     if (!t->s || !(t->st = store_open(t->c.store_type, dir, dry_run, err, errlen)) ||
-        statelock_hold(dir, dry_run, t->st, &t->hold, err, errlen) < 0 ||
+        !(t->lead = election_hold(t->c.store_type, dir, dry_run, t->st, err, errlen)) ||
         sched_load(t->s, t->st, err, errlen) < 0)
         goto fail;
     return t;
@@ -120,7 +119,7 @@ void trellis_close(trellis_scheduler *t)
     sched_close(t->s);
     if (t->st)
         t->st->ops->destroy(t->st);
-    statelock_unhold(&t->hold);
+    election_free(t->lead);
     config_free(&t->c);
     free(t->env_path);
     free(t->dir);

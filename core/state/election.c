@@ -19,6 +19,7 @@
 
 #include "log.h"
 #include "statelock.h"
+#include "store.h"
 #include "util.h"
 
 struct election {
@@ -26,7 +27,9 @@ struct election {
     char *path; /* the lock file, once opened */
     int fd;     /* its descriptor, -1 when none */
     int leading;
-    int pipe_r; /* a standby's wait, -1 when none */
+    int pipe_r;  /* a standby's wait, -1 when none */
+    int created; /* the last open made the lock file */
+    int remove;  /* election_hold made it: it goes when the hold ends */
 };
 
 typedef struct lock_wait {
@@ -76,7 +79,7 @@ static int ensure_open(election *e, char *err, size_t errlen)
         return 0;
     free(e->path);
     e->path = NULL;
-    e->fd = statelock_open(e->dir, &e->path, NULL, err, errlen);
+    e->fd = statelock_open(e->dir, &e->path, &e->created, err, errlen);
     return e->fd < 0 ? -1 : 0;
 }
 
@@ -155,10 +158,38 @@ int election_leading(election *e, char *why, size_t whylen)
 
 void election_resign(election *e)
 {
-    if (e->fd >= 0 && e->pipe_r < 0)
-        close(e->fd); /* the lock goes with the descriptor */
+    if (e->fd >= 0 && e->pipe_r < 0) /* the lock goes with the descriptor */
+        statelock_release(e->fd, e->path, e->leading && e->remove);
     e->fd = -1;
     e->leading = 0;
+}
+
+static int fence_leading(void *ud, char *why, size_t whylen)
+{
+    return election_leading(ud, why, whylen);
+}
+
+election *election_hold(const char *type, const char *location, int dry_run, store *st, char *err,
+                        size_t errlen)
+{
+    election *e = election_open(type, location, err, errlen);
+    if (!e || dry_run)
+        return e;
+    char holder[64];
+    int rc = election_campaign(e, holder, sizeof holder, err, errlen);
+    if (rc == 0)
+        errf(err, errlen,
+             "%s is held by another trellis (%s), which schedules this state: stop it first, "
+             "or look with --dry-run",
+             e->path, holder);
+    if (rc != 1) {
+        election_free(e);
+        return NULL;
+    }
+    e->remove = e->created;
+    st->fence = fence_leading;
+    st->fence_ud = e;
+    return e;
 }
 
 void election_free(election *e)

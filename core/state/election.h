@@ -38,4 +38,13 @@ int election_leading(election *e, char *why, size_t whylen);
 /* Stop leading: a standby may take over. */
 void election_resign(election *e);
 
+struct store;
+/* A one-shot command that writes st (schedule, deschedule, the library's
+ * run): lead at once or fail, and fence st's writes with the election.
+ * Another leader is an error naming it and what to do. A dry run holds
+ * nothing (the election returned does not lead). NULL with err; free it
+ * with election_free, which also removes a lock file this hold made. */
+election *election_hold(const char *type, const char *location, int dry_run, struct store *st,
+                        char *err, size_t errlen);
+
 #endif

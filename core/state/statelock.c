@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store.h"
 #include "util.h"
 
 int statelock_open(const char *dir, char **path, int *created, char *err, size_t errlen)
@@ -84,47 +83,4 @@ void statelock_release(int fd, const char *path, int remove)
     if (remove && statelock_is_ours(fd, path, why, sizeof why))
         unlink(path);
     close(fd);
-}
-
-static int fence_held(void *ud, char *why, size_t whylen)
-{
-    const state_hold *h = ud;
-    return statelock_is_ours(h->fd, h->path, why, whylen);
-}
-
-int statelock_hold(const char *dir, int dry_run, store *st, state_hold *h, char *err, size_t errlen)
-{
-    char holder[32];
-    h->fd = -1;
-    h->path = NULL;
-    h->created = 0;
-    if (dry_run)
-        return 0;
-    h->fd = statelock_open(dir, &h->path, &h->created, err, errlen);
-    int r = h->fd < 0 ? -1 : statelock_try(h->fd, h->path, err, errlen);
-    if (r == 0)
-        snprintf(err, errlen,
-                 "%s is held by another trellis (pid %s), which schedules this state: stop "
-                 "it first, or look with --dry-run",
-                 h->path, statelock_holder(h->fd, holder, sizeof holder));
-    if (r != 1) {
-        if (h->fd >= 0)
-            close(h->fd);
-        free(h->path);
-        h->fd = -1;
-        h->path = NULL;
-        return -1;
-    }
-    statelock_record_pid(h->fd);
-    st->fence = fence_held;
-    st->fence_ud = h;
-    return 0;
-}
-
-void statelock_unhold(state_hold *h)
-{
-    statelock_release(h->fd, h->path, h->created);
-    free(h->path);
-    h->path = NULL;
-    h->fd = -1;
 }

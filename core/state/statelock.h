@@ -3,8 +3,10 @@
  *
  * <dir>/.trellis.lock is locked with flock(2) by whoever writes the state:
  * the active `trellis run` (a second one waits as a standby) and the
- * one-shot commands that write (`schedule`, `taint`, `drain`, ...), which
- * refuse to start while another holds it. The holder writes its pid into
+ * one-shot commands that schedule (`schedule`, `deschedule`), which refuse
+ * to start while another holds it; both through election.h. (`taint`,
+ * `drain` and `uncordon` edit the state as any other writer would, and a
+ * running host follows.) The holder writes its pid into
  * the file, for the message the others print. A holder checks, before it
  * writes, that the file it locked is still the one at that path: deleting
  * or replacing the lock file would otherwise let a second writer in.
@@ -35,21 +37,5 @@ int statelock_record_pid(int fd);
 /* Whether fd still locks the file at path: 1, or 0 with why (the file was
  * removed or replaced while it was held). */
 int statelock_is_ours(int fd, const char *path, char *why, size_t whylen);
-
-/* A one-shot command's hold on a state: the lock, and the store's writes
- * fenced by it. */
-struct store;
-typedef struct state_hold {
-    int fd;
-    char *path;
-    int created; /* removed again at the end */
-} state_hold;
-/* Hold dir's lock for a command that writes st (nothing for a dry run)
- * and fence st's writes with it. 0; -1 with err (another holder: its
- * pid, and what to do). */
-int statelock_hold(const char *dir, int dry_run, struct store *st, state_hold *h, char *err,
-                   size_t errlen);
-/* Give it up (and the file, when the hold made it). */
-void statelock_unhold(state_hold *h);
 
 #endif
