@@ -250,8 +250,20 @@ void bindcycle_run(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *i
  * then another cycle at once (a plugin asked, and something landed), the
  * backoff (a binding failed: the rest is tried again), or park. */
 static void finish_many(sched *s, profile *p, decision *d, qitem *it, int requeue_now,
-                        uint32_t want, size_t landed, const char *failure)
+                        uint32_t want, cache_target *const *landed_on, size_t landed,
+                        const char *failure)
 {
+    /* the decision's targets: those kept (bindcycle_release), then these */
+    const char **all = xcalloc(d->n_targets + landed + 1, sizeof *all);
+    for (uint32_t i = 0; i < d->n_targets; i++)
+        all[i] = d->targets[i];
+    for (size_t k = 0; k < landed; k++) {
+        cache_finish_binding(&s->cache, it->w, landed_on[k]);
+        all[d->n_targets + k] = landed_on[k]->name;
+        decision_add_added(d, landed_on[k]->name);
+    }
+    decision_set_targets(d, all, d->n_targets + landed);
+    free(all);
     char msg[1200] = "";
     if (failure)
         snprintf(msg, sizeof msg, "%s%.1100s",
@@ -270,9 +282,8 @@ static void finish_many(sched *s, profile *p, decision *d, qitem *it, int requeu
         strbuf m;
         sb_init(&m);
         sb_printf(&m, "Successfully assigned %s to", it->w->key);
-        for (uint32_t i = d->n_added > landed ? d->n_added - (uint32_t)landed : 0; i < d->n_added;
-             i++)
-            sb_printf(&m, " %s", d->added[i]);
+        for (size_t k = 0; k < landed; k++)
+            sb_printf(&m, " %s", landed_on[k]->name);
         log_info("%s %s: %s", it->w->kind, it->w->key, m.s);
         routing_event(s, p, it->w, "Normal", "Scheduled", m.s, NULL);
         sb_free(&m);
@@ -284,20 +295,6 @@ static void finish_many(sched *s, profile *p, decision *d, qitem *it, int requeu
         queue_retry_now(&p->q, it);
     } else
         park(s, p, it);
-}
-
-/* One binding of a decision of several targets landed. */
-static void landed_one(sched *s, decision *d, qitem *it, cache_target *ct)
-{
-    cache_finish_binding(&s->cache, it->w, ct);
-    const char *const *old = (const char *const *)d->targets;
-    const char **all = xcalloc(d->n_targets + 1, sizeof *all);
-    for (uint32_t i = 0; i < d->n_targets; i++)
-        all[i] = old[i];
-    all[d->n_targets] = ct->name;
-    decision_set_targets(d, all, d->n_targets + 1);
-    free(all);
-    decision_add_added(d, ct->name);
 }
 
 /* Release what the cycle's plugins gave up, and set the decision's
@@ -387,11 +384,10 @@ void bindcycle_run_many(sched *s, profile *p, trellis_cycle *c, decision *d, qit
             continue;
         }
         run_post_bind(p, c, it->w, &cts[k]->t);
-        landed_one(s, d, it, cts[k]);
-        landed++;
+        cts[landed++] = cts[k];
     }
+    finish_many(s, p, d, it, requeue_now, c->want, cts, landed, failure[0] ? failure : NULL);
     free(cts);
-    finish_many(s, p, d, it, requeue_now, c->want, landed, failure[0] ? failure : NULL);
 }
 
 /* Why a wait ended without an allow. */
@@ -477,6 +473,7 @@ static void collect_many(sched *s, bind_job *j)
 {
     size_t landed = 0;
     char failure[1100] = "";
+    cache_target **on = xcalloc(j->n, sizeof *on);
     for (size_t k = 0; k < j->n; k++) {
         if (j->failed[k]) {
             run_unreserve(j->p, &j->c, j->it->w, &j->ct[k]->t);
@@ -486,15 +483,16 @@ static void collect_many(sched *s, bind_job *j)
             log_warn("%s %s: %s", j->it->w->kind, j->it->w->key, failure);
             s->n_bind_errors++;
         } else {
-            landed_one(s, j->d, j->it, j->ct[k]);
-            landed++;
+            on[landed++] = j->ct[k];
             s->n_bound_total++;
         }
     }
     metrics_binding(j->p->cfg->name, failure[0] ? "error" : "success",
                     (double)(now_ns() - j->t0) / 1e9);
     trellis_object *w = object_ref(j->it->w);
-    finish_many(s, j->p, j->d, j->it, j->requeue_now, j->want, landed, failure[0] ? failure : NULL);
+    finish_many(s, j->p, j->d, j->it, j->requeue_now, j->want, on, landed,
+                failure[0] ? failure : NULL);
+    free(on);
     if (!failure[0])
         decisions_drop(s->dec, w);
     object_unref(w);

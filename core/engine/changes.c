@@ -149,7 +149,6 @@ static void refresh_one(sched *s, const char *id);
 
 typedef struct same_ctx {
     const cache_workload *cw;
-    size_t n;
     int same;
 } same_ctx;
 
@@ -160,7 +159,6 @@ static void same_one(void *ud, const char *target)
     for (size_t i = 0; sc->cw && i < sc->cw->n_as && !found; i++)
         found = strcmp(sc->cw->as[i].target->name, target) == 0;
     sc->same &= found;
-    sc->n++;
 }
 
 /* Whether the workload of id counts on exactly the targets its binding
@@ -171,9 +169,11 @@ static int counted_as_placed(const sched *s, const profile *p, const char *id)
     if (!w)
         return 1; /* no such workload (yet): nothing to count */
     const cache_workload *cw = cache_get_workload(&s->cache, w);
-    same_ctx sc = {cw, 0, 1};
-    binding_each_counted(p, w, same_one, &sc);
-    return sc.same && sc.n == (cw ? cw->n_as : 0);
+    same_ctx sc = {cw, 1};
+    binding_each_counted(p, w, same_one, &sc);             /* every placement is counted */
+    for (size_t i = 0; cw && i < cw->n_as && sc.same; i++) /* and nothing else */
+        sc.same = binding_counts_on(p, w, cw->as[i].target->name);
+    return sc.same;
 }
 
 /* A binding object changed: the index and the placements follow; the

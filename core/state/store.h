@@ -7,8 +7,18 @@
  * applied over the change), creates objects (targets made by a post-filter,
  * events), and commits with flush. Stores that can follow changes offer
  * watch and dispatch. Every operation may be called from the binding
- * thread as well as the main thread: a store locks what it shares. The file store (store_file.c) is
- * the embedded default; an etcd store and a Kubernetes API store implement the same operations.
+ * thread as well as the main thread: a store locks what it shares. The
+ * file store (store_file.c) is the embedded default; an etcd store and a
+ * Kubernetes API store implement the same operations, opened by
+ * store_open from the config.
+ *
+ * Versions: o->version is the store's token for the object as read,
+ * compared on every write made against o. A store whose own versions are
+ * text carries them in the object it reads: the object's
+ * metadata.resourceVersion (the Kubernetes API's opaque string, etcd's
+ * mod_revision as digits) is the precondition it sends, and o->version
+ * only orders what the host holds. The file store counts versions itself
+ * and writes no resourceVersion into manifests.
  */
 #ifndef TRELLIS_STORE_H
 #define TRELLIS_STORE_H
