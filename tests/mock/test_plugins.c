@@ -311,6 +311,40 @@ START_TEST(gardener_usable_needs_a_ready_visible_seed)
 }
 END_TEST
 
+START_TEST(fleet_eligibility_follows_the_clock)
+{
+    trellis_plugin *pl = load("fleet-eligibility", "{\"heartbeat_timeout_s\":60}");
+    trellis_object *t[] = {
+        TARGET("{\"apiVersion\":\"v1\",\"kind\":\"MemberCluster\",\"metadata\":{\"name\":"
+               "\"m1\"},\"status\":{\"agentStatus\":[{\"type\":\"MemberAgent\","
+               "\"lastReceivedHeartbeat\":\"2026-01-01T00:00:00Z\",\"conditions\":[{\"type\":"
+               "\"Joined\",\"status\":\"True\"},{\"type\":\"Healthy\",\"status\":\"True\"}]}]}}"),
+        TARGET("{\"apiVersion\":\"v1\",\"kind\":\"MemberCluster\",\"metadata\":{\"name\":"
+               "\"m2\"}}"),
+    };
+    trellis_object *w = WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"CRP\",\"metadata\":{"
+                                 "\"name\":\"p\"}}");
+    int codes[2];
+    trellis_status st[2];
+    mock_set_now(m, 1767225600000 + 30000); /* 30 s after the heartbeat */
+    filter(pl, w, t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(mock_retry_at(m), 1767225600000 + 60001); /* when it goes stale */
+    ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[1].message,
+                     "cluster is not connected to the fleet: member agent not online yet");
+    mock_set_now(m, 1767225600000 + 90000); /* 1.5 minutes */
+    filter(pl, w, t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[0].message, "cluster is not connected to the fleet: no recent heartbeat "
+                                    "signals (last received 1.50 minutes ago)");
+    char err[512];
+    ck_assert_ptr_null(
+        mock_load(m, "fleet-eligibility", "{\"health_timeout_s\":0}", err, sizeof err));
+    ck_assert_msg(strstr(err, "health_timeout_s: expected 1..2592000 seconds, got 0"), "%s", err);
+}
+END_TEST
+
 START_TEST(gardener_region_same_region)
 {
     trellis_plugin *pl = load("gardener-region", "{\"region_config\":false}");
@@ -566,6 +600,7 @@ int main(void)
     const TTest *cap[] = {gardener_capacity_full_seed, NULL};
     const TTest *dns[] = {gardener_dns_disabled_seed, NULL};
     const TTest *sel[] = {gardener_seed_selector_provider_types, NULL};
+    const TTest *fleet_elig[] = {fleet_eligibility_follows_the_clock, NULL};
     const TTest *compat[] = {older_host_older_functions,
                              newer_plugin_refused_by_older_host,
                              the_clock_is_the_hosts,
@@ -586,6 +621,7 @@ int main(void)
     srunner_add_suite(sr, suite("gardener-capacity", cap));
     srunner_add_suite(sr, suite("gardener-dns", dns));
     srunner_add_suite(sr, suite("gardener-seed-selector", sel));
+    srunner_add_suite(sr, suite("fleet-eligibility", fleet_elig));
     srunner_add_suite(sr, suite("compatibility", compat));
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
