@@ -12,6 +12,7 @@
 #include "binding.h"
 #include "log.h"
 #include "metrics.h"
+#include "ownwrites.h"
 #include "runtime.h"
 #include "routing.h"
 #include "placements.h"
@@ -303,6 +304,7 @@ void bindcycle_release(sched *s, profile *p, trellis_cycle *c, decision *d)
 {
     const char **kept = xcalloc(c->n_held ? c->n_held : 1, sizeof *kept);
     size_t nk = 0;
+    binding_change ch;
     for (size_t i = 0; i < c->n_held; i++) {
         int released = 0;
         for (size_t k = 0; k < c->n_released && !released; k++)
@@ -310,7 +312,7 @@ void bindcycle_release(sched *s, profile *p, trellis_cycle *c, decision *d)
         char err[1024];
         if (!released) {
             kept[nk++] = c->held[i];
-        } else if (binding_release(p, s->st, c->w, c->held[i], err, sizeof err) < 0) {
+        } else if (binding_release(p, s->st, c->w, c->held[i], &ch, err, sizeof err) < 0) {
             log_error("%s %s: cannot release %s: %s", c->w->kind, c->w->key, c->held[i], err);
             decision_add_note(d, "host", err);
             kept[nk++] = c->held[i];
@@ -318,6 +320,7 @@ void bindcycle_release(sched *s, profile *p, trellis_cycle *c, decision *d)
             cache_target *ct = cache_get_target(&s->cache, p->cfg->target_kind, c->held[i]);
             if (ct)
                 cache_forget(&s->cache, c->w, ct);
+            own_note_binding(s, &ch); /* the host sees it released */
             decision_add_released(d, c->held[i]);
             log_info("%s %s: released %s", c->w->kind, c->w->key, c->held[i]);
         }

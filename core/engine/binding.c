@@ -121,11 +121,22 @@ static const char *subresource(const cfg_profile *pc)
                : NULL;
 }
 
+/* Hand what changed to the caller (or drop it). */
+static void changed(binding_change *ch, trellis_object *o, int deleted)
+{
+    if (ch) {
+        ch->obj = o;
+        ch->deleted = deleted;
+    } else if (o) {
+        object_unref(o);
+    }
+}
+
 int binding_record(const profile *p, store *st, const trellis_object *w, const trellis_object *t,
-                   trellis_object **written, char *err, size_t errlen)
+                   binding_change *ch, char *err, size_t errlen)
 {
     const cfg_profile *pc = p->cfg;
-    *written = NULL;
+    changed(ch, NULL, 0);
     /* on the binding thread: the index is read under its lock */
     trellis_object *old = p->placed && pc->bobj_state_field && pc->bobj_initial_state
                               ? placements_binding_ref(p->placed, w, t->key, 0)
@@ -137,7 +148,7 @@ int binding_record(const profile *p, store *st, const trellis_object *w, const t
         int rc = st->ops->patch(st, old, NULL, &e, 1, err, errlen);
         char why[256];
         if (rc == 0)
-            *written = edit_apply_object(old, &e, 1, why, sizeof why);
+            changed(ch, edit_apply_object(old, &e, 1, why, sizeof why), 0);
         object_unref(old);
         return rc;
     }
@@ -147,10 +158,11 @@ int binding_record(const profile *p, store *st, const trellis_object *w, const t
             return -1;
         trellis_object *b = object_from_json(json, err, errlen);
         free(json);
-        *written = b ? st->ops->create(st, b, err, errlen) : NULL;
+        trellis_object *stored = b ? st->ops->create(st, b, err, errlen) : NULL;
         if (b)
             object_unref(b);
-        return *written ? 0 : -1;
+        changed(ch, stored, 0);
+        return stored ? 0 : -1;
     }
     store_edit e[2];
     size_t n = 1;
@@ -185,17 +197,26 @@ const char *binding_written_id(const profile *p, const trellis_object *w, const 
 }
 
 int binding_release(const profile *p, store *st, const trellis_object *w, const char *target,
-                    char *err, size_t errlen)
+                    binding_change *ch, char *err, size_t errlen)
 {
     const cfg_profile *pc = p->cfg;
+    changed(ch, NULL, 0);
     if (p->placed) {
         const trellis_object *b = placements_binding(p->placed, w, target, 1);
         if (!b)
             return errf(err, errlen, "%s %s has no binding object for %s", w->kind, w->key, target);
-        if (!pc->bobj_release_state || !pc->bobj_state_field)
-            return st->ops->remove(st, b, err, errlen);
+        if (!pc->bobj_release_state || !pc->bobj_state_field) {
+            if (st->ops->remove(st, b, err, errlen) < 0)
+                return -1;
+            changed(ch, object_ref((trellis_object *)b), 1);
+            return 0;
+        }
         store_edit e = {pc->bobj_state_field, pc->bobj_release_state, STORE_SET};
-        return st->ops->patch(st, b, NULL, &e, 1, err, errlen);
+        if (st->ops->patch(st, b, NULL, &e, 1, err, errlen) < 0)
+            return -1;
+        char why[256];
+        changed(ch, edit_apply_object(b, &e, 1, why, sizeof why), 0);
+        return 0;
     }
     store_edit e[2];
     size_t n = 0;

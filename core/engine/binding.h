@@ -44,21 +44,29 @@ void binding_each_counted(const profile *p, const trellis_object *w,
                           void (*fn)(void *ud, const char *target), void *ud);
 /* Whether w still counts on target (after a change of w). */
 int binding_counts_on(const profile *p, const trellis_object *w, const char *target);
+/* What a binding write changed in the host's view (model "object"): the
+ * binding object as it is now, or (deleted) the one deleted; a new
+ * reference, or NULL with model "field". */
+typedef struct binding_change {
+    trellis_object *obj;
+    int deleted;
+} binding_change;
+
 /* Record w's placement on t in st: the field edits through the
  * subresource; or a new binding object, or the one released earlier set
- * to the initial state again, which *written then holds (a reference: the
- * host's own view of what it wrote; NULL with model "field"). 0, or -1
- * with err. */
+ * to the initial state again. *ch (may be NULL) says what changed. 0, or
+ * -1 with err. */
 int binding_record(const profile *p, store *st, const trellis_object *w, const trellis_object *t,
-                   trellis_object **written, char *err, size_t errlen);
+                   binding_change *ch, char *err, size_t errlen);
 /* The id of the object binding_record writes for w's placement on t
  * (a key) (w's own id, or its binding object's), in buf of len bytes: what a
  * store names when that write fails. */
 const char *binding_written_id(const profile *p, const trellis_object *w, const char *target,
                                char *buf, size_t len);
 /* Release w's placement on target in st: clear the field(s), or give its
- * binding object the release state (or delete it). 0, or -1 with err. */
+ * binding object the release state (or delete it). *ch (may be NULL) says
+ * what changed. 0, or -1 with err. */
 int binding_release(const profile *p, store *st, const trellis_object *w, const char *target,
-                    char *err, size_t errlen);
+                    binding_change *ch, char *err, size_t errlen);
 
 #endif

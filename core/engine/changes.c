@@ -12,6 +12,7 @@
 #include "evictions.h"
 #include "log.h"
 #include "metrics.h"
+#include "ownwrites.h"
 #include "placements.h"
 #include "quarantine.h"
 #include "runtime.h"
@@ -304,43 +305,37 @@ void changes_apply(sched *s, store_event_type type, trellis_object *old_obj,
         refresh_readers(s, o);
 }
 
-void changes_note_own(sched *s, trellis_object *o)
-{
-    pthread_mutex_lock(&s->own_mu);
-    grow(&s->own, &s->cap_own, s->n_own + 1, sizeof *s->own);
-    s->own[s->n_own++] = object_ref(o);
-    pthread_mutex_unlock(&s->own_mu);
-}
-
 void changes_apply_own(sched *s)
 {
-    pthread_mutex_lock(&s->own_mu);
-    trellis_object **v = s->own;
-    size_t n = s->n_own;
-    s->own = NULL;
-    s->n_own = s->cap_own = 0;
-    pthread_mutex_unlock(&s->own_mu);
+    size_t n;
+    struct own_write *v = own_take(s, &n);
     /* every binding object first, then each workload once: a decision's
      * bindings land together; any other object as a change from the store */
     char(*ids)[PLACEMENTS_ID_MAX] = xcalloc(2 * n + 1, sizeof *ids);
     profile **owners = xcalloc(2 * n + 1, sizeof *owners);
     size_t ni = 0;
     for (size_t i = 0; i < n; i++) {
-        const trellis_object *cur = index_lookup_id(s->ix, v[i]->id);
-        profile *bp = routing_binding_owner(s, v[i]);
-        trellis_object *old = cur && cur != v[i] ? object_ref((trellis_object *)cur) : NULL;
-        if (cur != v[i] && bp) {
-            size_t k = note_binding(s, bp, old, v[i], &ids[ni]);
+        trellis_object *o = v[i].o;
+        const trellis_object *cur = index_lookup_id(s->ix, o->id);
+        profile *bp = routing_binding_owner(s, o);
+        trellis_object *old = cur && cur != o ? object_ref((trellis_object *)cur) : NULL;
+        /* a deletion: of what the host holds now (nothing: done) */
+        trellis_object *now = v[i].deleted ? NULL : o;
+        if (v[i].deleted && cur)
+            old = object_ref((trellis_object *)cur);
+        int change = v[i].deleted ? cur != NULL : cur != o;
+        if (change && bp) {
+            size_t k = note_binding(s, bp, old, now, &ids[ni]);
             for (size_t j = 0; j < k; j++)
                 owners[ni + j] = bp;
             ni += k;
-        } else if (cur != v[i]) {
-            apply_one(s, old ? STORE_MODIFIED : STORE_ADDED, old, v[i]);
-            refresh_readers(s, v[i]);
+        } else if (change) {
+            apply_one(s, !now ? STORE_DELETED : old ? STORE_MODIFIED : STORE_ADDED, old, now);
+            refresh_readers(s, o);
         }
         if (old)
             object_unref(old);
-        object_unref(v[i]);
+        object_unref(o);
     }
     for (size_t i = 0; i < ni; i++) {
         int seen = 0;
@@ -388,11 +383,7 @@ void changes_settle(sched *s)
 
 void changes_free(sched *s)
 {
-    for (size_t k = 0; k < s->n_own; k++)
-        object_unref(s->own[k]);
-    free(s->own);
-    s->own = NULL;
-    s->n_own = s->cap_own = 0;
+    own_free(s);
     for (size_t k = 0; k < s->n_deferred; k++) {
         free(s->deferred[k].refresh);
         if (s->deferred[k].old_obj)

@@ -13,10 +13,7 @@
 
 void changes_apply(sched *s, store_event_type type, trellis_object *old_obj,
                    trellis_object *new_obj);
-/* An object the host wrote (a binding object, an object a plugin
- * created), to be seen at once (a reference is taken). Any thread. */
-void changes_note_own(sched *s, trellis_object *o);
-/* Apply what changes_note_own recorded. Scheduling thread. */
+/* Apply what the host noted it wrote (ownwrites.h). Scheduling thread. */
 void changes_apply_own(sched *s);
 /* Changes that waited for a workload in flight, in order. */
 void changes_apply_deferred(sched *s);

@@ -11,6 +11,7 @@
 #include "binder.h"
 #include "binding.h"
 #include "log.h"
+#include "ownwrites.h"
 #include "runtime.h"
 #include "routing.h"
 #include "sched_impl.h"
@@ -30,7 +31,8 @@ static void evict_bound(sched *s, profile *p, const hit *h)
     char err[512];
     trellis_object *w = h->w;
     cache_target *ct = h->t;
-    if (binding_release(p, s->st, w, ct->name, err, sizeof err) < 0) {
+    binding_change ch;
+    if (binding_release(p, s->st, w, ct->name, &ch, err, sizeof err) < 0) {
         log_error("cannot evict %s %s from %s: %s", w->kind, w->key, ct->name, err);
         return;
     }
@@ -42,6 +44,7 @@ static void evict_bound(sched *s, profile *p, const hit *h)
      * scheduler does not own) keeps counting, and so do the workload's
      * other binding objects */
     cache_forget(&s->cache, w, ct);
+    own_note_binding(s, &ch); /* a released binding object, seen at once */
     profile *sp = routing_profile_for(s, w);
     if (sp)
         routing_enqueue(s, sp, w);

@@ -496,7 +496,7 @@ static int in_hook(const char *const *ok, size_t n)
 static void cycle_want(trellis_cycle *c, uint32_t n)
 {
     static const char *const ok[] = {"pre_filter"};
-    if (c && n && in_hook(ok, 1))
+    if (c && in_hook(ok, 1))
         c->want = c->p && c->p->placed ? n : 1;
 }
 

@@ -85,7 +85,10 @@ struct sched {
     /* objects the host wrote (binding objects, objects plugins created),
      * from any thread, applied on the scheduling thread (changes_apply_own) */
     pthread_mutex_t own_mu;
-    trellis_object **own;
+    struct own_write {
+        trellis_object *o; /* one reference */
+        int deleted;
+    } * own;
     size_t n_own, cap_own;
     size_t n_deferred, cap_deferred;
     int targets_changed;        /* since the last sched_after_changes */

@@ -11,8 +11,8 @@
 
 #include "bindcycle.h"
 #include "binding.h"
-#include "changes.h"
 #include "log.h"
+#include "ownwrites.h"
 #include "routing.h"
 #include "sched_impl.h"
 #include "util.h"
@@ -39,13 +39,15 @@ static int svc_evict(void *ud, trellis_cycle *c, const trellis_plugin *pl,
     strbuf from;
     sb_init(&from);
     int rc = 0;
+    binding_change ch;
     /* every placement goes (one field, or each binding object); a status
      * field counting it elsewhere stays */
     for (size_t i = 0; i < cw->n_as && rc == 0;) {
         cache_target *t = cw->as[i].target;
         if (!binding_is_on(vp, v, t->name)) {
             i++;
-        } else if ((rc = binding_release(vp, s->st, v, t->name, err, errlen)) == 0) {
+        } else if ((rc = binding_release(vp, s->st, v, t->name, &ch, err, errlen)) == 0) {
+            own_note_binding(s, &ch);
             sb_printf(&from, "%s%s", from.len ? "," : "", t->name);
             cache_forget(&s->cache, v, t);
         }
@@ -121,7 +123,7 @@ static int svc_create(void *ud, const trellis_plugin *pl, const char *json, char
     trellis_object *stored = s->st->ops->create(s->st, o, err, errlen);
     if (stored) {
         log_info("plugin %s: created %s %s", pl->name, o->kind, o->key);
-        changes_note_own(s, stored); /* read your writes: lookups see it at once */
+        own_note(s, stored, 0); /* read your writes: lookups see it at once */
         object_unref(stored);
     }
     object_unref(o);
@@ -148,13 +150,10 @@ static int svc_bind(void *ud, const trellis_plugin *pl, const trellis_object *w,
         return errf(err, errlen, "no store");
     if (!pl->profile)
         return errf(err, errlen, "store_bind: the plugin belongs to no profile");
-    trellis_object *created;
-    if (binding_record(pl->profile, s->st, w, t, &created, err, errlen) < 0)
+    binding_change ch;
+    if (binding_record(pl->profile, s->st, w, t, &ch, err, errlen) < 0)
         return -1;
-    if (created) { /* seen at once, on the scheduling thread */
-        changes_note_own(s, created);
-        object_unref(created);
-    }
+    own_note_binding(s, &ch); /* seen at once, on the scheduling thread */
     return 0;
 }
 

@@ -171,7 +171,7 @@ int admin_drain(sched *s, profile *p, const char *target, FILE *out, char *err, 
             continue;
         if (!binding_is_on(p, w, target))
             continue;
-        if (binding_release(p, st, w, target, err, errlen) < 0)
+        if (binding_release(p, st, w, target, NULL, err, errlen) < 0)
             return errprefix(err, errlen, "evicting %s %s", w->kind, w->key);
         if (out)
             fprintf(out, "%s/%s evicted from %s\n", w->kind, w->key, target);

@@ -109,7 +109,7 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
     const trellis_value *joined = of_type(conds, "Joined");
     const trellis_value *healthy = of_type(conds, "Healthy");
     c->heartbeat_ms = agent ? time_of(host->value_get(agent, "lastReceivedHeartbeat")) : INT64_MIN;
-    c->unhealthy_ms = !healthy          ? INT64_MIN
+    c->unhealthy_ms = !healthy           ? INT64_MIN
                       : is_true(healthy) ? INT64_MAX
                                          : time_of(host->value_get(healthy, "lastTransitionTime"));
     c->state = del && host->value_type(del) != TRELLIS_VALUE_NULL ? E_LEFT
@@ -240,7 +240,8 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
                 size_t errlen)
 {
     host = h;
-    int64_t hb = h->arg_int(args, "heartbeat_timeout_s"), health = h->arg_int(args, "health_timeout_s");
+    int64_t hb = h->arg_int(args, "heartbeat_timeout_s"),
+            health = h->arg_int(args, "health_timeout_s");
     if (hb < 1 || hb > 86400 * 30 || health < 1 || health > 86400 * 30) {
         snprintf(err, errlen, "%s: expected 1..2592000 seconds, got %lld",
                  hb < 1 || hb > 86400 * 30 ? "heartbeat_timeout_s" : "health_timeout_s",

@@ -923,8 +923,8 @@ typedef struct trellis_host {
 #endif
         ;
     /* How many targets this workload wants in all (pre_filter): 1 (the
-     * default), n, or TRELLIS_WANT_ALL (every feasible target: no
-     * scoring). The targets it holds already count: a workload holding
+     * default), n (0: none, all it holds may go), or TRELLIS_WANT_ALL
+     * (every feasible target: no scoring). The targets it holds already count: a workload holding
      * two that wants three gets one more, picked from the ranking (the
      * best first), never one it holds; one holding more than it wants
      * keeps them until a plugin releases some (cycle_release). More than

@@ -1011,7 +1011,7 @@ static void h_cycle_note(trellis_cycle *c, const trellis_plugin *self, const cha
 
 static void h_cycle_want(trellis_cycle *c, uint32_t n)
 {
-    if (c && n)
+    if (c)
         c->m->want = n;
 }
 

@@ -345,6 +345,49 @@ START_TEST(fleet_eligibility_follows_the_clock)
 }
 END_TEST
 
+START_TEST(fleet_policy_from_the_latest_snapshot)
+{
+    trellis_plugin *pl = load("fleet-policy", NULL);
+    /* objects of other kinds the plugin reads: the policy snapshots */
+    obj(-1, "{\"apiVersion\":\"v1\",\"kind\":\"ClusterSchedulingPolicySnapshot\",\"metadata\":"
+            "{\"name\":\"p-0\",\"labels\":{\"kubernetes-fleet.io/parent-CRP\":\"p\","
+            "\"kubernetes-fleet.io/is-latest-snapshot\":\"false\"}},\"spec\":{\"policy\":{"
+            "\"placementType\":\"PickAll\"}}}");
+    obj(-1, "{\"apiVersion\":\"v1\",\"kind\":\"ClusterSchedulingPolicySnapshot\",\"metadata\":"
+            "{\"name\":\"p-1\",\"labels\":{\"kubernetes-fleet.io/parent-CRP\":\"p\","
+            "\"kubernetes-fleet.io/is-latest-snapshot\":\"true\"},\"annotations\":{"
+            "\"kubernetes-fleet.io/number-of-clusters\":\"4\"}},\"spec\":{\"policy\":{"
+            "\"placementType\":\"PickN\",\"numberOfClusters\":2}}}");
+    trellis_object *t[1] = {TARGET("{\"apiVersion\":\"v1\",\"kind\":\"MemberCluster\","
+                                   "\"metadata\":{\"name\":\"m1\"}}")};
+    int codes[1];
+    trellis_status st[1];
+    filter(pl,
+           WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"ClusterResourcePlacement\","
+                    "\"metadata\":{\"name\":\"p\"}}"),
+           t, 1, codes, st);
+    ck_assert_uint_eq(mock_want(m), 4); /* the latest snapshot's annotation */
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    /* PickFixed in the placement itself (no snapshot names it) */
+    filter(pl,
+           WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"ClusterResourcePlacement\","
+                    "\"metadata\":{\"name\":\"q\"},\"spec\":{\"policy\":{\"placementType\":"
+                    "\"PickFixed\",\"clusterNames\":[\"m2\",\"m9\"]}}}"),
+           t, 1, codes, st);
+    ck_assert_uint_eq(mock_want(m), 2);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[0].reason, "NotInClusterNames");
+    ck_assert_str_eq(mock_note(m, 1), "Specified cluster \"m2\" is not found");
+    /* an unknown placement type is the workload's error */
+    trellis_object *bad = WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"ClusterResourcePlacement\","
+                                   "\"metadata\":{\"name\":\"r\"},\"spec\":{\"policy\":{"
+                                   "\"placementType\":\"PickSome\"}}}");
+    ck_assert_msg(strstr(mock_prepare_error(bad, pl),
+                         "expected PickAll, PickN or PickFixed, got \"PickSome\""),
+                  "%s", mock_prepare_error(bad, pl));
+}
+END_TEST
+
 START_TEST(gardener_region_same_region)
 {
     trellis_plugin *pl = load("gardener-region", "{\"region_config\":false}");
@@ -601,6 +644,7 @@ int main(void)
     const TTest *dns[] = {gardener_dns_disabled_seed, NULL};
     const TTest *sel[] = {gardener_seed_selector_provider_types, NULL};
     const TTest *fleet_elig[] = {fleet_eligibility_follows_the_clock, NULL};
+    const TTest *fleet_pol[] = {fleet_policy_from_the_latest_snapshot, NULL};
     const TTest *compat[] = {older_host_older_functions,
                              newer_plugin_refused_by_older_host,
                              the_clock_is_the_hosts,
@@ -622,6 +666,7 @@ int main(void)
     srunner_add_suite(sr, suite("gardener-dns", dns));
     srunner_add_suite(sr, suite("gardener-seed-selector", sel));
     srunner_add_suite(sr, suite("fleet-eligibility", fleet_elig));
+    srunner_add_suite(sr, suite("fleet-policy", fleet_pol));
     srunner_add_suite(sr, suite("compatibility", compat));
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

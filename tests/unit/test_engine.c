@@ -100,7 +100,7 @@ START_TEST(binding_field_model)
     store *st = memstore_new();
     memstore_put(st, moving);
     char err[256];
-    ck_assert_int_eq(binding_release(&p, st, moving, "s2", err, sizeof err), 0);
+    ck_assert_int_eq(binding_release(&p, st, moving, "s2", NULL, err, sizeof err), 0);
     ck_assert_int_eq(st->ops->flush(st, NULL, NULL, err, sizeof err), 0);
     ck_assert_ptr_nonnull(strstr(stored(st, moving->id), "\"spec\":{}"));
     ck_assert_ptr_nonnull(strstr(stored(st, moving->id), "\"status\":{\"seedName\":\"s1\"}"));
@@ -132,10 +132,10 @@ START_TEST(binding_with_namespace_field)
     ck_assert(!binding_is_on(&p, req, "onboarding"));
     store *st = memstore_new();
     memstore_put(st, req);
-    trellis_object *created;
+    binding_change ch;
     char err[256];
-    ck_assert_int_eq(binding_record(&p, st, req, cl, &created, err, sizeof err), 0);
-    ck_assert_ptr_null(created); /* a field, no object */
+    ck_assert_int_eq(binding_record(&p, st, req, cl, &ch, err, sizeof err), 0);
+    ck_assert_ptr_null(ch.obj); /* a field, no object */
     ck_assert_int_eq(st->ops->flush(st, NULL, NULL, err, sizeof err), 0);
     ck_assert_ptr_nonnull(strstr(stored(st, req->id),
                                  "\"cluster\":{\"name\":\"onboarding\",\"namespace\":\"team-b\"}"));
@@ -199,26 +199,33 @@ START_TEST(binding_object_model)
     memstore_put(st, b1);
     trellis_object *m4 = tu_obj("{\"apiVersion\":\"cluster.kubernetes-fleet.io/v1beta1\","
                                 "\"kind\":\"MemberCluster\",\"metadata\":{\"name\":\"m4\"}}");
-    trellis_object *created;
+    binding_change ch;
     char err[256];
-    ck_assert_int_eq(binding_record(&p, st, crp, m4, &created, err, sizeof err), 0);
+    ck_assert_int_eq(binding_record(&p, st, crp, m4, &ch, err, sizeof err), 0);
+    trellis_object *created = ch.obj;
     ck_assert_ptr_nonnull(created);
+    ck_assert(!ch.deleted);
     ck_assert_str_eq(created->name, "web-m4");
     ck_assert_str_eq(value_string(object_get(created, pc.bobj_workload_field)), "web");
     ck_assert_str_eq(value_string(object_get(created, "spec.targetCluster")), "m4");
     ck_assert_str_eq(value_string(object_get(created, "spec.state")), "Scheduled");
-    /* releasing sets the release state */
-    ck_assert_int_eq(binding_release(&p, st, crp, "m1", err, sizeof err), 0);
-    ck_assert_int_eq(binding_release(&p, st, crp, "m9", err, sizeof err), -1);
+    /* releasing sets the release state; the host's view says so */
+    ck_assert_int_eq(binding_release(&p, st, crp, "m1", &ch, err, sizeof err), 0);
+    ck_assert_str_eq(value_string(object_get(ch.obj, "spec.state")), "Unscheduled");
+    object_unref(ch.obj);
+    ck_assert_int_eq(binding_release(&p, st, crp, "m9", NULL, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "no binding object for m9"));
     ck_assert_int_eq(st->ops->flush(st, NULL, NULL, err, sizeof err), 0);
     ck_assert_ptr_nonnull(strstr(stored(st, b1->id), "\"state\":\"Unscheduled\""));
     ck_assert_ptr_nonnull(strstr(stored(st, created->id), "\"targetCluster\":\"m4\""));
     /* without a release state, the binding object is deleted */
     pc.bobj_release_state = NULL;
-    ck_assert_int_eq(binding_release(&p, st, crp, "m2", err, sizeof err), -1); /* not in st */
+    ck_assert_int_eq(binding_release(&p, st, crp, "m2", NULL, err, sizeof err), -1); /* not in st */
     memstore_put(st, b2s);
-    ck_assert_int_eq(binding_release(&p, st, crp, "m2", err, sizeof err), 0);
+    ck_assert_int_eq(binding_release(&p, st, crp, "m2", &ch, err, sizeof err), 0);
+    ck_assert(ch.deleted);
+    ck_assert_str_eq(ch.obj->name, "web-m2");
+    object_unref(ch.obj);
     ck_assert_int_eq(st->ops->flush(st, NULL, NULL, err, sizeof err), 0);
     ck_assert_str_eq(stored(st, b2s->id), "(none)");
     st->ops->destroy(st);
