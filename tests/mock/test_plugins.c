@@ -311,6 +311,32 @@ START_TEST(gardener_usable_needs_a_ready_visible_seed)
 }
 END_TEST
 
+START_TEST(gardener_usable_emergency_stop)
+{
+    trellis_plugin *plain = load("gardener-usable", NULL);
+    trellis_plugin *pl = load("gardener-usable", "{\"emergency_stop\":true}");
+    trellis_object *t[] = {
+        TARGET(SEED("stopped", "aws", "eu-west-1",
+                    ",\"metadata\":{\"name\":\"stopped\",\"annotations\":{\"shoot.gardener."
+                    "cloud/emergency-stop-reconciliations\":\"true\"}}")),
+        TARGET(SEED("running", "aws", "eu-west-1",
+                    ",\"metadata\":{\"name\":\"running\",\"annotations\":{\"shoot.gardener."
+                    "cloud/emergency-stop-reconciliations\":\"false\"}}")),
+    };
+    trellis_object *w = WORKLOAD(SHOOT("s", "aws", "eu-west-1", "10.250.0.0/16"));
+    int codes[2];
+    trellis_status st[2];
+    filter(pl, w, t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[0].reason, "ShootReconciliationsDisabled");
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    /* the document's rule (the default) does not know the annotation */
+    filter(plain, w, t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+}
+END_TEST
+
 START_TEST(gardener_region_same_region)
 {
     trellis_plugin *pl = load("gardener-region", "{\"region_config\":false}");
@@ -560,7 +586,8 @@ int main(void)
     const TTest *alloc[] = {least_allocated_prefers_the_emptier_target, NULL};
     const TTest *util[] = {least_utilized_prefers_fewer_workloads, NULL};
     const TTest *preempt[] = {preemption_registers_a_post_filter, NULL};
-    const TTest *usable[] = {gardener_usable_needs_a_ready_visible_seed, NULL};
+    const TTest *usable[] = {gardener_usable_needs_a_ready_visible_seed,
+                             gardener_usable_emergency_stop, NULL};
     const TTest *region[] = {gardener_region_same_region, NULL};
     const TTest *nets[] = {gardener_networks_reject_overlaps, NULL};
     const TTest *cap[] = {gardener_capacity_full_seed, NULL};
