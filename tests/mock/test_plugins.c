@@ -421,6 +421,63 @@ START_TEST(gardener_seed_selector_provider_types)
 }
 END_TEST
 
+#define ZONED_SEED(name, zones, mode)                                                              \
+    "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Seed\",\"metadata\":{"             \
+    "\"name\":\"" name "\"},\"spec\":{\"provider\":{\"type\":\"aws\",\"region\":\"r\","            \
+    "\"zones\":" zones "},\"settings\":{\"zoneSelection\":{\"mode\":\"" mode "\"}}}}"
+#define ZONED_SHOOT(name, spec)                                                                    \
+    "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Shoot\",\"metadata\":{"            \
+    "\"name\":\"" name "\",\"namespace\":\"garden-dev\"},\"spec\":{" spec "}}"
+
+START_TEST(gardener_zones_rules)
+{
+    trellis_plugin *pl = load("gardener-zones", NULL);
+    trellis_object *t[] = {
+        TARGET(ZONED_SEED("enforce-a", "[\"a\"]", "Enforce")),
+        TARGET(ZONED_SEED("prefer-x", "[\"x\",\"y\"]", "Prefer")),
+        TARGET(ZONED_SEED("three", "[\"a\",\"b\",\"c\"]", "Prefer")),
+    };
+    int codes[3];
+    trellis_status st[3];
+    int64_t sc[3];
+    /* workers in b: the Enforce seed shares no zone; the Prefer seed
+     * without b scores 0 */
+    trellis_object *w = WORKLOAD(
+        ZONED_SHOOT("w", "\"provider\":{\"workers\":[{\"name\":\"p\",\"zones\":[\"b\",\"b\"]}]}"));
+    filter(pl, w, t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[0].reason, "NoZoneOverlap");
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[2], TRELLIS_SUCCESS);
+    score(pl, w, t, 3, sc);
+    ck_assert_int_eq(sc[0], 100);
+    ck_assert_int_eq(sc[1], 0);
+    ck_assert_int_eq(sc[2], 100);
+    /* failure tolerance zone: three zones or nothing, zone selection off */
+    trellis_object *ha = WORKLOAD(ZONED_SHOOT(
+        "ha", "\"controlPlane\":{\"highAvailability\":{\"failureTolerance\":{\"type\":"
+              "\"zone\"}}},\"provider\":{\"workers\":[{\"name\":\"p\",\"zones\":[\"q\"]}]}"));
+    filter(pl, ha, t, 3, codes, st);
+    ck_assert_str_eq(st[0].reason, "TooFewZones");
+    ck_assert_str_eq(st[1].reason, "TooFewZones");
+    ck_assert_int_eq(codes[2], TRELLIS_SUCCESS);
+    /* explicit control plane zones: all of them, whatever the mode */
+    trellis_object *cp = WORKLOAD(ZONED_SHOOT("cp", "\"controlPlane\":{\"zones\":[\"b\",\"a\"]}"));
+    filter(pl, cp, t, 3, codes, st);
+    ck_assert_str_eq(st[0].reason, "ControlPlaneZonesMissing");
+    ck_assert_msg(strstr(st[0].message, "[b a]") != NULL, "%s", st[0].message);
+    ck_assert_int_eq(codes[2], TRELLIS_SUCCESS);
+    ck_assert(!mock_equivalent(pl, w, cp));
+    ck_assert(mock_equivalent(pl, w,
+                              WORKLOAD(ZONED_SHOOT("w2", "\"provider\":{\"workers\":["
+                                                         "{\"name\":\"q\",\"zones\":[\"b\"]}]}"))));
+    /* an unknown mode is the seed's error */
+    trellis_object *bad = TARGET(ZONED_SEED("bad", "[]", "Sometimes"));
+    ck_assert_msg(strstr(mock_prepare_error(bad, pl), "spec.settings.zoneSelection.mode") != NULL,
+                  "%s", mock_prepare_error(bad, pl));
+}
+END_TEST
+
 /* ---- the compatibility promise ----------------------------------------- */
 
 START_TEST(older_host_older_functions)
@@ -593,6 +650,7 @@ int main(void)
     const TTest *cap[] = {gardener_capacity_full_seed, NULL};
     const TTest *dns[] = {gardener_dns_disabled_seed, NULL};
     const TTest *sel[] = {gardener_seed_selector_provider_types, NULL};
+    const TTest *zones[] = {gardener_zones_rules, NULL};
     const TTest *compat[] = {older_host_older_functions,
                              newer_plugin_refused_by_older_host,
                              the_clock_is_the_hosts,
@@ -613,6 +671,7 @@ int main(void)
     srunner_add_suite(sr, suite("gardener-capacity", cap));
     srunner_add_suite(sr, suite("gardener-dns", dns));
     srunner_add_suite(sr, suite("gardener-seed-selector", sel));
+    srunner_add_suite(sr, suite("gardener-zones", zones));
     srunner_add_suite(sr, suite("compatibility", compat));
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
