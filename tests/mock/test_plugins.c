@@ -478,6 +478,43 @@ START_TEST(gardener_zones_rules)
 }
 END_TEST
 
+START_TEST(gardener_access_restrictions)
+{
+    trellis_plugin *pl = load("gardener-access", NULL);
+    trellis_object *t[] = {
+        TARGET(ZONED_SEED("open", "[]", "Prefer")),
+        TARGET(
+            "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Seed\",\"metadata\":{"
+            "\"name\":\"eu\"},\"spec\":{\"accessRestrictions\":[{\"name\":\"eu-access-only\"}]}}"),
+    };
+    int codes[2];
+    trellis_status st[2];
+    trellis_object *eu = WORKLOAD(ZONED_SHOOT(
+        "eu", "\"accessRestrictions\":[{\"name\":\"eu-access-only\",\"options\":{\"a\":\"b\"}}]"));
+    filter(pl, eu, t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[0].reason, "AccessRestrictionsUnsupported");
+    ck_assert_msg(strstr(st[0].message, "eu-access-only is not offered") != NULL, "%s",
+                  st[0].message);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    /* as Gardener counts: the same name twice is more than one offered */
+    trellis_object *twice = WORKLOAD(
+        ZONED_SHOOT("twice", "\"accessRestrictions\":[{\"name\":\"eu-access-only\"},{\"name\":"
+                             "\"eu-access-only\"}]"));
+    filter(pl, twice, t, 2, codes, st);
+    ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE);
+    ck_assert_msg(strstr(st[1].message, "2 asked for, 1 offered") != NULL, "%s", st[1].message);
+    /* none asked for: every seed */
+    filter(pl, WORKLOAD(ZONED_SHOOT("none", "\"region\":\"r\"")), t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    ck_assert(!mock_equivalent(pl, eu, twice));
+    trellis_object *bad = WORKLOAD(ZONED_SHOOT("bad", "\"accessRestrictions\":[\"eu\"]"));
+    ck_assert_msg(strstr(mock_prepare_error(bad, pl), "spec.accessRestrictions[0]") != NULL, "%s",
+                  mock_prepare_error(bad, pl));
+}
+END_TEST
+
 /* ---- the compatibility promise ----------------------------------------- */
 
 START_TEST(older_host_older_functions)
@@ -651,6 +688,7 @@ int main(void)
     const TTest *dns[] = {gardener_dns_disabled_seed, NULL};
     const TTest *sel[] = {gardener_seed_selector_provider_types, NULL};
     const TTest *zones[] = {gardener_zones_rules, NULL};
+    const TTest *access[] = {gardener_access_restrictions, NULL};
     const TTest *compat[] = {older_host_older_functions,
                              newer_plugin_refused_by_older_host,
                              the_clock_is_the_hosts,
@@ -672,6 +710,7 @@ int main(void)
     srunner_add_suite(sr, suite("gardener-dns", dns));
     srunner_add_suite(sr, suite("gardener-seed-selector", sel));
     srunner_add_suite(sr, suite("gardener-zones", zones));
+    srunner_add_suite(sr, suite("gardener-access", access));
     srunner_add_suite(sr, suite("compatibility", compat));
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
