@@ -115,14 +115,6 @@ static int prepare(trellis_plugin *self, const trellis_object *obj, void **data,
     return 0;
 }
 
-static int offers(const prepared *seed, int32_t id)
-{
-    for (size_t i = 0; i < seed->n; i++)
-        if (seed->ids[i] == id)
-            return 1;
-    return 0;
-}
-
 /* -1 when the seed supports every restriction the shoot asks for, else
  * the index of the first one it lacks, or the shoot's count when the
  * shoot asks for more than the seed offers. */
@@ -133,7 +125,7 @@ static long unsupported(const prepared *shoot, const prepared *seed)
     if (!seed)
         seed = &none;
     for (size_t i = 0; i < shoot->n; i++)
-        if (!offers(seed, shoot->ids[i]))
+        if (!intern_ids_has(seed->ids, seed->n, shoot->ids[i]))
             return (long)i;
     return shoot->n > seed->n ? (long)shoot->n : -1;
 }

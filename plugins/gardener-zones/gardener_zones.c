@@ -266,19 +266,10 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
     return 0;
 }
 
-/* Whether the seed's zones hold id. */
-static int seed_has(const prepared *seed, int32_t id)
-{
-    for (size_t i = 0; i < seed->n_ids; i++)
-        if (seed->ids[i] == id)
-            return 1;
-    return 0;
-}
-
 static int shares_zone(const prepared *seed, const prepared *shoot)
 {
     for (size_t i = 0; i < shoot->n_ids; i++)
-        if (seed_has(seed, shoot->ids[i]))
+        if (intern_ids_has(seed->ids, seed->n_ids, shoot->ids[i]))
             return 1;
     return 0;
 }
@@ -286,7 +277,7 @@ static int shares_zone(const prepared *seed, const prepared *shoot)
 static int holds_all(const prepared *seed, const prepared *shoot)
 {
     for (size_t i = 0; i < shoot->n_ids; i++)
-        if (!seed_has(seed, shoot->ids[i]))
+        if (!intern_ids_has(seed->ids, seed->n_ids, shoot->ids[i]))
             return 0;
     return 1;
 }
