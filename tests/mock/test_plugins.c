@@ -515,6 +515,38 @@ START_TEST(gardener_access_restrictions)
 }
 END_TEST
 
+START_TEST(gardener_dns_project_object)
+{
+    trellis_plugin *pl = load("gardener-dns", "{\"mode\":\"current\",\"project\":\"object\"}");
+    trellis_object *t[] = {
+        TARGET("{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Seed\","
+               "\"metadata\":{\"name\":\"s\"},\"spec\":{\"dns\":{\"defaults\":"
+               "[{\"domain\":\"example.com\"}]}}}")};
+    /* no Project claims garden-dev yet: an error, whatever the domain */
+    trellis_object *orphan = WORKLOAD(ZONED_SHOOT("web", "\"region\":\"r\""));
+    ck_assert_msg(strstr(mock_prepare_error(orphan, pl), "no Project has spec.namespace "
+                                                         "'garden-dev'") != NULL,
+                  "%s", mock_prepare_error(orphan, pl));
+    obj(-1, "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Project\",\"metadata\":{"
+            "\"name\":\"zeta\"},\"spec\":{\"namespace\":\"garden-dev\"}}");
+    obj(-1, "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Project\",\"metadata\":{"
+            "\"name\":\"alpha\"},\"spec\":{\"namespace\":\"garden-dev\"}}");
+    int codes[1];
+    trellis_status st[1];
+    /* two claim it: the first by name, as Gardener lists them */
+    filter(pl, WORKLOAD(ZONED_SHOOT("web", "\"dns\":{\"domain\":\"web.alpha.example.com\"}")), t, 1,
+           codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    filter(pl, WORKLOAD(ZONED_SHOOT("web", "\"dns\":{\"domain\":\"web.dev.example.com\"}")), t, 1,
+           codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[0].reason, "DomainNotSupported");
+    char err[256];
+    ck_assert_ptr_null(mock_load(m, "gardener-dns", "{\"project\":\"label\"}", err, sizeof err));
+    ck_assert_msg(strstr(err, "project: expected namespace or object") != NULL, "%s", err);
+}
+END_TEST
+
 /* ---- the compatibility promise ----------------------------------------- */
 
 START_TEST(older_host_older_functions)
@@ -685,7 +717,7 @@ int main(void)
     const TTest *region[] = {gardener_region_same_region, NULL};
     const TTest *nets[] = {gardener_networks_reject_overlaps, NULL};
     const TTest *cap[] = {gardener_capacity_full_seed, NULL};
-    const TTest *dns[] = {gardener_dns_disabled_seed, NULL};
+    const TTest *dns[] = {gardener_dns_disabled_seed, gardener_dns_project_object, NULL};
     const TTest *sel[] = {gardener_seed_selector_provider_types, NULL};
     const TTest *zones[] = {gardener_zones_rules, NULL};
     const TTest *access[] = {gardener_access_restrictions, NULL};
