@@ -686,6 +686,44 @@ else
     not_ok "gardener equivalence cache" "no trellis-gen in ${TOP_BUILDDIR:-.}/contrib"
 fi
 
+# ---- Gardener's own configuration file ---------------------------------------
+
+# plugin_args.config names a SchedulerConfiguration: its strategy decides,
+# the controller's keys are accepted and named as ignored, a key the format
+# does not have is an error naming its path, and so is a strategy that
+# disagrees with the argument.
+if [ -n "${TOP_SRCDIR:-}" ]; then
+    GC=$TOP_SRCDIR/tests/scenarios/gardener-config-file
+    mkdir -p "$TMP/gc"
+    cp "$GC/profile.cfg" "$TMP/gc/p.cfg"
+    gcfile() { cp "$GC/gardener-scheduler.yaml" "$TMP/gc/gardener-scheduler.yaml"; }
+    gcfile
+    run validate "$TMP/gc/p.cfg"
+    check "gardener config: validate accepts Gardener's file" 0 "$OUT" 'ok \(1 profile'
+    check "gardener config: validate names the keys that only tune the controller" 0 "$ERR" \
+        'accepted and ignored .*: clientConnection, leaderElection, logLevel, logFormat, server, debugging, schedulers.backupBucket, schedulers.shoot.concurrentSyncs'
+    sed '/^  shoot:/,$ s/^    concurrentSyncs: 5$/    concurentSyncs: 5/' "$GC/gardener-scheduler.yaml" \
+        >"$TMP/gc/gardener-scheduler.yaml"
+    run validate "$TMP/gc/p.cfg"
+    check "gardener config: an unknown key is an error naming its path" 2 "$ERR" \
+        'gardener-region.*config: schedulers\.shoot\.concurentSyncs: unknown key \(this level has: concurrentSyncs, candidateDeterminationStrategy\)'
+    sed 's/MinimalDistance$/Nearest/' "$GC/gardener-scheduler.yaml" >"$TMP/gc/gardener-scheduler.yaml"
+    run validate "$TMP/gc/p.cfg"
+    check "gardener config: an unknown strategy is an error" 2 "$ERR" \
+        "schedulers\.shoot\.candidateDeterminationStrategy: expected SameRegion or MinimalDistance, got 'Nearest'"
+    sed 's/^kind: .*/kind: ControllerManagerConfiguration/' "$GC/gardener-scheduler.yaml" \
+        >"$TMP/gc/gardener-scheduler.yaml"
+    run validate "$TMP/gc/p.cfg"
+    check "gardener config: another kind of file is refused" 2 "$ERR" \
+        "kind: expected SchedulerConfiguration, got 'ControllerManagerConfiguration'"
+    gcfile
+    sed 's/args = { distances = \[ \]; }; },/args = { strategy = "SameRegion"; distances = [ ]; }; },/' \
+        "$GC/profile.cfg" >"$TMP/gc/p.cfg"
+    run validate "$TMP/gc/p.cfg"
+    check "gardener config: a strategy argument that disagrees with the file is an error" 2 "$ERR" \
+        "strategy: 'SameRegion' here, but config sets schedulers\.shoot\.candidateDeterminationStrategy: MinimalDistance"
+fi
+
 # ---------------------------------------------------------------------------
 
 finish

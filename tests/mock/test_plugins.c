@@ -356,6 +356,33 @@ START_TEST(gardener_region_same_region)
 }
 END_TEST
 
+START_TEST(gardener_region_config_file)
+{
+#define GC_DOC                                                                                     \
+    "\"config\":{\"apiVersion\":\"scheduler.config.gardener.cloud/v1alpha1\",\"kind\":"            \
+    "\"SchedulerConfiguration\",\"logLevel\":\"info\",\"schedulers\":{\"shoot\":{"
+    /* MinimalDistance from Gardener's file: no seed is filtered by region */
+    trellis_plugin *pl = load("gardener-region", "{\"region_config\":false," GC_DOC
+                                                 "\"candidateDeterminationStrategy\":"
+                                                 "\"MinimalDistance\"}}}}");
+    trellis_object *t[] = {TARGET(SEED("there", "aws", "us-east-1", ""))};
+    int codes[1];
+    trellis_status st[1];
+    filter(pl, WORKLOAD(SHOOT("s", "aws", "eu-west-1", "10.250.0.0/16")), t, 1, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    char err[512];
+    ck_assert_ptr_null(mock_load(
+        m, "gardener-region", "{" GC_DOC "\"strategy\":\"MinimalDistance\"}}}}", err, sizeof err));
+    ck_assert_msg(strstr(err, "schedulers.shoot.strategy: unknown key") != NULL, "%s", err);
+    ck_assert_ptr_null(mock_load(m, "gardener-region",
+                                 "{\"strategy\":\"SameRegion\"," GC_DOC
+                                 "\"candidateDeterminationStrategy\":\"MinimalDistance\"}}}}",
+                                 err, sizeof err));
+    ck_assert_msg(strstr(err, "set it in one place") != NULL, "%s", err);
+#undef GC_DOC
+}
+END_TEST
+
 START_TEST(gardener_networks_reject_overlaps)
 {
     trellis_plugin *pl = load("gardener-networks", NULL);
@@ -714,7 +741,7 @@ int main(void)
     const TTest *preempt[] = {preemption_registers_a_post_filter, NULL};
     const TTest *usable[] = {gardener_usable_needs_a_ready_visible_seed,
                              gardener_usable_emergency_stop, NULL};
-    const TTest *region[] = {gardener_region_same_region, NULL};
+    const TTest *region[] = {gardener_region_same_region, gardener_region_config_file, NULL};
     const TTest *nets[] = {gardener_networks_reject_overlaps, NULL};
     const TTest *cap[] = {gardener_capacity_full_seed, NULL};
     const TTest *dns[] = {gardener_dns_disabled_seed, gardener_dns_project_object, NULL};
