@@ -682,6 +682,24 @@ if [ -x "$GEN" ] && [ -n "${TOP_SRCDIR:-}" ]; then
         cmp -s "$TMP/geq-off.out" "$OUT"
     expect "gardener fleet with the cache: it served cycles" \
         grep -q '"equivalence_hits": [1-9][0-9]*,' "$TMP/geq-on.stats"
+    # the same for current Gardener's profile (its new zone, access and
+    # stop rules take part; the fleet has no Project objects, so the
+    # project is read from the namespace here)
+    cp "$TOP_SRCDIR/conf/gardener-scheduler.yaml" "$TMP/gardener-scheduler.yaml"
+    sed 's/project = "object";/project = "namespace";/' "$TOP_SRCDIR/conf/gardener-current.cfg" \
+        >"$TMP/gardener-cur-on.cfg"
+    sed 's/^    default = true;/    default = true; equivalence_cache = false;/' \
+        "$TMP/gardener-cur-on.cfg" >"$TMP/gardener-cur-off.cfg"
+    run schedule -c "$TMP/gardener-cur-off.cfg" -s "$TMP/st-geq" -o json --dry-run
+    cp "$OUT" "$TMP/gcur-off.out"
+    check "current gardener fleet without the cache: shoots placed" 0 "$OUT" \
+        '"result": *"scheduled"'
+    run schedule -c "$TMP/gardener-cur-on.cfg" -s "$TMP/st-geq" -o json --dry-run \
+        --stats "$TMP/gcur-on.stats"
+    expect "current gardener fleet with the cache: the decisions of full cycles" \
+        cmp -s "$TMP/gcur-off.out" "$OUT"
+    expect "current gardener fleet with the cache: it served cycles" \
+        grep -q '"equivalence_hits": [1-9][0-9]*,' "$TMP/gcur-on.stats"
 else
     not_ok "gardener equivalence cache" "no trellis-gen in ${TOP_BUILDDIR:-.}/contrib"
 fi
