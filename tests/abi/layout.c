@@ -118,6 +118,7 @@ int main(void)
     HOST(store_bind);
     HOST(register_target_lost);
     HOST(cycle_note);
+    HOST(arg_document_where);
 #endif
     DESC(size);
     DESC(sdk_major);
