@@ -708,8 +708,8 @@ fi
 
 # plugin_args.config names a SchedulerConfiguration: its strategy decides,
 # the controller's keys are accepted and named as ignored, a key the format
-# does not have is an error naming its path, and so is a strategy that
-# disagrees with the argument.
+# does not have is an error naming its path, file and line, and a strategy
+# that disagrees with the argument is an error.
 if [ -n "${TOP_SRCDIR:-}" ]; then
     GC=$TOP_SRCDIR/tests/scenarios/gardener-config-file
     mkdir -p "$TMP/gc"
@@ -723,17 +723,17 @@ if [ -n "${TOP_SRCDIR:-}" ]; then
     sed '/^  shoot:/,$ s/^    concurrentSyncs: 5$/    concurentSyncs: 5/' "$GC/gardener-scheduler.yaml" \
         >"$TMP/gc/gardener-scheduler.yaml"
     run validate "$TMP/gc/p.cfg"
-    check "gardener config: an unknown key is an error naming its path" 2 "$ERR" \
-        'gardener-region.*config: schedulers\.shoot\.concurentSyncs: unknown key \(this level has: concurrentSyncs, candidateDeterminationStrategy\)'
+    check "gardener config: an unknown key is an error naming its path, file and line" 2 "$ERR" \
+        'gardener-region.*config [^ ]*/gc/gardener-scheduler\.yaml:30: schedulers\.shoot\.concurentSyncs: unknown key \(this level has: concurrentSyncs, candidateDeterminationStrategy\)'
     sed 's/MinimalDistance$/Nearest/' "$GC/gardener-scheduler.yaml" >"$TMP/gc/gardener-scheduler.yaml"
     run validate "$TMP/gc/p.cfg"
     check "gardener config: an unknown strategy is an error" 2 "$ERR" \
-        "schedulers\.shoot\.candidateDeterminationStrategy: expected SameRegion or MinimalDistance, got 'Nearest'"
+        "gardener-scheduler\.yaml:31: schedulers\.shoot\.candidateDeterminationStrategy: expected SameRegion or MinimalDistance, got 'Nearest'"
     sed 's/^kind: .*/kind: ControllerManagerConfiguration/' "$GC/gardener-scheduler.yaml" \
         >"$TMP/gc/gardener-scheduler.yaml"
     run validate "$TMP/gc/p.cfg"
     check "gardener config: another kind of file is refused" 2 "$ERR" \
-        "kind: expected SchedulerConfiguration, got 'ControllerManagerConfiguration'"
+        "gardener-scheduler\.yaml:4: kind: expected SchedulerConfiguration, got 'ControllerManagerConfiguration'"
     gcfile
     sed 's/args = { distances = \[ \]; }; },/args = { strategy = "SameRegion"; distances = [ ]; }; },/' \
         "$GC/profile.cfg" >"$TMP/gc/p.cfg"

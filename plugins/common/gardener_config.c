@@ -93,14 +93,29 @@ typedef struct walk {
     const trellis_host *h;
     gardener_config *c;
     const key_spec *level;
-    const char *path; /* of the map being walked, "" at the root */
+    const char *path;  /* of the map being walked, "" at the root */
+    const char **keys; /* the keys leading to it, keys[0..depth) */
+    size_t depth;
     char *err;
     size_t errlen;
     int failed;
 } walk;
 
-static int walk_map(const trellis_host *h, const trellis_value *m, const key_spec *level,
-                    const char *path, gardener_config *c, char *err, size_t errlen);
+static int walk_map(const walk *up, const trellis_value *m, const key_spec *level,
+                    const char *path);
+
+/* Record where the error is: the keys down to the member key. */
+static int failed_at(walk *w, const char *key)
+{
+    size_t n = 0;
+
+    for (; n < w->depth && n < GARDENER_CONFIG_DEPTH; n++)
+        w->c->err_path[n] = w->keys[n];
+    if (n < GARDENER_CONFIG_DEPTH)
+        w->c->err_path[n++] = key;
+    w->c->err_depth = n;
+    return w->failed = 1;
+}
 
 static void known_keys(const key_spec *level, char *buf, size_t len)
 {
@@ -155,59 +170,73 @@ static int member(const char *key, const trellis_value *v, void *ud)
     if (!k->key) {
         known_keys(w->level, known, sizeof(known));
         snprintf(w->err, w->errlen, "%s: unknown key (this level has: %s)", path, known);
-        return w->failed = 1;
+        return failed_at(w, key);
     }
     if ((k->kind == K_MAP || k->kind == K_ANY_MAP) && t != TRELLIS_VALUE_MAP &&
         t != TRELLIS_VALUE_NULL) {
         snprintf(w->err, w->errlen, "%s: expected a map, got %s", path, values_type_name(t));
-        return w->failed = 1;
+        return failed_at(w, key);
     }
     if (k->kind == K_SCALAR && (t == TRELLIS_VALUE_MAP || t == TRELLIS_VALUE_LIST)) {
         snprintf(w->err, w->errlen, "%s: expected a single value, got %s", path,
                  values_type_name(t));
-        return w->failed = 1;
+        return failed_at(w, key);
     }
     if (k->ignored)
         note_ignored(w->c, path);
     if (k->kind == K_STRATEGY && strategy(w->h, v, path, w->c, w->err, w->errlen) < 0)
-        return w->failed = 1;
-    if (k->kind == K_MAP && t == TRELLIS_VALUE_MAP &&
-        walk_map(w->h, v, k->sub, path, w->c, w->err, w->errlen) < 0)
-        return w->failed = 1;
+        return failed_at(w, key);
+    if (k->kind == K_MAP && t == TRELLIS_VALUE_MAP && w->depth + 1 < GARDENER_CONFIG_DEPTH) {
+        w->keys[w->depth] = key;
+        if (walk_map(w, v, k->sub, path) < 0)
+            return w->failed = 1;
+    }
     return 0;
 }
 
-static int walk_map(const trellis_host *h, const trellis_value *m, const key_spec *level,
-                    const char *path, gardener_config *c, char *err, size_t errlen)
+/* The members of map m, one level below up's (NULL: the root). */
+static int walk_map(const walk *up, const trellis_value *m, const key_spec *level, const char *path)
 {
-    walk w = {h, c, level, path, err, errlen, 0};
+    walk w = *up;
 
-    h->value_foreach(m, member, &w);
+    w.level = level;
+    w.path = path;
+    w.depth = up->path ? up->depth + 1 : 0;
+    w.failed = 0;
+    w.h->value_foreach(m, member, &w);
     return w.failed ? -1 : 0;
 }
 
 /* apiVersion and kind must name the file format. */
-static int check_type(const trellis_host *h, const trellis_value *doc, char *err, size_t errlen)
+static int check_type(const trellis_host *h, const trellis_value *doc, gardener_config *c,
+                      char *err, size_t errlen)
 {
     const char *api = values_scalar_text(h, h->value_get(doc, "apiVersion"));
     const char *kind = values_scalar_text(h, h->value_get(doc, "kind"));
 
+    c->err_depth = 1;
     if (!api || strcmp(api, GARDENER_CONFIG_API_VERSION) != 0) {
+        c->err_path[0] = "apiVersion";
         snprintf(err, errlen, "apiVersion: expected " GARDENER_CONFIG_API_VERSION ", got '%s'",
                  api ? api : "");
         return -1;
     }
     if (!kind || strcmp(kind, GARDENER_CONFIG_KIND) != 0) {
+        c->err_path[0] = "kind";
         snprintf(err, errlen, "kind: expected " GARDENER_CONFIG_KIND ", got '%s'",
                  kind ? kind : "");
         return -1;
     }
+    c->err_depth = 0;
     return 0;
 }
 
 int gardener_config_parse(const trellis_host *h, const trellis_value *doc, gardener_config *c,
                           char *err, size_t errlen)
 {
+    const char *keys[GARDENER_CONFIG_DEPTH] = {0};
+    walk top = {h, c, NULL, NULL, keys, 0, err, errlen, 0};
+
     memset(c, 0, sizeof(*c));
     c->strategy = GARDENER_STRATEGY_UNSET;
     if (!doc || h->value_type(doc) != TRELLIS_VALUE_MAP) {
@@ -216,9 +245,9 @@ int gardener_config_parse(const trellis_host *h, const trellis_value *doc, garde
                  " (apiVersion " GARDENER_CONFIG_API_VERSION ")");
         return -1;
     }
-    if (check_type(h, doc, err, errlen) < 0)
+    if (check_type(h, doc, c, err, errlen) < 0)
         return -1;
-    return walk_map(h, doc, root, "", c, err, errlen);
+    return walk_map(&top, doc, root, "");
 }
 
 int gardener_config_given(const trellis_host *h, const trellis_value *doc)

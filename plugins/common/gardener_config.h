@@ -26,6 +26,9 @@
 #define GARDENER_CONFIG_API_VERSION "scheduler.config.gardener.cloud/v1alpha1"
 #define GARDENER_CONFIG_KIND "SchedulerConfiguration"
 
+/* the deepest key of the format is three levels down */
+#define GARDENER_CONFIG_DEPTH 4
+
 enum { GARDENER_STRATEGY_UNSET = -1, GARDENER_SAME_REGION = 0, GARDENER_MINIMAL_DISTANCE };
 
 /* The argument a plugin declares to read the file; its default, an empty
@@ -44,6 +47,11 @@ typedef struct gardener_config {
     /* the keys present that only tune the controller, comma separated, in
      * file order ("" when none): "clientConnection, leaderElection, ..." */
     char ignored[512];
+    /* after an error: the keys leading to the member it is about (borrowed
+     * from the document), for host->arg_document_where; depth 0: the
+     * document as a whole */
+    const char *err_path[GARDENER_CONFIG_DEPTH];
+    size_t err_depth;
 } gardener_config;
 
 /* Whether doc (the argument's value) names a file: anything but the
@@ -52,7 +60,8 @@ int gardener_config_given(const trellis_host *h, const trellis_value *doc);
 
 /* Check the document (the parsed file) and fill c. 0, or -1 with err
  * naming the path of what is wrong ("schedulers.shoot.strategy: unknown key
- * (this level has: concurrentSyncs, candidateDeterminationStrategy)").
+ * (this level has: concurrentSyncs, candidateDeterminationStrategy)") and
+ * c->err_path holding the keys that lead to it.
  * Ownership of doc is retained by the caller. */
 int gardener_config_parse(const trellis_host *h, const trellis_value *doc, gardener_config *c,
                           char *err, size_t errlen);

@@ -663,13 +663,16 @@ static int read_strategy(trellis_plugin *self, const trellis_host *h, const trel
 {
     const char *strategy = h->arg_string(args, "strategy");
     const trellis_value *doc = h->arg_document(args, "config");
-    gardener_config gc = {GARDENER_STRATEGY_UNSET, ""};
+    gardener_config gc = {GARDENER_STRATEGY_UNSET, "", {NULL}, 0};
     int from_arg = GARDENER_STRATEGY_UNSET;
 
     if (gardener_config_given(h, doc) && gardener_config_parse(h, doc, &gc, err, errlen) < 0) {
-        char why[512];
+        char why[512], where[400] = "";
         snprintf(why, sizeof(why), "%s", err);
-        snprintf(err, errlen, "config: %s", why);
+        /* the file and line of the member, where the host can tell */
+        if (TRELLIS_HOST_HAS(h, arg_document_where) && h->arg_document_where)
+            h->arg_document_where(args, "config", gc.err_path, gc.err_depth, where, sizeof(where));
+        snprintf(err, errlen, "config%s%s: %s", where[0] ? " " : "", where, why);
         return -1;
     }
     if (strategy && strcmp(strategy, "SameRegion") == 0) {
