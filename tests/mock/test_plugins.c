@@ -574,6 +574,24 @@ START_TEST(gardener_dns_project_object)
 }
 END_TEST
 
+START_TEST(gardener_self_hosted_left_alone)
+{
+    trellis_plugin *pl = load("gardener-self-hosted", NULL);
+    ck_assert(mock_registered(pl, "pre_enqueue"));
+    ck_assert(!mock_registered(pl, "filter"));
+    ck_assert_int_eq(
+        mock_pre_enqueue(pl, WORKLOAD(ZONED_SHOOT("own", "\"provider\":{\"workers\":["
+                                                         "{\"name\":\"cp\",\"controlPlane\""
+                                                         ":{}}]}"))),
+        TRELLIS_SKIP);
+    ck_assert_int_eq(
+        mock_pre_enqueue(pl, WORKLOAD(ZONED_SHOOT("seeded", "\"provider\":{\"workers\":["
+                                                            "{\"name\":\"w\","
+                                                            "\"controlPlane\":null}]}"))),
+        TRELLIS_SUCCESS);
+}
+END_TEST
+
 /* ---- the compatibility promise ----------------------------------------- */
 
 START_TEST(older_host_older_functions)
@@ -748,6 +766,7 @@ int main(void)
     const TTest *sel[] = {gardener_seed_selector_provider_types, NULL};
     const TTest *zones[] = {gardener_zones_rules, NULL};
     const TTest *access[] = {gardener_access_restrictions, NULL};
+    const TTest *selfh[] = {gardener_self_hosted_left_alone, NULL};
     const TTest *compat[] = {older_host_older_functions,
                              newer_plugin_refused_by_older_host,
                              the_clock_is_the_hosts,
@@ -770,6 +789,7 @@ int main(void)
     srunner_add_suite(sr, suite("gardener-seed-selector", sel));
     srunner_add_suite(sr, suite("gardener-zones", zones));
     srunner_add_suite(sr, suite("gardener-access", access));
+    srunner_add_suite(sr, suite("gardener-self-hosted", selfh));
     srunner_add_suite(sr, suite("compatibility", compat));
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
