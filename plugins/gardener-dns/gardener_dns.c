@@ -461,6 +461,14 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     cfg->project_object = project && strcmp(project, "object") == 0;
     intern_init(&cfg->domains);
     h->set_private(self, cfg, free_config);
+    /* a store that reads only the kinds it is told of must read Projects */
+    if (cfg->project_object && TRELLIS_HOST_HAS(h, declare_kinds) && h->declare_kinds) {
+        static const char *const kinds[] = {"Project", NULL};
+        if (h->declare_kinds(self, kinds) < 0) {
+            snprintf(err, errlen, "cannot declare the kind Project");
+            return -1;
+        }
+    }
 
     if (h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_prepare_target(self, prepare_target) < 0 ||
