@@ -12,10 +12,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/build.sh" build
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
-for cfgfile in "$top"/conf/*.cfg; do
+run_example() {
+    cfgfile=$1
     name=$(basename "$cfgfile" .cfg)
     example=${name%-current}
-    [ -d "$top/examples/$example" ] || continue
+    [ -d "$top/examples/$example" ] || return 0
     cp -R "$top/examples/$example" "$tmp/$name"
     echo "== trellis schedule --config conf/$name.cfg --state examples/$example"
     "$top/build/core/trellis" schedule --config "$cfgfile" --state "$tmp/$name" \
@@ -26,6 +27,14 @@ for cfgfile in "$top"/conf/*.cfg; do
         sed -e 's/^+++ \([^	]*\).*/  \1:/' -e 's/^\([+-] \)/    \1/' \
             -e 's/^Only in \([^:]*\): \(.*\)/  \1\/\2: new file/') || true
     echo
+}
+# each profile, then its current variant
+for cfgfile in "$top"/conf/*.cfg; do
+    case $cfgfile in *-current.cfg) continue ;; esac
+    run_example "$cfgfile"
+done
+for cfgfile in "$top"/conf/*-current.cfg; do
+    [ -f "$cfgfile" ] && run_example "$cfgfile"
 done
 
 # A workload's outcome in a decision table: its seed or node when
