@@ -682,8 +682,64 @@ if [ -x "$GEN" ] && [ -n "${TOP_SRCDIR:-}" ]; then
         cmp -s "$TMP/geq-off.out" "$OUT"
     expect "gardener fleet with the cache: it served cycles" \
         grep -q '"equivalence_hits": [1-9][0-9]*,' "$TMP/geq-on.stats"
+    # the same for current Gardener's profile (its new zone, access and
+    # stop rules take part; the fleet has no Project objects, so the
+    # project is read from the namespace here)
+    cp "$TOP_SRCDIR/conf/gardener-scheduler.yaml" "$TMP/gardener-scheduler.yaml"
+    sed 's/project = "object";/project = "namespace";/' "$TOP_SRCDIR/conf/gardener-current.cfg" \
+        >"$TMP/gardener-cur-on.cfg"
+    sed 's/^    default = true;/    default = true; equivalence_cache = false;/' \
+        "$TMP/gardener-cur-on.cfg" >"$TMP/gardener-cur-off.cfg"
+    run schedule -c "$TMP/gardener-cur-off.cfg" -s "$TMP/st-geq" -o json --dry-run
+    cp "$OUT" "$TMP/gcur-off.out"
+    check "current gardener fleet without the cache: shoots placed" 0 "$OUT" \
+        '"result": *"scheduled"'
+    run schedule -c "$TMP/gardener-cur-on.cfg" -s "$TMP/st-geq" -o json --dry-run \
+        --stats "$TMP/gcur-on.stats"
+    expect "current gardener fleet with the cache: the decisions of full cycles" \
+        cmp -s "$TMP/gcur-off.out" "$OUT"
+    expect "current gardener fleet with the cache: it served cycles" \
+        grep -q '"equivalence_hits": [1-9][0-9]*,' "$TMP/gcur-on.stats"
 else
     not_ok "gardener equivalence cache" "no trellis-gen in ${TOP_BUILDDIR:-.}/contrib"
+fi
+
+# ---- Gardener's own configuration file ---------------------------------------
+
+# plugin_args.config names a SchedulerConfiguration: its strategy decides,
+# the controller's keys are accepted and named as ignored, a key the format
+# does not have is an error naming its path, file and line, and a strategy
+# that disagrees with the argument is an error.
+if [ -n "${TOP_SRCDIR:-}" ]; then
+    GC=$TOP_SRCDIR/tests/scenarios/gardener-config-file
+    mkdir -p "$TMP/gc"
+    cp "$GC/profile.cfg" "$TMP/gc/p.cfg"
+    gcfile() { cp "$GC/gardener-scheduler.yaml" "$TMP/gc/gardener-scheduler.yaml"; }
+    gcfile
+    run validate "$TMP/gc/p.cfg"
+    check "gardener config: validate accepts Gardener's file" 0 "$OUT" 'ok \(1 profile'
+    check "gardener config: validate names the keys that only tune the controller" 0 "$ERR" \
+        'accepted and ignored .*: clientConnection, leaderElection, logLevel, logFormat, server, debugging, schedulers.backupBucket, schedulers.shoot.concurrentSyncs'
+    sed '/^  shoot:/,$ s/^    concurrentSyncs: 5$/    concurentSyncs: 5/' "$GC/gardener-scheduler.yaml" \
+        >"$TMP/gc/gardener-scheduler.yaml"
+    run validate "$TMP/gc/p.cfg"
+    check "gardener config: an unknown key is an error naming its path, file and line" 2 "$ERR" \
+        'gardener-region.*config [^ ]*/gc/gardener-scheduler\.yaml:30: schedulers\.shoot\.concurentSyncs: unknown key \(this level has: concurrentSyncs, candidateDeterminationStrategy\)'
+    sed 's/MinimalDistance$/Nearest/' "$GC/gardener-scheduler.yaml" >"$TMP/gc/gardener-scheduler.yaml"
+    run validate "$TMP/gc/p.cfg"
+    check "gardener config: an unknown strategy is an error" 2 "$ERR" \
+        "gardener-scheduler\.yaml:31: schedulers\.shoot\.candidateDeterminationStrategy: expected SameRegion or MinimalDistance, got 'Nearest'"
+    sed 's/^kind: .*/kind: ControllerManagerConfiguration/' "$GC/gardener-scheduler.yaml" \
+        >"$TMP/gc/gardener-scheduler.yaml"
+    run validate "$TMP/gc/p.cfg"
+    check "gardener config: another kind of file is refused" 2 "$ERR" \
+        "gardener-scheduler\.yaml:4: kind: expected SchedulerConfiguration, got 'ControllerManagerConfiguration'"
+    gcfile
+    sed 's/args = { distances = \[ \]; }; },/args = { strategy = "SameRegion"; distances = [ ]; }; },/' \
+        "$GC/profile.cfg" >"$TMP/gc/p.cfg"
+    run validate "$TMP/gc/p.cfg"
+    check "gardener config: a strategy argument that disagrees with the file is an error" 2 "$ERR" \
+        "strategy: 'SameRegion' here, but config sets schedulers\.shoot\.candidateDeterminationStrategy: MinimalDistance"
 fi
 
 # ---------------------------------------------------------------------------

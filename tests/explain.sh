@@ -48,6 +48,8 @@ echo '{}' >"$TMP/any.json"
 # What `trellis schedule --dry-run` decides, before anything is explained.
 "$TRELLIS" schedule -c "$KUBE" -s "$TMP/kube" -n -o table >"$TMP/kube.table" 2>/dev/null
 "$TRELLIS" schedule -c "$GARDEN" -s "$TMP/garden" -n -o table >"$TMP/garden.table" 2>/dev/null
+"$TRELLIS" schedule -c "$TOP_SRCDIR/conf/gardener-current.cfg" -s "$TMP/garden" -n -o table \
+    >"$TMP/garden-current.table" 2>/dev/null
 for d in "$TMP"/sc/*/; do
     n=$(basename "$d")
     "$TRELLIS" schedule -c "$TOP_SRCDIR/tests/scenarios/$n/profile.cfg" -s "$d/state" -n \
@@ -214,7 +216,7 @@ G -o table garden-web/cdn
 says "Gardener: every seed's verdicts, the per-seed message" 0 "$TMP/out" \
     '^azure-eu1 +✓ +✓ +DNSDisabled +RegionMismatch +✓ +✓ +✓$' \
     '^aws-garden +✓ +ProviderNotAllowed .*TaintNotTolerated +✓$' \
-    '^Result: unschedulable: 0/8 seed cluster candidate\(s\) are eligible for scheduling: \{aws-eu1 => '
+    '^Result: unschedulable: 0/11 seed cluster candidate\(s\) are eligible for scheduling: \{aws-eu1 => '
 
 # ---- bound workloads ----------------------------------------------------------
 
@@ -305,6 +307,12 @@ $w: schedule says $res ${tg#-}; explain: $(cat "$TMP/why")"
 
 agree "examples/kube" "$KUBE" "$TMP/kube" "$TMP/kube.table" 1
 agree "examples/gardener" "$GARDEN" "$TMP/garden" "$TMP/garden.table" 1
+# Current Gardener uses the new seeds of the landscape, which start empty:
+# where a shoot goes depends on the shoots placed before it in the run,
+# which explain (one shoot, the store as it is) does not place. Only the
+# first of the queue is compared.
+agree "examples/gardener, current Gardener" "$TOP_SRCDIR/conf/gardener-current.cfg" "$TMP/garden" \
+    "$TMP/garden-current.table" 0
 for d in "$TMP"/sc/*/; do
     n=$(basename "$d")
     agree "scenario $n" "$TOP_SRCDIR/tests/scenarios/$n/profile.cfg" "$d/state" "$d/table" 0

@@ -4,7 +4,8 @@
 # hints), new and deleted files, a malformed file, a failing binding that is
 # forgotten and retried, /healthz /readyz /configz /metrics, Events with a
 # count, SIGHUP with a bad and a good config, SIGTERM, and a standby that
-# takes over from the active host with every pod bound exactly once. Every
+# takes over from the active host with every pod bound exactly once, and
+# objects a prepare read (a CloudProfile, a Project) changing under it. Every
 # wait polls with a bound (wait_for); nothing sleeps for a fixed time.
 # Also checks the one-shot progress line: shown on a terminal, silent
 # otherwise. Run by `make check` with TRELLIS and TRELLIS_PLUGIN_PATH set.
@@ -269,6 +270,49 @@ sed 's/environment: live/environment: staging/' "$tmp/s5/profile.yaml" >"$tmp/pr
 mv "$tmp/profile.new" "$tmp/s5/profile.yaml"
 check "after the CloudProfile accepts the seed, the shoot is prepared again and placed" \
     wait_for 20 grep -q "seedName: stage-1" "$tmp/s5/seed.yaml"
+kill -TERM "$pid"
+wait_for 20 stopped "$pid"
+
+# ---- the same for a Project: current Gardener's project lookup ----
+# gardener-dns with project = "object" finds a shoot's project as the
+# Project whose spec.namespace is the shoot's namespace. With none the shoot
+# is an error; once a Project claims the namespace the shoot is prepared
+# again (it walked the Projects) and placed under that project's domain.
+cat >"$tmp/project.cfg" <<'CFG'
+profiles = ( {
+  name = "gardener-shoot-scheduler"; default = true;
+  workload = { kind = "Shoot"; scheduler_name_field = "spec.schedulerName"; };
+  target = { kind = "Seed"; };
+  binding = { field = "spec.seedName"; };
+  backoff = { initial_ms = 50; max_ms = 200; };
+  plugins = ( { name = "gardener-dns"; args = { mode = "current"; project = "object"; }; },
+              { name = "default-binder"; } );
+} );
+CFG
+mkdir -p "$tmp/s6"
+cat >"$tmp/s6/seed.yaml" <<'Y'
+apiVersion: core.gardener.cloud/v1beta1
+kind: Seed
+metadata: { name: seed-1 }
+spec: { provider: { type: aws, region: eu-west-1 }, dns: { defaults: [ { domain: example.com } ] } }
+---
+apiVersion: core.gardener.cloud/v1beta1
+kind: Shoot
+metadata: { name: web, namespace: team-space }
+spec: { provider: { type: aws }, region: eu-west-1, dns: { domain: web.beta.example.com } }
+Y
+start f "$tmp/s6" "$tmp/project.cfg"
+check "a shoot whose namespace no Project claims is an error" \
+    wait_for 20 grep -q "Shoot team-space/web: plugin gardener-dns: no Project has spec.namespace 'team-space'" "$tmp/f.log"
+cat >"$tmp/project.new" <<'Y'
+apiVersion: core.gardener.cloud/v1beta1
+kind: Project
+metadata: { name: beta }
+spec: { namespace: team-space }
+Y
+mv "$tmp/project.new" "$tmp/s6/project.yaml"
+check "once Project beta claims the namespace, the shoot is prepared again and placed" \
+    wait_for 20 grep -q "seedName: seed-1" "$tmp/s6/seed.yaml"
 kill -TERM "$pid"
 wait_for 20 stopped "$pid"
 

@@ -280,6 +280,7 @@ void args_free(trellis_args *a)
         free(a->v[i].s);
         free(a->v[i].path);
         free(a->v[i].where);
+        free(a->v[i].text);
         if (a->v[i].doc && a->v[i].doc_free)
             a->v[i].doc_free(a->v[i].doc);
         for (size_t j = 0; j < a->v[i].n_list; j++)

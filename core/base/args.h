@@ -31,6 +31,10 @@ typedef struct arg_value {
     char *where; /* "file:line" where it was set */
     void *doc;
     void (*doc_free)(void *);
+    /* the text the document was parsed from, kept to find a member's line
+     * again (docline.h) */
+    char *text;
+    size_t text_len;
 } arg_value;
 
 struct trellis_args {

@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "cycle.h"
 #include "decision.h"
+#include "docline.h"
 #include "framework.h"
 #include "guard.h"
 #include "log.h"
@@ -657,6 +658,26 @@ static const trellis_value *arg_document(const trellis_args *a, const char *key)
     return ((const trellis_object *)v->doc)->root;
 }
 
+static int arg_document_where(const trellis_args *a, const char *key, const char *const *path,
+                              size_t depth, char *buf, size_t len)
+{
+    const arg_value *v = args_find(a, key);
+    if (!v || v->spec->type != TRELLIS_ARG_DOCUMENT || !v->doc)
+        return -1;
+    for (size_t i = 0; i < depth; i++)
+        if (!path || !path[i])
+            return -1;
+    int line = docline_find(v->text, v->text_len, path, depth);
+    const char *file = v->path ? v->path : "(inline)";
+    if (buf && len) {
+        if (line)
+            snprintf(buf, len, "%s:%d", file, line);
+        else
+            snprintf(buf, len, "%s", file);
+    }
+    return line;
+}
+
 static const trellis_host table = {
     .size = sizeof(trellis_host),
     .sdk_major = TRELLIS_SDK_MAJOR,
@@ -751,6 +772,7 @@ static const trellis_host table = {
     .register_pre_enqueue = reg_pre_enqueue,
     .register_finalize = reg_finalize,
     .arg_document = arg_document,
+    .arg_document_where = arg_document_where,
     .store_bind = store_bind,
     .register_target_lost = reg_target_lost,
     .cycle_note = cycle_note,

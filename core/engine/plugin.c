@@ -386,12 +386,15 @@ static int read_documents(trellis_args *a, const char *plugin, char *err, size_t
             len = strlen(text);
         trellis_object *doc =
             manifest_parse_document(v->path ? v->path : "(inline)", text, len, e, sizeof e);
-        free(text);
-        if (!doc)
+        if (!doc) {
+            free(text);
             return errf(err, errlen, "%s: plugin '%s': argument '%s': %s", v->where, plugin,
                         v->spec->key, e);
+        }
         v->doc = doc;
         v->doc_free = doc_unref;
+        v->text = text; /* for arg_document_where */
+        v->text_len = len;
     }
     return 0;
 }

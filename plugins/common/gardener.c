@@ -40,6 +40,40 @@ void gardener_project(const char *namespace_, char *buf, size_t len)
         snprintf(buf, len, "%s", namespace_);
 }
 
+typedef struct project_walk {
+    const trellis_host *h;
+    const char *namespace_;
+    const char *found; /* the smallest name so far */
+} project_walk;
+
+static int project_of(const trellis_object *project, void *ud)
+{
+    project_walk *w = ud;
+    const char *ns = values_scalar_text(w->h, w->h->object_get(project, "spec.namespace"));
+    const char *name = w->h->object_name(project);
+
+    if (ns && strcmp(ns, w->namespace_) == 0 && (!w->found || strcmp(name, w->found) < 0))
+        w->found = name;
+    return 0;
+}
+
+int gardener_project_object(const trellis_host *h, const trellis_plugin *self,
+                            const char *namespace_, char *buf, size_t len, char *err, size_t errlen)
+{
+    project_walk w = {h, namespace_, NULL};
+
+    h->foreach_object(self, "Project", NULL, project_of, &w);
+    if (!w.found) {
+        snprintf(err, errlen,
+                 "no Project has spec.namespace '%s': the shoot's project, and with it its "
+                 "default domain, is unknown",
+                 namespace_);
+        return -1;
+    }
+    snprintf(buf, len, "%s", w.found);
+    return 0;
+}
+
 int gardener_strings_add(gardener_strings *l, const char *s)
 {
     char **v = realloc(l->v, (l->n + 1) * sizeof(*v));

@@ -4,7 +4,8 @@
  * The Gardener plugins (gardener-usable, -seed-selector, -dns, -region,
  * -networks, -capacity) each own one of the checks of Gardener's scheduler;
  * the few readings they share live here: which CloudProfile a Shoot uses,
- * the project a Shoot's namespace belongs to, and a small owned list of
+ * the project a Shoot's namespace belongs to (from its name or from the
+ * Project object that claims it), and a small owned list of
  * strings for values copied out of objects in prepare. The arithmetic that
  * needs no host is in gardener_math.h.
  */
@@ -24,6 +25,15 @@ const char *gardener_cloud_profile_name(const trellis_host *h, const trellis_obj
 /* The project of a Shoot's namespace into buf: "garden-dev" -> "dev";
  * "garden" and any namespace without the prefix stay as they are. */
 void gardener_project(const char *namespace_, char *buf, size_t len);
+
+/* The project of a Shoot's namespace as current Gardener finds it: the
+ * name of the Project whose spec.namespace is namespace_ (the smallest
+ * name when several claim it), read with foreach_object so that the host
+ * prepares the Shoot again when a Project changes. 0, or -1 with err when
+ * no Project claims the namespace. Prepare hooks only. */
+int gardener_project_object(const trellis_host *h, const trellis_plugin *self,
+                            const char *namespace_, char *buf, size_t len, char *err,
+                            size_t errlen);
 
 /* An owned list of strings. */
 typedef struct gardener_strings {

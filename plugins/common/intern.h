@@ -51,4 +51,14 @@ uint32_t intern_count(const intern *t);
 /* Free everything; t is empty afterwards. */
 void intern_free(intern *t);
 
+/* Whether ids[0..n) holds id: the membership test of prepared id lists
+ * (a seed's zones, its access restrictions), for the hot loop. */
+static inline int intern_ids_has(const int32_t *ids, size_t n, int32_t id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] == id)
+            return 1;
+    return 0;
+}
+
 #endif

@@ -46,8 +46,8 @@ enum { P_ALL = 0, P_N, P_FIXED };
 
 typedef struct policy {
     int type;
-    uint32_t n;     /* P_N */
-    char **names;   /* P_FIXED, sorted, owned */
+    uint32_t n;   /* P_N */
+    char **names; /* P_FIXED, sorted, owned */
     size_t n_names;
     char *snapshot; /* the snapshot it came from, NULL: the placement's spec */
 } policy;
@@ -186,8 +186,8 @@ static int read_policy(const trellis_object *snap, const trellis_value *pol, con
     return -1;
 }
 
-static int prepare_workload(trellis_plugin *self, const trellis_object *obj, void **data,
-                            char *err, size_t errlen)
+static int prepare_workload(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
+                            size_t errlen)
 {
     const config *cfg = host->get_private(self);
     find_ctx f = {host->object_name(obj), NULL, 0};
@@ -207,11 +207,10 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
         snprintf(where, sizeof where, "%s %s: spec.policy", cfg->snapshot_kind,
                  host->object_name(f.latest));
         p->snapshot = values_strdup(host->object_name(f.latest));
-        rc = read_policy(f.latest, host->object_get(f.latest, "spec.policy"), where, p, err,
-                         errlen);
+        rc =
+            read_policy(f.latest, host->object_get(f.latest, "spec.policy"), where, p, err, errlen);
     } else {
-        rc = read_policy(NULL, host->object_get(obj, "spec.policy"), "spec.policy", p, err,
-                         errlen);
+        rc = read_policy(NULL, host->object_get(obj, "spec.policy"), "spec.policy", p, err, errlen);
     }
     if (rc < 0) {
         policy_free(p);

@@ -9,7 +9,11 @@
  * (today's Gardener): the taint is left to taint-toleration, and a shoot
  * whose domain lies under some seed's default domain
  * (spec.dns.defaults[].domain) may only go to a seed whose default domain D
- * gives exactly "<shoot>.<project>.<D>". Whether any seed's default domain
+ * gives exactly "<shoot>.<project>.<D>". The project is the namespace
+ * without "garden-", or (`project = "object"`, current Gardener) the
+ * Project whose spec.namespace is the shoot's namespace, read with
+ * foreach_object so that a Project change prepares the shoot again; a shoot
+ * no Project claims is an error then, as in Gardener. Whether any seed's default domain
  * matches is a question about all seeds, so prepare_workload answers it
  * with the host's foreach_object; prepared data of seeds holds their taint
  * flag and default domains. Default domains, and the one a restricted
@@ -41,8 +45,9 @@ static const trellis_host *host;
 #define DISABLE_DNS_TAINT "seed.gardener.cloud/disable-dns"
 
 typedef struct config {
-    int current;    /* mode = "current" */
-    intern domains; /* default domains; written in prepare only */
+    int current;        /* mode = "current" */
+    int project_object; /* project = "object" */
+    intern domains;     /* default domains; written in prepare only */
 } config;
 
 /* Prepared data of shoots and seeds alike, because the host hands both to
@@ -68,6 +73,9 @@ static const trellis_arg_spec args_table[] = {
     {"mode", TRELLIS_ARG_STRING, "document",
      "document: the disable-dns taint rejects shoots that need DNS; current: shoots under a "
      "seed default domain go only to seeds with that default domain"},
+    {"project", TRELLIS_ARG_STRING, "namespace",
+     "namespace: a shoot's project is its namespace without garden-; object (current "
+     "Gardener): the Project whose spec.namespace is the shoot's namespace, an error when none"},
     {NULL, 0, NULL, NULL},
 };
 
@@ -210,6 +218,7 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
     const char *domain;
     char project[256], prefix[600];
     prepared *p;
+    int rc = 0;
 
     *data = NULL;
     if (values_expect(host, dv, TRELLIS_VALUE_STRING, "a string", "spec.dns.domain", err, errlen) <
@@ -218,6 +227,15 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
     domain = values_scalar_text(host, dv);
     if (domain && domain[0] == '\0')
         domain = NULL;
+    /* current Gardener looks the project up for every shoot, before any
+     * seed is considered: a shoot without one is not scheduled */
+    if (cfg->project_object)
+        rc = gardener_project_object(host, self, host->object_namespace(obj), project,
+                                     sizeof(project), err, errlen);
+    else
+        gardener_project(host->object_namespace(obj), project, sizeof(project));
+    if (rc < 0)
+        return -1;
     p = calloc(1, sizeof(*p));
     if (!p) {
         snprintf(err, errlen, "out of memory");
@@ -228,7 +246,6 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
     } else if (domain &&
                host->foreach_object(self, "Seed", NULL, seed_matches_domain, (void *)domain)) {
         p->restricted = 1;
-        gardener_project(host->object_namespace(obj), project, sizeof(project));
         snprintf(prefix, sizeof(prefix), "%s.%s.", host->object_name(obj), project);
         p->domain = values_strdup(domain);
         p->prefix = values_strdup(prefix);
@@ -412,7 +429,7 @@ static int equivalent(trellis_plugin *self, const trellis_object *a, const trell
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
-    const char *mode;
+    const char *mode, *project;
     config *cfg;
 
     host = h;
@@ -421,10 +438,18 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         snprintf(err, errlen, "mode: expected document or current, got '%s'", mode ? mode : "");
         return -1;
     }
-    if (strcmp(mode, "current") == 0 &&
+    project = h->arg_string(args, "project");
+    if (!project || (strcmp(project, "namespace") != 0 && strcmp(project, "object") != 0)) {
+        snprintf(err, errlen, "project: expected namespace or object, got '%s'",
+                 project ? project : "");
+        return -1;
+    }
+    if ((strcmp(mode, "current") == 0 || strcmp(project, "object") == 0) &&
         (!TRELLIS_HOST_HAS(h, foreach_object) || !h->foreach_object)) {
-        snprintf(err, errlen, "mode current: the host has SDK %d.%d; it needs 1.1 (foreach_object)",
-                 h->sdk_major, h->sdk_minor);
+        snprintf(err, errlen,
+                 "mode %s, project %s: the host has SDK %d.%d; it needs 1.1 "
+                 "(foreach_object)",
+                 mode, project, h->sdk_major, h->sdk_minor);
         return -1;
     }
     cfg = calloc(1, sizeof(*cfg));
@@ -433,8 +458,17 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         return -1;
     }
     cfg->current = strcmp(mode, "current") == 0;
+    cfg->project_object = project && strcmp(project, "object") == 0;
     intern_init(&cfg->domains);
     h->set_private(self, cfg, free_config);
+    /* a store that reads only the kinds it is told of must read Projects */
+    if (cfg->project_object && TRELLIS_HOST_HAS(h, declare_kinds) && h->declare_kinds) {
+        static const char *const kinds[] = {"Project", NULL};
+        if (h->declare_kinds(self, kinds) < 0) {
+            snprintf(err, errlen, "cannot declare the kind Project");
+            return -1;
+        }
+    }
 
     if (h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_prepare_target(self, prepare_target) < 0 ||

@@ -2,7 +2,10 @@
  * gardener_region.c - the gardener-region plugin: Gardener's candidate
  * determination strategies, as a filter and a score.
  *
- * SameRegion (the default `strategy`) keeps the seeds with the shoot's
+ * The strategy is the `strategy` argument, or the one Gardener's own
+ * SchedulerConfiguration file names (argument `config`, usually given once
+ * in the profile's plugin_args; common/gardener_config.c), else SameRegion.
+ * SameRegion keeps the seeds with the shoot's
  * provider type and region; a shoot with purpose "testing" only needs the
  * provider type. MinimalDistance filters nothing and scores each seed by
  * its distance to the shoot's region: an explicit distance from the
@@ -23,8 +26,9 @@
  * the filter; the region ConfigMaps only move scores, so their changes undo
  * no rejection.
  */
-/* the oldest host it runs on: it needs no function newer than SDK 1.0 (newer ones it tests for) */
-#define TRELLIS_PLUGIN_MIN_MINOR 0
+/* the oldest host it runs on: SDK 1.4, for the document argument `config`
+ * (newer functions than 1.0 it calls it tests for) */
+#define TRELLIS_PLUGIN_MIN_MINOR 4
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +36,7 @@
 
 #include "trellis/helpers.h"
 #include "gardener.h"
+#include "gardener_config.h"
 #include "gardener_math.h"
 #include "intern.h"
 #include "trellis/plugin.h"
@@ -93,8 +98,10 @@ typedef struct prepared {
 } prepared;
 
 static const trellis_arg_spec args_table[] = {
-    {"strategy", TRELLIS_ARG_STRING, "SameRegion",
-     "SameRegion: same provider and region; MinimalDistance: score by region distance"},
+    {"strategy", TRELLIS_ARG_STRING, "",
+     "SameRegion: same provider and region; MinimalDistance: score by region distance; empty: "
+     "the one `config` names, else SameRegion"},
+    GARDENER_CONFIG_ARG,
     {"distances", TRELLIS_ARG_STRING_LIST, "",
      "explicit distances \"shootRegion:seedRegion=N\"; they win over the region ConfigMap"},
     {"region_config", TRELLIS_ARG_BOOL, "true",
@@ -646,21 +653,61 @@ static int normalize(trellis_plugin *self, trellis_cycle *c, const trellis_objec
 
 /* ---- init -------------------------------------------------------------- */
 
-static int read_config(const trellis_host *h, const trellis_args *args, config *cfg, char *err,
-                       size_t errlen)
+/* The strategy: the argument, or Gardener's own configuration file
+ * (argument `config`, usually shared through plugin_args), or SameRegion,
+ * Gardener's default. Both given must agree. Keys of the file that only
+ * tune Gardener's controller are named once, at warning level, so that
+ * `trellis validate` shows them. */
+static int read_strategy(trellis_plugin *self, const trellis_host *h, const trellis_args *args,
+                         config *cfg, char *err, size_t errlen)
 {
     const char *strategy = h->arg_string(args, "strategy");
-    size_t n = h->arg_list_len(args, "distances");
+    const trellis_value *doc = h->arg_document(args, "config");
+    gardener_config gc = {GARDENER_STRATEGY_UNSET, "", {NULL}, 0};
+    int from_arg = GARDENER_STRATEGY_UNSET;
 
-    if (strategy && strcmp(strategy, "SameRegion") == 0) {
-        cfg->minimal_distance = 0;
-    } else if (strategy && strcmp(strategy, "MinimalDistance") == 0) {
-        cfg->minimal_distance = 1;
-    } else {
-        snprintf(err, errlen, "strategy: expected SameRegion or MinimalDistance, got '%s'",
-                 strategy ? strategy : "");
+    if (gardener_config_given(h, doc) && gardener_config_parse(h, doc, &gc, err, errlen) < 0) {
+        char why[512], where[400] = "";
+        snprintf(why, sizeof(why), "%s", err);
+        /* the file and line of the member, where the host can tell */
+        if (TRELLIS_HOST_HAS(h, arg_document_where) && h->arg_document_where)
+            h->arg_document_where(args, "config", gc.err_path, gc.err_depth, where, sizeof(where));
+        snprintf(err, errlen, "config%s%s: %s", where[0] ? " " : "", where, why);
         return -1;
     }
+    if (strategy && strcmp(strategy, "SameRegion") == 0) {
+        from_arg = GARDENER_SAME_REGION;
+    } else if (strategy && strcmp(strategy, "MinimalDistance") == 0) {
+        from_arg = GARDENER_MINIMAL_DISTANCE;
+    } else if (strategy && *strategy) {
+        snprintf(err, errlen, "strategy: expected SameRegion or MinimalDistance, got '%s'",
+                 strategy);
+        return -1;
+    }
+    if (from_arg != GARDENER_STRATEGY_UNSET && gc.strategy != GARDENER_STRATEGY_UNSET &&
+        from_arg != gc.strategy) {
+        snprintf(err, errlen,
+                 "strategy: '%s' here, but config sets "
+                 "schedulers.shoot.candidateDeterminationStrategy: %s; set it in one place",
+                 strategy, gardener_strategy_name(gc.strategy));
+        return -1;
+    }
+    cfg->minimal_distance =
+        (from_arg != GARDENER_STRATEGY_UNSET ? from_arg : gc.strategy) == GARDENER_MINIMAL_DISTANCE;
+    if (gc.ignored[0])
+        h->log(self, TRELLIS_LOG_WARN,
+               "config: accepted and ignored (they tune only Gardener's controller): %s",
+               gc.ignored);
+    return 0;
+}
+
+static int read_config(trellis_plugin *self, const trellis_host *h, const trellis_args *args,
+                       config *cfg, char *err, size_t errlen)
+{
+    size_t n = h->arg_list_len(args, "distances");
+
+    if (read_strategy(self, h, args, cfg, err, errlen) < 0)
+        return -1;
     cfg->region_config = h->arg_bool(args, "region_config");
     cfg->region_config_namespace = h->arg_string(args, "region_config_namespace");
     if (!cfg->region_config_namespace)
@@ -719,7 +766,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     }
     intern_init(&cfg->providers);
     intern_init(&cfg->regions);
-    if (read_config(h, args, cfg, err, errlen) < 0) {
+    if (read_config(self, h, args, cfg, err, errlen) < 0) {
         free_config(cfg);
         return -1;
     }
@@ -733,7 +780,9 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     }
     h->set_private(self, cfg, free_config);
 
-    if (h->register_prepare_workload(self, prepare_workload) < 0 ||
+    static const char *const kinds[] = {"ConfigMap", NULL}; /* the region distances */
+    if ((cfg->region_config && h->declare_kinds(self, kinds) < 0) ||
+        h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_prepare_target(self, prepare_target) < 0 ||
         h->register_release(self, release) < 0 || h->register_pre_filter(self, pre_filter) < 0 ||
         h->register_filter(self, filter) < 0 || h->register_filter_batch(self, filter_batch) < 0 ||

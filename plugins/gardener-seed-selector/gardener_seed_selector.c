@@ -428,7 +428,10 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     intern_init(&cfg->names);
     h->set_private(self, cfg, free_config);
 
-    if (h->register_prepare_workload(self, prepare_workload) < 0 ||
+    static const char *const kinds[] = {"CloudProfile", NULL}; /* read in prepare */
+    if ((TRELLIS_HOST_HAS(h, declare_kinds) && h->declare_kinds &&
+         h->declare_kinds(self, kinds) < 0) ||
+        h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_prepare_target(self, prepare_target) < 0 ||
         h->register_release(self, release) < 0 || h->register_filter(self, filter) < 0 ||
         h->register_filter_batch(self, filter_batch) < 0 ||

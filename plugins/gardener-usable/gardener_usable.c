@@ -10,8 +10,10 @@
  * seed change and stores a pointer into a constant table of verdicts (no
  * allocation, nothing to release); the filter only reads it. The `visible`
  * and `ready` arguments switch the visibility and readiness requirements
- * off. Every rejection is UNRESOLVABLE: evicting shoots never makes a seed
- * usable. Queueing hints: a rejected shoot may fit after a usable seed
+ * off. `emergency_stop` adds current Gardener's later step that drops seeds
+ * whose operator stopped shoot reconciliations with an annotation (the
+ * document predates it). Every rejection is UNRESOLVABLE: evicting shoots
+ * never makes a seed usable. Queueing hints: a rejected shoot may fit after a usable seed
  * appears or a seed turns usable.
  */
 /* the oldest host it runs on: it needs no function newer than SDK 1.0 (newer ones it tests for) */
@@ -28,9 +30,12 @@
 /* Process-global and immutable once init has run (see plugin.h). */
 static const trellis_host *host;
 
+#define EMERGENCY_STOP_ANNOTATION "shoot.gardener.cloud/emergency-stop-reconciliations"
+
 typedef struct config {
     int require_visible;
     int require_ready;
+    int emergency_stop;
 } config;
 
 /* Why a seed is not usable; prepared data points at one of these (NULL:
@@ -45,7 +50,8 @@ enum {
     V_INVISIBLE,
     V_NO_LAST_OPERATION,
     V_GARDENLET_NOT_READY,
-    V_BACKUP_NOT_READY
+    V_BACKUP_NOT_READY,
+    V_RECONCILIATIONS_STOPPED
 };
 
 static const verdict verdicts[] = {
@@ -56,6 +62,11 @@ static const verdict verdicts[] = {
                                "seed is not ready: condition GardenletReady is not True"},
     [V_BACKUP_NOT_READY] = {"SeedNotReady",
                             "seed is not ready: condition BackupBucketsReady is not True"},
+    /* Gardener's words: "none of the N seeds have enabled shoot
+     * reconciliations currently" */
+    [V_RECONCILIATIONS_STOPPED] = {"ShootReconciliationsDisabled",
+                                   "seed does not have enabled shoot reconciliations currently "
+                                   "(annotation " EMERGENCY_STOP_ANNOTATION ": \"true\")"},
 };
 
 static const trellis_arg_spec args_table[] = {
@@ -63,6 +74,8 @@ static const trellis_arg_spec args_table[] = {
     {"ready", TRELLIS_ARG_BOOL, "true",
      "require status.lastOperation and the GardenletReady (and, with a backup, "
      "BackupBucketsReady) conditions to be True"},
+    {"emergency_stop", TRELLIS_ARG_BOOL, "false",
+     "current Gardener: exclude seeds annotated " EMERGENCY_STOP_ANNOTATION ": \"true\""},
     {NULL, 0, NULL, NULL},
 };
 
@@ -115,11 +128,34 @@ static int condition_true(const trellis_value *conds, const char *type)
     return 0;
 }
 
+/* The readiness verdict of a seed into *data (left NULL when ready); -1
+ * with err when status.conditions is not a list. */
+static int readiness(const trellis_object *obj, void **data, char *err, size_t errlen)
+{
+    const trellis_value *conds;
+
+    if (!present(host->object_get(obj, "status.lastOperation"))) {
+        *data = (void *)&verdicts[V_NO_LAST_OPERATION];
+        return 0;
+    }
+    conds = host->object_get(obj, "status.conditions");
+    if (values_expect(host, conds, TRELLIS_VALUE_LIST, "a list", "status.conditions", err, errlen) <
+        0)
+        return -1;
+    if (!present(conds))
+        conds = NULL;
+    if (!condition_true(conds, "GardenletReady"))
+        *data = (void *)&verdicts[V_GARDENLET_NOT_READY];
+    else if (present(host->object_get(obj, "spec.backup")) &&
+             !condition_true(conds, "BackupBucketsReady"))
+        *data = (void *)&verdicts[V_BACKUP_NOT_READY];
+    return 0;
+}
+
 static int prepare_target(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
                           size_t errlen)
 {
     const config *cfg = host->get_private(self);
-    const trellis_value *conds;
     int rc;
 
     *data = NULL;
@@ -136,23 +172,14 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
             return 0;
         }
     }
-    if (!cfg->require_ready)
-        return 0;
-    if (!present(host->object_get(obj, "status.lastOperation"))) {
-        *data = (void *)&verdicts[V_NO_LAST_OPERATION];
-        return 0;
-    }
-    conds = host->object_get(obj, "status.conditions");
-    if (values_expect(host, conds, TRELLIS_VALUE_LIST, "a list", "status.conditions", err, errlen) <
-        0)
+    if (cfg->require_ready && readiness(obj, data, err, errlen) < 0)
         return -1;
-    if (!present(conds))
-        conds = NULL;
-    if (!condition_true(conds, "GardenletReady"))
-        *data = (void *)&verdicts[V_GARDENLET_NOT_READY];
-    else if (present(host->object_get(obj, "spec.backup")) &&
-             !condition_true(conds, "BackupBucketsReady"))
-        *data = (void *)&verdicts[V_BACKUP_NOT_READY];
+    /* Gardener drops stopped seeds only after the usable ones are known */
+    if (!*data && cfg->emergency_stop) {
+        const char *stop = host->object_annotation(obj, EMERGENCY_STOP_ANNOTATION);
+        if (stop && strcmp(stop, "true") == 0)
+            *data = (void *)&verdicts[V_RECONCILIATIONS_STOPPED];
+    }
     return 0;
 }
 
@@ -203,6 +230,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     }
     cfg->require_visible = h->arg_bool(args, "visible");
     cfg->require_ready = h->arg_bool(args, "ready");
+    cfg->emergency_stop = h->arg_bool(args, "emergency_stop");
     h->set_private(self, cfg, free);
 
     /* no release hook: prepared data points into a constant table */

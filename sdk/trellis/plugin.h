@@ -187,6 +187,7 @@
  *   1.4  trellis_host.cycle_requeue_now             another cycle at once (not a failure)
  *   1.4  trellis_host.cycle_score                   the score another plugin gave a target
  *   1.4  trellis_host.declare_kinds                 the kinds a plugin reads (stores list them)
+ *   1.4  trellis_host.arg_document_where            file and line of a document argument's member
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -968,6 +969,15 @@ typedef struct trellis_host {
      * API) reads them; the file store reads every manifest anyway. init
      * only; 0, or -1 (outside init, or a kind that is not a word). */
     int (*declare_kinds)(trellis_plugin *self, const char *const *kinds);
+    /* Where a member of the document argument `key` stands in its source,
+     * for messages: "file:line" into buf (the file as the config names it,
+     * resolved, or "(inline)"), for the map member reached from the
+     * document's root by the keys path[0..depth) (depth 0: the document's
+     * first line). The line, or 0 when the host cannot tell (buf then
+     * holds the file alone); -1 when key is not a document argument.
+     * Ownership of every argument is retained by the caller; any thread. */
+    int (*arg_document_where)(const trellis_args *args, const char *key, const char *const *path,
+                              size_t depth, char *buf, size_t len);
 } trellis_host;
 
 /* cycle_want: every feasible target. */

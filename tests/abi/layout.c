@@ -118,6 +118,14 @@ int main(void)
     HOST(store_bind);
     HOST(register_target_lost);
     HOST(cycle_note);
+    HOST(cycle_want);
+    HOST(cycle_held_count);
+    HOST(cycle_held);
+    HOST(cycle_release);
+    HOST(cycle_requeue_now);
+    HOST(cycle_score);
+    HOST(declare_kinds);
+    HOST(arg_document_where);
 #endif
     DESC(size);
     DESC(sdk_major);

@@ -388,6 +388,32 @@ START_TEST(fleet_policy_from_the_latest_snapshot)
 }
 END_TEST
 
+START_TEST(gardener_usable_emergency_stop)
+{
+    trellis_plugin *plain = load("gardener-usable", NULL);
+    trellis_plugin *pl = load("gardener-usable", "{\"emergency_stop\":true}");
+    trellis_object *t[] = {
+        TARGET(SEED("stopped", "aws", "eu-west-1",
+                    ",\"metadata\":{\"name\":\"stopped\",\"annotations\":{\"shoot.gardener."
+                    "cloud/emergency-stop-reconciliations\":\"true\"}}")),
+        TARGET(SEED("running", "aws", "eu-west-1",
+                    ",\"metadata\":{\"name\":\"running\",\"annotations\":{\"shoot.gardener."
+                    "cloud/emergency-stop-reconciliations\":\"false\"}}")),
+    };
+    trellis_object *w = WORKLOAD(SHOOT("s", "aws", "eu-west-1", "10.250.0.0/16"));
+    int codes[2];
+    trellis_status st[2];
+    filter(pl, w, t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[0].reason, "ShootReconciliationsDisabled");
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    /* the document's rule (the default) does not know the annotation */
+    filter(plain, w, t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+}
+END_TEST
+
 START_TEST(gardener_region_same_region)
 {
     trellis_plugin *pl = load("gardener-region", "{\"region_config\":false}");
@@ -404,6 +430,33 @@ START_TEST(gardener_region_same_region)
     ck_assert_str_eq(st[1].reason, "RegionMismatch");
     ck_assert_int_eq(codes[2], TRELLIS_UNRESOLVABLE);
     ck_assert_str_eq(st[2].reason, "ProviderMismatch");
+}
+END_TEST
+
+START_TEST(gardener_region_config_file)
+{
+#define GC_DOC                                                                                     \
+    "\"config\":{\"apiVersion\":\"scheduler.config.gardener.cloud/v1alpha1\",\"kind\":"            \
+    "\"SchedulerConfiguration\",\"logLevel\":\"info\",\"schedulers\":{\"shoot\":{"
+    /* MinimalDistance from Gardener's file: no seed is filtered by region */
+    trellis_plugin *pl = load("gardener-region", "{\"region_config\":false," GC_DOC
+                                                 "\"candidateDeterminationStrategy\":"
+                                                 "\"MinimalDistance\"}}}}");
+    trellis_object *t[] = {TARGET(SEED("there", "aws", "us-east-1", ""))};
+    int codes[1];
+    trellis_status st[1];
+    filter(pl, WORKLOAD(SHOOT("s", "aws", "eu-west-1", "10.250.0.0/16")), t, 1, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    char err[512];
+    ck_assert_ptr_null(mock_load(
+        m, "gardener-region", "{" GC_DOC "\"strategy\":\"MinimalDistance\"}}}}", err, sizeof err));
+    ck_assert_msg(strstr(err, "schedulers.shoot.strategy: unknown key") != NULL, "%s", err);
+    ck_assert_ptr_null(mock_load(m, "gardener-region",
+                                 "{\"strategy\":\"SameRegion\"," GC_DOC
+                                 "\"candidateDeterminationStrategy\":\"MinimalDistance\"}}}}",
+                                 err, sizeof err));
+    ck_assert_msg(strstr(err, "set it in one place") != NULL, "%s", err);
+#undef GC_DOC
 }
 END_TEST
 
@@ -469,6 +522,150 @@ START_TEST(gardener_seed_selector_provider_types)
     ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
     ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE);
     ck_assert_str_eq(st[1].reason, "ProviderNotAllowed");
+}
+END_TEST
+
+#define ZONED_SEED(name, zones, mode)                                                              \
+    "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Seed\",\"metadata\":{"             \
+    "\"name\":\"" name "\"},\"spec\":{\"provider\":{\"type\":\"aws\",\"region\":\"r\","            \
+    "\"zones\":" zones "},\"settings\":{\"zoneSelection\":{\"mode\":\"" mode "\"}}}}"
+#define ZONED_SHOOT(name, spec)                                                                    \
+    "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Shoot\",\"metadata\":{"            \
+    "\"name\":\"" name "\",\"namespace\":\"garden-dev\"},\"spec\":{" spec "}}"
+
+START_TEST(gardener_zones_rules)
+{
+    trellis_plugin *pl = load("gardener-zones", NULL);
+    trellis_object *t[] = {
+        TARGET(ZONED_SEED("enforce-a", "[\"a\"]", "Enforce")),
+        TARGET(ZONED_SEED("prefer-x", "[\"x\",\"y\"]", "Prefer")),
+        TARGET(ZONED_SEED("three", "[\"a\",\"b\",\"c\"]", "Prefer")),
+    };
+    int codes[3];
+    trellis_status st[3];
+    int64_t sc[3];
+    /* workers in b: the Enforce seed shares no zone; the Prefer seed
+     * without b scores 0 */
+    trellis_object *w = WORKLOAD(
+        ZONED_SHOOT("w", "\"provider\":{\"workers\":[{\"name\":\"p\",\"zones\":[\"b\",\"b\"]}]}"));
+    filter(pl, w, t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[0].reason, "NoZoneOverlap");
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[2], TRELLIS_SUCCESS);
+    score(pl, w, t, 3, sc);
+    ck_assert_int_eq(sc[0], 100);
+    ck_assert_int_eq(sc[1], 0);
+    ck_assert_int_eq(sc[2], 100);
+    /* failure tolerance zone: three zones or nothing, zone selection off */
+    trellis_object *ha = WORKLOAD(ZONED_SHOOT(
+        "ha", "\"controlPlane\":{\"highAvailability\":{\"failureTolerance\":{\"type\":"
+              "\"zone\"}}},\"provider\":{\"workers\":[{\"name\":\"p\",\"zones\":[\"q\"]}]}"));
+    filter(pl, ha, t, 3, codes, st);
+    ck_assert_str_eq(st[0].reason, "TooFewZones");
+    ck_assert_str_eq(st[1].reason, "TooFewZones");
+    ck_assert_int_eq(codes[2], TRELLIS_SUCCESS);
+    /* explicit control plane zones: all of them, whatever the mode */
+    trellis_object *cp = WORKLOAD(ZONED_SHOOT("cp", "\"controlPlane\":{\"zones\":[\"b\",\"a\"]}"));
+    filter(pl, cp, t, 3, codes, st);
+    ck_assert_str_eq(st[0].reason, "ControlPlaneZonesMissing");
+    ck_assert_msg(strstr(st[0].message, "[b a]") != NULL, "%s", st[0].message);
+    ck_assert_int_eq(codes[2], TRELLIS_SUCCESS);
+    ck_assert(!mock_equivalent(pl, w, cp));
+    ck_assert(mock_equivalent(pl, w,
+                              WORKLOAD(ZONED_SHOOT("w2", "\"provider\":{\"workers\":["
+                                                         "{\"name\":\"q\",\"zones\":[\"b\"]}]}"))));
+    /* an unknown mode is the seed's error */
+    trellis_object *bad = TARGET(ZONED_SEED("bad", "[]", "Sometimes"));
+    ck_assert_msg(strstr(mock_prepare_error(bad, pl), "spec.settings.zoneSelection.mode") != NULL,
+                  "%s", mock_prepare_error(bad, pl));
+}
+END_TEST
+
+START_TEST(gardener_access_restrictions)
+{
+    trellis_plugin *pl = load("gardener-access", NULL);
+    trellis_object *t[] = {
+        TARGET(ZONED_SEED("open", "[]", "Prefer")),
+        TARGET(
+            "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Seed\",\"metadata\":{"
+            "\"name\":\"eu\"},\"spec\":{\"accessRestrictions\":[{\"name\":\"eu-access-only\"}]}}"),
+    };
+    int codes[2];
+    trellis_status st[2];
+    trellis_object *eu = WORKLOAD(ZONED_SHOOT(
+        "eu", "\"accessRestrictions\":[{\"name\":\"eu-access-only\",\"options\":{\"a\":\"b\"}}]"));
+    filter(pl, eu, t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[0].reason, "AccessRestrictionsUnsupported");
+    ck_assert_msg(strstr(st[0].message, "eu-access-only is not offered") != NULL, "%s",
+                  st[0].message);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    /* as Gardener counts: the same name twice is more than one offered */
+    trellis_object *twice = WORKLOAD(
+        ZONED_SHOOT("twice", "\"accessRestrictions\":[{\"name\":\"eu-access-only\"},{\"name\":"
+                             "\"eu-access-only\"}]"));
+    filter(pl, twice, t, 2, codes, st);
+    ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE);
+    ck_assert_msg(strstr(st[1].message, "2 asked for, 1 offered") != NULL, "%s", st[1].message);
+    /* none asked for: every seed */
+    filter(pl, WORKLOAD(ZONED_SHOOT("none", "\"region\":\"r\"")), t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    ck_assert(!mock_equivalent(pl, eu, twice));
+    trellis_object *bad = WORKLOAD(ZONED_SHOOT("bad", "\"accessRestrictions\":[\"eu\"]"));
+    ck_assert_msg(strstr(mock_prepare_error(bad, pl), "spec.accessRestrictions[0]") != NULL, "%s",
+                  mock_prepare_error(bad, pl));
+}
+END_TEST
+
+START_TEST(gardener_dns_project_object)
+{
+    trellis_plugin *pl = load("gardener-dns", "{\"mode\":\"current\",\"project\":\"object\"}");
+    trellis_object *t[] = {
+        TARGET("{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Seed\","
+               "\"metadata\":{\"name\":\"s\"},\"spec\":{\"dns\":{\"defaults\":"
+               "[{\"domain\":\"example.com\"}]}}}")};
+    /* no Project claims garden-dev yet: an error, whatever the domain */
+    trellis_object *orphan = WORKLOAD(ZONED_SHOOT("web", "\"region\":\"r\""));
+    ck_assert_msg(strstr(mock_prepare_error(orphan, pl), "no Project has spec.namespace "
+                                                         "'garden-dev'") != NULL,
+                  "%s", mock_prepare_error(orphan, pl));
+    obj(-1, "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Project\",\"metadata\":{"
+            "\"name\":\"zeta\"},\"spec\":{\"namespace\":\"garden-dev\"}}");
+    obj(-1, "{\"apiVersion\":\"core.gardener.cloud/v1beta1\",\"kind\":\"Project\",\"metadata\":{"
+            "\"name\":\"alpha\"},\"spec\":{\"namespace\":\"garden-dev\"}}");
+    int codes[1];
+    trellis_status st[1];
+    /* two claim it: the first by name, as Gardener lists them */
+    filter(pl, WORKLOAD(ZONED_SHOOT("web", "\"dns\":{\"domain\":\"web.alpha.example.com\"}")), t, 1,
+           codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    filter(pl, WORKLOAD(ZONED_SHOOT("web", "\"dns\":{\"domain\":\"web.dev.example.com\"}")), t, 1,
+           codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[0].reason, "DomainNotSupported");
+    char err[256];
+    ck_assert_ptr_null(mock_load(m, "gardener-dns", "{\"project\":\"label\"}", err, sizeof err));
+    ck_assert_msg(strstr(err, "project: expected namespace or object") != NULL, "%s", err);
+}
+END_TEST
+
+START_TEST(gardener_self_hosted_left_alone)
+{
+    trellis_plugin *pl = load("gardener-self-hosted", NULL);
+    ck_assert(mock_registered(pl, "pre_enqueue"));
+    ck_assert(!mock_registered(pl, "filter"));
+    ck_assert_int_eq(
+        mock_pre_enqueue(pl, WORKLOAD(ZONED_SHOOT("own", "\"provider\":{\"workers\":["
+                                                         "{\"name\":\"cp\",\"controlPlane\""
+                                                         ":{}}]}"))),
+        TRELLIS_SKIP);
+    ck_assert_int_eq(
+        mock_pre_enqueue(pl, WORKLOAD(ZONED_SHOOT("seeded", "\"provider\":{\"workers\":["
+                                                            "{\"name\":\"w\","
+                                                            "\"controlPlane\":null}]}"))),
+        TRELLIS_SUCCESS);
 }
 END_TEST
 
@@ -637,14 +834,18 @@ int main(void)
     const TTest *alloc[] = {least_allocated_prefers_the_emptier_target, NULL};
     const TTest *util[] = {least_utilized_prefers_fewer_workloads, NULL};
     const TTest *preempt[] = {preemption_registers_a_post_filter, NULL};
-    const TTest *usable[] = {gardener_usable_needs_a_ready_visible_seed, NULL};
-    const TTest *region[] = {gardener_region_same_region, NULL};
+    const TTest *usable[] = {gardener_usable_needs_a_ready_visible_seed,
+                             gardener_usable_emergency_stop, NULL};
+    const TTest *region[] = {gardener_region_same_region, gardener_region_config_file, NULL};
     const TTest *nets[] = {gardener_networks_reject_overlaps, NULL};
     const TTest *cap[] = {gardener_capacity_full_seed, NULL};
-    const TTest *dns[] = {gardener_dns_disabled_seed, NULL};
+    const TTest *dns[] = {gardener_dns_disabled_seed, gardener_dns_project_object, NULL};
     const TTest *sel[] = {gardener_seed_selector_provider_types, NULL};
     const TTest *fleet_elig[] = {fleet_eligibility_follows_the_clock, NULL};
     const TTest *fleet_pol[] = {fleet_policy_from_the_latest_snapshot, NULL};
+    const TTest *zones[] = {gardener_zones_rules, NULL};
+    const TTest *access[] = {gardener_access_restrictions, NULL};
+    const TTest *selfh[] = {gardener_self_hosted_left_alone, NULL};
     const TTest *compat[] = {older_host_older_functions,
                              newer_plugin_refused_by_older_host,
                              the_clock_is_the_hosts,
@@ -667,6 +868,9 @@ int main(void)
     srunner_add_suite(sr, suite("gardener-seed-selector", sel));
     srunner_add_suite(sr, suite("fleet-eligibility", fleet_elig));
     srunner_add_suite(sr, suite("fleet-policy", fleet_pol));
+    srunner_add_suite(sr, suite("gardener-zones", zones));
+    srunner_add_suite(sr, suite("gardener-access", access));
+    srunner_add_suite(sr, suite("gardener-self-hosted", selfh));
     srunner_add_suite(sr, suite("compatibility", compat));
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

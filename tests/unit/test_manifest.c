@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "docline.h"
 #include "manifest.h"
 #include "util.h"
 
@@ -765,6 +766,43 @@ START_TEST(load_files)
 }
 END_TEST
 
+/* docline_find: a member's line in a document's text, for messages about
+ * a document argument. */
+START_TEST(docline_lines)
+{
+    static const char yaml[] = "# a comment\n"
+                               "apiVersion: v1\n"
+                               "schedulers:\n"
+                               "  backupBucket: {shoot: 1}\n"
+                               "  shoot:\n"
+                               "    list: [a, {shoot: 2}]\n"
+                               "    ? {complex: key}\n"
+                               "    : value\n"
+                               "    strategy: x\n";
+    size_t n = strlen(yaml);
+    const char *p1[] = {"schedulers", "shoot", "strategy"};
+    const char *p2[] = {"schedulers", "backupBucket", "shoot"};
+    const char *p3[] = {"schedulers"};
+    const char *p4[] = {"shoot"};
+    const char *p5[] = {"schedulers", "shoot", "missing"};
+    ck_assert_int_eq(docline_find(yaml, n, p1, 3), 9);
+    ck_assert_int_eq(docline_find(yaml, n, p2, 3), 4);
+    ck_assert_int_eq(docline_find(yaml, n, p3, 1), 3);
+    /* a key of that name elsewhere is not the one at the root */
+    ck_assert_int_eq(docline_find(yaml, n, p4, 1), 0);
+    ck_assert_int_eq(docline_find(yaml, n, p5, 3), 0);
+    ck_assert_int_eq(docline_find(yaml, n, NULL, 0), 2);
+    /* JSON is read the same way */
+    static const char json[] = "{\n  \"a\": {\n    \"b\": 1\n  }\n}\n";
+    const char *pj[] = {"a", "b"};
+    ck_assert_int_eq(docline_find(json, strlen(json), pj, 2), 3);
+    /* what a syntax error cuts off has no line; what precedes it has */
+    ck_assert_int_eq(docline_find("x: [\na: 1\n", 10, pj, 1), 0);
+    ck_assert_int_eq(docline_find("a: [", 4, pj, 1), 1);
+    ck_assert_int_eq(docline_find(NULL, 0, pj, 1), 0);
+}
+END_TEST
+
 static Suite *manifest_suite(void)
 {
     Suite *s = suite_create("manifest");
@@ -788,6 +826,7 @@ static Suite *manifest_suite(void)
     tcase_add_test(f, manifest_names);
     tcase_add_test(f, nul_in_strings_refused);
     tcase_add_test(f, load_files);
+    tcase_add_test(f, docline_lines);
     suite_add_tcase(s, f);
     return s;
 }
