@@ -28,17 +28,14 @@
 
 #include "trellis/helpers.h"
 #include "trellis/plugin.h"
+#include "fleet.h"
 #include "values.h"
 
 /* Process-global and immutable once init has run (see plugin.h). */
 static const trellis_host *host;
 
-#define PARENT_LABEL "kubernetes-fleet.io/parent-CRP"
-#define LATEST_LABEL "kubernetes-fleet.io/is-latest-snapshot"
-#define COUNT_ANNOTATION "kubernetes-fleet.io/number-of-clusters"
-
 typedef struct config {
-    const char *snapshot_kind; /* host-owned */
+    const char *snapshot_kind; /* host-owned; first (fleet_setup) */
     const char *target_kind;
 } config;
 
@@ -77,26 +74,6 @@ static void release(trellis_plugin *self, void *data)
     policy_free(data);
 }
 
-typedef struct find_ctx {
-    const char *crp;
-    const trellis_object *latest;
-    int n_latest;
-} find_ctx;
-
-static int find_latest(const trellis_object *o, void *ud)
-{
-    find_ctx *f = ud;
-    const char *parent = host->object_label(o, PARENT_LABEL);
-    const char *latest = host->object_label(o, LATEST_LABEL);
-    if (parent && strcmp(parent, f->crp) == 0 && latest && strcmp(latest, "true") == 0) {
-        /* two latest snapshots: the smallest name, and the workload says so */
-        if (!f->latest || strcmp(host->object_name(o), host->object_name(f->latest)) < 0)
-            f->latest = o;
-        f->n_latest++;
-    }
-    return 0;
-}
-
 static int by_name(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -109,13 +86,13 @@ static int read_count(const trellis_object *snap, const trellis_value *pol, poli
 {
     int64_t n;
     if (snap) {
-        const char *t = host->object_annotation(snap, COUNT_ANNOTATION);
+        const char *t = host->object_annotation(snap, FLEET_COUNT_ANNOTATION);
         char *end = NULL;
         long long v = t ? strtoll(t, &end, 10) : -1;
         if (!t || !*t || *end || v < 0 || v > 100000) {
             snprintf(err, errlen,
                      "%s %s: annotation %s: expected a count of clusters (0..100000), got %s%s%s",
-                     host->object_kind(snap), host->object_name(snap), COUNT_ANNOTATION,
+                     host->object_kind(snap), host->object_name(snap), FLEET_COUNT_ANNOTATION,
                      t ? "\"" : "", t ? t : "none", t ? "\"" : "");
             return -1;
         }
@@ -190,29 +167,19 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
                             size_t errlen)
 {
     const config *cfg = host->get_private(self);
-    find_ctx f = {host->object_name(obj), NULL, 0};
-    host->foreach_object(self, cfg->snapshot_kind, host->object_namespace(obj), find_latest, &f);
+    const trellis_object *snap;
+    const trellis_value *pol;
+    if (fleet_policy_of(host, self, obj, cfg->snapshot_kind, &snap, &pol, err, errlen) < 0)
+        return -1;
     policy *p = calloc(1, sizeof *p);
     if (!p) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    int rc;
-    if (f.n_latest > 1) {
-        snprintf(err, errlen, "%d %s objects are labelled %s=true for this placement; expected one",
-                 f.n_latest, cfg->snapshot_kind, LATEST_LABEL);
-        rc = -1;
-    } else if (f.latest) {
-        char where[300];
-        snprintf(where, sizeof where, "%s %s: spec.policy", cfg->snapshot_kind,
-                 host->object_name(f.latest));
-        p->snapshot = values_strdup(host->object_name(f.latest));
-        rc =
-            read_policy(f.latest, host->object_get(f.latest, "spec.policy"), where, p, err, errlen);
-    } else {
-        rc = read_policy(NULL, host->object_get(obj, "spec.policy"), "spec.policy", p, err, errlen);
-    }
-    if (rc < 0) {
+    char where[300];
+    p->snapshot = snap ? values_strdup(host->object_name(snap)) : NULL;
+    if (read_policy(snap, pol, fleet_policy_where(host, snap, where, sizeof where), p, err,
+                    errlen) < 0) {
         policy_free(p);
         return -1;
     }
@@ -285,20 +252,14 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
                 size_t errlen)
 {
     host = h;
-    config *cfg = calloc(1, sizeof *cfg);
-    if (!cfg) {
-        snprintf(err, errlen, "out of memory");
+    config *cfg = fleet_setup(h, self, args, sizeof(config), err, errlen);
+    if (!cfg)
         return -1;
-    }
-    cfg->snapshot_kind = h->arg_string(args, "snapshot_kind");
     cfg->target_kind = h->arg_string(args, "target_kind");
-    h->set_private(self, cfg, free);
-    const char *const kinds[] = {cfg->snapshot_kind, NULL};
-    if (h->declare_kinds(self, kinds) < 0 ||
-        h->register_prepare_workload(self, prepare_workload) < 0 ||
+    if (h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_release(self, release) < 0 || h->register_pre_filter(self, pre_filter) < 0 ||
         h->register_filter(self, filter) < 0 || h->register_equivalent(self, equivalent) < 0) {
-        snprintf(err, errlen, "cannot register hooks (snapshot_kind: letters and digits)");
+        snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
     return 0;

@@ -414,6 +414,35 @@ START_TEST(gardener_usable_emergency_stop)
 }
 END_TEST
 
+START_TEST(fleet_taints_match_as_kubefleet)
+{
+    trellis_plugin *pl = load("fleet-taints", NULL);
+    trellis_object *t[] = {
+        TARGET("{\"apiVersion\":\"v1\",\"kind\":\"MemberCluster\",\"metadata\":{\"name\":"
+               "\"m1\"},\"spec\":{\"taints\":[{\"key\":\"k\",\"value\":\"v\",\"effect\":"
+               "\"NoSchedule\"}]}}"),
+        TARGET("{\"apiVersion\":\"v1\",\"kind\":\"MemberCluster\",\"metadata\":{\"name\":"
+               "\"m2\"}}"),
+    };
+    int codes[2];
+    trellis_status st[2];
+    /* no operator: no toleration (Kubernetes would read Equal) */
+    filter(pl,
+           WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"CRP\",\"metadata\":{\"name\":\"a\"},"
+                    "\"spec\":{\"policy\":{\"tolerations\":[{\"key\":\"k\",\"value\":\"v\"}]}}}"),
+           t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[0].message, "taint &{Key:k Value:v Effect:NoSchedule} cannot be tolerated");
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    /* Exists with no key and no effect: every taint */
+    filter(pl,
+           WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"CRP\",\"metadata\":{\"name\":\"b\"},"
+                    "\"spec\":{\"policy\":{\"tolerations\":[{\"operator\":\"Exists\"}]}}}"),
+           t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+}
+END_TEST
+
 START_TEST(gardener_region_same_region)
 {
     trellis_plugin *pl = load("gardener-region", "{\"region_config\":false}");
@@ -843,6 +872,7 @@ int main(void)
     const TTest *sel[] = {gardener_seed_selector_provider_types, NULL};
     const TTest *fleet_elig[] = {fleet_eligibility_follows_the_clock, NULL};
     const TTest *fleet_pol[] = {fleet_policy_from_the_latest_snapshot, NULL};
+    const TTest *fleet_taints[] = {fleet_taints_match_as_kubefleet, NULL};
     const TTest *zones[] = {gardener_zones_rules, NULL};
     const TTest *access[] = {gardener_access_restrictions, NULL};
     const TTest *selfh[] = {gardener_self_hosted_left_alone, NULL};
@@ -868,6 +898,7 @@ int main(void)
     srunner_add_suite(sr, suite("gardener-seed-selector", sel));
     srunner_add_suite(sr, suite("fleet-eligibility", fleet_elig));
     srunner_add_suite(sr, suite("fleet-policy", fleet_pol));
+    srunner_add_suite(sr, suite("fleet-taints", fleet_taints));
     srunner_add_suite(sr, suite("gardener-zones", zones));
     srunner_add_suite(sr, suite("gardener-access", access));
     srunner_add_suite(sr, suite("gardener-self-hosted", selfh));
