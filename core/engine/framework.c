@@ -591,6 +591,9 @@ static fw_result select_many(profile *p, trellis_cycle *c, size_t k, char *msg, 
     rank_sort(p, c, idx, tmp, nf);
     for (size_t r = 0; r < k; r++)
         c->picks[r] = c->feasible[idx[r]];
+    if (p->cfg->score_mode != SCORE_WEIGHTED) /* as select_tuple: how many it outranks */
+        for (size_t r = 0; r < nf; r++)
+            c->totals[idx[r]] = (int64_t)(nf - 1 - r);
     c->n_picks = k;
     c->scored = 1;
     return FW_SCHEDULED;

@@ -443,6 +443,39 @@ START_TEST(fleet_taints_match_as_kubefleet)
 }
 END_TEST
 
+START_TEST(fleet_affinity_properties)
+{
+    trellis_plugin *pl = load("fleet-affinity", NULL);
+    trellis_object *t[] = {
+        TARGET("{\"apiVersion\":\"v1\",\"kind\":\"MemberCluster\",\"metadata\":{\"name\":"
+               "\"m1\"},\"status\":{\"properties\":{\"kubernetes-fleet.io/node-count\":{"
+               "\"value\":\"3\"}},\"resourceUsage\":{\"available\":{\"memory\":\"2Gi\"}}}}"),
+        TARGET("{\"apiVersion\":\"v1\",\"kind\":\"MemberCluster\",\"metadata\":{\"name\":"
+               "\"m2\"}}"),
+    };
+    int codes[2];
+    trellis_status st[2];
+    filter(
+        pl,
+        WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"CRP\",\"metadata\":{\"name\":\"a\"},"
+                 "\"spec\":{\"policy\":{\"affinity\":{\"clusterAffinity\":{"
+                 "\"requiredDuringSchedulingIgnoredDuringExecution\":{\"clusterSelectorTerms\":[{"
+                 "\"propertySelector\":{\"matchExpressions\":[{\"name\":"
+                 "\"resources.kubernetes-fleet.io/available-memory\",\"operator\":\"Ge\","
+                 "\"values\":[\"2048Mi\"]}]}}]}}}}}}"),
+        t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);      /* 2Gi >= 2048Mi */
+    ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE); /* no reading: no match */
+    ck_assert_str_eq(st[1].reason, "AffinityMismatch");
+    /* a property that is not a quantity makes the cluster malformed */
+    trellis_object *bad = TARGET("{\"apiVersion\":\"v1\",\"kind\":\"MemberCluster\","
+                                 "\"metadata\":{\"name\":\"m3\"},\"status\":{\"properties\":{"
+                                 "\"x\":{\"value\":\"lots\"}}}}");
+    ck_assert_str_eq(mock_prepare_error(bad, pl),
+                     "status.properties.x: \"lots\" is not a quantity");
+}
+END_TEST
+
 START_TEST(gardener_region_same_region)
 {
     trellis_plugin *pl = load("gardener-region", "{\"region_config\":false}");
@@ -873,6 +906,7 @@ int main(void)
     const TTest *fleet_elig[] = {fleet_eligibility_follows_the_clock, NULL};
     const TTest *fleet_pol[] = {fleet_policy_from_the_latest_snapshot, NULL};
     const TTest *fleet_taints[] = {fleet_taints_match_as_kubefleet, NULL};
+    const TTest *fleet_aff[] = {fleet_affinity_properties, NULL};
     const TTest *zones[] = {gardener_zones_rules, NULL};
     const TTest *access[] = {gardener_access_restrictions, NULL};
     const TTest *selfh[] = {gardener_self_hosted_left_alone, NULL};
@@ -899,6 +933,7 @@ int main(void)
     srunner_add_suite(sr, suite("fleet-eligibility", fleet_elig));
     srunner_add_suite(sr, suite("fleet-policy", fleet_pol));
     srunner_add_suite(sr, suite("fleet-taints", fleet_taints));
+    srunner_add_suite(sr, suite("fleet-affinity", fleet_aff));
     srunner_add_suite(sr, suite("gardener-zones", zones));
     srunner_add_suite(sr, suite("gardener-access", access));
     srunner_add_suite(sr, suite("gardener-self-hosted", selfh));

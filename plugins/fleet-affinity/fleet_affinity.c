@@ -1,0 +1,528 @@
+/*
+ * fleet_affinity.c - the fleet-affinity plugin: KubeFleet's ClusterAffinity
+ * (pkg/scheduler/framework/plugins/clusteraffinity).
+ *
+ * Filter: a placement with required cluster affinity
+ * (policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuring
+ * Execution.clusterSelectorTerms) takes a member cluster that matches one
+ * of the terms: its labelSelector (when set) AND every expression of its
+ * propertySelector (Gt, Ge, Eq, Ne, Lt, Le against one quantity; a
+ * property the cluster does not report does not match).
+ * Score: each preferred term with a weight adds it when its labelSelector
+ * matches, or, with a propertySorter, round(weight x (v - min) / (max -
+ * min)) (Descending) or round(weight x (1 - (v - min) / (max - min)))
+ * (Ascending), min and max over every member cluster that reports the
+ * property (eligible or not), 0 for a cluster without it; a PickAll
+ * placement ignores preferences, a PickFixed one the whole affinity. The
+ * score is raw and signed (weights are -100..100): score_mode "tuple".
+ *
+ * Properties: resources.kubernetes-fleet.io/<total|allocatable|available>-
+ * <resource> from status.resourceUsage.capacity / allocatable / available,
+ * any other name from status.properties[name].value (the member agent's
+ * kubernetes-fleet.io/node-count among them), as Kubernetes quantities.
+ * Clusters are read once per change, policies once per placement or
+ * snapshot change.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet.h"
+#include "resources.h"
+#include "selector.h"
+#include "trellis/helpers.h"
+#include "trellis/plugin.h"
+#include "values.h"
+
+/* Process-global and immutable once init has run (see plugin.h). */
+static const trellis_host *host;
+
+#define RESOURCE_PREFIX "resources.kubernetes-fleet.io/"
+
+typedef struct config {
+    const char *snapshot_kind; /* host-owned; first (fleet_setup) */
+} config;
+
+typedef struct quantity {
+    int64_t milli; /* exact, in thousandths (rounded up) */
+    double f;
+} quantity;
+
+typedef struct prop {
+    char *name;
+    quantity q;
+} prop;
+
+/* Prepared data of a cluster and of a placement share the release hook:
+ * both begin with is_cluster. */
+typedef struct cluster {
+    int is_cluster; /* 1 */
+    prop *v;
+    size_t n;
+} cluster;
+
+enum { OP_GT = 0, OP_GE, OP_EQ, OP_NE, OP_LT, OP_LE };
+
+typedef struct expr {
+    char *name;
+    int op;
+    quantity q;
+} expr;
+
+typedef struct term {
+    selector *labels; /* NULL: not checked */
+    expr *exprs;
+    size_t n_exprs;
+    int32_t weight;  /* preferred */
+    char *sorter;    /* preferred: the propertySorter's property, or NULL */
+    int ascending;
+} term;
+
+typedef struct affinity {
+    int is_cluster; /* 0 */
+    term *required, *preferred;
+    size_t n_required, n_preferred;
+} affinity;
+
+static const trellis_arg_spec args_table[] = {
+    {"snapshot_kind", TRELLIS_ARG_STRING, "ClusterSchedulingPolicySnapshot",
+     "the kind of the policy snapshots"},
+    {NULL, 0, NULL, NULL},
+};
+
+/* ---- quantities and properties ---- */
+
+static int parse_quantity(const char *text, quantity *q)
+{
+    if (!text || res_quantity_parse(text, RES_UNIT_MILLI, &q->milli) != RES_OK)
+        return -1;
+    q->f = (double)q->milli / 1000.0;
+    return 0;
+}
+
+static void cluster_free(cluster *c)
+{
+    for (size_t i = 0; c && i < c->n; i++)
+        free(c->v[i].name);
+    if (c)
+        free(c->v);
+    free(c);
+}
+
+typedef struct add_ctx {
+    cluster *c;
+    const char *prefix, *sub, *where;
+    char *err;
+    size_t errlen;
+} add_ctx;
+
+static int add_one(const char *key, const trellis_value *v, void *ud)
+{
+    add_ctx *x = ud;
+    const char *t = values_scalar_text(host, x->sub ? host->value_get(v, x->sub) : v);
+    char name[512];
+    snprintf(name, sizeof name, "%s%s", x->prefix, key);
+    prop *np = realloc(x->c->v, (x->c->n + 1) * sizeof *x->c->v);
+    if (!np) {
+        snprintf(x->err, x->errlen, "out of memory");
+        return 1;
+    }
+    x->c->v = np;
+    if (parse_quantity(t, &np[x->c->n].q) < 0) {
+        snprintf(x->err, x->errlen, "%s.%s: \"%s\" is not a quantity", x->where, key,
+                 t ? t : "");
+        return 1;
+    }
+    np[x->c->n++].name = values_strdup(name);
+    return 0;
+}
+
+/* Add the quantities of the map m under prefix + key (sub: the member of
+ * each entry holding it); NULL m: none. */
+static int add_props(cluster *c, const trellis_value *m, const char *prefix, const char *sub,
+                     const char *where, char *err, size_t errlen)
+{
+    if (!m || host->value_type(m) != TRELLIS_VALUE_MAP)
+        return 0;
+    add_ctx x = {c, prefix, sub, where, err, errlen};
+    err[0] = '\0';
+    host->value_foreach(m, add_one, &x);
+    return err[0] ? -1 : 0;
+}
+
+static int prepare_target(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
+                          size_t errlen)
+{
+    (void)self;
+    cluster *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    c->is_cluster = 1;
+    static const char *const usage[][2] = {{"capacity", RESOURCE_PREFIX "total-"},
+                                           {"allocatable", RESOURCE_PREFIX "allocatable-"},
+                                           {"available", RESOURCE_PREFIX "available-"}};
+    const trellis_value *ru = host->object_get(obj, "status.resourceUsage");
+    int rc = add_props(c, host->object_get(obj, "status.properties"), "", "value",
+                       "status.properties", err, errlen);
+    for (size_t i = 0; i < 3 && rc == 0; i++) {
+        char where[64];
+        snprintf(where, sizeof where, "status.resourceUsage.%s", usage[i][0]);
+        rc = add_props(c, ru ? host->value_get(ru, usage[i][0]) : NULL, usage[i][1], NULL, where,
+                       err, errlen);
+    }
+    if (rc < 0) {
+        cluster_free(c);
+        return -1;
+    }
+    *data = c;
+    return 0;
+}
+
+/* The cluster's reading of property name, or NULL. */
+static const quantity *property(const cluster *c, const char *name)
+{
+    for (size_t i = 0; c && i < c->n; i++)
+        if (strcmp(c->v[i].name, name) == 0)
+            return &c->v[i].q;
+    return NULL;
+}
+
+/* ---- the policy ---- */
+
+static void terms_free(term *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        selector_free(t[i].labels);
+        for (size_t k = 0; k < t[i].n_exprs; k++)
+            free(t[i].exprs[k].name);
+        free(t[i].exprs);
+        free(t[i].sorter);
+    }
+    free(t);
+}
+
+static void affinity_free(affinity *a)
+{
+    if (!a)
+        return;
+    terms_free(a->required, a->n_required);
+    terms_free(a->preferred, a->n_preferred);
+    free(a);
+}
+
+static void release(trellis_plugin *self, void *data)
+{
+    (void)self;
+    if (data && *(const int *)data)
+        cluster_free(data);
+    else
+        affinity_free(data);
+}
+
+static const char *const op_names[] = {"Gt", "Ge", "Eq", "Ne", "Lt", "Le", NULL};
+
+/* A term's labelSelector and (required terms) propertySelector, or
+ * (preferred) its propertySorter. */
+static int read_term(const trellis_value *v, const char *where, int preferred, term *t, char *err,
+                     size_t errlen)
+{
+    char path[600];
+    const trellis_value *ls = host->value_get(v, "labelSelector");
+    if (ls && host->value_type(ls) != TRELLIS_VALUE_NULL) {
+        snprintf(path, sizeof path, "%.500s.labelSelector", where);
+        if (selector_parse(host, ls, SELECTOR_FORMAT_SELECTOR, path, &t->labels, err, errlen) < 0)
+            return -1;
+    }
+    if (preferred) {
+        const trellis_value *ps = host->value_get(v, "propertySorter");
+        if (!ps || host->value_type(ps) == TRELLIS_VALUE_NULL)
+            return 0;
+        const char *name = values_scalar_text(host, host->value_get(ps, "name"));
+        const char *order = values_scalar_text(host, host->value_get(ps, "sortOrder"));
+        if (!name || !*name || !order ||
+            (strcmp(order, "Ascending") != 0 && strcmp(order, "Descending") != 0)) {
+            snprintf(err, errlen,
+                     "%s.propertySorter: expected a name and sortOrder Ascending or Descending",
+                     where);
+            return -1;
+        }
+        t->sorter = values_strdup(name);
+        t->ascending = strcmp(order, "Ascending") == 0;
+        return 0;
+    }
+    const trellis_value *me = host->value_get(host->value_get(v, "propertySelector"),
+                                              "matchExpressions");
+    size_t n = me && host->value_type(me) == TRELLIS_VALUE_LIST ? host->value_len(me) : 0;
+    t->exprs = calloc(n ? n : 1, sizeof *t->exprs);
+    if (!t->exprs) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const trellis_value *e = host->value_at(me, i);
+        const char *name = values_scalar_text(host, host->value_get(e, "name"));
+        const char *op = values_scalar_text(host, host->value_get(e, "operator"));
+        const trellis_value *vals = host->value_get(e, "values");
+        expr *x = &t->exprs[t->n_exprs];
+        x->op = -1;
+        for (int k = 0; op && op_names[k]; k++)
+            if (strcmp(op, op_names[k]) == 0)
+                x->op = k;
+        snprintf(path, sizeof path, "%.500s.propertySelector.matchExpressions[%zu]", where, i);
+        if (!name || !*name || x->op < 0) {
+            snprintf(err, errlen, "%s: expected a name and an operator Gt, Ge, Eq, Ne, Lt or Le",
+                     path);
+            return -1;
+        }
+        if (!vals || host->value_type(vals) != TRELLIS_VALUE_LIST || host->value_len(vals) != 1 ||
+            parse_quantity(values_scalar_text(host, host->value_at(vals, 0)), &x->q) < 0) {
+            snprintf(err, errlen, "%s.values: expected exactly one quantity", path);
+            return -1;
+        }
+        x->name = values_strdup(name);
+        t->n_exprs++;
+    }
+    return 0;
+}
+
+/* The list at v (where names it) into *out: its terms, or (preferred)
+ * {weight, preference} entries. */
+static int read_terms(const trellis_value *v, const char *where, int preferred, term **out,
+                      size_t *n_out, char *err, size_t errlen)
+{
+    size_t n = v && host->value_type(v) == TRELLIS_VALUE_LIST ? host->value_len(v) : 0;
+    *out = calloc(n ? n : 1, sizeof **out);
+    if (!*out) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char path[400];
+        const trellis_value *e = host->value_at(v, i);
+        term *t = &(*out)[(*n_out)++];
+        snprintf(path, sizeof path, "%s[%zu]%s", where, i, preferred ? ".preference" : "");
+        if (preferred) {
+            int64_t w;
+            const trellis_value *wv = host->value_get(e, "weight");
+            if (!wv || host->value_int(wv, &w) < 0 || w < -100 || w > 100) {
+                snprintf(err, errlen, "%s[%zu].weight: expected -100..100", where, i);
+                return -1;
+            }
+            t->weight = (int32_t)w;
+            e = host->value_get(e, "preference");
+        }
+        if (read_term(e, path, preferred, t, err, errlen) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int prepare_workload(trellis_plugin *self, const trellis_object *obj, void **data,
+                            char *err, size_t errlen)
+{
+    const config *cfg = host->get_private(self);
+    const trellis_object *snap;
+    const trellis_value *pol;
+    if (fleet_policy_of(host, self, obj, cfg->snapshot_kind, &snap, &pol, err, errlen) < 0)
+        return -1;
+    affinity *a = calloc(1, sizeof *a);
+    if (!a) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    const char *type = pol ? values_scalar_text(host, host->value_get(pol, "placementType")) : NULL;
+    const trellis_value *ca =
+        pol ? host->value_get(host->value_get(pol, "affinity"), "clusterAffinity") : NULL;
+    char where[300], path[400];
+    fleet_policy_where(host, snap, where, sizeof where);
+    int rc = 0;
+    if (ca && !(type && strcmp(type, "PickFixed") == 0)) {
+        snprintf(path, sizeof path,
+                 "%s.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+                 "clusterSelectorTerms",
+                 where);
+        rc = read_terms(host->value_get(host->value_get(ca, "requiredDuringSchedulingIgnoredDuring"
+                                                            "Execution"),
+                                        "clusterSelectorTerms"),
+                        path, 0, &a->required, &a->n_required, err, errlen);
+        snprintf(path, sizeof path,
+                 "%s.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution",
+                 where);
+        /* PickAll ignores preferences */
+        if (rc == 0 && type && strcmp(type, "PickN") == 0)
+            rc = read_terms(host->value_get(ca, "preferredDuringSchedulingIgnoredDuringExecution"),
+                            path, 1, &a->preferred, &a->n_preferred, err, errlen);
+    }
+    if (rc < 0) {
+        affinity_free(a);
+        return -1;
+    }
+    *data = a;
+    return 0;
+}
+
+/* ---- filter ---- */
+
+static const char *label_of(const void *ud, const char *key)
+{
+    return host->object_label(ud, key);
+}
+
+static int cmp_ok(int op, const quantity *have, const quantity *want)
+{
+    int c = have->milli < want->milli ? -1 : have->milli > want->milli;
+    switch (op) {
+    case OP_GT:
+        return c > 0;
+    case OP_GE:
+        return c >= 0;
+    case OP_EQ:
+        return c == 0;
+    case OP_NE:
+        return c != 0;
+    case OP_LT:
+        return c < 0;
+    default:
+        return c <= 0;
+    }
+}
+
+/* KubeFleet's clusterRequirement.Matches. */
+static int term_matches(const term *t, const trellis_object *o, const cluster *c)
+{
+    if (t->labels && selector_first_mismatch(t->labels, label_of, o) >= 0)
+        return 0;
+    for (size_t i = 0; i < t->n_exprs; i++) {
+        const quantity *q = property(c, t->exprs[i].name);
+        if (!q || !cmp_ok(t->exprs[i].op, q, &t->exprs[i].q))
+            return 0;
+    }
+    return 1;
+}
+
+static int rejects(const affinity *a, const trellis_object *o, const cluster *c)
+{
+    if (!a || !a->n_required)
+        return 0;
+    for (size_t i = 0; i < a->n_required; i++)
+        if (term_matches(&a->required[i], o, c))
+            return 0;
+    return 1;
+}
+
+static int filter(trellis_plugin *self, trellis_cycle *cy, const trellis_object *w,
+                  const trellis_target *target, trellis_status *st)
+{
+    (void)cy;
+    const trellis_object *o = host->target_object(target);
+    if (!rejects(host->object_data(self, w), o, host->object_data(self, o)))
+        return TRELLIS_SUCCESS;
+    host->status(st, TRELLIS_UNRESOLVABLE, "AffinityMismatch",
+                 "cluster does not match with any of the required cluster affinity terms");
+    return TRELLIS_UNRESOLVABLE;
+}
+
+/* ---- score ---- */
+
+typedef struct extremes {
+    double min, max;
+    int seen;
+} extremes;
+
+/* pre_score: min and max of every sorted property over all clusters. */
+static int pre_score(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                     const trellis_target *const *feasible, size_t n_feasible, trellis_status *st)
+{
+    (void)st;
+    (void)feasible;
+    (void)n_feasible;
+    const affinity *a = host->object_data(self, w);
+    if (!a || !a->n_preferred)
+        return TRELLIS_SKIP;
+    extremes *ex = host->cycle_alloc(c, a->n_preferred * sizeof *ex);
+    if (!ex)
+        return TRELLIS_SKIP;
+    size_t n = host->cycle_target_count(c);
+    void *const *data = host->cycle_target_data(c, self);
+    for (size_t k = 0; k < a->n_preferred; k++) {
+        if (!a->preferred[k].sorter)
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            const quantity *q = property(data[i], a->preferred[k].sorter);
+            if (!q)
+                continue;
+            if (!ex[k].seen || q->f < ex[k].min)
+                ex[k].min = q->f;
+            if (!ex[k].seen || q->f > ex[k].max)
+                ex[k].max = q->f;
+            ex[k].seen = 1;
+        }
+    }
+    host->cycle_set(c, self, ex);
+    return TRELLIS_SUCCESS;
+}
+
+/* KubeFleet's clusterPreference.Scores with interpolateWeightFor. */
+static int64_t preference(const term *t, const extremes *ex, const trellis_object *o,
+                          const cluster *c)
+{
+    if (t->labels && selector_first_mismatch(t->labels, label_of, o) >= 0)
+        return 0;
+    if (!t->sorter)
+        return t->weight;
+    const quantity *q = property(c, t->sorter);
+    if (!q || !ex->seen || ex->min == ex->max)
+        return 0;
+    double share = (q->f - ex->min) / (ex->max - ex->min);
+    double w = (t->ascending ? 1 - share : share) * (double)t->weight;
+    /* Go's math.Round: halves away from zero (no libm: plugins may be built in) */
+    return w >= 0 ? (int64_t)(w + 0.5) : -(int64_t)(-w + 0.5);
+}
+
+static int score(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                 const trellis_target *target, int64_t *out, trellis_status *st)
+{
+    (void)st;
+    const affinity *a = host->object_data(self, w);
+    const extremes *ex = host->cycle_get(c, self);
+    const trellis_object *o = host->target_object(target);
+    const cluster *cl = host->object_data(self, o);
+    *out = 0;
+    for (size_t k = 0; a && ex && k < a->n_preferred; k++)
+        if (a->preferred[k].weight != 0)
+            *out += preference(&a->preferred[k], &ex[k], o, cl);
+    return TRELLIS_SUCCESS;
+}
+
+static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
+                size_t errlen)
+{
+    host = h;
+    if (!fleet_setup(h, self, args, sizeof(config), err, errlen))
+        return -1;
+    /* no `equivalent`: the score depends on every cluster (min, max) */
+    if (h->register_prepare_workload(self, prepare_workload) < 0 ||
+        h->register_prepare_target(self, prepare_target) < 0 ||
+        h->register_release(self, release) < 0 || h->register_filter(self, filter) < 0 ||
+        h->register_pre_score(self, pre_score) < 0 || h->register_score(self, score) < 0) {
+        snprintf(err, errlen, "cannot register hooks");
+        return -1;
+    }
+    return 0;
+}
+
+static const trellis_plugin_desc desc = {
+    TRELLIS_DESC_HEADER,
+    "fleet-affinity",
+    "1.0.0",
+    "KubeFleet's cluster affinity: required terms (labels and properties) filter, preferred ones "
+    "score",
+    args_table,
+    init,
+    NULL,
+};
+
+TRELLIS_PLUGIN_AS(desc, fleet_affinity)
