@@ -354,6 +354,82 @@ void config_describe_profile(FILE *f)
     settings_describe(f, profile_settings, "");
 }
 
+/* Whether path names a field the object's identity holds, or a list
+ * element (a binding object the host writes could not be read back). */
+static const char *unwritable(const char *path)
+{
+    static const char *const ids[] = {"apiVersion",         "kind",         "metadata.name",
+                                      "metadata.namespace", "metadata.uid", NULL};
+    for (size_t i = 0; ids[i]; i++)
+        if (strcmp(path, ids[i]) == 0)
+            return "is part of the object's identity";
+    for (const char *q = strchr(path, '['); q; q = strchr(q + 1, '['))
+        if (q[1] >= '0' && q[1] <= '9')
+            return "names a list element; a field the host can write is a map member";
+    return NULL;
+}
+
+/* Whether one of a, b is the other or holds it. */
+static int overlap(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), l = la < lb ? la : lb;
+    return strncmp(a, b, l) == 0 &&
+           (la == lb || (la > lb ? a : b)[l] == '.' || (la > lb ? a : b)[l] == '[');
+}
+
+/* What is wrong with a profile's binding objects, into why: 1, or 0 when
+ * nothing is. Each rule keeps a binding the host writes readable as the
+ * placement it made. */
+static int binding_object_problem(const cfg_profile *p, char *why, size_t len)
+{
+    const char *paths[] = {p->bobj_workload_field, p->bobj_target_field, p->bobj_state_field};
+    const char *names[] = {"workload_field", "target_field", "state_field"};
+    int placed_initial = 0, placed_release = 0;
+    for (size_t i = 0; i < p->n_bobj_placed_states; i++) {
+        placed_initial |=
+            p->bobj_initial_state && strcmp(p->bobj_placed_states[i], p->bobj_initial_state) == 0;
+        placed_release |=
+            p->bobj_release_state && strcmp(p->bobj_placed_states[i], p->bobj_release_state) == 0;
+    }
+    if (strcmp(p->bobj_kind, p->workload_kind) == 0 || strcmp(p->bobj_kind, p->target_kind) == 0)
+        snprintf(why, len,
+                 "kind %s is the profile's %s kind: binding objects need a kind of "
+                 "their own",
+                 p->bobj_kind, strcmp(p->bobj_kind, p->workload_kind) == 0 ? "workload" : "target");
+    else if (!p->bobj_state_field &&
+             (p->n_bobj_placed_states || p->bobj_initial_state || p->bobj_release_state))
+        snprintf(why, len, "placed_states, initial_state and release_state need state_field");
+    else if (p->n_bobj_placed_states && !placed_initial)
+        snprintf(why, len,
+                 "initial_state must be one of placed_states (a binding the host "
+                 "creates must place)");
+    else if (p->bobj_release_state && !p->n_bobj_placed_states)
+        snprintf(why, len, "release_state needs placed_states (without them every state places)");
+    else if (placed_release)
+        snprintf(why, len,
+                 "release_state '%s' is one of placed_states: a released binding "
+                 "would still place",
+                 p->bobj_release_state);
+    else {
+        for (size_t i = 0; i < 3; i++) {
+            const char *u = paths[i] ? unwritable(paths[i]) : NULL;
+            if (u) {
+                snprintf(why, len, "%s '%s' %s", names[i], paths[i], u);
+                return 1;
+            }
+            for (size_t j = i + 1; j < 3; j++)
+                if (paths[i] && paths[j] && overlap(paths[i], paths[j])) {
+                    snprintf(why, len,
+                             "%s and %s overlap ('%s', '%s'): each needs a field of its own",
+                             names[i], names[j], paths[i], paths[j]);
+                    return 1;
+                }
+        }
+        return 0;
+    }
+    return 1;
+}
+
 /* The members the binding model needs are there, and no member of the
  * other model. */
 static int check_binding(cfg *c, const config_setting_t *s, const cfg_profile *p, char *err,
@@ -380,10 +456,15 @@ static int check_binding(cfg *c, const config_setting_t *s, const cfg_profile *p
                         "records placements in binding.object's objects",
                         sfile(c, m), config_setting_source_line(m), field_only[i]);
     }
-    if (!config_setting_get_member(b, "object"))
+    const config_setting_t *o = config_setting_get_member(b, "object");
+    if (!o)
         return serr(c, b, err, errlen,
                     "binding: model \"object\" needs object = { kind; workload_field; "
                     "target_field; }");
+    char why[300];
+    if (binding_object_problem(p, why, sizeof why))
+        return errf(err, errlen, "%s:%d: binding.object: %s", sfile(c, o),
+                    config_setting_source_line(o), why);
     return 0;
 }
 
@@ -559,6 +640,12 @@ static int load_profiles(cfg *c, const config_setting_t *root, char *err, size_t
                 return errf(err, errlen,
                             "%s:%d: profiles '%s' and '%s' are both default for kind %s", c->file,
                             p->line, q->name, p->name, p->workload_kind);
+            if (p->binding_model == BINDING_OBJECT && q->binding_model == BINDING_OBJECT &&
+                strcmp(p->bobj_kind, q->bobj_kind) == 0)
+                return errf(err, errlen,
+                            "%s:%d: profiles '%s' and '%s' both record placements as %s objects; "
+                            "each needs a binding kind of its own",
+                            c->file, p->line, q->name, p->name, p->bobj_kind);
         }
     }
     return 0;

@@ -34,7 +34,7 @@ static void fail_assumed(sched *s, profile *p, trellis_cycle *c, decision *d, qi
  * targets (every plugin's queueing hint is asked). */
 static void park(sched *s, profile *p, qitem *it)
 {
-    if (!p->cfg->reconcile) {
+    if (!p->cfg->reconcile && !p->placed) {
         queue_done(&p->q, it);
         return;
     }
@@ -247,6 +247,12 @@ void bindcycle_run(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *i
         bind_now(s, p, c, d, it, ct);
 }
 
+void bindcycle_shortfall(const decision *d, uint32_t want, char *msg, size_t len)
+{
+    snprintf(msg, len, "holds %u of the %u targets it wants: no other target is feasible",
+             d->n_targets, want);
+}
+
 /* The bindings of a decision of several targets are done: its result,
  * then another cycle at once (a plugin asked, and something landed), the
  * backoff (a binding failed: the rest is tried again), or park. */
@@ -270,12 +276,12 @@ static void finish_many(sched *s, profile *p, decision *d, qitem *it, int requeu
         snprintf(msg, sizeof msg, "%s%.1100s",
                  landed ? "placed on some of the targets picked; " : "", failure);
     else if (want != TRELLIS_WANT_ALL && d->n_targets < want && !requeue_now)
-        snprintf(msg, sizeof msg,
-                 "holds %u of the %u targets it wants: no other target is feasible", d->n_targets,
-                 want);
-    /* a binding that failed makes it an error, as with one target; what
-     * landed stays in targets */
-    dec_result r = failure || !d->n_targets ? DEC_ERROR : DEC_SCHEDULED;
+        bindcycle_shortfall(d, want, msg, sizeof msg);
+    /* a binding that failed makes it an error, as with one target (what
+     * landed stays in targets); fewer than it wants, unschedulable */
+    dec_result r = failure || !d->n_targets ? DEC_ERROR
+                   : msg[0]                 ? DEC_UNSCHEDULABLE
+                                            : DEC_SCHEDULED;
     free(d->message);
     d->message = msg[0] ? xstrdup(msg) : NULL;
     d->result = r;
@@ -479,6 +485,7 @@ static void collect_many(sched *s, bind_job *j)
     cache_target **on = xcalloc(j->n, sizeof *on);
     for (size_t k = 0; k < j->n; k++) {
         if (j->failed[k]) {
+            own_forget(s, j->written[k]); /* not written: not the host's to see */
             run_unreserve(j->p, &j->c, j->it->w, &j->ct[k]->t);
             cache_forget_assumed(&s->cache, j->it->w, j->ct[k]);
             snprintf(failure, sizeof failure, "binding to %s failed: %.1000s", j->t[k].name,

@@ -28,6 +28,8 @@ void bindcycle_run_many(sched *s, profile *p, trellis_cycle *c, decision *d, qit
                         const struct trellis_target *const *picks, size_t n);
 /* The workload holds what it wants (after what its plugins released). */
 void bindcycle_satisfied(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it);
+/* The message of a decision that holds fewer targets than it wants. */
+void bindcycle_shortfall(const decision *d, uint32_t want, char *msg, size_t len);
 /* Release what the cycle's plugins gave up; the decision's targets
  * become those the workload keeps. */
 void bindcycle_release(sched *s, profile *p, trellis_cycle *c, decision *d);

@@ -189,10 +189,9 @@ const char *binding_written_id(const profile *p, const trellis_object *w, const 
         snprintf(buf, len, "%s", b->id);
         return buf;
     }
-    const char *slash = strrchr(target, '/');
     char name[256];
     snprintf(buf, len, "%s/%s/%s", p->cfg->bobj_kind, w->namespace_,
-             placements_object_name(w, slash ? slash + 1 : target, name, sizeof name));
+             placements_object_name(w, target, name, sizeof name));
     return buf;
 }
 

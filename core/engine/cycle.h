@@ -32,6 +32,7 @@ typedef struct cand {
 #define REJ_INVALID (-3)       /* the target's object failed a plugin's prepare */
 #define REJ_EXCLUDED (-4)      /* the caller excluded it (the target being left) */
 #define REJ_NOT_EVALUATED (-5) /* enough feasible targets were found before it */
+#define REJ_HELD (-6)          /* the workload holds it already (cycle_want) */
 
 struct trellis_cycle {
     struct profile *p;

@@ -81,6 +81,32 @@ void decision_add_released(decision *d, const char *target)
     add_name(&d->released, &d->n_released, target);
 }
 
+static void remove_name(char **v, uint32_t *n, const char *name)
+{
+    for (uint32_t i = 0; i < *n; i++) {
+        if (strcmp(v[i], name) != 0)
+            continue;
+        free(v[i]);
+        memmove(&v[i], &v[i + 1], (*n - i - 1) * sizeof *v);
+        (*n)--;
+        return;
+    }
+}
+
+void decision_unrecord(decision *d, const char *target, int released)
+{
+    const char **keep = xcalloc(d->n_targets + 1, sizeof *keep);
+    size_t n = 0;
+    for (uint32_t i = 0; i < d->n_targets; i++)
+        if (released || strcmp(d->targets[i], target) != 0)
+            keep[n++] = d->targets[i];
+    if (released)
+        keep[n++] = target;
+    decision_set_targets(d, keep, n);
+    free(keep);
+    remove_name(released ? d->released : d->added, released ? &d->n_released : &d->n_added, target);
+}
+
 static void free_cands(decision *d)
 {
     for (size_t i = 0; i < d->n_cands; i++) {

@@ -83,6 +83,9 @@ void decision_set_targets(decision *d, const char *const *names, size_t n);
 /* Note that this run placed d's workload on target, or released it. */
 void decision_add_added(decision *d, const char *target);
 void decision_add_released(decision *d, const char *target);
+/* Undo that note (the write did not land): an addition leaves targets
+ * and added, a release leaves released and returns to targets. */
+void decision_unrecord(decision *d, const char *target, int released);
 /* Every target's verdict and scores from the cycle c just ran for d. */
 void decision_record_candidates(decision *d, trellis_cycle *c);
 /* Note that a post-filter evicted or created o for d. */

@@ -349,8 +349,19 @@ void explain_run(sched *s, profile *p, trellis_object *w, explain_result *r)
         if (ct && !holds)
             cache_forget(&s->cache, w, ct);
     }
-    if (holds)
+    if (holds) {
         routing_set_held(s, p, &s->cycle, w);
+        r->holds = 1;
+        if (s->cycle.n_held) {
+            strbuf hb;
+            sb_init(&hb);
+            for (size_t i = 0; i < s->cycle.n_held; i++)
+                sb_printf(&hb, "%s%s", i ? "," : "", s->cycle.held[i]);
+            free(r->bound);
+            r->bound = xstrdup(hb.s);
+            sb_free(&hb);
+        }
+    }
     decision d;
     memset(&d, 0, sizeof d);
     d.w = w;
@@ -820,9 +831,15 @@ void explain_print_table(FILE *f, const explain_result *r)
 {
     const profile *p = r->p;
     fprintf(f, "%s/%s: %s%s%s, profile %s, %zu target%s, %s scores\n", r->w->kind, r->w->key,
-            r->bound ? "bound to " : "pending", r->bound ? r->bound : "",
-            r->bound ? " (evaluated as if pending, its own place freed)" : "", p->cfg->name,
-            r->n_targets, r->n_targets == 1 ? "" : "s", score_mode_name(p->cfg->score_mode));
+            !r->bound  ? "pending"
+            : r->holds ? "holds "
+                       : "bound to ",
+            r->bound ? r->bound : "",
+            !r->bound  ? ""
+            : r->holds ? " (kept; never candidates)"
+                       : " (evaluated as if pending, its own place freed)",
+            p->cfg->name, r->n_targets, r->n_targets == 1 ? "" : "s",
+            score_mode_name(p->cfg->score_mode));
     if (r->note)
         fprintf(f, "note: %s\n", r->note);
     if (r->queued_ahead)

@@ -50,7 +50,9 @@ typedef struct explain_row {
 typedef struct explain_result {
     trellis_object *w; /* one reference */
     profile *p;
-    char *bound;         /* the target it is bound to, NULL when pending; owned */
+    char *bound;         /* the target it is bound to, NULL when pending; owned; with
+                            holds, every target it holds (comma-separated) */
+    int holds;           /* the profile keeps held targets (several targets, reconcile) */
     char *note;          /* e.g. evaluated against a profile it does not ask for */
     size_t queued_ahead; /* pending workloads of the profile the queue pops first */
     char *pre_plugin;    /* the pre-filter that rejected it for every target */

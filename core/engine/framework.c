@@ -210,10 +210,12 @@ int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who, tr
     }
     if (rej == REJ_NOT_EVALUATED)
         return TRELLIS_SUCCESS; /* never looked at: nothing to explain */
-    if (rej == REJ_EXCLUDED) {
+    if (rej == REJ_EXCLUDED || rej == REJ_HELD) {
         st->code = TRELLIS_UNRESOLVABLE;
-        snprintf(st->reason, sizeof st->reason, "CurrentTarget");
-        snprintf(st->message, sizeof st->message, "the workload is being moved off this target");
+        snprintf(st->reason, sizeof st->reason, "%s", rej == REJ_HELD ? "Held" : "CurrentTarget");
+        snprintf(st->message, sizeof st->message, "%s",
+                 rej == REJ_HELD ? "the workload holds this target already"
+                                 : "the workload is being moved off this target");
         return st->code;
     }
     if (rej == REJ_INVALID) {
@@ -566,7 +568,7 @@ static void exclude_held(const profile *p, trellis_cycle *c)
     for (size_t i = 0; i < c->n_held; i++) {
         const struct trellis_target *x = snapshot_find(&p->snap, c->held[i]);
         if (x && (c->pass[x->index / 64] & (1ull << (x->index % 64))))
-            cycle_reject(c, x->index, REJ_EXCLUDED, TRELLIS_UNRESOLVABLE);
+            cycle_reject(c, x->index, REJ_HELD, TRELLIS_UNRESOLVABLE);
     }
 }
 
@@ -616,7 +618,11 @@ static fw_result find_feasible(profile *p, trellis_cycle *c, trellis_object *w, 
     p->eq.cur = NULL;
     if (!all_rejected) {
         int explain = (flags & FW_EXPLAIN) != 0;
-        size_t want = explain ? c->n : feasible_to_find(p->cfg->percentage_to_score, c->n);
+        /* a decision of several targets looks at every one: a sample
+         * would hide what it wants */
+        size_t want = explain || framework_more_wanted(c) > 1
+                          ? c->n
+                          : feasible_to_find(p->cfg->percentage_to_score, c->n);
         c->exclude_idx = SIZE_MAX;
         if (c->exclude_name) {
             const struct trellis_target *x = snapshot_find(&p->snap, c->exclude_name);

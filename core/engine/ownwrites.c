@@ -6,6 +6,7 @@
 #include "ownwrites.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -24,6 +25,20 @@ void own_note_binding(sched *s, binding_change *ch)
     own_note(s, ch->obj, ch->deleted);
     object_unref(ch->obj);
     ch->obj = NULL;
+}
+
+void own_forget(sched *s, const char *id)
+{
+    pthread_mutex_lock(&s->own_mu);
+    size_t k = 0;
+    for (size_t i = 0; i < s->n_own; i++) {
+        if (strcmp(s->own[i].o->id, id) == 0)
+            object_unref(s->own[i].o);
+        else
+            s->own[k++] = s->own[i];
+    }
+    s->n_own = k;
+    pthread_mutex_unlock(&s->own_mu);
 }
 
 struct own_write *own_take(sched *s, size_t *n)

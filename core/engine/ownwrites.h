@@ -19,6 +19,9 @@ void own_note(sched *s, trellis_object *o, int deleted);
 /* What a binding write changed (ch->obj may be NULL; its reference is
  * dropped). Any thread. */
 void own_note_binding(sched *s, binding_change *ch);
+/* Forget what was noted for the object of id (its write failed: the host
+ * must not see it). Any thread. */
+void own_forget(sched *s, const char *id);
 /* Everything noted so far, in order: *n entries, the caller owns the
  * references and the array. */
 struct own_write *own_take(sched *s, size_t *n);

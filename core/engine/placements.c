@@ -6,6 +6,7 @@
 #include "placements.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,9 +151,13 @@ size_t placements_of(const placements *pl, const trellis_object *w, const char *
 {
     const wl_entries *we = hmap_get(&pl->by_workload, w->id);
     size_t n = 0;
-    for (size_t k = 0; we && k < we->n; k++)
-        if (we->v[k].placed && n++ < max)
+    for (size_t k = 0; we && k < we->n; k++) {
+        int again = !we->v[k].placed; /* two bindings of one target: one placement */
+        for (size_t j = 0; j < k && !again; j++)
+            again = we->v[j].placed && strcmp(we->v[j].target, we->v[k].target) == 0;
+        if (!again && n++ < max)
             out[n - 1] = we->v[k].target;
+    }
     return n;
 }
 
@@ -177,10 +182,24 @@ trellis_object *placements_binding_ref(placements *pl, const trellis_object *w, 
     return b;
 }
 
-const char *placements_object_name(const trellis_object *w, const char *target_name, char *buf,
+const char *placements_object_name(const trellis_object *w, const char *target, char *buf,
                                    size_t len)
 {
-    snprintf(buf, len, "%.120s-%.120s", w->name, target_name);
+    char full[1024];
+    int n = snprintf(full, sizeof full, "%s-%s", w->name, target);
+    for (char *q = full; *q; q++)
+        if (*q == '/')
+            *q = '-';
+    if (n >= 0 && (size_t)n <= 200) {
+        snprintf(buf, len, "%s", full);
+        return buf;
+    }
+    uint32_t h = 2166136261u; /* FNV-1a over the id and the key */
+    for (const char *q = w->id; *q; q++)
+        h = (h ^ (unsigned char)*q) * 16777619u;
+    for (const char *q = target; *q; q++)
+        h = (h ^ (unsigned char)*q) * 16777619u;
+    snprintf(buf, len, "%.190s-%08x", full, h);
     return buf;
 }
 
@@ -189,7 +208,7 @@ char *placements_manifest(const placements *pl, const trellis_object *w, const t
 {
     const cfg_profile *pc = pl->pc;
     char name[256];
-    placements_object_name(w, t->name, name, sizeof name);
+    placements_object_name(w, t->key, name, sizeof name);
     json_object *root = json_object_new_object();
     json_object *md = json_object_new_object();
     json_object_object_add(

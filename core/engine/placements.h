@@ -37,16 +37,20 @@ int placements_claims(const placements *pl, const trellis_object *o);
 size_t placements_update(placements *pl, const trellis_object *old_obj, trellis_object *new_obj,
                          char ids[2][PLACEMENTS_ID_MAX]);
 /* The targets w is placed on (keys, borrowed from the binding objects),
- * in the order the bindings were read, into out[0..max); how many there
- * are (possibly more than max). */
+ * in the order the bindings were read, each once, into out[0..max); how
+ * many there are (possibly more than max). */
 size_t placements_of(const placements *pl, const trellis_object *w, const char **out, size_t max);
 /* The binding object that places w on target (placed), or that names
  * them in a state that does not place (!placed: one released), or NULL. */
 const trellis_object *placements_binding(const placements *pl, const trellis_object *w,
                                          const char *target, int placed);
-/* The name of the binding object the host creates for w on t:
- * <workload>-<target name>, into buf (len >= 256). */
-const char *placements_object_name(const trellis_object *w, const char *target_name, char *buf,
+/* The name of the binding object the host creates for w on the target
+ * of key target: <workload>-<target namespace>-<target name> (no
+ * namespace for a cluster-scoped target), cut at 200 characters and then
+ * made unique with 8 hex digits of a hash of the workload's id and the
+ * key; into buf (len >= 256). The same state always gives the same
+ * names. */
+const char *placements_object_name(const trellis_object *w, const char *target, char *buf,
                                    size_t len);
 /* placements_binding from any thread (a binder's): a new reference, or
  * NULL. The other functions belong to the scheduling thread. */

@@ -82,7 +82,9 @@ void routing_count_placements(sched *s, profile *p, trellis_object *w)
 int routing_wants_cycle(const profile *p, const trellis_object *w)
 {
     char buf[BINDING_KEY_MAX];
-    return p->cfg->reconcile || !binding_target(p, w, buf, sizeof buf);
+    /* binding objects: how many a workload wants is its plugins' to say,
+     * so a placed one gets a cycle as well */
+    return p->cfg->reconcile || p->placed || !binding_target(p, w, buf, sizeof buf);
 }
 
 void routing_set_held(sched *s, const profile *p, trellis_cycle *c, const trellis_object *w)
@@ -94,10 +96,22 @@ void routing_set_held(sched *s, const profile *p, trellis_cycle *c, const trelli
     const cache_workload *cw = cache_get_workload(&s->cache, w);
     if (!cw || !cw->n_as)
         return;
-    grow(&s->held, &s->cap_held, cw->n_as, sizeof *s->held);
+    size_t len = 0;
     for (size_t i = 0; i < cw->n_as; i++)
         if (binding_is_on(p, w, cw->as[i].target->name))
-            s->held[c->n_held++] = cw->as[i].target->name;
+            len += strlen(cw->as[i].target->name) + 1;
+    grow(&s->held, &s->cap_held, cw->n_as, sizeof *s->held);
+    grow(&s->held_buf, &s->cap_held_buf, len + 1, 1);
+    char *at = s->held_buf;
+    for (size_t i = 0; i < cw->n_as; i++) {
+        const char *name = cw->as[i].target->name;
+        if (!binding_is_on(p, w, name))
+            continue;
+        size_t l = strlen(name) + 1;
+        memcpy(at, name, l);
+        s->held[c->n_held++] = at;
+        at += l;
+    }
     c->held = s->held;
 }
 

@@ -27,7 +27,7 @@ profile *routing_binding_owner(const sched *s, const trellis_object *o);
 /* Count w (of owner p) on every target it is placed on, or counts on. */
 void routing_count_placements(sched *s, profile *p, trellis_object *w);
 /* Whether w needs a scheduling cycle from p: it is placed nowhere, or p
- * reconciles placed workloads too. */
+ * reconciles placed workloads too (binding model "object" always does). */
 int routing_wants_cycle(const profile *p, const trellis_object *w);
 /* Whether w is being deleted (metadata.deletionTimestamp is set): it is
  * finalized, never scheduled. */

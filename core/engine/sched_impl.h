@@ -63,8 +63,11 @@ struct sched {
     int progress;          /* one-shot: show progress on stderr */
     unsigned max_attempts; /* per workload in a one-shot run */
     trellis_cycle cycle;
-    const char **held; /* the cycle's held targets (schedule_one) */
+    const char **held; /* the cycle's held targets (schedule_one), copies in held_buf:
+                          releasing one may free its cache target */
     size_t cap_held;
+    char *held_buf;
+    size_t cap_held_buf;
     /* the binding cycle (bindcycle.c) */
     waiting *waiting;
     size_t n_waiting, cap_waiting;

@@ -360,7 +360,7 @@ static uint64_t rejectors(const trellis_cycle *c)
             idx = c->pre_plugin;
         if (idx >= 0 && idx < 63)
             m |= 1ull << idx;
-        else if (r != REJ_EXCLUDED)
+        else if (r != REJ_EXCLUDED && r != REJ_HELD)
             m |= QUEUE_REJ_ANY;
     }
     return m;
@@ -405,6 +405,19 @@ static dec_result cycle_one(sched *s, profile *p, qitem *it)
     decision *d = decisions_for(s->dec, it->w, p);
     d->attempts++;
     d->retry_at = 0;
+    if (!s->run_mode && d->attempts > s->max_attempts + p->snap.n + 32) {
+        /* every cycle changed something and asked for another: never settles */
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "gave up after %u cycles in this run: its placements do not settle (a binding "
+                 "that does not read back as placed?)",
+                 d->attempts - 1);
+        free(d->message);
+        d->message = xstrdup(msg);
+        d->result = DEC_ERROR;
+        queue_done(&p->q, it);
+        return DEC_ERROR;
+    }
     if (!d->continued)
         decision_clear_notes(d);
     d->continued = 0;
@@ -433,6 +446,12 @@ static dec_result cycle_one(sched *s, profile *p, qitem *it)
         unschedulable(s, p, c, d, it);
         if (p->placed || c->n_released) /* it keeps what it holds */
             bindcycle_release(s, p, c, d);
+        if (d->n_targets && c->want != TRELLIS_WANT_ALL) { /* as when the last one landed */
+            char m[256];
+            bindcycle_shortfall(d, c->want, m, sizeof m);
+            free(d->message);
+            d->message = xstrdup(m);
+        }
         return DEC_UNSCHEDULABLE;
     }
     if (p->placed) {
@@ -491,21 +510,40 @@ static decision *creator_of(const decisions *ds, const char *id)
     return NULL;
 }
 
-/* The decision that placed its workload on *target through the binding
- * object of id (binding model "object"), NULL when none did. */
-static decision *binder_of(const decisions *ds, const char *id, const char **target)
+/* The decision that placed its workload on, or released it from, *target
+ * through the binding object of id (binding model "object"), NULL when
+ * none did; *released says which. */
+static decision *binder_of(const decisions *ds, const char *id, const char **target, int *released)
 {
     for (size_t i = 0; i < decisions_count(ds); i++) {
         decision *d = decisions_at(ds, i);
-        for (size_t k = 0; d->p->placed && k < d->n_added; k++) {
-            char buf[PLACEMENTS_ID_MAX];
-            if (strcmp(binding_written_id(d->p, d->w, d->added[k], buf, sizeof buf), id) == 0) {
-                *target = d->added[k];
-                return d;
+        for (int r = 0; d->p->placed && r < 2; r++) {
+            char **v = r ? d->released : d->added;
+            for (uint32_t k = 0; k < (r ? d->n_released : d->n_added); k++) {
+                char buf[PLACEMENTS_ID_MAX];
+                if (strcmp(binding_written_id(d->p, d->w, v[k], buf, sizeof buf), id) == 0) {
+                    *target = v[k];
+                    *released = r;
+                    return d;
+                }
             }
         }
     }
     return NULL;
+}
+
+/* A binding object of d's was not written: d holds what it held, the
+ * decision says so and is an error. */
+static void binding_not_written(decision *d, const char *target, int released, const char *why)
+{
+    char msg[1200], *t = xstrdup(target);
+    snprintf(msg, sizeof msg, "%s %s not written: %.1000s", released ? "release of" : "binding to",
+             t, why);
+    decision_unrecord(d, t, released);
+    free(d->message);
+    d->message = xstrdup(msg);
+    d->result = DEC_ERROR;
+    free(t);
 }
 
 /* The store could not write the object id: a decision that placed it (or
@@ -517,10 +555,9 @@ static void decision_not_written(void *ud, const char *id, const char *why)
     sched *s = ud;
     decision *d = decisions_get(s->dec, id);
     const char *bound = NULL;
-    if (!d && (d = binder_of(s->dec, id, &bound)) != NULL) {
-        char msg[1200];
-        snprintf(msg, sizeof msg, "binding to %s not written: %.1000s", bound, why);
-        decision_set_result(d, DEC_ERROR, msg, NULL);
+    int released = 0;
+    if (!d && (d = binder_of(s->dec, id, &bound, &released)) != NULL) {
+        binding_not_written(d, bound, released, why);
         return;
     }
     int created = !d;
@@ -713,6 +750,7 @@ void sched_close(sched *s)
     sched_stop(s);
     bindcycle_free(s);
     free(s->held);
+    free(s->held_buf);
     quarantine_free(s->quarantine);
     changes_free(s);
     decisions_free(s->dec);

@@ -88,22 +88,15 @@ static size_t put_utf8(char *out, unsigned u)
         out[1] = (char)(0x80 | (u & 0x3f));
         return 2;
     }
-    if (u < 0x10000) {
-        out[0] = (char)(0xe0 | (u >> 12));
-        out[1] = (char)(0x80 | ((u >> 6) & 0x3f));
-        out[2] = (char)(0x80 | (u & 0x3f));
-        return 3;
-    }
-    out[0] = (char)(0xf0 | ((u >> 18) & 0x07));
-    out[1] = (char)(0x80 | ((u >> 12) & 0x3f));
-    out[2] = (char)(0x80 | ((u >> 6) & 0x3f));
-    out[3] = (char)(0x80 | (u & 0x3f));
-    return 4;
+    out[0] = (char)(0xe0 | (u >> 12)); /* u < 0x10000: no surrogate pairs here */
+    out[1] = (char)(0x80 | ((u >> 6) & 0x3f));
+    out[2] = (char)(0x80 | (u & 0x3f));
+    return 3;
 }
 
 /* The escape at t[*i] (after the backslash's letter was read at t[*i -
  * 1]) into out; the bytes written, or 0 for what json-c would refuse or
- * change (an unknown escape, \u0000, a lone surrogate). */
+ * read otherwise (an unknown escape, \u0000, any surrogate). */
 static size_t jp_escape(const char *t, size_t *i, size_t n, char e, char *out)
 {
     static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
@@ -112,19 +105,14 @@ static size_t jp_escape(const char *t, size_t *i, size_t n, char e, char *out)
         out[0] = to[k - from];
         return 1;
     }
-    unsigned u, lo;
+    unsigned u;
     if (e != 'u' || *i + 4 > n || hex4(t + *i, &u) < 0)
         return 0;
     *i += 4;
-    if (u == 0 || (u & 0xfc00) == 0xdc00)
+    /* a surrogate, paired or not: json-c's decoding of some pairs
+     * (\ud836\udc00 ...) is not UTF-16's, and its tree is the reference */
+    if (u == 0 || (u & 0xf800) == 0xd800)
         return 0;
-    if ((u & 0xfc00) == 0xd800) {
-        if (*i + 6 > n || t[*i] != '\\' || t[*i + 1] != 'u' || hex4(t + *i + 2, &lo) < 0 ||
-            (lo & 0xfc00) != 0xdc00)
-            return 0;
-        *i += 6;
-        u = (((u & 0x3ff) << 10) | (lo & 0x3ff)) + 0x10000;
-    }
     return put_utf8(out, u);
 }
 

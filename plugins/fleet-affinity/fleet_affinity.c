@@ -74,8 +74,8 @@ typedef struct term {
     selector *labels; /* NULL: not checked */
     expr *exprs;
     size_t n_exprs;
-    int32_t weight;  /* preferred */
-    char *sorter;    /* preferred: the propertySorter's property, or NULL */
+    int32_t weight; /* preferred */
+    char *sorter;   /* preferred: the propertySorter's property, or NULL */
     int ascending;
 } term;
 
@@ -130,8 +130,7 @@ static int add_one(const char *key, const trellis_value *v, void *ud)
     }
     x->c->v = np;
     if (parse_quantity(t, &np[x->c->n].q) < 0) {
-        snprintf(x->err, x->errlen, "%s.%s: \"%s\" is not a quantity", x->where, key,
-                 t ? t : "");
+        snprintf(x->err, x->errlen, "%s.%s: \"%s\" is not a quantity", x->where, key, t ? t : "");
         return 1;
     }
     np[x->c->n++].name = values_strdup(name);
@@ -253,8 +252,8 @@ static int read_term(const trellis_value *v, const char *where, int preferred, t
         t->ascending = strcmp(order, "Ascending") == 0;
         return 0;
     }
-    const trellis_value *me = host->value_get(host->value_get(v, "propertySelector"),
-                                              "matchExpressions");
+    const trellis_value *me =
+        host->value_get(host->value_get(v, "propertySelector"), "matchExpressions");
     size_t n = me && host->value_type(me) == TRELLIS_VALUE_LIST ? host->value_len(me) : 0;
     t->exprs = calloc(n ? n : 1, sizeof *t->exprs);
     if (!t->exprs) {
@@ -320,8 +319,8 @@ static int read_terms(const trellis_value *v, const char *where, int preferred, 
     return 0;
 }
 
-static int prepare_workload(trellis_plugin *self, const trellis_object *obj, void **data,
-                            char *err, size_t errlen)
+static int prepare_workload(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
+                            size_t errlen)
 {
     const config *cfg = host->get_private(self);
     const trellis_object *snap;

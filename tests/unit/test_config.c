@@ -129,6 +129,27 @@ START_TEST(bad_binding_field)
                  " binding = { model = \"object\"; object = { kind = \"B\";"
                  " target_field = \"spec.t\"; }; }; plugins = (); } );\n",
                  "workload_field");
+    /* binding objects the host writes must read back as what it meant */
+#define OBJ_PROFILE(members)                                                                       \
+    "profiles = ( { name = \"x\"; workload = { kind = \"P\"; }; target = { kind = \"M\"; };"       \
+    " binding = { model = \"object\"; object = { kind = \"B\"; workload_field = \"spec.p\";"       \
+    " target_field = \"spec.t\"; " members " }; }; plugins = (); } );\n"
+    expect_error(OBJ_PROFILE("state_field = \"spec.s\"; placed_states = [\"Bound\"];"
+                             " initial_state = \"Scheduled\";"),
+                 "initial_state must be one of placed_states");
+    expect_error(OBJ_PROFILE("state_field = \"spec.s\"; placed_states = [\"Bound\"];"
+                             " initial_state = \"Bound\"; release_state = \"Bound\";"),
+                 "release_state 'Bound' is one of placed_states");
+    expect_error(OBJ_PROFILE("initial_state = \"Scheduled\";"), "need state_field");
+    expect_error(OBJ_PROFILE("state_field = \"spec.t.s\";"), "overlap");
+    expect_error(OBJ_PROFILE("state_field = \"metadata.name\";"), "identity");
+    expect_error(OBJ_PROFILE("state_field = \"spec.s[0]\";"), "list element");
+    expect_error(
+        "profiles = ( { name = \"x\"; workload = { kind = \"P\"; }; target = { kind = "
+        "\"M\"; }; binding = { model = \"object\"; object = { kind = \"P\"; "
+        "workload_field = \"spec.p\"; target_field = \"spec.t\"; }; }; plugins = (); } );\n",
+        "kind P is the profile's workload kind");
+#undef OBJ_PROFILE
 }
 END_TEST
 

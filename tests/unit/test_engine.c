@@ -193,6 +193,21 @@ START_TEST(binding_object_model)
     trellis_object *b2s = CRB("web-m2", "web", "m2", "Scheduled");
     ck_assert_uint_eq(placements_update(p.placed, b2, b2s, ids), 1);
     ck_assert_uint_eq(counted(&p, crp, &on), 2);
+    /* binding object names: namespaced targets of one name stay apart,
+     * long names are cut and made unique */
+    char n1[256], n2[256];
+    ck_assert_str_eq(placements_object_name(crp, "team-a/onboarding", n1, sizeof n1),
+                     "web-team-a-onboarding");
+    ck_assert_str_eq(placements_object_name(crp, "team-b/onboarding", n2, sizeof n2),
+                     "web-team-b-onboarding");
+    char longa[300], longb[300];
+    memset(longa, 'a', 250);
+    longa[250] = '\0';
+    snprintf(longb, sizeof longb, "%.249sb", longa);
+    placements_object_name(crp, longa, n1, sizeof n1);
+    placements_object_name(crp, longb, n2, sizeof n2);
+    ck_assert_uint_eq(strlen(n1), 199);
+    ck_assert_str_ne(n1, n2);
     /* a new binding object names its workload and target */
     store *st = memstore_new();
     memstore_put(st, crp);
