@@ -384,10 +384,7 @@ else
     not_ok "progress: trellis-gen or script(1) missing"
 fi
 
-# ---- the service files in contrib/ ----
-check "contrib/trellis.cfg is a valid config" "$TRELLIS" validate "$TOP_SRCDIR/contrib/trellis.cfg"
-check "the systemd unit runs 'trellis run' on /etc/trellis/trellis.cfg and reloads with SIGHUP" \
-    sh -c "grep -q '^ExecStart=.*trellis run --config /etc/trellis/trellis.cfg' '$TOP_SRCDIR/contrib/systemd/trellis.service' &&
-           grep -q '^ExecReload=/bin/kill -HUP \$MAINPID' '$TOP_SRCDIR/contrib/systemd/trellis.service'"
+# ---- the default config (the systemd unit: tests/install.sh) ----
+check "conf/trellis.cfg is a valid config" "$TRELLIS" validate "$TOP_SRCDIR/conf/trellis.cfg"
 
 finish
