@@ -197,11 +197,36 @@ check "an unknown command exits 1" 1 "$ERR" "unknown command 'frobnicate'"
 run
 check "no command prints the usage and exits 1" 1 "$ERR" '^Usage: trellis'
 
+run schedul
+check "an unknown command suggests the nearest one" 1 "$ERR" \
+    "unknown command 'schedul'; did you mean 'schedule'\?"
+
+run schedule --dryrun
+check "an unknown option suggests the nearest one and the command's help" 1 "$ERR" \
+    "unknown option '--dryrun'; did you mean '--dry-run'\?" "Try 'trellis schedule --help'"
+
+run schedule --config
+check "an option without its argument says so" 1 "$ERR" "option '--config' needs an argument"
+
+run explain --help
+check "a command's --help: its usage, its options, examples" 0 "$OUT" \
+    '^Usage: trellis explain \[KIND/\]\[NAMESPACE/\]NAME' '--profile NAME' '^Examples:' \
+    'trellis explain -c kube.cfg'
+expect "a command's --help leaves out the options of other commands" \
+    sh -c "! grep -q -e '--budget' '$OUT'"
+
+run help deschedule
+check "'help COMMAND' prints that command's help" 0 "$OUT" '^Usage: trellis deschedule' \
+    '--budget N'
+
+run help frobnicate
+check "'help' of an unknown command exits 1" 1 "$ERR" "unknown command 'frobnicate'"
+
 run schedule --output yaml
 check "a bad --output value exits 1" 1 "$ERR" '--output' 'yaml'
 
 run schedule --no-such-option
-check "an unknown option exits 1" 1 "$ERR" "trellis --help"
+check "an unknown option exits 1" 1 "$ERR" "trellis schedule --help"
 
 run schedule --now yesterday
 check "--now that is not an RFC 3339 time exits 1" 1 "$ERR" '--now' "got 'yesterday'"

@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "explain.h"
 #include "guard.h"
+#include "help.h"
 #include "hostapi.h"
 #include "log.h"
 #include "output.h"
@@ -40,63 +41,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(
-        f,
-        "Usage: trellis [--help] [--version] COMMAND [OPTIONS]\n"
-        "\n"
-        "Place workloads onto targets through plugins.\n"
-        "\n"
-        "Commands:\n"
-        "  schedule    schedule every pending workload once and write the bindings back\n"
-        "  run         run as a service: follow the state directory, schedule what is\n"
-        "              pending, bind, retry; serve /healthz /readyz /configz /metrics\n"
-        "  validate    check a config: syntax, plugins, their arguments\n"
-        "  plugins     list the plugins found in the plugin directories\n"
-        "  taint TARGET key[=value][:Effect]   add a taint to a target (key[:Effect]- "
-        "removes it)\n"
-        "  drain TARGET      cordon a target and unbind every workload on it\n"
-        "  uncordon TARGET   remove the cordon taint\n"
-        "  deschedule  move workloads off targets holding more than their capacity\n"
-        "  explain [KIND/][NAMESPACE/]NAME   why a workload goes where it goes, or\n"
-        "              nowhere: every plugin's verdict on every target; writes nothing\n"
-        "\n"
-        "Options:\n"
-        "  -c, --config FILE       config file (default %s)\n"
-        "  -s, --state DIR         state directory of manifests (file store)\n"
-        "  -o, --output FORMAT     table or json (default: table on a terminal, else "
-        "json)\n"
-        "      --explain           show every candidate target with each plugin's verdict\n"
-        "  -n, --dry-run           decide and print; write nothing\n"
-        "  -j, --parallelism N     worker threads (default: config, else CPUs up to 16)\n"
-        "  -P, --plugin-dir DIR    search DIR for plugins first (repeatable; also\n"
-        "                          TRELLIS_PLUGIN_PATH, colon separated)\n"
-        "      --describe NAME     with 'plugins': print a plugin's arguments;\n"
-        "                          'validate --describe profile': every profile setting\n"
-        "      --profile NAME      the profile for taint, drain, uncordon, deschedule, explain\n"
-        "                          (default: the first)\n"
-        "      --budget N          deschedule: move at most N workloads (default 10)\n"
-        "      --stats FILE        schedule: write timings and memory as JSON to FILE\n"
-        "      --listen ADDR:PORT  run: serve HTTP there instead of the config's http group\n"
-        "      --now TIME          decide as at TIME (RFC 3339, e.g. 2026-01-31T12:00:00Z)\n"
-        "                          instead of the system clock; run: the clock starts there\n"
-        "  -v, --verbose           log more (repeat for debug)\n"
-        "      --log-level LEVEL   error, warn, info or debug\n"
-        "      --log-format FMT    text or json\n"
-        "  -h, --help              show this help\n"
-        "  -V, --version           show the version and SDK version\n"
-        "\n"
-        "Examples:\n"
-        "  trellis schedule --config /etc/trellis/kube.cfg --state ./cluster --dry-run\n"
-        "  trellis schedule -c kube.cfg -s ./cluster -o json --explain\n"
-        "  trellis run -c /etc/trellis/trellis.cfg --listen 127.0.0.1:10259\n"
-        "  trellis validate /etc/trellis/kube.cfg\n"
-        "  trellis plugins --describe taint-toleration\n"
-        "  trellis drain -c gardener.cfg -s ./garden aws-eu-1\n"
-        "  trellis deschedule -c gardener.cfg -s ./garden --budget 5 --dry-run\n"
-        "  trellis explain -c kube.cfg -s ./cluster shop/search-indexer-0\n"
-        "\n"
-        "See trellis(1).\n",
-        DEFAULT_CONFIG);
+    help_usage(f, DEFAULT_CONFIG, TRELLIS_PLUGINDIR);
 }
 
 typedef struct opts {
@@ -149,6 +94,49 @@ static int take_now(opts *o, const char *arg)
     }
     o->now = arg;
     return 0;
+}
+
+/* An unknown command, with the nearest one when it looks like a slip. */
+static void unknown_command(const char *cmd)
+{
+    const char *near = help_nearest_command(cmd);
+    fprintf(stderr, "trellis: unknown command '%s'", cmd);
+    if (near)
+        fprintf(stderr, "; did you mean '%s'?", near);
+    fprintf(stderr, "\nTry 'trellis --help'.\n");
+}
+
+/* getopt_long's '?' (unknown option) or ':' (no argument for it), with
+ * the nearest long option to an unknown one. */
+static void bad_option(int ch, char **argv, const struct option *longopts, const char *cmd)
+{
+    const char *arg = argv[optind - 1];
+    if (ch == ':') {
+        if (strncmp(arg, "--", 2) == 0)
+            fprintf(stderr, "trellis: option '%.*s' needs an argument\n", (int)strcspn(arg, "="),
+                    arg);
+        else
+            fprintf(stderr, "trellis: option '-%c' needs an argument\n", optopt);
+    } else if (optopt) {
+        fprintf(stderr, "trellis: unknown option '-%c'\n", optopt);
+    } else {
+        char word[64];
+        const char *names[32];
+        size_t n = 0;
+        snprintf(word, sizeof word, "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+        for (; longopts[n].name && n < sizeof names / sizeof *names - 1; n++)
+            names[n] = longopts[n].name;
+        names[n] = NULL;
+        const char *near = help_nearest(word, names);
+        fprintf(stderr, "trellis: unknown option '%s'", arg);
+        if (near)
+            fprintf(stderr, "; did you mean '--%s'?", near);
+        fputc('\n', stderr);
+    }
+    if (cmd && help_is_command(cmd))
+        fprintf(stderr, "Try 'trellis %s --help'.\n", cmd);
+    else
+        fprintf(stderr, "Try 'trellis --help'.\n");
 }
 
 /* One option of getopt_long: 0, or -1 after saying what is wrong. --help
@@ -236,14 +224,19 @@ static int take_option(opts *o, int ch)
         log_set_json(strcmp(optarg, "json") == 0);
         break;
     case 'h':
-        usage(stdout);
+        /* trellis COMMAND --help: that command's */
+        if (o->cmd && help_command(stdout, o->cmd, DEFAULT_CONFIG) < 0) {
+            unknown_command(o->cmd);
+            exit(1);
+        }
+        if (!o->cmd)
+            usage(stdout);
         exit(0);
     case 'V':
         printf("trellis %s (plugin SDK %d.%d)\n", PACKAGE_VERSION, TRELLIS_SDK_MAJOR,
                TRELLIS_SDK_MINOR);
         exit(0);
     default:
-        fprintf(stderr, "Try 'trellis --help'.\n");
         return -1;
     }
     return 0;
@@ -272,7 +265,12 @@ static int parse(int argc, char **argv, opts *o)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
     int ch;
-    while ((ch = getopt_long(argc, argv, "+c:s:o:nj:P:vhV", longopts, NULL)) != -1) {
+    opterr = 0; /* bad_option says it, with a suggestion */
+    while ((ch = getopt_long(argc, argv, "+:c:s:o:nj:P:vhV", longopts, NULL)) != -1) {
+        if (ch == '?' || ch == ':') {
+            bad_option(ch, argv, longopts, o->cmd);
+            return -1;
+        }
         if (take_option(o, ch) < 0)
             return -1;
     }
@@ -531,10 +529,11 @@ static int cmd_admin(opts *o)
     int deschedule = strcmp(cmd, "deschedule") == 0;
     size_t need = strcmp(cmd, "taint") == 0 ? 2 : deschedule ? 0 : 1;
     if (o->n_pos != need) {
-        fprintf(stderr, "trellis: %s: expected %s\nTry 'trellis --help'.\n", cmd,
+        fprintf(stderr, "trellis: %s: expected %s\nTry 'trellis %s --help'.\n", cmd,
                 need == 2 ? "TARGET and a taint (key[=value][:Effect] or key[:Effect]-)"
                 : need    ? "one TARGET"
-                          : "no positional argument");
+                          : "no positional argument",
+                cmd);
         return 1;
     }
     char err[2048];
@@ -604,7 +603,7 @@ static int cmd_explain(opts *o)
 {
     if (o->n_pos != 1) {
         fprintf(stderr, "trellis: explain: expected one workload: NAME, NAMESPACE/NAME, "
-                        "KIND/NAME or KIND/NAMESPACE/NAME\nTry 'trellis --help'.\n");
+                        "KIND/NAME or KIND/NAMESPACE/NAME\nTry 'trellis explain --help'.\n");
         return 1;
     }
     char err[2048];
@@ -840,10 +839,16 @@ int cli_main(int argc, char **argv)
     } else if (strcmp(o.cmd, "explain") == 0) {
         rc = cmd_explain(&o);
     } else if (strcmp(o.cmd, "help") == 0) {
-        usage(stdout);
+        /* trellis help COMMAND: that command's */
         rc = 0;
+        if (!o.n_pos)
+            usage(stdout);
+        else if (help_command(stdout, o.pos[0], DEFAULT_CONFIG) < 0) {
+            unknown_command(o.pos[0]);
+            rc = 1;
+        }
     } else {
-        fprintf(stderr, "trellis: unknown command '%s'\nTry 'trellis --help'.\n", o.cmd);
+        unknown_command(o.cmd);
         rc = 1;
     }
     free(o.dirs);
