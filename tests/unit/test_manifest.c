@@ -547,11 +547,53 @@ START_TEST(yaml_syntax_errors)
                            "---\n"
                            "apiVersion: v1\nkind: Pod\nmetadata: {name: d}\n"),
                      -1);
-    ck_assert_uint_eq(s.n_objects, 2);
+    /* the documents after the broken one are read too */
+    ck_assert_uint_eq(s.n_objects, 3);
     expect_object(&s, 0, "a", 0, -1, 1);
     expect_object(&s, 1, "b", 1, -1, 5);
+    expect_object(&s, 2, "d", 3, -1, 15);
     ck_assert_uint_eq(s.n_errors, 1);
     expect_error_prefix(&s, 0, 13, 2, "document 2: syntax error: ");
+    manifest_set_free(&s);
+
+    /* two broken documents among good ones: each reported, each good one
+     * read, with its document number and line; a flow collection left
+     * open is found at the next "---", which starts the next document */
+    ck_assert_int_eq(parse(&s, "x.yaml",
+                           "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n"
+                           "---\n"
+                           "apiVersion: v1\nkind: Pod\nmetadata: {name: b\n" /* 5-7 */
+                           "---\n"
+                           "apiVersion: v1\nkind: Pod\nmetadata: {name: c}\n" /* 9 */
+                           "---\n"
+                           "apiVersion: v1\nkind: Pod\nmetadata:\n  name: d\n \tx: [\n"
+                           "---\n"
+                           "apiVersion: v1\nkind: Pod\nmetadata: {name: e}\n"), /* 19 */
+                     -1);
+    ck_assert_uint_eq(s.n_objects, 3);
+    expect_object(&s, 0, "a", 0, -1, 1);
+    expect_object(&s, 1, "c", 2, -1, 9);
+    expect_object(&s, 2, "e", 4, -1, 19);
+    ck_assert_uint_eq(s.n_errors, 2);
+    ck_assert_int_eq(s.errors[0].doc, 1);
+    ck_assert_msg(strstr(s.errors[0].message, "document 1: syntax error: "), "%s",
+                  s.errors[0].message);
+    ck_assert_int_eq(s.errors[1].doc, 3);
+    ck_assert_msg(strstr(s.errors[1].message, "document 3: syntax error: "), "%s",
+                  s.errors[1].message);
+    manifest_set_free(&s);
+
+    /* a broken "---" line itself: the next document is still read */
+    ck_assert_int_eq(parse(&s, "x.yaml",
+                           "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n"
+                           "--- [\n"
+                           "---\n"
+                           "apiVersion: v1\nkind: Pod\nmetadata: {name: b}\n"),
+                     -1);
+    ck_assert_uint_eq(s.n_objects, 2);
+    expect_object(&s, 1, "b", 2, -1, 6);
+    ck_assert_uint_eq(s.n_errors, 1);
+    ck_assert_int_eq(s.errors[0].doc, 1);
     manifest_set_free(&s);
 
     ck_assert_int_eq(parse(&s, "x.yaml", "a: [1, 2\nb: 3\n"), -1);
