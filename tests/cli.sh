@@ -425,7 +425,7 @@ cp -R "$TMP/st-score" "$TMP/st-score.orig"
 profile_cfg "$TMP/score.cfg" \
     '{ name = "fx-bad-score"; }, { name = "default-binder"; }'
 run schedule -c "$TMP/score.cfg" -s "$TMP/st-score" -o json
-check "schedule: a score outside 0..100 is an error naming the plugin" 0 \
+check "schedule: a score outside 0..100 is an error naming the plugin, exit 3" 3 \
     "$OUT" '"result": *"error"' '"message": *"[^"]*fx-bad-score[^"]*outside 0\.\.100' \
     '"error": *1'
 expect "schedule: a workload in error is not written" \

@@ -5,7 +5,7 @@
  * and prints decisions. Exit status: 0 when every decision was made and
  * written (unschedulable workloads included), 1 for bad usage, 2 when the
  * run cannot start (config, plugin, store), 3 when decisions were made but
- * some could not be written back.
+ * some are error (not written back, or a plugin failed on the workload).
  */
 #include "config.h"
 
@@ -386,10 +386,11 @@ static int schedule_and_print(const opts *o, sched *s, store *st, const char *di
         sched_get_stats(s, &ss);
         log_info("scheduled in %.1f ms", (double)ss.schedule_ns / 1e6);
         int json = o->output ? strcmp(o->output, "json") == 0 : !isatty(STDOUT_FILENO);
-        if (json)
-            output_json(stdout, s);
-        else
-            output_table(stdout, s);
+        size_t errors = json ? output_json(stdout, s) : output_table(stdout, s);
+        /* an error decision is a workload not placed for a reason that
+         * is not "nothing fits": a script must not take it for success */
+        if (errors && rc == 0)
+            rc = 3;
         if (ss.manifest_errors)
             fprintf(stderr, "trellis: %zu malformed document%s skipped (see above)\n",
                     ss.manifest_errors, ss.manifest_errors == 1 ? "" : "s");

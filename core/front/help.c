@@ -65,7 +65,8 @@ static const cmd_help CMDS[] = {
      "[OPTIONS]",
      "schedule every pending workload once and write the bindings back",
      "Read the state, schedule every pending workload once, write the bindings\n"
-     "back and print the decisions. Exit status 3 when some could not be written.\n",
+     "back and print the decisions. Exit status 3 when some decisions are error\n"
+     "(not written, a plugin failed, a malformed workload).\n",
      {"config", "state", "output", "explain", "dry-run", "parallelism", "plugin-dir", "stats",
       "now", COMMON_OPTS},
      "  trellis schedule --config /etc/trellis/kube.cfg --state ./cluster --dry-run\n"
