@@ -197,6 +197,24 @@ check "an unknown command exits 1" 1 "$ERR" "unknown command 'frobnicate'"
 run
 check "no command prints the usage and exits 1" 1 "$ERR" '^Usage: trellis'
 
+# JSON logs: one object a line, '/' as it is; the errors that end a
+# command are in that format too
+nodes "$TMP/st-log" n1
+pod "$TMP/st-log" p1
+profile_cfg "$TMP/log.cfg" '{ name = "default-binder"; }'
+run schedule -c "$TMP/log.cfg" -s "$TMP/st-log" --dry-run -o json --log-format json --log-level info
+check "--log-format json: JSON lines that keep '/' unescaped" 0 "$ERR" \
+    '^\{"time":"[^"]*","level":"info","msg":"loaded 1 targets .* from /'
+expect "--log-format json: every line is a JSON object, no escaped '/'" \
+    sh -c "! grep -v '^{' '$ERR' && ! grep -F -q '\\/' '$ERR'"
+run run -c "$TMP/nowhere.cfg" --log-format json
+check "run: a config that does not load is a JSON error line under --log-format json" 2 "$ERR" \
+    '^\{"time":"[^"]*","level":"error","msg":"/.*nowhere\.cfg: cannot read the config file'
+run schedule -c "$TMP/nowhere.cfg" --log-format json
+check "schedule: the same, in the chosen format" 2 "$ERR" '^\{.*"level":"error".*nowhere\.cfg'
+run schedule -c "$TMP/nowhere.cfg"
+check "as text: trellis: MESSAGE, as before" 2 "$ERR" '^trellis: .*nowhere\.cfg: cannot read'
+
 run schedul
 check "an unknown command suggests the nearest one" 1 "$ERR" \
     "unknown command 'schedul'; did you mean 'schedule'\?"

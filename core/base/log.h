@@ -20,6 +20,12 @@ int log_parse_level(const char *s);
 void log_msg(trellis_log_level level, const char *who, const char *fmt, ...) UTIL_PRINTF(3, 4);
 void log_vmsg(trellis_log_level level, const char *who, const char *fmt, va_list ap);
 
+/* An error that ends the command (a config that does not load, a port in
+ * use): "trellis: MESSAGE" on standard error, or under --log-format json
+ * a JSON line of level error, so that a service's journal reads as one
+ * format. Printed whatever the log level. */
+void log_fatal(const char *fmt, ...) UTIL_PRINTF(1, 2);
+
 /* "FILE:LINE: MESSAGE (skipped)", or "FILE: MESSAGE (skipped)" when line
  * is 0 (a file that could not be read or was refused as a whole). */
 void log_skipped(const char *file, int line, const char *message);

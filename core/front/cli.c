@@ -152,7 +152,7 @@ static int take_option(opts *o, int ch)
         break;
     case 'o':
         if (strcmp(optarg, "json") != 0 && strcmp(optarg, "table") != 0) {
-            fprintf(stderr, "trellis: --output: expected table or json, got '%s'\n", optarg);
+            log_fatal("--output: expected table or json, got '%s'", optarg);
             return -1;
         }
         o->output = optarg;
@@ -167,7 +167,7 @@ static int take_option(opts *o, int ch)
         char *end;
         long v = strtol(optarg, &end, 10);
         if (*end || v < 1 || v > 256) {
-            fprintf(stderr, "trellis: --parallelism: expected 1..256, got '%s'\n", optarg);
+            log_fatal("--parallelism: expected 1..256, got '%s'", optarg);
             return -1;
         }
         o->parallelism = (int)v;
@@ -194,7 +194,7 @@ static int take_option(opts *o, int ch)
         char *end;
         long v = strtol(optarg, &end, 10);
         if (*end || v < 0) {
-            fprintf(stderr, "trellis: --budget: expected a number >= 0, got '%s'\n", optarg);
+            log_fatal("--budget: expected a number >= 0, got '%s'", optarg);
             return -1;
         }
         o->budget = v;
@@ -218,7 +218,7 @@ static int take_option(opts *o, int ch)
     }
     case OPT_LOG_FORMAT:
         if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0) {
-            fprintf(stderr, "trellis: --log-format: expected text or json, got '%s'\n", optarg);
+            log_fatal("--log-format: expected text or json, got '%s'", optarg);
             return -1;
         }
         log_set_json(strcmp(optarg, "json") == 0);
@@ -316,7 +316,7 @@ static int write_stats(const char *file, sched *s)
 {
     FILE *f = strcmp(file, "-") == 0 ? stderr : fopen(file, "w");
     if (!f) {
-        fprintf(stderr, "trellis: --stats %s: %m\n", file);
+        log_fatal("--stats %s: %m", file);
         return -1;
     }
     size_t n;
@@ -358,7 +358,7 @@ static int write_stats(const char *file, sched *s)
 static int describe_settings(const char *what)
 {
     if (strcmp(what, "profile") != 0) {
-        fprintf(stderr, "trellis: validate --describe: expected 'profile', got '%s'\n", what);
+        log_fatal("validate --describe: expected 'profile', got '%s'", what);
         return 1;
     }
     printf("Settings of a profile (profiles = ( { ... } ); in the config file):\n");
@@ -373,14 +373,14 @@ static int schedule_and_print(const opts *o, sched *s, store *st, const char *di
     int rc = 0;
     sched_stats ss;
     if (sched_load(s, st, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         rc = 2;
     } else {
         sched_get_stats(s, &ss);
         log_info("loaded %zu targets and %zu workloads (%zu pending) from %s in %.1f ms",
                  ss.targets_loaded, ss.workloads_loaded, ss.pending, dir, (double)ss.load_ns / 1e6);
         if (sched_run_once(s, err, sizeof err) < 0) {
-            fprintf(stderr, "trellis: not written: %s\n", err);
+            log_fatal("not written: %s", err);
             rc = 3;
         }
         sched_get_stats(s, &ss);
@@ -392,8 +392,8 @@ static int schedule_and_print(const opts *o, sched *s, store *st, const char *di
         if (errors && rc == 0)
             rc = 3;
         if (ss.manifest_errors)
-            fprintf(stderr, "trellis: %zu malformed document%s skipped (see above)\n",
-                    ss.manifest_errors, ss.manifest_errors == 1 ? "" : "s");
+            log_fatal("%zu malformed document%s skipped (see above)", ss.manifest_errors,
+                      ss.manifest_errors == 1 ? "" : "s");
         if (o->stats)
             write_stats(o->stats, s); /* says why it failed; the run itself is done */
     }
@@ -408,7 +408,7 @@ static int cmd_schedule(opts *o, int validate_only)
     cfg c;
     const char *file = o->config ? o->config : DEFAULT_CONFIG;
     if (config_load_at(file, o->now, &c, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         return 2;
     }
     const char *dir = o->state ? o->state : c.store_path;
@@ -418,7 +418,7 @@ static int cmd_schedule(opts *o, int validate_only)
     guard_watch(NULL, NULL, 0);
     sched *s = sched_open(&c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err);
     if (!s) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         config_free(&c);
         free(qpath);
         return 2;
@@ -434,15 +434,14 @@ static int cmd_schedule(opts *o, int validate_only)
         return 0;
     }
     if (!dir) {
-        fprintf(stderr, "trellis: no state directory: give --state DIR or store.path in %s\n",
-                file);
+        log_fatal("no state directory: give --state DIR or store.path in %s", file);
         sched_close(s);
         config_free(&c);
         return 1;
     }
     store *st = store_open(c.store_type, dir, o->dry_run, err, sizeof err);
     if (!st) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         sched_close(s);
         config_free(&c);
         free(qpath);
@@ -452,7 +451,7 @@ static int cmd_schedule(opts *o, int validate_only)
     free(qpath);
     state_hold lock;
     if (statelock_hold(dir, o->dry_run, st, &lock, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         sched_close(s);
         st->ops->destroy(st);
         config_free(&c);
@@ -506,18 +505,18 @@ static int admin_command(opts *o, sched *s, profile *p, store *st)
         r = sched_deschedule(s, p, o->budget >= 0 ? (size_t)o->budget : 10, report_move,
                              &o->dry_run, err, sizeof err);
         if (r < 0) {
-            fprintf(stderr, "trellis: deschedule: not written: %s\n", err);
+            log_fatal("deschedule: not written: %s", err);
             return 3;
         }
         printf("%d moved%s\n", r, o->dry_run ? " (dry run: nothing written)" : "");
         return 0;
     }
     if (r < 0) {
-        fprintf(stderr, "trellis: %s: %s\n", cmd, err);
+        log_fatal("%s: %s", cmd, err);
         return 2;
     }
     if (st->ops->flush(st, NULL, NULL, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: not written: %s\n", err);
+        log_fatal("not written: %s", err);
         return 3;
     }
     return 0;
@@ -541,7 +540,7 @@ static int cmd_admin(opts *o)
     cfg c;
     const char *file = o->config ? o->config : DEFAULT_CONFIG;
     if (config_load_at(file, o->now, &c, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         return 2;
     }
     int rc = 0;
@@ -549,42 +548,40 @@ static int cmd_admin(opts *o)
     state_hold lock = {-1, NULL, 0};
     sched *s = sched_open(&c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err);
     if (!s) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         rc = 2;
         goto out;
     }
     profile *p = pick_profile(s, o->profile);
     if (!p) {
-        fprintf(stderr, "trellis: no profile named '%s' in %s\n", o->profile, file);
+        log_fatal("no profile named '%s' in %s", o->profile, file);
         rc = 1;
         goto out;
     }
     if (deschedule && !profile_cfg(p)->capacity_field) {
-        fprintf(stderr, "trellis: deschedule: profile '%s' in %s has no capacity_field\n",
-                profile_name(p), file);
+        log_fatal("deschedule: profile '%s' in %s has no capacity_field", profile_name(p), file);
         rc = 1;
         goto out;
     }
     const char *dir = o->state ? o->state : c.store_path;
     if (!dir) {
-        fprintf(stderr, "trellis: no state directory: give --state DIR or store.path in %s\n",
-                file);
+        log_fatal("no state directory: give --state DIR or store.path in %s", file);
         rc = 1;
         goto out;
     }
     st = store_open(c.store_type, dir, o->dry_run, err, sizeof err);
     if (!st) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         rc = 2;
         goto out;
     }
     if (deschedule && statelock_hold(dir, o->dry_run, st, &lock, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         rc = 2;
         goto out;
     }
     if (sched_load(s, st, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         rc = 2;
         goto out;
     }
@@ -611,7 +608,7 @@ static int cmd_explain(opts *o)
     cfg c;
     const char *file = o->config ? o->config : DEFAULT_CONFIG;
     if (config_load_at(file, o->now, &c, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         return 2;
     }
     int rc = 0;
@@ -622,14 +619,13 @@ static int cmd_explain(opts *o)
     sched *s = sched_open(&c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err);
     if (!s || (dir && !(st = store_open(c.store_type, dir, 1, err, sizeof err))) ||
         (st && sched_load(s, st, err, sizeof err) < 0)) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         rc = 2;
     } else if (!dir) {
-        fprintf(stderr, "trellis: no state directory: give --state DIR or store.path in %s\n",
-                file);
+        log_fatal("no state directory: give --state DIR or store.path in %s", file);
         rc = 1;
     } else if (explain_find(s, o->pos[0], o->profile, &w, &p, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: explain: %s\n", err);
+        log_fatal("explain: %s", err);
         rc = 1;
     } else {
         explain_result r;
@@ -739,7 +735,7 @@ static int list_dir(const opts *o, const char *dir, seen_list *seen, int *found)
             /* a broken file is worth an error when listing, not when
              * describing another plugin */
             if (!o->describe) {
-                fprintf(stderr, "trellis: %s\n", err);
+                log_fatal("%s", err);
                 rc = 2;
             }
         } else if (seen_before(seen, m.desc->name)) {
@@ -768,7 +764,7 @@ static int cmd_plugins(opts *o)
     int have_cfg = 0;
     if (o->config) {
         if (config_load_at(o->config, o->now, &c, err, sizeof err) < 0) {
-            fprintf(stderr, "trellis: %s\n", err);
+            log_fatal("%s", err);
             return 2;
         }
         have_cfg = 1;
@@ -802,7 +798,7 @@ static int cmd_plugins(opts *o)
     if (have_cfg)
         config_free(&c);
     if (o->describe && !found) {
-        fprintf(stderr, "trellis: plugin '%s' not found\n", o->describe);
+        log_fatal("plugin '%s' not found", o->describe);
         return 2;
     }
     return rc;

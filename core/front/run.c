@@ -339,7 +339,7 @@ static int start_http(host *h, http_server **http)
     *http = NULL;
     if (o->listen) {
         if (parse_listen(o->listen, &addr, &port) < 0) {
-            fprintf(stderr, "trellis: --listen: expected ADDRESS:PORT, got '%s'\n", o->listen);
+            log_fatal("--listen: expected ADDRESS:PORT, got '%s'", o->listen);
             return -1;
         }
         http_on = 1;
@@ -348,7 +348,7 @@ static int start_http(host *h, http_server **http)
         http_handlers hh = {ready_cb, configz_cb, h, healthy_cb};
         *http = http_start(addr ? addr : h->c->http_address, port, &hh, err, sizeof err);
         if (!*http) {
-            fprintf(stderr, "trellis: %s\n", err);
+            log_fatal("%s", err);
             free(addr);
             return -1;
         }
@@ -425,7 +425,7 @@ static int be_active(host *h, const char *dir, int sigfd, int *rc)
     guard_watch(fatal_cb, h, 2000);
     sched *first = new_sched(h, h->c, err, sizeof err);
     if (!first || attach_store(h, h->c, first, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         return -1;
     }
     set_ready(h, 1, NULL);
@@ -471,7 +471,7 @@ static int lead_loop(host *h, const char *dir, int sigfd)
     for (;;) {
         int leading = take_lead(h, sigfd, err, sizeof err);
         if (leading < 0) {
-            fprintf(stderr, "trellis: %s\n", err);
+            log_fatal("%s", err);
             return 2;
         }
         if (leading == 0)
@@ -508,23 +508,20 @@ int run_main(const run_opts *o)
     int rc = 2;
     http_server *http = NULL;
     if (sigfd < 0) {
-        fprintf(stderr, "trellis: cannot create a signalfd: %s\n", strerror(errno));
+        log_fatal("cannot create a signalfd: %s", strerror(errno));
         return 2;
     }
     h.start_ms = mono_ms();
     h.c = xcalloc(1, sizeof *h.c);
     if (config_load_at(o->config, o->now, h.c, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         free(h.c);
         close(sigfd);
         return 2;
     }
     const char *dir = state_dir(&h, h.c);
     if (!dir) {
-        fprintf(stderr,
-                "trellis: no state directory: pass --state DIR or set store.path in "
-                "%s\n",
-                o->config);
+        log_fatal("no state directory: pass --state DIR or set store.path in %s", o->config);
         goto out;
     }
     metrics_enable(1);
@@ -539,7 +536,7 @@ int run_main(const run_opts *o)
     h.watchdog_ms = notify_watchdog_ms();
     h.el = election_open(h.c->store_type, dir, err, sizeof err);
     if (!h.el) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         goto out;
     }
     notify_send("READY=1\nSTATUS=waiting for the state lock");
