@@ -110,6 +110,15 @@ cat >"$tmp/want-configz.json" <<'J'
   "workload": { "kind": "Pod" }, "target": { "kind": "Node" } } ] }
 J
 check "/configz is the effective config as JSON" "$JSONMATCH" "$tmp/want-configz.json" "$tmp/body"
+cat >"$tmp/want-overrides.json" <<J
+{ "store": { "path": "$st" }, "http": { "enabled": true, "address": "127.0.0.1", "port": $port },
+  "command_line": { "state": "$st", "listen": "127.0.0.1:0" },
+  "log": { "level": "info", "format": "text" } }
+J
+check "/configz shows the command line's overrides in force: --state, --listen and its port" \
+    "$JSONMATCH" "$tmp/want-overrides.json" "$tmp/body"
+check "/configz lists where plugins are looked for, TRELLIS_PLUGIN_PATH first" \
+    sh -c "tr -d ' \n' <'$tmp/body' | grep -q '\"plugin_search_path\":\[\"${TRELLIS_PLUGIN_PATH%%:*}\"'"
 check "an unknown path is 404" http_is /nope 404
 
 # SIGHUP: a config that does not load leaves the running one in force

@@ -32,6 +32,16 @@ void log_set_json(int json)
     as_json = json;
 }
 
+int log_get_json(void)
+{
+    return as_json;
+}
+
+const char *log_level_name(trellis_log_level level)
+{
+    return (int)level >= 0 && (int)level < 4 ? names[level] : "error";
+}
+
 int log_parse_level(const char *s)
 {
     for (int i = 0; i < 4; i++)

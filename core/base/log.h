@@ -15,6 +15,9 @@
 void log_set_level(trellis_log_level level);
 trellis_log_level log_get_level(void);
 void log_set_json(int json);
+int log_get_json(void);
+/* "error", "warn", "info" or "debug". */
+const char *log_level_name(trellis_log_level level);
 /* Parse "error", "warn", "info", "debug"; -1 when unknown. */
 int log_parse_level(const char *s);
 void log_msg(trellis_log_level level, const char *who, const char *fmt, ...) UTIL_PRINTF(3, 4);

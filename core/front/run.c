@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "cfg.h"
 #include "clock.h"
 #include "guard.h"
@@ -59,7 +61,9 @@ typedef struct host {
     atomic_uint_fast64_t turn_ms; /* when the loop last turned */
     atomic_uint liveness_ms;      /* the config's http.liveness_timeout_ms */
     uint64_t watchdog_ms, last_ping_ms;
-    uint64_t start_ms; /* mono_ms() at start: a fixed `now` runs from then */
+    uint64_t start_ms;  /* mono_ms() at start: a fixed `now` runs from then */
+    char *http_address; /* where HTTP is served (NULL: it is not) */
+    int http_port;      /* the port bound, --listen ADDR:0 included */
 } host;
 
 static uint64_t mono_ms(void)
@@ -132,9 +136,64 @@ static char *configz_cb(void *ud)
     return s;
 }
 
+/* The command line's overrides of the config, in force: set in the
+ * config's group (store.path, http, parallelism, now) and named under
+ * "command_line". */
+static void add_overrides(const host *h, const cfg *c, json_object *root)
+{
+    const run_opts *o = h->o;
+    json_object *cl = json_object_new_object(), *g;
+    if (o->state && json_object_object_get_ex(root, "store", &g)) {
+        json_object_object_add(g, "path", json_object_new_string(o->state));
+        json_object_object_add(cl, "state", json_object_new_string(o->state));
+    }
+    if (h->http_address && json_object_object_get_ex(root, "http", &g)) {
+        json_object_object_add(g, "enabled", json_object_new_boolean(1));
+        json_object_object_add(g, "address", json_object_new_string(h->http_address));
+        json_object_object_add(g, "port", json_object_new_int(h->http_port));
+    }
+    if (o->listen)
+        json_object_object_add(cl, "listen", json_object_new_string(o->listen));
+    if (o->parallelism > 0) {
+        json_object_object_add(root, "parallelism", json_object_new_int(o->parallelism));
+        json_object_object_add(cl, "parallelism", json_object_new_int(o->parallelism));
+    }
+    if (o->now) {
+        json_object_object_add(root, "now", json_object_new_string(o->now));
+        json_object_object_add(cl, "now", json_object_new_string(o->now));
+    }
+    json_object *dirs = json_object_new_array();
+    for (size_t i = 0; i < o->n_dirs; i++)
+        json_object_array_add(dirs, json_object_new_string(o->dirs[i]));
+    if (o->n_dirs)
+        json_object_object_add(cl, "plugin_dirs", json_object_get(dirs));
+    json_object_object_add(root, "command_line", cl);
+    /* where plugins are looked for, in order: -P and TRELLIS_PLUGIN_PATH,
+     * the config's plugin_dirs, the built-in directory */
+    for (size_t i = 0; i < c->n_plugin_dirs; i++)
+        json_object_array_add(dirs, json_object_new_string(c->plugin_dirs[i]));
+    json_object_array_add(dirs, json_object_new_string(TRELLIS_PLUGINDIR));
+    json_object_object_add(root, "plugin_search_path", dirs);
+    json_object *log = json_object_new_object();
+    json_object_object_add(log, "level", json_object_new_string(log_level_name(log_get_level())));
+    json_object_object_add(log, "format", json_object_new_string(log_get_json() ? "json" : "text"));
+    json_object_object_add(root, "log", log);
+}
+
+/* /configz: the effective configuration, the file's settings with the
+ * command line's overrides in force. */
 static void set_configz(host *h, const cfg *c)
 {
     char *js = config_to_json(c);
+    json_object *root = json_tokener_parse(js);
+    if (root) {
+        add_overrides(h, c, root);
+        free(js);
+        js = xasprintf("%s\n", json_object_to_json_string_ext(
+                                   root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                             JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(root);
+    }
     pthread_mutex_lock(&h->mu);
     free(h->configz);
     h->configz = js;
@@ -352,8 +411,10 @@ static int start_http(host *h, http_server **http)
             free(addr);
             return -1;
         }
-        log_info("serving /healthz /readyz /configz /metrics on http://%s:%d",
-                 addr ? addr : h->c->http_address, http_port(*http));
+        h->http_address = xstrdup(addr ? addr : h->c->http_address);
+        h->http_port = http_port(*http);
+        log_info("serving /healthz /readyz /configz /metrics on http://%s:%d", h->http_address,
+                 h->http_port);
     }
     free(addr);
     return 0;
@@ -530,6 +591,7 @@ int run_main(const run_opts *o)
     set_ready(&h, 0, "starting");
     if (start_http(&h, &http) < 0)
         goto out;
+    set_configz(&h, h.c); /* with the address and port bound */
     atomic_store(&h.liveness_ms, h.c->liveness_timeout_ms);
     h.quarantine_path = xasprintf("%s/%s", dir, QUARANTINE_FILE);
     guard_install(h.quarantine_path);
@@ -548,6 +610,7 @@ out:
     config_free(h.c);
     free(h.c);
     free(h.configz);
+    free(h.http_address);
     free(h.quarantine_path);
     pthread_mutex_destroy(&h.mu);
     close(sigfd);
