@@ -322,6 +322,23 @@ run validate "$TMP/bad-point.cfg"
 check "validate: an unknown extension point is named" 2 "$ERR" \
     "bad-point\.cfg:8: unknown extension point 'bnid'"
 
+# validate --state: a field path no object has is a warning at its line
+nodes "$TMP/st-paths" n1
+pod "$TMP/st-paths" p1 'disk: ssd'
+profile_cfg "$TMP/typo.cfg" \
+    '{ name = "label-selector"; args = { field = "spec.nodeSelectr"; }; }, { name = "default-binder"; }'
+profile_cfg "$TMP/paths.cfg" \
+    '{ name = "label-selector"; args = { field = "metadata.labels"; }; }, { name = "default-binder"; }'
+run validate "$TMP/typo.cfg" --state "$TMP/st-paths"
+check "validate --state: a field path no object has is a warning at its line" 0 "$ERR" \
+    "typo\.cfg:8: warning: profile 'default-scheduler': plugin label-selector: field = \"spec\.nodeSelectr\": no Pod or Node in the state has this field"
+check "validate --state: the summary counts it" 0 "$OUT" "ok .*; 1 field path no object in .* has\)"
+run validate "$TMP/paths.cfg" --state "$TMP/st-paths"
+check "validate --state: a path objects have is no warning" 0 "$OUT" "; 0 field paths no object"
+expect "validate --state: nothing on stderr then" test ! -s "$ERR"
+run validate "$TMP/typo.cfg"
+check "validate without --state does not read a state" 0 "$OUT" "ok \(1 profile, 2 plugin instances\)$"
+
 profile_cfg "$TMP/no-plugin.cfg" \
     '{ name = "no-such-plugin"; }, { name = "default-binder"; }'
 run validate "$TMP/no-plugin.cfg"

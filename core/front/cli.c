@@ -29,6 +29,7 @@
 #include "hostapi.h"
 #include "log.h"
 #include "output.h"
+#include "pathcheck.h"
 #include "plugin.h"
 #include "quarantine.h"
 #include "statelock.h"
@@ -400,6 +401,33 @@ static int schedule_and_print(const opts *o, sched *s, store *st, const char *di
     return rc;
 }
 
+/* validate: the config has loaded into s; with --state, its field paths
+ * are checked against that state's objects too. The exit status. */
+static int validate_state(const opts *o, const cfg *c, sched *s, const char *file)
+{
+    char err[2048];
+    size_t n = 0, warned = 0;
+    for (size_t i = 0; i < c->n_profiles; i++)
+        n += c->profiles[i].n_plugins;
+    if (o->state) {
+        store *st = store_open(c->store_type, o->state, 1, err, sizeof err);
+        if (!st || sched_load(s, st, err, sizeof err) < 0) {
+            log_fatal("%s", err);
+            if (st)
+                st->ops->destroy(st);
+            return 2;
+        }
+        warned = pathcheck_run(s, file, stderr);
+        st->ops->destroy(st);
+    }
+    printf("%s: ok (%zu profile%s, %zu plugin instance%s", file, c->n_profiles,
+           c->n_profiles == 1 ? "" : "s", n, n == 1 ? "" : "s");
+    if (o->state)
+        printf("; %zu field path%s no object in %s has", warned, warned == 1 ? "" : "s", o->state);
+    printf(")\n");
+    return 0;
+}
+
 static int cmd_schedule(opts *o, int validate_only)
 {
     if (validate_only && o->describe)
@@ -424,14 +452,10 @@ static int cmd_schedule(opts *o, int validate_only)
         return 2;
     }
     if (validate_only) {
-        size_t n = 0;
-        for (size_t i = 0; i < c.n_profiles; i++)
-            n += c.profiles[i].n_plugins;
-        printf("%s: ok (%zu profile%s, %zu plugin instance%s)\n", file, c.n_profiles,
-               c.n_profiles == 1 ? "" : "s", n, n == 1 ? "" : "s");
+        int rc = validate_state(o, &c, s, file);
         sched_close(s);
         config_free(&c);
-        return 0;
+        return rc;
     }
     if (!dir) {
         log_fatal("no state directory: give --state DIR or store.path in %s", file);

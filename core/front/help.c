@@ -86,9 +86,13 @@ static const cmd_help CMDS[] = {
      "check a config: syntax, plugins, their arguments",
      "Check a config (FILE, or --config, or the default): its syntax and\n"
      "settings, that every plugin it names loads, that their arguments match\n"
-     "their tables and that their init succeeds.\n",
-     {"config", "plugin-dir", "describe", COMMON_OPTS},
+     "their tables and that their init succeeds. With --state DIR, also read\n"
+     "the state and warn about every field path an argument names (field,\n"
+     "..._field) that no object of the profile's kinds has: a typo there\n"
+     "silently turns a filter off.\n",
+     {"config", "state", "plugin-dir", "describe", COMMON_OPTS},
      "  trellis validate /etc/trellis/kube.cfg\n"
+     "  trellis validate kube.cfg --state ./cluster\n"
      "  trellis validate --describe profile\n"},
     {"plugins",
      "[OPTIONS]",
