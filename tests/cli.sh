@@ -322,6 +322,38 @@ run validate "$TMP/bad-point.cfg"
 check "validate: an unknown extension point is named" 2 "$ERR" \
     "bad-point\.cfg:8: unknown extension point 'bnid'"
 
+# a wrong value: reported at the field's line, once however many plugins
+# read the field (priority-sort and preemption read spec.priority,
+# resources-fit and least-allocated the requests)
+nodes "$TMP/st-values" n1
+cat >"$TMP/st-values/bad.yaml" <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: fine, namespace: default}
+spec: {containers: [{name: c, image: x}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: bad, namespace: default}
+spec:
+  priority: high
+  containers:
+  - name: c
+    image: x
+    resources:
+      requests:
+        cpu: [1, 2]
+EOF
+profile_cfg "$TMP/values.cfg" '{ name = "priority-sort"; }, { name = "resources-fit"; },
+    { name = "least-allocated"; }, { name = "preemption"; }, { name = "default-binder"; }'
+run schedule -c "$TMP/values.cfg" -s "$TMP/st-values" --dry-run -o json
+check "a priority that is a word is reported at its own line" 3 "$ERR" \
+    "bad\.yaml:10: Pod default/bad: plugin priority-sort: spec\.priority: expected an integer, got 'high'"
+check "a quantity that is a list is reported at its own line" 3 "$ERR" \
+    "bad\.yaml:16: Pod default/bad: plugin resources-fit: spec\.containers\[0\]\.resources\.requests\.cpu: expected a quantity"
+expect "each is reported once" \
+    sh -c "[ \$(grep -c 'spec.priority: expected' '$ERR') = 1 ] && [ \$(grep -c 'requests.cpu: expected' '$ERR') = 1 ]"
+
 # validate --state: a field path no object has is a warning at its line
 nodes "$TMP/st-paths" n1
 pod "$TMP/st-paths" p1 'disk: ssd'

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fieldline.h"
 #include "manifest.h"
 #include "util.h"
 
@@ -807,6 +808,47 @@ START_TEST(load_files)
 }
 END_TEST
 
+/* fieldline_find: the line of a field in document doc (and List item) */
+START_TEST(field_lines)
+{
+    char dir[] = "/tmp/trellis-fieldline.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char *path = xasprintf("%s/f.yaml", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n" /* 1-3 */
+          "---\n"
+          "apiVersion: v1\nkind: Pod\n"                                   /* 5-6 */
+          "metadata:\n  name: b\n  labels:\n    zone.x/y: z\n"            /* 7-10 */
+          "spec:\n  skip: {a: [1, {b: 2}]}\n  priority: high\n"           /* 11-13 */
+          "  containers:\n  - name: c\n    resources:\n      requests:\n" /* 14-17 */
+          "        cpu:\n        - 1\n"                                   /* 18-19 */
+          "---\n"
+          "apiVersion: v1\nkind: List\nitems:\n"                       /* 21-23 */
+          "- {apiVersion: v1, kind: Pod, metadata: {name: c}}\n"       /* 24 */
+          "- apiVersion: v1\n  kind: Pod\n  spec:\n    priority: x\n", /* 25-28 */
+          f);
+    fclose(f);
+    ck_assert_int_eq(fieldline_find(path, 1, -1, "spec.priority"), 13);
+    ck_assert_int_eq(fieldline_find(path, 1, -1, "spec.containers[0].resources.requests.cpu"), 18);
+    ck_assert_int_eq(fieldline_find(path, 1, -1, "spec.containers[0].resources.requests.cpu[0]"),
+                     19);
+    ck_assert_int_eq(fieldline_find(path, 1, -1, "metadata.labels[\"zone.x/y\"]"), 10);
+    ck_assert_int_eq(fieldline_find(path, 0, -1, "metadata.name"), 3);
+    ck_assert_int_eq(fieldline_find(path, 2, 1, "spec.priority"), 28);
+    ck_assert_int_eq(fieldline_find(path, 2, 0, "metadata.name"), 24);
+    /* absent: 0, and the caller keeps the document's line */
+    ck_assert_int_eq(fieldline_find(path, 1, -1, "spec.nodeSelector"), 0);
+    ck_assert_int_eq(fieldline_find(path, 1, -1, "spec.containers[1]"), 0);
+    ck_assert_int_eq(fieldline_find(path, 5, -1, "spec.priority"), 0);
+    ck_assert_int_eq(fieldline_find(path, 1, -1, "spec..x"), 0);
+    ck_assert_int_eq(fieldline_find("/nonexistent/f.yaml", 0, -1, "a"), 0);
+    unlink(path);
+    rmdir(dir);
+    free(path);
+}
+END_TEST
+
 static Suite *manifest_suite(void)
 {
     Suite *s = suite_create("manifest");
@@ -830,6 +872,7 @@ static Suite *manifest_suite(void)
     tcase_add_test(f, manifest_names);
     tcase_add_test(f, nul_in_strings_refused);
     tcase_add_test(f, load_files);
+    tcase_add_test(f, field_lines);
     suite_add_tcase(s, f);
     return s;
 }
