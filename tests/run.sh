@@ -393,6 +393,17 @@ else
     not_ok "progress: trellis-gen or script(1) missing"
 fi
 
+# ---- the summary line a long run logs (every summary_interval_ms) ----
+{ echo 'summary_interval_ms = 200;'; cat "$cfg"; } >"$tmp/summary.cfg"
+cp -r "$TOP_SRCDIR/examples/kube" "$tmp/s-summary"
+start sum "$tmp/s-summary" "$tmp/summary.cfg"
+check "run logs a summary line: bound, rate, unschedulable, queue sizes" \
+    wait_for 20 grep -q 'info summary: [1-9][0-9]* bound ([0-9.]*/s over the last [0-9]* s), [0-9]* unschedulable and 0 error attempts; queues: [0-9]* active, [0-9]* backoff, [1-9][0-9]* unschedulable$' "$tmp/sum.log"
+check "and logs it again after the interval" \
+    wait_for 20 sh -c "[ \$(grep -c 'info summary:' '$tmp/sum.log') -ge 2 ]"
+kill -TERM "$pid"
+wait_for 20 stopped "$pid"
+
 # ---- the default config (the systemd unit: tests/install.sh) ----
 check "conf/trellis.cfg is a valid config" "$TRELLIS" validate "$TOP_SRCDIR/conf/trellis.cfg"
 

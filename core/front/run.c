@@ -61,9 +61,11 @@ typedef struct host {
     atomic_uint_fast64_t turn_ms; /* when the loop last turned */
     atomic_uint liveness_ms;      /* the config's http.liveness_timeout_ms */
     uint64_t watchdog_ms, last_ping_ms;
-    uint64_t start_ms;  /* mono_ms() at start: a fixed `now` runs from then */
-    char *http_address; /* where HTTP is served (NULL: it is not) */
-    int http_port;      /* the port bound, --listen ADDR:0 included */
+    uint64_t start_ms;    /* mono_ms() at start: a fixed `now` runs from then */
+    uint64_t summary_ms;  /* when the last summary line was logged */
+    double summary_bound; /* bindings done by then */
+    char *http_address;   /* where HTTP is served (NULL: it is not) */
+    int http_port;        /* the port bound, --listen ADDR:0 included */
 } host;
 
 static uint64_t mono_ms(void)
@@ -477,6 +479,24 @@ static int turn(host *h, int sigfd, int *rc)
     return take_signals(h, sigfd, rc);
 }
 
+/* Every summary_interval_ms, one line of what a long run has done: a
+ * terminal shows progress, a journal this. */
+static void summary(host *h, uint64_t now)
+{
+    uint32_t every = h->c->summary_interval_ms;
+    if (!every || now - h->summary_ms < every)
+        return;
+    metrics_totals t;
+    metrics_get_totals(&t);
+    double secs = (double)(now - h->summary_ms) / 1e3;
+    log_info("summary: %.0f bound (%.2f/s over the last %.0f s), %.0f unschedulable and %.0f error "
+             "attempts; queues: %.0f active, %.0f backoff, %.0f unschedulable",
+             t.bound, secs > 0 ? (t.bound - h->summary_bound) / secs : 0.0, secs,
+             t.unschedulable_attempts, t.errors, t.active, t.backoff, t.unschedulable);
+    h->summary_ms = now;
+    h->summary_bound = t.bound;
+}
+
 /* While this host holds the lock: schedule until told to stop (1) or
  * the lock is lost (0: step down); -1 when the scheduler cannot start. */
 static int be_active(host *h, const char *dir, int sigfd, int *rc)
@@ -494,9 +514,14 @@ static int be_active(host *h, const char *dir, int sigfd, int *rc)
     atomic_store(&h->turn_ms, mono_ms());
     atomic_store(&h->looping, 1);
     int stop = 0, lost = 0;
+    metrics_totals t0;
+    metrics_get_totals(&t0);
+    h->summary_ms = mono_ms();
+    h->summary_bound = t0.bound;
     while (!stop && !lost) {
         uint64_t now_turn = mono_ms();
         atomic_store(&h->turn_ms, now_turn);
+        summary(h, now_turn);
         if (h->watchdog_ms && now_turn - h->last_ping_ms >= h->watchdog_ms / 2) {
             notify_send("WATCHDOG=1");
             h->last_ping_ms = now_turn;
