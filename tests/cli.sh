@@ -354,6 +354,69 @@ check "a quantity that is a list is reported at its own line" 3 "$ERR" \
 expect "each is reported once" \
     sh -c "[ \$(grep -c 'spec.priority: expected' '$ERR') = 1 ] && [ \$(grep -c 'requests.cpu: expected' '$ERR') = 1 ]"
 
+# targets: every target with its workloads, taints, cordon, capacity
+mkdir -p "$TMP/st-fleet"
+cat >"$TMP/st-fleet/all.yaml" <<'EOF'
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {capacity: 3}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2}
+spec:
+  taints:
+  - {key: node.kubernetes.io/unschedulable, effect: NoSchedule}
+  - {key: gpu, value: "yes", effect: PreferNoSchedule}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a, namespace: default}
+spec: {nodeName: n1}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: b, namespace: shop}
+spec: {nodeName: n1}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: c, namespace: default}
+spec: {nodeName: n9}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: d, namespace: default}
+spec: {}
+EOF
+cp -R "$TMP/st-fleet" "$TMP/st-fleet.orig"
+profile_cfg "$TMP/fleet.cfg" '{ name = "default-binder"; }'
+sed 's|binding = { field = "spec.nodeName"; };|&\n    operator = { capacity_field = "status.capacity"; };|' \
+    "$TMP/fleet.cfg" >"$TMP/fleet.tmp" && mv "$TMP/fleet.tmp" "$TMP/fleet.cfg"
+run targets -c "$TMP/fleet.cfg" -s "$TMP/st-fleet" -o table
+check "targets: a table of every target, its state, workloads, capacity and taints" 0 "$OUT" \
+    '^PROFILE default-scheduler \(Pod on Node\)$' \
+    '^n1 +ready +2 +2/3 +-$' '^ +default/a$' '^ +shop/b$' \
+    '^n2 +cordoned +0 +- +node\.kubernetes\.io/unschedulable:NoSchedule, gpu=yes:PreferNoSchedule$' \
+    '^2 targets; 1 Pod pending; default/c on missing n9$'
+run targets -c "$TMP/fleet.cfg" -s "$TMP/st-fleet" -o json
+check "targets -o json: the same as JSON" 0 "$OUT" '"workload_count": 2' '"capacity": 3' \
+    '"cordoned": true' '"pending": 1'
+cat >"$TMP/want-fleet.json" <<'EOF'
+{ "profiles": [ { "name": "default-scheduler", "workload_kind": "Pod", "target_kind": "Node",
+  "targets": [
+    { "name": "n1", "cordoned": false, "workloads": [ "default/a", "shop/b" ], "capacity": 3 },
+    { "name": "n2", "cordoned": true, "workloads": [ ], "capacity": null,
+      "taints": [ { "key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule" },
+                  { "key": "gpu", "value": "yes", "effect": "PreferNoSchedule" } ] } ],
+  "pending": 1, "on_missing_targets": [ { "workload": "default/c", "target": "n9" } ] } ] }
+EOF
+expect "targets -o json matches the view" "$JSONMATCH" "$TMP/want-fleet.json" "$OUT"
+expect "targets writes nothing" same_tree "$TMP/st-fleet.orig" "$TMP/st-fleet"
+run targets -c "$TMP/fleet.cfg" -s "$TMP/st-fleet" --profile nope
+check "targets: an unknown --profile exits 1" 1 "$ERR" "no profile named 'nope'"
+
 # validate --state: a field path no object has is a warning at its line
 nodes "$TMP/st-paths" n1
 pod "$TMP/st-paths" p1 'disk: ssd'

@@ -24,6 +24,7 @@
 #include "cfg.h"
 #include "clock.h"
 #include "explain.h"
+#include "fleet.h"
 #include "guard.h"
 #include "help.h"
 #include "hostapi.h"
@@ -619,6 +620,54 @@ out:
     return rc;
 }
 
+/* A read-only look at the state (explain, targets): the config, the
+ * scheduler and the state read through a dry-run store, in *v. 0, or the
+ * exit status after saying why (everything opened is closed then). */
+typedef struct look {
+    cfg c;
+    sched *s;
+    store *st;
+} look;
+
+static void look_close(look *v)
+{
+    sched_close(v->s);
+    if (v->st)
+        v->st->ops->destroy(v->st);
+    config_free(&v->c);
+}
+
+static int look_open(const opts *o, look *v)
+{
+    char err[2048];
+    const char *file = o->config ? o->config : DEFAULT_CONFIG;
+    memset(v, 0, sizeof *v);
+    if (config_load_at(file, o->now, &v->c, err, sizeof err) < 0) {
+        log_fatal("%s", err);
+        return 2;
+    }
+    const char *dir = o->state ? o->state : v->c.store_path;
+    int rc = 0;
+    v->s = sched_open(&v->c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err);
+    if (!v->s || (dir && !(v->st = store_open(v->c.store_type, dir, 1, err, sizeof err))) ||
+        (v->st && sched_load(v->s, v->st, err, sizeof err) < 0)) {
+        log_fatal("%s", err);
+        rc = 2;
+    } else if (!dir) {
+        log_fatal("no state directory: give --state DIR or store.path in %s", file);
+        rc = 1;
+    }
+    if (rc)
+        look_close(v);
+    return rc;
+}
+
+/* -o json, or JSON when standard output is no terminal */
+static int want_json(const opts *o)
+{
+    return o->output ? strcmp(o->output, "json") == 0 : !isatty(STDOUT_FILENO);
+}
+
 /* explain: load the state as schedule does, through a dry-run store, and
  * evaluate one workload against every target (explain.c). */
 static int cmd_explain(opts *o)
@@ -629,41 +678,50 @@ static int cmd_explain(opts *o)
         return 1;
     }
     char err[2048];
-    cfg c;
-    const char *file = o->config ? o->config : DEFAULT_CONFIG;
-    if (config_load_at(file, o->now, &c, err, sizeof err) < 0) {
-        log_fatal("%s", err);
-        return 2;
-    }
-    int rc = 0;
-    store *st = NULL;
-    const char *dir = o->state ? o->state : c.store_path;
+    look v;
+    int rc = look_open(o, &v);
+    if (rc)
+        return rc;
     trellis_object *w;
     profile *p;
-    sched *s = sched_open(&c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err);
-    if (!s || (dir && !(st = store_open(c.store_type, dir, 1, err, sizeof err))) ||
-        (st && sched_load(s, st, err, sizeof err) < 0)) {
-        log_fatal("%s", err);
-        rc = 2;
-    } else if (!dir) {
-        log_fatal("no state directory: give --state DIR or store.path in %s", file);
-        rc = 1;
-    } else if (explain_find(s, o->pos[0], o->profile, &w, &p, err, sizeof err) < 0) {
+    if (explain_find(v.s, o->pos[0], o->profile, &w, &p, err, sizeof err) < 0) {
         log_fatal("explain: %s", err);
         rc = 1;
     } else {
         explain_result r;
-        explain_run(s, p, w, &r);
-        if (o->output ? strcmp(o->output, "json") == 0 : !isatty(STDOUT_FILENO))
+        explain_run(v.s, p, w, &r);
+        if (want_json(o))
             explain_print_json(stdout, &r);
         else
             explain_print_table(stdout, &r);
         explain_free(&r);
     }
-    sched_close(s);
-    if (st)
-        st->ops->destroy(st);
-    config_free(&c);
+    look_close(&v);
+    return rc;
+}
+
+/* targets: every target with what is placed on it (fleet.c). */
+static int cmd_targets(opts *o)
+{
+    if (o->n_pos) {
+        fprintf(stderr,
+                "trellis: targets: unexpected argument '%s'\n"
+                "Try 'trellis targets --help'.\n",
+                o->pos[0]);
+        return 1;
+    }
+    look v;
+    int rc = look_open(o, &v);
+    if (rc)
+        return rc;
+    profile *p = o->profile ? pick_profile(v.s, o->profile) : NULL;
+    if (o->profile && !p) {
+        log_fatal("no profile named '%s' in %s", o->profile, v.c.file);
+        rc = 1;
+    } else {
+        fleet_print(stdout, v.s, p, want_json(o));
+    }
+    look_close(&v);
     return rc;
 }
 
@@ -859,6 +917,8 @@ int cli_main(int argc, char **argv)
         rc = run_main(&ro);
     } else if (strcmp(o.cmd, "explain") == 0) {
         rc = cmd_explain(&o);
+    } else if (strcmp(o.cmd, "targets") == 0) {
+        rc = cmd_targets(&o);
     } else if (strcmp(o.cmd, "help") == 0) {
         /* trellis help COMMAND: that command's */
         rc = 0;

@@ -140,6 +140,17 @@ static const cmd_help CMDS[] = {
      {"config", "state", "profile", "output", "parallelism", "plugin-dir", "now", COMMON_OPTS},
      "  trellis explain -c kube.cfg -s ./cluster shop/search-indexer-0\n"
      "  trellis explain -c kube.cfg -s ./cluster -o json Pod/shop/payments-0\n"},
+    {"targets",
+     "[OPTIONS]",
+     "every target with its workloads, taints, cordon and capacity",
+     "Every target of each profile (or of --profile) with the workloads placed\n"
+     "on it, its taints and whether it is cordoned (the profile's operator\n"
+     "group), its capacity (operator.capacity_field) and whether a plugin\n"
+     "refused it; then the pending workloads and those placed on a target that\n"
+     "does not exist. Writes nothing.\n",
+     {"config", "state", "profile", "output", "plugin-dir", "now", COMMON_OPTS},
+     "  trellis targets -c kube.cfg -s ./cluster\n"
+     "  trellis targets -c gardener.cfg -s ./garden -o json\n"},
     {"help",
      "[COMMAND]",
      "show this help, or a command's",
