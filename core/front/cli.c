@@ -33,6 +33,7 @@
 #include "pathcheck.h"
 #include "plugin.h"
 #include "quarantine.h"
+#include "report.h"
 #include "statelock.h"
 #include "run.h"
 #include "scheduler.h"
@@ -55,7 +56,8 @@ typedef struct opts {
     const char *profile;
     const char *stats;
     const char *listen;
-    const char *now; /* --now: overrides the config's */
+    const char *now;  /* --now: overrides the config's */
+    const char *html; /* report --html FILE */
     long budget;
     char *pos[4]; /* positional arguments after the command */
     size_t n_pos;
@@ -80,7 +82,8 @@ enum {
     OPT_BUDGET,
     OPT_STATS,
     OPT_LISTEN,
-    OPT_NOW
+    OPT_NOW,
+    OPT_HTML
 };
 
 /* --now TIME: 0, or -1 after saying what is wrong. */
@@ -192,6 +195,9 @@ static int take_option(opts *o, int ch)
         break;
     case OPT_NOW:
         return take_now(o, optarg);
+    case OPT_HTML:
+        o->html = optarg;
+        break;
     case OPT_BUDGET: {
         char *end;
         long v = strtol(optarg, &end, 10);
@@ -260,6 +266,7 @@ static int parse(int argc, char **argv, opts *o)
         {"stats", required_argument, NULL, OPT_STATS},
         {"listen", required_argument, NULL, OPT_LISTEN},
         {"now", required_argument, NULL, OPT_NOW},
+        {"html", required_argument, NULL, OPT_HTML},
         {"verbose", no_argument, NULL, 'v'},
         {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
         {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
@@ -387,6 +394,16 @@ static int schedule_and_print(const opts *o, sched *s, store *st, const char *di
         }
         sched_get_stats(s, &ss);
         log_info("scheduled in %.1f ms", (double)ss.schedule_ns / 1e6);
+        if (o->html) {
+            char title[1024];
+            snprintf(title, sizeof title, "%s on %s", o->config ? o->config : DEFAULT_CONFIG, dir);
+            if (report_write_html(o->html, s, title, err, sizeof err) < 0) {
+                log_fatal("report: %s", err);
+                return 2;
+            }
+            printf("%s: the state after a dry run of %s\n", o->html, title);
+            return rc;
+        }
         int json = o->output ? strcmp(o->output, "json") == 0 : !isatty(STDOUT_FILENO);
         size_t errors = json ? output_json(stdout, s) : output_table(stdout, s);
         /* an error decision is a workload not placed for a reason that
@@ -700,6 +717,20 @@ static int cmd_explain(opts *o)
     return rc;
 }
 
+/* report --html FILE: a dry run with every verdict recorded, as a page
+ * (report.c). */
+static int cmd_report(opts *o)
+{
+    if (!o->html || o->n_pos) {
+        fprintf(stderr, "trellis: report: expected --html FILE and no other argument\n"
+                        "Try 'trellis report --help'.\n");
+        return 1;
+    }
+    o->dry_run = 1;
+    o->explain = 1;
+    return cmd_schedule(o, 0);
+}
+
 /* targets: every target with what is placed on it (fleet.c). */
 static int cmd_targets(opts *o)
 {
@@ -919,6 +950,8 @@ int cli_main(int argc, char **argv)
         rc = cmd_explain(&o);
     } else if (strcmp(o.cmd, "targets") == 0) {
         rc = cmd_targets(&o);
+    } else if (strcmp(o.cmd, "report") == 0) {
+        rc = cmd_report(&o);
     } else if (strcmp(o.cmd, "help") == 0) {
         /* trellis help COMMAND: that command's */
         rc = 0;

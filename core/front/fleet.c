@@ -18,15 +18,15 @@
 #include "object.h"
 #include "util.h"
 
-typedef struct fleet_target {
+typedef struct fleet_slot {
     const trellis_object *o;
     const trellis_object **wl; /* placed here, in store order */
     size_t n_wl, cap_wl;
-} fleet_target;
+} fleet_slot;
 
 typedef struct fleet_view {
     const cfg_profile *pc;
-    fleet_target *t;
+    fleet_slot *t;
     size_t n, cap;
     hmap by_key;                 /* target key -> index + 1 */
     size_t pending;              /* workloads of the kind placed nowhere */
@@ -34,17 +34,19 @@ typedef struct fleet_view {
     size_t n_lost, cap_lost;
 } fleet_view;
 
+static void view_free(fleet_view *v);
+
 static int add_target(const trellis_object *o, void *ud)
 {
     fleet_view *v = ud;
     grow(&v->t, &v->cap, v->n + 1, sizeof *v->t);
-    v->t[v->n++] = (fleet_target){o, NULL, 0, 0};
+    v->t[v->n++] = (fleet_slot){o, NULL, 0, 0};
     return 0;
 }
 
 static int cmp_target(const void *a, const void *b)
 {
-    return strcmp(((const fleet_target *)a)->o->key, ((const fleet_target *)b)->o->key);
+    return strcmp(((const fleet_slot *)a)->o->key, ((const fleet_slot *)b)->o->key);
 }
 
 static int add_workload(const trellis_object *w, void *ud)
@@ -56,15 +58,10 @@ static int add_workload(const trellis_object *w, void *ud)
         v->pending++;
         return 0;
     }
-    uintptr_t at = (uintptr_t)hmap_get(&v->by_key, on);
-    if (!at) {
+    if (fleet_place(v, on, w) < 0) {
         grow(&v->lost, &v->cap_lost, v->n_lost + 1, sizeof *v->lost);
         v->lost[v->n_lost++] = w;
-        return 0;
     }
-    fleet_target *t = &v->t[at - 1];
-    grow(&t->wl, &t->cap_wl, t->n_wl + 1, sizeof *t->wl);
-    t->wl[t->n_wl++] = w;
     return 0;
 }
 
@@ -79,6 +76,68 @@ static void view_build(fleet_view *v, const sched *s, const cfg_profile *pc)
     for (size_t i = 0; i < v->n; i++)
         hmap_put(&v->by_key, v->t[i].o->key, (void *)(uintptr_t)(i + 1));
     sched_foreach(s, pc->workload_kind, NULL, add_workload, v);
+}
+
+fleet_view *fleet_build(const sched *s, const profile *p)
+{
+    fleet_view *v = xmalloc(sizeof *v);
+    view_build(v, s, profile_cfg(p));
+    return v;
+}
+
+void fleet_free(fleet_view *v)
+{
+    if (!v)
+        return;
+    view_free(v);
+    free(v);
+}
+
+int fleet_place(fleet_view *v, const char *target, const trellis_object *w)
+{
+    uintptr_t at = (uintptr_t)hmap_get(&v->by_key, target);
+    if (!at)
+        return -1;
+    fleet_slot *t = &v->t[at - 1];
+    grow(&t->wl, &t->cap_wl, t->n_wl + 1, sizeof *t->wl);
+    t->wl[t->n_wl++] = w;
+    return 0;
+}
+
+void fleet_unplace(fleet_view *v, const char *kind, const char *ns, const char *name)
+{
+    for (size_t i = 0; i < v->n; i++) {
+        fleet_slot *t = &v->t[i];
+        for (size_t k = 0; k < t->n_wl; k++) {
+            const trellis_object *w = t->wl[k];
+            if (strcmp(w->kind, kind) == 0 && strcmp(w->namespace_, ns) == 0 &&
+                strcmp(w->name, name) == 0) {
+                memmove(t->wl + k, t->wl + k + 1, (t->n_wl - k - 1) * sizeof *t->wl);
+                t->n_wl--;
+                k--;
+            }
+        }
+    }
+}
+
+size_t fleet_count(const fleet_view *v)
+{
+    return v->n;
+}
+
+const trellis_object *fleet_target(const fleet_view *v, size_t i)
+{
+    return v->t[i].o;
+}
+
+size_t fleet_placed_count(const fleet_view *v, size_t i)
+{
+    return v->t[i].n_wl;
+}
+
+const trellis_object *fleet_placed_at(const fleet_view *v, size_t i, size_t k)
+{
+    return v->t[i].wl[k];
 }
 
 static void view_free(fleet_view *v)
@@ -118,7 +177,21 @@ static int64_t capacity_of(const cfg_profile *pc, const trellis_object *o)
     return v && value_int(v, &cap) == 0 ? cap : -1;
 }
 
-static json_object *target_json(const cfg_profile *pc, const fleet_target *t)
+int64_t fleet_capacity(const fleet_view *v, size_t i)
+{
+    return capacity_of(v->pc, v->t[i].o);
+}
+
+int fleet_cordoned(const fleet_view *v, size_t i)
+{
+    strbuf b;
+    sb_init(&b);
+    int cordoned = taints_text(v->pc, v->t[i].o, &b);
+    sb_free(&b);
+    return cordoned;
+}
+
+static json_object *target_json(const cfg_profile *pc, const fleet_slot *t)
 {
     json_object *o = json_object_new_object();
     strbuf b;
@@ -176,7 +249,7 @@ static void view_table(FILE *f, const fleet_view *v, const char *name)
     fprintf(f, "%-*s  %-9s  %-9s  %-8s  %s\n", (int)w, "TARGET", "STATE", "WORKLOADS", "CAPACITY",
             "TAINTS");
     for (size_t i = 0; i < v->n; i++) {
-        const fleet_target *t = &v->t[i];
+        const fleet_slot *t = &v->t[i];
         strbuf b;
         sb_init(&b);
         int cordoned = taints_text(v->pc, t->o, &b);

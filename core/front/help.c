@@ -36,6 +36,7 @@ static const opt_help OPTS[] = {
     {"profile", "      --profile NAME      the profile to act in (default: the first)\n"},
     {"budget", "      --budget N          move at most N workloads (default 10)\n"},
     {"stats", "      --stats FILE        write timings and memory as JSON to FILE\n"},
+    {"html", "      --html FILE         write the report as one self-contained HTML page\n"},
     {"listen", "      --listen ADDR:PORT  serve HTTP there instead of the config's http "
                "group\n"},
     {"now", "      --now TIME          decide as at TIME (RFC 3339, e.g. "
@@ -151,6 +152,16 @@ static const cmd_help CMDS[] = {
      {"config", "state", "profile", "output", "plugin-dir", "now", COMMON_OPTS},
      "  trellis targets -c kube.cfg -s ./cluster\n"
      "  trellis targets -c gardener.cfg -s ./garden -o json\n"},
+    {"report",
+     "--html FILE [OPTIONS]",
+     "the state after a dry run as one HTML page",
+     "Schedule as a dry run (nothing is written) and write the state after it\n"
+     "as one self-contained HTML page: per target a bar of how full it is (of\n"
+     "its capacity, operator.capacity_field, else of the fullest target), the\n"
+     "workloads on it, where each workload of the run went, and the\n"
+     "unschedulable ones grouped by the reason codes that rejected them.\n",
+     {"html", "config", "state", "parallelism", "plugin-dir", "now", COMMON_OPTS},
+     "  trellis report --html fleet.html -c kube.cfg -s ./cluster\n"},
     {"help",
      "[COMMAND]",
      "show this help, or a command's",
