@@ -324,12 +324,13 @@ check "validate: an unknown extension point is named" 2 "$ERR" \
 
 # a wrong value: reported at the field's line, once however many plugins
 # read the field (priority-sort and preemption read spec.priority,
-# resources-fit and least-allocated the requests)
+# resources-fit and least-allocated the requests), also when a syntax
+# error before it (the unclosed map of the first document) is in the file
 nodes "$TMP/st-values" n1
 cat >"$TMP/st-values/bad.yaml" <<'EOF'
 apiVersion: v1
 kind: Pod
-metadata: {name: fine, namespace: default}
+metadata: {name: broken, namespace: default
 spec: {containers: [{name: c, image: x}]}
 ---
 apiVersion: v1

@@ -2,8 +2,9 @@
  * fieldline.c - see fieldline.h. libyaml's event stream is walked to the
  * document, then down the path: a map's keys are read until the one
  * named, every other value skipped; a sequence's elements are skipped
- * up to the index. JSON is read the same way (one document, which YAML
- * flow syntax covers).
+ * up to the index. The document is found as manifest.c counts them, so
+ * a syntax error in an earlier document does not hide the line. JSON is
+ * read the same way (one document, which YAML flow syntax covers).
  */
 #include "config.h"
 
@@ -16,6 +17,7 @@
 
 #include <yaml.h>
 
+#include "manifest.h"
 #include "util.h"
 
 #define MAX_FILE (4u << 20)
@@ -138,38 +140,52 @@ static int find_doc(yaml_parser_t *y, int doc, yaml_event_t *ev)
     }
 }
 
-int fieldline_find(const char *file, int doc, int item, const char *path)
+/* The file's text (at most MAX_FILE bytes), or NULL. */
+static char *read_text(const char *file, size_t *len)
 {
     struct stat sb;
-    if (!file || !path || stat(file, &sb) < 0 || sb.st_size > MAX_FILE)
-        return 0;
-    FILE *f = fopen(file, "rb");
+    FILE *f = stat(file, &sb) == 0 && sb.st_size <= MAX_FILE ? fopen(file, "rb") : NULL;
     if (!f)
+        return NULL;
+    char *text = xmalloc((size_t)sb.st_size + 1);
+    *len = fread(text, 1, (size_t)sb.st_size, f);
+    fclose(f);
+    text[*len] = '\0';
+    return text;
+}
+
+int fieldline_find(const char *file, int doc, int item, const char *path)
+{
+    size_t len;
+    char *text = file && path ? read_text(file, &len) : NULL;
+    if (!text)
         return 0;
+    /* YAML: from where the document starts, numbered as manifest.c numbers
+     * documents (a syntax error before it included); JSON: one value */
+    long at =
+        str_endswith(file, ".json") ? (doc == 0 ? 0 : -1) : manifest_doc_start(text, len, doc);
     step st[MAX_COMPS + 2];
-    size_t n = 0, first = 0;
+    size_t n = 0, first = 0, rest = 0;
     if (item >= 0) { /* a List's item: items[item] first */
         st[n++] = (step){xstrdup("items"), 0};
         st[n++] = (step){NULL, item};
         first = n;
     }
-    size_t rest;
     int line = 0;
-    if (split_path(path, st + first, &rest) == 0) {
-        n += rest;
-        yaml_parser_t y;
-        yaml_event_t ev;
-        if (yaml_parser_initialize(&y)) {
-            yaml_parser_set_input_file(&y, f);
-            if (find_doc(&y, doc, &ev) == 0)
-                line = descend(&y, &ev, st, n);
-            yaml_parser_delete(&y);
-        }
-    } else {
-        n += rest;
+    int ok = split_path(path, st + first, &rest) == 0;
+    n += rest;
+    yaml_parser_t y;
+    yaml_event_t ev;
+    if (ok && at >= 0 && yaml_parser_initialize(&y)) {
+        yaml_parser_set_input_string(&y, (const unsigned char *)text + at, len - (size_t)at);
+        if (find_doc(&y, 0, &ev) == 0)
+            line = descend(&y, &ev, st, n);
+        yaml_parser_delete(&y);
+        for (long k = 0; line > 0 && k < at; k++)
+            line += text[k] == '\n';
     }
     for (size_t i = 0; i < n; i++)
         free(st[i].key);
-    fclose(f);
+    free(text);
     return line;
 }

@@ -808,8 +808,11 @@ static int resume_after_error(yctx *c, manifest_set *s, int doc, size_t doc_at)
     return restart_from(c, ls > doc_at && ls >= c->base ? ls : next_line(c, at));
 }
 
-/* raw: every document becomes one object of any shape (object_build_document) */
-static int parse_yaml(const char *file, const char *text, size_t len, manifest_set *s, int raw)
+/* raw: every document becomes one object of any shape (object_build_document).
+ * stop_doc >= 0: stop where that document starts, its offset in *stop_at
+ * (left alone when the text has no such document). */
+static int parse_yaml_until(const char *file, const char *text, size_t len, manifest_set *s,
+                            int raw, int stop_doc, size_t *stop_at)
 {
     yctx c;
     memset(&c, 0, sizeof c);
@@ -845,7 +848,10 @@ static int parse_yaml(const char *file, const char *text, size_t len, manifest_s
         }
         doc_at = c.base + ev.start_mark.index;
         yaml_event_delete(&ev);
-        doc++;
+        if (++doc == stop_doc) {
+            *stop_at = doc_at;
+            break;
+        }
         c.err[0] = '\0';
         c.n_item_lines = 0;
         obuild_clear(c.b);
@@ -892,6 +898,21 @@ static int parse_yaml(const char *file, const char *text, size_t len, manifest_s
     free(c.item_lines);
     yaml_parser_delete(&c.parser);
     return rc;
+}
+
+static int parse_yaml(const char *file, const char *text, size_t len, manifest_set *s, int raw)
+{
+    return parse_yaml_until(file, text, len, s, raw, -1, NULL);
+}
+
+long manifest_doc_start(const char *text, size_t len, int doc)
+{
+    manifest_set s;
+    manifest_set_init(&s);
+    size_t at = (size_t)-1;
+    parse_yaml_until("-", text, len, &s, 1, doc, &at);
+    manifest_set_free(&s);
+    return at == (size_t)-1 ? -1 : (long)at;
 }
 
 /* ---- JSON -------------------------------------------------------------- */

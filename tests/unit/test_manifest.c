@@ -843,6 +843,18 @@ START_TEST(field_lines)
     ck_assert_int_eq(fieldline_find(path, 5, -1, "spec.priority"), 0);
     ck_assert_int_eq(fieldline_find(path, 1, -1, "spec..x"), 0);
     ck_assert_int_eq(fieldline_find("/nonexistent/f.yaml", 0, -1, "a"), 0);
+    /* a syntax error in an earlier document: the documents after it are
+     * numbered and found as manifest_parse numbers and reads them */
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("apiVersion: v1\nkind: Pod\nmetadata: {name: a\n" /* 1-3: unclosed */
+          "---\n"
+          "apiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec:\n  priority: high\n", /* 5-9 */
+          f);
+    fclose(f);
+    ck_assert_int_eq(fieldline_find(path, 1, -1, "spec.priority"), 9);
+    ck_assert_int_eq(manifest_doc_start("a: [\n---\nb: 1\n", 14, 1), 5);
+    ck_assert_int_eq(manifest_doc_start("a: 1\n", 5, 1), -1);
     unlink(path);
     rmdir(dir);
     free(path);
