@@ -144,6 +144,16 @@ for f in "$PREFIX/etc/trellis/trellis.cfg" "$PREFIX/lib/systemd/system/trellis.s
     esac
 done
 
+# the installed page against the installed program and plugins (before
+# the example plugin joins them): tests/manpage.sh
+if MAN=$PREFIX/share/man/man1/trellis.1 PLUGIN_DIR=$PREFIX/lib/trellis/plugins \
+    TRELLIS=$PREFIX/bin/trellis sh "$TOP_SRCDIR/tests/manpage.sh" >"$OUT" 2>&1; then
+    ok "the installed trellis(1) names every command, option and installed plugin ($(grep -c '^ok' "$OUT") checks)"
+else
+    not_ok "the installed trellis(1) names every command, option and installed plugin" \
+        "$(grep -v '^ok' "$OUT" | head -n 20)"
+fi
+
 # ---- pkg-config ------------------------------------------------------------
 
 PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig

@@ -9,14 +9,17 @@
 # or plugin added without its page fails here.
 #
 # Environment (set by tests/Makefile.am): TRELLIS, TOP_BUILDDIR (the built
-# doc/trellis.1 and plugins/.libs).
-: "${TRELLIS:?}" "${TOP_BUILDDIR:?}"
+# doc/trellis.1 and plugins/.libs). tests/install.sh runs it on an
+# installation instead, with MAN (the installed page) and PLUGIN_DIR (the
+# installed plugin directory).
+: "${TRELLIS:?}"
+MAN=${MAN:-${TOP_BUILDDIR:?}/doc/trellis.1}
+PLUGIN_DIR=${PLUGIN_DIR:-$TOP_BUILDDIR/plugins/.libs}
 # shellcheck source=testlib.sh
 . "$(dirname "$0")/testlib.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/trellis-man.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-MAN=$TOP_BUILDDIR/doc/trellis.1
 if [ ! -f "$MAN" ]; then
     not_ok "the built manual page exists" "$MAN is missing"
     finish
@@ -52,10 +55,10 @@ for o in $(sed -n 's/^ *\(-[a-zA-Z], \)\{0,1\}--\([a-z-]*\).*/\2/p' "$tmp/help" 
     check "OPTIONS names --$o" grep -q -e "--$o" "$tmp/options"
 done
 
-# the in-tree plugins: those trellis finds in the build's plugin
-# directory, or linked in
-"$TRELLIS" plugins -P "$TOP_BUILDDIR/plugins/.libs" 2>/dev/null |
-    awk -v d="$TOP_BUILDDIR/plugins/.libs/" 'index($NF, d) == 1 || $NF == "(built-in)" { print $1 }' \
+# the in-tree plugins: those trellis finds in the build's (or the
+# installation's) plugin directory, or linked in
+"$TRELLIS" plugins -P "$PLUGIN_DIR" 2>/dev/null |
+    awk -v d="$PLUGIN_DIR/" 'index($NF, d) == 1 || $NF == "(built-in)" { print $1 }' \
         >"$tmp/plugin-names"
 check "trellis plugins finds the in-tree plugins" test -s "$tmp/plugin-names"
 for p in $(cat "$tmp/plugin-names"); do
