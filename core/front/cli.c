@@ -144,6 +144,18 @@ static void bad_option(int ch, char **argv, const struct option *longopts, const
         fprintf(stderr, "Try 'trellis --help'.\n");
 }
 
+/* --help, and exit: trellis COMMAND --help prints that command's. */
+_Noreturn static void show_help(const char *cmd)
+{
+    if (cmd && help_command(stdout, cmd, DEFAULT_CONFIG) < 0) {
+        unknown_command(cmd);
+        exit(1);
+    }
+    if (!cmd)
+        usage(stdout);
+    exit(0);
+}
+
 /* One option of getopt_long: 0, or -1 after saying what is wrong. --help
  * and --version print and exit. */
 static int take_option(opts *o, int ch)
@@ -232,14 +244,7 @@ static int take_option(opts *o, int ch)
         log_set_json(strcmp(optarg, "json") == 0);
         break;
     case 'h':
-        /* trellis COMMAND --help: that command's */
-        if (o->cmd && help_command(stdout, o->cmd, DEFAULT_CONFIG) < 0) {
-            unknown_command(o->cmd);
-            exit(1);
-        }
-        if (!o->cmd)
-            usage(stdout);
-        exit(0);
+        show_help(o->cmd);
     case 'V':
         printf("trellis %s (plugin SDK %d.%d)\n", PACKAGE_VERSION, TRELLIS_SDK_MAJOR,
                TRELLIS_SDK_MINOR);
