@@ -103,8 +103,9 @@ EOC
         state=$tmp/copy dry=
     fi
     # shellcheck disable=SC2086
+    # exit status 3 (some decisions are error) is a result, not a failure
     "$trellis" schedule --config "$cfg" --state "$state" -P "$plugins" $dry -o json \
-        -j "$j" --stats "$tmp/stats.json" >/dev/null
+        -j "$j" --stats "$tmp/stats.json" >/dev/null || [ $? -eq 3 ]
     s=$(cat "$tmp/stats.json")
     get() { echo "$s" | sed -n "s/.*\"$1\": \\([0-9.]*\\).*/\\1/p"; }
     load=$(get load_s)

@@ -6,7 +6,7 @@
 set -eu
 pkgs="build-essential autoconf automake libtool pkg-config libconfig-dev libjson-c-dev libyaml-dev libmicrohttpd-dev check"
 if [ "${1:-}" = "--test" ]; then
-    pkgs="$pkgs valgrind groff-base curl clang libclang-rt-14-dev clang-format"
+    pkgs="$pkgs valgrind groff-base curl clang libclang-rt-14-dev clang-format systemd socat chromium tesseract-ocr tesseract-ocr-eng fonts-dejavu-core"
 fi
 missing=""
 for p in $pkgs; do

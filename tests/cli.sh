@@ -197,11 +197,54 @@ check "an unknown command exits 1" 1 "$ERR" "unknown command 'frobnicate'"
 run
 check "no command prints the usage and exits 1" 1 "$ERR" '^Usage: trellis'
 
+# JSON logs: one object a line, '/' as it is; the errors that end a
+# command are in that format too
+nodes "$TMP/st-log" n1
+pod "$TMP/st-log" p1
+profile_cfg "$TMP/log.cfg" '{ name = "default-binder"; }'
+run schedule -c "$TMP/log.cfg" -s "$TMP/st-log" --dry-run -o json --log-format json --log-level info
+check "--log-format json: JSON lines that keep '/' unescaped" 0 "$ERR" \
+    '^\{"time":"[^"]*","level":"info","msg":"loaded 1 targets .* from /'
+expect "--log-format json: every line is a JSON object, no escaped '/'" \
+    sh -c "! grep -v '^{' '$ERR' && ! grep -F -q '\\/' '$ERR'"
+run run -c "$TMP/nowhere.cfg" --log-format json
+check "run: a config that does not load is a JSON error line under --log-format json" 2 "$ERR" \
+    '^\{"time":"[^"]*","level":"error","msg":"/.*nowhere\.cfg: cannot read the config file'
+run schedule -c "$TMP/nowhere.cfg" --log-format json
+check "schedule: the same, in the chosen format" 2 "$ERR" '^\{.*"level":"error".*nowhere\.cfg'
+run schedule -c "$TMP/nowhere.cfg"
+check "as text: trellis: MESSAGE, as before" 2 "$ERR" '^trellis: .*nowhere\.cfg: cannot read'
+
+run schedul
+check "an unknown command suggests the nearest one" 1 "$ERR" \
+    "unknown command 'schedul'; did you mean 'schedule'\?"
+
+run schedule --dryrun
+check "an unknown option suggests the nearest one and the command's help" 1 "$ERR" \
+    "unknown option '--dryrun'; did you mean '--dry-run'\?" "Try 'trellis schedule --help'"
+
+run schedule --config
+check "an option without its argument says so" 1 "$ERR" "option '--config' needs an argument"
+
+run explain --help
+check "a command's --help: its usage, its options, examples" 0 "$OUT" \
+    '^Usage: trellis explain \[KIND/\]\[NAMESPACE/\]NAME' '--profile NAME' '^Examples:' \
+    'trellis explain -c kube.cfg'
+expect "a command's --help leaves out the options of other commands" \
+    sh -c "! grep -q -e '--budget' '$OUT'"
+
+run help deschedule
+check "'help COMMAND' prints that command's help" 0 "$OUT" '^Usage: trellis deschedule' \
+    '--budget N'
+
+run help frobnicate
+check "'help' of an unknown command exits 1" 1 "$ERR" "unknown command 'frobnicate'"
+
 run schedule --output yaml
 check "a bad --output value exits 1" 1 "$ERR" '--output' 'yaml'
 
 run schedule --no-such-option
-check "an unknown option exits 1" 1 "$ERR" "trellis --help"
+check "an unknown option exits 1" 1 "$ERR" "trellis schedule --help"
 
 run schedule --now yesterday
 check "--now that is not an RFC 3339 time exits 1" 1 "$ERR" '--now' "got 'yesterday'"
@@ -278,6 +321,119 @@ profile_cfg "$TMP/bad-point.cfg" \
 run validate "$TMP/bad-point.cfg"
 check "validate: an unknown extension point is named" 2 "$ERR" \
     "bad-point\.cfg:8: unknown extension point 'bnid'"
+
+# a wrong value: reported at the field's line, once however many plugins
+# read the field (priority-sort and preemption read spec.priority,
+# resources-fit and least-allocated the requests), also when a syntax
+# error before it (the unclosed map of the first document) is in the file
+nodes "$TMP/st-values" n1
+cat >"$TMP/st-values/bad.yaml" <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: broken, namespace: default
+spec: {containers: [{name: c, image: x}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: bad, namespace: default}
+spec:
+  priority: high
+  containers:
+  - name: c
+    image: x
+    resources:
+      requests:
+        cpu: [1, 2]
+EOF
+profile_cfg "$TMP/values.cfg" '{ name = "priority-sort"; }, { name = "resources-fit"; },
+    { name = "least-allocated"; }, { name = "preemption"; }, { name = "default-binder"; }'
+run schedule -c "$TMP/values.cfg" -s "$TMP/st-values" --dry-run -o json
+check "a priority that is a word is reported at its own line" 3 "$ERR" \
+    "bad\.yaml:10: Pod default/bad: plugin priority-sort: spec\.priority: expected an integer, got 'high'"
+check "a quantity that is a list is reported at its own line" 3 "$ERR" \
+    "bad\.yaml:16: Pod default/bad: plugin resources-fit: spec\.containers\[0\]\.resources\.requests\.cpu: expected a quantity"
+expect "each is reported once" \
+    sh -c "[ \$(grep -c 'spec.priority: expected' '$ERR') = 1 ] && [ \$(grep -c 'requests.cpu: expected' '$ERR') = 1 ]"
+
+# targets: every target with its workloads, taints, cordon, capacity
+mkdir -p "$TMP/st-fleet"
+cat >"$TMP/st-fleet/all.yaml" <<'EOF'
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {capacity: 3}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2}
+spec:
+  taints:
+  - {key: node.kubernetes.io/unschedulable, effect: NoSchedule}
+  - {key: gpu, value: "yes", effect: PreferNoSchedule}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a, namespace: default}
+spec: {nodeName: n1}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: b, namespace: shop}
+spec: {nodeName: n1}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: c, namespace: default}
+spec: {nodeName: n9}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: d, namespace: default}
+spec: {}
+EOF
+cp -R "$TMP/st-fleet" "$TMP/st-fleet.orig"
+profile_cfg "$TMP/fleet.cfg" '{ name = "default-binder"; }'
+sed 's|binding = { field = "spec.nodeName"; };|&\n    operator = { capacity_field = "status.capacity"; };|' \
+    "$TMP/fleet.cfg" >"$TMP/fleet.tmp" && mv "$TMP/fleet.tmp" "$TMP/fleet.cfg"
+run targets -c "$TMP/fleet.cfg" -s "$TMP/st-fleet" -o table
+check "targets: a table of every target, its state, workloads, capacity and taints" 0 "$OUT" \
+    '^PROFILE default-scheduler \(Pod on Node\)$' \
+    '^n1 +ready +2 +2/3 +-$' '^ +default/a$' '^ +shop/b$' \
+    '^n2 +cordoned +0 +- +node\.kubernetes\.io/unschedulable:NoSchedule, gpu=yes:PreferNoSchedule$' \
+    '^2 targets; 1 Pod pending; default/c on missing n9$'
+run targets -c "$TMP/fleet.cfg" -s "$TMP/st-fleet" -o json
+check "targets -o json: the same as JSON" 0 "$OUT" '"workload_count": 2' '"capacity": 3' \
+    '"cordoned": true' '"pending": 1'
+cat >"$TMP/want-fleet.json" <<'EOF'
+{ "profiles": [ { "name": "default-scheduler", "workload_kind": "Pod", "target_kind": "Node",
+  "targets": [
+    { "name": "n1", "cordoned": false, "workloads": [ "default/a", "shop/b" ], "capacity": 3 },
+    { "name": "n2", "cordoned": true, "workloads": [ ], "capacity": null,
+      "taints": [ { "key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule" },
+                  { "key": "gpu", "value": "yes", "effect": "PreferNoSchedule" } ] } ],
+  "pending": 1, "on_missing_targets": [ { "workload": "default/c", "target": "n9" } ] } ] }
+EOF
+expect "targets -o json matches the view" "$JSONMATCH" "$TMP/want-fleet.json" "$OUT"
+expect "targets writes nothing" same_tree "$TMP/st-fleet.orig" "$TMP/st-fleet"
+run targets -c "$TMP/fleet.cfg" -s "$TMP/st-fleet" --profile nope
+check "targets: an unknown --profile exits 1" 1 "$ERR" "no profile named 'nope'"
+
+# validate --state: a field path no object has is a warning at its line
+nodes "$TMP/st-paths" n1
+pod "$TMP/st-paths" p1 'disk: ssd'
+profile_cfg "$TMP/typo.cfg" \
+    '{ name = "label-selector"; args = { field = "spec.nodeSelectr"; }; }, { name = "default-binder"; }'
+profile_cfg "$TMP/paths.cfg" \
+    '{ name = "label-selector"; args = { field = "metadata.labels"; }; }, { name = "default-binder"; }'
+run validate "$TMP/typo.cfg" --state "$TMP/st-paths"
+check "validate --state: a field path no object has is a warning at its line" 0 "$ERR" \
+    "typo\.cfg:8: warning: profile 'default-scheduler': plugin label-selector: field = \"spec\.nodeSelectr\": no Pod or Node in the state has this field"
+check "validate --state: the summary counts it" 0 "$OUT" "ok .*; 1 field path no object in .* has\)"
+run validate "$TMP/paths.cfg" --state "$TMP/st-paths"
+check "validate --state: a path objects have is no warning" 0 "$OUT" "; 0 field paths no object"
+expect "validate --state: nothing on stderr then" test ! -s "$ERR"
+run validate "$TMP/typo.cfg"
+check "validate without --state does not read a state" 0 "$OUT" "ok \(1 profile, 2 plugin instances\)$"
 
 profile_cfg "$TMP/no-plugin.cfg" \
     '{ name = "no-such-plugin"; }, { name = "default-binder"; }'
@@ -400,7 +556,7 @@ cp -R "$TMP/st-score" "$TMP/st-score.orig"
 profile_cfg "$TMP/score.cfg" \
     '{ name = "fx-bad-score"; }, { name = "default-binder"; }'
 run schedule -c "$TMP/score.cfg" -s "$TMP/st-score" -o json
-check "schedule: a score outside 0..100 is an error naming the plugin" 0 \
+check "schedule: a score outside 0..100 is an error naming the plugin, exit 3" 3 \
     "$OUT" '"result": *"error"' '"message": *"[^"]*fx-bad-score[^"]*outside 0\.\.100' \
     '"error": *1'
 expect "schedule: a workload in error is not written" \

@@ -73,7 +73,7 @@ check "the crash is recorded in the state's quarantine file" \
     grep -q "^SIGSEGV	fx-faults	.*	filter	Pod/default/poison$" "$tmp/s1/.trellis.quarantine"
 "$TRELLIS" schedule -c "$tmp/segv.cfg" -s "$tmp/s1" -o json >"$tmp/o2" 2>"$tmp/e2"
 rc=$?
-check "the next run does not crash (exit 0)" test "$rc" -eq 0
+check "the next run does not crash (exit 3: the quarantined workload is an error)" test "$rc" -eq 3
 check "the poison workload is an error decision naming the plugin and the hook" \
     grep -q "quarantined: plugin 'fx-faults' (.*) crashed (SIGSEGV) in its filter hook on this object" "$tmp/o2"
 check "the other workloads are scheduled" \

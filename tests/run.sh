@@ -111,6 +111,15 @@ cat >"$tmp/want-configz.json" <<'J'
   "workload": { "kind": "Pod" }, "target": { "kind": "Node" } } ] }
 J
 check "/configz is the effective config as JSON" "$JSONMATCH" "$tmp/want-configz.json" "$tmp/body"
+cat >"$tmp/want-overrides.json" <<J
+{ "store": { "path": "$st" }, "http": { "enabled": true, "address": "127.0.0.1", "port": $port },
+  "command_line": { "state": "$st", "listen": "127.0.0.1:0" },
+  "log": { "level": "info", "format": "text" } }
+J
+check "/configz shows the command line's overrides in force: --state, --listen and its port" \
+    "$JSONMATCH" "$tmp/want-overrides.json" "$tmp/body"
+check "/configz lists where plugins are looked for, TRELLIS_PLUGIN_PATH first" \
+    sh -c "tr -d ' \n' <'$tmp/body' | grep -q '\"plugin_search_path\":\[\"${TRELLIS_PLUGIN_PATH%%:*}\"'"
 check "an unknown path is 404" http_is /nope 404
 
 # SIGHUP: a config that does not load leaves the running one in force
@@ -486,10 +495,18 @@ else
     not_ok "progress: trellis-gen or script(1) missing"
 fi
 
-# ---- the service files in contrib/ ----
-check "contrib/trellis.cfg is a valid config" "$TRELLIS" validate "$TOP_SRCDIR/contrib/trellis.cfg"
-check "the systemd unit runs 'trellis run' on /etc/trellis/trellis.cfg and reloads with SIGHUP" \
-    sh -c "grep -q '^ExecStart=.*trellis run --config /etc/trellis/trellis.cfg' '$TOP_SRCDIR/contrib/systemd/trellis.service' &&
-           grep -q '^ExecReload=/bin/kill -HUP \$MAINPID' '$TOP_SRCDIR/contrib/systemd/trellis.service'"
+# ---- the summary line a long run logs (every summary_interval_ms) ----
+{ echo 'summary_interval_ms = 200;'; cat "$cfg"; } >"$tmp/summary.cfg"
+cp -r "$TOP_SRCDIR/examples/kube" "$tmp/s-summary"
+start sum "$tmp/s-summary" "$tmp/summary.cfg"
+check "run logs a summary line: bound, rate, unschedulable, queue sizes" \
+    wait_for 20 grep -q 'info summary: [1-9][0-9]* bound ([0-9.]*/s over the last [0-9]* s), [0-9]* unschedulable and 0 error attempts; queues: [0-9]* active, [0-9]* backoff, [1-9][0-9]* unschedulable$' "$tmp/sum.log"
+check "and logs it again after the interval" \
+    wait_for 20 sh -c "[ \$(grep -c 'info summary:' '$tmp/sum.log') -ge 2 ]"
+kill -TERM "$pid"
+wait_for 20 stopped "$pid"
+
+# ---- the default config (the systemd unit: tests/install.sh) ----
+check "conf/trellis.cfg is a valid config" "$TRELLIS" validate "$TOP_SRCDIR/conf/trellis.cfg"
 
 finish

@@ -39,8 +39,11 @@ for name in $list; do
         -o json $extra >"$work/out.json" 2>"$work/err.txt"
     rc=$?
     why=""
-    if [ "$rc" -ne 0 ]; then
-        why="exit status $rc: $(head -c 2000 "$work/err.txt")"
+    # error decisions make the exit status 3 (trellis(1), EXIT STATUS)
+    want=0
+    grep -q '"result": *"error"' "$dir/expected.json" && want=3
+    if [ "$rc" -ne "$want" ]; then
+        why="exit status $rc, expected $want: $(head -c 2000 "$work/err.txt")"
     elif ! "$JSONMATCH" "$dir/expected.json" "$work/out.json" >"$work/diff.txt" 2>&1; then
         why="output differs: $(cat "$work/diff.txt")"
     elif [ -d "$dir/expected-state" ]; then

@@ -669,8 +669,9 @@ static int load_now(cfg *c, const config_setting_t *root, char *err, size_t errl
 
 int config_load(const char *file, cfg *c, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"plugin_dirs", "parallelism", "now", "store",
-                                       "http",        "profiles",    NULL};
+    static const char *const keys[] = {"plugin_dirs", "parallelism", "summary_interval_ms",
+                                       "now",         "store",       "http",
+                                       "profiles",    NULL};
     memset(c, 0, sizeof *c);
     c->file = xstrdup(file);
     char *tmp = xstrdup(file);
@@ -687,13 +688,15 @@ int config_load(const char *file, cfg *c, char *err, size_t errlen)
         goto fail;
     }
     config_setting_t *root = config_root_setting(&c->lc);
-    long long par = 0;
+    long long par = 0, summary = 60000;
     if (check_keys(c, root, keys, err, errlen) < 0 || load_plugin_dirs(c, root, err, errlen) < 0 ||
         get_int(c, root, "parallelism", 0, 256, &par, err, errlen) < 0 ||
+        get_int(c, root, "summary_interval_ms", 0, 86400000LL, &summary, err, errlen) < 0 ||
         load_now(c, root, err, errlen) < 0 || load_store(c, root, err, errlen) < 0 ||
         load_http(c, root, err, errlen) < 0 || load_profiles(c, root, err, errlen) < 0)
         goto fail;
     c->parallelism = (int)par;
+    c->summary_interval_ms = (uint32_t)summary;
     return 0;
 fail:
     config_free(c);
@@ -827,6 +830,7 @@ char *config_to_json(const cfg *c)
     json_object_object_add(o, "file", jstr(c->file));
     json_object_object_add(o, "plugin_dirs", jstr_array(c->plugin_dirs, c->n_plugin_dirs));
     json_object_object_add(o, "parallelism", json_object_new_int(c->parallelism));
+    json_object_object_add(o, "summary_interval_ms", json_object_new_int64(c->summary_interval_ms));
     json_object_object_add(o, "now", jstr(c->now));
     json_object *st = json_object_new_object();
     json_object_object_add(st, "type", jstr(c->store_type));

@@ -130,6 +130,8 @@ typedef struct cfg {
     char **plugin_dirs; /* resolved against dir */
     size_t n_plugin_dirs;
     int parallelism;
+    /* trellis run logs a summary line this often; 0: never (default 60000) */
+    uint32_t summary_interval_ms;
     /* `now`: the wall-clock time a run decides at (RFC 3339, clock.h);
      * NULL: the system clock */
     char *now;

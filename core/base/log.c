@@ -32,12 +32,49 @@ void log_set_json(int json)
     as_json = json;
 }
 
+int log_get_json(void)
+{
+    return as_json;
+}
+
+const char *log_level_name(trellis_log_level level)
+{
+    return (int)level >= 0 && (int)level < 4 ? names[level] : "error";
+}
+
 int log_parse_level(const char *s)
 {
     for (int i = 0; i < 4; i++)
         if (strcmp(s, names[i]) == 0)
             return i;
     return -1;
+}
+
+/* The wall clock as RFC 3339 with milliseconds, UTC. */
+static void now_text(char *when, size_t len)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    size_t n = strftime(when, len, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(when + n, len - n, ".%03ldZ", ts.tv_nsec / 1000000);
+}
+
+/* One JSON line; '/' as it is (paths and URLs stay readable and
+ * searchable), which JSON allows. Called with the lock held. */
+static void put_json(const char *when, trellis_log_level level, const char *who, const char *msg)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "time", json_object_new_string(when));
+    json_object_object_add(o, "level", json_object_new_string(names[level]));
+    if (who)
+        json_object_object_add(o, "plugin", json_object_new_string(who));
+    json_object_object_add(o, "msg", json_object_new_string(msg));
+    fprintf(
+        stderr, "%s\n",
+        json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(o);
 }
 
 void log_vmsg(trellis_log_level level, const char *who, const char *fmt, va_list ap)
@@ -48,28 +85,32 @@ void log_vmsg(trellis_log_level level, const char *who, const char *fmt, va_list
         level = TRELLIS_LOG_ERROR; /* a plugin's out-of-range level */
     char msg[2048];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    struct tm tm;
-    gmtime_r(&ts.tv_sec, &tm);
     char when[40];
-    size_t n = strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(when + n, sizeof when - n, ".%03ldZ", ts.tv_nsec / 1000000);
+    now_text(when, sizeof when);
     pthread_mutex_lock(&lock);
-    if (as_json) {
-        json_object *o = json_object_new_object();
-        json_object_object_add(o, "time", json_object_new_string(when));
-        json_object_object_add(o, "level", json_object_new_string(names[level]));
-        if (who)
-            json_object_object_add(o, "plugin", json_object_new_string(who));
-        json_object_object_add(o, "msg", json_object_new_string(msg));
-        fprintf(stderr, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-        json_object_put(o);
-    } else if (who) {
+    if (as_json)
+        put_json(when, level, who, msg);
+    else if (who)
         fprintf(stderr, "%s %s [%s] %s\n", when, names[level], who, msg);
-    } else {
+    else
         fprintf(stderr, "%s %s %s\n", when, names[level], msg);
-    }
+    pthread_mutex_unlock(&lock);
+}
+
+void log_fatal(const char *fmt, ...)
+{
+    char msg[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char when[40];
+    now_text(when, sizeof when);
+    pthread_mutex_lock(&lock);
+    if (as_json)
+        put_json(when, TRELLIS_LOG_ERROR, NULL, msg);
+    else
+        fprintf(stderr, "trellis: %s\n", msg);
     pthread_mutex_unlock(&lock);
 }
 

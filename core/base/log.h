@@ -15,10 +15,19 @@
 void log_set_level(trellis_log_level level);
 trellis_log_level log_get_level(void);
 void log_set_json(int json);
+int log_get_json(void);
+/* "error", "warn", "info" or "debug". */
+const char *log_level_name(trellis_log_level level);
 /* Parse "error", "warn", "info", "debug"; -1 when unknown. */
 int log_parse_level(const char *s);
 void log_msg(trellis_log_level level, const char *who, const char *fmt, ...) UTIL_PRINTF(3, 4);
 void log_vmsg(trellis_log_level level, const char *who, const char *fmt, va_list ap);
+
+/* An error that ends the command (a config that does not load, a port in
+ * use): "trellis: MESSAGE" on standard error, or under --log-format json
+ * a JSON line of level error, so that a service's journal reads as one
+ * format. Printed whatever the log level. */
+void log_fatal(const char *fmt, ...) UTIL_PRINTF(1, 2);
 
 /* "FILE:LINE: MESSAGE (skipped)", or "FILE: MESSAGE (skipped)" when line
  * is 0 (a file that could not be read or was refused as a whole). */

@@ -428,3 +428,32 @@ char *metrics_render(void)
     free(list);
     return sb_steal(&b);
 }
+
+/* The value of every series of family fi whose label k is v, summed
+ * (histograms: their count). Called locked. */
+static double sum_where(int fi, int k, const char *v)
+{
+    const family *f = &families[fi];
+    double total = 0;
+    size_t it = 0;
+    hmap_slot *sl;
+    while ((sl = hmap_next(&f->series, &it))) {
+        const series *s = sl->val;
+        if (k < s->n && strcmp(s->values[k], v) == 0)
+            total += f->kind == HISTOGRAM ? (double)s->count : s->value;
+    }
+    return total;
+}
+
+void metrics_get_totals(metrics_totals *t)
+{
+    pthread_mutex_lock(&mu);
+    t->active = sum_where(F_PENDING, 1, "active");
+    t->backoff = sum_where(F_PENDING, 1, "backoff");
+    t->unschedulable = sum_where(F_PENDING, 1, "unschedulable");
+    t->scheduled = sum_where(F_ATTEMPTS, 1, "scheduled");
+    t->unschedulable_attempts = sum_where(F_ATTEMPTS, 1, "unschedulable");
+    t->errors = sum_where(F_ATTEMPTS, 1, "error");
+    t->bound = sum_where(F_BINDING_DURATION, 1, "success");
+    pthread_mutex_unlock(&mu);
+}

@@ -57,6 +57,15 @@ void metrics_set_ready(int ready);
 /* One configuration reload: ok 1 counts "success", 0 "failure". */
 void metrics_config_reload(int ok);
 
+/* What the service's periodic summary line reports, summed over the
+ * profiles: the queues' sizes (the last metrics_set_queue), scheduling
+ * attempts by result and binding cycles that succeeded, since start. */
+typedef struct metrics_totals {
+    double active, backoff, unschedulable;
+    double scheduled, unschedulable_attempts, errors, bound;
+} metrics_totals;
+void metrics_get_totals(metrics_totals *t);
+
 /* Everything recorded, in the Prometheus text exposition format 0.0.4:
  * every family with its # HELP and # TYPE lines, families sorted by name,
  * series sorted by label values, so the output is deterministic.

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fieldline.h"
 #include "guard.h"
 #include "log.h"
 #include "metrics.h"
@@ -73,13 +74,29 @@ void rt_fail(trellis_cycle *c, const trellis_plugin *pl, const trellis_status *s
 
 /* ---- objects ---- */
 
-/* A failed prepare: logged, and recorded on o for the cycles (InvalidTarget,
- * a malformed workload) and the queueing hints. */
-static void prepare_failed(trellis_plugin *pl, trellis_object *o, const char *perr)
+/* The line a prepare error is about: the field's own when the message
+ * starts with a path the object has ("spec.priority: expected ..."),
+ * else the object's first line. */
+static int error_line(const trellis_object *o, const char *perr)
+{
+    const char *colon = strstr(perr, ": ");
+    char path[256];
+    if (!o->file || !colon || (size_t)(colon - perr) >= sizeof path)
+        return o->line;
+    snprintf(path, sizeof path, "%.*s", (int)(colon - perr), perr);
+    int line = object_get(o, path) ? fieldline_find(o->file, o->doc, o->item, path) : 0;
+    return line > 0 ? line : o->line;
+}
+
+/* A failed prepare: logged (unless logged is 0: another plugin said the
+ * same of this object already), and recorded on o for the cycles
+ * (InvalidTarget, a malformed workload) and the queueing hints. */
+static void prepare_failed(trellis_plugin *pl, trellis_object *o, const char *perr, int logged)
 {
     char who[256];
-    log_warn("%s:%d: %s: plugin %s: %s", o->file ? o->file : "-", o->line,
-             object_describe(o, who, sizeof who), pl->name, perr[0] ? perr : "malformed");
+    if (logged)
+        log_warn("%s:%d: %s: plugin %s: %s", o->file ? o->file : "-", error_line(o, perr),
+                 object_describe(o, who, sizeof who), pl->name, perr[0] ? perr : "malformed");
     if (!o->failed)
         o->failed = xcalloc(o->naux, 1);
     o->failed[pl->slot] = 1;
@@ -94,6 +111,9 @@ void run_prepare(profile *p, trellis_object *o, int as_workload)
 {
     const plist *l = as_workload ? &p->prepare_workload : &p->prepare_target;
     const char *point = as_workload ? "prepare_workload" : "prepare_target";
+    /* several plugins read the same field: each message once per object */
+    char said[4][512];
+    size_t n_said = 0;
     for (size_t k = 0; k < l->n; k++) {
         trellis_plugin *pl = l->v[k];
         trellis_prepare_fn fn = as_workload ? pl->h.prepare_workload : pl->h.prepare_target;
@@ -102,8 +122,15 @@ void run_prepare(profile *p, trellis_object *o, int as_workload)
             void *data = NULL;
             int rc;
             GUARD(pl, point, o->id, pl->hook_deadline_ms, rc = fn(pl, o, &data, perr, sizeof perr));
-            if (rc != 0)
-                prepare_failed(pl, o, perr);
+            if (rc != 0) {
+                size_t i = 0;
+                while (i < n_said && strcmp(said[i], perr) != 0)
+                    i++;
+                int repeat = i < n_said && perr[0];
+                if (!repeat && n_said < sizeof said / sizeof *said)
+                    memcpy(said[n_said++], perr, sizeof perr);
+                prepare_failed(pl, o, perr, !repeat);
+            }
             o->aux[pl->slot] = data;
         }
         if (as_workload && pl->h.amounts)

@@ -5,7 +5,7 @@
  * and prints decisions. Exit status: 0 when every decision was made and
  * written (unschedulable workloads included), 1 for bad usage, 2 when the
  * run cannot start (config, plugin, store), 3 when decisions were made but
- * some could not be written back.
+ * some are error (not written back, or a plugin failed on the workload).
  */
 #include "config.h"
 
@@ -24,13 +24,17 @@
 #include "cfg.h"
 #include "clock.h"
 #include "explain.h"
+#include "fleet.h"
 #include "guard.h"
+#include "help.h"
 #include "hostapi.h"
 #include "log.h"
 #include "output.h"
+#include "pathcheck.h"
 #include "plugin.h"
 #include "quarantine.h"
 #include "election.h"
+#include "report.h"
 #include "run.h"
 #include "scheduler.h"
 #include "store.h"
@@ -40,63 +44,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(
-        f,
-        "Usage: trellis [--help] [--version] COMMAND [OPTIONS]\n"
-        "\n"
-        "Place workloads onto targets through plugins.\n"
-        "\n"
-        "Commands:\n"
-        "  schedule    schedule every pending workload once and write the bindings back\n"
-        "  run         run as a service: follow the state directory, schedule what is\n"
-        "              pending, bind, retry; serve /healthz /readyz /configz /metrics\n"
-        "  validate    check a config: syntax, plugins, their arguments\n"
-        "  plugins     list the plugins found in the plugin directories\n"
-        "  taint TARGET key[=value][:Effect]   add a taint to a target (key[:Effect]- "
-        "removes it)\n"
-        "  drain TARGET      cordon a target and unbind every workload on it\n"
-        "  uncordon TARGET   remove the cordon taint\n"
-        "  deschedule  move workloads off targets holding more than their capacity\n"
-        "  explain [KIND/][NAMESPACE/]NAME   why a workload goes where it goes, or\n"
-        "              nowhere: every plugin's verdict on every target; writes nothing\n"
-        "\n"
-        "Options:\n"
-        "  -c, --config FILE       config file (default %s)\n"
-        "  -s, --state DIR         state directory of manifests (file store)\n"
-        "  -o, --output FORMAT     table or json (default: table on a terminal, else "
-        "json)\n"
-        "      --explain           show every candidate target with each plugin's verdict\n"
-        "  -n, --dry-run           decide and print; write nothing\n"
-        "  -j, --parallelism N     worker threads (default: config, else CPUs up to 16)\n"
-        "  -P, --plugin-dir DIR    search DIR for plugins first (repeatable; also\n"
-        "                          TRELLIS_PLUGIN_PATH, colon separated)\n"
-        "      --describe NAME     with 'plugins': print a plugin's arguments;\n"
-        "                          'validate --describe profile': every profile setting\n"
-        "      --profile NAME      the profile for taint, drain, uncordon, deschedule, explain\n"
-        "                          (default: the first)\n"
-        "      --budget N          deschedule: move at most N workloads (default 10)\n"
-        "      --stats FILE        schedule: write timings and memory as JSON to FILE\n"
-        "      --listen ADDR:PORT  run: serve HTTP there instead of the config's http group\n"
-        "      --now TIME          decide as at TIME (RFC 3339, e.g. 2026-01-31T12:00:00Z)\n"
-        "                          instead of the system clock; run: the clock starts there\n"
-        "  -v, --verbose           log more (repeat for debug)\n"
-        "      --log-level LEVEL   error, warn, info or debug\n"
-        "      --log-format FMT    text or json\n"
-        "  -h, --help              show this help\n"
-        "  -V, --version           show the version and SDK version\n"
-        "\n"
-        "Examples:\n"
-        "  trellis schedule --config /etc/trellis/kube.cfg --state ./cluster --dry-run\n"
-        "  trellis schedule -c kube.cfg -s ./cluster -o json --explain\n"
-        "  trellis run -c /etc/trellis/trellis.cfg --listen 127.0.0.1:10259\n"
-        "  trellis validate /etc/trellis/kube.cfg\n"
-        "  trellis plugins --describe taint-toleration\n"
-        "  trellis drain -c gardener.cfg -s ./garden aws-eu-1\n"
-        "  trellis deschedule -c gardener.cfg -s ./garden --budget 5 --dry-run\n"
-        "  trellis explain -c kube.cfg -s ./cluster shop/search-indexer-0\n"
-        "\n"
-        "See trellis(1).\n",
-        DEFAULT_CONFIG);
+    help_usage(f, DEFAULT_CONFIG, TRELLIS_PLUGINDIR);
 }
 
 typedef struct opts {
@@ -108,7 +56,8 @@ typedef struct opts {
     const char *profile;
     const char *stats;
     const char *listen;
-    const char *now; /* --now: overrides the config's */
+    const char *now;  /* --now: overrides the config's */
+    const char *html; /* report --html FILE */
     long budget;
     char *pos[4]; /* positional arguments after the command */
     size_t n_pos;
@@ -133,7 +82,8 @@ enum {
     OPT_BUDGET,
     OPT_STATS,
     OPT_LISTEN,
-    OPT_NOW
+    OPT_NOW,
+    OPT_HTML
 };
 
 /* --now TIME: 0, or -1 after saying what is wrong. */
@@ -151,6 +101,61 @@ static int take_now(opts *o, const char *arg)
     return 0;
 }
 
+/* An unknown command, with the nearest one when it looks like a slip. */
+static void unknown_command(const char *cmd)
+{
+    const char *near = help_nearest_command(cmd);
+    fprintf(stderr, "trellis: unknown command '%s'", cmd);
+    if (near)
+        fprintf(stderr, "; did you mean '%s'?", near);
+    fprintf(stderr, "\nTry 'trellis --help'.\n");
+}
+
+/* getopt_long's '?' (unknown option) or ':' (no argument for it), with
+ * the nearest long option to an unknown one. */
+static void bad_option(int ch, char **argv, const struct option *longopts, const char *cmd)
+{
+    const char *arg = argv[optind - 1];
+    if (ch == ':') {
+        if (strncmp(arg, "--", 2) == 0)
+            fprintf(stderr, "trellis: option '%.*s' needs an argument\n", (int)strcspn(arg, "="),
+                    arg);
+        else
+            fprintf(stderr, "trellis: option '-%c' needs an argument\n", optopt);
+    } else if (optopt) {
+        fprintf(stderr, "trellis: unknown option '-%c'\n", optopt);
+    } else {
+        char word[64];
+        const char *names[32];
+        size_t n = 0;
+        snprintf(word, sizeof word, "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+        for (; longopts[n].name && n < sizeof names / sizeof *names - 1; n++)
+            names[n] = longopts[n].name;
+        names[n] = NULL;
+        const char *near = help_nearest(word, names);
+        fprintf(stderr, "trellis: unknown option '%s'", arg);
+        if (near)
+            fprintf(stderr, "; did you mean '--%s'?", near);
+        fputc('\n', stderr);
+    }
+    if (cmd && help_is_command(cmd))
+        fprintf(stderr, "Try 'trellis %s --help'.\n", cmd);
+    else
+        fprintf(stderr, "Try 'trellis --help'.\n");
+}
+
+/* --help, and exit: trellis COMMAND --help prints that command's. */
+_Noreturn static void show_help(const char *cmd)
+{
+    if (cmd && help_command(stdout, cmd, DEFAULT_CONFIG) < 0) {
+        unknown_command(cmd);
+        exit(1);
+    }
+    if (!cmd)
+        usage(stdout);
+    exit(0);
+}
+
 /* One option of getopt_long: 0, or -1 after saying what is wrong. --help
  * and --version print and exit. */
 static int take_option(opts *o, int ch)
@@ -164,7 +169,7 @@ static int take_option(opts *o, int ch)
         break;
     case 'o':
         if (strcmp(optarg, "json") != 0 && strcmp(optarg, "table") != 0) {
-            fprintf(stderr, "trellis: --output: expected table or json, got '%s'\n", optarg);
+            log_fatal("--output: expected table or json, got '%s'", optarg);
             return -1;
         }
         o->output = optarg;
@@ -179,7 +184,7 @@ static int take_option(opts *o, int ch)
         char *end;
         long v = strtol(optarg, &end, 10);
         if (*end || v < 1 || v > 256) {
-            fprintf(stderr, "trellis: --parallelism: expected 1..256, got '%s'\n", optarg);
+            log_fatal("--parallelism: expected 1..256, got '%s'", optarg);
             return -1;
         }
         o->parallelism = (int)v;
@@ -202,11 +207,14 @@ static int take_option(opts *o, int ch)
         break;
     case OPT_NOW:
         return take_now(o, optarg);
+    case OPT_HTML:
+        o->html = optarg;
+        break;
     case OPT_BUDGET: {
         char *end;
         long v = strtol(optarg, &end, 10);
         if (*end || v < 0) {
-            fprintf(stderr, "trellis: --budget: expected a number >= 0, got '%s'\n", optarg);
+            log_fatal("--budget: expected a number >= 0, got '%s'", optarg);
             return -1;
         }
         o->budget = v;
@@ -230,20 +238,18 @@ static int take_option(opts *o, int ch)
     }
     case OPT_LOG_FORMAT:
         if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0) {
-            fprintf(stderr, "trellis: --log-format: expected text or json, got '%s'\n", optarg);
+            log_fatal("--log-format: expected text or json, got '%s'", optarg);
             return -1;
         }
         log_set_json(strcmp(optarg, "json") == 0);
         break;
     case 'h':
-        usage(stdout);
-        exit(0);
+        show_help(o->cmd);
     case 'V':
         printf("trellis %s (plugin SDK %d.%d)\n", PACKAGE_VERSION, TRELLIS_SDK_MAJOR,
                TRELLIS_SDK_MINOR);
         exit(0);
     default:
-        fprintf(stderr, "Try 'trellis --help'.\n");
         return -1;
     }
     return 0;
@@ -265,6 +271,7 @@ static int parse(int argc, char **argv, opts *o)
         {"stats", required_argument, NULL, OPT_STATS},
         {"listen", required_argument, NULL, OPT_LISTEN},
         {"now", required_argument, NULL, OPT_NOW},
+        {"html", required_argument, NULL, OPT_HTML},
         {"verbose", no_argument, NULL, 'v'},
         {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
         {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
@@ -272,7 +279,12 @@ static int parse(int argc, char **argv, opts *o)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
     int ch;
-    while ((ch = getopt_long(argc, argv, "+c:s:o:nj:P:vhV", longopts, NULL)) != -1) {
+    opterr = 0; /* bad_option says it, with a suggestion */
+    while ((ch = getopt_long(argc, argv, "+:c:s:o:nj:P:vhV", longopts, NULL)) != -1) {
+        if (ch == '?' || ch == ':') {
+            bad_option(ch, argv, longopts, o->cmd);
+            return -1;
+        }
         if (take_option(o, ch) < 0)
             return -1;
     }
@@ -318,7 +330,7 @@ static int write_stats(const char *file, sched *s)
 {
     FILE *f = strcmp(file, "-") == 0 ? stderr : fopen(file, "w");
     if (!f) {
-        fprintf(stderr, "trellis: --stats %s: %m\n", file);
+        log_fatal("--stats %s: %m", file);
         return -1;
     }
     size_t n;
@@ -360,7 +372,7 @@ static int write_stats(const char *file, sched *s)
 static int describe_settings(const char *what)
 {
     if (strcmp(what, "profile") != 0) {
-        fprintf(stderr, "trellis: validate --describe: expected 'profile', got '%s'\n", what);
+        log_fatal("validate --describe: expected 'profile', got '%s'", what);
         return 1;
     }
     printf("Settings of a profile (profiles = ( { ... } ); in the config file):\n");
@@ -375,30 +387,68 @@ static int schedule_and_print(const opts *o, sched *s, store *st, const char *di
     int rc = 0;
     sched_stats ss;
     if (sched_load(s, st, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         rc = 2;
     } else {
         sched_get_stats(s, &ss);
         log_info("loaded %zu targets and %zu workloads (%zu pending) from %s in %.1f ms",
                  ss.targets_loaded, ss.workloads_loaded, ss.pending, dir, (double)ss.load_ns / 1e6);
         if (sched_run_once(s, err, sizeof err) < 0) {
-            fprintf(stderr, "trellis: not written: %s\n", err);
+            log_fatal("not written: %s", err);
             rc = 3;
         }
         sched_get_stats(s, &ss);
         log_info("scheduled in %.1f ms", (double)ss.schedule_ns / 1e6);
+        if (o->html) {
+            char title[1024];
+            snprintf(title, sizeof title, "%s on %s", o->config ? o->config : DEFAULT_CONFIG, dir);
+            if (report_write_html(o->html, s, title, err, sizeof err) < 0) {
+                log_fatal("report: %s", err);
+                return 2;
+            }
+            printf("%s: the state after a dry run of %s\n", o->html, title);
+            return rc;
+        }
         int json = o->output ? strcmp(o->output, "json") == 0 : !isatty(STDOUT_FILENO);
-        if (json)
-            output_json(stdout, s);
-        else
-            output_table(stdout, s);
+        size_t errors = json ? output_json(stdout, s) : output_table(stdout, s);
+        /* an error decision is a workload not placed for a reason that
+         * is not "nothing fits": a script must not take it for success */
+        if (errors && rc == 0)
+            rc = 3;
         if (ss.manifest_errors)
-            fprintf(stderr, "trellis: %zu malformed document%s skipped (see above)\n",
-                    ss.manifest_errors, ss.manifest_errors == 1 ? "" : "s");
+            log_fatal("%zu malformed document%s skipped (see above)", ss.manifest_errors,
+                      ss.manifest_errors == 1 ? "" : "s");
         if (o->stats)
             write_stats(o->stats, s); /* says why it failed; the run itself is done */
     }
     return rc;
+}
+
+/* validate: the config has loaded into s; with --state, its field paths
+ * are checked against that state's objects too. The exit status. */
+static int validate_state(const opts *o, const cfg *c, sched *s, const char *file)
+{
+    char err[2048];
+    size_t n = 0, warned = 0;
+    for (size_t i = 0; i < c->n_profiles; i++)
+        n += c->profiles[i].n_plugins;
+    if (o->state) {
+        store *st = store_open(c->store_type, o->state, 1, err, sizeof err);
+        if (!st || sched_load(s, st, err, sizeof err) < 0) {
+            log_fatal("%s", err);
+            if (st)
+                st->ops->destroy(st);
+            return 2;
+        }
+        warned = pathcheck_run(s, file, stderr);
+        st->ops->destroy(st);
+    }
+    printf("%s: ok (%zu profile%s, %zu plugin instance%s", file, c->n_profiles,
+           c->n_profiles == 1 ? "" : "s", n, n == 1 ? "" : "s");
+    if (o->state)
+        printf("; %zu field path%s no object in %s has", warned, warned == 1 ? "" : "s", o->state);
+    printf(")\n");
+    return 0;
 }
 
 static int cmd_schedule(opts *o, int validate_only)
@@ -409,7 +459,7 @@ static int cmd_schedule(opts *o, int validate_only)
     cfg c;
     const char *file = o->config ? o->config : DEFAULT_CONFIG;
     if (config_load_at(file, o->now, &c, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         return 2;
     }
     const char *dir = o->state ? o->state : c.store_path;
@@ -419,31 +469,26 @@ static int cmd_schedule(opts *o, int validate_only)
     guard_watch(NULL, NULL, 0);
     sched *s = sched_open(&c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err);
     if (!s) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         config_free(&c);
         free(qpath);
         return 2;
     }
     if (validate_only) {
-        size_t n = 0;
-        for (size_t i = 0; i < c.n_profiles; i++)
-            n += c.profiles[i].n_plugins;
-        printf("%s: ok (%zu profile%s, %zu plugin instance%s)\n", file, c.n_profiles,
-               c.n_profiles == 1 ? "" : "s", n, n == 1 ? "" : "s");
+        int rc = validate_state(o, &c, s, file);
         sched_close(s);
         config_free(&c);
-        return 0;
+        return rc;
     }
     if (!dir) {
-        fprintf(stderr, "trellis: no state directory: give --state DIR or store.path in %s\n",
-                file);
+        log_fatal("no state directory: give --state DIR or store.path in %s", file);
         sched_close(s);
         config_free(&c);
         return 1;
     }
     store *st = store_open(c.store_type, dir, o->dry_run, err, sizeof err);
     if (!st) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         sched_close(s);
         config_free(&c);
         free(qpath);
@@ -453,7 +498,7 @@ static int cmd_schedule(opts *o, int validate_only)
     free(qpath);
     election *lead = election_hold(c.store_type, dir, o->dry_run, st, err, sizeof err);
     if (!lead) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         sched_close(s);
         st->ops->destroy(st);
         config_free(&c);
@@ -507,18 +552,18 @@ static int admin_command(opts *o, sched *s, profile *p, store *st)
         r = sched_deschedule(s, p, o->budget >= 0 ? (size_t)o->budget : 10, report_move,
                              &o->dry_run, err, sizeof err);
         if (r < 0) {
-            fprintf(stderr, "trellis: deschedule: not written: %s\n", err);
+            log_fatal("deschedule: not written: %s", err);
             return 3;
         }
         printf("%d moved%s\n", r, o->dry_run ? " (dry run: nothing written)" : "");
         return 0;
     }
     if (r < 0) {
-        fprintf(stderr, "trellis: %s: %s\n", cmd, err);
+        log_fatal("%s: %s", cmd, err);
         return 2;
     }
     if (st->ops->flush(st, NULL, NULL, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: not written: %s\n", err);
+        log_fatal("not written: %s", err);
         return 3;
     }
     return 0;
@@ -531,17 +576,18 @@ static int cmd_admin(opts *o)
     int deschedule = strcmp(cmd, "deschedule") == 0;
     size_t need = strcmp(cmd, "taint") == 0 ? 2 : deschedule ? 0 : 1;
     if (o->n_pos != need) {
-        fprintf(stderr, "trellis: %s: expected %s\nTry 'trellis --help'.\n", cmd,
+        fprintf(stderr, "trellis: %s: expected %s\nTry 'trellis %s --help'.\n", cmd,
                 need == 2 ? "TARGET and a taint (key[=value][:Effect] or key[:Effect]-)"
                 : need    ? "one TARGET"
-                          : "no positional argument");
+                          : "no positional argument",
+                cmd);
         return 1;
     }
     char err[2048];
     cfg c;
     const char *file = o->config ? o->config : DEFAULT_CONFIG;
     if (config_load_at(file, o->now, &c, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         return 2;
     }
     int rc = 0;
@@ -549,42 +595,40 @@ static int cmd_admin(opts *o)
     election *lead = NULL;
     sched *s = sched_open(&c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err);
     if (!s) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         rc = 2;
         goto out;
     }
     profile *p = pick_profile(s, o->profile);
     if (!p) {
-        fprintf(stderr, "trellis: no profile named '%s' in %s\n", o->profile, file);
+        log_fatal("no profile named '%s' in %s", o->profile, file);
         rc = 1;
         goto out;
     }
     if (deschedule && !profile_cfg(p)->capacity_field) {
-        fprintf(stderr, "trellis: deschedule: profile '%s' in %s has no capacity_field\n",
-                profile_name(p), file);
+        log_fatal("deschedule: profile '%s' in %s has no capacity_field", profile_name(p), file);
         rc = 1;
         goto out;
     }
     const char *dir = o->state ? o->state : c.store_path;
     if (!dir) {
-        fprintf(stderr, "trellis: no state directory: give --state DIR or store.path in %s\n",
-                file);
+        log_fatal("no state directory: give --state DIR or store.path in %s", file);
         rc = 1;
         goto out;
     }
     st = store_open(c.store_type, dir, o->dry_run, err, sizeof err);
     if (!st) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         rc = 2;
         goto out;
     }
     if (deschedule && !(lead = election_hold(c.store_type, dir, o->dry_run, st, err, sizeof err))) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         rc = 2;
         goto out;
     }
     if (sched_load(s, st, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         rc = 2;
         goto out;
     }
@@ -598,52 +642,122 @@ out:
     return rc;
 }
 
+/* A read-only look at the state (explain, targets): the config, the
+ * scheduler and the state read through a dry-run store, in *v. 0, or the
+ * exit status after saying why (everything opened is closed then). */
+typedef struct look {
+    cfg c;
+    sched *s;
+    store *st;
+} look;
+
+static void look_close(look *v)
+{
+    sched_close(v->s);
+    if (v->st)
+        v->st->ops->destroy(v->st);
+    config_free(&v->c);
+}
+
+static int look_open(const opts *o, look *v)
+{
+    char err[2048];
+    const char *file = o->config ? o->config : DEFAULT_CONFIG;
+    memset(v, 0, sizeof *v);
+    if (config_load_at(file, o->now, &v->c, err, sizeof err) < 0) {
+        log_fatal("%s", err);
+        return 2;
+    }
+    const char *dir = o->state ? o->state : v->c.store_path;
+    int rc = 0;
+    v->s = sched_open(&v->c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err);
+    if (!v->s || (dir && !(v->st = store_open(v->c.store_type, dir, 1, err, sizeof err))) ||
+        (v->st && sched_load(v->s, v->st, err, sizeof err) < 0)) {
+        log_fatal("%s", err);
+        rc = 2;
+    } else if (!dir) {
+        log_fatal("no state directory: give --state DIR or store.path in %s", file);
+        rc = 1;
+    }
+    if (rc)
+        look_close(v);
+    return rc;
+}
+
+/* -o json, or JSON when standard output is no terminal */
+static int want_json(const opts *o)
+{
+    return o->output ? strcmp(o->output, "json") == 0 : !isatty(STDOUT_FILENO);
+}
+
 /* explain: load the state as schedule does, through a dry-run store, and
  * evaluate one workload against every target (explain.c). */
 static int cmd_explain(opts *o)
 {
     if (o->n_pos != 1) {
         fprintf(stderr, "trellis: explain: expected one workload: NAME, NAMESPACE/NAME, "
-                        "KIND/NAME or KIND/NAMESPACE/NAME\nTry 'trellis --help'.\n");
+                        "KIND/NAME or KIND/NAMESPACE/NAME\nTry 'trellis explain --help'.\n");
         return 1;
     }
     char err[2048];
-    cfg c;
-    const char *file = o->config ? o->config : DEFAULT_CONFIG;
-    if (config_load_at(file, o->now, &c, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: %s\n", err);
-        return 2;
-    }
-    int rc = 0;
-    store *st = NULL;
-    const char *dir = o->state ? o->state : c.store_path;
+    look v;
+    int rc = look_open(o, &v);
+    if (rc)
+        return rc;
     trellis_object *w;
     profile *p;
-    sched *s = sched_open(&c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err);
-    if (!s || (dir && !(st = store_open(c.store_type, dir, 1, err, sizeof err))) ||
-        (st && sched_load(s, st, err, sizeof err) < 0)) {
-        fprintf(stderr, "trellis: %s\n", err);
-        rc = 2;
-    } else if (!dir) {
-        fprintf(stderr, "trellis: no state directory: give --state DIR or store.path in %s\n",
-                file);
-        rc = 1;
-    } else if (explain_find(s, o->pos[0], o->profile, &w, &p, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: explain: %s\n", err);
+    if (explain_find(v.s, o->pos[0], o->profile, &w, &p, err, sizeof err) < 0) {
+        log_fatal("explain: %s", err);
         rc = 1;
     } else {
         explain_result r;
-        explain_run(s, p, w, &r);
-        if (o->output ? strcmp(o->output, "json") == 0 : !isatty(STDOUT_FILENO))
+        explain_run(v.s, p, w, &r);
+        if (want_json(o))
             explain_print_json(stdout, &r);
         else
             explain_print_table(stdout, &r);
         explain_free(&r);
     }
-    sched_close(s);
-    if (st)
-        st->ops->destroy(st);
-    config_free(&c);
+    look_close(&v);
+    return rc;
+}
+
+/* report --html FILE: a dry run with every verdict recorded, as a page
+ * (report.c). */
+static int cmd_report(opts *o)
+{
+    if (!o->html || o->n_pos) {
+        fprintf(stderr, "trellis: report: expected --html FILE and no other argument\n"
+                        "Try 'trellis report --help'.\n");
+        return 1;
+    }
+    o->dry_run = 1;
+    o->explain = 1;
+    return cmd_schedule(o, 0);
+}
+
+/* targets: every target with what is placed on it (fleet.c). */
+static int cmd_targets(opts *o)
+{
+    if (o->n_pos) {
+        fprintf(stderr,
+                "trellis: targets: unexpected argument '%s'\n"
+                "Try 'trellis targets --help'.\n",
+                o->pos[0]);
+        return 1;
+    }
+    look v;
+    int rc = look_open(o, &v);
+    if (rc)
+        return rc;
+    profile *p = o->profile ? pick_profile(v.s, o->profile) : NULL;
+    if (o->profile && !p) {
+        log_fatal("no profile named '%s' in %s", o->profile, v.c.file);
+        rc = 1;
+    } else {
+        fleet_print(stdout, v.s, p, want_json(o));
+    }
+    look_close(&v);
     return rc;
 }
 
@@ -739,7 +853,7 @@ static int list_dir(const opts *o, const char *dir, seen_list *seen, int *found)
             /* a broken file is worth an error when listing, not when
              * describing another plugin */
             if (!o->describe) {
-                fprintf(stderr, "trellis: %s\n", err);
+                log_fatal("%s", err);
                 rc = 2;
             }
         } else if (seen_before(seen, m.desc->name)) {
@@ -768,7 +882,7 @@ static int cmd_plugins(opts *o)
     int have_cfg = 0;
     if (o->config) {
         if (config_load_at(o->config, o->now, &c, err, sizeof err) < 0) {
-            fprintf(stderr, "trellis: %s\n", err);
+            log_fatal("%s", err);
             return 2;
         }
         have_cfg = 1;
@@ -802,7 +916,7 @@ static int cmd_plugins(opts *o)
     if (have_cfg)
         config_free(&c);
     if (o->describe && !found) {
-        fprintf(stderr, "trellis: plugin '%s' not found\n", o->describe);
+        log_fatal("plugin '%s' not found", o->describe);
         return 2;
     }
     return rc;
@@ -839,11 +953,21 @@ int cli_main(int argc, char **argv)
         rc = run_main(&ro);
     } else if (strcmp(o.cmd, "explain") == 0) {
         rc = cmd_explain(&o);
+    } else if (strcmp(o.cmd, "targets") == 0) {
+        rc = cmd_targets(&o);
+    } else if (strcmp(o.cmd, "report") == 0) {
+        rc = cmd_report(&o);
     } else if (strcmp(o.cmd, "help") == 0) {
-        usage(stdout);
+        /* trellis help COMMAND: that command's */
         rc = 0;
+        if (!o.n_pos)
+            usage(stdout);
+        else if (help_command(stdout, o.pos[0], DEFAULT_CONFIG) < 0) {
+            unknown_command(o.pos[0]);
+            rc = 1;
+        }
     } else {
-        fprintf(stderr, "trellis: unknown command '%s'\nTry 'trellis --help'.\n", o.cmd);
+        unknown_command(o.cmd);
         rc = 1;
     }
     free(o.dirs);

@@ -120,7 +120,7 @@ static json_object *decision_json(int explain, const decision *d, dec_result r)
 
 /* The document is written as json-c prints it whole, one decision at a
  * time, so that fifty thousand decisions never sit in memory as a tree. */
-void output_json(FILE *f, sched *s)
+size_t output_json(FILE *f, sched *s)
 {
     const decisions *ds = sched_decisions(s);
     size_t n_dec = decisions_count(ds), n_ev = decisions_eviction_count(ds);
@@ -157,9 +157,10 @@ void output_json(FILE *f, sched *s)
     put_nested(f, sum, 1);
     json_object_put(sum);
     fputs("\n}\n", f);
+    return counts[DEC_ERROR];
 }
 
-void output_table(FILE *f, sched *s)
+size_t output_table(FILE *f, sched *s)
 {
     const decisions *ds = sched_decisions(s);
     size_t n_dec = decisions_count(ds), n_ev = decisions_eviction_count(ds);
@@ -223,4 +224,5 @@ void output_table(FILE *f, sched *s)
         }
     }
     fprintf(f, "%zu scheduled, %zu unschedulable, %zu error\n", counts[1], counts[2], counts[3]);
+    return counts[DEC_ERROR];
 }

@@ -17,7 +17,9 @@
 
 #include "scheduler.h"
 
-void output_json(FILE *f, sched *s);
-void output_table(FILE *f, sched *s);
+/* Both return the number of error decisions (the exit status says
+ * whether there were any). */
+size_t output_json(FILE *f, sched *s);
+size_t output_table(FILE *f, sched *s);
 
 #endif

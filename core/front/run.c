@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "cfg.h"
 #include "clock.h"
 #include "guard.h"
@@ -59,7 +61,11 @@ typedef struct host {
     atomic_uint_fast64_t turn_ms; /* when the loop last turned */
     atomic_uint liveness_ms;      /* the config's http.liveness_timeout_ms */
     uint64_t watchdog_ms, last_ping_ms;
-    uint64_t start_ms; /* mono_ms() at start: a fixed `now` runs from then */
+    uint64_t start_ms;    /* mono_ms() at start: a fixed `now` runs from then */
+    uint64_t summary_ms;  /* when the last summary line was logged */
+    double summary_bound; /* bindings done by then */
+    char *http_address;   /* where HTTP is served (NULL: it is not) */
+    int http_port;        /* the port bound, --listen ADDR:0 included */
 } host;
 
 static uint64_t mono_ms(void)
@@ -132,9 +138,64 @@ static char *configz_cb(void *ud)
     return s;
 }
 
+/* The command line's overrides of the config, in force: set in the
+ * config's group (store.path, http, parallelism, now) and named under
+ * "command_line". */
+static void add_overrides(const host *h, const cfg *c, json_object *root)
+{
+    const run_opts *o = h->o;
+    json_object *cl = json_object_new_object(), *g;
+    if (o->state && json_object_object_get_ex(root, "store", &g)) {
+        json_object_object_add(g, "path", json_object_new_string(o->state));
+        json_object_object_add(cl, "state", json_object_new_string(o->state));
+    }
+    if (h->http_address && json_object_object_get_ex(root, "http", &g)) {
+        json_object_object_add(g, "enabled", json_object_new_boolean(1));
+        json_object_object_add(g, "address", json_object_new_string(h->http_address));
+        json_object_object_add(g, "port", json_object_new_int(h->http_port));
+    }
+    if (o->listen)
+        json_object_object_add(cl, "listen", json_object_new_string(o->listen));
+    if (o->parallelism > 0) {
+        json_object_object_add(root, "parallelism", json_object_new_int(o->parallelism));
+        json_object_object_add(cl, "parallelism", json_object_new_int(o->parallelism));
+    }
+    if (o->now) {
+        json_object_object_add(root, "now", json_object_new_string(o->now));
+        json_object_object_add(cl, "now", json_object_new_string(o->now));
+    }
+    json_object *dirs = json_object_new_array();
+    for (size_t i = 0; i < o->n_dirs; i++)
+        json_object_array_add(dirs, json_object_new_string(o->dirs[i]));
+    if (o->n_dirs)
+        json_object_object_add(cl, "plugin_dirs", json_object_get(dirs));
+    json_object_object_add(root, "command_line", cl);
+    /* where plugins are looked for, in order: -P and TRELLIS_PLUGIN_PATH,
+     * the config's plugin_dirs, the built-in directory */
+    for (size_t i = 0; i < c->n_plugin_dirs; i++)
+        json_object_array_add(dirs, json_object_new_string(c->plugin_dirs[i]));
+    json_object_array_add(dirs, json_object_new_string(TRELLIS_PLUGINDIR));
+    json_object_object_add(root, "plugin_search_path", dirs);
+    json_object *log = json_object_new_object();
+    json_object_object_add(log, "level", json_object_new_string(log_level_name(log_get_level())));
+    json_object_object_add(log, "format", json_object_new_string(log_get_json() ? "json" : "text"));
+    json_object_object_add(root, "log", log);
+}
+
+/* /configz: the effective configuration, the file's settings with the
+ * command line's overrides in force. */
 static void set_configz(host *h, const cfg *c)
 {
     char *js = config_to_json(c);
+    json_object *root = json_tokener_parse(js);
+    if (root) {
+        add_overrides(h, c, root);
+        free(js);
+        js = xasprintf("%s\n", json_object_to_json_string_ext(
+                                   root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                             JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(root);
+    }
     pthread_mutex_lock(&h->mu);
     free(h->configz);
     h->configz = js;
@@ -339,7 +400,7 @@ static int start_http(host *h, http_server **http)
     *http = NULL;
     if (o->listen) {
         if (parse_listen(o->listen, &addr, &port) < 0) {
-            fprintf(stderr, "trellis: --listen: expected ADDRESS:PORT, got '%s'\n", o->listen);
+            log_fatal("--listen: expected ADDRESS:PORT, got '%s'", o->listen);
             return -1;
         }
         http_on = 1;
@@ -348,12 +409,14 @@ static int start_http(host *h, http_server **http)
         http_handlers hh = {ready_cb, configz_cb, h, healthy_cb};
         *http = http_start(addr ? addr : h->c->http_address, port, &hh, err, sizeof err);
         if (!*http) {
-            fprintf(stderr, "trellis: %s\n", err);
+            log_fatal("%s", err);
             free(addr);
             return -1;
         }
-        log_info("serving /healthz /readyz /configz /metrics on http://%s:%d",
-                 addr ? addr : h->c->http_address, http_port(*http));
+        h->http_address = xstrdup(addr ? addr : h->c->http_address);
+        h->http_port = http_port(*http);
+        log_info("serving /healthz /readyz /configz /metrics on http://%s:%d", h->http_address,
+                 h->http_port);
     }
     free(addr);
     return 0;
@@ -416,6 +479,24 @@ static int turn(host *h, int sigfd, int *rc)
     return take_signals(h, sigfd, rc);
 }
 
+/* Every summary_interval_ms, one line of what a long run has done: a
+ * terminal shows progress, a journal this. */
+static void summary(host *h, uint64_t now)
+{
+    uint32_t every = h->c->summary_interval_ms;
+    if (!every || now - h->summary_ms < every)
+        return;
+    metrics_totals t;
+    metrics_get_totals(&t);
+    double secs = (double)(now - h->summary_ms) / 1e3;
+    log_info("summary: %.0f bound (%.2f/s over the last %.0f s), %.0f unschedulable and %.0f error "
+             "attempts; queues: %.0f active, %.0f backoff, %.0f unschedulable",
+             t.bound, secs > 0 ? (t.bound - h->summary_bound) / secs : 0.0, secs,
+             t.unschedulable_attempts, t.errors, t.active, t.backoff, t.unschedulable);
+    h->summary_ms = now;
+    h->summary_bound = t.bound;
+}
+
 /* While this host holds the lock: schedule until told to stop (1) or
  * the lock is lost (0: step down); -1 when the scheduler cannot start. */
 static int be_active(host *h, const char *dir, int sigfd, int *rc)
@@ -425,7 +506,7 @@ static int be_active(host *h, const char *dir, int sigfd, int *rc)
     guard_watch(fatal_cb, h, 2000);
     sched *first = new_sched(h, h->c, err, sizeof err);
     if (!first || attach_store(h, h->c, first, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         return -1;
     }
     set_ready(h, 1, NULL);
@@ -433,9 +514,14 @@ static int be_active(host *h, const char *dir, int sigfd, int *rc)
     atomic_store(&h->turn_ms, mono_ms());
     atomic_store(&h->looping, 1);
     int stop = 0, lost = 0;
+    metrics_totals t0;
+    metrics_get_totals(&t0);
+    h->summary_ms = mono_ms();
+    h->summary_bound = t0.bound;
     while (!stop && !lost) {
         uint64_t now_turn = mono_ms();
         atomic_store(&h->turn_ms, now_turn);
+        summary(h, now_turn);
         if (h->watchdog_ms && now_turn - h->last_ping_ms >= h->watchdog_ms / 2) {
             notify_send("WATCHDOG=1");
             h->last_ping_ms = now_turn;
@@ -471,7 +557,7 @@ static int lead_loop(host *h, const char *dir, int sigfd)
     for (;;) {
         int leading = take_lead(h, sigfd, err, sizeof err);
         if (leading < 0) {
-            fprintf(stderr, "trellis: %s\n", err);
+            log_fatal("%s", err);
             return 2;
         }
         if (leading == 0)
@@ -508,23 +594,20 @@ int run_main(const run_opts *o)
     int rc = 2;
     http_server *http = NULL;
     if (sigfd < 0) {
-        fprintf(stderr, "trellis: cannot create a signalfd: %s\n", strerror(errno));
+        log_fatal("cannot create a signalfd: %s", strerror(errno));
         return 2;
     }
     h.start_ms = mono_ms();
     h.c = xcalloc(1, sizeof *h.c);
     if (config_load_at(o->config, o->now, h.c, err, sizeof err) < 0) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         free(h.c);
         close(sigfd);
         return 2;
     }
     const char *dir = state_dir(&h, h.c);
     if (!dir) {
-        fprintf(stderr,
-                "trellis: no state directory: pass --state DIR or set store.path in "
-                "%s\n",
-                o->config);
+        log_fatal("no state directory: pass --state DIR or set store.path in %s", o->config);
         goto out;
     }
     metrics_enable(1);
@@ -533,13 +616,14 @@ int run_main(const run_opts *o)
     set_ready(&h, 0, "starting");
     if (start_http(&h, &http) < 0)
         goto out;
+    set_configz(&h, h.c); /* with the address and port bound */
     atomic_store(&h.liveness_ms, h.c->liveness_timeout_ms);
     h.quarantine_path = xasprintf("%s/%s", dir, QUARANTINE_FILE);
     guard_install(h.quarantine_path);
     h.watchdog_ms = notify_watchdog_ms();
     h.el = election_open(h.c->store_type, dir, err, sizeof err);
     if (!h.el) {
-        fprintf(stderr, "trellis: %s\n", err);
+        log_fatal("%s", err);
         goto out;
     }
     notify_send("READY=1\nSTATUS=waiting for the state lock");
@@ -551,6 +635,7 @@ out:
     config_free(h.c);
     free(h.c);
     free(h.configz);
+    free(h.http_address);
     free(h.quarantine_path);
     pthread_mutex_destroy(&h.mu);
     close(sigfd);

@@ -13,8 +13,10 @@
  * that reader leaves (anything unusual, and every error) is parsed by
  * json-c, so what is accepted and every message stay json-c's. Documents
  * of kind List are expanded into their items. A document that is not a
- * valid object is reported and skipped; a syntax error stops the file
- * there, keeping what was complete before it.
+ * valid object is reported and skipped. After a YAML syntax error the
+ * parse goes on at the next line that starts a document ("---"), so every
+ * later document that can be read is read; a JSON syntax error stops the
+ * file there, keeping what was complete before it.
  */
 #include "config.h"
 
@@ -738,23 +740,24 @@ static void syntax_error(yctx *c, manifest_set *s, int doc)
               p->problem ? p->problem : "unknown problem", where);
 }
 
-/* After a document nested too deep, go on from the next line that starts
- * a document ("---"), with a new parser: 1 when there is one, 0 at the end
- * of the text, -1 when out of memory. The scan is linear. */
-static int restart_after_deep(yctx *c)
+/* Go on with a new parser from the first line at or after byte `from` of
+ * the text (a line start) that starts a document ("---"): 1 when there is
+ * one, 0 at the end of the text, -1 when out of memory. The scan is
+ * linear. */
+static int restart_from(yctx *c, size_t from)
 {
     const char *t = c->text;
-    size_t n = c->len, i = c->base + c->parser.mark.index;
+    size_t n = c->len, i = from;
     for (;;) {
-        while (i < n && t[i] != '\n')
-            i++;
         if (i >= n)
             return 0;
-        i++;
         if (n - i >= 3 && memcmp(t + i, "---", 3) == 0 &&
             (n - i == 3 || t[i + 3] == ' ' || t[i + 3] == '\t' || t[i + 3] == '\r' ||
              t[i + 3] == '\n'))
             break;
+        while (i < n && t[i] != '\n')
+            i++;
+        i += i < n;
     }
     for (size_t k = c->base; k < i; k++)
         c->line_base += t[k] == '\n';
@@ -767,8 +770,49 @@ static int restart_after_deep(yctx *c)
     return 1;
 }
 
-/* raw: every document becomes one object of any shape (object_build_document) */
-static int parse_yaml(const char *file, const char *text, size_t len, manifest_set *s, int raw)
+/* The start of the line after byte at. */
+static size_t next_line(const yctx *c, size_t at)
+{
+    while (at < c->len && c->text[at] != '\n')
+        at++;
+    return at < c->len ? at + 1 : c->len;
+}
+
+/* After a document nested too deep, go on from the next line that starts
+ * a document. */
+static int restart_after_deep(yctx *c)
+{
+    return restart_from(c, next_line(c, c->base + c->parser.mark.index));
+}
+
+/* After a syntax error in document doc: report it, and go on from the
+ * next line that starts a document, so that one error does not hide the
+ * documents after it. The line of the error itself is where to go on when
+ * it starts a document after doc_at (the offset where doc started): libyaml
+ * often finds a document unfinished only at the next one's "---". 1 to go
+ * on, 0 at the end of the text, -1 when out of memory. */
+static int resume_after_error(yctx *c, manifest_set *s, int doc, size_t doc_at)
+{
+    syntax_error(c, s, doc);
+    yaml_parser_t *p = &c->parser;
+    if (p->error == YAML_MEMORY_ERROR)
+        return -1;
+    size_t at =
+        c->base + (p->error == YAML_READER_ERROR ? p->problem_offset : p->problem_mark.index);
+    if (at > c->len)
+        at = c->len;
+    size_t ls = at;
+    while (ls > 0 && c->text[ls - 1] != '\n')
+        ls--;
+    clear_anchors(c);
+    return restart_from(c, ls > doc_at && ls >= c->base ? ls : next_line(c, at));
+}
+
+/* raw: every document becomes one object of any shape (object_build_document).
+ * stop_doc >= 0: stop where that document starts, its offset in *stop_at
+ * (left alone when the text has no such document). */
+static int parse_yaml_until(const char *file, const char *text, size_t len, manifest_set *s,
+                            int raw, int stop_doc, size_t *stop_at)
 {
     yctx c;
     memset(&c, 0, sizeof c);
@@ -782,13 +826,16 @@ static int parse_yaml(const char *file, const char *text, size_t len, manifest_s
         return -1;
     }
     yaml_parser_set_input_string(&c.parser, (const unsigned char *)text, len);
-    int doc = -1, in_doc = 0, rc = 0;
-    for (;;) {
+    int doc = -1, rc = 0, more = 1;
+    size_t doc_at = 0; /* where the current document starts in the text */
+    while (more > 0) {
         yaml_event_t ev;
         if (next_event(&c, &ev) < 0) {
-            syntax_error(&c, s, in_doc ? doc : doc + 1);
+            /* between documents: the error is the next one's, before it
+             * started */
+            more = resume_after_error(&c, s, ++doc, c.len);
             rc = -1;
-            break;
+            continue;
         }
         yaml_event_type_t type = ev.type;
         if (type == YAML_STREAM_END_EVENT) {
@@ -799,16 +846,19 @@ static int parse_yaml(const char *file, const char *text, size_t len, manifest_s
             yaml_event_delete(&ev);
             continue;
         }
+        doc_at = c.base + ev.start_mark.index;
         yaml_event_delete(&ev);
-        doc++;
-        in_doc = 1;
+        if (++doc == stop_doc) {
+            *stop_at = doc_at;
+            break;
+        }
         c.err[0] = '\0';
         c.n_item_lines = 0;
         obuild_clear(c.b);
         if (next_event(&c, &ev) < 0) {
-            syntax_error(&c, s, doc);
+            more = resume_after_error(&c, s, doc, doc_at);
             rc = -1;
-            break;
+            continue;
         }
         int line = LINE(&c, ev.start_mark);
         oref root = OB_NONE;
@@ -817,24 +867,19 @@ static int parse_yaml(const char *file, const char *text, size_t len, manifest_s
         if (lrc < 0 && c.too_deep) {
             add_error(s, file, c.err_line, doc, "document %d: %s", doc, c.err);
             clear_anchors(&c);
-            int more = restart_after_deep(&c);
+            more = restart_after_deep(&c);
             if (more < 0) {
                 add_error(s, file, 0, doc + 1, "document %d: out of memory", doc + 1);
                 rc = -1;
-                break;
             }
-            if (!more)
-                break;
-            in_doc = 0;
             continue;
         }
         if (lrc < 0 || next_event(&c, &ev) < 0) {
-            syntax_error(&c, s, doc);
+            more = resume_after_error(&c, s, doc, doc_at);
             rc = -1;
-            break;
+            continue;
         }
         yaml_event_delete(&ev); /* DOCUMENT-END */
-        in_doc = 0;
         clear_anchors(&c);
         if (!c.err[0] && size > MAX_EXPANDED)
             doc_fail(&c, line, "more than %zu nodes once aliases are expanded", MAX_EXPANDED);
@@ -853,6 +898,21 @@ static int parse_yaml(const char *file, const char *text, size_t len, manifest_s
     free(c.item_lines);
     yaml_parser_delete(&c.parser);
     return rc;
+}
+
+static int parse_yaml(const char *file, const char *text, size_t len, manifest_set *s, int raw)
+{
+    return parse_yaml_until(file, text, len, s, raw, -1, NULL);
+}
+
+long manifest_doc_start(const char *text, size_t len, int doc)
+{
+    manifest_set s;
+    manifest_set_init(&s);
+    size_t at = (size_t)-1;
+    parse_yaml_until("-", text, len, &s, 1, doc, &at);
+    manifest_set_free(&s);
+    return at == (size_t)-1 ? -1 : (long)at;
 }
 
 /* ---- JSON -------------------------------------------------------------- */

@@ -42,6 +42,10 @@ int manifest_is_manifest_name(const char *name);
  * used for provenance and messages. Returns 0, or -1 when the whole file is
  * unreadable as its format (the error is appended to s too). */
 int manifest_parse(const char *file, const char *text, size_t len, manifest_set *s);
+/* Where document doc of a YAML text starts (its "---" or its first
+ * node), numbered as manifest_parse numbers documents, syntax errors
+ * before it included; -1 when the text has no such document. */
+long manifest_doc_start(const char *text, size_t len, int doc);
 /* One YAML or JSON document of any shape (a plugin's structured
  * argument) as an object whose root is the document; `where` names it in
  * messages. NULL with err ("where:line: what") when the text is not

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "docline.h"
+#include "fieldline.h"
 #include "manifest.h"
 #include "util.h"
 
@@ -548,11 +549,53 @@ START_TEST(yaml_syntax_errors)
                            "---\n"
                            "apiVersion: v1\nkind: Pod\nmetadata: {name: d}\n"),
                      -1);
-    ck_assert_uint_eq(s.n_objects, 2);
+    /* the documents after the broken one are read too */
+    ck_assert_uint_eq(s.n_objects, 3);
     expect_object(&s, 0, "a", 0, -1, 1);
     expect_object(&s, 1, "b", 1, -1, 5);
+    expect_object(&s, 2, "d", 3, -1, 15);
     ck_assert_uint_eq(s.n_errors, 1);
     expect_error_prefix(&s, 0, 13, 2, "document 2: syntax error: ");
+    manifest_set_free(&s);
+
+    /* two broken documents among good ones: each reported, each good one
+     * read, with its document number and line; a flow collection left
+     * open is found at the next "---", which starts the next document */
+    ck_assert_int_eq(parse(&s, "x.yaml",
+                           "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n"
+                           "---\n"
+                           "apiVersion: v1\nkind: Pod\nmetadata: {name: b\n" /* 5-7 */
+                           "---\n"
+                           "apiVersion: v1\nkind: Pod\nmetadata: {name: c}\n" /* 9 */
+                           "---\n"
+                           "apiVersion: v1\nkind: Pod\nmetadata:\n  name: d\n \tx: [\n"
+                           "---\n"
+                           "apiVersion: v1\nkind: Pod\nmetadata: {name: e}\n"), /* 19 */
+                     -1);
+    ck_assert_uint_eq(s.n_objects, 3);
+    expect_object(&s, 0, "a", 0, -1, 1);
+    expect_object(&s, 1, "c", 2, -1, 9);
+    expect_object(&s, 2, "e", 4, -1, 19);
+    ck_assert_uint_eq(s.n_errors, 2);
+    ck_assert_int_eq(s.errors[0].doc, 1);
+    ck_assert_msg(strstr(s.errors[0].message, "document 1: syntax error: "), "%s",
+                  s.errors[0].message);
+    ck_assert_int_eq(s.errors[1].doc, 3);
+    ck_assert_msg(strstr(s.errors[1].message, "document 3: syntax error: "), "%s",
+                  s.errors[1].message);
+    manifest_set_free(&s);
+
+    /* a broken "---" line itself: the next document is still read */
+    ck_assert_int_eq(parse(&s, "x.yaml",
+                           "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n"
+                           "--- [\n"
+                           "---\n"
+                           "apiVersion: v1\nkind: Pod\nmetadata: {name: b}\n"),
+                     -1);
+    ck_assert_uint_eq(s.n_objects, 2);
+    expect_object(&s, 1, "b", 2, -1, 6);
+    ck_assert_uint_eq(s.n_errors, 1);
+    ck_assert_int_eq(s.errors[0].doc, 1);
     manifest_set_free(&s);
 
     ck_assert_int_eq(parse(&s, "x.yaml", "a: [1, 2\nb: 3\n"), -1);
@@ -803,6 +846,59 @@ START_TEST(docline_lines)
 }
 END_TEST
 
+/* fieldline_find: the line of a field in document doc (and List item) */
+START_TEST(field_lines)
+{
+    char dir[] = "/tmp/trellis-fieldline.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char *path = xasprintf("%s/f.yaml", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n" /* 1-3 */
+          "---\n"
+          "apiVersion: v1\nkind: Pod\n"                                   /* 5-6 */
+          "metadata:\n  name: b\n  labels:\n    zone.x/y: z\n"            /* 7-10 */
+          "spec:\n  skip: {a: [1, {b: 2}]}\n  priority: high\n"           /* 11-13 */
+          "  containers:\n  - name: c\n    resources:\n      requests:\n" /* 14-17 */
+          "        cpu:\n        - 1\n"                                   /* 18-19 */
+          "---\n"
+          "apiVersion: v1\nkind: List\nitems:\n"                       /* 21-23 */
+          "- {apiVersion: v1, kind: Pod, metadata: {name: c}}\n"       /* 24 */
+          "- apiVersion: v1\n  kind: Pod\n  spec:\n    priority: x\n", /* 25-28 */
+          f);
+    fclose(f);
+    ck_assert_int_eq(fieldline_find(path, 1, -1, "spec.priority"), 13);
+    ck_assert_int_eq(fieldline_find(path, 1, -1, "spec.containers[0].resources.requests.cpu"), 18);
+    ck_assert_int_eq(fieldline_find(path, 1, -1, "spec.containers[0].resources.requests.cpu[0]"),
+                     19);
+    ck_assert_int_eq(fieldline_find(path, 1, -1, "metadata.labels[\"zone.x/y\"]"), 10);
+    ck_assert_int_eq(fieldline_find(path, 0, -1, "metadata.name"), 3);
+    ck_assert_int_eq(fieldline_find(path, 2, 1, "spec.priority"), 28);
+    ck_assert_int_eq(fieldline_find(path, 2, 0, "metadata.name"), 24);
+    /* absent: 0, and the caller keeps the document's line */
+    ck_assert_int_eq(fieldline_find(path, 1, -1, "spec.nodeSelector"), 0);
+    ck_assert_int_eq(fieldline_find(path, 1, -1, "spec.containers[1]"), 0);
+    ck_assert_int_eq(fieldline_find(path, 5, -1, "spec.priority"), 0);
+    ck_assert_int_eq(fieldline_find(path, 1, -1, "spec..x"), 0);
+    ck_assert_int_eq(fieldline_find("/nonexistent/f.yaml", 0, -1, "a"), 0);
+    /* a syntax error in an earlier document: the documents after it are
+     * numbered and found as manifest_parse numbers and reads them */
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("apiVersion: v1\nkind: Pod\nmetadata: {name: a\n" /* 1-3: unclosed */
+          "---\n"
+          "apiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec:\n  priority: high\n", /* 5-9 */
+          f);
+    fclose(f);
+    ck_assert_int_eq(fieldline_find(path, 1, -1, "spec.priority"), 9);
+    ck_assert_int_eq(manifest_doc_start("a: [\n---\nb: 1\n", 14, 1), 5);
+    ck_assert_int_eq(manifest_doc_start("a: 1\n", 5, 1), -1);
+    unlink(path);
+    rmdir(dir);
+    free(path);
+}
+END_TEST
+
 static Suite *manifest_suite(void)
 {
     Suite *s = suite_create("manifest");
@@ -827,6 +923,7 @@ static Suite *manifest_suite(void)
     tcase_add_test(f, nul_in_strings_refused);
     tcase_add_test(f, load_files);
     tcase_add_test(f, docline_lines);
+    tcase_add_test(f, field_lines);
     suite_add_tcase(s, f);
     return s;
 }
