@@ -898,6 +898,26 @@ if [ -n "${TOP_SRCDIR:-}" ]; then
         "strategy: 'SameRegion' here, but config sets schedulers\.shoot\.candidateDeterminationStrategy: MinimalDistance"
 fi
 
+# ---- a binding object the store cannot write -------------------------------
+# The scenario binding-object-failures with crp-blocked's binding file on m2
+# taken by a directory: the decision is an error holding m1 only, m2 is not
+# in added, and the run exits 3.
+if [ -n "${SRCDIR:-}" ]; then
+    BOF="$SRCDIR/scenarios/binding-object-failures"
+    rm -rf "$TMP/bof" && cp -R "$BOF/state" "$TMP/bof"
+    mkdir "$TMP/bof/clusterresourcebinding-crp-blocked-m2.json"
+    run schedule -c "$BOF/profile.cfg" -s "$TMP/bof" -o json
+    check "a binding object that cannot be written: the decision is an error holding what landed" \
+        3 "$OUT" '"name": "crp-blocked"' '"result": "error"' \
+        'binding to m2 not written: .*clusterresourcebinding-crp-blocked-m2.json'
+    if tr -d ' \n' <"$OUT" |
+        grep -q '"name":"crp-blocked"},"profile":"fleet","result":"error","targets":\["m1"\],"added":\["m1"\]'; then
+        ok "... its targets and added are m1 alone"
+    else
+        not_ok "... its targets and added are m1 alone" "$(head -c 600 "$OUT")"
+    fi
+fi
+
 # ---------------------------------------------------------------------------
 
 finish
