@@ -916,6 +916,11 @@ if [ -n "${SRCDIR:-}" ]; then
     else
         not_ok "... its targets and added are m1 alone" "$(head -c 600 "$OUT")"
     fi
+    printf 'apiVersion: v1\nkind: ClusterResourceBinding\nmetadata:\n  name: odd\n  labels: {kubernetes-fleet.io/parent-CRP: crp-gone}\nspec: {state: Bound}\n' \
+        >"$TMP/bof/odd.yaml"
+    run schedule -c "$BOF/profile.cfg" -s "$TMP/bof" -o json --dry-run
+    check "a binding object without a target is named, with its file and line" 3 "$ERR" \
+        'odd\.yaml:1: ClusterResourceBinding odd names no target \(spec\.targetCluster: expected a string\): it places nothing'
 fi
 
 # ---------------------------------------------------------------------------

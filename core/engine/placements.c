@@ -13,6 +13,7 @@
 
 #include "edit.h"
 #include "hmap.h"
+#include "log.h"
 #include "util.h"
 
 typedef struct entry {
@@ -128,6 +129,19 @@ static void add(placements *pl, trellis_object *b, const char *id)
     we->v[we->n++] = (entry){object_ref(b), t, places(pl->pc, b)};
 }
 
+/* A binding object that names no workload or no target places nothing:
+ * say so, where it is, once per change of it. */
+static void warn_unusable(const cfg_profile *pc, const trellis_object *b, int has_workload)
+{
+    const char *t = value_string(object_get(b, pc->bobj_target_field));
+    if (has_workload && t && *t)
+        return;
+    log_warn("%s:%d: %s %s names no %s (%s: expected a string): it places nothing",
+             b->file ? b->file : "(created)", b->line, b->kind, b->key,
+             has_workload ? "target" : "workload",
+             has_workload ? pc->bobj_target_field : pc->bobj_workload_field);
+}
+
 size_t placements_update(placements *pl, const trellis_object *old_obj, trellis_object *new_obj,
                          char ids[2][PLACEMENTS_ID_MAX])
 {
@@ -142,6 +156,9 @@ size_t placements_update(placements *pl, const trellis_object *old_obj, trellis_
         add(pl, new_obj, ids[n]);
         if (!(n == 1 && strcmp(ids[0], ids[1]) == 0))
             n++;
+        warn_unusable(pl->pc, new_obj, 1);
+    } else if (new_obj) {
+        warn_unusable(pl->pc, new_obj, 0);
     }
     pthread_mutex_unlock(&pl->mu);
     return n;
