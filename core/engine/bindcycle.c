@@ -19,12 +19,20 @@
 #include "sched_impl.h"
 #include "util.h"
 
-/* Undo an assumption after a failure in reserve, permit or binding. */
+/* Undo w's assumption on ct: the unreserve hooks, then the cache. */
+static void undo_assumed(sched *s, profile *p, trellis_cycle *c, trellis_object *w,
+                         cache_target *ct)
+{
+    run_unreserve(p, c, w, &ct->t);
+    cache_forget_assumed(&s->cache, w, ct);
+}
+
+/* Undo an assumption after a failure in reserve, permit or binding, and
+ * say so in the decision; the workload goes back to the queue. */
 static void fail_assumed(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it,
                          cache_target *ct, dec_result r, const char *msg)
 {
-    run_unreserve(p, c, it->w, &ct->t);
-    cache_forget_assumed(&s->cache, it->w, ct);
+    undo_assumed(s, p, c, it->w, ct);
     decision_set_result(d, r, msg, NULL);
     queue_requeue(&p->q, it, r == DEC_UNSCHEDULABLE, s->now_ms);
 }
@@ -368,8 +376,7 @@ void bindcycle_run_many(sched *s, profile *p, trellis_cycle *c, decision *d, qit
             snprintf(msg, sizeof msg,
                      "permit: WAIT is not supported for a decision of several targets");
         if (rc != TRELLIS_SUCCESS) {
-            run_unreserve(p, c, it->w, picks[i]);
-            cache_forget_assumed(&s->cache, it->w, ct);
+            undo_assumed(s, p, c, it->w, ct);
             snprintf(failure, sizeof failure, "%s: %.900s", picks[i]->name, msg);
             continue;
         }
@@ -387,8 +394,7 @@ void bindcycle_run_many(sched *s, profile *p, trellis_cycle *c, decision *d, qit
     size_t landed = 0;
     for (size_t k = 0; k < m; k++) {
         if (run_bind(p, c, it->w, &cts[k]->t, msg, sizeof msg) < 0) {
-            run_unreserve(p, c, it->w, &cts[k]->t);
-            cache_forget_assumed(&s->cache, it->w, cts[k]);
+            undo_assumed(s, p, c, it->w, cts[k]);
             snprintf(failure, sizeof failure, "binding to %s failed: %.900s", cts[k]->name, msg);
             continue;
         }
@@ -486,8 +492,7 @@ static void collect_many(sched *s, bind_job *j)
     for (size_t k = 0; k < j->n; k++) {
         if (j->failed[k]) {
             own_forget(s, j->written[k]); /* not written: not the host's to see */
-            run_unreserve(j->p, &j->c, j->it->w, &j->ct[k]->t);
-            cache_forget_assumed(&s->cache, j->it->w, j->ct[k]);
+            undo_assumed(s, j->p, &j->c, j->it->w, j->ct[k]);
             snprintf(failure, sizeof failure, "binding to %s failed: %.1000s", j->t[k].name,
                      j->msg[k]);
             log_warn("%s %s: %s", j->it->w->kind, j->it->w->key, failure);

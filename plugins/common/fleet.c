@@ -45,6 +45,19 @@ int fleet_policy_of(const trellis_host *h, trellis_plugin *self, const trellis_o
     return 0;
 }
 
+int fleet_policy_type(const trellis_host *h, const trellis_value *policy)
+{
+    static const char *const names[] = {"PickAll", "PickN", "PickFixed"};
+    const trellis_value *v = policy ? h->value_get(policy, "placementType") : NULL;
+    const char *t = v ? h->value_string(v) : NULL;
+    if (!t)
+        return FLEET_PICK_ALL;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(t, names[i]) == 0)
+            return i;
+    return FLEET_PICK_UNKNOWN;
+}
+
 const char *fleet_policy_where(const trellis_host *h, const trellis_object *snap, char *buf,
                                size_t len)
 {

@@ -21,6 +21,11 @@
 #define FLEET_LATEST_LABEL "kubernetes-fleet.io/is-latest-snapshot"
 #define FLEET_COUNT_ANNOTATION "kubernetes-fleet.io/number-of-clusters"
 
+/* A policy's placement type: KubeFleet's default is PickAll (also for no
+ * policy, NULL); FLEET_PICK_UNKNOWN for any other text. */
+enum { FLEET_PICK_ALL = 0, FLEET_PICK_N, FLEET_PICK_FIXED, FLEET_PICK_UNKNOWN };
+int fleet_policy_type(const trellis_host *h, const trellis_value *policy);
+
 /* The policy of placement w: *snap gets its latest snapshot of kind
  * snapshot_kind (NULL: none, the policy is w's spec.policy), and the
  * policy value (NULL: no policy) is returned. -1 with err when more than

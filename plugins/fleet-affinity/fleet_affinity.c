@@ -332,13 +332,13 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    const char *type = pol ? values_scalar_text(host, host->value_get(pol, "placementType")) : NULL;
+    int type = fleet_policy_type(host, pol);
     const trellis_value *ca =
         pol ? host->value_get(host->value_get(pol, "affinity"), "clusterAffinity") : NULL;
     char where[300], path[400];
     fleet_policy_where(host, snap, where, sizeof where);
     int rc = 0;
-    if (ca && !(type && strcmp(type, "PickFixed") == 0)) {
+    if (ca && type != FLEET_PICK_FIXED) {
         snprintf(path, sizeof path,
                  "%s.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution."
                  "clusterSelectorTerms",
@@ -351,7 +351,7 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
                  "%s.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution",
                  where);
         /* PickAll ignores preferences */
-        if (rc == 0 && type && strcmp(type, "PickN") == 0)
+        if (rc == 0 && type == FLEET_PICK_N)
             rc = read_terms(host->value_get(ca, "preferredDuringSchedulingIgnoredDuringExecution"),
                             path, 1, &a->preferred, &a->n_preferred, err, errlen);
     }

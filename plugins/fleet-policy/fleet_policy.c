@@ -39,12 +39,10 @@ typedef struct config {
     const char *target_kind;
 } config;
 
-enum { P_ALL = 0, P_N, P_FIXED };
-
 typedef struct policy {
     int type;
-    uint32_t n;   /* P_N */
-    char **names; /* P_FIXED, sorted, owned */
+    uint32_t n;   /* FLEET_PICK_N */
+    char **names; /* FLEET_PICK_FIXED, sorted, owned */
     size_t n_names;
     char *snapshot; /* the snapshot it came from, NULL: the placement's spec */
 } policy;
@@ -147,19 +145,15 @@ static int read_policy(const trellis_object *snap, const trellis_value *pol, con
                  values_type_name(host->value_type(pol)));
         return -1;
     }
-    const char *type = values_scalar_text(host, host->value_get(pol, "placementType"));
-    if (!type || strcmp(type, "PickAll") == 0)
-        return 0;
-    if (strcmp(type, "PickN") == 0) {
-        p->type = P_N;
+    p->type = fleet_policy_type(host, pol);
+    if (p->type == FLEET_PICK_N)
         return read_count(snap, pol, p, err, errlen);
-    }
-    if (strcmp(type, "PickFixed") == 0) {
-        p->type = P_FIXED;
+    if (p->type == FLEET_PICK_FIXED)
         return read_names(pol, where, p, err, errlen);
-    }
+    if (p->type == FLEET_PICK_ALL)
+        return 0;
     snprintf(err, errlen, "%s.placementType: expected PickAll, PickN or PickFixed, got \"%s\"",
-             where, type);
+             where, values_scalar_text(host, host->value_get(pol, "placementType")));
     return -1;
 }
 
@@ -204,11 +198,11 @@ static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obje
     host->cycle_note(c, self, "%s, from %s%s", types[p->type],
                      p->snapshot ? "policy snapshot " : "the placement's spec.policy",
                      p->snapshot ? p->snapshot : "");
-    if (p->type == P_ALL) {
+    if (p->type == FLEET_PICK_ALL) {
         host->cycle_want(c, TRELLIS_WANT_ALL);
         return TRELLIS_SUCCESS;
     }
-    if (p->type == P_N) {
+    if (p->type == FLEET_PICK_N) {
         host->cycle_want(c, p->n);
         return TRELLIS_SUCCESS;
     }
@@ -230,7 +224,7 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
 {
     (void)c;
     const policy *p = host->object_data(self, w);
-    if (!p || p->type != P_FIXED || named(p, host->target_key(target)))
+    if (!p || p->type != FLEET_PICK_FIXED || named(p, host->target_key(target)))
         return TRELLIS_SUCCESS;
     host->status(st, TRELLIS_UNRESOLVABLE, "NotInClusterNames",
                  "the placement's PickFixed policy does not name this cluster");

@@ -144,8 +144,7 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
     items *t = read_items(pol ? host->value_get(pol, "tolerations") : NULL, path, 1, err, errlen);
     if (!t)
         return -1;
-    const char *type = pol ? values_scalar_text(host, host->value_get(pol, "placementType")) : NULL;
-    t->fixed = type && strcmp(type, "PickFixed") == 0;
+    t->fixed = fleet_policy_type(host, pol) == FLEET_PICK_FIXED;
     *data = t;
     return 0;
 }
