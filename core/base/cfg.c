@@ -250,6 +250,15 @@ static const setting binding_object_settings[] = {
      "the state a binding object the host creates gets (Scheduled)", NULL},
     {"release_state", SET_STRING, NULL, 0, 0, 0, NULL, F(bobj_release_state), 0, NULL,
      "the state a released binding gets (Unscheduled); absent: it is deleted", NULL},
+    {"finalizer", SET_STRING, NULL, 0, 0, 0, NULL, F(bobj_finalizer), 0, NULL,
+     "a finalizer the host puts on every binding object it creates and removes once the "
+     "object is being deleted (kubernetes-fleet.io/scheduler-cleanup)",
+     NULL},
+    {"previous_state_annotation", SET_STRING, NULL, 0, 0, 0, NULL,
+     F(bobj_previous_state_annotation), 0, NULL,
+     "the annotation a released binding keeps the state it had in, restored when it places "
+     "again (kubernetes-fleet.io/previous-binding-state); absent: it gets initial_state",
+     NULL},
     {NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
 };
 
@@ -405,6 +414,14 @@ static int binding_object_problem(const cfg_profile *p, char *why, size_t len)
                  "creates must place)");
     else if (p->bobj_release_state && !p->n_bobj_placed_states)
         snprintf(why, len, "release_state needs placed_states (without them every state places)");
+    else if (p->bobj_previous_state_annotation && !p->bobj_release_state)
+        snprintf(why, len,
+                 "previous_state_annotation needs release_state (a deleted binding keeps "
+                 "nothing)");
+    else if (p->bobj_previous_state_annotation && !*p->bobj_previous_state_annotation)
+        snprintf(why, len, "previous_state_annotation: expected an annotation key");
+    else if (p->bobj_finalizer && !*p->bobj_finalizer)
+        snprintf(why, len, "finalizer: expected a finalizer name");
     else if (placed_release)
         snprintf(why, len,
                  "release_state '%s' is one of placed_states: a released binding "

@@ -90,6 +90,10 @@ typedef struct cfg_profile {
     char **bobj_placed_states;
     size_t n_bobj_placed_states;
     char *bobj_initial_state, *bobj_release_state;
+    /* a finalizer every binding object the host creates carries, removed
+     * by the host once the object is being deleted; the annotation a
+     * released binding keeps its state in, restored when it places again */
+    char *bobj_finalizer, *bobj_previous_state_annotation;
     /* keep placed workloads under watch: they get a cycle again when a
      * change may make them want, or get, other targets */
     int reconcile;

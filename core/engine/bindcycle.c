@@ -95,6 +95,7 @@ typedef struct bind_job {
     struct trellis_target *t;
     char **written; /* the id of the object each binding writes */
     unsigned char *failed;
+    unsigned char *refresh; /* a held target picked again: already counted */
     char (*msg)[1024];
     int many;        /* finish with finish_many (binding model "object") */
     int requeue_now; /* a plugin asked for another cycle at once */
@@ -103,7 +104,7 @@ typedef struct bind_job {
 } bind_job;
 
 static bind_job *job_new(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it,
-                         cache_target **ct, size_t n)
+                         cache_target **ct, const unsigned char *refresh, size_t n)
 {
     bind_job *j = xcalloc(1, sizeof *j);
     j->p = p;
@@ -121,6 +122,9 @@ static bind_job *job_new(sched *s, profile *p, trellis_cycle *c, decision *d, qi
     j->t = xcalloc(n, sizeof *j->t);
     j->written = xcalloc(n, sizeof *j->written);
     j->failed = xcalloc(n, 1);
+    j->refresh = xcalloc(n, 1);
+    if (refresh)
+        memcpy(j->refresh, refresh, n);
     j->msg = xcalloc(n, sizeof *j->msg);
     for (size_t k = 0; k < n; k++) {
         j->ct[k] = ct[k];
@@ -153,6 +157,7 @@ static void job_free(bind_job *j)
     free(j->t);
     free(j->written);
     free(j->failed);
+    free(j->refresh);
     free(j->msg);
     free(j);
 }
@@ -163,7 +168,7 @@ static void bind_now(sched *s, profile *p, trellis_cycle *c, decision *d, qitem 
 {
     if (s->binder) {
         decision_set_result(d, DEC_PENDING, "binding", NULL);
-        binder_push(s->binder, job_new(s, p, c, d, it, &ct, 1));
+        binder_push(s->binder, job_new(s, p, c, d, it, &ct, NULL, 1));
     } else {
         bind_here(s, p, c, d, it, ct);
     }
@@ -312,6 +317,15 @@ static void finish_many(sched *s, profile *p, decision *d, qitem *it, int requeu
         park(s, p, it);
 }
 
+/* Whether the cycle picked the target of key. */
+static int picked(const trellis_cycle *c, const char *key)
+{
+    for (size_t i = 0; i < c->n_picks; i++)
+        if (strcmp(c->picks[i]->name, key) == 0)
+            return 1;
+    return 0;
+}
+
 /* Release what the cycle's plugins gave up, and set the decision's
  * targets to those the workload keeps. */
 void bindcycle_release(sched *s, profile *p, trellis_cycle *c, decision *d)
@@ -323,6 +337,9 @@ void bindcycle_release(sched *s, profile *p, trellis_cycle *c, decision *d)
         int released = 0;
         for (size_t k = 0; k < c->n_released && !released; k++)
             released = c->released[k] == c->held[i];
+        /* put to the vote: kept when picked again, released when not */
+        if (!released && cycle_reconsidered(c, c->held[i]))
+            released = !picked(c, c->held[i]);
         char err[1024];
         if (!released) {
             kept[nk++] = c->held[i];
@@ -339,7 +356,7 @@ void bindcycle_release(sched *s, profile *p, trellis_cycle *c, decision *d)
             log_info("%s %s: released %s", c->w->kind, c->w->key, c->held[i]);
         }
     }
-    if (c->n_released && s->binder)
+    if ((c->n_released || c->n_reconsidered) && s->binder)
         binder_request_flush(s->binder);
     decision_set_targets(d, kept, nk);
     free(kept);
@@ -361,10 +378,20 @@ void bindcycle_run_many(sched *s, profile *p, trellis_cycle *c, decision *d, qit
     cache_target **cts = xcalloc(n, sizeof *cts);
     size_t m = 0;
     char msg[1024], failure[1024] = "";
+    unsigned char *refresh = xcalloc(n ? n : 1, 1);
     for (size_t i = 0; i < n; i++) {
         cache_target *ct = cache_get_target(&s->cache, p->cfg->target_kind, picks[i]->name);
         if (!ct) {
             snprintf(failure, sizeof failure, "%s is not in the cache", picks[i]->name);
+            continue;
+        }
+        if (cycle_reconsidered(c, picks[i]->name)) {
+            /* held and picked again: counted already, its binding is
+             * written again (reserve lets a binder see the scores) */
+            if (run_reserve(p, c, it->w, picks[i], msg, sizeof msg) < 0)
+                snprintf(failure, sizeof failure, "%s: %.900s", picks[i]->name, msg);
+            else
+                refresh[m] = 1, cts[m++] = ct;
             continue;
         }
         cache_assume(&s->cache, it->w, ct);
@@ -387,22 +414,26 @@ void bindcycle_run_many(sched *s, profile *p, trellis_cycle *c, decision *d, qit
         free(d->message);
         d->message = xstrdup("binding");
         d->result = DEC_PENDING;
-        binder_push(s->binder, job_new(s, p, c, d, it, cts, m));
+        binder_push(s->binder, job_new(s, p, c, d, it, cts, refresh, m));
         free(cts);
+        free(refresh);
         return;
     }
     size_t landed = 0;
     for (size_t k = 0; k < m; k++) {
         if (run_bind(p, c, it->w, &cts[k]->t, msg, sizeof msg) < 0) {
-            undo_assumed(s, p, c, it->w, cts[k]);
+            if (!refresh[k])
+                undo_assumed(s, p, c, it->w, cts[k]);
             snprintf(failure, sizeof failure, "binding to %s failed: %.900s", cts[k]->name, msg);
             continue;
         }
         run_post_bind(p, c, it->w, &cts[k]->t);
-        cts[landed++] = cts[k];
+        if (!refresh[k]) /* a refreshed one is among the targets kept */
+            cts[landed++] = cts[k];
     }
     finish_many(s, p, d, it, requeue_now, c->want, cts, landed, failure[0] ? failure : NULL);
     free(cts);
+    free(refresh);
 }
 
 /* Why a wait ended without an allow. */
@@ -492,12 +523,13 @@ static void collect_many(sched *s, bind_job *j)
     for (size_t k = 0; k < j->n; k++) {
         if (j->failed[k]) {
             own_forget(s, j->written[k]); /* not written: not the host's to see */
-            undo_assumed(s, j->p, &j->c, j->it->w, j->ct[k]);
+            if (!j->refresh[k])
+                undo_assumed(s, j->p, &j->c, j->it->w, j->ct[k]);
             snprintf(failure, sizeof failure, "binding to %s failed: %.1000s", j->t[k].name,
                      j->msg[k]);
             log_warn("%s %s: %s", j->it->w->kind, j->it->w->key, failure);
             s->n_bind_errors++;
-        } else {
+        } else if (!j->refresh[k]) { /* a refreshed one is among the targets kept */
             on[landed++] = j->ct[k];
             s->n_bound_total++;
         }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "edit.h"
+#include "log.h"
 #include "placements.h"
 #include "profile_impl.h"
 #include "util.h"
@@ -132,39 +133,79 @@ static void changed(binding_change *ch, trellis_object *o, int deleted)
     }
 }
 
+/* The state a released binding b gets when it places again: the one
+ * its previous-state annotation kept, when that one places, else the
+ * initial state. */
+static const char *state_again(const cfg_profile *pc, const trellis_object *b)
+{
+    const char *prev = pc->bobj_previous_state_annotation
+                           ? object_annotation(b, pc->bobj_previous_state_annotation)
+                           : NULL;
+    for (size_t i = 0; prev && i < pc->n_bobj_placed_states; i++)
+        if (strcmp(prev, pc->bobj_placed_states[i]) == 0)
+            return prev;
+    return pc->bobj_initial_state;
+}
+
+/* Patch b with e[0..n) and say what changed. */
+static int patch_binding(store *st, trellis_object *b, const store_edit *e, size_t n,
+                         binding_change *ch, char *err, size_t errlen)
+{
+    if (!n)
+        return 0;
+    int rc = st->ops->patch(st, b, NULL, e, n, err, errlen);
+    char why[256];
+    if (rc == 0)
+        changed(ch, edit_apply_object(b, e, n, why, sizeof why), 0);
+    return rc;
+}
+
 int binding_record(const profile *p, store *st, const trellis_object *w, const trellis_object *t,
-                   binding_change *ch, char *err, size_t errlen)
+                   const store_edit *extra, size_t n_extra, binding_change *ch, char *err,
+                   size_t errlen)
 {
     const cfg_profile *pc = p->cfg;
     changed(ch, NULL, 0);
-    /* on the binding thread: the index is read under its lock */
-    trellis_object *old = p->placed && pc->bobj_state_field && pc->bobj_initial_state
-                              ? placements_binding_ref(p->placed, w, t->key, 0)
-                              : NULL;
-    if (old) {
-        /* a binding released earlier places it again (Fleet reuses an
-         * Unscheduled binding) */
-        store_edit e = {pc->bobj_state_field, pc->bobj_initial_state, STORE_SET};
-        int rc = st->ops->patch(st, old, NULL, &e, 1, err, errlen);
-        char why[256];
-        if (rc == 0)
-            changed(ch, edit_apply_object(old, &e, 1, why, sizeof why), 0);
-        object_unref(old);
-        return rc;
-    }
+    store_edit e[BINDING_EDITS_MAX + 2];
+    char path[512];
+    if (n_extra > BINDING_EDITS_MAX)
+        return errf(err, errlen, "at most %d edits of a binding", BINDING_EDITS_MAX);
     if (p->placed) {
-        char *json = placements_manifest(p->placed, w, t, err, errlen);
+        /* on the binding thread: the index is read under its lock. One that
+         * places already is written again (a placement reconsidered and
+         * picked again: Fleet moves it to the new policy snapshot); one
+         * released earlier places again (Fleet reuses an Unscheduled
+         * binding) */
+        trellis_object *b = placements_binding_ref(p->placed, w, t->key, 1);
+        size_t n = 0;
+        if (!b && pc->bobj_state_field && pc->bobj_initial_state &&
+            (b = placements_binding_ref(p->placed, w, t->key, 0))) {
+            e[n++] = (store_edit){pc->bobj_state_field, state_again(pc, b), STORE_SET};
+            if (pc->bobj_previous_state_annotation &&
+                object_annotation(b, pc->bobj_previous_state_annotation)) {
+                snprintf(path, sizeof path, "metadata.annotations[\"%s\"]",
+                         pc->bobj_previous_state_annotation);
+                e[n++] = (store_edit){path, NULL, STORE_SET};
+            }
+        }
+        if (b) {
+            if (n_extra)
+                memcpy(&e[n], extra, n_extra * sizeof *extra);
+            int rc = patch_binding(st, b, e, n + n_extra, ch, err, errlen);
+            object_unref(b);
+            return rc;
+        }
+        char *json = placements_manifest(p->placed, w, t, extra, n_extra, err, errlen);
         if (!json)
             return -1;
-        trellis_object *b = object_from_json(json, err, errlen);
+        trellis_object *nb = object_from_json(json, err, errlen);
         free(json);
-        trellis_object *stored = b ? st->ops->create(st, b, err, errlen) : NULL;
-        if (b)
-            object_unref(b);
+        trellis_object *stored = nb ? st->ops->create(st, nb, err, errlen) : NULL;
+        if (nb)
+            object_unref(nb);
         changed(ch, stored, 0);
         return stored ? 0 : -1;
     }
-    store_edit e[2];
     size_t n = 1;
     if (!pc->binding_namespace_field) {
         e[0] = (store_edit){pc->binding_field, t->key, STORE_SET};
@@ -174,7 +215,9 @@ int binding_record(const profile *p, store *st, const trellis_object *w, const t
                             STORE_SET};
         n = 2;
     }
-    return st->ops->patch(st, w, subresource(pc), e, n, err, errlen);
+    if (n_extra)
+        memcpy(&e[n], extra, n_extra * sizeof *extra);
+    return st->ops->patch(st, w, subresource(pc), e, n + n_extra, err, errlen);
 }
 
 const char *binding_written_id(const profile *p, const trellis_object *w, const char *target,
@@ -210,12 +253,18 @@ int binding_release(const profile *p, store *st, const trellis_object *w, const 
             changed(ch, object_ref((trellis_object *)b), 1);
             return 0;
         }
-        store_edit e = {pc->bobj_state_field, pc->bobj_release_state, STORE_SET};
-        if (st->ops->patch(st, b, NULL, &e, 1, err, errlen) < 0)
-            return -1;
-        char why[256];
-        changed(ch, edit_apply_object(b, &e, 1, why, sizeof why), 0);
-        return 0;
+        store_edit e[2] = {{pc->bobj_state_field, pc->bobj_release_state, STORE_SET}};
+        size_t n = 1;
+        char path[512];
+        const char *was = value_string(object_get(b, pc->bobj_state_field));
+        if (pc->bobj_previous_state_annotation && was) {
+            /* Fleet keeps the state to go back to if the cluster is picked
+             * again before the binding is gone */
+            snprintf(path, sizeof path, "metadata.annotations[\"%s\"]",
+                     pc->bobj_previous_state_annotation);
+            e[n++] = (store_edit){path, was, STORE_SET};
+        }
+        return patch_binding(st, (trellis_object *)b, e, n, ch, err, errlen);
     }
     store_edit e[2];
     size_t n = 0;
@@ -223,4 +272,27 @@ int binding_release(const profile *p, store *st, const trellis_object *w, const 
     if (pc->binding_namespace_field)
         e[n++] = (store_edit){pc->binding_namespace_field, NULL, STORE_SET};
     return st->ops->patch(st, w, subresource(pc), e, n, err, errlen);
+}
+
+int binding_clean_up(const profile *p, store *st, const trellis_object *b)
+{
+    const cfg_profile *pc = p->cfg;
+    if (!st || !p->placed || !pc->bobj_finalizer || !object_being_deleted(b))
+        return 0;
+    const trellis_value *l = object_get(b, "metadata.finalizers");
+    int has = 0;
+    for (size_t i = 0; l && i < value_len(l) && !has; i++) {
+        const char *f = value_string(value_at(l, i));
+        has = f && strcmp(f, pc->bobj_finalizer) == 0;
+    }
+    if (!has)
+        return 0;
+    store_edit e = {"metadata.finalizers", pc->bobj_finalizer, STORE_LIST_REMOVE};
+    char err[512];
+    if (st->ops->patch(st, b, NULL, &e, 1, err, sizeof err) < 0) {
+        log_warn("%s %s: cannot remove finalizer %s: %s", b->kind, b->key, pc->bobj_finalizer, err);
+        return 0;
+    }
+    log_info("%s %s: being deleted: finalizer %s removed", b->kind, b->key, pc->bobj_finalizer);
+    return 1;
 }

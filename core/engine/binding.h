@@ -52,21 +52,34 @@ typedef struct binding_change {
     int deleted;
 } binding_change;
 
-/* Record w's placement on t in st: the field edits through the
- * subresource; or a new binding object, or the one released earlier set
- * to the initial state again. *ch (may be NULL) says what changed. 0, or
- * -1 with err. */
+/* Edits a binder may add to a binding (binding_record's extra). */
+#define BINDING_EDITS_MAX 64
+
+/* Record w's placement on t in st, with extra[0..n_extra) (borrowed; at
+ * most BINDING_EDITS_MAX: what a binder adds, Fleet's snapshot name and
+ * cluster decision) in the same write: the field edits through the
+ * subresource; or a new binding object (with the configured finalizer);
+ * or the one released earlier placing again (the state its
+ * previous-state annotation kept, else the initial state); or, when one
+ * places already (a placement reconsidered and picked again), extra
+ * alone. *ch (may be NULL) says what changed. 0, or -1 with err. */
 int binding_record(const profile *p, store *st, const trellis_object *w, const trellis_object *t,
-                   binding_change *ch, char *err, size_t errlen);
+                   const store_edit *extra, size_t n_extra, binding_change *ch, char *err,
+                   size_t errlen);
 /* The id of the object binding_record writes for w's placement on t
  * (a key) (w's own id, or its binding object's), in buf of len bytes: what a
  * store names when that write fails. */
 const char *binding_written_id(const profile *p, const trellis_object *w, const char *target,
                                char *buf, size_t len);
 /* Release w's placement on target in st: clear the field(s), or give its
- * binding object the release state (or delete it). *ch (may be NULL) says
- * what changed. 0, or -1 with err. */
+ * binding object the release state, keeping the state it had in the
+ * previous-state annotation (or delete it). *ch (may be NULL) says what
+ * changed. 0, or -1 with err. */
 int binding_release(const profile *p, store *st, const trellis_object *w, const char *target,
                     binding_change *ch, char *err, size_t errlen);
+/* A binding object b of p being deleted loses the finalizer the host
+ * put on it (a patch in st, made at the next flush): 1 when one was
+ * asked for, 0 when nothing was to do (or the store refused: logged). */
+int binding_clean_up(const profile *p, store *st, const trellis_object *b);
 
 #endif

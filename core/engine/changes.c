@@ -112,8 +112,8 @@ static void take_new(sched *s, profile *own, const trellis_object *old_obj, trel
     index_set(s->ix, w);
     index_prepare(s->ix, w, 1);
     routing_count_placements(s, own, w);
-    int deleting = routing_being_deleted(w);
-    if (deleting && !(old_obj && routing_being_deleted(old_obj)))
+    int deleting = object_being_deleted(w);
+    if (deleting && !(old_obj && object_being_deleted(old_obj)))
         routing_finalize(s, own, w);
     profile *sp = routing_profile_for(s, w);
     int enqueue = !deleting && sp && routing_wants_cycle(sp, w) && run_pre_enqueue(sp, w, NULL);
@@ -201,6 +201,8 @@ static void apply_binding(sched *s, profile *bp, trellis_object *old_obj, trelli
 {
     char ids[2][PLACEMENTS_ID_MAX];
     size_t n = note_binding(s, bp, old_obj, new_obj, ids);
+    if (new_obj && binding_clean_up(bp, s->st, new_obj) && s->binder)
+        binder_request_flush(s->binder);
     for (size_t i = 0; i < n; i++)
         sync_placed(s, bp, ids[i]);
 }

@@ -117,6 +117,8 @@ void cycle_reset(trellis_cycle *c, profile *p, trellis_object *w)
     c->want = 1;
     c->released = NULL;
     c->n_released = 0;
+    c->reconsidered = NULL;
+    c->n_reconsidered = 0;
     c->picks = NULL;
     c->n_picks = 0;
     c->requeue_now = 0;

@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "trellis/plugin.h"
 
@@ -88,6 +89,8 @@ struct trellis_cycle {
     size_t n_held;
     const char **released;
     size_t n_released;
+    const char **reconsidered; /* held, and candidates again (cycle_reconsider) */
+    size_t n_reconsidered;
     const struct trellis_target **picks;
     size_t n_picks;
     int requeue_now; /* cycle_requeue_now */
@@ -108,6 +111,23 @@ void cycle_reset(trellis_cycle *c, struct profile *p, trellis_object *w);
  * scheduling cycle's state along); from gets fresh ones. */
 void cycle_move_state(trellis_cycle *to, trellis_cycle *from);
 void cycle_free(trellis_cycle *c);
+
+/* Whether the held target key was put to the vote again
+ * (cycle_reconsider). */
+static inline int cycle_reconsidered(const trellis_cycle *c, const char *key)
+{
+    for (size_t i = 0; i < c->n_reconsidered; i++)
+        if (c->reconsidered[i] == key || strcmp(c->reconsidered[i], key) == 0)
+            return 1;
+    return 0;
+}
+
+/* How many held targets the workload keeps for sure: neither released
+ * nor put to the vote. */
+static inline size_t cycle_kept(const trellis_cycle *c)
+{
+    return c->n_held - c->n_released - c->n_reconsidered;
+}
 
 /* A plain filter's return as a cycle counts it: anything but success or a
  * rejection is an error. */

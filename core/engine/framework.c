@@ -566,6 +566,8 @@ static fw_result select_tuple(profile *p, trellis_cycle *c, unsigned flags,
 static void exclude_held(const profile *p, trellis_cycle *c)
 {
     for (size_t i = 0; i < c->n_held; i++) {
+        if (cycle_reconsidered(c, c->held[i]))
+            continue; /* a candidate again */
         const struct trellis_target *x = snapshot_find(&p->snap, c->held[i]);
         if (x && (c->pass[x->index / 64] & (1ull << (x->index % 64))))
             cycle_reject(c, x->index, REJ_HELD, TRELLIS_UNRESOLVABLE);
@@ -772,7 +774,7 @@ size_t framework_more_wanted(const trellis_cycle *c)
 {
     if (c->want == TRELLIS_WANT_ALL)
         return SIZE_MAX;
-    size_t kept = c->n_held - c->n_released;
+    size_t kept = cycle_kept(c);
     return c->want > kept ? c->want - kept : 0;
 }
 
@@ -812,7 +814,7 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, un
     int all_rejected = pre == TRELLIS_UNSCHEDULABLE, scores_usable;
     if (find_feasible(p, c, w, flags, all_rejected, &scores_usable, msg, msglen) == FW_ERROR)
         return FW_ERROR;
-    if (c->n_feasible == 0 && c->want == TRELLIS_WANT_ALL && c->n_held > c->n_released)
+    if (c->n_feasible == 0 && c->want == TRELLIS_WANT_ALL && cycle_kept(c))
         return FW_SATISFIED; /* it holds every feasible target */
     if (c->n_feasible == 0)
         return post_filter(c, flags, msg, msglen);

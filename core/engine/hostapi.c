@@ -20,6 +20,7 @@
 #include "guard.h"
 #include "log.h"
 #include "object.h"
+#include "placements.h"
 #include "plugin.h"
 #include "profile_impl.h"
 #include "services.h"
@@ -511,28 +512,62 @@ static const char *cycle_held(const trellis_cycle *c, size_t i)
     return c && i < c->n_held ? c->held[i] : NULL;
 }
 
-static int cycle_release(trellis_cycle *c, const trellis_plugin *self, const char *target,
-                         const char *reason)
+/* Whether target is on the list v[0..n). */
+static int listed(const char *const *v, size_t n, const char *target)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i], target) == 0)
+            return 1;
+    return 0;
+}
+
+/* Put the held target on *v (released or reconsidered), once: 0, or -1
+ * when it is not held or already given up or put to the vote. */
+static int give_up(trellis_cycle *c, const trellis_plugin *self, const char *target,
+                   const char *reason, const char *fn, const char ***v, size_t *n, const char *dflt)
 {
     static const char *const ok[] = {"pre_filter"};
-    if (!c || !target || !self || !in_hook(ok, 1) || retired(self, "cycle_release"))
+    if (!c || !target || !self || !in_hook(ok, 1) || retired(self, fn))
         return -1;
-    for (size_t i = 0; i < c->n_released; i++)
-        if (strcmp(c->released[i], target) == 0)
-            return -1;
+    if (listed(c->released, c->n_released, target) ||
+        listed(c->reconsidered, c->n_reconsidered, target))
+        return -1;
     for (size_t i = 0; i < c->n_held; i++) {
         if (strcmp(c->held[i], target) != 0)
             continue;
-        if (!c->released)
-            c->released = cycle_alloc(c, c->n_held * sizeof *c->released);
-        if (!c->released)
+        if (!*v)
+            *v = cycle_alloc(c, c->n_held * sizeof **v);
+        if (!*v)
             return -1;
-        c->released[c->n_released++] = c->held[i];
+        (*v)[(*n)++] = c->held[i];
         if (c->d)
-            decision_add_note(c->d, self->name, reason && *reason ? reason : "released");
+            decision_add_note(c->d, self->name, reason && *reason ? reason : dflt);
         return 0;
     }
     return -1;
+}
+
+static int cycle_release(trellis_cycle *c, const trellis_plugin *self, const char *target,
+                         const char *reason)
+{
+    return give_up(c, self, target, reason, "cycle_release", &c->released, &c->n_released,
+                   "released");
+}
+
+static int cycle_reconsider(trellis_cycle *c, const trellis_plugin *self, const char *target,
+                            const char *reason)
+{
+    if (!c || !c->p || !c->p->placed) /* a field holds one: nothing to vote on */
+        return -1;
+    return give_up(c, self, target, reason, "cycle_reconsider", &c->reconsidered,
+                   &c->n_reconsidered, "reconsidered");
+}
+
+static const trellis_object *cycle_held_object(const trellis_cycle *c, size_t i)
+{
+    if (!c || i >= c->n_held || !c->p || !c->p->placed || !c->w)
+        return NULL;
+    return placements_binding(c->p->placed, c->w, c->held[i], 1);
 }
 
 static void cycle_requeue_now(trellis_cycle *c)
@@ -593,28 +628,40 @@ static int declare_kinds(trellis_plugin *self, const char *const *kinds)
     return 0;
 }
 
+/* A plugin's edits as the store's, into e (TRELLIS_EDITS_MAX): 0, or -1
+ * with err naming fn and the edit. */
+static int to_store_edits(const trellis_edit *edits, size_t n, store_edit *e, const char *fn,
+                          char *err, size_t errlen)
+{
+    if ((n && !edits) || n > TRELLIS_EDITS_MAX)
+        return errf(err, errlen, "%s: %s", fn,
+                    n > TRELLIS_EDITS_MAX ? "at most TRELLIS_EDITS_MAX (64) edits" : "no edits");
+    /* a removal takes any field, a list or a map too: a JSON set of nothing */
+    static const int ops[] = {STORE_SET, STORE_SET_JSON, STORE_SET_JSON, STORE_LIST_ADD,
+                              STORE_LIST_REMOVE};
+    for (size_t i = 0; i < n; i++) {
+        if (edits[i].op < 0 || edits[i].op > TRELLIS_EDIT_LIST_REMOVE || !edits[i].path ||
+            (edits[i].op != TRELLIS_EDIT_REMOVE && !edits[i].value))
+            return errf(err, errlen, "%s: edit %zu: %s", fn, i,
+                        !edits[i].path ? "no path" : "unknown op or no value");
+        e[i] =
+            (store_edit){edits[i].path, edits[i].op == TRELLIS_EDIT_REMOVE ? NULL : edits[i].value,
+                         ops[edits[i].op]};
+    }
+    return 0;
+}
+
 static int store_patch(const trellis_plugin *self, const trellis_object *o, const char *subresource,
                        const trellis_edit *edits, size_t n, char *err, size_t errlen)
 {
     const host_services *s = svc_for(self, "store_patch", WRITES, err, errlen);
     if (!s)
         return -1;
-    if (!o || (n && !edits) || n > TRELLIS_EDITS_MAX)
-        return errf(err, errlen, "store_patch: %s",
-                    !o ? "no object" : "at most TRELLIS_EDITS_MAX (64) edits");
-    /* a removal takes any field, a list or a map too: a JSON set of nothing */
-    static const int ops[] = {STORE_SET, STORE_SET_JSON, STORE_SET_JSON, STORE_LIST_ADD,
-                              STORE_LIST_REMOVE};
+    if (!o)
+        return errf(err, errlen, "store_patch: no object");
     store_edit e[TRELLIS_EDITS_MAX];
-    for (size_t i = 0; i < n; i++) {
-        if (edits[i].op < 0 || edits[i].op > TRELLIS_EDIT_LIST_REMOVE || !edits[i].path ||
-            (edits[i].op != TRELLIS_EDIT_REMOVE && !edits[i].value))
-            return errf(err, errlen, "store_patch: edit %zu: %s", i,
-                        !edits[i].path ? "no path" : "unknown op or no value");
-        e[i] =
-            (store_edit){edits[i].path, edits[i].op == TRELLIS_EDIT_REMOVE ? NULL : edits[i].value,
-                         ops[edits[i].op]};
-    }
+    if (to_store_edits(edits, n, e, "store_patch", err, errlen) < 0)
+        return -1;
     return s->patch(s->ud, self, o, subresource, e, n, err, errlen);
 }
 
@@ -639,15 +686,26 @@ static int store_delete(const trellis_plugin *self, const trellis_object *o, cha
     return s->remove(s->ud, self, o, err, errlen);
 }
 
-static int store_bind(const trellis_plugin *self, const trellis_object *w, const trellis_target *t,
-                      char *err, size_t errlen)
+static int store_bind_edits(const trellis_plugin *self, const trellis_object *w,
+                            const trellis_target *t, const trellis_edit *edits, size_t n, char *err,
+                            size_t errlen)
 {
-    const host_services *s = svc_for(self, "store_bind", WRITES, err, errlen);
+    const char *fn = edits ? "store_bind_edits" : "store_bind";
+    const host_services *s = svc_for(self, fn, WRITES, err, errlen);
     if (!s)
         return -1;
     if (!w || !t || !t->obj)
-        return errf(err, errlen, "store_bind: %s", !w ? "no workload" : "no target object");
-    return s->bind(s->ud, self, w, t->obj, err, errlen);
+        return errf(err, errlen, "%s: %s", fn, !w ? "no workload" : "no target object");
+    store_edit e[TRELLIS_EDITS_MAX];
+    if (to_store_edits(edits, n, e, fn, err, errlen) < 0)
+        return -1;
+    return s->bind(s->ud, self, w, t->obj, e, n, err, errlen);
+}
+
+static int store_bind(const trellis_plugin *self, const trellis_object *w, const trellis_target *t,
+                      char *err, size_t errlen)
+{
+    return store_bind_edits(self, w, t, NULL, 0, err, errlen);
 }
 
 static const trellis_value *arg_document(const trellis_args *a, const char *key)
@@ -773,6 +831,9 @@ static const trellis_host table = {
     .register_finalize = reg_finalize,
     .arg_document = arg_document,
     .arg_document_where = arg_document_where,
+    .cycle_held_object = cycle_held_object,
+    .cycle_reconsider = cycle_reconsider,
+    .store_bind_edits = store_bind_edits,
     .store_bind = store_bind,
     .register_target_lost = reg_target_lost,
     .cycle_note = cycle_note,

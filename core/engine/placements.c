@@ -19,7 +19,8 @@
 typedef struct entry {
     trellis_object *b;  /* the binding object, one reference */
     const char *target; /* borrowed from b */
-    int placed;         /* its state places the workload */
+    int placed;         /* 1: its state places the workload; 0: released; -1:
+                           being deleted (neither places nor is placed again) */
 } entry;
 
 /* The binding objects naming one workload. */
@@ -74,9 +75,12 @@ int placements_claims(const placements *pl, const trellis_object *o)
 }
 
 /* Whether b, which names a target, places its workload: its state is a
- * placed one (or no state is configured). */
+ * placed one (or no state is configured): 1; 0 when released; -1 when it
+ * is being deleted. */
 static int places(const cfg_profile *pc, const trellis_object *b)
 {
+    if (object_being_deleted(b))
+        return -1;
     if (!pc->bobj_state_field || !pc->n_bobj_placed_states)
         return 1;
     const char *st = value_string(object_get(b, pc->bobj_state_field));
@@ -169,9 +173,9 @@ size_t placements_of(const placements *pl, const trellis_object *w, const char *
     const wl_entries *we = hmap_get(&pl->by_workload, w->id);
     size_t n = 0;
     for (size_t k = 0; we && k < we->n; k++) {
-        int again = !we->v[k].placed; /* two bindings of one target: one placement */
+        int again = we->v[k].placed != 1; /* two bindings of one target: one placement */
         for (size_t j = 0; j < k && !again; j++)
-            again = we->v[j].placed && strcmp(we->v[j].target, we->v[k].target) == 0;
+            again = we->v[j].placed == 1 && strcmp(we->v[j].target, we->v[k].target) == 0;
         if (!again && n++ < max)
             out[n - 1] = we->v[k].target;
     }
@@ -221,7 +225,7 @@ const char *placements_object_name(const trellis_object *w, const char *target, 
 }
 
 char *placements_manifest(const placements *pl, const trellis_object *w, const trellis_object *t,
-                          char *err, size_t errlen)
+                          const store_edit *extra, size_t n_extra, char *err, size_t errlen)
 {
     const cfg_profile *pc = pl->pc;
     char name[256];
@@ -236,14 +240,20 @@ char *placements_manifest(const placements *pl, const trellis_object *w, const t
     if (*w->namespace_)
         json_object_object_add(md, "namespace", json_object_new_string(w->namespace_));
     json_object_object_add(root, "metadata", md);
-    store_edit e[3] = {{pc->bobj_workload_field, w->name, STORE_SET},
-                       {pc->bobj_target_field, t->key, STORE_SET},
-                       {pc->bobj_state_field, pc->bobj_initial_state, STORE_SET}};
-    size_t ne = pc->bobj_state_field && pc->bobj_initial_state ? 3 : 2;
+    store_edit e[4] = {{pc->bobj_workload_field, w->name, STORE_SET},
+                       {pc->bobj_target_field, t->key, STORE_SET}};
+    size_t ne = 2;
+    if (pc->bobj_state_field && pc->bobj_initial_state)
+        e[ne++] = (store_edit){pc->bobj_state_field, pc->bobj_initial_state, STORE_SET};
+    if (pc->bobj_finalizer)
+        e[ne++] = (store_edit){"metadata.finalizers", pc->bobj_finalizer, STORE_LIST_ADD};
     char *text = NULL;
     int ok = 1;
     for (size_t i = 0; i < ne && ok; i++)
         ok = edit_apply_json(root, &e[i], err, errlen) == 0;
+    /* then what the binder adds (Fleet's snapshot name and decision) */
+    for (size_t i = 0; i < n_extra && ok; i++)
+        ok = edit_apply_json(root, &extra[i], err, errlen) == 0;
     if (ok)
         text = xstrdup(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
     json_object_put(root);

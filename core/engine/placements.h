@@ -7,7 +7,8 @@
  * kubernetes-fleet.io/parent-CRP; the workload is in the binding's
  * namespace) and its target in another (spec.targetCluster); an optional
  * state field says whether it places the workload (Scheduled, Bound) or no
- * longer does (Unscheduled). The index keeps, per workload, the binding
+ * longer does (Unscheduled); one being deleted (metadata.deletionTimestamp)
+ * does neither. The index keeps, per workload, the binding
  * objects that name it, so "where is this workload placed" is a lookup,
  * and says which workloads a changed binding object concerns.
  */
@@ -18,6 +19,7 @@
 
 #include "cfg.h"
 #include "object.h"
+#include "store.h"
 
 /* Room for a workload id ("Kind/namespace/name"). */
 #define PLACEMENTS_ID_MAX 768
@@ -58,10 +60,11 @@ trellis_object *placements_binding_ref(placements *pl, const trellis_object *w, 
                                        int placed);
 /* A new binding object placing w on t, as JSON text (the caller frees
  * it): the configured kind and apiVersion, in w's namespace, named
- * <workload>-<target name>, the workload and target fields and the
- * initial state set. NULL with err when a field cannot be written (a
- * workload field that is not a label or a plain path). */
+ * <workload>-<target name>, the workload and target fields, the initial
+ * state and the finalizer set, then extra[0..n_extra) applied (what a
+ * binder adds). NULL with err when a field cannot be written (a workload
+ * field that is not a label or a plain path, an edit that does not fit). */
 char *placements_manifest(const placements *pl, const trellis_object *w, const trellis_object *t,
-                          char *err, size_t errlen);
+                          const store_edit *extra, size_t n_extra, char *err, size_t errlen);
 
 #endif

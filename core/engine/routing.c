@@ -115,12 +115,6 @@ void routing_set_held(sched *s, const profile *p, trellis_cycle *c, const trelli
     c->held = s->held;
 }
 
-int routing_being_deleted(const trellis_object *w)
-{
-    const trellis_value *v = object_get(w, "metadata.deletionTimestamp");
-    return v && value_type(v) != TRELLIS_VALUE_NULL;
-}
-
 void routing_finalize(sched *s, profile *p, trellis_object *w)
 {
     run_finalize(p, w);

@@ -29,9 +29,6 @@ void routing_count_placements(sched *s, profile *p, trellis_object *w);
 /* Whether w needs a scheduling cycle from p: it is placed nowhere, or p
  * reconciles placed workloads too (binding model "object" always does). */
 int routing_wants_cycle(const profile *p, const trellis_object *w);
-/* Whether w is being deleted (metadata.deletionTimestamp is set): it is
- * finalized, never scheduled. */
-int routing_being_deleted(const trellis_object *w);
 /* Finalize w (being deleted, or deleted) with p's plugins, and have the
  * binder write what they wrote (a long-running host). */
 void routing_finalize(sched *s, profile *p, trellis_object *w);

@@ -257,7 +257,7 @@ static void load_workload(sched *s, trellis_object *o)
     index_prepare(s->ix, o, 1);
     s->n_workloads_loaded++;
     routing_count_placements(s, own, o);
-    if (routing_being_deleted(o))
+    if (object_being_deleted(o))
         routing_finalize(s, own, o); /* it still counts where it is until it is gone */
     else if (p && routing_wants_cycle(p, o) && run_pre_enqueue(p, o, NULL))
         routing_enqueue(s, p, o);
@@ -331,8 +331,10 @@ int sched_load(sched *s, store *st, char *err, size_t errlen)
     for (size_t i = 0; i < ms.n_objects; i++) {
         profile *bp = routing_binding_owner(s, ms.objects[i]);
         char ids[2][PLACEMENTS_ID_MAX];
-        if (bp)
+        if (bp) {
             placements_update(bp->placed, NULL, ms.objects[i], ids);
+            binding_clean_up(bp, s->st, ms.objects[i]); /* written with the run's writes */
+        }
     }
     for (size_t i = 0; i < ms.n_objects; i++)
         load_workload(s, ms.objects[i]);
@@ -455,6 +457,10 @@ static dec_result cycle_one(sched *s, profile *p, qitem *it)
         return DEC_UNSCHEDULABLE;
     }
     if (p->placed) {
+        if (!c->n_picks && (c->picks = cycle_alloc(c, sizeof *c->picks))) {
+            c->picks[0] = best; /* one pick: what bindcycle_release asks about */
+            c->n_picks = 1;
+        }
         bindcycle_run_many(s, p, c, d, it, c->n_picks ? c->picks : &best,
                            c->n_picks ? c->n_picks : 1);
     } else {

@@ -143,7 +143,8 @@ static int svc_remove(void *ud, const trellis_plugin *pl, const trellis_object *
 }
 
 static int svc_bind(void *ud, const trellis_plugin *pl, const trellis_object *w,
-                    const trellis_object *t, char *err, size_t errlen)
+                    const trellis_object *t, const store_edit *extra, size_t n_extra, char *err,
+                    size_t errlen)
 {
     sched *s = ud;
     if (!s->st)
@@ -151,7 +152,7 @@ static int svc_bind(void *ud, const trellis_plugin *pl, const trellis_object *w,
     if (!pl->profile)
         return errf(err, errlen, "store_bind: the plugin belongs to no profile");
     binding_change ch;
-    if (binding_record(pl->profile, s->st, w, t, &ch, err, errlen) < 0)
+    if (binding_record(pl->profile, s->st, w, t, extra, n_extra, &ch, err, errlen) < 0)
         return -1;
     own_note_binding(s, &ch); /* seen at once, on the scheduling thread */
     return 0;

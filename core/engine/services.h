@@ -44,7 +44,8 @@ typedef struct host_services {
                   size_t errlen);
     /* w's placement on target object t, as pl's profile records one */
     int (*bind)(void *ud, const trellis_plugin *pl, const trellis_object *w,
-                const trellis_object *t, char *err, size_t errlen);
+                const trellis_object *t, const store_edit *extra, size_t n_extra, char *err,
+                size_t errlen);
 } host_services;
 
 struct sched;

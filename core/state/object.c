@@ -992,6 +992,12 @@ const char *object_annotation(const trellis_object *o, const char *key)
     return value_string(value_get(o->annotations, key));
 }
 
+int object_being_deleted(const trellis_object *o)
+{
+    const trellis_value *v = object_get(o, "metadata.deletionTimestamp");
+    return v && value_type(v) != TRELLIS_VALUE_NULL;
+}
+
 const trellis_value *object_get(const trellis_object *o, const char *path)
 {
     if (!o)

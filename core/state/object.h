@@ -90,6 +90,9 @@ json_object *value_to_json(const trellis_value *v);
 
 const char *object_label(const trellis_object *o, const char *key);
 const char *object_annotation(const trellis_object *o, const char *key);
+/* Whether o is being deleted (metadata.deletionTimestamp is set, the
+ * Kubernetes API's convention every store follows). */
+int object_being_deleted(const trellis_object *o);
 /* Path lookup, see trellis_host.object_get for the syntax. */
 const trellis_value *object_get(const trellis_object *o, const char *path);
 /* "Kind namespace/name" for messages; writes into buf and returns it. */

@@ -188,6 +188,9 @@
  *   1.4  trellis_host.cycle_score                   the score another plugin gave a target
  *   1.4  trellis_host.declare_kinds                 the kinds a plugin reads (stores list them)
  *   1.4  trellis_host.arg_document_where            file and line of a document argument's member
+ *   1.5  trellis_host.cycle_held_object             the binding object of a held target
+ *   1.5  trellis_host.cycle_reconsider              put a held target to the vote again
+ *   1.5  trellis_host.store_bind_edits              a placement with the binder's own fields
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -289,7 +292,7 @@ extern "C" {
 #endif
 
 #define TRELLIS_SDK_MAJOR 1
-#define TRELLIS_SDK_MINOR 4
+#define TRELLIS_SDK_MINOR 5
 
 /* ---- opaque handles ---------------------------------------------------- */
 
@@ -978,6 +981,37 @@ typedef struct trellis_host {
      * Ownership of every argument is retained by the caller; any thread. */
     int (*arg_document_where)(const trellis_args *args, const char *key, const char *const *path,
                               size_t depth, char *buf, size_t len);
+
+    /* -- since 1.5 -- */
+    /* The binding object that places the workload on held target i
+     * (cycle_held(c, i); binding model "object"): what a plugin reads a
+     * placement's own fields from (the policy snapshot it was made under,
+     * the score recorded with it). NULL with model "field" or when i is
+     * out of range. Borrowed for the cycle; any hook of a scheduling
+     * cycle, any thread. */
+    const trellis_object *(*cycle_held_object)(const trellis_cycle *c, size_t i);
+    /* Put the held target of key target to the vote again (pre_filter):
+     * it stops counting towards what the workload holds (cycle_want counts
+     * without it) and is a candidate of this cycle like any other target.
+     * Picked again, its placement is written again (store_bind_edits on
+     * the binding it has: Fleet moves a binding of an older policy
+     * snapshot to the new one) and stays in the decision's `targets`
+     * without being `added`; not picked, it is released as with
+     * cycle_release. reason (copied) goes to the decision's notes. 0, or
+     * -1 when target is not held, or is released or reconsidered already,
+     * or the binding model is "field" (one target, nothing to vote on). */
+    int (*cycle_reconsider)(trellis_cycle *c, const trellis_plugin *self, const char *target,
+                            const char *reason);
+    /* store_bind, with edits[0..n) (n <= TRELLIS_EDITS_MAX; borrowed) made
+     * in the same write: applied to a new binding object before it is
+     * created, or patched into the binding that places again (model
+     * "object"), or into the workload with the binding field (model
+     * "field"). What a binder that records more than the placement calls
+     * (Fleet's spec.schedulingPolicySnapshotName and spec.clusterDecision).
+     * Same hooks and buffering as store_bind. 0, or -1 with err. */
+    int (*store_bind_edits)(const trellis_plugin *self, const trellis_object *w,
+                            const trellis_target *t, const trellis_edit *edits, size_t n, char *err,
+                            size_t errlen);
 } trellis_host;
 
 /* cycle_want: every feasible target. */

@@ -126,6 +126,9 @@ int main(void)
     HOST(cycle_score);
     HOST(declare_kinds);
     HOST(arg_document_where);
+    HOST(cycle_held_object);
+    HOST(cycle_reconsider);
+    HOST(store_bind_edits);
 #endif
     DESC(size);
     DESC(sdk_major);

@@ -130,10 +130,13 @@ struct mock {
      * the last cycle's plugin said (cycle_want, cycle_release,
      * cycle_requeue_now, cycle_note) */
     const char *held[64];
+    const trellis_object *held_obj[64]; /* their binding objects, or NULL */
     size_t n_held;
     uint32_t want;
     char *released[64];
     size_t n_released;
+    char *reconsidered[64];
+    size_t n_reconsidered;
     int requeue_now;
     char *notes[64];
     size_t n_notes;
@@ -985,6 +988,28 @@ static int h_store_bind(const trellis_plugin *self, const trellis_object *w,
     return 0;
 }
 
+/* The mock records the placement as store_bind does, then each edit as
+ * a write of the workload. */
+static int h_store_bind_edits(const trellis_plugin *self, const trellis_object *w,
+                              const trellis_target *t, const trellis_edit *edits, size_t n,
+                              char *err, size_t errlen)
+{
+    if (n > TRELLIS_EDITS_MAX || (n && !edits)) {
+        snprintf(err, errlen, "store_bind_edits: bad arguments");
+        return -1;
+    }
+    if (h_store_bind(self, w, t, err, errlen) < 0)
+        return -1;
+    static const char *const prefix[] = {"", "", "", "+", "-"};
+    for (size_t i = 0; i < n; i++) {
+        if (edits[i].op < 0 || edits[i].op > TRELLIS_EDIT_LIST_REMOVE || !edits[i].path)
+            return -1;
+        record_write(self->m, w->ns, w->name, edits[i].path, prefix[edits[i].op],
+                     edits[i].op == TRELLIS_EDIT_REMOVE ? NULL : edits[i].value);
+    }
+    return 0;
+}
+
 static const trellis_value *h_arg_document(const trellis_args *a, const char *key)
 {
     const arg *v = find_arg(a, key);
@@ -1039,24 +1064,47 @@ static const char *h_cycle_held(const trellis_cycle *c, size_t i)
     return c && i < c->m->n_held ? c->m->held[i] : NULL;
 }
 
+/* Put target on list v (released or reconsidered) once: 0, or -1. */
+static int give_up(mock *m, const char *target, char **v, size_t *n)
+{
+    if (!m || !target || *n >= 64)
+        return -1;
+    for (size_t i = 0; i < m->n_released; i++)
+        if (strcmp(m->released[i], target) == 0)
+            return -1;
+    for (size_t i = 0; i < m->n_reconsidered; i++)
+        if (strcmp(m->reconsidered[i], target) == 0)
+            return -1;
+    for (size_t i = 0; i < m->n_held; i++) {
+        if (strcmp(m->held[i], target) == 0) {
+            v[(*n)++] = strdup(target);
+            return 0;
+        }
+    }
+    return -1;
+}
+
 static int h_cycle_release(trellis_cycle *c, const trellis_plugin *self, const char *target,
                            const char *reason)
 {
     (void)self;
     (void)reason;
     mock *m = c ? c->m : NULL;
-    if (!m || !target || m->n_released >= 64)
-        return -1;
-    for (size_t i = 0; i < m->n_released; i++)
-        if (strcmp(m->released[i], target) == 0)
-            return -1;
-    for (size_t i = 0; i < m->n_held; i++) {
-        if (strcmp(m->held[i], target) == 0) {
-            m->released[m->n_released++] = strdup(target);
-            return 0;
-        }
-    }
-    return -1;
+    return m ? give_up(m, target, m->released, &m->n_released) : -1;
+}
+
+static int h_cycle_reconsider(trellis_cycle *c, const trellis_plugin *self, const char *target,
+                              const char *reason)
+{
+    (void)self;
+    (void)reason;
+    mock *m = c ? c->m : NULL;
+    return m ? give_up(m, target, m->reconsidered, &m->n_reconsidered) : -1;
+}
+
+static const trellis_object *h_cycle_held_object(const trellis_cycle *c, size_t i)
+{
+    return c && i < c->m->n_held ? c->m->held_obj[i] : NULL;
 }
 
 static void h_cycle_requeue_now(trellis_cycle *c)
@@ -1094,9 +1142,22 @@ static int h_declare_kinds(trellis_plugin *self, const char *const *kinds)
 
 void mock_set_held(mock *m, const char *const *keys, size_t n)
 {
+    mock_set_held_objects(m, keys, NULL, n);
+}
+
+void mock_set_held_objects(mock *m, const char *const *keys, const trellis_object *const *objs,
+                           size_t n)
+{
     m->n_held = n < 64 ? n : 64;
-    for (size_t i = 0; i < m->n_held; i++)
+    for (size_t i = 0; i < m->n_held; i++) {
         m->held[i] = keys[i];
+        m->held_obj[i] = objs ? objs[i] : NULL;
+    }
+}
+
+const char *mock_reconsidered(const mock *m, size_t i)
+{
+    return i < m->n_reconsidered ? m->reconsidered[i] : NULL;
 }
 
 uint32_t mock_want(const mock *m)
@@ -1235,6 +1296,9 @@ static const trellis_host full = {
     .cycle_score = h_cycle_score,
     .declare_kinds = h_declare_kinds,
     .arg_document_where = h_arg_document_where,
+    .cycle_held_object = h_cycle_held_object,
+    .cycle_reconsider = h_cycle_reconsider,
+    .store_bind_edits = h_store_bind_edits,
 };
 
 /* How much of the table a host of SDK 1.<minor> has. */
@@ -1249,6 +1313,8 @@ static size_t table_size(int minor)
         return offsetof(trellis_host, register_filter_span);
     case 3:
         return offsetof(trellis_host, clock_now);
+    case 4:
+        return offsetof(trellis_host, cycle_held_object);
     default:
         return sizeof(trellis_host);
     }
@@ -1292,6 +1358,8 @@ void mock_free(mock *m)
         return;
     for (size_t i = 0; i < m->n_released; i++)
         free(m->released[i]);
+    for (size_t i = 0; i < m->n_reconsidered; i++)
+        free(m->reconsidered[i]);
     for (size_t i = 0; i < m->n_notes; i++)
         free(m->notes[i]);
     for (size_t i = 0; i < m->n_objects; i++)
@@ -1530,9 +1598,11 @@ static void cycle_start(trellis_cycle *c, mock *m, const trellis_object *w,
     m->requeue_now = 0;
     for (size_t i = 0; i < m->n_released; i++)
         free(m->released[i]);
+    for (size_t i = 0; i < m->n_reconsidered; i++)
+        free(m->reconsidered[i]);
     for (size_t i = 0; i < m->n_notes; i++)
         free(m->notes[i]);
-    m->n_released = m->n_notes = 0;
+    m->n_released = m->n_reconsidered = m->n_notes = 0;
     c->w = w;
     c->n = n;
     c->targets = calloc(n ? n : 1, sizeof *c->targets);

@@ -108,11 +108,18 @@ int64_t mock_retry_at(const mock *m);
 /* The targets the workload of the next cycles holds (cycle_held); keys
  * borrowed until changed. */
 void mock_set_held(mock *m, const char *const *keys, size_t n);
+/* The same with the binding object of each (cycle_held_object; objs
+ * NULL: none), borrowed until changed. */
+void mock_set_held_objects(mock *m, const char *const *keys, const trellis_object *const *objs,
+                           size_t n);
 /* What the last cycle's plugin said: how many targets it wants (1 unless
  * cycle_want), the i-th target it released (NULL past the end), whether
  * it asked for another cycle at once, its i-th cycle_note. */
 uint32_t mock_want(const mock *m);
 const char *mock_released(const mock *m, size_t i);
+/* The i-th target the last cycle's plugin put to the vote again
+ * (cycle_reconsider), NULL past the end. */
+const char *mock_reconsidered(const mock *m, size_t i);
 int mock_requeue_now(const mock *m);
 const char *mock_note(const mock *m, size_t i);
 /* How many lines plugins logged at `level` or worse so far. */

@@ -9,6 +9,9 @@
  * ("BadTime"). The time comes from the host (clock_now): --now, the
  * config's `now`, or the system clock, never time().
  */
+/* the oldest host it runs on: SDK 1.4, the first with the clock */
+#define TRELLIS_PLUGIN_MIN_MINOR 4
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

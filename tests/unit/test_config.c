@@ -141,6 +141,10 @@ START_TEST(bad_binding_field)
                              " initial_state = \"Bound\"; release_state = \"Bound\";"),
                  "release_state 'Bound' is one of placed_states");
     expect_error(OBJ_PROFILE("initial_state = \"Scheduled\";"), "need state_field");
+    expect_error(OBJ_PROFILE("state_field = \"spec.s\"; placed_states = [\"Bound\"];"
+                             " initial_state = \"Bound\"; previous_state_annotation = \"x/y\";"),
+                 "previous_state_annotation needs release_state");
+    expect_error(OBJ_PROFILE("finalizer = \"\";"), "finalizer: expected a finalizer name");
     expect_error(OBJ_PROFILE("state_field = \"spec.t.s\";"), "overlap");
     expect_error(OBJ_PROFILE("state_field = \"metadata.name\";"), "identity");
     expect_error(OBJ_PROFILE("state_field = \"spec.s[0]\";"), "list element");

@@ -134,7 +134,7 @@ START_TEST(binding_with_namespace_field)
     memstore_put(st, req);
     binding_change ch;
     char err[256];
-    ck_assert_int_eq(binding_record(&p, st, req, cl, &ch, err, sizeof err), 0);
+    ck_assert_int_eq(binding_record(&p, st, req, cl, NULL, 0, &ch, err, sizeof err), 0);
     ck_assert_ptr_null(ch.obj); /* a field, no object */
     ck_assert_int_eq(st->ops->flush(st, NULL, NULL, err, sizeof err), 0);
     ck_assert_ptr_nonnull(strstr(stored(st, req->id),
@@ -216,7 +216,7 @@ START_TEST(binding_object_model)
                                 "\"kind\":\"MemberCluster\",\"metadata\":{\"name\":\"m4\"}}");
     binding_change ch;
     char err[256];
-    ck_assert_int_eq(binding_record(&p, st, crp, m4, &ch, err, sizeof err), 0);
+    ck_assert_int_eq(binding_record(&p, st, crp, m4, NULL, 0, &ch, err, sizeof err), 0);
     trellis_object *created = ch.obj;
     ck_assert_ptr_nonnull(created);
     ck_assert(!ch.deleted);
