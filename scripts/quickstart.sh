@@ -3,7 +3,8 @@
 # example (examples/<profile>/ with conf/<profile>.cfg; a variant
 # conf/<profile>-current.cfg runs on the same examples/<profile>/) what an
 # operator runs: validate the config against the state, schedule it with
-# the embedded file store, look at the targets afterwards. The examples are
+# the embedded file store, look at the targets afterwards (with the
+# options in examples/<profile>/args, when there is one: --now). The examples are
 # copied to a temporary directory first, so the repository stays as it
 # is; the decisions are printed, then the lines the write-back added to
 # the manifests, then the targets. Where a profile has a current variant,
@@ -21,21 +22,26 @@ run_example() {
     example=${name%-current}
     [ -d "$top/examples/$example" ] || return 0
     cp -R "$top/examples/$example" "$tmp/$name"
+    # an example's own clock (examples/fleet: the heartbeats of its
+    # member clusters are of one morning)
+    args=$(cat "$top/examples/$example/args" 2>/dev/null || true)
     echo "== trellis validate conf/$name.cfg --state examples/$example"
     "$top/build/core/trellis" validate "$cfgfile" --state "$tmp/$name" \
         -P "$top/build/plugins/.libs"
     echo "== trellis schedule --config conf/$name.cfg --state examples/$example"
     # exit status 3: some decisions are error (the openMCP example has one)
+    # shellcheck disable=SC2086
     { "$top/build/core/trellis" schedule --config "$cfgfile" --state "$tmp/$name" \
-        -P "$top/build/plugins/.libs" -o table || [ $? -eq 3 ]; } | tee "$tmp/$name.table"
+        -P "$top/build/plugins/.libs" -o table $args || [ $? -eq 3 ]; } | tee "$tmp/$name.table"
     echo "== written back:"
     (cd "$tmp" && diff -ru "$top/examples/$example" "$name" |
         grep -E '^(\+\+\+ |[+-] |Only in )' |
         sed -e 's/^+++ \([^	]*\).*/  \1:/' -e 's/^\([+-] \)/    \1/' \
             -e 's/^Only in \([^:]*\): \(.*\)/  \1\/\2: new file/') || true
     echo "== trellis targets --config conf/$name.cfg --state examples/$example (after the run)"
+    # shellcheck disable=SC2086
     "$top/build/core/trellis" targets --config "$cfgfile" --state "$tmp/$name" \
-        -P "$top/build/plugins/.libs" -o table
+        -P "$top/build/plugins/.libs" -o table $args
     echo
 }
 # each profile, then its current variant

@@ -252,7 +252,7 @@ static const setting binding_object_settings[] = {
      "the state a released binding gets (Unscheduled); absent: it is deleted", NULL},
     {"finalizer", SET_STRING, NULL, 0, 0, 0, NULL, F(bobj_finalizer), 0, NULL,
      "a finalizer the host puts on every binding object it creates and removes once the "
-     "object is being deleted (kubernetes-fleet.io/scheduler-cleanup)",
+     "object is being deleted (kubernetes-fleet.io/scheduler-crb-cleanup)",
      NULL},
     {"previous_state_annotation", SET_STRING, NULL, 0, 0, 0, NULL,
      F(bobj_previous_state_annotation), 0, NULL,

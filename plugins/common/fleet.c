@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "values.h"
+
 typedef struct find_ctx {
     const trellis_host *h;
     const char *placement;
@@ -85,4 +87,187 @@ void *fleet_setup(const trellis_host *h, trellis_plugin *self, const trellis_arg
         return NULL;
     }
     return cfg;
+}
+
+int fleet_held_class(const trellis_host *h, trellis_plugin *self, const trellis_cycle *c, size_t i,
+                     const char *snapshot, const char *cluster_kind)
+{
+    const char *key = h->cycle_held(c, i);
+    const trellis_object *cl = key ? h->lookup_object(self, cluster_kind, "", key) : NULL;
+    if (!cl) /* gone */
+        return FLEET_HELD_DANGLING;
+    const trellis_value *del = h->object_get(cl, "metadata.deletionTimestamp");
+    if (del && h->value_type(del) != TRELLIS_VALUE_NULL) /* leaving */
+        return FLEET_HELD_DANGLING;
+    const trellis_object *b = h->cycle_held_object(c, i);
+    if (!b)
+        return FLEET_HELD_SCHEDULED;
+    const trellis_value *v = h->object_get(b, "spec.schedulingPolicySnapshotName");
+    const char *name = v ? h->value_string(v) : NULL;
+    if (snapshot && (!name || strcmp(name, snapshot) != 0))
+        return FLEET_HELD_OBSOLETE;
+    v = h->object_get(b, "spec.state");
+    const char *state = v ? h->value_string(v) : NULL;
+    return state && strcmp(state, "Bound") == 0 ? FLEET_HELD_BOUND : FLEET_HELD_SCHEDULED;
+}
+
+size_t fleet_held_current(const trellis_host *h, trellis_plugin *self, const trellis_cycle *c,
+                          const char *snapshot, const char *cluster_kind)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < h->cycle_held_count(c); i++)
+        n += fleet_held_class(h, self, c, i, snapshot, cluster_kind) <= FLEET_HELD_BOUND;
+    return n;
+}
+
+void fleet_policy_free(fleet_policy *p)
+{
+    for (size_t i = 0; p && i < p->n_names; i++)
+        free(p->names[i]);
+    if (p) {
+        free(p->names);
+        free(p->snapshot);
+    }
+    free(p);
+}
+int fleet_key_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+static int read_count(const trellis_host *host, const trellis_object *snap,
+                      const trellis_value *pol, fleet_policy *p, char *err, size_t errlen)
+{
+    int64_t n;
+    if (snap) {
+        const char *t = host->object_annotation(snap, FLEET_COUNT_ANNOTATION);
+        char *end = NULL;
+        long long v = t ? strtoll(t, &end, 10) : -1;
+        if (!t || !*t || *end || v < 0 || v > 100000) {
+            snprintf(err, errlen,
+                     "%s %s: annotation %s: expected a count of clusters (0..100000), got %s%s%s",
+                     host->object_kind(snap), host->object_name(snap), FLEET_COUNT_ANNOTATION,
+                     t ? "\"" : "", t ? t : "none", t ? "\"" : "");
+            return -1;
+        }
+        p->n = (uint32_t)v;
+        return 0;
+    }
+    const trellis_value *v = host->value_get(pol, "numberOfClusters");
+    if (!v || host->value_int(v, &n) < 0 || n < 0 || n > 100000) {
+        snprintf(err, errlen,
+                 "spec.policy.numberOfClusters: expected a count of clusters (0..100000) for "
+                 "PickN");
+        return -1;
+    }
+    p->n = (uint32_t)n;
+    return 0;
+}
+
+/* The names of a PickFixed policy, sorted. */
+static int read_names(const trellis_host *host, const trellis_value *pol, const char *where,
+                      fleet_policy *p, char *err, size_t errlen)
+{
+    const trellis_value *l = host->value_get(pol, "clusterNames");
+    size_t n = l && host->value_type(l) == TRELLIS_VALUE_LIST ? host->value_len(l) : 0;
+    p->names = calloc(n ? n : 1, sizeof *p->names);
+    if (!p->names) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *name = values_scalar_text(host, host->value_at(l, i));
+        if (!name || !*name) {
+            snprintf(err, errlen, "%s.clusterNames[%zu]: expected a cluster name", where, i);
+            return -1;
+        }
+        if (!(p->names[p->n_names] = values_strdup(name))) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        p->n_names++;
+    }
+    qsort(p->names, p->n_names, sizeof *p->names, fleet_key_cmp);
+    return 0;
+}
+
+static int read_policy(const trellis_host *host, const trellis_object *snap,
+                       const trellis_value *pol, const char *where, fleet_policy *p, char *err,
+                       size_t errlen)
+{
+    if (!pol || host->value_type(pol) == TRELLIS_VALUE_NULL)
+        return 0; /* no policy: PickAll */
+    if (host->value_type(pol) != TRELLIS_VALUE_MAP) {
+        snprintf(err, errlen, "%s: expected a map, got %s", where,
+                 values_type_name(host->value_type(pol)));
+        return -1;
+    }
+    p->type = fleet_policy_type(host, pol);
+    if (p->type == FLEET_PICK_N)
+        return read_count(host, snap, pol, p, err, errlen);
+    if (p->type == FLEET_PICK_FIXED)
+        return read_names(host, pol, where, p, err, errlen);
+    if (p->type == FLEET_PICK_ALL)
+        return 0;
+    snprintf(err, errlen, "%s.placementType: expected PickAll, PickN or PickFixed, got \"%s\"",
+             where, values_scalar_text(host, host->value_get(pol, "placementType")));
+    return -1;
+}
+
+fleet_policy *fleet_policy_load(const trellis_host *host, trellis_plugin *self,
+                                const trellis_object *w, const char *snapshot_kind, char *err,
+                                size_t errlen)
+{
+    const trellis_object *snap;
+    const trellis_value *pol;
+    if (fleet_policy_of(host, self, w, snapshot_kind, &snap, &pol, err, errlen) < 0)
+        return NULL;
+    fleet_policy *p = calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    char where[300];
+    p->snapshot = snap ? values_strdup(host->object_name(snap)) : NULL;
+    if (read_policy(host, snap, pol, fleet_policy_where(host, snap, where, sizeof where), p, err,
+                    errlen) < 0) {
+        fleet_policy_free(p);
+        return NULL;
+    }
+    p->raw = pol;
+    return p;
+}
+
+int fleet_policy_names(const fleet_policy *p, const char *name)
+{
+    return bsearch(&name, p->names, p->n_names, sizeof *p->names, fleet_key_cmp) != NULL;
+}
+
+/* The host of the plugins that prepare a policy with
+ * fleet_register_policy: one table, whichever plugin set it. */
+static const trellis_host *policy_host;
+
+static int prepare_policy(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
+                          size_t errlen)
+{
+    const char *const *cfg = policy_host->get_private(self); /* fleet_setup's layout */
+    fleet_policy *p = fleet_policy_load(policy_host, self, obj, cfg[0], err, errlen);
+    if (!p)
+        return -1;
+    *data = p;
+    return 0;
+}
+
+static void release_policy(trellis_plugin *self, void *data)
+{
+    (void)self;
+    fleet_policy_free(data);
+}
+
+int fleet_register_policy(const trellis_host *h, trellis_plugin *self)
+{
+    policy_host = h;
+    return h->register_prepare_workload(self, prepare_policy) < 0 ||
+                   h->register_release(self, release_policy) < 0
+               ? -1
+               : 0;
 }

@@ -14,6 +14,7 @@
 #define TRELLIS_PLUGINS_FLEET_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "trellis/plugin.h"
 
@@ -44,5 +45,49 @@ void *fleet_setup(const trellis_host *h, trellis_plugin *self, const trellis_arg
  * into buf: where a policy's fields are, for messages. */
 const char *fleet_policy_where(const trellis_host *h, const trellis_object *snap, char *buf,
                                size_t len);
+
+/* A placement's policy, read once per change of the placement or of a
+ * snapshot (prepare_workload). */
+typedef struct fleet_policy {
+    int type;
+    uint32_t n;   /* FLEET_PICK_N: how many clusters */
+    char **names; /* FLEET_PICK_FIXED: the clusters named, sorted, owned */
+    size_t n_names;
+    char *snapshot; /* the snapshot it came from, NULL: the placement's spec */
+    /* the policy as read (NULL: none): borrowed from the placement or the
+     * snapshot, valid while the prepared data is */
+    const trellis_value *raw;
+} fleet_policy;
+/* The policy of placement w (fleet_policy_of), its type, count and
+ * names read; NULL with err naming the field when it cannot be read (an
+ * unknown placement type, a count that is not one, a name that is not a
+ * string). Free with fleet_policy_free. */
+fleet_policy *fleet_policy_load(const trellis_host *h, trellis_plugin *self,
+                                const trellis_object *w, const char *snapshot_kind, char *err,
+                                size_t errlen);
+void fleet_policy_free(fleet_policy *p);
+/* Register prepare_workload and release hooks that keep each
+ * placement's fleet_policy as its prepared data (object_data), for a
+ * plugin set up with fleet_setup. 0, or -1. */
+int fleet_register_policy(const trellis_host *h, trellis_plugin *self);
+/* strcmp of two `const char *` array elements (qsort, bsearch). */
+int fleet_key_cmp(const void *a, const void *b);
+/* Whether a PickFixed policy names the cluster. */
+int fleet_policy_names(const fleet_policy *p, const char *name);
+
+/* The state a binding of the current snapshot is in, as KubeFleet sorts
+ * them: a binding of a cluster that is gone or leaving is dangling; one of
+ * an older policy snapshot (spec.schedulingPolicySnapshotName is not
+ * `snapshot`; NULL: the placement has no snapshot, and no binding is
+ * older) is obsolete; the others are Scheduled or Bound. */
+enum { FLEET_HELD_SCHEDULED = 0, FLEET_HELD_BOUND, FLEET_HELD_OBSOLETE, FLEET_HELD_DANGLING };
+/* Which of those held target i of cycle c (cycle_held) is; clusters of
+ * kind cluster_kind are looked up by key. */
+int fleet_held_class(const trellis_host *h, trellis_plugin *self, const trellis_cycle *c, size_t i,
+                     const char *snapshot, const char *cluster_kind);
+/* How many held targets of c are Scheduled or Bound under snapshot (what
+ * KubeFleet counts against a PickN's number of clusters). */
+size_t fleet_held_current(const trellis_host *h, trellis_plugin *self, const trellis_cycle *c,
+                          const char *snapshot, const char *cluster_kind);
 
 #endif

@@ -17,7 +17,16 @@
  * pre_filter: PickAll wants every feasible cluster, PickN N in all, and
  * PickFixed the clusters it names: it gives up a cluster it holds that is
  * no longer named, and notes each named cluster that does not exist with
- * KubeFleet's reason. filter (PickFixed): a cluster not named is not a
+ * KubeFleet's reason. Before that, the bindings are sorted as KubeFleet's
+ * framework sorts them: a binding whose cluster is gone or leaving is
+ * given up (dangling); one of an older policy snapshot is put to the vote
+ * again (picked again, the binder moves it to the new snapshot; not
+ * picked, it is given up), except when a PickN scales down: then every
+ * such binding is given up, and of the current ones the Scheduled go
+ * before the Bound, each lowest stored score (topology spread, then
+ * affinity; none first) then smallest name first. A cluster that gains a
+ * taint or loses a label keeps its binding: held clusters are not filtered
+ * again. filter (PickFixed): a cluster not named is not a
  * candidate. An unreadable policy (an unknown placement type, a count that
  * is not a number) is the workload's error.
  */
@@ -39,14 +48,6 @@ typedef struct config {
     const char *target_kind;
 } config;
 
-typedef struct policy {
-    int type;
-    uint32_t n;   /* FLEET_PICK_N */
-    char **names; /* FLEET_PICK_FIXED, sorted, owned */
-    size_t n_names;
-    char *snapshot; /* the snapshot it came from, NULL: the placement's spec */
-} policy;
-
 static const trellis_arg_spec args_table[] = {
     {"snapshot_kind", TRELLIS_ARG_STRING, "ClusterSchedulingPolicySnapshot",
      "the kind of the policy snapshots"},
@@ -55,135 +56,56 @@ static const trellis_arg_spec args_table[] = {
     {NULL, 0, NULL, NULL},
 };
 
-static void policy_free(policy *p)
+/* A held binding of the current snapshot, for the scale-down order. */
+typedef struct held {
+    const char *key;
+    int has_score; /* spec.clusterDecision.clusterScore is there */
+    int64_t spread, affinity;
+} held;
+
+static held held_of(trellis_cycle *c, size_t i)
 {
-    for (size_t i = 0; p && i < p->n_names; i++)
-        free(p->names[i]);
-    if (p) {
-        free(p->names);
-        free(p->snapshot);
+    held x = {host->cycle_held(c, i), 0, 0, 0};
+    const trellis_object *b = host->cycle_held_object(c, i);
+    const trellis_value *sc = b ? host->object_get(b, "spec.clusterDecision.clusterScore") : NULL;
+    if (sc && host->value_type(sc) == TRELLIS_VALUE_MAP) {
+        const trellis_value *t = host->value_get(sc, "priorityScore");
+        const trellis_value *a = host->value_get(sc, "affinityScore");
+        x.has_score = 1;
+        if (t)
+            host->value_int(t, &x.spread);
+        if (a)
+            host->value_int(a, &x.affinity);
     }
-    free(p);
+    return x;
 }
 
-static void release(trellis_plugin *self, void *data)
+/* KubeFleet's scale-down order: a binding without a stored score first,
+ * then the lower score (topology spread, then affinity), then the
+ * smaller cluster name. */
+static int scale_down_order(const void *pa, const void *pb)
 {
-    (void)self;
-    policy_free(data);
+    const held *a = pa, *b = pb;
+    if (a->has_score != b->has_score)
+        return a->has_score - b->has_score;
+    if (a->has_score && a->spread != b->spread)
+        return a->spread < b->spread ? -1 : 1;
+    if (a->has_score && a->affinity != b->affinity)
+        return a->affinity < b->affinity ? -1 : 1;
+    return strcmp(a->key, b->key);
 }
 
-static int by_name(const void *a, const void *b)
+/* Release the first n of v[0..nv) in scale-down order. */
+static size_t trim(trellis_plugin *self, trellis_cycle *c, held *v, size_t nv, size_t n,
+                   const char *state, uint32_t want)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The count of a PickN policy: the snapshot's annotation, or the
- * placement's numberOfClusters. */
-static int read_count(const trellis_object *snap, const trellis_value *pol, policy *p, char *err,
-                      size_t errlen)
-{
-    int64_t n;
-    if (snap) {
-        const char *t = host->object_annotation(snap, FLEET_COUNT_ANNOTATION);
-        char *end = NULL;
-        long long v = t ? strtoll(t, &end, 10) : -1;
-        if (!t || !*t || *end || v < 0 || v > 100000) {
-            snprintf(err, errlen,
-                     "%s %s: annotation %s: expected a count of clusters (0..100000), got %s%s%s",
-                     host->object_kind(snap), host->object_name(snap), FLEET_COUNT_ANNOTATION,
-                     t ? "\"" : "", t ? t : "none", t ? "\"" : "");
-            return -1;
-        }
-        p->n = (uint32_t)v;
-        return 0;
-    }
-    const trellis_value *v = host->value_get(pol, "numberOfClusters");
-    if (!v || host->value_int(v, &n) < 0 || n < 0 || n > 100000) {
-        snprintf(err, errlen,
-                 "spec.policy.numberOfClusters: expected a count of clusters (0..100000) for "
-                 "PickN");
-        return -1;
-    }
-    p->n = (uint32_t)n;
-    return 0;
-}
-
-/* The names of a PickFixed policy, sorted. */
-static int read_names(const trellis_value *pol, const char *where, policy *p, char *err,
-                      size_t errlen)
-{
-    const trellis_value *l = host->value_get(pol, "clusterNames");
-    size_t n = l && host->value_type(l) == TRELLIS_VALUE_LIST ? host->value_len(l) : 0;
-    p->names = calloc(n ? n : 1, sizeof *p->names);
-    if (!p->names) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const char *name = values_scalar_text(host, host->value_at(l, i));
-        if (!name || !*name) {
-            snprintf(err, errlen, "%s.clusterNames[%zu]: expected a cluster name", where, i);
-            return -1;
-        }
-        if (!(p->names[p->n_names] = values_strdup(name))) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
-        p->n_names++;
-    }
-    qsort(p->names, p->n_names, sizeof *p->names, by_name);
-    return 0;
-}
-
-static int read_policy(const trellis_object *snap, const trellis_value *pol, const char *where,
-                       policy *p, char *err, size_t errlen)
-{
-    if (!pol || host->value_type(pol) == TRELLIS_VALUE_NULL)
-        return 0; /* no policy: PickAll */
-    if (host->value_type(pol) != TRELLIS_VALUE_MAP) {
-        snprintf(err, errlen, "%s: expected a map, got %s", where,
-                 values_type_name(host->value_type(pol)));
-        return -1;
-    }
-    p->type = fleet_policy_type(host, pol);
-    if (p->type == FLEET_PICK_N)
-        return read_count(snap, pol, p, err, errlen);
-    if (p->type == FLEET_PICK_FIXED)
-        return read_names(pol, where, p, err, errlen);
-    if (p->type == FLEET_PICK_ALL)
-        return 0;
-    snprintf(err, errlen, "%s.placementType: expected PickAll, PickN or PickFixed, got \"%s\"",
-             where, values_scalar_text(host, host->value_get(pol, "placementType")));
-    return -1;
-}
-
-static int prepare_workload(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
-                            size_t errlen)
-{
-    const config *cfg = host->get_private(self);
-    const trellis_object *snap;
-    const trellis_value *pol;
-    if (fleet_policy_of(host, self, obj, cfg->snapshot_kind, &snap, &pol, err, errlen) < 0)
-        return -1;
-    policy *p = calloc(1, sizeof *p);
-    if (!p) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    char where[300];
-    p->snapshot = snap ? values_strdup(host->object_name(snap)) : NULL;
-    if (read_policy(snap, pol, fleet_policy_where(host, snap, where, sizeof where), p, err,
-                    errlen) < 0) {
-        policy_free(p);
-        return -1;
-    }
-    *data = p;
-    return 0;
-}
-
-static int named(const policy *p, const char *name)
-{
-    return bsearch(&name, p->names, p->n_names, sizeof *p->names, by_name) != NULL;
+    qsort(v, nv, sizeof *v, scale_down_order);
+    size_t k = 0;
+    char why[200];
+    snprintf(why, sizeof why, "scaled down to %u cluster(s): a %s binding given up", want, state);
+    for (; k < n && k < nv; k++)
+        host->cycle_release(c, self, v[k].key, why);
+    return k;
 }
 
 static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
@@ -191,26 +113,72 @@ static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obje
 {
     (void)st;
     const config *cfg = host->get_private(self);
-    const policy *p = host->object_data(self, w);
+    const fleet_policy *p = host->object_data(self, w);
     if (!p)
         return TRELLIS_SUCCESS;
     static const char *const types[] = {"PickAll", "PickN", "PickFixed"};
     host->cycle_note(c, self, "%s, from %s%s", types[p->type],
                      p->snapshot ? "policy snapshot " : "the placement's spec.policy",
                      p->snapshot ? p->snapshot : "");
+    /* KubeFleet's classification of the bindings: dangling ones (their
+     * cluster gone or leaving) are given up first; those of an older
+     * snapshot are ranked again with the other clusters (picked again,
+     * they move to this snapshot), or given up when scaling down */
+    size_t nh = host->cycle_held_count(c), n_obsolete = 0, ns = 0, nb = 0;
+    held *sched = nh ? host->cycle_alloc(c, nh * sizeof *sched) : NULL;
+    held *bound = nh ? host->cycle_alloc(c, nh * sizeof *bound) : NULL;
+    if (nh && (!sched || !bound)) {
+        host->status(st, TRELLIS_ERROR, "OutOfMemory", "no room for %zu bindings", nh);
+        return TRELLIS_ERROR;
+    }
+    for (size_t i = 0; i < nh; i++) {
+        int k = fleet_held_class(host, self, c, i, p->snapshot, cfg->target_kind);
+        const char *key = host->cycle_held(c, i);
+        char why[300];
+        if (k == FLEET_HELD_DANGLING) {
+            snprintf(why, sizeof why, "cluster %s has left the fleet: its binding is unscheduled",
+                     key);
+            host->cycle_release(c, self, key, why);
+        } else if (k == FLEET_HELD_OBSOLETE) {
+            n_obsolete++;
+        } else if (k == FLEET_HELD_BOUND) {
+            bound[nb++] = held_of(c, i);
+        } else {
+            sched[ns++] = held_of(c, i);
+        }
+    }
+    size_t present = ns + nb;
+    int down = p->type == FLEET_PICK_N && p->n <= present && present - p->n + n_obsolete > 0;
+    for (size_t i = 0; i < nh && n_obsolete; i++) {
+        if (fleet_held_class(host, self, c, i, p->snapshot, cfg->target_kind) !=
+            FLEET_HELD_OBSOLETE)
+            continue;
+        const char *key = host->cycle_held(c, i);
+        if (down)
+            host->cycle_release(
+                c, self, key, "a binding of an older policy snapshot, given up when scaling down");
+        else
+            host->cycle_reconsider(c, self, key,
+                                   "a binding of an older policy snapshot, ranked again");
+    }
     if (p->type == FLEET_PICK_ALL) {
         host->cycle_want(c, TRELLIS_WANT_ALL);
         return TRELLIS_SUCCESS;
     }
     if (p->type == FLEET_PICK_N) {
+        if (down && present > p->n) {
+            /* Scheduled bindings go first, then Bound ones */
+            size_t gone = trim(self, c, sched, ns, present - p->n, "Scheduled", p->n);
+            trim(self, c, bound, nb, present - p->n - gone, "Bound", p->n);
+        }
         host->cycle_want(c, p->n);
         return TRELLIS_SUCCESS;
     }
     /* PickFixed: the named clusters, and none it holds that is not named */
-    for (size_t i = 0; i < host->cycle_held_count(c); i++) {
-        const char *held = host->cycle_held(c, i);
-        if (!named(p, held))
-            host->cycle_release(c, self, held, "not in the policy's clusterNames any more");
+    for (size_t i = 0; i < nh; i++) {
+        const char *key = host->cycle_held(c, i);
+        if (!fleet_policy_names(p, key))
+            host->cycle_release(c, self, key, "not in the policy's clusterNames any more");
     }
     for (size_t i = 0; i < p->n_names; i++)
         if (!host->lookup_object(self, cfg->target_kind, "", p->names[i]))
@@ -223,8 +191,8 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
                   const trellis_target *target, trellis_status *st)
 {
     (void)c;
-    const policy *p = host->object_data(self, w);
-    if (!p || p->type != FLEET_PICK_FIXED || named(p, host->target_key(target)))
+    const fleet_policy *p = host->object_data(self, w);
+    if (!p || p->type != FLEET_PICK_FIXED || fleet_policy_names(p, host->target_key(target)))
         return TRELLIS_SUCCESS;
     host->status(st, TRELLIS_UNRESOLVABLE, "NotInClusterNames",
                  "the placement's PickFixed policy does not name this cluster");
@@ -233,7 +201,7 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
 
 static int equivalent(trellis_plugin *self, const trellis_object *a, const trellis_object *b)
 {
-    const policy *x = host->object_data(self, a), *y = host->object_data(self, b);
+    const fleet_policy *x = host->object_data(self, a), *y = host->object_data(self, b);
     if (!x || !y || x->type != y->type || x->n_names != y->n_names)
         return x == y;
     for (size_t i = 0; i < x->n_names; i++)
@@ -250,8 +218,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     if (!cfg)
         return -1;
     cfg->target_kind = h->arg_string(args, "target_kind");
-    if (h->register_prepare_workload(self, prepare_workload) < 0 ||
-        h->register_release(self, release) < 0 || h->register_pre_filter(self, pre_filter) < 0 ||
+    if (fleet_register_policy(h, self) < 0 || h->register_pre_filter(self, pre_filter) < 0 ||
         h->register_filter(self, filter) < 0 || h->register_equivalent(self, equivalent) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
