@@ -50,7 +50,7 @@ static void park(sched *s, profile *p, qitem *it)
     for (size_t i = 0; i < p->n_plugins && i < 63; i++)
         all |= 1ull << i;
     it->rejectors = all;
-    queue_requeue(&p->q, it, 1, s->now_ms);
+    queue_park(&p->q, it, s->now_ms);
 }
 
 /* The binding landed: the assumption becomes a binding. */

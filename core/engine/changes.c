@@ -325,7 +325,9 @@ void changes_apply_own(sched *s)
         trellis_object *now = v[i].deleted ? NULL : o;
         if (v[i].deleted && cur)
             old = object_ref((trellis_object *)cur);
-        int change = v[i].deleted ? cur != NULL : cur != o;
+        /* the store reported the write first: keep its object (it is the
+         * one the store finds again, with its place and version) */
+        int change = v[i].deleted ? cur != NULL : cur != o && !(cur && object_same_content(cur, o));
         if (change && bp) {
             size_t k = note_binding(s, bp, old, now, &ids[ni]);
             for (size_t j = 0; j < k; j++)

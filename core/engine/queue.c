@@ -221,6 +221,13 @@ void queue_requeue(queue *q, qitem *it, int unschedulable, uint64_t now_ms)
     }
 }
 
+void queue_park(queue *q, qitem *it, uint64_t now_ms)
+{
+    queue_requeue(q, it, 1, now_ms);
+    it->attempts = 0; /* it got what it wanted: no backoff grows */
+    it->ready_ms = now_ms;
+}
+
 void queue_wake_at(queue *q, qitem *it, uint64_t at_ms)
 {
     (void)q;

@@ -72,6 +72,10 @@ qitem *queue_pop(queue *q, uint64_t now_ms);
 void queue_done(queue *q, qitem *it);
 /* The attempt failed: unschedulable -> pool, otherwise -> backoff. */
 void queue_requeue(queue *q, qitem *it, int unschedulable, uint64_t now_ms);
+/* A workload placed as it wants, which a profile that reconciles keeps
+ * for later changes: unschedulable-pool bookkeeping without a failed
+ * attempt, so that a change moves it to the active queue at once. */
+void queue_park(queue *q, qitem *it, uint64_t now_ms);
 /* An item just put in the unschedulable pool is moved out at at_ms
  * (by queue_flush_unschedulable) even when nothing changes. */
 void queue_wake_at(queue *q, qitem *it, uint64_t at_ms);
