@@ -16,7 +16,11 @@
 # adaptive share), gardener (conf/gardener.cfg), openmcp (conf/openmcp.cfg
 # with the configuration below: 5 purposes, a tenth of the requests
 # Exclusive, each creating a Cluster; not a dry run, so write_s is the
-# write-back of every status, finalizer and new Cluster, on a copy).
+# write-back of every status, finalizer and new Cluster, on a copy), fleet
+# (conf/fleet.cfg at the generated fleet's clock: PickN 3 with preferred
+# affinity and a topology spread constraint, one cluster per cycle, and
+# PickAll placements; not a dry run: write_s is every ClusterResourceBinding
+# written, on a copy).
 # ns/target is the median decision's time divided by the targets: the
 # cost-per-target curve over the kube-full cases of 500 to 20,000 nodes.
 set -eu
@@ -36,7 +40,7 @@ kube-full:500:10000:1 kube-full:1000:10000:1 kube-full:2000:10000:1 kube-full:50
 kube-full:10000:10000:1 kube-full:20000:10000:1 kube-full:5000:50000:2 \
 kube-sampled:5000:50000:1 kube-sampled:5000:50000:2 kube-sampled:20000:50000:2 \
 gardener:100:10000:1 gardener:1000:100000:1 gardener:1000:100000:2 kube:5000:50000:1:yaml \
-openmcp:1000:100000:1"}
+openmcp:1000:100000:1 fleet:1000:10000:1"}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
@@ -96,15 +100,18 @@ EOC
     [ -d "$dir" ] || "$gen" "$kind" "$dir" "$nt" "$nw" 1 "$fmt"
     cfg="$tmp/$prof.cfg"
     [ "$prof" = gardener ] && cfg="$top/conf/gardener.cfg"
+    [ "$prof" = fleet ] && cfg="$top/conf/fleet.cfg"
+    now=
+    [ "$prof" = fleet ] && now="--now 2026-11-20T12:00:00Z"
     bytes=$(du -sb "$dir" | cut -f1)
     state=$dir dry=--dry-run
-    if [ "$prof" = openmcp ]; then # written back, on a copy
+    if [ "$prof" = openmcp ] || [ "$prof" = fleet ]; then # written back, on a copy
         rm -rf "$tmp/copy" && cp -R "$dir" "$tmp/copy"
         state=$tmp/copy dry=
     fi
     # shellcheck disable=SC2086
     # exit status 3 (some decisions are error) is a result, not a failure
-    "$trellis" schedule --config "$cfg" --state "$state" -P "$plugins" $dry -o json \
+    "$trellis" schedule --config "$cfg" --state "$state" -P "$plugins" $dry $now -o json \
         -j "$j" --stats "$tmp/stats.json" >/dev/null || [ $? -eq 3 ]
     s=$(cat "$tmp/stats.json")
     get() { echo "$s" | sed -n "s/.*\"$1\": \\([0-9.]*\\).*/\\1/p"; }

@@ -4,6 +4,7 @@
  *   trellis-gen kube DIR NODES PODS [SEED] [yaml|json]
  *   trellis-gen gardener DIR SEEDS SHOOTS [SEED] [yaml|json]
  *   trellis-gen openmcp DIR CLUSTERS REQUESTS [SEED] [yaml|json]
+ *   trellis-gen fleet DIR MEMBERS PLACEMENTS [SEED] [yaml|json]
  *
  * kube: Nodes of 4 CPU, 32Gi, 110 pods, labelled with a hostname and one of
  * three zones, and pending Pods requesting 100m CPU and 500Mi - the shape of
@@ -13,7 +14,13 @@
  * Clusters over 10 namespaces, each serving one of the Shared purposes
  * shared-1 .. shared-4, and pending ClusterRequests, a tenth of them of
  * the Exclusive purpose exclusive (each creates a Cluster), the others of
- * a Shared one (the configuration is scripts/bench.sh's). The same
+ * a Shared one (the configuration is scripts/bench.sh's). fleet:
+ * MemberClusters over five regions and two environments with a node
+ * count, cpu amounts and a member agent that reported at
+ * 2026-11-20T11:59:30Z (schedule with --now 2026-11-20T12:00:00Z), and
+ * ClusterResourcePlacements: one in twenty PickAll of one region's prod
+ * clusters, the others PickN 3 preferring prod and more nodes, spread over
+ * the regions (maxSkew 1, DoNotSchedule). The same
  * SEED writes the same files. Objects go to nodes/seeds and pods/shoots
  * files, 5,000 objects per file.
  */
@@ -249,12 +256,104 @@ static void openmcp(const char *dir, long clusters, long requests, int json)
     done(&r);
 }
 
+static void fleet(const char *dir, long members, long placements, int json)
+{
+    static const char *const fleet_regions[] = {"eastus", "westus", "northeurope", "westeurope",
+                                                "southeastasia"};
+    out m = {dir, "members", json, 0, 0, NULL};
+    for (long i = 0; i < members; i++) {
+        FILE *f = doc(&m);
+        const char *region = fleet_regions[i % 5], *env = i % 3 ? "prod" : "staging";
+        unsigned nodes = 1 + next() % 50, cpu = nodes * 8;
+        if (json)
+            fprintf(f,
+                    "{\"apiVersion\":\"cluster.kubernetes-fleet.io/v1beta1\",\"kind\":"
+                    "\"MemberCluster\",\"metadata\":{\"name\":\"member-%05ld\",\"labels\":{"
+                    "\"fleet.example.com/region\":\"%s\",\"environment\":\"%s\"}},"
+                    "\"status\":{\"agentStatus\":[{\"type\":\"MemberAgent\","
+                    "\"lastReceivedHeartbeat\":\"2026-11-20T11:59:30Z\",\"conditions\":["
+                    "{\"type\":\"Joined\",\"status\":\"True\",\"lastTransitionTime\":"
+                    "\"2026-11-01T08:00:00Z\"},{\"type\":\"Healthy\",\"status\":\"True\","
+                    "\"lastTransitionTime\":\"2026-11-01T08:00:00Z\"}]}],\"properties\":{"
+                    "\"kubernetes-fleet.io/node-count\":{\"value\":\"%u\"}},"
+                    "\"resourceUsage\":{\"capacity\":{\"cpu\":\"%u\"},\"allocatable\":"
+                    "{\"cpu\":\"%u\"},\"available\":{\"cpu\":\"%u\"}}}}\n",
+                    i, region, env, nodes, cpu, cpu, cpu / 2);
+        else
+            fprintf(
+                f,
+                "apiVersion: cluster.kubernetes-fleet.io/v1beta1\nkind: MemberCluster\n"
+                "metadata:\n  name: member-%05ld\n  labels:\n"
+                "    fleet.example.com/region: %s\n    environment: %s\nstatus:\n"
+                "  agentStatus:\n  - type: MemberAgent\n"
+                "    lastReceivedHeartbeat: \"2026-11-20T11:59:30Z\"\n    conditions:\n"
+                "    - {type: Joined, status: \"True\", lastTransitionTime: "
+                "\"2026-11-01T08:00:00Z\"}\n"
+                "    - {type: Healthy, status: \"True\", lastTransitionTime: "
+                "\"2026-11-01T08:00:00Z\"}\n"
+                "  properties:\n    kubernetes-fleet.io/node-count: {value: \"%u\"}\n"
+                "  resourceUsage:\n    capacity: {cpu: \"%u\"}\n    allocatable: {cpu: \"%u\"}\n"
+                "    available: {cpu: \"%u\"}\n",
+                i, region, env, nodes, cpu, cpu, cpu / 2);
+    }
+    done(&m);
+    out p = {dir, "placements", json, 0, 0, NULL};
+    for (long i = 0; i < placements; i++) {
+        FILE *f = doc(&p);
+        const char *head = json ? "{\"apiVersion\":\"placement.kubernetes-fleet.io/v1beta1\","
+                                  "\"kind\":\"ClusterResourcePlacement\",\"metadata\":{"
+                                  "\"name\":\"crp-%06ld\"},\"spec\":{\"policy\":"
+                                : "apiVersion: placement.kubernetes-fleet.io/v1beta1\n"
+                                  "kind: ClusterResourcePlacement\nmetadata:\n  name: crp-%06ld\n"
+                                  "spec:\n  policy:\n";
+        fprintf(f, head, i);
+        if (i % 20 == 0 && json)
+            fprintf(f,
+                    "{\"placementType\":\"PickAll\",\"affinity\":{\"clusterAffinity\":{"
+                    "\"requiredDuringSchedulingIgnoredDuringExecution\":{"
+                    "\"clusterSelectorTerms\":[{\"labelSelector\":{\"matchLabels\":{"
+                    "\"fleet.example.com/region\":\"%s\",\"environment\":\"prod\"}}}]}}}}}}\n",
+                    fleet_regions[(i / 20) % 5]);
+        else if (i % 20 == 0)
+            fprintf(f,
+                    "    placementType: PickAll\n    affinity:\n      clusterAffinity:\n"
+                    "        requiredDuringSchedulingIgnoredDuringExecution:\n"
+                    "          clusterSelectorTerms:\n          - labelSelector:\n"
+                    "              matchLabels: {fleet.example.com/region: %s, environment: "
+                    "prod}\n",
+                    fleet_regions[(i / 20) % 5]);
+        else if (json)
+            fprintf(f, "{\"placementType\":\"PickN\",\"numberOfClusters\":3,\"affinity\":{"
+                       "\"clusterAffinity\":{\"preferredDuringSchedulingIgnoredDuringExecution\":["
+                       "{\"weight\":30,\"preference\":{\"labelSelector\":{\"matchLabels\":{"
+                       "\"environment\":\"prod\"}}}},{\"weight\":70,\"preference\":{"
+                       "\"propertySorter\":{\"name\":\"kubernetes-fleet.io/node-count\","
+                       "\"sortOrder\":\"Descending\"}}}]}},\"topologySpreadConstraints\":[{"
+                       "\"maxSkew\":1,\"topologyKey\":\"fleet.example.com/region\","
+                       "\"whenUnsatisfiable\":\"DoNotSchedule\"}]}}}\n");
+        else
+            fprintf(f, "    placementType: PickN\n    numberOfClusters: 3\n    affinity:\n"
+                       "      clusterAffinity:\n"
+                       "        preferredDuringSchedulingIgnoredDuringExecution:\n"
+                       "        - weight: 30\n"
+                       "          preference: {labelSelector: {matchLabels: {environment: "
+                       "prod}}}\n"
+                       "        - weight: 70\n          preference:\n            propertySorter: "
+                       "{name: kubernetes-fleet.io/node-count, sortOrder: Descending}\n"
+                       "    topologySpreadConstraints:\n    - {maxSkew: 1, topologyKey: "
+                       "fleet.example.com/region, whenUnsatisfiable: DoNotSchedule}\n");
+    }
+    done(&p);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 5 || argc > 7 ||
-        (strcmp(argv[1], "kube") && strcmp(argv[1], "gardener") && strcmp(argv[1], "openmcp"))) {
-        fprintf(stderr, "usage: trellis-gen kube|gardener|openmcp DIR TARGETS WORKLOADS [SEED] "
-                        "[yaml|json]\n");
+        (strcmp(argv[1], "kube") && strcmp(argv[1], "gardener") && strcmp(argv[1], "openmcp") &&
+         strcmp(argv[1], "fleet"))) {
+        fprintf(stderr,
+                "usage: trellis-gen kube|gardener|openmcp|fleet DIR TARGETS WORKLOADS [SEED] "
+                "[yaml|json]\n");
         return 2;
     }
     char *end;
@@ -274,6 +373,8 @@ int main(int argc, char **argv)
         kube(argv[2], t, w, json);
     else if (strcmp(argv[1], "gardener") == 0)
         gardener(argv[2], t, w, json);
+    else if (strcmp(argv[1], "fleet") == 0)
+        fleet(argv[2], t, w, json);
     else
         openmcp(argv[2], t, w, json);
     return 0;

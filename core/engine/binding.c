@@ -109,6 +109,8 @@ void binding_each_counted(const profile *p, const trellis_object *w,
 
 int binding_counts_on(const profile *p, const trellis_object *w, const char *target)
 {
+    if (p->placed) /* its binding objects alone */
+        return placements_binding(p->placed, w, target, 1) != NULL;
     find_ctx f = {target, 0};
     binding_each_counted(p, w, find_one, &f);
     return f.found;

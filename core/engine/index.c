@@ -21,18 +21,37 @@ struct obj_index {
     trellis_object **objects; /* every object read, in store order */
     size_t n_objects, cap_objects;
     hmap by_id;                /* "Kind/namespace/name" -> idx_entry */
+    hmap by_kind;              /* kind -> kind_list: foreach visits one kind */
     trellis_object **prepared; /* every object the plugins prepared */
     size_t n_prepared, cap_prepared;
     size_t n_replaced; /* objects dropped since the last sweep */
     depends *deps;     /* what each prepare read */
 };
 
-/* by_id entry: the object's place in objects; the key is that object's
- * id */
+/* by_id entry: the object's place in objects and in its kind's list;
+ * the key is that object's id */
 typedef struct idx_entry {
     const char *key;
-    size_t pos;
+    size_t pos, kpos;
 } idx_entry;
+
+/* The objects of one kind, in store order (borrowed from objects). */
+typedef struct kind_list {
+    char *kind; /* the map's key */
+    trellis_object **v;
+    size_t n, cap;
+} kind_list;
+
+static kind_list *kind_of(obj_index *ix, const char *kind)
+{
+    kind_list *k = hmap_get(&ix->by_kind, kind);
+    if (!k) {
+        k = xcalloc(1, sizeof *k);
+        k->kind = xstrdup(kind);
+        hmap_put(&ix->by_kind, k->kind, k);
+    }
+    return k;
+}
 
 obj_index *index_new(const registry *reg, profile *profiles, size_t n_profiles)
 {
@@ -41,6 +60,7 @@ obj_index *index_new(const registry *reg, profile *profiles, size_t n_profiles)
     ix->profiles = profiles;
     ix->n_profiles = n_profiles;
     hmap_init(&ix->by_id);
+    hmap_init(&ix->by_kind);
     ix->deps = depends_new();
     return ix;
 }
@@ -63,6 +83,14 @@ void index_free(obj_index *ix)
     while ((sl = hmap_next(&ix->by_id, &i)))
         free(sl->val);
     hmap_free(&ix->by_id);
+    i = 0;
+    while ((sl = hmap_next(&ix->by_kind, &i))) {
+        kind_list *k = sl->val;
+        free(k->v);
+        free(k->kind);
+        free(k);
+    }
+    hmap_free(&ix->by_kind);
     for (size_t k = 0; k < ix->n_objects; k++)
         object_unref(ix->objects[k]);
     free(ix->objects);
@@ -80,6 +108,7 @@ void index_set(obj_index *ix, trellis_object *o)
     if (e) {
         trellis_object *old = ix->objects[e->pos];
         ix->objects[e->pos] = object_ref(o);
+        kind_of(ix, o->kind)->v[e->kpos] = o;
         e->key = o->id;
         hmap_put(&ix->by_id, e->key, e);
         object_unref(old);
@@ -89,6 +118,10 @@ void index_set(obj_index *ix, trellis_object *o)
     e = xcalloc(1, sizeof *e);
     e->key = o->id;
     e->pos = ix->n_objects;
+    kind_list *k = kind_of(ix, o->kind);
+    e->kpos = k->n;
+    grow(&k->v, &k->cap, k->n + 1, sizeof *k->v);
+    k->v[k->n++] = o;
     hmap_put(&ix->by_id, e->key, e);
     grow(&ix->objects, &ix->cap_objects, ix->n_objects + 1, sizeof *ix->objects);
     ix->objects[ix->n_objects++] = object_ref(o);
@@ -99,6 +132,14 @@ void index_del(obj_index *ix, const trellis_object *o)
     idx_entry *e = hmap_del(&ix->by_id, o->id);
     if (!e)
         return;
+    kind_list *k = kind_of(ix, o->kind);
+    memmove(k->v + e->kpos, k->v + e->kpos + 1, (k->n - e->kpos - 1) * sizeof *k->v);
+    k->n--;
+    for (size_t i = e->kpos; i < k->n; i++) {
+        idx_entry *me = hmap_get(&ix->by_id, k->v[i]->id);
+        if (me)
+            me->kpos = i;
+    }
     object_unref(ix->objects[e->pos]);
     ix->n_replaced++;
     memmove(ix->objects + e->pos, ix->objects + e->pos + 1,
@@ -137,9 +178,10 @@ int index_foreach(const obj_index *ix, const char *kind, const char *ns,
                   int (*cb)(const trellis_object *o, void *ud), void *ud)
 {
     depends_read(ix->deps, kind, ns, NULL);
-    for (size_t i = 0; i < ix->n_objects; i++) {
-        const trellis_object *o = ix->objects[i];
-        if (strcmp(o->kind, kind) != 0 || (ns && strcmp(o->namespace_, ns) != 0))
+    const kind_list *k = hmap_get(&ix->by_kind, kind);
+    for (size_t i = 0; k && i < k->n; i++) {
+        const trellis_object *o = k->v[i];
+        if (ns && strcmp(o->namespace_, ns) != 0)
             continue;
         int rc = cb(o, ud);
         if (rc)

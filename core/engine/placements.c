@@ -21,6 +21,8 @@ typedef struct entry {
     const char *target; /* borrowed from b */
     int placed;         /* 1: its state places the workload; 0: released; -1:
                            being deleted (neither places nor is placed again) */
+    int again;          /* placed, but an earlier entry places on the same target:
+                           two bindings of one target are one placement */
 } entry;
 
 /* The binding objects naming one workload. */
@@ -100,12 +102,27 @@ static int workload_id(const cfg_profile *pc, const trellis_object *b, char *id,
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
+/* The first entry of we from k on that places on target, or we->n. */
+static size_t placing_from(const wl_entries *we, size_t k, const char *target)
+{
+    for (; k < we->n; k++)
+        if (we->v[k].placed == 1 && strcmp(we->v[k].target, target) == 0)
+            return k;
+    return we->n;
+}
+
 static void drop(placements *pl, const trellis_object *b, const char *id)
 {
     wl_entries *we = hmap_get(&pl->by_workload, id);
     for (size_t k = 0; we && k < we->n; k++) {
         if (strcmp(we->v[k].b->id, b->id) != 0)
             continue;
+        if (we->v[k].placed == 1 && !we->v[k].again) {
+            /* the next binding of the same target is the placement now */
+            size_t j = placing_from(we, k + 1, we->v[k].target);
+            if (j < we->n)
+                we->v[j].again = 0;
+        }
         object_unref(we->v[k].b);
         memmove(&we->v[k], &we->v[k + 1], (we->n - k - 1) * sizeof *we->v);
         if (--we->n == 0) {
@@ -130,7 +147,9 @@ static void add(placements *pl, trellis_object *b, const char *id)
         hmap_put(&pl->by_workload, we->id, we);
     }
     grow(&we->v, &we->cap, we->n + 1, sizeof *we->v);
-    we->v[we->n++] = (entry){object_ref(b), t, places(pl->pc, b)};
+    int placed = places(pl->pc, b);
+    int again = placed == 1 && placing_from(we, 0, t) < we->n;
+    we->v[we->n++] = (entry){object_ref(b), t, placed, again};
 }
 
 /* A binding object that names no workload or no target places nothing:
@@ -172,13 +191,9 @@ size_t placements_of(const placements *pl, const trellis_object *w, const char *
 {
     const wl_entries *we = hmap_get(&pl->by_workload, w->id);
     size_t n = 0;
-    for (size_t k = 0; we && k < we->n; k++) {
-        int again = we->v[k].placed != 1; /* two bindings of one target: one placement */
-        for (size_t j = 0; j < k && !again; j++)
-            again = we->v[j].placed == 1 && strcmp(we->v[j].target, we->v[k].target) == 0;
-        if (!again && n++ < max)
+    for (size_t k = 0; we && k < we->n; k++)
+        if (we->v[k].placed == 1 && !we->v[k].again && n++ < max)
             out[n - 1] = we->v[k].target;
-    }
     return n;
 }
 

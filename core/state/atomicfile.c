@@ -52,8 +52,47 @@ static const char *host_name(void)
     return host_name_buf;
 }
 
-int atomicfile_write(const char *path, const char *within, const char *data, size_t len, char *err,
-                     size_t errlen)
+/* One file of a batch: where it goes and its temporary, once staged. */
+typedef struct staged {
+    char *target; /* the real path written (links resolved) */
+    char *dir;    /* its directory */
+    char *tmp;    /* the temporary file, written and closed; NULL: failed */
+    char *err;    /* why it failed, NULL while it has not */
+} staged;
+
+struct atomicfile_batch {
+    char *within;
+    staged *v;
+    size_t n, cap;
+};
+
+atomicfile_batch *atomicfile_batch_new(const char *within)
+{
+    atomicfile_batch *b = xcalloc(1, sizeof *b);
+    b->within = within ? xstrdup(within) : NULL;
+    return b;
+}
+
+void atomicfile_batch_free(atomicfile_batch *b)
+{
+    if (!b)
+        return;
+    for (size_t i = 0; i < b->n; i++) {
+        if (b->v[i].tmp) /* staged, never committed */
+            unlink(b->v[i].tmp);
+        free(b->v[i].target);
+        free(b->v[i].dir);
+        free(b->v[i].tmp);
+        free(b->v[i].err);
+    }
+    free(b->v);
+    free(b->within);
+    free(b);
+}
+
+/* The real path path leads to (its directory resolved when it does not
+ * exist yet), or NULL with err. */
+static char *resolve(const char *path, const char *within, char *err, size_t errlen)
 {
     /* write to the file path names, through any link, but only inside
      * within: a link may not carry a write outside the state */
@@ -66,29 +105,41 @@ int atomicfile_write(const char *path, const char *within, const char *data, siz
         free(rd);
         free(dc);
     }
-    if (!target)
-        return errf(err, errlen, "%s: cannot resolve the path: %s", path, strerror(errno));
+    if (!target) {
+        errf(err, errlen, "%s: cannot resolve the path: %s", path, strerror(errno));
+        return NULL;
+    }
     if (within && !path_within(within, target)) {
         errf(err, errlen,
              "%s: leads to %s, outside the state directory %s: not written (trellis never "
              "writes outside its state; replace the link by the file itself)",
              path, target, within);
         free(target);
-        return -1;
+        return NULL;
     }
+    return target;
+}
+
+int atomicfile_batch_add(atomicfile_batch *b, const char *path, const char *data, size_t len,
+                         char *err, size_t errlen)
+{
+    char *target = resolve(path, b->within, err, errlen);
+    if (!target)
+        return -1;
     char *dcopy = xstrdup(target), *bcopy = xstrdup(target);
-    const char *dir = dirname(dcopy);
-    const char *base = basename(bcopy);
-    char *tmp = xasprintf("%s/.%s.tmp.%s.%ld.XXXXXX", dir, base, host_name(), (long)getpid());
+    char *dir = xstrdup(dirname(dcopy));
+    char *tmp =
+        xasprintf("%s/.%s.tmp.%s.%ld.XXXXXX", dir, basename(bcopy), host_name(), (long)getpid());
+    free(dcopy);
+    free(bcopy);
     struct stat st;
     mode_t mode = 0644;
-    int rc = -1, fd = -1, dfd = -1;
     if (stat(target, &st) == 0)
         mode = st.st_mode & 07777;
-    fd = mkstemp(tmp);
+    int fd = mkstemp(tmp);
     if (fd < 0) {
         errf(err, errlen, "%s: cannot create a temporary file: %s", path, strerror(errno));
-        goto out;
+        goto fail;
     }
     for (size_t off = 0; off < len;) {
         ssize_t w = write(fd, data + off, len - off);
@@ -100,45 +151,117 @@ int atomicfile_write(const char *path, const char *within, const char *data, siz
         }
         off += (size_t)w;
     }
-    if (fsync(fd) < 0) {
-        errf(err, errlen, "%s: fsync: %s", tmp, strerror(errno));
-        goto fail;
-    }
     if (fchmod(fd, mode) < 0) {
         errf(err, errlen, "%s: chmod: %s", tmp, strerror(errno));
         goto fail;
     }
-    if (close(fd) < 0) {
-        fd = -1;
+    int rc = close(fd);
+    fd = -1;
+    if (rc < 0) {
         errf(err, errlen, "%s: close: %s", tmp, strerror(errno));
         goto fail;
     }
-    fd = -1;
-    if (rename(tmp, target) < 0) {
-        errf(err, errlen, "%s: rename: %s", path, strerror(errno));
-        goto fail;
-    }
-    /* the rename is durable once the directory is */
-    dfd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (dfd < 0 || fsync(dfd) < 0) {
-        errf(err, errlen, "%s: written, but syncing directory %s failed: %s", path, dir,
-             strerror(errno));
-        if (dfd >= 0)
-            close(dfd);
-        goto out;
-    }
-    close(dfd);
-    rc = 0;
-    goto out;
+    grow(&b->v, &b->cap, b->n + 1, sizeof *b->v);
+    b->v[b->n++] = (staged){target, dir, tmp, NULL};
+    return 0;
 fail:
+    if (fd >= 0) {
+        close(fd);
+        unlink(tmp);
+    }
+    free(target);
+    free(dir);
+    free(tmp);
+    return -1;
+}
+
+/* Make every staged temporary durable: one syncfs of the file system
+ * they are on (Linux), else an fsync each. A file that fails is marked. */
+static void sync_staged(atomicfile_batch *b)
+{
+    int fd = -1;
+#ifdef __linux__
+    for (size_t i = 0; i < b->n && fd < 0; i++)
+        fd = open(b->v[i].dir, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0 && syncfs(fd) == 0) {
+        close(fd);
+        return;
+    }
     if (fd >= 0)
         close(fd);
-    unlink(tmp);
-out:
-    free(tmp);
-    free(dcopy);
-    free(bcopy);
-    free(target);
+#endif
+    for (size_t i = 0; i < b->n; i++) {
+        fd = open(b->v[i].tmp, O_RDONLY);
+        if (fd < 0 || fsync(fd) < 0)
+            b->v[i].err = xasprintf("%s: fsync: %s", b->v[i].tmp, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+}
+
+int atomicfile_batch_commit(atomicfile_batch *b, void (*done)(void *ud, size_t i, const char *err),
+                            void *ud)
+{
+    int failed = 0;
+    sync_staged(b);
+    for (size_t i = 0; i < b->n; i++) {
+        staged *x = &b->v[i];
+        if (!x->err && rename(x->tmp, x->target) < 0)
+            x->err = xasprintf("%s: rename: %s", x->target, strerror(errno));
+        if (x->err)
+            unlink(x->tmp);
+        free(x->tmp);
+        x->tmp = NULL;
+    }
+    /* the renames are durable once their directories are: each once */
+    for (size_t i = 0; i < b->n; i++) {
+        staged *x = &b->v[i];
+        int seen = 0;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = strcmp(b->v[k].dir, x->dir) == 0;
+        if (seen || x->err)
+            continue;
+        int dfd = open(x->dir, O_RDONLY | O_DIRECTORY);
+        if (dfd < 0 || fsync(dfd) < 0) {
+            char *why =
+                xasprintf("written, but syncing directory %s failed: %s", x->dir, strerror(errno));
+            for (size_t k = i; k < b->n; k++)
+                if (!b->v[k].err && strcmp(b->v[k].dir, x->dir) == 0)
+                    b->v[k].err = xasprintf("%s: %s", b->v[k].target, why);
+            free(why);
+        }
+        if (dfd >= 0)
+            close(dfd);
+    }
+    for (size_t i = 0; i < b->n; i++) {
+        failed |= b->v[i].err != NULL;
+        if (done)
+            done(ud, i, b->v[i].err);
+    }
+    return failed ? -1 : 0;
+}
+
+/* atomicfile_write's one file: its error into err. */
+static void one_done(void *ud, size_t i, const char *e)
+{
+    (void)i;
+    char **out = ud;
+    if (e)
+        *out = xstrdup(e);
+}
+
+int atomicfile_write(const char *path, const char *within, const char *data, size_t len, char *err,
+                     size_t errlen)
+{
+    atomicfile_batch *b = atomicfile_batch_new(within);
+    int rc = atomicfile_batch_add(b, path, data, len, err, errlen);
+    char *e = NULL;
+    if (rc == 0 && atomicfile_batch_commit(b, one_done, &e) < 0) {
+        errf(err, errlen, "%s", e ? e : "not written");
+        rc = -1;
+    }
+    free(e);
+    atomicfile_batch_free(b);
     return rc;
 }
 

@@ -17,6 +17,26 @@
 int atomicfile_write(const char *path, const char *within, const char *data, size_t len, char *err,
                      size_t errlen);
 
+/* Several files replaced as atomicfile_write replaces one, with one
+ * sync for all: each file is staged (its temporary written), then commit
+ * syncs them at once, renames each into place and syncs each directory
+ * once. A reader sees each file old or new, never a mix; a file that
+ * fails leaves its original untouched. */
+typedef struct atomicfile_batch atomicfile_batch;
+/* within as for atomicfile_write (copied; may be NULL). */
+atomicfile_batch *atomicfile_batch_new(const char *within);
+/* Stage path with data[0..len) (copied to its temporary file): 0, or -1
+ * with err (nothing staged). */
+int atomicfile_batch_add(atomicfile_batch *b, const char *path, const char *data, size_t len,
+                         char *err, size_t errlen);
+/* Put every staged file in place; done(ud, i, why) for the i-th staged
+ * file (why NULL: written; else borrowed for the call). 0 when every one
+ * was written, else -1. */
+int atomicfile_batch_commit(atomicfile_batch *b, void (*done)(void *ud, size_t i, const char *err),
+                            void *ud);
+/* Free b; files staged and not committed are removed. */
+void atomicfile_batch_free(atomicfile_batch *b);
+
 /* Remove the temporary files of atomicfile_write in dir that no
  * live writer holds: this host's whose process is gone, and any other's
  * older than ten minutes (a kill -9 during a write leaves one behind).

@@ -794,47 +794,121 @@ static int flush_file(file_store *fs, fs_file *f, store_fail_cb failed, void *ud
     return rc;
 }
 
-/* Write a created object as a new file, which the store then owns. */
-static int flush_created(file_store *fs, trellis_object *o, char *e, size_t elen)
+/* Created objects written in one batch: the store's, the objects
+ * staged (by batch index) and their texts, for the bookkeeping after. */
+typedef struct created_batch {
+    file_store *fs;
+    trellis_object **objs;
+    char **paths, **texts;
+    strbuf *problems;
+    store_fail_cb failed;
+    void *ud;
+    hmap staged; /* the paths staged so far: two objects, one file */
+} created_batch;
+
+/* Stage a created object as a new file of b (which the store then owns).
+ * 0, or -1 with e. */
+static int stage_created(file_store *fs, atomicfile_batch *b, created_batch *cb, size_t *n,
+                         trellis_object *o, char *e, size_t elen)
 {
     char *p = created_path(fs, o);
-    int rc = 0;
-    if (access(p, F_OK) == 0) {
+    if (access(p, F_OK) == 0 || hmap_get(&cb->staged, p)) {
         snprintf(e, elen, "%s: exists already; %s %s not written", p, o->kind, o->key);
-        rc = -1;
-    } else if (!fs->base.dry_run) {
-        if (strcmp(o->kind, "Event") == 0) {
-            char *d = xasprintf("%s/events", fs->dir);
-            if (mkdir(d, 0755) < 0 && errno != EEXIST)
-                log_warn("%s: cannot create directory: %s", d, strerror(errno));
-            free(d);
-        }
-        json_object *tree = object_to_json(o);
-        const char *js =
-            json_object_to_json_string_ext(tree, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                     JSON_C_TO_STRING_NOSLASHESCAPE);
-        char *text = xasprintf("%s\n", js);
-        json_object_put(tree);
-        if (atomicfile_write(p, fs->root, text, strlen(text), e, elen) < 0) {
-            rc = -1;
-        } else {
-            fs_file *f = file_get(fs, p);
-            object_set_origin(o, p, 0, -1, 1);
-            f->hash = o->version = hash_bytes(text, strlen(text));
-            grow(&f->objs, &f->cap_objs, f->n_objs + 1, sizeof *f->objs);
-            f->objs[f->n_objs++] = o;
-            /* the file's watch sees it unchanged: say it here (a host that
-             * has the object already ignores it) */
-            if (fs->ino >= 0)
-                push_event(fs, STORE_ADDED, NULL, object_ref(o));
-            fs_entry *en = hmap_get(&fs->objects, o->id);
-            if (en)
-                en->f = f;
-        }
-        free(text);
+        free(p);
+        return -1;
     }
-    free(p);
-    return rc;
+    if (fs->base.dry_run) {
+        free(p);
+        return 0;
+    }
+    if (strcmp(o->kind, "Event") == 0) {
+        char *d = xasprintf("%s/events", fs->dir);
+        if (mkdir(d, 0755) < 0 && errno != EEXIST)
+            log_warn("%s: cannot create directory: %s", d, strerror(errno));
+        free(d);
+    }
+    json_object *tree = object_to_json(o);
+    const char *js = json_object_to_json_string_ext(
+        tree, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+    char *text = xasprintf("%s\n", js);
+    json_object_put(tree);
+    if (atomicfile_batch_add(b, p, text, strlen(text), e, elen) < 0) {
+        free(text);
+        free(p);
+        return -1;
+    }
+    cb->objs[*n] = object_ref(o);
+    cb->paths[*n] = p;
+    hmap_put(&cb->staged, p, p);
+    cb->texts[*n] = text;
+    (*n)++;
+    return 0;
+}
+
+/* A created object's file was written (or not): the store owns it now. */
+static void created_done(void *ud, size_t i, const char *err)
+{
+    created_batch *cb = ud;
+    file_store *fs = cb->fs;
+    trellis_object *o = cb->objs[i];
+    if (err) {
+        sb_printf(cb->problems, "%s%s", cb->problems->len ? "; " : "", err);
+        if (cb->failed)
+            cb->failed(cb->ud, o->id, err);
+        return;
+    }
+    const char *text = cb->texts[i];
+    fs_file *f = file_get(fs, cb->paths[i]);
+    object_set_origin(o, cb->paths[i], 0, -1, 1);
+    f->hash = o->version = hash_bytes(text, strlen(text));
+    grow(&f->objs, &f->cap_objs, f->n_objs + 1, sizeof *f->objs);
+    f->objs[f->n_objs++] = o; /* borrowed, as every file's: the entry holds it */
+    /* the file's watch sees it unchanged: say it here (a host that has
+     * the object already ignores it) */
+    if (fs->ino >= 0)
+        push_event(fs, STORE_ADDED, NULL, object_ref(o));
+    fs_entry *en = hmap_get(&fs->objects, o->id);
+    if (en)
+        en->f = f;
+}
+
+/* Write every created object, each a new file, with one sync for all. */
+static void flush_created(file_store *fs, store_fail_cb failed, void *ud, strbuf *problems)
+{
+    size_t n = 0, cap = fs->n_created ? fs->n_created : 1;
+    created_batch cb = {.fs = fs,
+                        .objs = xcalloc(cap, sizeof *cb.objs),
+                        .paths = xcalloc(cap, sizeof *cb.paths),
+                        .texts = xcalloc(cap, sizeof *cb.texts),
+                        .problems = problems,
+                        .failed = failed,
+                        .ud = ud};
+    hmap_init(&cb.staged);
+    atomicfile_batch *b = atomicfile_batch_new(fs->root);
+    char e[1024];
+    for (size_t i = 0; i < fs->n_created; i++) {
+        trellis_object *o = fs->created[i];
+        if (stage_created(fs, b, &cb, &n, o, e, sizeof e) < 0) {
+            sb_printf(problems, "%s%s", problems->len ? "; " : "", e);
+            if (failed)
+                failed(ud, o->id, e);
+        }
+    }
+    if (n)
+        atomicfile_batch_commit(b, created_done, &cb);
+    atomicfile_batch_free(b);
+    hmap_free(&cb.staged);
+    for (size_t i = 0; i < n; i++) {
+        object_unref(cb.objs[i]);
+        free(cb.paths[i]);
+        free(cb.texts[i]);
+    }
+    free(cb.objs);
+    free(cb.paths);
+    free(cb.texts);
+    for (size_t i = 0; i < fs->n_created; i++)
+        object_unref(fs->created[i]);
+    fs->n_created = 0;
 }
 
 static int fs_flush(store *s, store_fail_cb failed, void *ud, char *err, size_t errlen)
@@ -870,16 +944,7 @@ static int fs_flush(store *s, store_fail_cb failed, void *ud, char *err, size_t 
         if ((f->n_edits || f->n_dels) && flush_file(fs, f, failed, ud, e, sizeof e) < 0)
             sb_printf(&problems, "%s%s", problems.len ? "; " : "", e);
     }
-    for (size_t i = 0; i < fs->n_created; i++) {
-        trellis_object *o = fs->created[i];
-        if (flush_created(fs, o, e, sizeof e) < 0) {
-            sb_printf(&problems, "%s%s", problems.len ? "; " : "", e);
-            if (failed)
-                failed(ud, o->id, e);
-        }
-        object_unref(o);
-    }
-    fs->n_created = 0;
+    flush_created(fs, failed, ud, &problems);
     pthread_mutex_unlock(&fs->mu);
     if (problems.len) {
         errf(err, errlen, "%s", problems.s);

@@ -39,10 +39,34 @@
 /* Process-global and immutable once init has run (see plugin.h). */
 static const trellis_host *host;
 
+/* Which domain each cluster is in under one topology key, by snapshot
+ * index, kept while the clusters do not change (each prepared cluster
+ * carries a serial number; a changed one gets a new one). */
+typedef struct domains {
+    char *key;
+    size_t n;          /* clusters */
+    uint64_t *serials; /* of the clusters when counted */
+    uint32_t *dom;     /* their domain, NO_DOMAIN: without the label */
+    uint32_t n_dom;
+} domains;
+
+#define NO_DOMAIN UINT32_MAX
+
 typedef struct config {
     const char *snapshot_kind; /* host-owned; first (fleet_setup) */
     const char *target_kind;
+    /* pre_filter's (main thread) */
+    domains *cache;
+    size_t n_cache;
+    uint64_t *counts; /* per domain, this cycle */
+    size_t cap_counts;
 } config;
+
+/* A prepared cluster: its serial number. */
+typedef struct cluster {
+    int is_cluster; /* 1; a placement's spread has 0 first */
+    uint64_t serial;
+} cluster;
 
 typedef struct constraint {
     char *key;
@@ -52,6 +76,7 @@ typedef struct constraint {
 
 /* A placement's constraints (PickN only), read once per change. */
 typedef struct spread {
+    int is_cluster; /* 0 */
     fleet_policy *policy;
     constraint *v;
     size_t n;
@@ -86,7 +111,40 @@ static void spread_free(spread *sp)
 static void release(trellis_plugin *self, void *data)
 {
     (void)self;
-    spread_free(data);
+    if (data && *(const int *)data)
+        free(data);
+    else
+        spread_free(data);
+}
+
+static int prepare_target(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
+                          size_t errlen)
+{
+    (void)self;
+    (void)obj;
+    static uint64_t next_serial; /* prepare runs on the main thread */
+    cluster *cl = malloc(sizeof *cl);
+    if (!cl) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    cl->is_cluster = 1;
+    cl->serial = ++next_serial;
+    *data = cl;
+    return 0;
+}
+
+static void free_cache(void *p)
+{
+    config *cfg = p;
+    for (size_t i = 0; i < cfg->n_cache; i++) {
+        free(cfg->cache[i].key);
+        free(cfg->cache[i].serials);
+        free(cfg->cache[i].dom);
+    }
+    free(cfg->cache);
+    free(cfg->counts);
+    free(cfg);
 }
 
 /* Constraint i of the list l into c: 0, or -1 with err naming the field. */
@@ -172,19 +230,78 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
     return 0;
 }
 
-/* A cluster's domain under one constraint, for counting. */
+/* A cluster's label value and snapshot index, to number the domains. */
 typedef struct member {
-    const char *domain; /* the label's value, NULL: in no domain */
-    uint32_t idx;       /* snapshot index */
-    int placed;         /* a Scheduled or Bound binding of this snapshot */
+    const char *value;
+    uint32_t idx;
 } member;
 
-static int by_domain(const void *pa, const void *pb)
+static int by_value(const void *pa, const void *pb)
 {
     const member *a = pa, *b = pb;
-    if (!a->domain || !b->domain)
-        return (a->domain == NULL) - (b->domain == NULL);
-    return strcmp(a->domain, b->domain);
+    int r = strcmp(a->value, b->value);
+    return r ? r : (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+/* The domains of key over this cycle's clusters: the cached ones while
+ * no cluster changed, else numbered again. NULL when out of memory. */
+static domains *domains_of(config *cfg, trellis_cycle *c, trellis_plugin *self, const char *key)
+{
+    size_t n = host->cycle_target_count(c);
+    void *const *td = host->cycle_target_data(c, self);
+    domains *d = NULL;
+    for (size_t i = 0; i < cfg->n_cache && !d; i++)
+        if (strcmp(cfg->cache[i].key, key) == 0)
+            d = &cfg->cache[i];
+    if (!d) {
+        domains *v = realloc(cfg->cache, (cfg->n_cache + 1) * sizeof *v);
+        if (!v)
+            return NULL;
+        cfg->cache = v;
+        d = &v[cfg->n_cache];
+        memset(d, 0, sizeof *d);
+        if (!(d->key = values_strdup(key)))
+            return NULL;
+        cfg->n_cache++;
+    }
+    int same = d->n == n && td;
+    for (size_t i = 0; same && i < n; i++)
+        same = td[i] && ((const cluster *)td[i])->serial == d->serials[i];
+    if (same)
+        return d;
+    /* number the domains again: the clusters changed */
+    uint64_t *serials = malloc((n ? n : 1) * sizeof *serials);
+    uint32_t *dom = malloc((n ? n : 1) * sizeof *dom);
+    member *m = malloc((n ? n : 1) * sizeof *m);
+    if (!serials || !dom || !m) {
+        free(serials);
+        free(dom);
+        free(m);
+        return NULL;
+    }
+    size_t nm = 0;
+    for (size_t i = 0; i < n; i++) {
+        serials[i] = td && td[i] ? ((const cluster *)td[i])->serial : 0;
+        dom[i] = NO_DOMAIN;
+        const char *v = host->object_label(host->target_object(host->cycle_target(c, i)), key);
+        if (v)
+            m[nm++] = (member){v, (uint32_t)i};
+    }
+    qsort(m, nm, sizeof *m, by_value);
+    uint32_t nd = 0;
+    for (size_t i = 0; i < nm; i++) {
+        if (i > 0 && strcmp(m[i].value, m[i - 1].value) != 0)
+            nd++;
+        dom[m[i].idx] = nd;
+    }
+    free(m);
+    free(d->serials);
+    free(d->dom);
+    d->serials = serials;
+    d->dom = dom;
+    d->n = n;
+    d->n_dom = nm ? nd + 1 : 0;
+    return d;
 }
 
 /* KubeFleet's willViolate: does one more binding in a domain of count
@@ -209,51 +326,57 @@ static int will_violate(int64_t count, int64_t smallest, int64_t second, int64_t
     return skew > max_skew;
 }
 
-/* Count one constraint over every cluster and apply it to v. m has room
- * for every target; counts for every distinct domain. */
-static void apply(trellis_cycle *c, const constraint *k, int16_t ki, member *m, int64_t *counts,
-                  const char *const *current, size_t n_current, verdicts *v)
+/* The snapshot index of the cluster of key (clusters are cluster-scoped,
+ * in name order), or n. */
+static size_t index_of_key(trellis_cycle *c, const char *key)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < v->n; i++) {
-        const trellis_target *t = host->cycle_target(c, i);
-        const char *d = host->object_label(host->target_object(t), k->key);
-        if (!d)
-            continue;
-        const char *key = host->target_key(t);
-        m[n++] =
-            (member){d, (uint32_t)i,
-                     bsearch(&key, current, n_current, sizeof *current, fleet_key_cmp) != NULL};
+    size_t lo = 0, n = host->cycle_target_count(c), hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int r = strcmp(host->target_name(host->cycle_target(c, mid)), key);
+        if (r == 0)
+            return mid;
+        if (r < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    qsort(m, n, sizeof *m, by_domain);
-    /* the count of each domain, and the sorted counts' special values */
-    size_t nd = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0 || strcmp(m[i].domain, m[i - 1].domain) != 0)
-            counts[nd++] = 0;
-        counts[nd - 1] += m[i].placed;
-    }
+    return n;
+}
+
+/* Count one constraint (its domains d) and apply it to v. current: the
+ * snapshot indices of the clusters where the placement has a binding of
+ * its current snapshot. */
+static void apply(config *cfg, const constraint *k, int16_t ki, const domains *d,
+                  const size_t *current, size_t n_current, verdicts *v)
+{
+    uint64_t *counts = cfg->counts;
+    memset(counts, 0, d->n_dom * sizeof *counts);
+    for (size_t i = 0; i < n_current; i++)
+        if (current[i] < d->n && d->dom[current[i]] != NO_DOMAIN)
+            counts[d->dom[current[i]]]++;
+    /* the sorted counts' smallest, second smallest and largest, as
+     * KubeFleet takes them (one count is all three) */
     int64_t smallest = -1, second = -1, largest = -1;
-    for (size_t i = 0; i < nd; i++) {
-        if (largest < 0 || counts[i] > largest)
-            largest = counts[i];
-        if (smallest < 0 || counts[i] < smallest) {
+    for (uint32_t i = 0; i < d->n_dom; i++) {
+        int64_t x = (int64_t)counts[i];
+        if (largest < 0 || x > largest)
+            largest = x;
+        if (smallest < 0 || x < smallest) {
             second = smallest;
-            smallest = counts[i];
-        } else if (second < 0 || counts[i] < second) {
-            second = counts[i];
+            smallest = x;
+        } else if (second < 0 || x < second) {
+            second = x;
         }
     }
-    if (nd == 1) /* KubeFleet: one count is all three */
+    if (d->n_dom == 1)
         second = smallest;
-    for (size_t i = 0, d = 0; i < n; i++) {
-        if (i > 0 && strcmp(m[i].domain, m[i - 1].domain) != 0)
-            d++;
-        uint32_t x = m[i].idx;
-        if (v->violated[x] >= 0)
-            continue; /* out already: no score kept */
+    for (size_t x = 0; x < v->n && x < d->n; x++) {
+        if (d->dom[x] == NO_DOMAIN || v->violated[x] >= 0)
+            continue; /* in no domain: no skew; out already: no score kept */
         int64_t change;
-        int bad = will_violate(counts[d], smallest, second, largest, k->max_skew, &change);
+        int bad = will_violate((int64_t)counts[d->dom[x]], smallest, second, largest, k->max_skew,
+                               &change);
         if (bad && k->do_not_schedule)
             v->violated[x] = ki;
         else if (bad)
@@ -266,7 +389,7 @@ static void apply(trellis_cycle *c, const constraint *k, int16_t ki, member *m, 
 static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
                       trellis_status *st)
 {
-    const config *cfg = host->get_private(self);
+    config *cfg = host->get_private(self);
     const spread *sp = host->object_data(self, w);
     if (!sp || !sp->n)
         return TRELLIS_SKIP;
@@ -279,14 +402,19 @@ static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obje
     }
     verdicts *v = host->cycle_alloc(c, sizeof *v);
     size_t n = host->cycle_target_count(c), nh = host->cycle_held_count(c);
-    const char **current = host->cycle_alloc(c, (nh ? nh : 1) * sizeof *current);
-    member *m = host->cycle_alloc(c, (n ? n : 1) * sizeof *m);
-    int64_t *counts = host->cycle_alloc(c, (n ? n : 1) * sizeof *counts);
+    size_t *current = host->cycle_alloc(c, (nh ? nh : 1) * sizeof *current);
     if (v) {
         v->score = host->cycle_alloc(c, (n ? n : 1) * sizeof *v->score);
         v->violated = host->cycle_alloc(c, (n ? n : 1) * sizeof *v->violated);
     }
-    if (!v || !current || !m || !counts || !v->score || !v->violated) {
+    if (n > cfg->cap_counts) {
+        uint64_t *counts = realloc(cfg->counts, n * sizeof *counts);
+        if (counts) {
+            cfg->counts = counts;
+            cfg->cap_counts = n;
+        }
+    }
+    if (!v || !current || !v->score || !v->violated || cfg->cap_counts < n) {
         host->status(st, TRELLIS_ERROR, "OutOfMemory", "no room to count %zu clusters", n);
         return TRELLIS_ERROR;
     }
@@ -297,13 +425,20 @@ static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obje
     for (size_t i = 0; i < nh; i++)
         if (fleet_held_class(host, self, c, i, sp->policy->snapshot, cfg->target_kind) <=
             FLEET_HELD_BOUND)
-            current[n_current++] = host->cycle_held(c, i);
-    qsort(current, n_current, sizeof *current, fleet_key_cmp);
+            current[n_current++] = index_of_key(c, host->cycle_held(c, i));
     /* DoNotSchedule constraints first, as KubeFleet evaluates them */
-    for (int pass = 1; pass >= 0; pass--)
-        for (size_t k = 0; k < sp->n; k++)
-            if (sp->v[k].do_not_schedule == pass)
-                apply(c, &sp->v[k], (int16_t)k, m, counts, current, n_current, v);
+    for (int pass = 1; pass >= 0; pass--) {
+        for (size_t k = 0; k < sp->n; k++) {
+            if (sp->v[k].do_not_schedule != pass)
+                continue;
+            const domains *d = domains_of(cfg, c, self, sp->v[k].key);
+            if (!d) {
+                host->status(st, TRELLIS_ERROR, "OutOfMemory", "no room to count %zu clusters", n);
+                return TRELLIS_ERROR;
+            }
+            apply(cfg, &sp->v[k], (int16_t)k, d, current, n_current, v);
+        }
+    }
     host->cycle_set(c, self, v);
     return TRELLIS_SUCCESS;
 }
@@ -384,7 +519,10 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     if (!cfg)
         return -1;
     cfg->target_kind = h->arg_string(args, "target_kind");
+    /* the domain cache goes with the config */
+    h->set_private(self, cfg, free_cache);
     if (h->register_prepare_workload(self, prepare_workload) < 0 ||
+        h->register_prepare_target(self, prepare_target) < 0 ||
         h->register_release(self, release) < 0 || h->register_pre_filter(self, pre_filter) < 0 ||
         h->register_filter(self, filter) < 0 || h->register_filter_span(self, filter_span) < 0 ||
         h->register_score(self, score) < 0 || h->register_score_span(self, score_span) < 0) {
