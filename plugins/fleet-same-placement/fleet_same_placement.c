@@ -40,9 +40,11 @@ static const trellis_arg_spec args_table[] = {
     {NULL, 0, NULL, NULL},
 };
 
-static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
-                      trellis_status *st)
+static int pre_score(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                     const trellis_target *const *feasible, size_t n_feasible, trellis_status *st)
 {
+    (void)feasible;
+    (void)n_feasible;
     const config *cfg = host->get_private(self);
     const fleet_policy *p = host->object_data(self, w);
     size_t nh = host->cycle_held_count(c);
@@ -61,7 +63,7 @@ static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obje
             o->keys[o->n++] = host->cycle_held(c, i);
     qsort(o->keys, o->n, sizeof *o->keys, fleet_key_cmp);
     host->cycle_set(c, self, o);
-    return TRELLIS_SKIP; /* no filter of its own */
+    return TRELLIS_SUCCESS;
 }
 
 static int score(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
@@ -83,7 +85,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     if (!cfg)
         return -1;
     cfg->target_kind = h->arg_string(args, "target_kind");
-    if (fleet_register_policy(h, self) < 0 || h->register_pre_filter(self, pre_filter) < 0 ||
+    if (fleet_register_policy(h, self) < 0 || h->register_pre_score(self, pre_score) < 0 ||
         h->register_score(self, score) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;

@@ -443,6 +443,113 @@ START_TEST(fleet_taints_match_as_kubefleet)
 }
 END_TEST
 
+#define MEMBER(name, labels)                                                                       \
+    "{\"apiVersion\":\"v1\",\"kind\":\"MemberCluster\",\"metadata\":{\"name\":\"" name             \
+    "\",\"labels\":{" labels "}}}"
+#define BINDING(crp, cluster, snapshot, state)                                                     \
+    "{\"apiVersion\":\"v1\",\"kind\":\"ClusterResourceBinding\",\"metadata\":{\"name\":\"" crp     \
+    "-" cluster "\",\"labels\":{\"kubernetes-fleet.io/parent-CRP\":\"" crp "\"}},\"spec\":{"       \
+    "\"targetCluster\":\"" cluster "\",\"state\":\"" state "\","                                   \
+    "\"schedulingPolicySnapshotName\":\"" snapshot "\"}}"
+
+START_TEST(fleet_topology_spread_counts_domains)
+{
+    /* KubeFleet's willViolate: region a holds 0 bindings, region b one
+     * (on b1): counts [0, 1], skew 1. One more in a: the only smallest,
+     * skew 0 (fine); in b: the largest, skew 2 > maxSkew 1 (rejected);
+     * x has no region: no skew. */
+    trellis_plugin *pl = load("fleet-topology-spread", NULL);
+    trellis_object *t[] = {
+        TARGET(MEMBER("a1", "\"region\":\"a\"")), TARGET(MEMBER("a2", "\"region\":\"a\"")),
+        TARGET(MEMBER("b1", "\"region\":\"b\"")), TARGET(MEMBER("b2", "\"region\":\"b\"")),
+        TARGET(MEMBER("x", "\"zone\":\"z\"")),
+    };
+    const char *held[] = {"b1"};
+    const trellis_object *objs[] = {obj(-1, BINDING("p", "b1", "", "Scheduled"))};
+    mock_set_held_objects(m, held, objs, 1);
+    int codes[5];
+    trellis_status st[5];
+    filter(pl,
+           WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"ClusterResourcePlacement\","
+                    "\"metadata\":{\"name\":\"p\"},\"spec\":{\"policy\":{\"placementType\":"
+                    "\"PickN\",\"numberOfClusters\":3,\"topologySpreadConstraints\":[{"
+                    "\"topologyKey\":\"region\"}]}}}"),
+           t, 5, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[3], TRELLIS_UNSCHEDULABLE);
+    ck_assert_str_eq(st[3].message,
+                     "violated doNotSchedule topology spread constraint \"region\" (max skew 1)");
+    ck_assert_int_eq(codes[4], TRELLIS_SUCCESS);
+    /* one cluster per cycle: holds 1 of 3, wants 2 now, and another cycle */
+    ck_assert_uint_eq(mock_want(m), 2);
+    ck_assert_int_eq(mock_requeue_now(m), 1);
+    /* a maxSkew of 0 is refused with the field */
+    trellis_object *bad = WORKLOAD(
+        "{\"apiVersion\":\"v1\",\"kind\":\"ClusterResourcePlacement\",\"metadata\":{\"name\":"
+        "\"q\"},\"spec\":{\"policy\":{\"placementType\":\"PickN\",\"numberOfClusters\":1,"
+        "\"topologySpreadConstraints\":[{\"topologyKey\":\"region\",\"maxSkew\":0}]}}}");
+    ck_assert_msg(strstr(mock_prepare_error(bad, pl), "maxSkew: expected an integer of at least 1"),
+                  "%s", mock_prepare_error(bad, pl));
+    mock_set_held(m, NULL, 0);
+}
+END_TEST
+
+START_TEST(fleet_same_placement_scores_older_bindings)
+{
+    trellis_plugin *pl = load("fleet-same-placement", NULL);
+    obj(-1, "{\"apiVersion\":\"v1\",\"kind\":\"ClusterSchedulingPolicySnapshot\",\"metadata\":"
+            "{\"name\":\"p-1\",\"labels\":{\"kubernetes-fleet.io/parent-CRP\":\"p\","
+            "\"kubernetes-fleet.io/is-latest-snapshot\":\"true\"},\"annotations\":{"
+            "\"kubernetes-fleet.io/number-of-clusters\":\"2\"}},\"spec\":{\"policy\":{"
+            "\"placementType\":\"PickN\"}}}");
+    trellis_object *t[] = {TARGET(MEMBER("m1", "")), TARGET(MEMBER("m2", "")),
+                           TARGET(MEMBER("m3", ""))};
+    /* m1's binding is of p-0 (older), m3's of p-1 */
+    const char *held[] = {"m1", "m3"};
+    const trellis_object *objs[] = {obj(-1, BINDING("p", "m1", "p-0", "Bound")),
+                                    obj(-1, BINDING("p", "m3", "p-1", "Scheduled"))};
+    mock_set_held_objects(m, held, objs, 2);
+    int64_t s[3];
+    score(pl,
+          WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"ClusterResourcePlacement\","
+                   "\"metadata\":{\"name\":\"p\"}}"),
+          t, 3, s);
+    ck_assert_int_eq(s[0], 1);
+    ck_assert_int_eq(s[1], 0);
+    ck_assert_int_eq(s[2], 0);
+    mock_set_held(m, NULL, 0);
+}
+END_TEST
+
+START_TEST(fleet_binder_writes_the_cluster_decision)
+{
+    trellis_plugin *pl = load("fleet-binder", NULL);
+    trellis_object *t = TARGET(MEMBER("m1", ""));
+    trellis_status st;
+    trellis_object *w = WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"ClusterResourcePlacement\","
+                                 "\"metadata\":{\"name\":\"p\"},\"spec\":{\"policy\":{"
+                                 "\"placementType\":\"PickN\",\"numberOfClusters\":1}}}");
+    ck_assert_int_eq(mock_bind(m, pl, w, t, &st), TRELLIS_SUCCESS);
+    /* not reserved in a cycle that scored: KubeFleet's zero scores */
+    ck_assert_str_eq(mock_written(m, "", "p", "spec.clusterDecision"),
+                     "{\"clusterName\":\"m1\",\"selected\":true,\"clusterScore\":{"
+                     "\"affinityScore\":0,\"priorityScore\":0},\"reason\":\"Successfully scheduled "
+                     "resources for placement in \\\"m1\\\" (affinity score: 0, topology spread "
+                     "score: 0): picked by scheduling policy\"}");
+    /* no snapshot: no snapshot name */
+    ck_assert_ptr_null(mock_written(m, "", "p", "spec.schedulingPolicySnapshotName"));
+    trellis_object *f = WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"ClusterResourcePlacement\","
+                                 "\"metadata\":{\"name\":\"f\"},\"spec\":{\"policy\":{"
+                                 "\"placementType\":\"PickFixed\",\"clusterNames\":[\"m1\"]}}}");
+    ck_assert_int_eq(mock_bind(m, pl, f, t, &st), TRELLIS_SUCCESS);
+    ck_assert_str_eq(mock_written(m, "", "f", "spec.clusterDecision"),
+                     "{\"clusterName\":\"m1\",\"selected\":true,\"clusterScore\":null,"
+                     "\"reason\":\"Successfully scheduled resources for placement in \\\"m1\\\": "
+                     "picked by scheduling policy\"}");
+}
+END_TEST
+
 START_TEST(fleet_affinity_properties)
 {
     trellis_plugin *pl = load("fleet-affinity", NULL);
@@ -907,6 +1014,9 @@ int main(void)
     const TTest *fleet_pol[] = {fleet_policy_from_the_latest_snapshot, NULL};
     const TTest *fleet_taints[] = {fleet_taints_match_as_kubefleet, NULL};
     const TTest *fleet_aff[] = {fleet_affinity_properties, NULL};
+    const TTest *fleet_more[] = {fleet_topology_spread_counts_domains,
+                                 fleet_same_placement_scores_older_bindings,
+                                 fleet_binder_writes_the_cluster_decision, NULL};
     const TTest *zones[] = {gardener_zones_rules, NULL};
     const TTest *access[] = {gardener_access_restrictions, NULL};
     const TTest *selfh[] = {gardener_self_hosted_left_alone, NULL};
@@ -934,6 +1044,7 @@ int main(void)
     srunner_add_suite(sr, suite("fleet-policy", fleet_pol));
     srunner_add_suite(sr, suite("fleet-taints", fleet_taints));
     srunner_add_suite(sr, suite("fleet-affinity", fleet_aff));
+    srunner_add_suite(sr, suite("fleet-spread-same-binder", fleet_more));
     srunner_add_suite(sr, suite("gardener-zones", zones));
     srunner_add_suite(sr, suite("gardener-access", access));
     srunner_add_suite(sr, suite("gardener-self-hosted", selfh));
