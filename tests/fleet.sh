@@ -47,6 +47,11 @@ rm -f "$st/args"
 awk 'BEGIN { RS = "\n---\n"; ORS = "\n---\n" } /\n  name: west-2\n/ { print > "/dev/stderr"; next } { print }' \
     "$st/members.yaml" >"$tmp/members" 2>"$st/west-2.yaml"
 mv "$tmp/members" "$st/members.yaml"
+# web-frontend's snapshot too: the host writes every snapshot's status,
+# and a file the test edits should be one the host writes only for it
+awk 'BEGIN { RS = "\n---\n"; ORS = "\n---\n" } /\n  name: web-frontend-0\n/ { print > "/dev/stderr"; next } { print }' \
+    "$st/snapshots.yaml" >"$tmp/snaps" 2>"$st/web-frontend-0.yaml"
+mv "$tmp/snaps" "$st/snapshots.yaml"
 b() { echo "$st/clusterresourcebinding-$1.json"; }
 # field FILE KEY: the value of "KEY": "..." in a binding file
 field() { sed -n "s|.*\"$2\": \"\\([^\"]*\\)\".*|\\1|p" "$1" | head -n 1; }
@@ -75,9 +80,12 @@ check "run: ... the Bound binding of the current snapshot stays" \
     in_yaml "$st/bindings.yaml" reports-west-1 state Bound
 
 # scale out: the snapshot's number-of-clusters goes from 3 to 4
-sed 's/number-of-clusters: "3"$/number-of-clusters: "4"/' "$st/snapshots.yaml" |
-    awk 'BEGIN { RS = "\n---\n"; ORS = "\n---\n" } { if ($0 !~ /name: web-frontend-0/) gsub(/number-of-clusters: "4"/, "number-of-clusters: \"3\""); print }' \
-        >"$tmp/snap" && mv "$tmp/snap" "$st/snapshots.yaml"
+check "run: web-frontend-0's status says 3 of 3 clusters were found" \
+    wait_for 20 grep -q "SchedulingPolicyFulfilled.*found 3 cluster" "$st/web-frontend-0.yaml"
+check "run: ... listing why west-1 was passed over" \
+    grep -q 'ClusterUnschedulable, violated doNotSchedule topology spread constraint' "$st/web-frontend-0.yaml"
+sed 's/number-of-clusters: "3"/number-of-clusters: "4"/' "$st/web-frontend-0.yaml" >"$tmp/snap" &&
+    mv "$tmp/snap" "$st/web-frontend-0.yaml"
 check "run: scaled out to 4: west-1 joins (domains even again)" \
     wait_for 20 test -f "$(b web-frontend-west-1)"
 kept() { is "$(b web-frontend-edge-1)" state Scheduled && is "$(b web-frontend-west-2)" state Scheduled; }
@@ -98,9 +106,9 @@ sums >"$tmp/after"
 check "run: ... and the heartbeat changed no other binding" cmp "$tmp/before" "$tmp/after"
 
 # the policy changes: PickN 2 of the staging clusters, a new snapshot
-awk 'BEGIN { RS = "\n---\n"; ORS = "\n---\n" }
-     /name: web-frontend-0\n/ { sub(/is-latest-snapshot: "true"/, "is-latest-snapshot: \"false\"") } { print }' \
-    "$st/snapshots.yaml" >"$tmp/snap" && mv "$tmp/snap" "$st/snapshots.yaml"
+wait_for 20 grep -q "found 4 cluster" "$st/web-frontend-0.yaml"
+sed 's/is-latest-snapshot: "true"/is-latest-snapshot: "false"/' "$st/web-frontend-0.yaml" >"$tmp/snap" &&
+    mv "$tmp/snap" "$st/web-frontend-0.yaml"
 cat >"$st/web-frontend-1.yaml" <<'Y'
 apiVersion: placement.kubernetes-fleet.io/v1beta1
 kind: ClusterSchedulingPolicySnapshot

@@ -18,9 +18,10 @@
 #include "settings.h"
 #include "util.h"
 
-static const char *const point_names[] = {
-    "queue_sort", "pre_filter", "filter", "post_filter", "pre_score",   "score",    "reserve",
-    "permit",     "pre_bind",   "bind",   "post_bind",   "pre_enqueue", "finalize", "target_lost"};
+static const char *const point_names[] = {"queue_sort", "pre_filter",  "filter",    "post_filter",
+                                          "pre_score",  "score",       "reserve",   "permit",
+                                          "pre_bind",   "bind",        "post_bind", "pre_enqueue",
+                                          "finalize",   "target_lost", "decided"};
 
 const char *config_point_name(unsigned bit)
 {
@@ -166,7 +167,8 @@ static int load_plugin(cfg *c, cfg_profile *pr, const config_setting_t *s, cfg_p
                         err, errlen,
                         "%s:%d: unknown extension point '%s' (expected queue_sort, "
                         "pre_filter, filter, post_filter, pre_score, score, reserve, "
-                        "permit, pre_bind, bind, post_bind, pre_enqueue, finalize or target_lost)",
+                        "permit, pre_bind, bind, post_bind, pre_enqueue, finalize, target_lost "
+                        "or decided)",
                         sfile(c, pts), config_setting_source_line(pts), n ? n : "?");
                 pl->points |= bit;
             }

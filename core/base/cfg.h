@@ -36,7 +36,8 @@ enum {
     PT_PRE_ENQUEUE = 1u << 11,
     PT_FINALIZE = 1u << 12,
     PT_TARGET_LOST = 1u << 13,
-    PT_ALL = (1u << 14) - 1
+    PT_DECIDED = 1u << 14,
+    PT_ALL = (1u << 15) - 1
 };
 /* Name of an extension point bit ("filter"); NULL if unknown. */
 const char *config_point_name(unsigned bit);

@@ -247,8 +247,10 @@ static void apply_one(sched *s, store_event_type type, trellis_object *old_obj,
         index_set(s->ix, new_obj);
     else
         index_del(s->ix, old_obj);
-    /* the host's own Events never help a workload fit */
-    if (strcmp(o->kind, "Event") != 0)
+    /* the host's own Events never help a workload fit, nor does another
+     * object's status alone (see changes_apply) */
+    if (strcmp(o->kind, "Event") != 0 &&
+        !(old_obj && new_obj && object_same_but_status(old_obj, new_obj)))
         move_on_event(s, NULL, TRELLIS_EV_OTHER, old_obj, new_obj);
 }
 
@@ -303,7 +305,11 @@ void changes_apply(sched *s, store_event_type type, trellis_object *old_obj,
     char who[256];
     log_debug("store: %s %s", object_describe(o, who, sizeof who), names[type]);
     apply_one(s, type, old_obj, new_obj);
-    if (strcmp(o->kind, "Event") != 0)
+    /* what a prepare reads of another object is what it asks for: its
+     * status changing alone (Fleet's policy snapshot, written by the
+     * host) prepares nobody again */
+    if (strcmp(o->kind, "Event") != 0 &&
+        !(old_obj && new_obj && object_same_but_status(old_obj, new_obj)))
         refresh_readers(s, o);
 }
 
@@ -335,7 +341,8 @@ void changes_apply_own(sched *s)
             ni += k;
         } else if (change) {
             apply_one(s, !now ? STORE_DELETED : old ? STORE_MODIFIED : STORE_ADDED, old, now);
-            refresh_readers(s, o);
+            if (!(old && now && object_same_but_status(old, now)))
+                refresh_readers(s, o);
         }
         if (old)
             object_unref(old);

@@ -76,6 +76,7 @@ REG(reg_equivalent, equivalent, trellis_equivalent_fn)
 REG(reg_pre_enqueue, pre_enqueue, trellis_pre_enqueue_fn)
 REG(reg_finalize, finalize, trellis_finalize_fn)
 REG(reg_target_lost, target_lost, trellis_target_lost_fn)
+REG(reg_decided, decided, trellis_decided_fn)
 #undef REG
 
 /* A plugin's own thread may still call the host after its fini: every
@@ -327,9 +328,9 @@ static int cycle_filter_without(trellis_cycle *c, const trellis_target *t,
  * or from prepare is refused. */
 static int write_allowed(const char *hook)
 {
-    static const char *const ok[] = {"post_filter", "reserve",  "unreserve",
-                                     "permit",      "pre_bind", "bind",
-                                     "post_bind",   "finalize", "target_lost"};
+    static const char *const ok[] = {"post_filter", "reserve", "unreserve", "permit",
+                                     "pre_bind",    "bind",    "post_bind", "finalize",
+                                     "target_lost", "decided"};
     if (!hook)
         return 1; /* not inside a hook: a plugin's own thread (permits) */
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
@@ -357,7 +358,7 @@ static const host_services *svc_for(const trellis_plugin *self, const char *fn, 
     if (kind == WRITES && !write_allowed(hook)) {
         errf(err, errlen,
              "%s called from %s: refused (writes belong to the post-filter, the binding "
-             "cycle, finalize and target_lost)",
+             "cycle, finalize, target_lost and decided)",
              fn, hook);
         log_msg(TRELLIS_LOG_ERROR, self->name, "%s", err);
         return NULL;
@@ -563,6 +564,41 @@ static int cycle_reconsider(trellis_cycle *c, const trellis_plugin *self, const 
                    &c->n_reconsidered, "reconsidered");
 }
 
+static size_t cycle_pick_count(const trellis_cycle *c)
+{
+    return c ? c->n_picks : 0;
+}
+
+static const trellis_target *cycle_pick(const trellis_cycle *c, size_t i)
+{
+    return c && i < c->n_picks ? c->picks[i] : NULL;
+}
+
+static int cycle_held_kept(const trellis_cycle *c, size_t i)
+{
+    if (!c || i >= c->n_held || listed(c->released, c->n_released, c->held[i]))
+        return 0;
+    if (!cycle_reconsidered(c, c->held[i]))
+        return 1;
+    for (size_t k = 0; k < c->n_picks; k++)
+        if (strcmp(c->picks[k]->name, c->held[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static int cycle_target_status(trellis_cycle *c, size_t i, trellis_status *st)
+{
+    static const char *const ok[] = {"post_filter", "decided"};
+    trellis_status tmp;
+    if (!st)
+        st = &tmp;
+    memset(st, 0, sizeof *st);
+    if (!c || i >= c->n || !in_hook(ok, 2) || !c->filtered)
+        return TRELLIS_SUCCESS;
+    const trellis_plugin *who;
+    return framework_explain(c, i, &who, st);
+}
+
 static const trellis_object *cycle_held_object(const trellis_cycle *c, size_t i)
 {
     if (!c || i >= c->n_held || !c->p || !c->p->placed || !c->w)
@@ -581,7 +617,7 @@ static void cycle_requeue_now(trellis_cycle *c)
 static int cycle_score(const trellis_cycle *c, const char *plugin, const trellis_target *t,
                        int64_t *out)
 {
-    static const char *const ok[] = {"normalize", "reserve", "permit"};
+    static const char *const ok[] = {"normalize", "reserve", "permit", "decided"};
     if (!c || !c->scored || !plugin || !t || !out || !in_hook(ok, sizeof ok / sizeof *ok))
         return -1;
     const profile *p = c->p;
@@ -834,6 +870,11 @@ static const trellis_host table = {
     .cycle_held_object = cycle_held_object,
     .cycle_reconsider = cycle_reconsider,
     .store_bind_edits = store_bind_edits,
+    .register_decided = reg_decided,
+    .cycle_pick_count = cycle_pick_count,
+    .cycle_pick = cycle_pick,
+    .cycle_held_kept = cycle_held_kept,
+    .cycle_target_status = cycle_target_status,
     .store_bind = store_bind,
     .register_target_lost = reg_target_lost,
     .cycle_note = cycle_note,

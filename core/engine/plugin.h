@@ -61,6 +61,7 @@ typedef struct plugin_hooks {
     trellis_pre_enqueue_fn pre_enqueue;
     trellis_finalize_fn finalize;
     trellis_target_lost_fn target_lost;
+    trellis_decided_fn decided;
     /* queueing hints: has_events is 0 until register_events is called (the
      * plugin is then concerned by every event); events is the OR of the
      * registered masks, hint the last function given (NULL: always) */

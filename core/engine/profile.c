@@ -58,6 +58,8 @@ void profile_build(profile *p)
             plist_add(&p->finalize, pl);
         if (h->target_lost && (pt & PT_TARGET_LOST))
             plist_add(&p->target_lost, pl);
+        if (h->decided && (pt & PT_DECIDED))
+            plist_add(&p->decided, pl);
     }
     /* the equivalence cache needs every plugin that filters or scores */
     p->equivalent = p->cfg->equivalence_cache;
@@ -77,7 +79,8 @@ void profile_free(profile *p)
     plist *lists[] = {&p->pre_filter, &p->filter,      &p->post_filter,      &p->pre_score,
                       &p->score,      &p->reserve,     &p->permit,           &p->pre_bind,
                       &p->bind,       &p->post_bind,   &p->prepare_workload, &p->prepare_target,
-                      &p->eviction,   &p->pre_enqueue, &p->finalize,         &p->target_lost};
+                      &p->eviction,   &p->pre_enqueue, &p->finalize,         &p->target_lost,
+                      &p->decided};
     for (size_t j = 0; j < sizeof lists / sizeof *lists; j++)
         free(lists[j]->v);
     free(p->plugins);
@@ -129,6 +132,8 @@ const plist *profile_point(const profile *p, ext_point ep)
         return &p->finalize;
     case EP_TARGET_LOST:
         return &p->target_lost;
+    case EP_DECIDED:
+        return &p->decided;
     case EP_COUNT:
         break;
     }

@@ -42,6 +42,7 @@ typedef enum {
     EP_PRE_ENQUEUE,
     EP_FINALIZE,
     EP_TARGET_LOST,
+    EP_DECIDED,
     EP_COUNT
 } ext_point;
 

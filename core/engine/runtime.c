@@ -694,6 +694,15 @@ void run_finalize(profile *p, trellis_object *w)
     }
 }
 
+void run_decided(profile *p, trellis_cycle *c, trellis_object *w, int again)
+{
+    for (size_t k = 0; k < p->decided.n; k++) {
+        trellis_plugin *pl = p->decided.v[k];
+        CALL(pl, "decided", w->id, pl->hook_deadline_ms, TRELLIS_SUCCESS,
+             pl->h.decided(pl, c, w, again));
+    }
+}
+
 void run_post_bind(profile *p, trellis_cycle *c, trellis_object *w, const struct trellis_target *t)
 {
     uint64_t tp = rt_clock();

@@ -129,6 +129,9 @@ int run_bind(profile *p, trellis_cycle *c, trellis_object *w, const struct trell
              char *msg, size_t msglen);
 /* Post-bind, after the binding landed. */
 void run_post_bind(profile *p, trellis_cycle *c, trellis_object *w, const struct trellis_target *t);
+/* p's decided plugins on w's finished scheduling cycle c (again: it gets
+ * another cycle at once). Main thread. */
+void run_decided(profile *p, trellis_cycle *c, trellis_object *w, int again);
 
 /* ---- around the queue ---- */
 /* Whether p takes the pending workload w: 0 when a pre_enqueue plugin

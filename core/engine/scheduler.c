@@ -441,10 +441,12 @@ static dec_result cycle_one(sched *s, profile *p, qitem *it)
         return DEC_ERROR;
     }
     if (r == FW_SATISFIED) {
+        run_decided(p, c, it->w, 0);
         bindcycle_satisfied(s, p, c, d, it);
         return DEC_SCHEDULED;
     }
     if (r == FW_UNSCHEDULABLE) {
+        run_decided(p, c, it->w, 0);
         unschedulable(s, p, c, d, it);
         if (p->placed || c->n_released) /* it keeps what it holds */
             bindcycle_release(s, p, c, d);
@@ -456,11 +458,12 @@ static dec_result cycle_one(sched *s, profile *p, qitem *it)
         }
         return DEC_UNSCHEDULABLE;
     }
+    if (!c->n_picks && (c->picks = cycle_alloc(c, sizeof *c->picks))) {
+        c->picks[0] = best; /* one pick: what bindcycle_release and decided ask about */
+        c->n_picks = 1;
+    }
+    run_decided(p, c, it->w, c->requeue_now);
     if (p->placed) {
-        if (!c->n_picks && (c->picks = cycle_alloc(c, sizeof *c->picks))) {
-            c->picks[0] = best; /* one pick: what bindcycle_release asks about */
-            c->n_picks = 1;
-        }
         bindcycle_run_many(s, p, c, d, it, c->n_picks ? c->picks : &best,
                            c->n_picks ? c->n_picks : 1);
     } else {

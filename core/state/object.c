@@ -938,6 +938,21 @@ int object_same_content(const trellis_object *a, const trellis_object *b)
     return a->tree_size == b->tree_size && memcmp(a->root, b->root, a->tree_size) == 0;
 }
 
+int object_same_but_status(const trellis_object *a, const trellis_object *b)
+{
+    if (object_same_content(a, b))
+        return 1;
+    json_object *ja = object_to_json(a), *jb = object_to_json(b);
+    if (ja)
+        json_object_object_del(ja, "status");
+    if (jb)
+        json_object_object_del(jb, "status");
+    int same = ja && jb && json_object_equal(ja, jb);
+    json_object_put(ja);
+    json_object_put(jb);
+    return same;
+}
+
 json_object *value_to_json(const trellis_value *v)
 {
     const onode *n = N(v);

@@ -82,6 +82,9 @@ void object_set_origin(trellis_object *o, const char *file, int doc, int item, i
 /* Whether two objects hold the same value tree, byte for byte (the same
  * document parsed twice gives the same tree). */
 int object_same_content(const trellis_object *a, const trellis_object *b);
+/* Whether a and b differ at most in their status (what a controller
+ * reports, not what it is asked for). */
+int object_same_but_status(const trellis_object *a, const trellis_object *b);
 /* The object's tree as a new json-c tree; ownership transfers to the
  * caller. */
 json_object *object_to_json(const trellis_object *o);

@@ -492,6 +492,20 @@ static int patch_created(file_store *fs, size_t i, const store_edit *edits, size
     return 0;
 }
 
+/* The object a write made against o goes to, as this store holds it now:
+ * o itself when its file is as o was read from; when the file changed
+ * since (another object of the file was written), the store's object of
+ * the same id when its content is still o's (only its place and version
+ * moved: a version is the file's); NULL when o itself changed. */
+static const trellis_object *current(file_store *fs, const fs_file *f, const trellis_object *o)
+{
+    if (o->version == f->hash)
+        return o;
+    const fs_entry *en = hmap_get(&fs->objects, o->id);
+    return en && en->f == f && en->o->version == f->hash && object_same_content(en->o, o) ? en->o
+                                                                                          : NULL;
+}
+
 static int patch_locked(file_store *fs, const trellis_object *o, const store_edit *edits, size_t n,
                         char *err, size_t errlen)
 {
@@ -502,8 +516,10 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
                 return patch_created(fs, i, edits, n, err, errlen);
         return errf(err, errlen, "%s %s: not read from this store", o->kind, o->key);
     }
-    if (o->version != f->hash)
+    const trellis_object *cur = current(fs, f, o);
+    if (!cur)
         return errf(err, errlen, "%s: %s %s changed since it was read", f->path, o->kind, o->key);
+    o = cur;
     for (size_t i = 0; i < n; i++) {
 
         /* a later patch of the same field replaces an earlier one */
@@ -614,8 +630,10 @@ static int remove_locked(file_store *fs, const trellis_object *o, char *err, siz
     fs_file *f = o->file ? hmap_get(&fs->by_path, o->file) : NULL;
     if (!en || !f)
         return errf(err, errlen, "%s %s: not in this store", o->kind, o->key);
-    if (o->version != f->hash)
+    const trellis_object *cur = current(fs, f, o);
+    if (!cur)
         return errf(err, errlen, "%s: %s %s changed since it was read", f->path, o->kind, o->key);
+    o = cur;
     for (size_t i = 0; i < f->n_dels; i++)
         if (f->dels[i].doc == o->doc && f->dels[i].item == o->item)
             return 0;

@@ -22,8 +22,23 @@
  * ones the cycle ranked with (cycle_score of the plugins named by the
  * arguments affinity and spread), taken in reserve on the scheduling
  * thread and written by bind on the binding thread.
+ *
+ * decided: the policy snapshot's status as KubeFleet writes it once a
+ * placement's cycle is over (not while it takes one cluster per cycle):
+ * status.clusterDecisions (every selected cluster: the new ones, those
+ * kept from an older snapshot, the Scheduled ones, then the Bound ones,
+ * each with its cluster decision; then at most 20 unselected: clusters
+ * that did not score high enough, the best first, then clusters filtered
+ * out, by name, with KubeFleet's "ClusterUnschedulable, <reason>"; PickFixed:
+ * the named clusters found, those not eligible and those not found),
+ * status.observedCRPGeneration (the snapshot's CRP-generation annotation)
+ * and the Scheduled condition (SchedulingPolicyFulfilled when it holds as
+ * many clusters as wanted, else SchedulingPolicyUnfulfilled). Nothing is
+ * written when all three are as they were, so a status write that makes
+ * the placement be looked at again ends there.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +46,7 @@
 
 #include "trellis/plugin.h"
 #include "fleet.h"
+#include "values.h"
 
 /* Process-global and immutable once init has run (see plugin.h). */
 static const trellis_host *host;
@@ -150,6 +166,495 @@ static int bind(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
     return TRELLIS_SUCCESS;
 }
 
+/* ---- the policy snapshot's status ---- */
+
+#define MAX_UNSELECTED 20
+#define GENERATION_ANNOTATION "kubernetes-fleet.io/CRP-generation"
+
+/* A growing string; out of memory leaves failed set. */
+typedef struct sbuf {
+    char *s;
+    size_t len, cap;
+    int failed;
+} sbuf;
+
+static void put(sbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void put(sbuf *b, const char *fmt, ...)
+{
+    for (int tries = 0; tries < 2 && !b->failed; tries++) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->failed = 1;
+            return;
+        }
+        if (b->s && b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = (b->cap + (size_t)n + 1) * 2;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->failed = 1;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+}
+
+/* A JSON string of text (quoted, escaped) onto b. */
+static void put_string(sbuf *b, const char *text)
+{
+    put(b, "\"");
+    for (const unsigned char *q = (const unsigned char *)(text ? text : ""); *q; q++) {
+        if (*q == '"' || *q == '\\')
+            put(b, "\\%c", *q);
+        else if (*q < 0x20)
+            put(b, "\\u%04x", *q);
+        else
+            put(b, "%c", *q);
+    }
+    put(b, "\"");
+}
+
+static const char *str_at(const trellis_value *v, const char *key)
+{
+    const trellis_value *x = v ? host->value_get(v, key) : NULL;
+    return x ? host->value_string(x) : NULL;
+}
+
+/* ms since the epoch as RFC 3339 in UTC, to the second, into buf (the
+ * days to a civil date: Howard Hinnant's algorithm). */
+static void rfc3339(int64_t ms, char *buf, size_t len)
+{
+    int64_t secs = ms / 1000 - (ms % 1000 < 0), days = secs / 86400, rem = secs % 86400;
+    if (rem < 0) {
+        rem += 86400;
+        days--;
+    }
+    int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+    int64_t d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
+    int64_t y = yoe + era * 400 + (m <= 2);
+    snprintf(buf, len,
+             "%04" PRId64 "-%02" PRId64 "-%02" PRId64 "T%02" PRId64 ":%02" PRId64 ":%02" PRId64 "Z",
+             y, m, d, rem / 3600, rem / 60 % 60, rem % 60);
+}
+
+/* A cluster decision read back from a binding (spec.clusterDecision), in
+ * KubeFleet's field order, onto b. */
+static void put_stored_decision(sbuf *b, const trellis_object *binding, const char *cluster)
+{
+    const trellis_value *d = host->object_get(binding, "spec.clusterDecision");
+    const trellis_value *sc = d ? host->value_get(d, "clusterScore") : NULL;
+    const char *name = str_at(d, "clusterName");
+    put(b, "{\"clusterName\":");
+    put_string(b, name ? name : cluster);
+    put(b, ",\"selected\":true,\"clusterScore\":");
+    if (sc && host->value_type(sc) == TRELLIS_VALUE_MAP) {
+        int64_t a = 0, t = 0;
+        const trellis_value *x = host->value_get(sc, "affinityScore");
+        if (x)
+            host->value_int(x, &a);
+        x = host->value_get(sc, "priorityScore");
+        if (x)
+            host->value_int(x, &t);
+        put(b, "{\"affinityScore\":%" PRId64 ",\"priorityScore\":%" PRId64 "}", a, t);
+    } else {
+        put(b, "null");
+    }
+    put(b, ",\"reason\":");
+    put_string(b, str_at(d, "reason") ? str_at(d, "reason") : "");
+    put(b, "}");
+}
+
+/* A cluster decision of this cycle's pick t onto b (what bind writes). */
+static void put_picked_decision(sbuf *b, trellis_cycle *c, const config *cfg, const fleet_policy *p,
+                                const char *name, const trellis_target *t)
+{
+    int64_t a = 0, sp = 0;
+    if (host->cycle_score(c, cfg->affinity, t, &a) < 0)
+        a = 0;
+    if (host->cycle_score(c, cfg->spread, t, &sp) < 0)
+        sp = 0;
+    char reason[1024];
+    put(b, "{\"clusterName\":");
+    put_string(b, name);
+    if (p->type == FLEET_PICK_FIXED) {
+        snprintf(reason, sizeof reason,
+                 "Successfully scheduled resources for placement in \"%s\": picked by scheduling "
+                 "policy",
+                 name);
+        put(b, ",\"selected\":true,\"clusterScore\":null,\"reason\":");
+    } else {
+        snprintf(reason, sizeof reason,
+                 "Successfully scheduled resources for placement in \"%s\" (affinity score: "
+                 "%" PRId64 ", topology spread score: %" PRId64 "): picked by scheduling policy",
+                 name, a, sp);
+        put(b,
+            ",\"selected\":true,\"clusterScore\":{\"affinityScore\":%" PRId64
+            ",\"priorityScore\":%" PRId64 "},\"reason\":",
+            a, sp);
+    }
+    put_string(b, reason);
+    put(b, "}");
+}
+
+/* An unselected cluster's decision onto b. */
+static void put_unselected(sbuf *b, const char *name, const int64_t *scores, const char *reason)
+{
+    put(b, "{\"clusterName\":");
+    put_string(b, name);
+    put(b, ",\"selected\":false,\"clusterScore\":");
+    if (scores)
+        put(b, "{\"affinityScore\":%" PRId64 ",\"priorityScore\":%" PRId64 "}", scores[0],
+            scores[1]);
+    else
+        put(b, "null");
+    put(b, ",\"reason\":");
+    put_string(b, reason);
+    put(b, "}");
+}
+
+/* A scored cluster that was not picked. */
+typedef struct unpicked {
+    const char *name;
+    int64_t score[2]; /* affinity, topology spread */
+} unpicked;
+
+/* The ranking: topology spread, then affinity, then the larger name. */
+static int by_rank(const void *pa, const void *pb)
+{
+    const unpicked *a = pa, *b = pb;
+    if (a->score[1] != b->score[1])
+        return a->score[1] > b->score[1] ? -1 : 1;
+    if (a->score[0] != b->score[0])
+        return a->score[0] > b->score[0] ? -1 : 1;
+    return -strcmp(a->name, b->name);
+}
+
+/* Whether name is one of the cycle's picks. */
+static const trellis_target *picked_as(trellis_cycle *c, const char *name)
+{
+    for (size_t i = 0; i < host->cycle_pick_count(c); i++)
+        if (strcmp(host->target_key(host->cycle_pick(c, i)), name) == 0)
+            return host->cycle_pick(c, i);
+    return NULL;
+}
+
+/* Whether the cluster of name is the placement's after this cycle (held
+ * and kept, or picked): KubeFleet lists it once, as selected. */
+static int selected_already(trellis_cycle *c, const char *name)
+{
+    if (picked_as(c, name))
+        return 1;
+    for (size_t i = 0; i < host->cycle_held_count(c); i++)
+        if (strcmp(host->cycle_held(c, i), name) == 0 && host->cycle_held_kept(c, i))
+            return 1;
+    return 0;
+}
+
+/* Append the selected clusters' decisions to b ("," between): the new
+ * picks, the held ones picked again, then the kept ones of state first
+ * and then the other state. How many. */
+static size_t put_selected(sbuf *b, trellis_cycle *c, const config *cfg, const fleet_policy *p,
+                           const char *first_state)
+{
+    size_t n = 0, nh = host->cycle_held_count(c);
+    for (int held_pass = 0; held_pass < 2; held_pass++) {
+        for (size_t i = 0; i < host->cycle_pick_count(c); i++) {
+            const trellis_target *t = host->cycle_pick(c, i);
+            const char *name = host->target_key(t);
+            int held = 0;
+            for (size_t k = 0; k < nh && !held; k++)
+                held = strcmp(host->cycle_held(c, k), name) == 0;
+            if (held != held_pass)
+                continue;
+            put(b, n++ ? "," : "");
+            put_picked_decision(b, c, cfg, p, name, t);
+        }
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < nh; i++) {
+            const char *name = host->cycle_held(c, i);
+            const trellis_object *bo = host->cycle_held_object(c, i);
+            if (!host->cycle_held_kept(c, i) || picked_as(c, name) || !bo)
+                continue;
+            const char *st = str_at(host->object_get(bo, "spec"), "state");
+            int first = st && strcmp(st, first_state) == 0;
+            if (first != (pass == 0))
+                continue;
+            put(b, n++ ? "," : "");
+            put_stored_decision(b, bo, name);
+        }
+    }
+    return n;
+}
+
+/* The unselected decisions of a PickN or PickAll (at most 20): the scored
+ * clusters not picked, the best first (PickN), then those filtered out,
+ * by name. */
+static void put_unselected_all(sbuf *b, trellis_cycle *c, const config *cfg, const fleet_policy *p,
+                               size_t *n)
+{
+    size_t nt = host->cycle_target_count(c), left = MAX_UNSELECTED, nu = 0;
+    unpicked *u = nt ? host->cycle_alloc(c, nt * sizeof *u) : NULL;
+    trellis_status st;
+    for (size_t i = 0; u && i < nt; i++) {
+        const trellis_target *t = host->cycle_target(c, i);
+        const char *name = host->target_key(t);
+        int64_t a, sp;
+        if (p->type != FLEET_PICK_N || selected_already(c, name) ||
+            host->cycle_target_status(c, i, &st) != TRELLIS_SUCCESS)
+            continue;
+        if (host->cycle_score(c, cfg->affinity, t, &a) < 0)
+            a = 0;
+        if (host->cycle_score(c, cfg->spread, t, &sp) < 0)
+            sp = 0;
+        u[nu++] = (unpicked){name, {a, sp}};
+    }
+    if (u)
+        qsort(u, nu, sizeof *u, by_rank);
+    char reason[TRELLIS_MESSAGE_MAX + 200];
+    for (size_t i = 0; i < nu && left; i++, left--) {
+        snprintf(reason, sizeof reason,
+                 "Cluster \"%s\" does not score high enough (affinity score: %" PRId64
+                 ", topology spread score: %" PRId64 ")",
+                 u[i].name, u[i].score[0], u[i].score[1]);
+        put(b, (*n)++ ? "," : "");
+        put_unselected(b, u[i].name, u[i].score, reason);
+    }
+    for (size_t i = 0; i < nt && left; i++) {
+        const char *name = host->target_key(host->cycle_target(c, i));
+        if (selected_already(c, name) || host->cycle_target_status(c, i, &st) == TRELLIS_SUCCESS)
+            continue;
+        snprintf(reason, sizeof reason, "ClusterUnschedulable, %s", st.message);
+        put(b, (*n)++ ? "," : "");
+        put_unselected(b, name, NULL, reason);
+        left--;
+    }
+}
+
+/* PickFixed's decisions: the named clusters found and feasible, those
+ * not eligible, those not found; *ok how many were found. */
+static size_t put_fixed(sbuf *b, trellis_cycle *c, const config *cfg, const fleet_policy *p,
+                        size_t *ok)
+{
+    size_t n = put_selected(b, c, cfg, p, "Scheduled"), bad = 0;
+    *ok = n;
+    trellis_status st;
+    char reason[TRELLIS_MESSAGE_MAX + 200];
+    for (size_t k = 0; k < p->n_names; k++) {
+        const char *name = p->names[k];
+        size_t i = 0, nt = host->cycle_target_count(c);
+        while (i < nt && strcmp(host->target_key(host->cycle_target(c, i)), name) != 0)
+            i++;
+        if (i == nt) {
+            snprintf(reason, sizeof reason, "Specified cluster \"%s\" is not found", name);
+        } else if (host->cycle_target_status(c, i, &st) != TRELLIS_SUCCESS &&
+                   strcmp(st.reason, "Held") != 0) {
+            snprintf(reason, sizeof reason,
+                     "Cluster \"%s\" is not eligible for resource placement yet: %s", name,
+                     st.message);
+        } else {
+            continue;
+        }
+        put(b, n++ ? "," : "");
+        put_unselected(b, name, NULL, reason);
+        bad++;
+    }
+    return bad;
+}
+
+/* The canonical text of every decision of a list, sorted: the same
+ * decisions in any order compare equal (KubeFleet's equalDecisions). */
+static int same_decisions(const trellis_value *old, const char *new_json, trellis_cycle *c)
+{
+    (void)c;
+    sbuf ob = {0};
+    size_t n = old && host->value_type(old) == TRELLIS_VALUE_LIST ? host->value_len(old) : 0;
+    put(&ob, "[");
+    for (size_t i = 0; i < n; i++) {
+        const trellis_value *d = host->value_at(old, i);
+        const trellis_value *sel = host->value_get(d, "selected");
+        const trellis_value *sc = host->value_get(d, "clusterScore");
+        int selected = 0;
+        if (sel)
+            host->value_bool(sel, &selected);
+        int64_t sv[2] = {0, 0};
+        int has = sc && host->value_type(sc) == TRELLIS_VALUE_MAP;
+        if (has) {
+            const trellis_value *x = host->value_get(sc, "affinityScore");
+            if (x)
+                host->value_int(x, &sv[0]);
+            x = host->value_get(sc, "priorityScore");
+            if (x)
+                host->value_int(x, &sv[1]);
+        }
+        put(&ob, i ? "," : "");
+        put(&ob, "{\"clusterName\":");
+        put_string(&ob, str_at(d, "clusterName"));
+        put(&ob, ",\"selected\":%s,\"clusterScore\":", selected ? "true" : "false");
+        if (has)
+            put(&ob, "{\"affinityScore\":%" PRId64 ",\"priorityScore\":%" PRId64 "}", sv[0], sv[1]);
+        else
+            put(&ob, "null");
+        put(&ob, ",\"reason\":");
+        put_string(&ob, str_at(d, "reason"));
+        put(&ob, "}");
+    }
+    put(&ob, "]");
+    int same = !ob.failed && ob.s && strcmp(ob.s, new_json) == 0;
+    free(ob.s);
+    return same;
+}
+
+static void decided(trellis_plugin *self, trellis_cycle *c, const trellis_object *w, int again)
+{
+    const config *cfg = host->get_private(self);
+    const fleet_policy *p = host->object_data(self, w);
+    if (again || !p || !p->snapshot)
+        return; /* not done yet; or no snapshot to write to */
+    const trellis_object *snap =
+        host->lookup_object(self, cfg->snapshot_kind, host->object_namespace(w), p->snapshot);
+    if (!snap)
+        return;
+    /* what it holds after this cycle, and what it wants */
+    size_t kept = 0, released = 0;
+    for (size_t i = 0; i < host->cycle_held_count(c); i++) {
+        int k = host->cycle_held_kept(c, i) && !picked_as(c, host->cycle_held(c, i));
+        kept += (size_t)k;
+        released += (size_t)!k && !picked_as(c, host->cycle_held(c, i));
+    }
+    size_t selected = kept + host->cycle_pick_count(c);
+    sbuf b = {0};
+    put(&b, "[");
+    size_t n = 0, found = 0, missing = 0;
+    int satisfied = p->type == FLEET_PICK_N && selected >= p->n && !host->cycle_pick_count(c);
+    if (p->type == FLEET_PICK_FIXED) {
+        missing = put_fixed(&b, c, cfg, p, &found);
+    } else if (satisfied) {
+        /* KubeFleet writes only what it knows: the selected clusters
+         * (Scheduled first when it scaled down, else Bound first) */
+        n = put_selected(&b, c, cfg, p, released ? "Scheduled" : "Bound");
+    } else {
+        n = put_selected(&b, c, cfg, p, "Scheduled");
+        put_unselected_all(&b, c, cfg, p, &n);
+    }
+    put(&b, "]");
+    /* the Scheduled condition */
+    size_t want = p->type == FLEET_PICK_N       ? p->n
+                  : p->type == FLEET_PICK_FIXED ? selected
+                                                : selected;
+    int fulfilled = p->type == FLEET_PICK_FIXED ? missing == 0 : selected >= want;
+    char msg[256];
+    if (fulfilled)
+        snprintf(msg, sizeof msg,
+                 "found all cluster needed as specified by the scheduling policy, found %zu "
+                 "cluster(s)",
+                 p->type == FLEET_PICK_FIXED ? found : selected);
+    else
+        snprintf(msg, sizeof msg,
+                 "could not find all clusters needed as specified by the scheduling policy, found "
+                 "%zu cluster(s) instead",
+                 p->type == FLEET_PICK_FIXED ? found : selected);
+    const char *reason = fulfilled ? "SchedulingPolicyFulfilled" : "SchedulingPolicyUnfulfilled";
+    const char *status = fulfilled ? "True" : "False";
+    int64_t gen = 0, obs = -1, snap_gen = 0;
+    const char *ga = host->object_annotation(snap, GENERATION_ANNOTATION);
+    if (ga)
+        gen = strtoll(ga, NULL, 10);
+    const trellis_value *st = host->object_get(snap, "status");
+    const trellis_value *x = st ? host->value_get(st, "observedCRPGeneration") : NULL;
+    if (x)
+        host->value_int(x, &obs);
+    x = host->object_get(snap, "metadata.generation");
+    if (x)
+        host->value_int(x, &snap_gen);
+    /* the conditions: the Scheduled one replaced, the others kept */
+    const trellis_value *conds = st ? host->value_get(st, "conditions") : NULL;
+    size_t nc = conds && host->value_type(conds) == TRELLIS_VALUE_LIST ? host->value_len(conds) : 0;
+    const trellis_value *old = NULL;
+    for (size_t i = 0; i < nc && !old; i++) {
+        const char *t = str_at(host->value_at(conds, i), "type");
+        if (t && strcmp(t, "Scheduled") == 0)
+            old = host->value_at(conds, i);
+    }
+    int64_t old_gen = -1;
+    x = old ? host->value_get(old, "observedGeneration") : NULL;
+    if (x)
+        host->value_int(x, &old_gen);
+    int same_cond = old && str_at(old, "status") && strcmp(str_at(old, "status"), status) == 0 &&
+                    str_at(old, "reason") && strcmp(str_at(old, "reason"), reason) == 0 &&
+                    str_at(old, "message") && strcmp(str_at(old, "message"), msg) == 0 &&
+                    old_gen == snap_gen;
+    if (!b.failed && same_cond && obs == gen &&
+        same_decisions(st ? host->value_get(st, "clusterDecisions") : NULL, b.s, c)) {
+        free(b.s);
+        return; /* as it was: nothing to write */
+    }
+    /* lastTransitionTime moves when the status does (meta.SetStatusCondition) */
+    char when[64];
+    const char *was = old ? str_at(old, "lastTransitionTime") : NULL;
+    if (was && strcmp(str_at(old, "status") ? str_at(old, "status") : "", status) == 0) {
+        snprintf(when, sizeof when, "%s", was);
+    } else {
+        rfc3339(host->clock_now(self), when, sizeof when);
+    }
+    sbuf cb = {0};
+    put(&cb, "[");
+    size_t k = 0;
+    for (size_t i = 0; i < nc; i++) {
+        const trellis_value *cd = host->value_at(conds, i);
+        if (cd == old)
+            continue;
+        int64_t og = 0;
+        x = host->value_get(cd, "observedGeneration");
+        if (x)
+            host->value_int(x, &og);
+        put(&cb, k++ ? ",{\"type\":" : "{\"type\":");
+        put_string(&cb, str_at(cd, "type"));
+        put(&cb, ",\"status\":");
+        put_string(&cb, str_at(cd, "status"));
+        put(&cb, ",\"observedGeneration\":%" PRId64 ",\"lastTransitionTime\":", og);
+        put_string(&cb, str_at(cd, "lastTransitionTime"));
+        put(&cb, ",\"reason\":");
+        put_string(&cb, str_at(cd, "reason"));
+        put(&cb, ",\"message\":");
+        put_string(&cb, str_at(cd, "message"));
+        put(&cb, "}");
+    }
+    put(&cb,
+        "%s{\"type\":\"Scheduled\",\"status\":\"%s\",\"observedGeneration\":%" PRId64
+        ",\"lastTransitionTime\":\"%s\",\"reason\":\"%s\",\"message\":",
+        k ? "," : "", status, snap_gen, when, reason);
+    put_string(&cb, msg);
+    put(&cb, "}]");
+    char gen_text[32];
+    snprintf(gen_text, sizeof gen_text, "%" PRId64, gen);
+    trellis_edit e[3] = {{TRELLIS_EDIT_SET_JSON, "status.clusterDecisions", b.s},
+                         {TRELLIS_EDIT_SET_JSON, "status.observedCRPGeneration", gen_text},
+                         {TRELLIS_EDIT_SET_JSON, "status.conditions", cb.s}};
+    char err[TRELLIS_MESSAGE_MAX];
+    if (b.failed || cb.failed)
+        host->log(self, TRELLIS_LOG_ERROR, "%s: status not written: out of memory", p->snapshot);
+    else if (host->store_patch(self, snap, "status", e, ga ? 3 : 2, err, sizeof err) < 0)
+        host->log(self, TRELLIS_LOG_WARN, "%s %s: status not written: %s", cfg->snapshot_kind,
+                  p->snapshot, err);
+    free(b.s);
+    free(cb.s);
+}
+
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
@@ -160,7 +665,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     cfg->affinity = h->arg_string(args, "affinity");
     cfg->spread = h->arg_string(args, "spread");
     if (fleet_register_policy(h, self) < 0 || h->register_reserve(self, reserve) < 0 ||
-        h->register_bind(self, bind) < 0) {
+        h->register_bind(self, bind) < 0 || h->register_decided(self, decided) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }

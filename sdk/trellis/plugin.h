@@ -191,6 +191,12 @@
  *   1.5  trellis_host.cycle_held_object             the binding object of a held target
  *   1.5  trellis_host.cycle_reconsider              put a held target to the vote again
  *   1.5  trellis_host.store_bind_edits              a placement with the binder's own fields
+ *   1.5  trellis_host.register_decided              what the outcome of a cycle was
+ *   1.5  trellis_decided_fn
+ *   1.5  trellis_host.cycle_pick_count              the targets a cycle picked
+ *   1.5  trellis_host.cycle_pick
+ *   1.5  trellis_host.cycle_held_kept               whether a held target stays
+ *   1.5  trellis_host.cycle_target_status           a target's verdict with its status
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -610,6 +616,19 @@ typedef int (*trellis_finalize_fn)(trellis_plugin *self, const trellis_object *w
 typedef int (*trellis_target_lost_fn)(trellis_plugin *self, const trellis_object *w,
                                       const char *namespace_, const char *name, trellis_status *st);
 
+/* decided (1.5): the scheduling cycle of w is over and its outcome known:
+ * the targets picked (cycle_pick_count, cycle_pick: about to be bound),
+ * the held targets it keeps (cycle_held_kept), every target's verdict
+ * (cycle_target_status) and the scores (cycle_score). again: the
+ * workload gets another cycle at once (cycle_requeue_now), so this one is
+ * not the last word. What a plugin records about the outcome goes here:
+ * Fleet's policy snapshot status, its decisions and Scheduled condition
+ * (written with store_patch in the same flush as the bindings). Called
+ * for every cycle that reached the filters or found the workload holding
+ * what it wants, not for an error. Main thread; may read and write. */
+typedef void (*trellis_decided_fn)(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                                   int again);
+
 /* ---- writes (1.4) -------------------------------------------------------- */
 
 /* What an edit of store_patch does to the field at its path. */
@@ -794,7 +813,9 @@ typedef struct trellis_host {
     /* -- since 1.1 -- */
     /* Any object the store holds, by kind, namespace ("" when cluster
      * scoped) and name; NULL when absent. Borrowed: valid until the hook
-     * returns (in prepare: until the prepared data is released). */
+     * returns (in prepare: until the prepared data is released). What a
+     * prepare reads is prepared again when it changes, except when only
+     * its status does. */
     const trellis_object *(*lookup_object)(const trellis_plugin *self, const char *kind,
                                            const char *namespace_, const char *name);
     /* Visit every object of a kind (in namespace_, or all when NULL) in store
@@ -962,7 +983,7 @@ typedef struct trellis_host {
      * the cycle scored nothing (a single feasible target is not scored),
      * the plugin is not a score plugin of the profile or sat the cycle
      * out, or t was not scored. normalize (another plugin's, scored
-     * before it), reserve, permit; main thread. */
+     * before it), reserve, permit, decided (1.5); main thread. */
     int (*cycle_score)(const trellis_cycle *c, const char *plugin, const trellis_target *t,
                        int64_t *out);
     /* The kinds this plugin reads with lookup_object or foreach_object
@@ -1012,6 +1033,21 @@ typedef struct trellis_host {
     int (*store_bind_edits)(const trellis_plugin *self, const trellis_object *w,
                             const trellis_target *t, const trellis_edit *edits, size_t n, char *err,
                             size_t errlen);
+    /* Registration (init only): see trellis_decided_fn. */
+    int (*register_decided)(trellis_plugin *self, trellis_decided_fn fn);
+    /* The targets this cycle picked, the best first (decided, and the
+     * binding cycle's reserve and permit); borrowed for the cycle. */
+    size_t (*cycle_pick_count)(const trellis_cycle *c);
+    const trellis_target *(*cycle_pick)(const trellis_cycle *c, size_t i);
+    /* Whether held target i (cycle_held) stays the workload's after this
+     * cycle: not released, and, when put to the vote, picked again
+     * (decided). */
+    int (*cycle_held_kept)(const trellis_cycle *c, size_t i);
+    /* Target i's (cycle_target) verdict in this cycle: TRELLIS_SUCCESS
+     * when it was feasible or never looked at, else the code of the first
+     * rejection with st (may be NULL) filled: its reason and message.
+     * post_filter and decided; main thread. */
+    int (*cycle_target_status)(trellis_cycle *c, size_t i, trellis_status *st);
 } trellis_host;
 
 /* cycle_want: every feasible target. */

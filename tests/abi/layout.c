@@ -129,6 +129,11 @@ int main(void)
     HOST(cycle_held_object);
     HOST(cycle_reconsider);
     HOST(store_bind_edits);
+    HOST(register_decided);
+    HOST(cycle_pick_count);
+    HOST(cycle_pick);
+    HOST(cycle_held_kept);
+    HOST(cycle_target_status);
 #endif
     DESC(size);
     DESC(sdk_major);

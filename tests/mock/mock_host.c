@@ -92,6 +92,7 @@ struct trellis_plugin {
     trellis_pre_enqueue_fn pre_enqueue;
     trellis_finalize_fn finalize;
     trellis_target_lost_fn target_lost;
+    trellis_decided_fn decided;
     unsigned events;
     int has_events;
     trellis_hint_fn hint;
@@ -907,6 +908,7 @@ REG(r_equivalent, equivalent, trellis_equivalent_fn)
 REG(r_pre_enqueue, pre_enqueue, trellis_pre_enqueue_fn)
 REG(r_finalize, finalize, trellis_finalize_fn)
 REG(r_target_lost, target_lost, trellis_target_lost_fn)
+REG(r_decided, decided, trellis_decided_fn)
 #undef REG
 
 static int r_counters(trellis_plugin *self, int n, trellis_amounts_fn fn)
@@ -1100,6 +1102,45 @@ static int h_cycle_reconsider(trellis_cycle *c, const trellis_plugin *self, cons
     (void)reason;
     mock *m = c ? c->m : NULL;
     return m ? give_up(m, target, m->reconsidered, &m->n_reconsidered) : -1;
+}
+
+/* The mock's cycles pick nothing: a plugin's decided hook sees no picks,
+ * every held target kept but those given up, and verdicts as they were
+ * filtered. */
+static size_t h_cycle_pick_count(const trellis_cycle *c)
+{
+    (void)c;
+    return 0;
+}
+
+static const trellis_target *h_cycle_pick(const trellis_cycle *c, size_t i)
+{
+    (void)c;
+    (void)i;
+    return NULL;
+}
+
+static int h_cycle_held_kept(const trellis_cycle *c, size_t i)
+{
+    mock *m = c ? c->m : NULL;
+    if (!m || i >= m->n_held)
+        return 0;
+    for (size_t k = 0; k < m->n_released; k++)
+        if (strcmp(m->released[k], m->held[i]) == 0)
+            return 0;
+    for (size_t k = 0; k < m->n_reconsidered; k++)
+        if (strcmp(m->reconsidered[k], m->held[i]) == 0)
+            return 0;
+    return 1;
+}
+
+static int h_cycle_target_status(trellis_cycle *c, size_t i, trellis_status *st)
+{
+    (void)c;
+    (void)i;
+    if (st)
+        memset(st, 0, sizeof *st);
+    return TRELLIS_SUCCESS;
 }
 
 static const trellis_object *h_cycle_held_object(const trellis_cycle *c, size_t i)
@@ -1299,6 +1340,11 @@ static const trellis_host full = {
     .cycle_held_object = h_cycle_held_object,
     .cycle_reconsider = h_cycle_reconsider,
     .store_bind_edits = h_store_bind_edits,
+    .register_decided = r_decided,
+    .cycle_pick_count = h_cycle_pick_count,
+    .cycle_pick = h_cycle_pick,
+    .cycle_held_kept = h_cycle_held_kept,
+    .cycle_target_status = h_cycle_target_status,
 };
 
 /* How much of the table a host of SDK 1.<minor> has. */

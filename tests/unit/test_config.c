@@ -369,7 +369,7 @@ START_TEST(config_json_defaults_and_args)
     ck_assert_ptr_null(get(pr, "plugins.0.path"));
     ck_assert_int_eq(jint(pr, "plugins.0.weight"), 1);
     ck_assert_uint_eq(json_object_array_length(get(pr, "plugins.0.points")),
-                      14); /* every extension point, target_lost last */
+                      15); /* every extension point, target_lost last */
     ck_assert_str_eq(jstr(pr, "plugins.0.points.0"), "queue_sort");
     ck_assert_int_eq(json_object_object_length(get(pr, "plugins.0.args")), 0);
 
