@@ -874,6 +874,115 @@ START_TEST(pre_enqueue_and_finalize)
 }
 END_TEST
 
+/* ---- node-affinity ------------------------------------------------------ */
+
+#define REQ_TERMS(terms)                                                                           \
+    "\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{"         \
+    "\"nodeSelectorTerms\":[" terms "]}}}"
+#define EXPR(key, op, values)                                                                      \
+    "{\"key\":\"" key "\",\"operator\":\"" op "\",\"values\":[" values "]}"
+
+START_TEST(node_affinity_required_terms)
+{
+    trellis_plugin *pl = load("node-affinity", NULL);
+    trellis_object *t[] = {
+        TARGET(NODE("a", ",\"labels\":{\"zone\":\"a\",\"cores\":\"8\"}") "}"),
+        TARGET(NODE("b", ",\"labels\":{\"zone\":\"b\",\"cores\":\"4\"}") "}"),
+        TARGET(NODE("c", "") "}"),
+    };
+    int codes[3];
+    trellis_status st[3];
+    /* nodeSelector AND a term */
+    filter(pl,
+           WORKLOAD(POD("sel", "\"nodeSelector\":{\"zone\":\"a\"}," REQ_TERMS(
+                                   "{\"matchExpressions\":[" EXPR("cores", "Gt", "\"4\"") "]}"))),
+           t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[1].reason, "NodeAffinityMismatch");
+    ck_assert_int_eq(codes[2], TRELLIS_UNRESOLVABLE);
+    /* terms ORed; Lt; DoesNotExist */
+    filter(pl,
+           WORKLOAD(POD("or", REQ_TERMS("{\"matchExpressions\":[" EXPR(
+                                  "cores", "Lt", "\"8\"") "]},"
+                                                          "{\"matchExpressions\":[" EXPR(
+                                                              "zone", "DoesNotExist", "") "]}"))),
+           t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[2], TRELLIS_SUCCESS);
+    /* an empty term matches nothing; matchFields on the name */
+    filter(pl, WORKLOAD(POD("empty", REQ_TERMS("{}"))), t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_int_eq(codes[2], TRELLIS_UNRESOLVABLE);
+    filter(pl,
+           WORKLOAD(POD("name", REQ_TERMS("{\"matchFields\":[" EXPR("metadata.name", "NotIn",
+                                                                    "\"a\"") "]}"))),
+           t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[2], TRELLIS_SUCCESS);
+    /* nothing to match: every node fits (pre_filter skips the filter) */
+    filter(pl, WORKLOAD(POD("plain", "")), t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    /* a term of the wrong shape is the workload's error */
+    char err[512];
+    trellis_object *bad = mock_object(
+        m, POD("bad", REQ_TERMS("{\"matchExpressions\":{\"key\":\"zone\"}}")), 1, err, sizeof err);
+    ck_assert_ptr_nonnull(bad);
+    ck_assert_msg(strstr(mock_prepare_error(bad, pl), "expected a list, got a map") != NULL, "%s",
+                  mock_prepare_error(bad, pl));
+}
+END_TEST
+
+START_TEST(node_affinity_preferred_and_added)
+{
+    trellis_plugin *pl =
+        load("node-affinity",
+             "{\"config\":{\"addedAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{"
+             "\"nodeSelectorTerms\":[{\"matchExpressions\":[" EXPR(
+                 "zone", "NotIn", "\"c\"") "]}]},"
+                                           "\"preferredDuringSchedulingIgnoredDuringExecution\":[{"
+                                           "\"weight\":10,\"preference\":{"
+                                           "\"matchExpressions\":[" EXPR("zone", "In",
+                                                                         "\"b\"") "]}}]}}}");
+    trellis_object *t[] = {
+        TARGET(NODE("a", ",\"labels\":{\"zone\":\"a\",\"disk\":\"ssd\"}") "}"),
+        TARGET(NODE("b", ",\"labels\":{\"zone\":\"b\"}") "}"),
+        TARGET(NODE("c", ",\"labels\":{\"zone\":\"c\",\"disk\":\"ssd\"}") "}"),
+    };
+    trellis_object *w = WORKLOAD(
+        POD("p", "\"affinity\":{\"nodeAffinity\":{"
+                 "\"preferredDuringSchedulingIgnoredDuringExecution\":[{\"weight\":40,"
+                 "\"preference\":{\"matchExpressions\":[" EXPR("disk", "In", "\"ssd\"") "]}}]}}"));
+    int codes[3];
+    trellis_status st[3];
+    int64_t sc[2];
+    filter(pl, w, t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[2], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[2].reason, "EnforcedNodeAffinityMismatch");
+    /* raw a 40, b 10: normalized a 100, b 10 * 100 / 40 = 25 */
+    score(pl, w, t, 2, sc);
+    ck_assert_int_eq(sc[0], 100);
+    ck_assert_int_eq(sc[1], 25);
+    /* equivalence follows the two fields */
+    ck_assert_int_ne(mock_equivalent(pl, WORKLOAD(POD("x", "")), WORKLOAD(POD("y", ""))), 0);
+    ck_assert_int_eq(mock_equivalent(pl, w, WORKLOAD(POD("z", ""))), 0);
+    /* an added affinity that does not parse stops init */
+    char err[512];
+    ck_assert_ptr_null(
+        mock_load(m, "node-affinity",
+                  "{\"config\":{\"addedAffinity\":{"
+                  "\"preferredDuringSchedulingIgnoredDuringExecution\":[{\"weight\":1,"
+                  "\"preference\":{\"matchExpressions\":[" EXPR("k", "Gt", "\"x\"") "]}}]}}}",
+                  err, sizeof err));
+    ck_assert_msg(strstr(err, "Gt takes exactly one integer") != NULL, "%s", err);
+    ck_assert_ptr_null(
+        mock_load(m, "node-affinity", "{\"config\":{\"added\":{}}}", err, sizeof err));
+}
+END_TEST
+
 static Suite *suite(const char *name, const TTest *const *tests)
 {
     Suite *s = suite_create(name);
@@ -892,6 +1001,7 @@ int main(void)
     const TTest *labels[] = {label_selector_matches_node_labels,
                              label_selector_equivalence_and_hint, NULL};
     const TTest *taints[] = {taints_filter_score_and_evict, NULL};
+    const TTest *naff[] = {node_affinity_required_terms, node_affinity_preferred_and_added, NULL};
     const TTest *fit[] = {resources_fit_counts_assigned_workloads, NULL};
     const TTest *alloc[] = {least_allocated_prefers_the_emptier_target, NULL};
     const TTest *util[] = {least_utilized_prefers_fewer_workloads, NULL};
@@ -920,6 +1030,7 @@ int main(void)
     srunner_add_suite(sr, suite("priority-sort", prio));
     srunner_add_suite(sr, suite("label-selector", labels));
     srunner_add_suite(sr, suite("taint-toleration", taints));
+    srunner_add_suite(sr, suite("node-affinity", naff));
     srunner_add_suite(sr, suite("resources-fit", fit));
     srunner_add_suite(sr, suite("least-allocated", alloc));
     srunner_add_suite(sr, suite("least-utilized", util));
