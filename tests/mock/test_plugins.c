@@ -983,6 +983,81 @@ START_TEST(node_affinity_preferred_and_added)
 }
 END_TEST
 
+/* ---- node-unschedulable, node-name, node-ports ------------------------- */
+
+START_TEST(node_unschedulable_cordoned_nodes)
+{
+    trellis_plugin *pl = load("node-unschedulable", NULL);
+    trellis_object *t[] = {
+        TARGET(NODE("cordoned", "") ",\"spec\":{\"unschedulable\":true}}"),
+        TARGET(NODE("open", "") ",\"spec\":{\"unschedulable\":false}}"),
+    };
+    int codes[2];
+    trellis_status st[2];
+    trellis_object *plain = WORKLOAD(POD("plain", ""));
+    trellis_object *tol =
+        WORKLOAD(POD("ds", "\"tolerations\":[{\"key\":\"node.kubernetes.io/unschedulable\","
+                           "\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}]"));
+    filter(pl, plain, t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[0].reason, "NodeUnschedulable");
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    filter(pl, tol, t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(mock_equivalent(pl, plain, tol), 0);
+    /* uncordoning queues the Pod again */
+    ck_assert_int_eq(mock_hint(m, pl, plain, TRELLIS_EV_TARGET_UPDATE, t[0], t[1]), TRELLIS_QUEUE);
+}
+END_TEST
+
+START_TEST(node_name_only_when_not_the_binding)
+{
+    trellis_plugin *kube = load("node-name", NULL);
+    trellis_plugin *pl = load("node-name", "{\"field\":\"spec.wantedNode\"}");
+    trellis_object *t[] = {TARGET(NODE("a", "") "}"), TARGET(NODE("b", "") "}")};
+    trellis_object *w = WORKLOAD(POD("w", "\"wantedNode\":\"b\""));
+    int codes[2];
+    trellis_status st[2];
+    filter(pl, w, t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[0].reason, "NodeNameMismatch");
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    /* spec.nodeName is the binding field: nothing to check */
+    filter(kube, WORKLOAD(POD("k", "\"nodeName\":\"b\"")), t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+}
+END_TEST
+
+#define HOSTPORT(port, extra)                                                                      \
+    "\"containers\":[{\"name\":\"c\",\"ports\":[{\"containerPort\":1,\"hostPort\":" port extra     \
+    "}]}]"
+
+START_TEST(node_ports_conflicts)
+{
+    trellis_plugin *pl = load("node-ports", NULL);
+    trellis_object *t[] = {TARGET(NODE("a", "") "}"), TARGET(NODE("b", "") "}")};
+    mock_assign(m, t[0], WORKLOAD(POD("held", HOSTPORT("80", ",\"hostIP\":\"10.0.0.1\""))));
+    mock_assign(m, t[1],
+                WORKLOAD(POD("done", HOSTPORT("80", "") "},\"status\":{\"phase\":\"Failed\"")));
+    int codes[2];
+    trellis_status st[2];
+    /* 0.0.0.0 conflicts with 10.0.0.1; a Failed Pod holds nothing */
+    filter(pl, WORKLOAD(POD("any", HOSTPORT("80", ""))), t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNSCHEDULABLE);
+    ck_assert_str_eq(st[0].reason, "NodePortsConflict");
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    /* another address, or another protocol, does not */
+    filter(pl, WORKLOAD(POD("other", HOSTPORT("80", ",\"hostIP\":\"10.0.0.2\""))), t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    filter(pl, WORKLOAD(POD("udp", HOSTPORT("80", ",\"protocol\":\"UDP\""))), t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    char err[512];
+    trellis_object *bad = mock_object(m, POD("bad", HOSTPORT("70000", "")), 1, err, sizeof err);
+    ck_assert_msg(strstr(mock_prepare_error(bad, pl), "expected a port") != NULL, "%s",
+                  mock_prepare_error(bad, pl));
+}
+END_TEST
+
 static Suite *suite(const char *name, const TTest *const *tests)
 {
     Suite *s = suite_create(name);
@@ -1002,6 +1077,9 @@ int main(void)
                              label_selector_equivalence_and_hint, NULL};
     const TTest *taints[] = {taints_filter_score_and_evict, NULL};
     const TTest *naff[] = {node_affinity_required_terms, node_affinity_preferred_and_added, NULL};
+    const TTest *nuns[] = {node_unschedulable_cordoned_nodes, NULL};
+    const TTest *nname[] = {node_name_only_when_not_the_binding, NULL};
+    const TTest *nports[] = {node_ports_conflicts, NULL};
     const TTest *fit[] = {resources_fit_counts_assigned_workloads, NULL};
     const TTest *alloc[] = {least_allocated_prefers_the_emptier_target, NULL};
     const TTest *util[] = {least_utilized_prefers_fewer_workloads, NULL};
@@ -1031,6 +1109,9 @@ int main(void)
     srunner_add_suite(sr, suite("label-selector", labels));
     srunner_add_suite(sr, suite("taint-toleration", taints));
     srunner_add_suite(sr, suite("node-affinity", naff));
+    srunner_add_suite(sr, suite("node-unschedulable", nuns));
+    srunner_add_suite(sr, suite("node-name", nname));
+    srunner_add_suite(sr, suite("node-ports", nports));
     srunner_add_suite(sr, suite("resources-fit", fit));
     srunner_add_suite(sr, suite("least-allocated", alloc));
     srunner_add_suite(sr, suite("least-utilized", util));
