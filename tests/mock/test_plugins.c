@@ -1058,6 +1058,77 @@ START_TEST(node_ports_conflicts)
 }
 END_TEST
 
+/* ---- node-resources-fit ------------------------------------------------- */
+
+#define ALLOC(name, alloc) NODE(name, "") ",\"status\":{\"allocatable\":{" alloc "}}}"
+#define REQ(name, req)                                                                             \
+    POD(name, "\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{" req "}}}]")
+
+START_TEST(node_resources_fit_every_resource)
+{
+    trellis_plugin *pl = load("node-resources-fit", NULL);
+    trellis_object *t[] = {
+        TARGET(ALLOC("gpu", "\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"10\","
+                            "\"nvidia.com/gpu\":\"1\"")),
+        TARGET(ALLOC("plain", "\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"10\"")),
+    };
+    int codes[2];
+    trellis_status st[2];
+    trellis_object *w = WORKLOAD(REQ("w", "\"cpu\":\"1\",\"nvidia.com/gpu\":\"1\""));
+    filter(pl, w, t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE);
+    ck_assert_msg(strstr(st[1].message, "Insufficient nvidia.com/gpu") != NULL, "%s",
+                  st[1].message);
+    /* the gpu taken: unschedulable, not unresolvable */
+    mock_assign(m, t[0], WORKLOAD(REQ("holder", "\"nvidia.com/gpu\":\"1\"")));
+    filter(pl, w, t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNSCHEDULABLE);
+    /* a Succeeded Pod holds nothing */
+    mock_assign(m, t[1],
+                WORKLOAD(POD("done", "\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":"
+                                     "{\"cpu\":\"4\"}}}]},\"status\":{\"phase\":\"Succeeded\"")));
+    filter(pl, WORKLOAD(REQ("cpu", "\"cpu\":\"1\"")), t, 2, codes, st);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    /* LeastAllocated with non-zero requests: no request counts 100m, 200Mi.
+     * gpu node, holder counted the same way: cpu (4000 - 200) * 100 / 4000
+     * = 95, memory (8192Mi - 400Mi) * 100 / 8192Mi = 95; plain node (the
+     * Succeeded Pod holds nothing): 3900 -> 97, 7992Mi -> 97 */
+    int64_t sc[2];
+    score(pl, WORKLOAD(POD("be", "\"containers\":[{\"name\":\"c\"}]")), t, 2, sc);
+    ck_assert_int_eq(sc[0], 95);
+    ck_assert_int_eq(sc[1], 97);
+}
+END_TEST
+
+START_TEST(node_resources_fit_args)
+{
+    char err[512];
+    trellis_plugin *pl = load("node-resources-fit", "{\"config\":{\"ignoredResources\":["
+                                                    "\"example.com/foo\"],\"scoringStrategy\":{"
+                                                    "\"type\":\"MostAllocated\"}}}");
+    trellis_object *t[] = {TARGET(ALLOC("n", "\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"10\""))};
+    int codes[1];
+    trellis_status st[1];
+    int64_t sc[1];
+    filter(pl, WORKLOAD(REQ("w", "\"cpu\":\"2\",\"memory\":\"4Gi\",\"example.com/foo\":\"1\"")), t,
+           1, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    /* MostAllocated: cpu 2000 * 100 / 4000 = 50, memory 50 */
+    score(pl, WORKLOAD(REQ("s", "\"cpu\":\"2\",\"memory\":\"4Gi\"")), t, 1, sc);
+    ck_assert_int_eq(sc[0], 50);
+    ck_assert_ptr_null(mock_load(m, "node-resources-fit",
+                                 "{\"config\":{\"scoringStrategy\":{\"type\":\"Fewest\"}}}", err,
+                                 sizeof err));
+    ck_assert_msg(strstr(err, "expected LeastAllocated") != NULL, "%s", err);
+    ck_assert_ptr_null(mock_load(m, "node-resources-fit",
+                                 "{\"config\":{\"scoringStrategy\":{\"type\":"
+                                 "\"RequestedToCapacityRatio\"}}}",
+                                 err, sizeof err));
+    ck_assert_msg(strstr(err, "shape") != NULL, "%s", err);
+}
+END_TEST
+
 static Suite *suite(const char *name, const TTest *const *tests)
 {
     Suite *s = suite_create(name);
@@ -1080,6 +1151,7 @@ int main(void)
     const TTest *nuns[] = {node_unschedulable_cordoned_nodes, NULL};
     const TTest *nname[] = {node_name_only_when_not_the_binding, NULL};
     const TTest *nports[] = {node_ports_conflicts, NULL};
+    const TTest *nfit[] = {node_resources_fit_every_resource, node_resources_fit_args, NULL};
     const TTest *fit[] = {resources_fit_counts_assigned_workloads, NULL};
     const TTest *alloc[] = {least_allocated_prefers_the_emptier_target, NULL};
     const TTest *util[] = {least_utilized_prefers_fewer_workloads, NULL};
@@ -1112,6 +1184,7 @@ int main(void)
     srunner_add_suite(sr, suite("node-unschedulable", nuns));
     srunner_add_suite(sr, suite("node-name", nname));
     srunner_add_suite(sr, suite("node-ports", nports));
+    srunner_add_suite(sr, suite("node-resources-fit", nfit));
     srunner_add_suite(sr, suite("resources-fit", fit));
     srunner_add_suite(sr, suite("least-allocated", alloc));
     srunner_add_suite(sr, suite("least-utilized", util));
