@@ -1129,6 +1129,32 @@ START_TEST(node_resources_fit_args)
 }
 END_TEST
 
+START_TEST(node_resources_balanced_allocation_std)
+{
+    trellis_plugin *pl = load("node-resources-balanced-allocation", NULL);
+    trellis_object *t[] = {
+        TARGET(ALLOC("even", "\"cpu\":\"4\",\"memory\":\"4Gi\"")),
+        TARGET(ALLOC("skew", "\"cpu\":\"4\",\"memory\":\"16Gi\"")),
+    };
+    int64_t sc[2];
+    /* even: 0.25, 0.25 -> 100; skew: 0.25, 0.0625 -> std 0.09375 -> 90 */
+    score(pl, WORKLOAD(REQ("w", "\"cpu\":\"1\",\"memory\":\"1Gi\"")), t, 2, sc);
+    ck_assert_int_eq(sc[0], 100);
+    ck_assert_int_eq(sc[1], 90);
+    /* three resources: the square root of the mean squared deviation */
+    trellis_plugin *three = load("node-resources-balanced-allocation",
+                                 "{\"config\":{\"resources\":[{\"name\":\"cpu\"},{\"name\":"
+                                 "\"memory\"},{\"name\":\"ephemeral-storage\"}]}}");
+    trellis_object *n3[] = {
+        TARGET(ALLOC("n3", "\"cpu\":\"4\",\"memory\":\"4Gi\",\"ephemeral-storage\":\"4Gi\""))};
+    /* fractions 0.5, 0.25, 0: mean 0.25, variance 0.125 / 3, std 0.2041 -> 79 */
+    score(three,
+          WORKLOAD(REQ("w3", "\"cpu\":\"2\",\"memory\":\"1Gi\",\"ephemeral-storage\":\"0\"")), n3,
+          1, sc);
+    ck_assert_int_eq(sc[0], 79);
+}
+END_TEST
+
 static Suite *suite(const char *name, const TTest *const *tests)
 {
     Suite *s = suite_create(name);
@@ -1152,6 +1178,7 @@ int main(void)
     const TTest *nname[] = {node_name_only_when_not_the_binding, NULL};
     const TTest *nports[] = {node_ports_conflicts, NULL};
     const TTest *nfit[] = {node_resources_fit_every_resource, node_resources_fit_args, NULL};
+    const TTest *nbal[] = {node_resources_balanced_allocation_std, NULL};
     const TTest *fit[] = {resources_fit_counts_assigned_workloads, NULL};
     const TTest *alloc[] = {least_allocated_prefers_the_emptier_target, NULL};
     const TTest *util[] = {least_utilized_prefers_fewer_workloads, NULL};
@@ -1185,6 +1212,7 @@ int main(void)
     srunner_add_suite(sr, suite("node-name", nname));
     srunner_add_suite(sr, suite("node-ports", nports));
     srunner_add_suite(sr, suite("node-resources-fit", nfit));
+    srunner_add_suite(sr, suite("node-resources-balanced-allocation", nbal));
     srunner_add_suite(sr, suite("resources-fit", fit));
     srunner_add_suite(sr, suite("least-allocated", alloc));
     srunner_add_suite(sr, suite("least-utilized", util));
