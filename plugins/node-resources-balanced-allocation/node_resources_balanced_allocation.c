@@ -203,6 +203,27 @@ static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_obj
         if (!acol[r] || !ucol[r])
             return;
     }
+    if (w && w->any && cfg->n == 2 && !cfg->scalar[0] && !cfg->scalar[1]) {
+        /* the default, cpu and memory: balanced() without its loops */
+        for (size_t j = 0; j < n; j++) {
+            uint32_t i = idx[j];
+            int64_t a0 = acol[0][i], a1 = acol[1][i];
+            double f0, f1, sd;
+
+            if (a0 == 0 || a1 == 0) {
+                scores[j] = TRELLIS_MAX_SCORE; /* one fraction or none: std 0 */
+                continue;
+            }
+            f0 = (double)(ucol[0][i] + w->v[0]) / (double)a0;
+            f1 = (double)(ucol[1][i] + w->v[1]) / (double)a1;
+            f0 = f0 > 1 ? 1 : f0;
+            f1 = f1 > 1 ? 1 : f1;
+            sd = (f0 - f1) / 2;
+            sd = sd < 0 ? -sd : sd;
+            scores[j] = (int64_t)((1 - sd) * (double)TRELLIS_MAX_SCORE);
+        }
+        return;
+    }
     for (size_t j = 0; j < n; j++) {
         if (!w || !w->any) {
             scores[j] = 0;

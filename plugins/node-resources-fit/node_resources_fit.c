@@ -547,6 +547,30 @@ static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_obj
         if (!ucol[r] && !(cfg->score_scalar[r] && want[r] == 0))
             fallback = 1;
     }
+    if (cfg->strategy == LEAST_ALLOCATED && cfg->nscore == 2 && !fallback &&
+        cfg->score_id[0] == PODRES_CPU && cfg->score_id[1] == PODRES_MEMORY) {
+        /* the default, LeastAllocated over cpu and memory: node_score()
+         * without its loops and switch */
+        int64_t w0 = cfg->score_weight[0], w1 = cfg->score_weight[1];
+
+        for (size_t j = 0; j < n; j++) {
+            uint32_t i = idx[j];
+            int64_t a0 = acol[0][i], a1 = acol[1][i];
+            int64_t q0 = ucol[0][i] + want[0], q1 = ucol[1][i] + want[1];
+            int64_t total = 0, weights = 0;
+
+            if (a0) {
+                total += (q0 > a0 ? 0 : (a0 - q0) * TRELLIS_MAX_SCORE / a0) * w0;
+                weights += w0;
+            }
+            if (a1) {
+                total += (q1 > a1 ? 0 : (a1 - q1) * TRELLIS_MAX_SCORE / a1) * w1;
+                weights += w1;
+            }
+            scores[j] = weights ? total / weights : 0;
+        }
+        return;
+    }
     for (size_t j = 0; j < n; j++) {
         uint32_t i = idx[j];
 
