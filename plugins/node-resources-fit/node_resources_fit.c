@@ -64,8 +64,9 @@ static const trellis_host *host;
 enum { C_PODS = 0, C_CPU, C_MEM, C_EPH, C_NZCPU, C_NZMEM, C_DYN, C_N = 16 };
 #define DYN_SLOTS (C_N - C_DYN)
 /* Target value indices: allocatable pods, cpu, memory, ephemeral-storage,
- * then one per score resource. */
-enum { V_PODS = 0, V_CPU, V_MEM, V_EPH, V_SCORE };
+ * 1.0 / allocatable cpu and memory (a double's bits, 0 when none), then
+ * one per score resource. */
+enum { V_PODS = 0, V_CPU, V_MEM, V_EPH, V_RCPU, V_RMEM, V_SCORE };
 #define MAX_SCORE_RES 8
 #define MAX_SHAPE 16
 
@@ -273,6 +274,12 @@ static void target_values(trellis_plugin *self, const trellis_object *target, in
     out[V_CPU] = a ? podres_get(a, PODRES_CPU) : 0;
     out[V_MEM] = a ? podres_get(a, PODRES_MEMORY) : 0;
     out[V_EPH] = a ? podres_get(a, PODRES_EPHEMERAL) : 0;
+    for (int k = 0; k < 2; k++) {
+        int64_t al = out[k == 0 ? V_CPU : V_MEM];
+        double recip = al > 0 ? 1.0 / (double)al : 0.0;
+
+        memcpy(&out[k == 0 ? V_RCPU : V_RMEM], &recip, sizeof(recip));
+    }
     for (size_t r = 0; r < cfg->nscore; r++)
         out[V_SCORE + r] = a ? podres_get(a, cfg->score_id[r]) : 0;
 }
@@ -486,6 +493,19 @@ static int64_t node_score(const config *cfg, const int64_t *req, const int64_t *
     return total / weights;
 }
 
+/* LeastAllocated's free * 100 / alloc of one resource (0 when over-
+ * committed) with recip = 1.0 / alloc: res_div's multiplication and one
+ * correction instead of a 64-bit division, exact below 2^52 / 100;
+ * larger amounts (exabytes) divide. */
+static inline int64_t least_share(int64_t free_amount, int64_t alloc, double recip)
+{
+    if (free_amount < 0)
+        return 0;
+    if (free_amount < RES_DIV_EXACT / TRELLIS_MAX_SCORE && alloc < RES_DIV_EXACT)
+        return res_div(free_amount * TRELLIS_MAX_SCORE, alloc, recip);
+    return (int64_t)((long double)free_amount * TRELLIS_MAX_SCORE / alloc);
+}
+
 /* The used amount of score resource r, from the counters (NULL: none). */
 static int64_t score_used(trellis_plugin *self, const config *cfg, size_t r, const int64_t *used,
                           const trellis_target *t)
@@ -552,22 +572,27 @@ static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_obj
         /* the default, LeastAllocated over cpu and memory: node_score()
          * without its loops and switch */
         int64_t w0 = cfg->score_weight[0], w1 = cfg->score_weight[1];
+        /* the columns hold doubles' bits, written with memcpy */
+        const double *r0 = (const double *)(const void *)host->cycle_target_values(c, self, V_RCPU);
+        const double *r1 = (const double *)(const void *)host->cycle_target_values(c, self, V_RMEM);
 
+        if (!r0 || !r1)
+            return;
         for (size_t j = 0; j < n; j++) {
             uint32_t i = idx[j];
             int64_t a0 = acol[0][i], a1 = acol[1][i];
-            int64_t q0 = ucol[0][i] + want[0], q1 = ucol[1][i] + want[1];
+            int64_t f0 = a0 - ucol[0][i] - want[0], f1 = a1 - ucol[1][i] - want[1];
             int64_t total = 0, weights = 0;
 
             if (a0) {
-                total += (q0 > a0 ? 0 : (a0 - q0) * TRELLIS_MAX_SCORE / a0) * w0;
+                total += least_share(f0, a0, r0[i]) * w0;
                 weights += w0;
             }
             if (a1) {
-                total += (q1 > a1 ? 0 : (a1 - q1) * TRELLIS_MAX_SCORE / a1) * w1;
+                total += least_share(f1, a1, r1[i]) * w1;
                 weights += w1;
             }
-            scores[j] = weights ? total / weights : 0;
+            scores[j] = weights == 2 ? total >> 1 : weights ? total / weights : 0;
         }
         return;
     }
