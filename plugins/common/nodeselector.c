@@ -161,15 +161,15 @@ static int nsp_parse_req(builder *b, const trellis_value *v, const char *path, i
     }
     r->nvalues = (uint32_t)nv;
     if (nsp_op_parse(otext, &r->op) < 0) {
-        snprintf(why, whylen,
-                 "%s.operator: '%s' is not one of In, NotIn, Exists, DoesNotExist, Gt, Lt", path,
-                 otext);
+        nsp_pathf(why, whylen,
+                  "%s.operator: '%s' is not one of In, NotIn, Exists, DoesNotExist, Gt, Lt", path,
+                  otext);
         return 1;
     }
     if (field) {
         /* the only node field is metadata.name; any other reads as "" */
         if ((r->op != NS_IN && r->op != NS_NOT_IN) || nv != 1) {
-            snprintf(why, whylen, "%s: a field requirement takes In or NotIn and one value", path);
+            nsp_pathf(why, whylen, "%s: a field requirement takes In or NotIn and one value", path);
             return 1;
         }
         r->key = strcmp(ktext, "metadata.name") == 0 ? 0 : -1;
@@ -182,14 +182,14 @@ static int nsp_parse_req(builder *b, const trellis_value *v, const char *path, i
     case NS_IN:
     case NS_NOT_IN:
         if (nv == 0) {
-            snprintf(why, whylen, "%s.values: %s needs at least one value", path, otext);
+            nsp_pathf(why, whylen, "%s.values: %s needs at least one value", path, otext);
             return 1;
         }
         break;
     case NS_EXISTS:
     case NS_DOES_NOT_EXIST:
         if (nv != 0) {
-            snprintf(why, whylen, "%s.values: %s takes no values", path, otext);
+            nsp_pathf(why, whylen, "%s.values: %s takes no values", path, otext);
             return 1;
         }
         break;
@@ -197,7 +197,7 @@ static int nsp_parse_req(builder *b, const trellis_value *v, const char *path, i
     case NS_LT:
         if (nv != 1 ||
             nsp_parse_int64(values_scalar_text(h, h->value_at(vals, 0)), &r->bound) < 0) {
-            snprintf(why, whylen, "%s.values: %s takes exactly one integer", path, otext);
+            nsp_pathf(why, whylen, "%s.values: %s takes exactly one integer", path, otext);
             return 1;
         }
         break;
