@@ -109,6 +109,7 @@ static int read_list(const trellis_value *list, const char *path, int sidecars_o
                 *cap = ncap;
             }
             h = &(*out)->p[(*out)->n++];
+            memset(h, 0, sizeof(*h)); /* equivalent compares whole entries */
             ip = host->value_get(p, "hostIP");
             pr = host->value_get(p, "protocol");
             ipt = ip ? host->value_string(ip) : NULL;
