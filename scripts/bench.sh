@@ -9,7 +9,8 @@
 #   scripts/bench.sh [BUILD_DIR]      (make bench runs it on the build tree)
 #   BENCH_CASES="kube:5000:50000:1 gardener:1000:100000:1" scripts/bench.sh
 # A case is profile:targets:workloads:workers[:format], format json (default)
-# or yaml. Profiles: kube (every node filtered and scored; the equivalence
+# or yaml. Profiles: kube (conf/kube.cfg's plugins, kube-scheduler's default
+# profile; every node filtered and scored; the equivalence
 # cache serves the generator's identical pods), kube-full (the same with
 # equivalence_cache = false: every plugin on every node in every cycle),
 # kube-sampled (percentage_of_targets_to_score = 0, kube-scheduler's
@@ -50,9 +51,12 @@ profiles = ( {
   workload = { kind = "Pod"; scheduler_name_field = "spec.schedulerName"; };
   target = { kind = "Node"; };
   binding = { field = "spec.nodeName"; };
-  plugins = ( { name = "priority-sort"; }, { name = "label-selector"; },
-    { name = "taint-toleration"; weight = 3; }, { name = "resources-fit"; },
-    { name = "least-allocated"; }, { name = "default-binder"; } );
+  plugins = ( { name = "priority-sort"; }, { name = "node-unschedulable"; },
+    { name = "node-name"; }, { name = "taint-toleration"; weight = 3; },
+    { name = "node-affinity"; weight = 2; }, { name = "node-ports"; },
+    { name = "node-resources-fit"; weight = 1; },
+    { name = "node-resources-balanced-allocation"; weight = 1; },
+    { name = "preemption"; }, { name = "default-binder"; } );
 } );
 CFG
 sed 's/plugins = (/percentage_of_targets_to_score = 0;\n  plugins = (/' "$tmp/kube.cfg" \

@@ -157,7 +157,7 @@ int res_quantity_parse(const char *text, res_unit unit, int64_t *out)
     return RES_OK;
 }
 
-static res_unit unit_of(const char *name)
+res_unit res_unit_of(const char *name)
 {
     if (strcmp(name, "cpu") == 0)
         return RES_UNIT_MILLI;
@@ -201,7 +201,7 @@ int res_config_read(const trellis_host *h, const trellis_args *a, const char *li
             }
         }
         cfg->names[i] = name;
-        cfg->unit[i] = unit_of(name);
+        cfg->unit[i] = res_unit_of(name);
         if (strcmp(name, "pods") == 0)
             cfg->pods_index = (int)i;
     }
@@ -221,8 +221,8 @@ static int index_of(const res_config *cfg, const char *name)
 /* A quantity written as a YAML number (`cpu: 2`, `cpu: 0.5`) arrives as an
  * int or a double; a double is printed with 15 significant digits, which
  * gives back the text a person wrote ("0.1", not "0.1000000000000000055"). */
-static int value_quantity(const trellis_host *h, const trellis_value *v, res_unit unit,
-                          const char *path, int64_t *out, char *err, size_t errlen)
+int res_value_quantity(const trellis_host *h, const trellis_value *v, res_unit unit,
+                       const char *path, int64_t *out, char *err, size_t errlen)
 {
     trellis_value_type t = h->value_type(v);
     const char *text = NULL;
@@ -283,7 +283,8 @@ static int amount_member(const char *key, const trellis_value *v, void *ud)
     /* Resource names such as "nvidia.com/gpu" contain dots, so they are
      * named in the bracket form of the host's paths. */
     values_member_path(path, sizeof(path), ctx->path, key, ".");
-    if (value_quantity(ctx->h, v, ctx->cfg->unit[i], path, &ctx->v[i], ctx->err, ctx->errlen) < 0)
+    if (res_value_quantity(ctx->h, v, ctx->cfg->unit[i], path, &ctx->v[i], ctx->err, ctx->errlen) <
+        0)
         return -1;
     ctx->has[i] = 1;
     return 0;
@@ -452,7 +453,7 @@ int res_target_allocatable(const trellis_host *h, const res_config *cfg, const t
         if (!v || h->value_type(v) == TRELLIS_VALUE_NULL)
             continue;
         values_member_path(path, sizeof(path), cfg->allocatable_field, cfg->names[i], ".");
-        if (value_quantity(h, v, cfg->unit[i], path, &out->v[i], err, errlen) < 0)
+        if (res_value_quantity(h, v, cfg->unit[i], path, &out->v[i], err, errlen) < 0)
             return -1;
         out->has |= UINT32_C(1) << i;
     }

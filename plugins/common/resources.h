@@ -116,6 +116,15 @@ int res_workload_requests(const trellis_host *h, const res_config *cfg, const tr
 int res_target_allocatable(const trellis_host *h, const res_config *cfg, const trellis_object *t,
                            res_amounts *out, char *err, size_t errlen);
 
+/* The unit of a resource by its name: cpu in thousandths, memory,
+ * storage and hugepages in bytes, anything else a count. */
+res_unit res_unit_of(const char *name);
+
+/* A quantity written as text or as a YAML number (`cpu: 2`, `cpu: 0.5`)
+ * at path into *out. -1 with err naming path. */
+int res_value_quantity(const trellis_host *h, const trellis_value *v, res_unit unit,
+                       const char *path, int64_t *out, char *err, size_t errlen);
+
 /* Print an amount the way a manifest would say it ("3800m", "4", "512Mi"). */
 void res_format(int64_t v, res_unit unit, char *buf, size_t len);
 

@@ -981,6 +981,287 @@ START_TEST(pre_enqueue_and_finalize)
 }
 END_TEST
 
+/* ---- node-affinity ------------------------------------------------------ */
+
+#define REQ_TERMS(terms)                                                                           \
+    "\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{"         \
+    "\"nodeSelectorTerms\":[" terms "]}}}"
+#define EXPR(key, op, values)                                                                      \
+    "{\"key\":\"" key "\",\"operator\":\"" op "\",\"values\":[" values "]}"
+
+START_TEST(node_affinity_required_terms)
+{
+    trellis_plugin *pl = load("node-affinity", NULL);
+    trellis_object *t[] = {
+        TARGET(NODE("a", ",\"labels\":{\"zone\":\"a\",\"cores\":\"8\"}") "}"),
+        TARGET(NODE("b", ",\"labels\":{\"zone\":\"b\",\"cores\":\"4\"}") "}"),
+        TARGET(NODE("c", "") "}"),
+    };
+    int codes[3];
+    trellis_status st[3];
+    /* nodeSelector AND a term */
+    filter(pl,
+           WORKLOAD(POD("sel", "\"nodeSelector\":{\"zone\":\"a\"}," REQ_TERMS(
+                                   "{\"matchExpressions\":[" EXPR("cores", "Gt", "\"4\"") "]}"))),
+           t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[1].reason, "NodeAffinityMismatch");
+    ck_assert_int_eq(codes[2], TRELLIS_UNRESOLVABLE);
+    /* terms ORed; Lt; DoesNotExist */
+    filter(pl,
+           WORKLOAD(POD("or", REQ_TERMS("{\"matchExpressions\":[" EXPR(
+                                  "cores", "Lt", "\"8\"") "]},"
+                                                          "{\"matchExpressions\":[" EXPR(
+                                                              "zone", "DoesNotExist", "") "]}"))),
+           t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[2], TRELLIS_SUCCESS);
+    /* an empty term matches nothing; matchFields on the name */
+    filter(pl, WORKLOAD(POD("empty", REQ_TERMS("{}"))), t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_int_eq(codes[2], TRELLIS_UNRESOLVABLE);
+    filter(pl,
+           WORKLOAD(POD("name", REQ_TERMS("{\"matchFields\":[" EXPR("metadata.name", "NotIn",
+                                                                    "\"a\"") "]}"))),
+           t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[2], TRELLIS_SUCCESS);
+    /* nothing to match: every node fits (pre_filter skips the filter) */
+    filter(pl, WORKLOAD(POD("plain", "")), t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    /* a term of the wrong shape is the workload's error */
+    char err[512];
+    trellis_object *bad = mock_object(
+        m, POD("bad", REQ_TERMS("{\"matchExpressions\":{\"key\":\"zone\"}}")), 1, err, sizeof err);
+    ck_assert_ptr_nonnull(bad);
+    ck_assert_msg(strstr(mock_prepare_error(bad, pl), "expected a list, got a map") != NULL, "%s",
+                  mock_prepare_error(bad, pl));
+}
+END_TEST
+
+START_TEST(node_affinity_preferred_and_added)
+{
+    trellis_plugin *pl =
+        load("node-affinity",
+             "{\"config\":{\"addedAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{"
+             "\"nodeSelectorTerms\":[{\"matchExpressions\":[" EXPR(
+                 "zone", "NotIn", "\"c\"") "]}]},"
+                                           "\"preferredDuringSchedulingIgnoredDuringExecution\":[{"
+                                           "\"weight\":10,\"preference\":{"
+                                           "\"matchExpressions\":[" EXPR("zone", "In",
+                                                                         "\"b\"") "]}}]}}}");
+    trellis_object *t[] = {
+        TARGET(NODE("a", ",\"labels\":{\"zone\":\"a\",\"disk\":\"ssd\"}") "}"),
+        TARGET(NODE("b", ",\"labels\":{\"zone\":\"b\"}") "}"),
+        TARGET(NODE("c", ",\"labels\":{\"zone\":\"c\",\"disk\":\"ssd\"}") "}"),
+    };
+    trellis_object *w = WORKLOAD(
+        POD("p", "\"affinity\":{\"nodeAffinity\":{"
+                 "\"preferredDuringSchedulingIgnoredDuringExecution\":[{\"weight\":40,"
+                 "\"preference\":{\"matchExpressions\":[" EXPR("disk", "In", "\"ssd\"") "]}}]}}"));
+    int codes[3];
+    trellis_status st[3];
+    int64_t sc[2];
+    filter(pl, w, t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[2], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[2].reason, "EnforcedNodeAffinityMismatch");
+    /* raw a 40, b 10: normalized a 100, b 10 * 100 / 40 = 25 */
+    score(pl, w, t, 2, sc);
+    ck_assert_int_eq(sc[0], 100);
+    ck_assert_int_eq(sc[1], 25);
+    /* equivalence follows the two fields */
+    ck_assert_int_ne(mock_equivalent(pl, WORKLOAD(POD("x", "")), WORKLOAD(POD("y", ""))), 0);
+    ck_assert_int_eq(mock_equivalent(pl, w, WORKLOAD(POD("z", ""))), 0);
+    /* an added affinity that does not parse stops init */
+    char err[512];
+    ck_assert_ptr_null(
+        mock_load(m, "node-affinity",
+                  "{\"config\":{\"addedAffinity\":{"
+                  "\"preferredDuringSchedulingIgnoredDuringExecution\":[{\"weight\":1,"
+                  "\"preference\":{\"matchExpressions\":[" EXPR("k", "Gt", "\"x\"") "]}}]}}}",
+                  err, sizeof err));
+    ck_assert_msg(strstr(err, "Gt takes exactly one integer") != NULL, "%s", err);
+    ck_assert_ptr_null(
+        mock_load(m, "node-affinity", "{\"config\":{\"added\":{}}}", err, sizeof err));
+}
+END_TEST
+
+/* ---- node-unschedulable, node-name, node-ports ------------------------- */
+
+START_TEST(node_unschedulable_cordoned_nodes)
+{
+    trellis_plugin *pl = load("node-unschedulable", NULL);
+    trellis_object *t[] = {
+        TARGET(NODE("cordoned", "") ",\"spec\":{\"unschedulable\":true}}"),
+        TARGET(NODE("open", "") ",\"spec\":{\"unschedulable\":false}}"),
+    };
+    int codes[2];
+    trellis_status st[2];
+    trellis_object *plain = WORKLOAD(POD("plain", ""));
+    trellis_object *tol =
+        WORKLOAD(POD("ds", "\"tolerations\":[{\"key\":\"node.kubernetes.io/unschedulable\","
+                           "\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}]"));
+    filter(pl, plain, t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[0].reason, "NodeUnschedulable");
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    filter(pl, tol, t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(mock_equivalent(pl, plain, tol), 0);
+    /* uncordoning queues the Pod again */
+    ck_assert_int_eq(mock_hint(m, pl, plain, TRELLIS_EV_TARGET_UPDATE, t[0], t[1]), TRELLIS_QUEUE);
+}
+END_TEST
+
+START_TEST(node_name_only_when_not_the_binding)
+{
+    trellis_plugin *kube = load("node-name", NULL);
+    trellis_plugin *pl = load("node-name", "{\"field\":\"spec.wantedNode\"}");
+    trellis_object *t[] = {TARGET(NODE("a", "") "}"), TARGET(NODE("b", "") "}")};
+    trellis_object *w = WORKLOAD(POD("w", "\"wantedNode\":\"b\""));
+    int codes[2];
+    trellis_status st[2];
+    filter(pl, w, t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[0].reason, "NodeNameMismatch");
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    /* spec.nodeName is the binding field: nothing to check */
+    filter(kube, WORKLOAD(POD("k", "\"nodeName\":\"b\"")), t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+}
+END_TEST
+
+#define HOSTPORT(port, extra)                                                                      \
+    "\"containers\":[{\"name\":\"c\",\"ports\":[{\"containerPort\":1,\"hostPort\":" port extra     \
+    "}]}]"
+
+START_TEST(node_ports_conflicts)
+{
+    trellis_plugin *pl = load("node-ports", NULL);
+    trellis_object *t[] = {TARGET(NODE("a", "") "}"), TARGET(NODE("b", "") "}")};
+    mock_assign(m, t[0], WORKLOAD(POD("held", HOSTPORT("80", ",\"hostIP\":\"10.0.0.1\""))));
+    mock_assign(m, t[1],
+                WORKLOAD(POD("done", HOSTPORT("80", "") "},\"status\":{\"phase\":\"Failed\"")));
+    int codes[2];
+    trellis_status st[2];
+    /* 0.0.0.0 conflicts with 10.0.0.1; a Failed Pod holds nothing */
+    filter(pl, WORKLOAD(POD("any", HOSTPORT("80", ""))), t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNSCHEDULABLE);
+    ck_assert_str_eq(st[0].reason, "NodePortsConflict");
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    /* another address, or another protocol, does not */
+    filter(pl, WORKLOAD(POD("other", HOSTPORT("80", ",\"hostIP\":\"10.0.0.2\""))), t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    filter(pl, WORKLOAD(POD("udp", HOSTPORT("80", ",\"protocol\":\"UDP\""))), t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    char err[512];
+    trellis_object *bad = mock_object(m, POD("bad", HOSTPORT("70000", "")), 1, err, sizeof err);
+    ck_assert_msg(strstr(mock_prepare_error(bad, pl), "expected a port") != NULL, "%s",
+                  mock_prepare_error(bad, pl));
+}
+END_TEST
+
+/* ---- node-resources-fit ------------------------------------------------- */
+
+#define ALLOC(name, alloc) NODE(name, "") ",\"status\":{\"allocatable\":{" alloc "}}}"
+#define REQ(name, req)                                                                             \
+    POD(name, "\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{" req "}}}]")
+
+START_TEST(node_resources_fit_every_resource)
+{
+    trellis_plugin *pl = load("node-resources-fit", NULL);
+    trellis_object *t[] = {
+        TARGET(ALLOC("gpu", "\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"10\","
+                            "\"nvidia.com/gpu\":\"1\"")),
+        TARGET(ALLOC("plain", "\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"10\"")),
+    };
+    int codes[2];
+    trellis_status st[2];
+    trellis_object *w = WORKLOAD(REQ("w", "\"cpu\":\"1\",\"nvidia.com/gpu\":\"1\""));
+    filter(pl, w, t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE);
+    ck_assert_msg(strstr(st[1].message, "Insufficient nvidia.com/gpu") != NULL, "%s",
+                  st[1].message);
+    /* the gpu taken: unschedulable, not unresolvable */
+    mock_assign(m, t[0], WORKLOAD(REQ("holder", "\"nvidia.com/gpu\":\"1\"")));
+    filter(pl, w, t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNSCHEDULABLE);
+    /* a Succeeded Pod holds nothing */
+    mock_assign(m, t[1],
+                WORKLOAD(POD("done", "\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":"
+                                     "{\"cpu\":\"4\"}}}]},\"status\":{\"phase\":\"Succeeded\"")));
+    filter(pl, WORKLOAD(REQ("cpu", "\"cpu\":\"1\"")), t, 2, codes, st);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    /* LeastAllocated with non-zero requests: no request counts 100m, 200Mi.
+     * gpu node, holder counted the same way: cpu (4000 - 200) * 100 / 4000
+     * = 95, memory (8192Mi - 400Mi) * 100 / 8192Mi = 95; plain node (the
+     * Succeeded Pod holds nothing): 3900 -> 97, 7992Mi -> 97 */
+    int64_t sc[2];
+    score(pl, WORKLOAD(POD("be", "\"containers\":[{\"name\":\"c\"}]")), t, 2, sc);
+    ck_assert_int_eq(sc[0], 95);
+    ck_assert_int_eq(sc[1], 97);
+}
+END_TEST
+
+START_TEST(node_resources_fit_args)
+{
+    char err[512];
+    trellis_plugin *pl = load("node-resources-fit", "{\"config\":{\"ignoredResources\":["
+                                                    "\"example.com/foo\"],\"scoringStrategy\":{"
+                                                    "\"type\":\"MostAllocated\"}}}");
+    trellis_object *t[] = {TARGET(ALLOC("n", "\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"10\""))};
+    int codes[1];
+    trellis_status st[1];
+    int64_t sc[1];
+    filter(pl, WORKLOAD(REQ("w", "\"cpu\":\"2\",\"memory\":\"4Gi\",\"example.com/foo\":\"1\"")), t,
+           1, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    /* MostAllocated: cpu 2000 * 100 / 4000 = 50, memory 50 */
+    score(pl, WORKLOAD(REQ("s", "\"cpu\":\"2\",\"memory\":\"4Gi\"")), t, 1, sc);
+    ck_assert_int_eq(sc[0], 50);
+    ck_assert_ptr_null(mock_load(m, "node-resources-fit",
+                                 "{\"config\":{\"scoringStrategy\":{\"type\":\"Fewest\"}}}", err,
+                                 sizeof err));
+    ck_assert_msg(strstr(err, "expected LeastAllocated") != NULL, "%s", err);
+    ck_assert_ptr_null(mock_load(m, "node-resources-fit",
+                                 "{\"config\":{\"scoringStrategy\":{\"type\":"
+                                 "\"RequestedToCapacityRatio\"}}}",
+                                 err, sizeof err));
+    ck_assert_msg(strstr(err, "shape") != NULL, "%s", err);
+}
+END_TEST
+
+START_TEST(node_resources_balanced_allocation_std)
+{
+    trellis_plugin *pl = load("node-resources-balanced-allocation", NULL);
+    trellis_object *t[] = {
+        TARGET(ALLOC("even", "\"cpu\":\"4\",\"memory\":\"4Gi\"")),
+        TARGET(ALLOC("skew", "\"cpu\":\"4\",\"memory\":\"16Gi\"")),
+    };
+    int64_t sc[2];
+    /* even: 0.25, 0.25 -> 100; skew: 0.25, 0.0625 -> std 0.09375 -> 90 */
+    score(pl, WORKLOAD(REQ("w", "\"cpu\":\"1\",\"memory\":\"1Gi\"")), t, 2, sc);
+    ck_assert_int_eq(sc[0], 100);
+    ck_assert_int_eq(sc[1], 90);
+    /* three resources: the square root of the mean squared deviation */
+    trellis_plugin *three = load("node-resources-balanced-allocation",
+                                 "{\"config\":{\"resources\":[{\"name\":\"cpu\"},{\"name\":"
+                                 "\"memory\"},{\"name\":\"ephemeral-storage\"}]}}");
+    trellis_object *n3[] = {
+        TARGET(ALLOC("n3", "\"cpu\":\"4\",\"memory\":\"4Gi\",\"ephemeral-storage\":\"4Gi\""))};
+    /* fractions 0.5, 0.25, 0: mean 0.25, variance 0.125 / 3, std 0.2041 -> 79 */
+    score(three,
+          WORKLOAD(REQ("w3", "\"cpu\":\"2\",\"memory\":\"1Gi\",\"ephemeral-storage\":\"0\"")), n3,
+          1, sc);
+    ck_assert_int_eq(sc[0], 79);
+}
+END_TEST
+
 static Suite *suite(const char *name, const TTest *const *tests)
 {
     Suite *s = suite_create(name);
@@ -999,6 +1280,12 @@ int main(void)
     const TTest *labels[] = {label_selector_matches_node_labels,
                              label_selector_equivalence_and_hint, NULL};
     const TTest *taints[] = {taints_filter_score_and_evict, NULL};
+    const TTest *naff[] = {node_affinity_required_terms, node_affinity_preferred_and_added, NULL};
+    const TTest *nuns[] = {node_unschedulable_cordoned_nodes, NULL};
+    const TTest *nname[] = {node_name_only_when_not_the_binding, NULL};
+    const TTest *nports[] = {node_ports_conflicts, NULL};
+    const TTest *nfit[] = {node_resources_fit_every_resource, node_resources_fit_args, NULL};
+    const TTest *nbal[] = {node_resources_balanced_allocation_std, NULL};
     const TTest *fit[] = {resources_fit_counts_assigned_workloads, NULL};
     const TTest *alloc[] = {least_allocated_prefers_the_emptier_target, NULL};
     const TTest *util[] = {least_utilized_prefers_fewer_workloads, NULL};
@@ -1030,6 +1317,12 @@ int main(void)
     srunner_add_suite(sr, suite("priority-sort", prio));
     srunner_add_suite(sr, suite("label-selector", labels));
     srunner_add_suite(sr, suite("taint-toleration", taints));
+    srunner_add_suite(sr, suite("node-affinity", naff));
+    srunner_add_suite(sr, suite("node-unschedulable", nuns));
+    srunner_add_suite(sr, suite("node-name", nname));
+    srunner_add_suite(sr, suite("node-ports", nports));
+    srunner_add_suite(sr, suite("node-resources-fit", nfit));
+    srunner_add_suite(sr, suite("node-resources-balanced-allocation", nbal));
     srunner_add_suite(sr, suite("resources-fit", fit));
     srunner_add_suite(sr, suite("least-allocated", alloc));
     srunner_add_suite(sr, suite("least-utilized", util));

@@ -412,9 +412,11 @@ START_TEST(config_json_of_kube_profile)
     ck_assert_int_eq(jint(pr, "percentage_of_targets_to_score"), 0);
     ck_assert_str_eq(jstr(pr, "plugins.0.name"), "priority-sort");
     ck_assert_str_eq(jstr(pr, "plugins.0.args.priority_field"), "spec.priority");
-    ck_assert_str_eq(jstr(pr, "plugins.1.args.format"), "map");
-    ck_assert_str_eq(jstr(pr, "plugins.2.name"), "taint-toleration");
-    ck_assert_int_eq(jint(pr, "plugins.2.weight"), 3);
+    ck_assert_str_eq(jstr(pr, "plugins.1.name"), "node-unschedulable");
+    ck_assert_str_eq(jstr(pr, "plugins.3.name"), "taint-toleration");
+    ck_assert_int_eq(jint(pr, "plugins.3.weight"), 3);
+    ck_assert_str_eq(jstr(pr, "plugins.4.name"), "node-affinity");
+    ck_assert_int_eq(jint(pr, "plugins.4.weight"), 2);
     json_object_put(o);
     config_free(&c);
 }
