@@ -123,7 +123,7 @@ expect "installed the default config etc/trellis/trellis.cfg (trellis --help nam
 "$PREFIX/bin/trellis" --help >"$OUT" 2>&1
 expect "trellis --help names the installed default config" \
     grep -q "default $PREFIX/etc/trellis/trellis.cfg" "$OUT"
-for d in kube gardener openmcp; do
+for d in kube gardener openmcp fleet; do
     expect "installed the $d examples in share/trellis/examples/$d" \
         test -d "$PREFIX/share/trellis/examples/$d"
 done
@@ -209,7 +209,8 @@ else
         "$(tail_of "$TMP/example-check.log")"
 fi
 for f in share/doc/trellis/example-plugin/README.md share/doc/trellis/example-plugin/test_prefer_label.c \
-    share/doc/trellis/custom-scheduler/main.c share/trellis/mock/mock_host.c; do
+    share/doc/trellis/custom-scheduler/main.c share/trellis/mock/mock_host.c \
+    share/doc/trellis/fleet.md share/doc/trellis/kube.md; do
     if [ -f "$PREFIX/$f" ]; then ok "installed $f"; else not_ok "installed $f" "missing"; fi
 done
 for f in plugin.h helpers.h; do
