@@ -197,11 +197,7 @@ int binding_record(const profile *p, store *st, const trellis_object *w, const t
             object_unref(b);
             return rc;
         }
-        char *json = placements_manifest(p->placed, w, t, extra, n_extra, err, errlen);
-        if (!json)
-            return -1;
-        trellis_object *nb = object_from_json(json, err, errlen);
-        free(json);
+        trellis_object *nb = placements_manifest(p->placed, w, t, extra, n_extra, err, errlen);
         trellis_object *stored = nb ? st->ops->create(st, nb, err, errlen) : NULL;
         if (nb)
             object_unref(nb);

@@ -239,8 +239,9 @@ const char *placements_object_name(const trellis_object *w, const char *target, 
     return buf;
 }
 
-char *placements_manifest(const placements *pl, const trellis_object *w, const trellis_object *t,
-                          const store_edit *extra, size_t n_extra, char *err, size_t errlen)
+trellis_object *placements_manifest(const placements *pl, const trellis_object *w,
+                                    const trellis_object *t, const store_edit *extra,
+                                    size_t n_extra, char *err, size_t errlen)
 {
     const cfg_profile *pc = pl->pc;
     char name[256];
@@ -262,15 +263,15 @@ char *placements_manifest(const placements *pl, const trellis_object *w, const t
         e[ne++] = (store_edit){pc->bobj_state_field, pc->bobj_initial_state, STORE_SET};
     if (pc->bobj_finalizer)
         e[ne++] = (store_edit){"metadata.finalizers", pc->bobj_finalizer, STORE_LIST_ADD};
-    char *text = NULL;
     int ok = 1;
     for (size_t i = 0; i < ne && ok; i++)
         ok = edit_apply_json(root, &e[i], err, errlen) == 0;
     /* then what the binder adds (Fleet's snapshot name and decision) */
     for (size_t i = 0; i < n_extra && ok; i++)
         ok = edit_apply_json(root, &extra[i], err, errlen) == 0;
-    if (ok)
-        text = xstrdup(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
-    json_object_put(root);
-    return text;
+    if (!ok) {
+        json_object_put(root);
+        return NULL;
+    }
+    return object_new(root, err, errlen); /* the tree is the object's now */
 }
