@@ -433,7 +433,7 @@ static int validate_state(const opts *o, const cfg *c, sched *s, const char *fil
     for (size_t i = 0; i < c->n_profiles; i++)
         n += c->profiles[i].n_plugins;
     if (o->state) {
-        store *st = store_open(c->store_type, o->state, 1, err, sizeof err);
+        store *st = store_open(&c->store, o->state, 1, err, sizeof err);
         if (!st || sched_load(s, st, err, sizeof err) < 0) {
             log_fatal("%s", err);
             if (st)
@@ -462,7 +462,8 @@ static int cmd_schedule(opts *o, int validate_only)
         log_fatal("%s", err);
         return 2;
     }
-    const char *dir = o->state ? o->state : c.store_path;
+    const char *dir = store_dir(&c.store, o->state);
+    int have_store = dir || strcmp(c.store.type, "file") != 0;
     char *qpath = dir && !validate_only ? xasprintf("%s/%s", dir, QUARANTINE_FILE) : NULL;
     /* a plugin that crashes or hangs is named; a dry run records nothing */
     guard_install(o->dry_run ? NULL : qpath);
@@ -480,13 +481,13 @@ static int cmd_schedule(opts *o, int validate_only)
         config_free(&c);
         return rc;
     }
-    if (!dir) {
+    if (!have_store) {
         log_fatal("no state directory: give --state DIR or store.path in %s", file);
         sched_close(s);
         config_free(&c);
         return 1;
     }
-    store *st = store_open(c.store_type, dir, o->dry_run, err, sizeof err);
+    store *st = store_open(&c.store, o->state, o->dry_run, err, sizeof err);
     if (!st) {
         log_fatal("%s", err);
         sched_close(s);
@@ -496,7 +497,7 @@ static int cmd_schedule(opts *o, int validate_only)
     }
     sched_set_quarantine(s, qpath, o->dry_run);
     free(qpath);
-    election *lead = election_hold(c.store_type, dir, o->dry_run, st, err, sizeof err);
+    election *lead = election_hold(&c.store, o->state, o->dry_run, st, err, sizeof err);
     if (!lead) {
         log_fatal("%s", err);
         sched_close(s);
@@ -610,19 +611,19 @@ static int cmd_admin(opts *o)
         rc = 1;
         goto out;
     }
-    const char *dir = o->state ? o->state : c.store_path;
-    if (!dir) {
+    if (!store_dir(&c.store, o->state) && strcmp(c.store.type, "file") == 0) {
         log_fatal("no state directory: give --state DIR or store.path in %s", file);
         rc = 1;
         goto out;
     }
-    st = store_open(c.store_type, dir, o->dry_run, err, sizeof err);
+    st = store_open(&c.store, o->state, o->dry_run, err, sizeof err);
     if (!st) {
         log_fatal("%s", err);
         rc = 2;
         goto out;
     }
-    if (deschedule && !(lead = election_hold(c.store_type, dir, o->dry_run, st, err, sizeof err))) {
+    if (deschedule &&
+        !(lead = election_hold(&c.store, o->state, o->dry_run, st, err, sizeof err))) {
         log_fatal("%s", err);
         rc = 2;
         goto out;
@@ -668,14 +669,14 @@ static int look_open(const opts *o, look *v)
         log_fatal("%s", err);
         return 2;
     }
-    const char *dir = o->state ? o->state : v->c.store_path;
+    int have_store = store_dir(&v->c.store, o->state) || strcmp(v->c.store.type, "file") != 0;
     int rc = 0;
     v->s = sched_open(&v->c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err);
-    if (!v->s || (dir && !(v->st = store_open(v->c.store_type, dir, 1, err, sizeof err))) ||
+    if (!v->s || (have_store && !(v->st = store_open(&v->c.store, o->state, 1, err, sizeof err))) ||
         (v->st && sched_load(v->s, v->st, err, sizeof err) < 0)) {
         log_fatal("%s", err);
         rc = 2;
-    } else if (!dir) {
+    } else if (!have_store) {
         log_fatal("no state directory: give --state DIR or store.path in %s", file);
         rc = 1;
     }

@@ -202,19 +202,13 @@ static void set_configz(host *h, const cfg *c)
     pthread_mutex_unlock(&h->mu);
 }
 
-static const char *state_dir(const host *h, const cfg *c)
+/* Where the state is, for messages and to notice a reload that moves it. */
+static const char *state_where(const host *h, const cfg *c, char *buf, size_t len)
 {
-    return h->o->state ? h->o->state : c->store_path;
+    return store_where(&c->store, h->o->state, buf, len);
 }
 
 /* ---- leadership (the file store: the state lock) ---- */
-
-/* The store's fence: write only while this host leads. */
-static int fence_cb(void *ud, char *why, size_t whylen)
-{
-    host *h = ud;
-    return election_leading(h->el, why, whylen);
-}
 
 /* Lead, waiting as a standby while another host does. 1 when leading; 0
  * when a signal asked to stop while waiting; -1 with err. */
@@ -279,14 +273,15 @@ static sched *new_sched(host *h, cfg *c, char *err, size_t errlen)
  * s is consumed on failure. 0, or -1 with err. */
 static int attach_store(host *h, cfg *c, sched *s, char *err, size_t errlen)
 {
-    const char *dir = state_dir(h, c);
-    store *st = store_open(c->store_type, dir, 0, err, errlen);
+    char dir[512];
+    state_where(h, c, dir, sizeof dir);
+    store *st = store_open(&c->store, h->o->state, 0, err, errlen);
     if (!st) {
         sched_close(s);
         return -1;
     }
-    st->fence = fence_cb;
-    st->fence_ud = h;
+    /* write only while this host leads */
+    election_fence(h->el, st);
     sched_set_quarantine(s, h->quarantine_path, 0);
     /* follow before reading: a change made meanwhile is not lost */
     int fd = st->ops->watch(st, err, errlen);
@@ -330,9 +325,11 @@ static void reload(host *h)
         free(nc);
         return;
     }
-    if (strcmp(state_dir(h, nc) ? state_dir(h, nc) : "", state_dir(h, h->c)) != 0) {
-        log_error("reload: %s: the store path changed; restart trellis to use another state "
-                  "directory; the running config stays in force",
+    char was[512], now[512];
+    if (strcmp(state_where(h, nc, now, sizeof now), state_where(h, h->c, was, sizeof was)) != 0 ||
+        strcmp(nc->store.type, h->c->store.type) != 0) {
+        log_error("reload: %s: the store changed; restart trellis to use another state; the "
+                  "running config stays in force",
                   h->o->config);
         config_free(nc);
         free(nc);
@@ -605,11 +602,13 @@ int run_main(const run_opts *o)
         close(sigfd);
         return 2;
     }
-    const char *dir = state_dir(&h, h.c);
-    if (!dir) {
+    const char *sdir = store_dir(&h.c->store, o->state);
+    if (!sdir && strcmp(h.c->store.type, "file") == 0) {
         log_fatal("no state directory: pass --state DIR or set store.path in %s", o->config);
         goto out;
     }
+    char dir[512];
+    state_where(&h, h.c, dir, sizeof dir);
     metrics_enable(1);
     metrics_set_ready(0);
     set_configz(&h, h.c);
@@ -618,10 +617,11 @@ int run_main(const run_opts *o)
         goto out;
     set_configz(&h, h.c); /* with the address and port bound */
     atomic_store(&h.liveness_ms, h.c->liveness_timeout_ms);
-    h.quarantine_path = xasprintf("%s/%s", dir, QUARANTINE_FILE);
+    /* a network store has no directory: stuck plugins are not recorded */
+    h.quarantine_path = sdir ? xasprintf("%s/%s", sdir, QUARANTINE_FILE) : NULL;
     guard_install(h.quarantine_path);
     h.watchdog_ms = notify_watchdog_ms();
-    h.el = election_open(h.c->store_type, dir, err, sizeof err);
+    h.el = election_open(&h.c->store, o->state, err, sizeof err);
     if (!h.el) {
         log_fatal("%s", err);
         goto out;
