@@ -38,6 +38,7 @@
 #include "run.h"
 #include "scheduler.h"
 #include "store.h"
+#include "storecopy.h"
 #include "util.h"
 
 #define DEFAULT_CONFIG TRELLIS_SYSCONFDIR "/trellis.cfg"
@@ -246,8 +247,8 @@ static int take_option(opts *o, int ch)
     case 'h':
         show_help(o->cmd);
     case 'V':
-        printf("trellis %s (plugin SDK %d.%d)\n", PACKAGE_VERSION, TRELLIS_SDK_MAJOR,
-               TRELLIS_SDK_MINOR);
+        printf("trellis %s (plugin SDK %d.%d; stores: file%s)\n", PACKAGE_VERSION,
+               TRELLIS_SDK_MAJOR, TRELLIS_SDK_MINOR, store_type_built("etcd") ? " etcd" : "");
         exit(0);
     default:
         return -1;
@@ -923,6 +924,17 @@ static int cmd_plugins(opts *o)
     return rc;
 }
 
+/* trellis store copy SRC DST */
+static int cmd_store(const opts *o)
+{
+    if (o->n_pos != 3 || strcmp(o->pos[0], "copy") != 0) {
+        log_fatal("store: expected 'trellis store copy SRC DST' (each a state directory or a "
+                  "config file with a store group); see trellis store --help");
+        return 1;
+    }
+    return storecopy_main(o->pos[1], o->pos[2], stdout);
+}
+
 int cli_main(int argc, char **argv)
 {
     opts o;
@@ -958,6 +970,8 @@ int cli_main(int argc, char **argv)
         rc = cmd_targets(&o);
     } else if (strcmp(o.cmd, "report") == 0) {
         rc = cmd_report(&o);
+    } else if (strcmp(o.cmd, "store") == 0) {
+        rc = cmd_store(&o);
     } else if (strcmp(o.cmd, "help") == 0) {
         /* trellis help COMMAND: that command's */
         rc = 0;

@@ -64,7 +64,7 @@ store *store_open(const cfg_store *sc, const char *state_dir, int dry_run, char 
         errf(err, errlen,
              "%s:%d: store.type 'etcd': this trellis was built without the etcd store "
              "(configure --with-etcd, which needs libcurl)",
-             sc->file, sc->line);
+             sc->file ? sc->file : "", sc->line);
         return NULL;
 #endif
     }
