@@ -21,16 +21,19 @@ top=$TOP_SRCDIR
 # a config: the profiles of CONF with the store group of STORECFG
 with_store() { { cat "$top/conf/$1"; cat "$2"; } >"$3"; }
 b64() { printf '%s' "$1" | base64 | tr -d '\n'; }
-etcd_put() {
-    curl -s -m 5 -X POST "$etcd_url_1/v3/kv/put" \
-        -d "{\"key\":\"$(b64 "$1")\",\"value\":\"$(b64 "$2")\"}" >/dev/null
+EURL=""
+# etcd_put KEY VALUE: written (tried again while the cluster elects a leader)
+etcd_put1() {
+    curl -s -m 5 -X POST "${EURL:-$etcd_url_1}/v3/kv/put" \
+        -d "{\"key\":\"$(b64 "$1")\",\"value\":\"$(b64 "$2")\"}" | grep -q '"revision"'
 }
+etcd_put() { wait_for 20 etcd_put1 "$1" "$2"; }
 etcd_get() {
-    curl -s -m 5 -X POST "$etcd_url_1/v3/kv/range" -d "{\"key\":\"$(b64 "$1")\"}" |
+    curl -s -m 5 -X POST "${EURL:-$etcd_url_1}/v3/kv/range" -d "{\"key\":\"$(b64 "$1")\"}" |
         sed -n 's/.*"value":"\([^"]*\)".*/\1/p' | base64 -d
 }
 etcd_count() {
-    curl -s -m 5 -X POST "$etcd_url_1/v3/kv/range" \
+    curl -s -m 5 -X POST "${EURL:-$etcd_url_1}/v3/kv/range" \
         -d "{\"key\":\"$(b64 "$1")\",\"range_end\":\"$(b64 "$2")\",\"count_only\":true}" |
         sed -n 's/.*"count":"\([0-9]*\)".*/\1/p'
 }
@@ -118,5 +121,131 @@ chmod -R u+w "$tmp/garden-files"
 "$T" schedule -c "$tmp/garden-etcd.cfg" -o json >"$tmp/g-etcd.json" 2>&1
 check "schedule: Gardener through etcd decides as through the file store" cmp "$tmp/g-file.json" "$tmp/g-etcd.json"
 check "schedule: Gardener made decisions" grep -q '"result": "scheduled"' "$tmp/g-etcd.json"
+
+# ---- trellis run: hosts sharing one etcd, one active ----
+# three nodes of 4 CPUs, pods of 1 CPU each: at most 4 on a node
+mkdir -p "$tmp/fleet"
+for n in n1 n2 n3; do
+    cat >>"$tmp/fleet/nodes.yaml" <<NODE
+---
+apiVersion: v1
+kind: Node
+metadata: { name: $n, labels: { kubernetes.io/hostname: $n } }
+status: { allocatable: { cpu: "4", memory: 16Gi, pods: "110" } }
+NODE
+done
+pod_json() {
+    printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","namespace":"default"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]}}' "$1"
+}
+i=1
+while [ $i -le 6 ]; do pod_json "p$i" >"$tmp/fleet/p$i.json"; i=$((i + 1)); done
+add_pods() { # FROM TO: pods pFROM..pTO put into etcd
+    i=$1
+    while [ "$i" -le "$2" ]; do etcd_put "/run/o/Pod/default/p$i" "$(pod_json "p$i")"; i=$((i + 1)); done
+}
+# bound_lines: every "bound to" a host logged, one pod per line
+bound_lines() { cat "$tmp"/h*.log | sed -n 's/.*Pod default\/\(p[0-9]*\): bound to .*/\1/p'; }
+bound_count() { [ "$(bound_lines | sort -u | wc -l)" -eq "$1" ]; }
+# the state as etcd holds it: N pods each bound, once, no node over 4,
+# nothing lost (the 3 nodes and N pods are there)
+state_ok() {
+    rm -rf "$tmp/export"
+    "$T" store copy "$tmp/run-store.cfg" "$tmp/export" >"$tmp/export.out" 2>&1 || return 1
+    grep -q "copied $(($1 + 3)) object" "$tmp/export.out" || { cat "$tmp/export.out"; return 1; }
+    nb=$(grep -rhoE '"nodeName": ?"[^"]*"' "$tmp/export" | wc -l)
+    [ "$nb" -eq "$1" ] || { echo "$nb of $1 pods bound"; return 1; }
+    over=$(grep -rhoE '"nodeName": ?"[^"]*"' "$tmp/export" | sort | uniq -c | awk '$1 > 4')
+    [ -z "$over" ] || { echo "over capacity: $over"; return 1; }
+    twice=$(bound_lines | sort | uniq -d)
+    [ -z "$twice" ] || { echo "bound twice: $twice"; return 1; }
+}
+start_host() { # NAME CONFIG
+    "$T" run -c "$2" --listen 127.0.0.1:0 --log-level info >"$tmp/$1.out" 2>"$tmp/$1.log" &
+    eval "pid_$1=$!"
+    pids="$pids $!"
+}
+ready_port() { sed -n 's|.*on http://127.0.0.1:\([0-9]*\).*|\1|p' "$tmp/$1.log" | head -n 1; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+etcd_store_cfg "$tmp/run-store.cfg" /run "lease_ttl_s = 2; timeout_ms = 2000;"
+with_store kube.cfg "$tmp/run-store.cfg" "$tmp/run-etcd.cfg"
+"$T" store copy "$tmp/fleet" "$tmp/run-store.cfg" >/dev/null 2>&1
+start_host h1 "$tmp/run-etcd.cfg"
+check "run: the first host leads and binds the 6 pods" wait_for 30 bound_count 6
+start_host h2 "$tmp/run-etcd.cfg"
+check "run: the second host waits as a standby" wait_for 20 grep -q "standby: etcd .* is held by" "$tmp/h2.log"
+check "run: the standby is not ready, and says why" sh -c "p=\$(sed -n 's|.*on http://127.0.0.1:\\([0-9]*\\).*|\\1|p' '$tmp/h2.log'); curl -s http://127.0.0.1:\$p/readyz | grep -q standby"
+check "run: after it, the state is whole" state_ok 6
+t0=$(now_ms)
+kill -KILL "$pid_h1"
+if wait_for 20 grep -q "took over" "$tmp/h2.log"; then
+    ok "run: kill -9 of the active host: the standby takes over ($(($(now_ms) - t0)) ms, lease 2 s)"
+else not_ok "run: kill -9 of the active host: the standby takes over" "$(tail -5 "$tmp/h2.log")"; fi
+add_pods 7 8
+check "run: the new leader binds what comes after" wait_for 20 bound_count 8
+check "run: after kill -9, every pod bound once, no node over capacity, nothing lost" state_ok 8
+
+# SIGSTOP past the lease: a third host takes over; the paused one, when it
+# resumes, steps down, and its writes are refused by etcd itself
+start_host h3 "$tmp/run-etcd.cfg"
+wait_for 20 grep -q "standby: etcd" "$tmp/h3.log"
+kill -STOP "$pid_h2"
+check "run: SIGSTOP of the active host past its lease: the standby takes over" wait_for 20 grep -q "took over" "$tmp/h3.log"
+add_pods 9 10
+check "run: the new leader binds while the old one is paused" wait_for 20 bound_count 10
+kill -CONT "$pid_h2"
+check "run: the resumed host steps down (its lease is gone)" wait_for 20 grep -q "stepping down" "$tmp/h2.log"
+add_pods 11 12
+check "run: scheduling goes on after the old leader resumed" wait_for 20 bound_count 12
+check "run: after SIGSTOP/SIGCONT, every pod bound once, no node over capacity, nothing lost" state_ok 12
+
+# the write a paused leader sends when it resumes: etcd refuses it
+if [ -x "$TOP_BUILDDIR/tests/tools/etcdfence" ]; then
+    kill -TERM "$pid_h2" "$pid_h3" 2>/dev/null
+    wait_for 20 stopped "$pid_h3"
+    "$TOP_BUILDDIR/tests/tools/etcdfence" "$tmp/run-store.cfg" Pod/default/p1 \
+        metadata.labels.stale yes "$tmp/GO" >"$tmp/fence.out" 2>"$tmp/fence.err" &
+    fpid=$!
+    pids="$pids $fpid"
+    wait_for 20 grep -q "^leading" "$tmp/fence.out"
+    kill -STOP "$fpid"
+    start_host h4 "$tmp/run-etcd.cfg"
+    check "fence: another host leads once the paused one's lease expired" wait_for 20 grep -q "took over\|bound\|state etcd" "$tmp/h4.log"
+    kill -CONT "$fpid"
+    touch "$tmp/GO"
+    wait_for 20 stopped "$fpid"
+    wait "$fpid"
+    frc=$?
+    if [ $frc -eq 0 ] && grep -q "refused: Pod/default/p1: etcd refused the write: this host no longer leads" "$tmp/fence.out" &&
+        ! etcd_get /run/o/Pod/default/p1 | grep -q stale; then
+        ok "fence: the paused leader's write after it resumed is refused by etcd, the object unchanged"
+    else not_ok "fence: the paused leader's write after it resumed is refused by etcd" "rc=$frc" "$(cat "$tmp/fence.out" "$tmp/fence.err")"; fi
+    kill -TERM "$pid_h4" 2>/dev/null
+    wait_for 20 stopped "$pid_h4"
+else
+    not_ok "fence: tools/etcdfence is built" "missing $TOP_BUILDDIR/tests/tools/etcdfence"
+fi
+
+# ---- a 3-member cluster: one member killed, scheduling goes on ----
+for p in $pids; do kill -KILL "$p" 2>/dev/null; done
+if etcd_cluster 3; then
+    ok "a 3-member etcd cluster starts"
+    EURL=$etcd_url_2
+    etcd_store_cfg "$tmp/run-store.cfg" /run "lease_ttl_s = 2; timeout_ms = 2000;"
+    with_store kube.cfg "$tmp/run-store.cfg" "$tmp/run-etcd.cfg"
+    rm -f "$tmp"/h*.log
+    "$T" store copy "$tmp/fleet" "$tmp/run-store.cfg" >/dev/null 2>&1
+    start_host h5 "$tmp/run-etcd.cfg"
+    check "cluster: the host binds the 6 pods" wait_for 30 bound_count 6
+    start_host h6 "$tmp/run-etcd.cfg"
+    wait_for 20 grep -q "standby: etcd" "$tmp/h6.log"
+    kill -KILL "$etcd_pid_1" # the members' first endpoint, which the hosts use
+    add_pods 7 9
+    check "cluster: with member 1 killed, the host binds what comes (next endpoint)" wait_for 30 bound_count 9
+    check "cluster: every pod bound once, no node over capacity, nothing lost" state_ok 9
+    check "cluster: the standby stays a standby (the leader kept its lease)" sh -c "! grep -q 'took over' '$tmp/h6.log'"
+else
+    not_ok "a 3-member etcd cluster starts" "$(tail -3 "$tmp"/etcd-e*.log)"
+fi
 
 finish

@@ -43,7 +43,7 @@ typedef struct etcd_election {
     char key[256];      /* the candidate key, "" when none */
     int64_t create_rev;
     int leading, waiting;
-    int lost;             /* the lease or the key is gone */
+    int lost; /* the lease or the key is gone */
     char lost_why[1024];
     uint64_t renewed_ms; /* when the last good renewal was sent */
     pthread_t thr;
@@ -130,7 +130,8 @@ static int keepalive(etcd_election *e, int64_t lease, char *why, size_t whylen)
         rc = errf(why, whylen, "an unreadable reply to a lease renewal") + 0;
     else if (ttl <= 0)
         rc = errf(why, whylen, "lease %llx expired (the renewal's reply carries no TTL)",
-                  (unsigned long long)lease) + 1;
+                  (unsigned long long)lease) +
+             1;
     else
         rc = 1;
     json_object_put(reply);
@@ -200,15 +201,15 @@ static void *keeper(void *arg)
         }
         if (lease && !lost && key[0]) {
             char holder[256];
-            int rc = leading ? key_held(e, key, rev)
+            int rc = leading   ? key_held(e, key, rev)
                      : waiting ? lowest(e, key, holder, sizeof holder, why, sizeof why)
                                : -1;
             pthread_mutex_lock(&e->mu);
             if (e->lease == lease && !e->lost) {
                 if (leading && rc == 0) {
                     e->lost = 1;
-                    snprintf(e->lost_why, sizeof e->lost_why,
-                             "%s: the candidate key %s is gone", e->where, key);
+                    snprintf(e->lost_why, sizeof e->lost_why, "%s: the candidate key %s is gone",
+                             e->where, key);
                 } else if (!leading && waiting && rc == 1 && e->waiting) {
                     e->waiting = 0;
                     wake(e, 'y');
@@ -241,7 +242,7 @@ static void lease_revoke(etcd_election *e, int64_t lease)
     char err[512];
     json_object *reply = etcd_call(e->cl, "lease/revoke", req, 1, NULL, err, sizeof err);
     json_object_put(req);
-    if (!reply)
+    if (!reply && !strstr(err, "lease not found")) /* gone already: nothing to do */
         log_warn("%s: cannot revoke lease %llx (it expires by itself): %s", e->where,
                  (unsigned long long)lease, err);
     json_object_put(reply);
@@ -395,7 +396,8 @@ static int ee_leading(election *ee, char *why, size_t whylen)
         rc = errf(why, whylen, "%s", e->lost_why) + 1;
     else if (since > (uint64_t)e->ttl_s * 1000)
         rc = errf(why, whylen, "%s: the lease was not renewed for %.1f s (TTL %u s)", e->where,
-                  (double)since / 1000.0, e->ttl_s) + 1;
+                  (double)since / 1000.0, e->ttl_s) +
+             1;
     pthread_mutex_unlock(&e->mu);
     return rc;
 }

@@ -292,8 +292,7 @@ int etcd_stream(etcd_client *c, const char *path, json_object *req, uint32_t idl
         /* the server ended the stream: what it said last, if anything */
         if (sc.buf.len && !sc.ended)
             line(ud, sc.buf.s, sc.buf.len);
-        result = errf(err, errlen, "etcd %s: HTTP %ld: the stream ended", c->endpoints[at],
-                      status);
+        result = errf(err, errlen, "etcd %s: HTTP %ld: the stream ended", c->endpoints[at], status);
         rotate(c, at);
     }
     sb_free(&sc.buf);

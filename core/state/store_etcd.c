@@ -120,8 +120,7 @@ static int kind_wanted(const etcd_store *e, const char *id)
 /* The object a key-value holds, its resourceVersion and version the key's
  * mod_revision. NULL with err when the value is not an object of that
  * key. */
-static trellis_object *kv_object(const etcd_store *e, const etcd_kv *kv, char *err,
-                                 size_t errlen)
+static trellis_object *kv_object(const etcd_store *e, const etcd_kv *kv, char *err, size_t errlen)
 {
     const char *id = key_id(e, kv->key);
     if (!id)
@@ -162,11 +161,10 @@ static trellis_object *kv_object(const etcd_store *e, const etcd_kv *kv, char *e
 static char *stored_text(json_object *j)
 {
     json_object *md;
-    if (json_object_object_get_ex(j, "metadata", &md) &&
-        json_object_is_type(md, json_type_object))
+    if (json_object_object_get_ex(j, "metadata", &md) && json_object_is_type(md, json_type_object))
         json_object_object_del(md, "resourceVersion");
-    return xstrdup(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
-                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
+    return xstrdup(
+        json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
 static json_object *jstr_b64(const char *s, size_t n)
@@ -188,8 +186,8 @@ static json_object *jint(int64_t v)
 
 /* Every key in [key, end) at revision *rev (0: the current one, then set),
  * in pages, appended to kvs. 0, or -1 with err. */
-static int range_all(etcd_store *e, const char *key, const char *end, int64_t *rev,
-                     etcd_kv **kvs, size_t *n, size_t *cap, char *err, size_t errlen)
+static int range_all(etcd_store *e, const char *key, const char *end, int64_t *rev, etcd_kv **kvs,
+                     size_t *n, size_t *cap, char *err, size_t errlen)
 {
     char *from = xstrdup(key);
     size_t from_len = strlen(key);
@@ -232,8 +230,7 @@ static int range_all(etcd_store *e, const char *key, const char *end, int64_t *r
 
 /* Every object of the kinds told (all under <prefix>/o/ when none) at
  * one revision. */
-static int list_kvs(etcd_store *e, int64_t *rev, etcd_kv **kvs, size_t *n, char *err,
-                    size_t errlen)
+static int list_kvs(etcd_store *e, int64_t *rev, etcd_kv **kvs, size_t *n, char *err, size_t errlen)
 {
     size_t cap = 0;
     *kvs = NULL;
@@ -339,15 +336,16 @@ static trellis_object *es_get(store *s, const char *kind, const char *ns, const 
 
 /* ---- queued writes ---- */
 
-static wpend *pending_for(etcd_store *e, const trellis_object *o, int op, char *err,
-                          size_t errlen)
+static wpend *pending_for(etcd_store *e, const trellis_object *o, int op, char *err, size_t errlen)
 {
     uintptr_t at = (uintptr_t)hmap_get(&e->pend_ix, o->id);
     if (at) {
         wpend *p = &e->pend[at - 1];
         if (p->op != op || op != W_PATCH) {
             errf(err, errlen, "%s %s: a %s is queued already", o->kind, o->key,
-                 p->op == W_CREATE ? "creation" : p->op == W_REMOVE ? "removal" : "patch");
+                 p->op == W_CREATE   ? "creation"
+                 : p->op == W_REMOVE ? "removal"
+                                     : "patch");
             return NULL;
         }
         return p;
@@ -628,8 +626,8 @@ static int txn(flush_ctx *f, wprep **b, size_t n)
         return 0;
     }
     json_object *sv, *resps = NULL;
-    int succeeded = json_object_object_get_ex(reply, "succeeded", &sv) &&
-                    json_object_get_boolean(sv);
+    int succeeded =
+        json_object_object_get_ex(reply, "succeeded", &sv) && json_object_get_boolean(sv);
     json_object_object_get_ex(reply, "responses", &resps);
     if (succeeded) {
         for (size_t i = 0; i < n; i++)
@@ -639,9 +637,8 @@ static int txn(flush_ctx *f, wprep **b, size_t n)
                         ? json_object_array_length(resps)
                         : 0;
         etcd_kv fk;
-        if (f->fenced &&
-            (nr <= n || response_kv(json_object_array_get_idx(resps, n), &fk) < 0 || !fk.key ||
-             fk.create_revision != f->fver)) {
+        if (f->fenced && (nr <= n || response_kv(json_object_array_get_idx(resps, n), &fk) < 0 ||
+                          !fk.key || fk.create_revision != f->fver)) {
             if (nr > n)
                 etcd_kv_free(&fk);
             char why[700];
@@ -880,8 +877,10 @@ static void *watch_thread(void *arg)
                      (long long)w.compact);
         else
             log_warn("etcd store: the watch ended (%s); resuming from revision %lld at %s",
-                     rc < 0 ? err : w.error[0] ? w.error : "closed", (long long)w.next,
-                     etcd_client_endpoint(e->cl));
+                     rc < 0       ? err
+                     : w.error[0] ? w.error
+                                  : "closed",
+                     (long long)w.next, etcd_client_endpoint(e->cl));
         if (w.next > before)
             backoff = 100; /* it made progress */
         if (pause_ms(e, backoff))
