@@ -244,6 +244,24 @@ if etcd_cluster 3; then
     check "cluster: with member 1 killed, the host binds what comes (next endpoint)" wait_for 30 bound_count 9
     check "cluster: every pod bound once, no node over capacity, nothing lost" state_ok 9
     check "cluster: the standby stays a standby (the leader kept its lease)" sh -c "! grep -q 'took over' '$tmp/h6.log'"
+
+    # the whole cluster down: a host that starts now waits, says why, and
+    # goes on once a quorum is back, without a restart
+    for p in $pids; do kill -KILL "$p" 2>/dev/null; done
+    wait_for 20 sh -c "! kill -0 $etcd_pid_2 2>/dev/null && ! kill -0 $etcd_pid_3 2>/dev/null"
+    start_host h7 "$tmp/run-etcd.cfg"
+    wait_for 20 grep -q "serving" "$tmp/h7.log"
+    p7=$(ready_port h7)
+    check "down at start: /readyz says it waits for the store, and why" wait_for 20 sh -c "curl -s http://127.0.0.1:$p7/readyz | grep -q 'waiting for the store: .*connect'"
+    check "down at start: the log says so" grep -q "the store is not ready: .*trying again" "$tmp/h7.log"
+    etcd_member 2
+    etcd_member 3
+    wait_for 30 etcd_healthy "$etcd_url_2"
+    check "down at start: once a quorum is back, the host leads without a restart" wait_for 40 grep -q "the store answers again" "$tmp/h7.log"
+    add_pods 10 10
+    check "down at start: it binds what comes" wait_for 30 bound_count 10
+    check "down at start: /readyz is ready" sh -c "curl -s http://127.0.0.1:$p7/readyz | grep -q '^ok'"
+    check "down at start: every pod bound once, nothing lost" state_ok 10
 else
     not_ok "a 3-member etcd cluster starts" "$(tail -3 "$tmp"/etcd-e*.log)"
 fi

@@ -49,22 +49,13 @@ etcd_cluster() {
             i=$((i + 1))
         done
         etcd_endpoints=""
+        etcd_cluster_spec=$cluster
+        etcd_token="trellis-test-$$-$attempt"
         i=1
         while [ "$i" -le "$n" ]; do
-            eval "cp=\$etcd_cport_$i pp=\$etcd_pport_$i"
             rm -rf "$tmp/etcd-e$i"
-            # shellcheck disable=SC2086
-            "$ETCD_BIN" --name "e$i" --data-dir "$tmp/etcd-e$i" \
-                --listen-client-urls "http://127.0.0.1:$cp" \
-                --advertise-client-urls "http://127.0.0.1:$cp" \
-                --listen-peer-urls "http://127.0.0.1:$pp" \
-                --initial-advertise-peer-urls "http://127.0.0.1:$pp" \
-                --initial-cluster "$cluster" --initial-cluster-state new \
-                --initial-cluster-token "trellis-test-$$-$attempt" \
-                --logger zap --log-outputs stderr --log-level error ${ETCD_FLAGS:-} \
-                >"$tmp/etcd-e$i.log" 2>&1 &
-            eval "etcd_pid_$i=$! etcd_url_$i=http://127.0.0.1:$cp"
-            pids="$pids $!"
+            etcd_member "$i"
+            eval "cp=\$etcd_cport_$i"
             etcd_endpoints="${etcd_endpoints:+$etcd_endpoints, }\"http://127.0.0.1:$cp\""
             i=$((i + 1))
         done
@@ -84,6 +75,24 @@ etcd_cluster() {
         done
     done
     return 1
+}
+
+# etcd_member K: start (or start again, on its data) member K of the
+# cluster etcd_cluster started; sets etcd_pid_K and etcd_url_K.
+etcd_member() {
+    eval "cp=\$etcd_cport_$1 pp=\$etcd_pport_$1"
+    # shellcheck disable=SC2086
+    "$ETCD_BIN" --name "e$1" --data-dir "$tmp/etcd-e$1" \
+        --listen-client-urls "http://127.0.0.1:$cp" \
+        --advertise-client-urls "http://127.0.0.1:$cp" \
+        --listen-peer-urls "http://127.0.0.1:$pp" \
+        --initial-advertise-peer-urls "http://127.0.0.1:$pp" \
+        --initial-cluster "$etcd_cluster_spec" --initial-cluster-state new \
+        --initial-cluster-token "$etcd_token" \
+        --logger zap --log-outputs stderr --log-level error ${ETCD_FLAGS:-} \
+        >>"$tmp/etcd-e$1.log" 2>&1 &
+    eval "etcd_pid_$1=$! etcd_url_$1=http://127.0.0.1:$cp"
+    pids="$pids $!"
 }
 
 # etcd_store_cfg FILE PREFIX [MORE]: a config holding only a store group
