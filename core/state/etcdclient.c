@@ -1,6 +1,8 @@
 /*
- * etcdclient.c - see etcdclient.h. One curl easy handle per client for the
- * calls (kept, so its connection is reused), one per stream.
+ * etcdclient.c - see etcdclient.h. A few curl easy handles per client for
+ * the calls (kept, so their connections are reused; several threads may
+ * call at once: a flush sends its transactions side by side), one per
+ * stream.
  */
 #include "config.h"
 
@@ -20,8 +22,11 @@ struct etcd_client {
     char *prefix;
     char *ca, *cert, *key;
     uint32_t timeout_ms;
-    pthread_mutex_t mu; /* the call handle */
-    CURL *h;
+    struct conn {
+        pthread_mutex_t mu;
+        CURL *h;
+    } conns[ETCD_CONNS];
+    atomic_uint next_conn;
     struct curl_slist *headers;
 };
 
@@ -49,11 +54,15 @@ etcd_client *etcd_client_new(const cfg_store *sc, char *err, size_t errlen)
     c->cert = sc->tls_cert ? xstrdup(sc->tls_cert) : NULL;
     c->key = sc->tls_key ? xstrdup(sc->tls_key) : NULL;
     c->timeout_ms = sc->timeout_ms ? sc->timeout_ms : 5000;
-    pthread_mutex_init(&c->mu, NULL);
-    c->h = curl_easy_init();
+    int ok = 1;
+    for (int i = 0; i < ETCD_CONNS; i++) {
+        pthread_mutex_init(&c->conns[i].mu, NULL);
+        c->conns[i].h = curl_easy_init();
+        ok &= c->conns[i].h != NULL;
+    }
     c->headers = curl_slist_append(NULL, "Content-Type: application/json");
     c->headers = curl_slist_append(c->headers, "Grpc-Metadata-Hasleader: true");
-    if (!c->h || !c->headers) {
+    if (!ok || !c->headers) {
         etcd_client_free(c);
         errf(err, errlen, "cannot start libcurl");
         return NULL;
@@ -65,8 +74,11 @@ void etcd_client_free(etcd_client *c)
 {
     if (!c)
         return;
-    if (c->h)
-        curl_easy_cleanup(c->h);
+    for (int i = 0; i < ETCD_CONNS; i++) {
+        if (c->conns[i].h)
+            curl_easy_cleanup(c->conns[i].h);
+        pthread_mutex_destroy(&c->conns[i].mu);
+    }
     curl_slist_free_all(c->headers);
     for (size_t i = 0; i < c->n_endpoints; i++)
         free(c->endpoints[i]);
@@ -75,7 +87,6 @@ void etcd_client_free(etcd_client *c)
     free(c->ca);
     free(c->cert);
     free(c->key);
-    pthread_mutex_destroy(&c->mu);
     free(c);
 }
 
@@ -160,19 +171,28 @@ json_object *etcd_call(etcd_client *c, const char *path, json_object *req, int i
     strbuf out;
     sb_init(&out);
     json_object *reply = NULL;
-    pthread_mutex_lock(&c->mu);
+    /* a free connection, else the next one in turn */
+    struct conn *cn = NULL;
+    for (int i = 0; i < ETCD_CONNS && !cn; i++)
+        if (pthread_mutex_trylock(&c->conns[i].mu) == 0)
+            cn = &c->conns[i];
+    if (!cn) {
+        cn = &c->conns[atomic_fetch_add(&c->next_conn, 1) % ETCD_CONNS];
+        pthread_mutex_lock(&cn->mu);
+    }
+    CURL *h = cn->h;
     for (size_t tries = 0; tries < c->n_endpoints + 1; tries++) {
         size_t at = atomic_load(&c->current) % c->n_endpoints;
         char *url = xasprintf("%s/v3/%s", c->endpoints[at], path);
-        curl_easy_reset(c->h);
-        setup(c, c->h, url, body);
-        curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, (long)c->timeout_ms);
-        curl_easy_setopt(c->h, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(c->h, CURLOPT_WRITEDATA, &out);
+        curl_easy_reset(h);
+        setup(c, h, url, body);
+        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)c->timeout_ms);
+        curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+        curl_easy_setopt(h, CURLOPT_WRITEDATA, &out);
         out.len = 0;
-        CURLcode rc = curl_easy_perform(c->h);
+        CURLcode rc = curl_easy_perform(h);
         long status = 0;
-        curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &status);
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
         free(url);
         if (rc != CURLE_OK) {
             errf(err, errlen, "etcd %s: %s", c->endpoints[at], curl_easy_strerror(rc));
@@ -218,7 +238,7 @@ json_object *etcd_call(etcd_client *c, const char *path, json_object *req, int i
         }
         break;
     }
-    pthread_mutex_unlock(&c->mu);
+    pthread_mutex_unlock(&cn->mu);
     sb_free(&out);
     return reply;
 }

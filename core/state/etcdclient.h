@@ -25,6 +25,8 @@
 #include "cfg.h"
 
 typedef struct etcd_client etcd_client;
+/* How many calls a client makes at once (its connections). */
+#define ETCD_CONNS 4
 
 /* A client of the endpoints and TLS files of sc (copied). NULL with err. */
 etcd_client *etcd_client_new(const cfg_store *sc, char *err, size_t errlen);
@@ -39,7 +41,8 @@ const char *etcd_client_endpoint(const etcd_client *c);
  * was sent is tried at the next endpoint; when idempotent (a read) any
  * failure is. *ambiguous (may be NULL) is set to 1 when a write may have
  * been made although no reply said so (a timeout, a reset connection):
- * the caller reads back to know. Any thread; calls are serialised. */
+ * the caller reads back to know. Any thread; up to ETCD_CONNS calls run
+ * at once, more wait for a connection. */
 json_object *etcd_call(etcd_client *c, const char *path, json_object *req, int idempotent,
                        int *ambiguous, char *err, size_t errlen);
 

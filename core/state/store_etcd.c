@@ -11,7 +11,8 @@
  *
  * Writing: patch, create and remove are queued; flush sends them in
  * transactions of at most 127 writes (with the fence's compare: etcd
- * allows 128) and about 1 MiB (etcd refuses requests over 1.5 MiB). Each
+ * allows 128) and about 1 MiB (etcd refuses requests over 1.5 MiB), up to
+ * ETCD_CONNS of them at once (etcd commits concurrent ones together). Each
  * write compares the key's mod_revision with the version it was made
  * against (a creation: that the key does not exist); the fence compares
  * the create revision of the leader's candidate key. A refused
@@ -418,27 +419,26 @@ typedef struct wprep {
     char *value; /* NULL: delete */
     int64_t rev; /* 0: the key must not exist */
     int state;   /* 0 to write, 1 written, 2 failed */
+    char *why;   /* failed: the reason */
     int tries;
     size_t bytes; /* about what it adds to a request */
 } wprep;
 
 typedef struct flush_ctx {
     etcd_store *e;
-    store_fail_cb failed;
-    void *ud;
-    strbuf problems;
     char fkey[512];
     int64_t fver;
     int fenced; /* has a fence key */
 } flush_ctx;
 
+/* w failed; the reasons are reported after the transactions (on the
+ * caller's thread). */
 static void fail(flush_ctx *f, wprep *w, const char *why)
 {
+    (void)f;
     w->state = 2;
-    if (f->failed)
-        f->failed(f->ud, w->p->id, why);
-    if (f->problems.len < 4096)
-        sb_printf(&f->problems, "%s%s: %s", f->problems.len ? "; " : "", w->p->id, why);
+    free(w->why);
+    w->why = xstrdup(why);
 }
 
 /* The text a queued write stores: 0, or -1 with err. */
@@ -682,6 +682,42 @@ static int txn(flush_ctx *f, wprep **b, size_t n)
     return rc;
 }
 
+/* One round's transactions, sent side by side. */
+typedef struct round {
+    flush_ctx *f;
+    wprep ***batches;
+    size_t *sizes, n;
+    atomic_size_t next;
+    atomic_int refused; /* the fence refused: send no more */
+} round;
+
+static void *round_worker(void *arg)
+{
+    round *r = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&r->next, 1);
+        if (i >= r->n || atomic_load(&r->refused))
+            break;
+        if (txn(r->f, r->batches[i], r->sizes[i]) < 0)
+            atomic_store(&r->refused, 1);
+    }
+    return NULL;
+}
+
+/* Send the transactions of one round; 0, or -1 when the fence refused. */
+static int send_round(round *r)
+{
+    pthread_t t[ETCD_CONNS];
+    size_t nt = 0;
+    while (nt + 1 < ETCD_CONNS && nt + 1 < r->n &&
+           pthread_create(&t[nt], NULL, round_worker, r) == 0)
+        nt++;
+    round_worker(r);
+    for (size_t i = 0; i < nt; i++)
+        pthread_join(t[i], NULL);
+    return atomic_load(&r->refused) ? -1 : 0;
+}
+
 static int es_flush(store *s, store_fail_cb failed, void *ud, char *err, size_t errlen)
 {
     etcd_store *e = (etcd_store *)s;
@@ -695,8 +731,7 @@ static int es_flush(store *s, store_fail_cb failed, void *ud, char *err, size_t 
     pthread_mutex_unlock(&e->mu);
     if (!n)
         return 0;
-    flush_ctx f = {.e = e, .failed = failed, .ud = ud};
-    sb_init(&f.problems);
+    flush_ctx f = {.e = e};
     wprep *w = xcalloc(n, sizeof *w);
     for (size_t i = 0; i < n; i++) {
         w[i].p = &pend[i];
@@ -722,35 +757,53 @@ static int es_flush(store *s, store_fail_cb failed, void *ud, char *err, size_t 
         else
             w[i].bytes = strlen(w[i].key) * 2 + (w[i].value ? strlen(w[i].value) * 4 / 3 : 0) + 200;
     }
-    wprep **batch = xcalloc(TXN_MAX_WRITES, sizeof *batch);
-    for (int round = 0; !blocked; round++) {
-        /* the writes still to make, in transactions */
-        size_t todo = 0;
-        for (size_t i = 0; i < n; i++)
-            todo += w[i].state == 0;
-        if (!todo)
-            break;
-        for (size_t i = 0; i < n && !blocked;) {
-            size_t nb = 0, bytes = 0;
-            for (; i < n && nb < TXN_MAX_WRITES; i++) {
+    /* the writes still to make, in transactions; again while some are
+     * left (the others of a refused transaction, rebased list edits) */
+    wprep **slots = xcalloc(n, sizeof *slots);
+    size_t nbat = n / TXN_MAX_WRITES + n + 1;
+    wprep ***batches = xcalloc(nbat, sizeof *batches);
+    size_t *sizes = xcalloc(nbat, sizeof *sizes);
+    while (!blocked) {
+        size_t nb = 0, used = 0;
+        for (size_t i = 0; i < n;) {
+            size_t k = 0, bytes = 0;
+            batches[nb] = slots + used;
+            for (; i < n && k < TXN_MAX_WRITES; i++) {
                 if (w[i].state != 0)
                     continue;
-                if (nb && bytes + w[i].bytes > TXN_MAX_BYTES)
+                if (k && bytes + w[i].bytes > TXN_MAX_BYTES)
                     break;
-                batch[nb++] = &w[i];
+                slots[used + k++] = &w[i];
                 bytes += w[i].bytes;
             }
-            if (nb && txn(&f, batch, nb) < 0) {
-                blocked = 3;
-                snprintf(why, sizeof why, "etcd refused the write: this host no longer leads");
+            if (k) {
+                sizes[nb++] = k;
+                used += k;
             }
         }
-        (void)round;
+        if (!nb)
+            break;
+        round r = {.f = &f, .batches = batches, .sizes = sizes, .n = nb};
+        if (send_round(&r) < 0) {
+            blocked = 3;
+            snprintf(why, sizeof why, "etcd refused the write: this host no longer leads");
+        }
     }
-    free(batch);
+    free(slots);
+    free(batches);
+    free(sizes);
+    strbuf problems;
+    sb_init(&problems);
     for (size_t i = 0; i < n; i++) {
         if (w[i].state == 0 && blocked != 2)
             fail(&f, &w[i], why[0] ? why : "not written");
+        if (w[i].state == 2) {
+            if (failed)
+                failed(ud, w[i].p->id, w[i].why);
+            if (problems.len < 4096)
+                sb_printf(&problems, "%s%s: %s", problems.len ? "; " : "", w[i].p->id, w[i].why);
+            free(w[i].why);
+        }
         if (w[i].state == 1) {
             pthread_mutex_lock(&e->mu);
             e->writes++;
@@ -762,8 +815,8 @@ static int es_flush(store *s, store_fail_cb failed, void *ud, char *err, size_t 
     }
     free(w);
     free(pend);
-    int rc = f.problems.len ? errf(err, errlen, "%s", f.problems.s) : 0;
-    sb_free(&f.problems);
+    int rc = problems.len ? errf(err, errlen, "%s", problems.s) : 0;
+    sb_free(&problems);
     return rc;
 }
 
