@@ -21,8 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (etcd_parse_watch(text, size, &m, err, sizeof err) == 0) {
         for (size_t i = 0; i < m.n_events; i++) {
             const etcd_kv *kv = &m.events[i].kv;
-            FUZZ_CHECK(kv->key && kv->key[kv->key_len] == '\0', "event %zu: key not terminated",
-                       i);
+            FUZZ_CHECK(kv->key && kv->key[kv->key_len] == '\0', "event %zu: key not terminated", i);
             FUZZ_CHECK(kv->value && kv->value[kv->value_len] == '\0',
                        "event %zu: value not terminated", i);
         }

@@ -67,12 +67,11 @@ START_TEST(store_group)
                           &sc, err, sizeof err),
                      -1);
     ck_assert_msg(strstr(err, "s.cfg:2: store.tls.ca: cannot read"), "%s", err);
-    ck_assert_int_eq(load("store = { type = \"etcd\"; endpoints = [ ];\n};\n", &sc, err,
-                          sizeof err),
-                     -1);
+    ck_assert_int_eq(
+        load("store = { type = \"etcd\"; endpoints = [ ];\n};\n", &sc, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "non-empty list"), "%s", err);
-    ck_assert_int_eq(load("store = { type = \"etcd\"; endpoints = [ \"http://a:1/v3\" ]; };\n",
-                          &sc, err, sizeof err),
+    ck_assert_int_eq(load("store = { type = \"etcd\"; endpoints = [ \"http://a:1/v3\" ]; };\n", &sc,
+                          err, sizeof err),
                      -1);
     ck_assert_msg(strstr(err, "no path"), "%s", err);
     ck_assert_int_eq(load("store = { type = \"etcd\"; endpoints = [ \"http://a:1\" ];\n"
@@ -164,13 +163,13 @@ START_TEST(range_and_kv)
     json_object_put(r);
     /* wrong shapes are errors, not crashes */
     const char *bad[] = {"{\"kvs\":{}}", "{\"kvs\":[{\"key\":\"*\"}]}",
-                         "{\"kvs\":[{\"key\":\"YQ==\",\"mod_revision\":\"x\"}]}",
-                         "{\"header\":[]}", "[]"};
+                         "{\"kvs\":[{\"key\":\"YQ==\",\"mod_revision\":\"x\"}]}", "{\"header\":[]}",
+                         "[]"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         r = json_tokener_parse(bad[i]);
         n = 0;
-        ck_assert_msg(etcd_parse_range(r, &kvs, &n, &cap, &rev, &more, err, sizeof err) < 0,
-                      "%s", bad[i]);
+        ck_assert_msg(etcd_parse_range(r, &kvs, &n, &cap, &rev, &more, err, sizeof err) < 0, "%s",
+                      bad[i]);
         json_object_put(r);
     }
     free(kvs);
@@ -203,9 +202,13 @@ START_TEST(watch_messages)
     ck_assert_int_eq(m.canceled, 1);
     ck_assert_str_eq(m.error, "etcdserver: no leader");
     etcd_watch_msg_free(&m);
-    const char *bad[] = {"", "{", "{\"result\":[]}", "{\"result\":{\"events\":[{\"type\":\"X\","
-                                                      "\"kv\":{}}]}}",
-                         "{\"result\":{\"events\":[{}]}}", "{}"};
+    const char *bad[] = {"",
+                         "{",
+                         "{\"result\":[]}",
+                         "{\"result\":{\"events\":[{\"type\":\"X\","
+                         "\"kv\":{}}]}}",
+                         "{\"result\":{\"events\":[{}]}}",
+                         "{}"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         ck_assert_msg(etcd_parse_watch(bad[i], strlen(bad[i]), &m, err, sizeof err) < 0, "%s",
                       bad[i]);
@@ -214,7 +217,8 @@ END_TEST
 
 START_TEST(int64_fields)
 {
-    json_object *j = json_tokener_parse("{\"a\":\"12\",\"b\":7,\"c\":\"\",\"d\":true,\"e\":\"9x\"}");
+    json_object *j =
+        json_tokener_parse("{\"a\":\"12\",\"b\":7,\"c\":\"\",\"d\":true,\"e\":\"9x\"}");
     int64_t v;
     ck_assert_int_eq(etcd_int64(j, "a", &v), 0);
     ck_assert_int_eq(v, 12);
