@@ -226,6 +226,30 @@ else
     not_ok "fence: tools/etcdfence is built" "missing $TOP_BUILDDIR/tests/tools/etcdfence"
 fi
 
+# ---- compaction: a host whose watch resumes at a compacted revision
+# lists again and takes the differences (p1 deleted and "late" added
+# meanwhile; the addition is what the log shows) ----
+etcd_store_cfg "$tmp/cmp-store.cfg" /cmp "lease_ttl_s = 60; timeout_ms = 2000;"
+with_store kube.cfg "$tmp/cmp-store.cfg" "$tmp/cmp-etcd.cfg"
+"$T" store copy "$tmp/fleet" "$tmp/cmp-store.cfg" >/dev/null 2>&1
+start_host hc "$tmp/cmp-etcd.cfg"
+wait_for 30 sh -c "grep -c 'bound to' '$tmp/hc.log' | grep -qx 6"
+kill -STOP "$pid_hc"
+kill -KILL "$etcd_pid_1"
+wait_for 20 stopped "$etcd_pid_1"
+etcd_member 1
+wait_for 30 etcd_healthy "$etcd_url_1"
+etcd_put /cmp/o/Pod/default/late "$(pod_json late)"
+curl -s -m 5 -X POST "$etcd_url_1/v3/kv/deleterange" -d "{\"key\":\"$(b64 /cmp/o/Pod/default/p1)\"}" >/dev/null
+rev=$(curl -s -m 5 -X POST "$etcd_url_1/v3/kv/range" -d "{\"key\":\"$(b64 /cmp/o/Pod/default/late)\"}" |
+    sed -n 's/.*"revision":"\([0-9]*\)".*/\1/p')
+curl -s -m 5 -X POST "$etcd_url_1/v3/kv/compaction" -d "{\"revision\":\"$rev\"}" >/dev/null
+kill -CONT "$pid_hc"
+check "compaction: the resumed watch finds its revision compacted and lists again" wait_for 30 grep -q "was compacted: listing again" "$tmp/hc.log"
+check "compaction: what was added meanwhile is bound" wait_for 30 grep -q "Pod default/late: bound to" "$tmp/hc.log"
+kill -TERM "$pid_hc"
+wait_for 20 stopped "$pid_hc"
+
 # ---- a 3-member cluster: one member killed, scheduling goes on ----
 for p in $pids; do kill -KILL "$p" 2>/dev/null; done
 if etcd_cluster 3; then
