@@ -223,8 +223,8 @@ static int store_is_remote(const host *h)
  * asked to stop meanwhile. */
 static int wait_for_store(host *h, int sigfd, const char *why, unsigned *tries)
 {
-    char ready[300];
-    snprintf(ready, sizeof ready, "waiting for the store: %s", why);
+    char ready[sizeof h->why];
+    snprintf(ready, sizeof ready, "waiting for the store: %.200s", why);
     pthread_mutex_lock(&h->mu);
     int same = strcmp(h->why, ready) == 0;
     pthread_mutex_unlock(&h->mu);
