@@ -290,4 +290,57 @@ else
     not_ok "a 3-member etcd cluster starts" "$(tail -3 "$tmp"/etcd-e*.log)"
 fi
 
+# ---- TLS: client certificates, verification on ----
+for p in $pids; do kill -KILL "$p" 2>/dev/null; done
+if ! command -v openssl >/dev/null 2>&1; then
+    echo "# TLS checks skipped: no openssl to make certificates"
+    ok "TLS # SKIP no openssl to make certificates"
+else
+    pki="$tmp/pki"
+    mkdir -p "$pki"
+    (
+        cd "$pki" || exit 1
+        openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 \
+            -subj /CN=trellis-test-ca
+        openssl req -x509 -newkey rsa:2048 -nodes -keyout other-ca.key -out other-ca.pem \
+            -days 2 -subj /CN=another-ca
+        # clientAuth too: etcd's gateway calls its own gRPC server with it
+        printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n' >server.ext
+        openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj /CN=etcd
+        openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial \
+            -out server.pem -days 2 -extfile server.ext
+        printf 'extendedKeyUsage=clientAuth\n' >client.ext
+        openssl req -newkey rsa:2048 -nodes -keyout client.key -out client.csr -subj /CN=trellis
+        openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial \
+            -out client.pem -days 2 -extfile client.ext
+    ) >"$tmp/pki.log" 2>&1
+    ETCD_SCHEME=https
+    ETCD_FLAGS="--cert-file $pki/server.pem --key-file $pki/server.key --client-cert-auth --trusted-ca-file $pki/ca.pem"
+    ETCD_CURL_OPTS="--cacert $pki/ca.pem --cert $pki/client.pem --key $pki/client.key"
+    if etcd_cluster 1; then
+        ok "TLS: an etcd member that wants client certificates starts"
+        etcd_store_cfg "$tmp/tls-store.cfg" /tls \
+            "tls = { ca = \"$pki/ca.pem\"; cert = \"$pki/client.pem\"; key = \"$pki/client.key\"; };"
+        with_store kube.cfg "$tmp/tls-store.cfg" "$tmp/tls-etcd.cfg"
+        check "TLS: store copy with a client certificate" sh -c "'$T' store copy '$tmp/fleet' '$tmp/tls-store.cfg' | grep -q 'copied 9 object'"
+        "$T" schedule -c "$tmp/tls-etcd.cfg" -o json >"$tmp/tls.json" 2>&1
+        check "TLS: schedule binds through it" sh -c "[ \$(grep -c '\"result\": \"scheduled\"' '$tmp/tls.json') -eq 6 ]"
+        etcd_store_cfg "$tmp/nocert.cfg" /tls "tls = { ca = \"$pki/ca.pem\"; };"
+        out=$("$T" store copy "$tmp/nocert.cfg" "$tmp/nocert-out" 2>&1)
+        rc=$?
+        if [ $rc -eq 2 ] && printf '%s' "$out" | grep -q "cannot list"; then
+            ok "TLS: without a client certificate etcd refuses, and trellis says so"
+        else not_ok "TLS: without a client certificate etcd refuses, and trellis says so" "rc=$rc" "$out"; fi
+        etcd_store_cfg "$tmp/wrongca.cfg" /tls \
+            "tls = { ca = \"$pki/other-ca.pem\"; cert = \"$pki/client.pem\"; key = \"$pki/client.key\"; };"
+        out=$("$T" store copy "$tmp/wrongca.cfg" "$tmp/wrongca-out" 2>&1)
+        rc=$?
+        if [ $rc -eq 2 ] && printf '%s' "$out" | grep -q -i "certificate"; then
+            ok "TLS: a server certificate the CA did not sign is refused (verification is on)"
+        else not_ok "TLS: a server certificate the CA did not sign is refused (verification is on)" "rc=$rc" "$out"; fi
+    else
+        not_ok "TLS: an etcd member that wants client certificates starts" "$(cat "$tmp/pki.log")" "$(tail -5 "$tmp/etcd-e1.log")"
+    fi
+fi
+
 finish

@@ -4,6 +4,10 @@
 # (their pids go into $pids, which testlib.sh's hosts_cleanup kills).
 # Sourced after testlib.sh and hosts_setup.
 ETCD_BIN=${ETCD_BIN:-etcd}
+# ETCD_SCHEME=https serves the client URLs with TLS (ETCD_FLAGS names the
+# files); ETCD_CURL_OPTS are curl's options to reach them.
+ETCD_SCHEME=${ETCD_SCHEME:-http}
+ETCD_CURL_OPTS=${ETCD_CURL_OPTS:-}
 
 # etcd_why_not: prints why the etcd tests cannot run here, nothing when
 # they can.
@@ -28,7 +32,8 @@ etcd_port() {
 
 # etcd_healthy URL: the member there answers and has a leader.
 etcd_healthy() {
-    curl -s -m 2 "$1/health" | grep -q '"health":"true"'
+    # shellcheck disable=SC2086
+    curl -s -m 2 $ETCD_CURL_OPTS "$1/health" | grep -q '"health":"true"'
 }
 
 # etcd_cluster N: start N members e1..eN of one new cluster. Sets
@@ -56,7 +61,7 @@ etcd_cluster() {
             rm -rf "$tmp/etcd-e$i"
             etcd_member "$i"
             eval "cp=\$etcd_cport_$i"
-            etcd_endpoints="${etcd_endpoints:+$etcd_endpoints, }\"http://127.0.0.1:$cp\""
+            etcd_endpoints="${etcd_endpoints:+$etcd_endpoints, }\"$ETCD_SCHEME://127.0.0.1:$cp\""
             i=$((i + 1))
         done
         all=1
@@ -83,15 +88,15 @@ etcd_member() {
     eval "cp=\$etcd_cport_$1 pp=\$etcd_pport_$1"
     # shellcheck disable=SC2086
     "$ETCD_BIN" --name "e$1" --data-dir "$tmp/etcd-e$1" \
-        --listen-client-urls "http://127.0.0.1:$cp" \
-        --advertise-client-urls "http://127.0.0.1:$cp" \
+        --listen-client-urls "$ETCD_SCHEME://127.0.0.1:$cp" \
+        --advertise-client-urls "$ETCD_SCHEME://127.0.0.1:$cp" \
         --listen-peer-urls "http://127.0.0.1:$pp" \
         --initial-advertise-peer-urls "http://127.0.0.1:$pp" \
         --initial-cluster "$etcd_cluster_spec" --initial-cluster-state new \
         --initial-cluster-token "$etcd_token" \
         --logger zap --log-outputs stderr --log-level error ${ETCD_FLAGS:-} \
         >>"$tmp/etcd-e$1.log" 2>&1 &
-    eval "etcd_pid_$1=$! etcd_url_$1=http://127.0.0.1:$cp"
+    eval "etcd_pid_$1=$! etcd_url_$1=$ETCD_SCHEME://127.0.0.1:$cp"
     pids="$pids $!"
 }
 
