@@ -4,9 +4,9 @@
 #   scripts/deps.sh          build dependencies
 #   scripts/deps.sh --test   build and test dependencies
 set -eu
-pkgs="build-essential autoconf automake libtool pkg-config libconfig-dev libjson-c-dev libyaml-dev libmicrohttpd-dev check"
+pkgs="build-essential autoconf automake libtool pkg-config libconfig-dev libjson-c-dev libyaml-dev libmicrohttpd-dev libcurl4-openssl-dev check"
 if [ "${1:-}" = "--test" ]; then
-    pkgs="$pkgs valgrind groff-base curl clang libclang-rt-14-dev clang-format systemd socat chromium tesseract-ocr tesseract-ocr-eng fonts-dejavu-core"
+    pkgs="$pkgs valgrind groff-base curl clang libclang-rt-14-dev clang-format systemd socat etcd-server chromium tesseract-ocr tesseract-ocr-eng fonts-dejavu-core"
 fi
 missing=""
 for p in $pkgs; do

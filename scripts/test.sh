@@ -76,7 +76,7 @@ tsan() {
         ../configure -q --enable-werror --enable-tsan CFLAGS="-g -O1" >/dev/null &&
         make -s -j"$jobs" >/dev/null &&
         TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" \
-            make -s check TESTS="run.sh openmcp.sh fleet.sh faults.sh crash.sh unit/test_metrics unit/test_http" \
+            make -s check TESTS="run.sh openmcp.sh fleet.sh faults.sh crash.sh etcd.sh unit/test_metrics unit/test_http" \
             >/dev/null 2>&1
     rc=$?
     cd "$top"
@@ -115,7 +115,7 @@ install_test() {
 stage "format: sources as .clang-format says" "$top/scripts/format.sh" --check
 stage "asan+ubsan build, make check" asan
 stage "valgrind over the scenario suite" plain_valgrind
-stage "threadsanitizer over the run, fault and crash tests" tsan
+stage "threadsanitizer over the run, fault, crash and etcd tests" tsan
 stage "every in-tree plugin built in: scenarios, explain, admin" builtins
 stage "fuzz targets: replay the corpus, then 20 s each" fuzz
 stage "make distcheck" distcheck

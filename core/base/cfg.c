@@ -7,6 +7,7 @@
 #include "cfg.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <json-c/json.h>
 #include <libgen.h>
 #include <stddef.h>
@@ -603,33 +604,155 @@ static int load_plugin_dirs(cfg *c, const config_setting_t *root, char *err, siz
     return 0;
 }
 
-/* store = { type = "file"; path = "..."; }, the path resolved. */
+/* A path of the config resolved against its directory (NULL stays). */
+static void resolve(const cfg *c, char **path)
+{
+    if (*path && (*path)[0] != '/') {
+        char *abs = xasprintf("%s/%s", c->dir, *path);
+        free(*path);
+        *path = abs;
+    }
+}
+
+/* endpoints = [ "http://host:port", ... ]: a non-empty list of http(s)
+ * URLs without a path. */
+static int load_endpoints(cfg *c, const config_setting_t *st, char *err, size_t errlen)
+{
+    config_setting_t *eps = config_setting_get_member(st, "endpoints");
+    if (!eps)
+        return serr(c, st, err, errlen,
+                    "store: an etcd store needs endpoints = [ \"http://127.0.0.1:2379\", ... ]");
+    int n = config_setting_length(eps);
+    if ((!config_setting_is_array(eps) && !config_setting_is_list(eps)) || n == 0)
+        return serr(c, eps, err, errlen,
+                    "store.endpoints must be a non-empty list of URLs [ \"http://host:2379\" ]");
+    c->store.endpoints = xcalloc((size_t)n, sizeof *c->store.endpoints);
+    for (int i = 0; i < n; i++) {
+        const char *u = config_setting_get_string_elem(eps, i);
+        if (!u)
+            return serr(c, eps, err, errlen, "store.endpoints must be a list of strings");
+        const char *rest = strncmp(u, "http://", 7) == 0    ? u + 7
+                           : strncmp(u, "https://", 8) == 0 ? u + 8
+                                                            : NULL;
+        if (!rest || !*rest || strchr(rest, '/') || strchr(rest, ' ')) {
+            char what[512];
+            snprintf(what, sizeof what,
+                     "store.endpoints: '%.200s' is not an endpoint: expected http://HOST:PORT or "
+                     "https://HOST:PORT (no path)",
+                     u);
+            return serr(c, eps, err, errlen, what);
+        }
+        c->store.endpoints[c->store.n_endpoints++] = xstrdup(u);
+    }
+    return 0;
+}
+
+/* tls = { ca = "..."; cert = "..."; key = "..."; }: files that must be
+ * readable; cert and key together. */
+static int load_tls(cfg *c, const config_setting_t *st, char *err, size_t errlen)
+{
+    static const char *const tkeys[] = {"ca", "cert", "key", NULL};
+    config_setting_t *t = config_setting_get_member(st, "tls");
+    if (!t)
+        return 0;
+    if (!config_setting_is_group(t))
+        return serr(c, t, err, errlen,
+                    "store.tls must be a group { ca = \"ca.pem\"; cert = \"client.pem\"; key = "
+                    "\"client-key.pem\"; }");
+    cfg_store *sc = &c->store;
+    if (check_keys(c, t, tkeys, err, errlen) < 0 ||
+        get_str(c, t, "ca", 0, &sc->tls_ca, err, errlen) < 0 ||
+        get_str(c, t, "cert", 0, &sc->tls_cert, err, errlen) < 0 ||
+        get_str(c, t, "key", 0, &sc->tls_key, err, errlen) < 0)
+        return -1;
+    if (!sc->tls_cert != !sc->tls_key)
+        return serr(c, t, err, errlen,
+                    "store.tls: a client certificate needs its key: give both cert and key");
+    char **files[] = {&sc->tls_ca, &sc->tls_cert, &sc->tls_key};
+    const char *names[] = {"ca", "cert", "key"};
+    for (int i = 0; i < 3; i++) {
+        resolve(c, files[i]);
+        if (*files[i] && access(*files[i], R_OK) != 0) {
+            char what[1024];
+            snprintf(what, sizeof what, "store.tls.%s: cannot read %.900s: %s", names[i], *files[i],
+                     strerror(errno));
+            return serr(c, config_setting_get_member(t, names[i]), err, errlen, what);
+        }
+    }
+    return 0;
+}
+
+/* The etcd store's settings. */
+static int load_etcd(cfg *c, const config_setting_t *st, char *err, size_t errlen)
+{
+    cfg_store *sc = &c->store;
+    long long ttl = 15, timeout = 5000, wt = 660000;
+    if (load_endpoints(c, st, err, errlen) < 0 || load_tls(c, st, err, errlen) < 0 ||
+        get_str(c, st, "prefix", 0, &sc->prefix, err, errlen) < 0 ||
+        get_int(c, st, "lease_ttl_s", 2, 3600, &ttl, err, errlen) < 0 ||
+        get_int(c, st, "timeout_ms", 100, 600000, &timeout, err, errlen) < 0 ||
+        get_int(c, st, "watch_timeout_ms", 1000, 86400000LL, &wt, err, errlen) < 0)
+        return -1;
+    if (!sc->prefix)
+        sc->prefix = xstrdup("/trellis");
+    size_t n = strlen(sc->prefix);
+    if (n == 0 || sc->prefix[0] != '/' || sc->prefix[n - 1] == '/')
+        return serr(c, config_setting_get_member(st, "prefix"), err, errlen,
+                    "store.prefix: expected a key prefix that starts with '/' and does not end "
+                    "with one, such as \"/trellis\"");
+    sc->lease_ttl_s = (uint32_t)ttl;
+    sc->timeout_ms = (uint32_t)timeout;
+    sc->watch_timeout_ms = (uint32_t)wt;
+    if (sc->path)
+        return serr(c, config_setting_get_member(st, "path"), err, errlen,
+                    "store.path is the file store's directory: an etcd store has none (remove "
+                    "it)");
+    return 0;
+}
+
+/* store = { type = "file"; path = "..."; } or { type = "etcd"; endpoints =
+ * [...]; ... }, paths resolved. */
 static int load_store(cfg *c, const config_setting_t *root, char *err, size_t errlen)
 {
-    static const char *const skeys[] = {"type", "path", NULL};
+    static const char *const skeys[] = {"type", "path",        "endpoints",  "prefix",
+                                        "tls",  "lease_ttl_s", "timeout_ms", "watch_timeout_ms",
+                                        NULL};
+    static const char *const etcd_only[] = {"endpoints",  "prefix",           "tls", "lease_ttl_s",
+                                            "timeout_ms", "watch_timeout_ms", NULL};
     config_setting_t *st = config_setting_get_member(root, "store");
-    c->store_type = xstrdup("file");
+    cfg_store *sc = &c->store;
+    sc->type = xstrdup("file");
+    sc->file = xstrdup(st ? sfile(c, st) : "");
+    sc->line = st ? config_setting_source_line(st) : 0;
     if (!st)
         return 0;
     if (!config_setting_is_group(st))
         return serr(c, st, err, errlen,
-                    "store must be a group { type = \"file\"; path = \"...\"; }");
+                    "store must be a group { type = \"file\"; path = \"...\"; } or { type = "
+                    "\"etcd\"; endpoints = [ ... ]; }");
     char *type = NULL;
     if (check_keys(c, st, skeys, err, errlen) < 0 ||
         get_str(c, st, "type", 0, &type, err, errlen) < 0 ||
-        get_str(c, st, "path", 0, &c->store_path, err, errlen) < 0)
+        get_str(c, st, "path", 0, &sc->path, err, errlen) < 0)
         return -1;
     if (type) {
-        free(c->store_type);
-        c->store_type = type;
+        free(sc->type);
+        sc->type = type;
     }
-    if (strcmp(c->store_type, "file") != 0)
-        return serr(c, st, err, errlen, "store.type: expected \"file\" (the only store so far)");
-    if (c->store_path && c->store_path[0] != '/') {
-        char *abs = xasprintf("%s/%s", c->dir, c->store_path);
-        free(c->store_path);
-        c->store_path = abs;
-    }
+    if (strcmp(sc->type, "etcd") == 0)
+        return load_etcd(c, st, err, errlen);
+    if (strcmp(sc->type, "file") != 0)
+        return serr(c, config_setting_get_member(st, "type"), err, errlen,
+                    "store.type: expected \"file\" or \"etcd\"");
+    for (const char *const *k = etcd_only; *k; k++)
+        if (config_setting_get_member(st, *k)) {
+            char what[256];
+            snprintf(what, sizeof what,
+                     "store.%s is a setting of the etcd store: set type = \"etcd\" or remove it",
+                     *k);
+            return serr(c, config_setting_get_member(st, *k), err, errlen, what);
+        }
+    resolve(c, &sc->path);
     return 0;
 }
 
@@ -737,6 +860,47 @@ static int config_set_now(cfg *c, const char *text, char *err, size_t errlen)
     return 0;
 }
 
+void config_store_free(cfg_store *sc)
+{
+    free(sc->type);
+    free(sc->path);
+    for (size_t i = 0; i < sc->n_endpoints; i++)
+        free(sc->endpoints[i]);
+    free(sc->endpoints);
+    free(sc->prefix);
+    free(sc->tls_ca);
+    free(sc->tls_cert);
+    free(sc->tls_key);
+    free(sc->file);
+    memset(sc, 0, sizeof *sc);
+}
+
+int config_load_store(const char *file, cfg_store *sc, char *err, size_t errlen)
+{
+    cfg c;
+    memset(&c, 0, sizeof c);
+    memset(sc, 0, sizeof *sc);
+    c.file = xstrdup(file);
+    char *tmp = xstrdup(file);
+    c.dir = xstrdup(dirname(tmp));
+    free(tmp);
+    config_init(&c.lc);
+    int rc = -1;
+    if (access(file, R_OK) != 0)
+        errf(err, errlen, "%s: cannot read the config file: %m", file);
+    else if (!config_read_file(&c.lc, file))
+        errf(err, errlen, "%s:%d: %s", config_error_file(&c.lc) ? config_error_file(&c.lc) : file,
+             config_error_line(&c.lc), config_error_text(&c.lc));
+    else if (load_store(&c, config_root_setting(&c.lc), err, errlen) == 0)
+        rc = 0;
+    if (rc == 0) {
+        *sc = c.store;
+        memset(&c.store, 0, sizeof c.store);
+    }
+    config_free(&c);
+    return rc;
+}
+
 int config_load_at(const char *file, const char *now, cfg *c, char *err, size_t errlen)
 {
     if (config_load(file, c, err, errlen) < 0)
@@ -757,8 +921,7 @@ void config_free(cfg *c)
         free(c->plugin_dirs[i]);
     free(c->plugin_dirs);
     free(c->now);
-    free(c->store_type);
-    free(c->store_path);
+    config_store_free(&c->store);
     free(c->http_address);
     free(c->file);
     free(c->dir);
@@ -852,8 +1015,21 @@ char *config_to_json(const cfg *c)
     json_object_object_add(o, "summary_interval_ms", json_object_new_int64(c->summary_interval_ms));
     json_object_object_add(o, "now", jstr(c->now));
     json_object *st = json_object_new_object();
-    json_object_object_add(st, "type", jstr(c->store_type));
-    json_object_object_add(st, "path", jstr(c->store_path));
+    const cfg_store *sc = &c->store;
+    json_object_object_add(st, "type", jstr(sc->type));
+    json_object_object_add(st, "path", jstr(sc->path));
+    if (sc->n_endpoints) {
+        json_object_object_add(st, "endpoints", jstr_array(sc->endpoints, sc->n_endpoints));
+        json_object_object_add(st, "prefix", jstr(sc->prefix));
+        json_object *t = json_object_new_object();
+        json_object_object_add(t, "ca", jstr(sc->tls_ca));
+        json_object_object_add(t, "cert", jstr(sc->tls_cert));
+        json_object_object_add(t, "key", jstr(sc->tls_key));
+        json_object_object_add(st, "tls", t);
+        json_object_object_add(st, "lease_ttl_s", json_object_new_int64(sc->lease_ttl_s));
+        json_object_object_add(st, "timeout_ms", json_object_new_int64(sc->timeout_ms));
+        json_object_object_add(st, "watch_timeout_ms", json_object_new_int64(sc->watch_timeout_ms));
+    }
     json_object_object_add(o, "store", st);
     json_object *h = json_object_new_object();
     json_object_object_add(h, "enabled", json_object_new_boolean(c->http_enabled));

@@ -129,6 +129,26 @@ typedef struct cfg_profile {
     int line;
 } cfg_profile;
 
+/* store = { ... }: where the state lives (store.h). The file store reads
+ * type and path; a network store (etcd) its endpoints, prefix and TLS
+ * files, paths resolved against the config's directory. */
+typedef struct cfg_store {
+    char *type;       /* "file" (default) or "etcd" */
+    char *path;       /* the file store's directory; may be NULL */
+    char **endpoints; /* etcd: "http://127.0.0.1:2379", ... */
+    size_t n_endpoints;
+    char *prefix;                      /* etcd: every key starts with it, default "/trellis" */
+    char *tls_ca, *tls_cert, *tls_key; /* tls { ca; cert; key; }: NULL when not given */
+    uint32_t lease_ttl_s;              /* the election's lease, default 15 */
+    uint32_t timeout_ms;               /* one request, default 5000 */
+    /* a watch stream that brings nothing for this long is dropped and
+     * opened again (etcd sends progress notifications every
+     * --experimental-watch-progress-notify-interval, 10 min by default) */
+    uint32_t watch_timeout_ms;
+    char *file; /* where the group is, for messages ("" when absent) */
+    int line;
+} cfg_store;
+
 typedef struct cfg {
     char *file;         /* path as given */
     char *dir;          /* directory of the file, for relative plugin_dirs */
@@ -141,8 +161,7 @@ typedef struct cfg {
      * NULL: the system clock */
     char *now;
     int64_t now_ms;
-    char *store_type; /* "file" */
-    char *store_path; /* may be NULL */
+    cfg_store store;
     /* the HTTP endpoint of `trellis run` (http.h): group http { } */
     int http_enabled;   /* default 1 */
     char *http_address; /* an IPv4 address, default "127.0.0.1" */
@@ -159,6 +178,11 @@ typedef struct cfg {
  * nothing needs freeing. */
 int config_load(const char *file, cfg *c, char *err, size_t errlen);
 void config_free(cfg *c);
+/* Only the store group of file (a config that may hold nothing else):
+ * what `trellis store copy` opens. 0, or -1 with err; free sc with
+ * config_store_free. */
+int config_load_store(const char *file, cfg_store *sc, char *err, size_t errlen);
+void config_store_free(cfg_store *sc);
 /* config_load, then `now` replaced by a command line's --now (NULL: the
  * file's stays), as /configz shows it. */
 int config_load_at(const char *file, const char *now, cfg *c, char *err, size_t errlen);

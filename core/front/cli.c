@@ -38,6 +38,7 @@
 #include "run.h"
 #include "scheduler.h"
 #include "store.h"
+#include "storecopy.h"
 #include "util.h"
 
 #define DEFAULT_CONFIG TRELLIS_SYSCONFDIR "/trellis.cfg"
@@ -246,8 +247,8 @@ static int take_option(opts *o, int ch)
     case 'h':
         show_help(o->cmd);
     case 'V':
-        printf("trellis %s (plugin SDK %d.%d)\n", PACKAGE_VERSION, TRELLIS_SDK_MAJOR,
-               TRELLIS_SDK_MINOR);
+        printf("trellis %s (plugin SDK %d.%d; stores: file%s)\n", PACKAGE_VERSION,
+               TRELLIS_SDK_MAJOR, TRELLIS_SDK_MINOR, store_type_built("etcd") ? " etcd" : "");
         exit(0);
     default:
         return -1;
@@ -433,7 +434,7 @@ static int validate_state(const opts *o, const cfg *c, sched *s, const char *fil
     for (size_t i = 0; i < c->n_profiles; i++)
         n += c->profiles[i].n_plugins;
     if (o->state) {
-        store *st = store_open(c->store_type, o->state, 1, err, sizeof err);
+        store *st = store_open(&c->store, o->state, 1, err, sizeof err);
         if (!st || sched_load(s, st, err, sizeof err) < 0) {
             log_fatal("%s", err);
             if (st)
@@ -462,7 +463,8 @@ static int cmd_schedule(opts *o, int validate_only)
         log_fatal("%s", err);
         return 2;
     }
-    const char *dir = o->state ? o->state : c.store_path;
+    const char *dir = store_dir(&c.store, o->state);
+    int have_store = dir || strcmp(c.store.type, "file") != 0;
     char *qpath = dir && !validate_only ? xasprintf("%s/%s", dir, QUARANTINE_FILE) : NULL;
     /* a plugin that crashes or hangs is named; a dry run records nothing */
     guard_install(o->dry_run ? NULL : qpath);
@@ -480,13 +482,13 @@ static int cmd_schedule(opts *o, int validate_only)
         config_free(&c);
         return rc;
     }
-    if (!dir) {
+    if (!have_store) {
         log_fatal("no state directory: give --state DIR or store.path in %s", file);
         sched_close(s);
         config_free(&c);
         return 1;
     }
-    store *st = store_open(c.store_type, dir, o->dry_run, err, sizeof err);
+    store *st = store_open(&c.store, o->state, o->dry_run, err, sizeof err);
     if (!st) {
         log_fatal("%s", err);
         sched_close(s);
@@ -496,7 +498,7 @@ static int cmd_schedule(opts *o, int validate_only)
     }
     sched_set_quarantine(s, qpath, o->dry_run);
     free(qpath);
-    election *lead = election_hold(c.store_type, dir, o->dry_run, st, err, sizeof err);
+    election *lead = election_hold(&c.store, o->state, o->dry_run, st, err, sizeof err);
     if (!lead) {
         log_fatal("%s", err);
         sched_close(s);
@@ -610,19 +612,19 @@ static int cmd_admin(opts *o)
         rc = 1;
         goto out;
     }
-    const char *dir = o->state ? o->state : c.store_path;
-    if (!dir) {
+    if (!store_dir(&c.store, o->state) && strcmp(c.store.type, "file") == 0) {
         log_fatal("no state directory: give --state DIR or store.path in %s", file);
         rc = 1;
         goto out;
     }
-    st = store_open(c.store_type, dir, o->dry_run, err, sizeof err);
+    st = store_open(&c.store, o->state, o->dry_run, err, sizeof err);
     if (!st) {
         log_fatal("%s", err);
         rc = 2;
         goto out;
     }
-    if (deschedule && !(lead = election_hold(c.store_type, dir, o->dry_run, st, err, sizeof err))) {
+    if (deschedule &&
+        !(lead = election_hold(&c.store, o->state, o->dry_run, st, err, sizeof err))) {
         log_fatal("%s", err);
         rc = 2;
         goto out;
@@ -668,14 +670,14 @@ static int look_open(const opts *o, look *v)
         log_fatal("%s", err);
         return 2;
     }
-    const char *dir = o->state ? o->state : v->c.store_path;
+    int have_store = store_dir(&v->c.store, o->state) || strcmp(v->c.store.type, "file") != 0;
     int rc = 0;
     v->s = sched_open(&v->c, o->dirs, o->n_dirs, o->parallelism, err, sizeof err);
-    if (!v->s || (dir && !(v->st = store_open(v->c.store_type, dir, 1, err, sizeof err))) ||
+    if (!v->s || (have_store && !(v->st = store_open(&v->c.store, o->state, 1, err, sizeof err))) ||
         (v->st && sched_load(v->s, v->st, err, sizeof err) < 0)) {
         log_fatal("%s", err);
         rc = 2;
-    } else if (!dir) {
+    } else if (!have_store) {
         log_fatal("no state directory: give --state DIR or store.path in %s", file);
         rc = 1;
     }
@@ -922,6 +924,17 @@ static int cmd_plugins(opts *o)
     return rc;
 }
 
+/* trellis store copy SRC DST */
+static int cmd_store(const opts *o)
+{
+    if (o->n_pos != 3 || strcmp(o->pos[0], "copy") != 0) {
+        log_fatal("store: expected 'trellis store copy SRC DST' (each a state directory or a "
+                  "config file with a store group); see trellis store --help");
+        return 1;
+    }
+    return storecopy_main(o->pos[1], o->pos[2], stdout);
+}
+
 int cli_main(int argc, char **argv)
 {
     opts o;
@@ -957,6 +970,8 @@ int cli_main(int argc, char **argv)
         rc = cmd_targets(&o);
     } else if (strcmp(o.cmd, "report") == 0) {
         rc = cmd_report(&o);
+    } else if (strcmp(o.cmd, "store") == 0) {
+        rc = cmd_store(&o);
     } else if (strcmp(o.cmd, "help") == 0) {
         /* trellis help COMMAND: that command's */
         rc = 0;

@@ -57,13 +57,13 @@ trellis_scheduler *trellis_open(const char *config_file, const char *state_dir, 
         free(t);
         return NULL;
     }
-    const char *dir = state_dir ? state_dir : t->c.store_path;
-    if (!dir) {
+    const char *dir = store_dir(&t->c.store, state_dir);
+    if (!dir && strcmp(t->c.store.type, "file") == 0) {
         errf(err, errlen, "no state directory: give one, or store.path in %s", config_file);
         goto fail;
     }
-    t->dir = xstrdup(dir);
-    char *qpath = xasprintf("%s/%s", dir, QUARANTINE_FILE);
+    t->dir = dir ? xstrdup(dir) : NULL;
+    char *qpath = dir ? xasprintf("%s/%s", dir, QUARANTINE_FILE) : NULL;
     guard_install(dry_run ? NULL : qpath);
     /* TRELLIS_PLUGIN_PATH is searched first, as by the trellis binary */
     const char *env = getenv("TRELLIS_PLUGIN_PATH");
@@ -78,8 +78,8 @@ trellis_scheduler *trellis_open(const char *config_file, const char *state_dir, 
     if (t->s)
         sched_set_quarantine(t->s, qpath, dry_run);
     free(qpath);
-    if (!t->s || !(t->st = store_open(t->c.store_type, dir, dry_run, err, errlen)) ||
-        !(t->lead = election_hold(t->c.store_type, dir, dry_run, t->st, err, errlen)) ||
+    if (!t->s || !(t->st = store_open(&t->c.store, state_dir, dry_run, err, errlen)) ||
+        !(t->lead = election_hold(&t->c.store, state_dir, dry_run, t->st, err, errlen)) ||
         sched_load(t->s, t->st, err, errlen) < 0)
         goto fail;
     return t;

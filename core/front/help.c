@@ -162,6 +162,20 @@ static const cmd_help CMDS[] = {
      "unschedulable ones grouped by the reason codes that rejected them.\n",
      {"html", "config", "state", "parallelism", "plugin-dir", "now", COMMON_OPTS},
      "  trellis report --html fleet.html -c kube.cfg -s ./cluster\n"},
+    {"store",
+     "copy SRC DST",
+     "copy every object of one store into another (seed an etcd store\n"
+     "              from manifests, export it back to a directory)",
+     "Copy every object of the store SRC into the store DST. Each side is a\n"
+     "state directory (the file store; DST is made when missing) or a config\n"
+     "file whose store group names a store, such as store = { type = \"etcd\";\n"
+     "endpoints = [ ... ]; } (nothing else of that file is read). Objects are\n"
+     "written as they are, versions aside; one that DST holds already is not\n"
+     "written and is named. Exit status 1 when some object was not copied, 2\n"
+     "when a store cannot be opened or read.\n",
+     {COMMON_OPTS},
+     "  trellis store copy ./cluster etcd.cfg\n"
+     "  trellis store copy etcd.cfg ./backup\n"},
     {"help",
      "[COMMAND]",
      "show this help, or a command's",

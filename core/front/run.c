@@ -202,29 +202,81 @@ static void set_configz(host *h, const cfg *c)
     pthread_mutex_unlock(&h->mu);
 }
 
-static const char *state_dir(const host *h, const cfg *c)
+/* Where the state is, for messages and to notice a reload that moves it. */
+static const char *state_where(const host *h, const cfg *c, char *buf, size_t len)
 {
-    return h->o->state ? h->o->state : c->store_path;
+    return store_where(&c->store, h->o->state, buf, len);
 }
 
 /* ---- leadership (the file store: the state lock) ---- */
 
-/* The store's fence: write only while this host leads. */
-static int fence_cb(void *ud, char *why, size_t whylen)
+/* Whether the store is a server that may be down for a while (etcd): its
+ * errors are waited out; a file store's are the operator's to fix. */
+static int store_is_remote(const host *h)
 {
-    host *h = ud;
-    return election_leading(h->el, why, whylen);
+    return !store_dir(&h->c->store, h->o->state);
+}
+
+/* The store cannot be reached: say why (on /readyz, and in the log when
+ * the reason changes), then wait for the next try. The wait grows from
+ * 100 ms to 5 s with each failure in a row (*tries). 1 when a signal
+ * asked to stop meanwhile. */
+static int wait_for_store(host *h, int sigfd, const char *why, unsigned *tries)
+{
+    char ready[sizeof h->why];
+    snprintf(ready, sizeof ready, "waiting for the store: %.200s", why);
+    pthread_mutex_lock(&h->mu);
+    int same = strcmp(h->why, ready) == 0;
+    pthread_mutex_unlock(&h->mu);
+    uint64_t ms = 100u << (*tries < 6 ? *tries : 6);
+    if (ms > 5000)
+        ms = 5000;
+    (*tries)++;
+    if (!same || *tries % 20 == 0)
+        log_warn("the store is not ready: %s; trying again in %.1f s (and on, up to every 5 s)",
+                 why, (double)ms / 1000.0);
+    set_ready(h, 0, ready);
+    notify_send("STATUS=%s", ready);
+    uint64_t end = mono_ms() + ms;
+    for (;;) {
+        uint64_t now = mono_ms();
+        if (now >= end)
+            return 0;
+        struct pollfd pf = {sigfd, POLLIN, 0};
+        int wait = (int)(end - now);
+        if (h->watchdog_ms && wait > (int)(h->watchdog_ms / 2))
+            wait = (int)(h->watchdog_ms / 2);
+        if (poll(&pf, 1, wait) < 0 && errno != EINTR)
+            return 0;
+        if (h->watchdog_ms)
+            notify_send("WATCHDOG=1");
+        struct signalfd_siginfo si;
+        if ((pf.revents & POLLIN) && read(sigfd, &si, sizeof si) == sizeof si &&
+            si.ssi_signo != SIGHUP) {
+            log_info("signal %u while waiting for the store: stopping", si.ssi_signo);
+            return 1;
+        }
+    }
 }
 
 /* Lead, waiting as a standby while another host does. 1 when leading; 0
  * when a signal asked to stop while waiting; -1 with err. */
 static int take_lead(host *h, int sigfd, char *err, size_t errlen)
 {
+    unsigned tries = 0;
     for (;;) {
-        char holder[64];
+        char holder[256];
         int rc = election_campaign(h->el, holder, sizeof holder, err, errlen);
+        if (rc < 0 && store_is_remote(h)) {
+            if (wait_for_store(h, sigfd, err, &tries))
+                return 0;
+            continue;
+        }
         if (rc < 0)
             return -1;
+        if (tries)
+            log_info("the store answers again: %s", election_where(h->el));
+        tries = 0;
         if (rc == 1) {
             metrics_set_leader(1);
             return 1;
@@ -279,14 +331,15 @@ static sched *new_sched(host *h, cfg *c, char *err, size_t errlen)
  * s is consumed on failure. 0, or -1 with err. */
 static int attach_store(host *h, cfg *c, sched *s, char *err, size_t errlen)
 {
-    const char *dir = state_dir(h, c);
-    store *st = store_open(c->store_type, dir, 0, err, errlen);
+    char dir[512];
+    state_where(h, c, dir, sizeof dir);
+    store *st = store_open(&c->store, h->o->state, 0, err, errlen);
     if (!st) {
         sched_close(s);
         return -1;
     }
-    st->fence = fence_cb;
-    st->fence_ud = h;
+    /* write only while this host leads */
+    election_fence(h->el, st);
     sched_set_quarantine(s, h->quarantine_path, 0);
     /* follow before reading: a change made meanwhile is not lost */
     int fd = st->ops->watch(st, err, errlen);
@@ -330,9 +383,11 @@ static void reload(host *h)
         free(nc);
         return;
     }
-    if (strcmp(state_dir(h, nc) ? state_dir(h, nc) : "", state_dir(h, h->c)) != 0) {
-        log_error("reload: %s: the store path changed; restart trellis to use another state "
-                  "directory; the running config stays in force",
+    char was[512], now[512];
+    if (strcmp(state_where(h, nc, now, sizeof now), state_where(h, h->c, was, sizeof was)) != 0 ||
+        strcmp(nc->store.type, h->c->store.type) != 0) {
+        log_error("reload: %s: the store changed; restart trellis to use another state; the "
+                  "running config stays in force",
                   h->o->config);
         config_free(nc);
         free(nc);
@@ -504,11 +559,28 @@ static int be_active(host *h, const char *dir, int sigfd, int *rc)
     char err[2048];
     /* a plugin that hangs ends the run, with the reason on /healthz */
     guard_watch(fatal_cb, h, 2000);
-    sched *first = new_sched(h, h->c, err, sizeof err);
-    if (!first || attach_store(h, h->c, first, err, sizeof err) < 0) {
-        log_fatal("%s", err);
-        return -1;
+    unsigned tries = 0;
+    for (;;) {
+        sched *first = new_sched(h, h->c, err, sizeof err);
+        if (first && attach_store(h, h->c, first, err, sizeof err) == 0)
+            break;
+        if (!first || !store_is_remote(h)) {
+            log_fatal("%s", err);
+            return -1;
+        }
+        /* the store went away between the election and the first read */
+        char why[512];
+        if (!election_leading(h->el, why, sizeof why)) {
+            log_error("%s: stepping down", why);
+            return 0;
+        }
+        if (wait_for_store(h, sigfd, err, &tries)) {
+            *rc = 0;
+            return 1;
+        }
     }
+    if (tries)
+        log_info("the store answers again: %s", dir);
     set_ready(h, 1, NULL);
     notify_send("STATUS=active: scheduling %s", dir);
     atomic_store(&h->turn_ms, mono_ms());
@@ -605,11 +677,13 @@ int run_main(const run_opts *o)
         close(sigfd);
         return 2;
     }
-    const char *dir = state_dir(&h, h.c);
-    if (!dir) {
+    const char *sdir = store_dir(&h.c->store, o->state);
+    if (!sdir && strcmp(h.c->store.type, "file") == 0) {
         log_fatal("no state directory: pass --state DIR or set store.path in %s", o->config);
         goto out;
     }
+    char dir[512];
+    state_where(&h, h.c, dir, sizeof dir);
     metrics_enable(1);
     metrics_set_ready(0);
     set_configz(&h, h.c);
@@ -618,10 +692,11 @@ int run_main(const run_opts *o)
         goto out;
     set_configz(&h, h.c); /* with the address and port bound */
     atomic_store(&h.liveness_ms, h.c->liveness_timeout_ms);
-    h.quarantine_path = xasprintf("%s/%s", dir, QUARANTINE_FILE);
+    /* a network store has no directory: stuck plugins are not recorded */
+    h.quarantine_path = sdir ? xasprintf("%s/%s", sdir, QUARANTINE_FILE) : NULL;
     guard_install(h.quarantine_path);
     h.watchdog_ms = notify_watchdog_ms();
-    h.el = election_open(h.c->store_type, dir, err, sizeof err);
+    h.el = election_open(&h.c->store, o->state, err, sizeof err);
     if (!h.el) {
         log_fatal("%s", err);
         goto out;

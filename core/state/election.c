@@ -6,7 +6,7 @@
  */
 #include "config.h"
 
-#include "election.h"
+#include "election_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +22,8 @@
 #include "store.h"
 #include "util.h"
 
-struct election {
+typedef struct file_election {
+    election base; /* first */
     char *dir;
     char *path; /* the lock file, once opened */
     int fd;     /* its descriptor, -1 when none */
@@ -30,7 +31,7 @@ struct election {
     int pipe_r;  /* a standby's wait, -1 when none */
     int created; /* the last open made the lock file */
     int remove;  /* election_hold made it: it goes when the hold ends */
-};
+} file_election;
 
 typedef struct lock_wait {
     int fd, pipe_w;
@@ -51,29 +52,14 @@ static void *lock_thread(void *arg)
     return NULL;
 }
 
-election *election_open(const char *type, const char *location, char *err, size_t errlen)
+static const char *file_where(const election *ee)
 {
-    if (type && strcmp(type, "file") != 0) {
-        errf(err, errlen, "store.type '%s': no election (expected file)", type);
-        return NULL;
-    }
-    if (!location) {
-        errf(err, errlen, "the file store needs a state directory: give --state DIR or store.path");
-        return NULL;
-    }
-    election *e = xcalloc(1, sizeof *e);
-    e->dir = xstrdup(location);
-    e->fd = e->pipe_r = -1;
-    return e;
-}
-
-const char *election_where(const election *e)
-{
+    const file_election *e = (const file_election *)ee;
     return e->path ? e->path : e->dir;
 }
 
 /* The lock file open, once: 0, or -1 with err. */
-static int ensure_open(election *e, char *err, size_t errlen)
+static int ensure_open(file_election *e, char *err, size_t errlen)
 {
     if (e->fd >= 0)
         return 0;
@@ -84,7 +70,7 @@ static int ensure_open(election *e, char *err, size_t errlen)
 }
 
 /* The lock is held: lead, unless the file it is on went away meanwhile. */
-static int take(election *e)
+static int take(file_election *e)
 {
     char why[512];
     if (!statelock_is_ours(e->fd, e->path, why, sizeof why)) {
@@ -99,8 +85,9 @@ static int take(election *e)
     return 1;
 }
 
-int election_campaign(election *e, char *holder, size_t holderlen, char *err, size_t errlen)
+static int file_campaign(election *ee, char *holder, size_t holderlen, char *err, size_t errlen)
 {
+    file_election *e = (file_election *)ee;
     for (int tries = 0; tries < 8; tries++) {
         if (ensure_open(e, err, errlen) < 0)
             return -1;
@@ -118,8 +105,9 @@ int election_campaign(election *e, char *holder, size_t holderlen, char *err, si
     return errf(err, errlen, "%s: replaced again and again while locking it", e->path);
 }
 
-int election_wait_fd(election *e, char *err, size_t errlen)
+static int file_wait_fd(election *ee, char *err, size_t errlen)
 {
+    file_election *e = (file_election *)ee;
     if (e->pipe_r >= 0)
         return e->pipe_r;
     int pfd[2];
@@ -140,8 +128,9 @@ int election_wait_fd(election *e, char *err, size_t errlen)
     return e->pipe_r;
 }
 
-int election_wait_done(election *e, char *err, size_t errlen)
+static int file_wait_done(election *ee, char *err, size_t errlen)
 {
+    file_election *e = (file_election *)ee;
     char c = 'n';
     ssize_t r = read(e->pipe_r, &c, 1);
     close(e->pipe_r);
@@ -151,17 +140,108 @@ int election_wait_done(election *e, char *err, size_t errlen)
     return take(e);
 }
 
-int election_leading(election *e, char *why, size_t whylen)
+static int file_leading(election *ee, char *why, size_t whylen)
 {
+    file_election *e = (file_election *)ee;
     return statelock_is_ours(e->fd, e->path, why, whylen);
 }
 
-void election_resign(election *e)
+static void file_resign(election *ee)
 {
+    file_election *e = (file_election *)ee;
     if (e->fd >= 0 && e->pipe_r < 0) /* the lock goes with the descriptor */
         statelock_release(e->fd, e->path, e->leading && e->remove);
     e->fd = -1;
     e->leading = 0;
+}
+
+static void file_held(election *ee)
+{
+    file_election *e = (file_election *)ee;
+    e->remove = e->created;
+}
+
+static void file_destroy(election *ee)
+{
+    file_election *e = (file_election *)ee;
+    if (e->pipe_r < 0)
+        file_resign(ee);
+    /* a standby's waiting thread keeps its descriptor: it ends with us */
+    else
+        close(e->pipe_r);
+    free(e->path);
+    free(e->dir);
+    free(e);
+}
+
+static const election_ops file_ops = {
+    .where = file_where,
+    .campaign = file_campaign,
+    .wait_fd = file_wait_fd,
+    .wait_done = file_wait_done,
+    .leading = file_leading,
+    .resign = file_resign,
+    .destroy = file_destroy,
+    .held = file_held,
+};
+
+election *election_open(const cfg_store *sc, const char *state_dir, char *err, size_t errlen)
+{
+    const char *type = state_dir || !sc ? "file" : sc->type;
+    if (type && strcmp(type, "etcd") == 0) {
+#ifdef HAVE_ETCD
+        return election_etcd_open(sc, err, errlen);
+#else
+        errf(err, errlen,
+             "store.type 'etcd': this trellis was built without the etcd store (configure "
+             "--with-etcd, which needs libcurl)");
+        return NULL;
+#endif
+    }
+    if (type && strcmp(type, "file") != 0) {
+        errf(err, errlen, "store.type '%s': no election (expected file or etcd)", type);
+        return NULL;
+    }
+    const char *location = state_dir ? state_dir : sc ? sc->path : NULL;
+    if (!location) {
+        errf(err, errlen, "the file store needs a state directory: give --state DIR or store.path");
+        return NULL;
+    }
+    file_election *e = xcalloc(1, sizeof *e);
+    e->base.ops = &file_ops;
+    e->dir = xstrdup(location);
+    e->fd = e->pipe_r = -1;
+    return &e->base;
+}
+
+const char *election_where(const election *e)
+{
+    return e->ops->where(e);
+}
+
+int election_campaign(election *e, char *holder, size_t holderlen, char *err, size_t errlen)
+{
+    return e->ops->campaign(e, holder, holderlen, err, errlen);
+}
+
+int election_wait_fd(election *e, char *err, size_t errlen)
+{
+    return e->ops->wait_fd(e, err, errlen);
+}
+
+int election_wait_done(election *e, char *err, size_t errlen)
+{
+    return e->ops->wait_done(e, err, errlen);
+}
+
+int election_leading(election *e, char *why, size_t whylen)
+{
+    return e->ops->leading(e, why, whylen);
+}
+
+void election_resign(election *e)
+{
+    e->ops->resign(e);
 }
 
 static int fence_leading(void *ud, char *why, size_t whylen)
@@ -169,39 +249,44 @@ static int fence_leading(void *ud, char *why, size_t whylen)
     return election_leading(ud, why, whylen);
 }
 
-election *election_hold(const char *type, const char *location, int dry_run, store *st, char *err,
-                        size_t errlen)
+static int fence_key(void *ud, char *key, size_t keylen, int64_t *version)
 {
-    election *e = election_open(type, location, err, errlen);
+    election *e = ud;
+    return e->ops->fence_key(e, key, keylen, version);
+}
+
+void election_fence(election *e, store *st)
+{
+    st->fence = fence_leading;
+    st->fence_ud = e;
+    st->fence_key = e->ops->fence_key ? fence_key : NULL;
+}
+
+election *election_hold(const cfg_store *sc, const char *state_dir, int dry_run, store *st,
+                        char *err, size_t errlen)
+{
+    election *e = election_open(sc, state_dir, err, errlen);
     if (!e || dry_run)
         return e;
-    char holder[64];
+    char holder[256];
     int rc = election_campaign(e, holder, sizeof holder, err, errlen);
     if (rc == 0)
         errf(err, errlen,
              "%s is held by another trellis (%s), which schedules this state: stop it first, "
              "or look with --dry-run",
-             e->path, holder);
+             election_where(e), holder);
     if (rc != 1) {
         election_free(e);
         return NULL;
     }
-    e->remove = e->created;
-    st->fence = fence_leading;
-    st->fence_ud = e;
+    if (e->ops->held)
+        e->ops->held(e);
+    election_fence(e, st);
     return e;
 }
 
 void election_free(election *e)
 {
-    if (!e)
-        return;
-    if (e->pipe_r < 0)
-        election_resign(e);
-    /* a standby's waiting thread keeps its descriptor: it ends with us */
-    else
-        close(e->pipe_r);
-    free(e->path);
-    free(e->dir);
-    free(e);
+    if (e)
+        e->ops->destroy(e);
 }

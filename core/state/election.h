@@ -8,18 +8,22 @@
  * does, and steps down when it does not. The file store's election is the
  * lock of <dir>/.trellis.lock (statelock.h): flock, the holder's pid in the
  * file, and the check that the locked file is still the one at the path.
- * The etcd store's will be a lease; the interface is the same.
+ * The etcd store's is a lease and a candidate key (election_etcd.c); the
+ * interface is the same.
  */
 #ifndef TRELLIS_ELECTION_H
 #define TRELLIS_ELECTION_H
 
 #include <stddef.h>
 
+#include "cfg.h"
+
 typedef struct election election;
 
-/* The election of the store a config names (type NULL: "file") at
- * location. NULL with err. */
-election *election_open(const char *type, const char *location, char *err, size_t errlen);
+/* The election of the store store_open opens for the same arguments (the
+ * file store's lock at state_dir, else the store sc names). NULL with
+ * err. */
+election *election_open(const cfg_store *sc, const char *state_dir, char *err, size_t errlen);
 void election_free(election *e); /* resigns first when leading */
 /* What is elected for, for messages (the file store: the lock's path). */
 const char *election_where(const election *e);
@@ -39,12 +43,16 @@ int election_leading(election *e, char *why, size_t whylen);
 void election_resign(election *e);
 
 struct store;
+/* Fence st's writes with e: st asks election_leading before each flush,
+ * and a store that can also puts e's key into every write it sends. e
+ * must outlive st's writes. */
+void election_fence(election *e, struct store *st);
 /* A one-shot command that writes st (schedule, deschedule, the library's
  * run): lead at once or fail, and fence st's writes with the election.
  * Another leader is an error naming it and what to do. A dry run holds
  * nothing (the election returned does not lead). NULL with err; free it
  * with election_free, which also removes a lock file this hold made. */
-election *election_hold(const char *type, const char *location, int dry_run, struct store *st,
+election *election_hold(const cfg_store *sc, const char *state_dir, int dry_run, struct store *st,
                         char *err, size_t errlen);
 
 #endif

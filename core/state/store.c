@@ -5,14 +5,51 @@
 
 #include "store.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "store_file.h"
 #include "util.h"
+#ifdef HAVE_ETCD
+#include "store_etcd.h"
+#endif
 
-store *store_open(const char *type, const char *location, int dry_run, char *err, size_t errlen)
+int store_type_built(const char *type)
 {
+    if (!type || strcmp(type, "file") == 0)
+        return 1;
+#ifdef HAVE_ETCD
+    if (strcmp(type, "etcd") == 0)
+        return 1;
+#endif
+    return 0;
+}
+
+const char *store_dir(const cfg_store *sc, const char *state_dir)
+{
+    if (state_dir)
+        return state_dir;
+    if (!sc || !sc->type || strcmp(sc->type, "file") == 0)
+        return sc ? sc->path : NULL;
+    return NULL;
+}
+
+const char *store_where(const cfg_store *sc, const char *state_dir, char *buf, size_t len)
+{
+    const char *dir = store_dir(sc, state_dir);
+    if (dir || !sc || !sc->type || strcmp(sc->type, "file") == 0)
+        snprintf(buf, len, "%s", dir ? dir : "(no state directory)");
+    else
+        snprintf(buf, len, "%s %s%s %s", sc->type, sc->n_endpoints ? sc->endpoints[0] : "",
+                 sc->n_endpoints > 1 ? ",..." : "", sc->prefix ? sc->prefix : "");
+    return buf;
+}
+
+store *store_open(const cfg_store *sc, const char *state_dir, int dry_run, char *err, size_t errlen)
+{
+    const char *type = state_dir || !sc ? "file" : sc->type;
     if (!type || strcmp(type, "file") == 0) {
+        const char *location = store_dir(sc, state_dir);
         if (!location) {
             errf(err, errlen,
                  "the file store needs a state directory: give --state DIR or store.path");
@@ -20,6 +57,17 @@ store *store_open(const char *type, const char *location, int dry_run, char *err
         }
         return store_file_open(location, dry_run, err, errlen);
     }
-    errf(err, errlen, "store.type '%s': expected file (the stores this build has)", type);
+    if (strcmp(type, "etcd") == 0) {
+#ifdef HAVE_ETCD
+        return store_etcd_open(sc, dry_run, err, errlen);
+#else
+        errf(err, errlen,
+             "%s:%d: store.type 'etcd': this trellis was built without the etcd store "
+             "(configure --with-etcd, which needs libcurl)",
+             sc->file ? sc->file : "", sc->line);
+        return NULL;
+#endif
+    }
+    errf(err, errlen, "store.type '%s': expected file or etcd (the stores this build has)", type);
     return NULL;
 }

@@ -24,7 +24,9 @@
 #define TRELLIS_STORE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
+#include "cfg.h"
 #include "manifest.h"
 #include "object.h"
 
@@ -112,6 +114,12 @@ typedef struct store_ops {
 /* Whether this host may still write (it holds the state lock): 1, or 0
  * with the reason in why. */
 typedef int (*store_fence_fn)(void *ud, char *why, size_t whylen);
+/* For a store that can make the fence part of every write it sends (etcd:
+ * a compare in each transaction, so that the server itself refuses the
+ * writes of a host that lost its lease while paused): the key this
+ * host's leadership lives under and the version it must still have (its
+ * create revision). 1, or 0 when this host does not lead. */
+typedef int (*store_fence_key_fn)(void *ud, char *key, size_t keylen, int64_t *version);
 
 struct store {
     const store_ops *ops;
@@ -121,12 +129,23 @@ struct store {
      * written fails with the fence's reason. */
     store_fence_fn fence;
     void *fence_ud;
+    store_fence_key_fn fence_key; /* NULL: only fence is asked (fence_ud too) */
 };
 
-/* The store a config names (store.type; NULL: "file") at location (the
- * file store: its directory), every front-end's one way to a store. NULL
- * with err naming the type when this build has no such store or it cannot
- * be opened. */
-store *store_open(const char *type, const char *location, int dry_run, char *err, size_t errlen);
+/* The store a config names, every front-end's one way to a store: the
+ * file store at state_dir when one is given (a command line's --state),
+ * else the one sc names (sc->type: "file" at sc->path, "etcd"...). NULL
+ * with err naming the type when this build has no such store or it
+ * cannot be opened. sc and state_dir are borrowed (copied as needed). */
+store *store_open(const cfg_store *sc, const char *state_dir, int dry_run, char *err,
+                  size_t errlen);
+/* Where that store is, for messages: "/srv/state" or "etcd
+ * http://10.0.0.1:2379 /trellis". Writes into buf and returns it. */
+const char *store_where(const cfg_store *sc, const char *state_dir, char *buf, size_t len);
+/* The file store's directory of that choice (for local files such as the
+ * quarantine list), or NULL for a store that is not a directory. */
+const char *store_dir(const cfg_store *sc, const char *state_dir);
+/* Whether this build has the store type ("file", "etcd"). */
+int store_type_built(const char *type);
 
 #endif

@@ -61,10 +61,13 @@ START_TEST(election_over_the_lock)
     char edir[64], err[512], holder[64], why[512];
     tu_mkdtemp(edir, "elect");
     election *a = election_open(NULL, edir, err, sizeof err);
-    election *b = election_open("file", edir, err, sizeof err);
+    cfg_store fsc = {.type = (char *)"file", .path = edir};
+    election *b = election_open(&fsc, NULL, err, sizeof err);
     ck_assert_ptr_nonnull(a);
     ck_assert_ptr_nonnull(b);
-    ck_assert_ptr_null(election_open("etcd", edir, err, sizeof err)); /* not in this build */
+    cfg_store bogus = {.type = (char *)"floppy"};
+    ck_assert_ptr_null(election_open(&bogus, NULL, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "floppy"));
     ck_assert_int_eq(election_campaign(a, holder, sizeof holder, err, sizeof err), 1);
     ck_assert_int_eq(election_leading(a, why, sizeof why), 1);
     /* the second host is a standby, told who leads */
