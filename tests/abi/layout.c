@@ -127,6 +127,9 @@ int main(void)
     HOST(declare_kinds);
     HOST(arg_document_where);
 #endif
+#if TRELLIS_SDK_MINOR >= 5
+    HOST(name_counters);
+#endif
     DESC(size);
     DESC(sdk_major);
     DESC(sdk_minor);
