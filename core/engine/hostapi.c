@@ -15,7 +15,7 @@
 #include "clock.h"
 #include "cycle.h"
 #include "decision.h"
-#include "docline.h"
+#include "fieldline.h"
 #include "framework.h"
 #include "guard.h"
 #include "log.h"
@@ -713,7 +713,7 @@ static int arg_document_where(const trellis_args *a, const char *key, const char
     for (size_t i = 0; i < depth; i++)
         if (!path || !path[i])
             return -1;
-    int line = docline_find(v->text, v->text_len, path, depth);
+    int line = fieldline_in_text(v->text, v->text_len, path, depth);
     const char *file = v->path ? v->path : "(inline)";
     if (buf && len) {
         if (line)

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "docline.h"
 #include "fieldline.h"
 #include "manifest.h"
 #include "util.h"
@@ -809,9 +808,9 @@ START_TEST(load_files)
 }
 END_TEST
 
-/* docline_find: a member's line in a document's text, for messages about
+/* fieldline_in_text: a member's line in a document's text, for messages about
  * a document argument. */
-START_TEST(docline_lines)
+START_TEST(member_lines)
 {
     static const char yaml[] = "# a comment\n"
                                "apiVersion: v1\n"
@@ -828,21 +827,26 @@ START_TEST(docline_lines)
     const char *p3[] = {"schedulers"};
     const char *p4[] = {"shoot"};
     const char *p5[] = {"schedulers", "shoot", "missing"};
-    ck_assert_int_eq(docline_find(yaml, n, p1, 3), 9);
-    ck_assert_int_eq(docline_find(yaml, n, p2, 3), 4);
-    ck_assert_int_eq(docline_find(yaml, n, p3, 1), 3);
+    ck_assert_int_eq(fieldline_in_text(yaml, n, p1, 3), 9);
+    ck_assert_int_eq(fieldline_in_text(yaml, n, p2, 3), 4);
+    ck_assert_int_eq(fieldline_in_text(yaml, n, p3, 1), 3);
     /* a key of that name elsewhere is not the one at the root */
-    ck_assert_int_eq(docline_find(yaml, n, p4, 1), 0);
-    ck_assert_int_eq(docline_find(yaml, n, p5, 3), 0);
-    ck_assert_int_eq(docline_find(yaml, n, NULL, 0), 2);
+    ck_assert_int_eq(fieldline_in_text(yaml, n, p4, 1), 0);
+    ck_assert_int_eq(fieldline_in_text(yaml, n, p5, 3), 0);
+    ck_assert_int_eq(fieldline_in_text(yaml, n, NULL, 0), 2);
     /* JSON is read the same way */
     static const char json[] = "{\n  \"a\": {\n    \"b\": 1\n  }\n}\n";
     const char *pj[] = {"a", "b"};
-    ck_assert_int_eq(docline_find(json, strlen(json), pj, 2), 3);
+    ck_assert_int_eq(fieldline_in_text(json, strlen(json), pj, 2), 3);
     /* what a syntax error cuts off has no line; what precedes it has */
-    ck_assert_int_eq(docline_find("x: [\na: 1\n", 10, pj, 1), 0);
-    ck_assert_int_eq(docline_find("a: [", 4, pj, 1), 1);
-    ck_assert_int_eq(docline_find(NULL, 0, pj, 1), 0);
+    ck_assert_int_eq(fieldline_in_text("x: [\na: 1\n", 10, pj, 1), 0);
+    ck_assert_int_eq(fieldline_in_text("a: [", 4, pj, 1), 1);
+    ck_assert_int_eq(fieldline_in_text(NULL, 0, pj, 1), 0);
+    /* a key path deeper than any asked for matches nothing */
+    const char *deep[65];
+    for (size_t i = 0; i < 65; i++)
+        deep[i] = "a";
+    ck_assert_int_eq(fieldline_in_text(json, strlen(json), deep, 65), 0);
 }
 END_TEST
 
@@ -891,6 +895,12 @@ START_TEST(field_lines)
           f);
     fclose(f);
     ck_assert_int_eq(fieldline_find(path, 1, -1, "spec.priority"), 9);
+    /* the field's own value broken: its key still has a line */
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("apiVersion: v1\nkind: Pod\nspec:\n  priority: [high\n", f);
+    fclose(f);
+    ck_assert_int_eq(fieldline_find(path, 0, -1, "spec.priority"), 4);
     ck_assert_int_eq(manifest_doc_start("a: [\n---\nb: 1\n", 14, 1), 5);
     ck_assert_int_eq(manifest_doc_start("a: 1\n", 5, 1), -1);
     unlink(path);
@@ -922,7 +932,7 @@ static Suite *manifest_suite(void)
     tcase_add_test(f, manifest_names);
     tcase_add_test(f, nul_in_strings_refused);
     tcase_add_test(f, load_files);
-    tcase_add_test(f, docline_lines);
+    tcase_add_test(f, member_lines);
     tcase_add_test(f, field_lines);
     suite_add_tcase(s, f);
     return s;
