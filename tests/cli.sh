@@ -680,6 +680,94 @@ expect "the malformed file is left byte-identical" \
 expect "the good documents got their binding" \
     grep -q '^  nodeName: n[123]$' "$TMP/st-bad/p1.yaml"
 
+# JSON files with a syntax error: a stream of pretty-printed documents (a
+# trailing comma in the second), a stream of one document per line (a
+# brace missing in the second) and a List as kubectl get -o json writes it
+# (two numbers where one belongs in the second item): every other
+# document and item is read, each broken one reported with file and line
+nodes "$TMP/st-json" n1
+cat >"$TMP/st-json/stream.json" <<'EOF'
+{
+  "apiVersion": "v1",
+  "kind": "Pod",
+  "metadata": {
+    "name": "s1",
+    "namespace": "default"
+  }
+}
+{
+  "apiVersion": "v1",
+  "kind": "Pod",
+  "metadata": {
+    "name": "s2",
+    "namespace": "default",
+  }
+}
+{
+  "apiVersion": "v1",
+  "kind": "Pod",
+  "metadata": {
+    "name": "s3",
+    "namespace": "default"
+  }
+}
+EOF
+cat >"$TMP/st-json/lines.json" <<'EOF'
+{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "l1", "namespace": "default"}}
+{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "l2", "namespace": "default"}
+{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "l3", "namespace": "default"}}
+EOF
+cat >"$TMP/st-json/list.json" <<'EOF'
+{
+    "apiVersion": "v1",
+    "items": [
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": "i0",
+                "namespace": "default"
+            }
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": "i1",
+                "namespace": "default"
+            },
+            "spec": {"priority": 1 2}
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": "i2",
+                "namespace": "default"
+            }
+        }
+    ],
+    "kind": "List",
+    "metadata": {
+        "resourceVersion": ""
+    }
+}
+EOF
+cp -R "$TMP/st-json" "$TMP/st-json.orig"
+run schedule -c "$TMP/bind.cfg" -s "$TMP/st-json" -o json --dry-run
+check "JSON: each broken document or List item is reported with file and line" 3 "$ERR" \
+    'stream\.json:15: document 1: syntax error: .* at line 15, column 3' \
+    'lines\.json:3: document 1: syntax error: .* at line 3, column 1' \
+    'list\.json:19: document 0, item 1: syntax error: .* at line 19, column 36' \
+    '3 malformed documents skipped'
+check "JSON: every other document and item is read" 3 "$OUT" \
+    '"name": *"s1"' '"name": *"s3"' '"name": *"l1"' '"name": *"l3"' '"name": *"i0"' \
+    '"name": *"i2"'
+expect "JSON: the broken documents are not read" \
+    sh -c "! grep -E -q '\"name\": *\"(s2|l2|i1)\"' '$OUT'"
+expect "JSON: the broken files are left byte-identical" \
+    same_tree "$TMP/st-json.orig" "$TMP/st-json"
+
 nodes "$TMP/st-dry" n1 n2
 pod "$TMP/st-dry" p1
 pod "$TMP/st-dry" p2
