@@ -1011,6 +1011,58 @@ if [ -n "${SRCDIR:-}" ]; then
         'odd\.yaml:1: ClusterResourceBinding odd names no target \(spec\.targetCluster: expected a string\): it places nothing'
 fi
 
+# ---- ids too long for the binding object index (binding model "object") ----
+# A workload whose id (kind/namespace/name) is over 767 bytes, and a
+# binding object naming it: the binding object places nothing and says
+# why, naming itself; the workload is an error decision saying why; the
+# others are scheduled as ever. Nothing is cut.
+if [ -n "${TOP_SRCDIR:-}" ]; then
+    sc="$TOP_SRCDIR/tests/scenarios/binding-object-several"
+    cp -R "$sc/state" "$TMP/st-long"
+    long=crp-$(printf '%0800d' 0 | tr 0 x)
+    cat >>"$TMP/st-long/placements.yaml" <<EOF
+---
+apiVersion: placement.kubernetes-fleet.io/v1beta1
+kind: ClusterResourcePlacement
+metadata:
+  name: $long
+spec:
+  count: 1
+EOF
+    cat >>"$TMP/st-long/bindings.yaml" <<EOF
+---
+apiVersion: placement.kubernetes-fleet.io/v1beta1
+kind: ClusterResourceBinding
+metadata:
+  name: long-member-a
+  labels:
+    kubernetes-fleet.io/parent-CRP: $long
+spec:
+  targetCluster: member-a
+  state: Bound
+EOF
+    run schedule -c "$sc/profile.cfg" -s "$TMP/st-long" -o json --dry-run
+    check "a binding object naming a workload id too long: it places nothing, and says so" 3 "$ERR" \
+        'bindings\.yaml:[0-9]+: ClusterResourceBinding long-member-a names workload ClusterResourcePlacement//crp-x{36}\.\.\. whose id \(kind/namespace/name\) is 830 bytes; binding model "object" supports at most 767: it places nothing'
+    check "the workload is an error decision naming the limit" 3 "$OUT" \
+        "\"name\": \"$long\"" \
+        'its id \(kind/namespace/name\) is 830 bytes; binding model \\"object\\" supports at most 767: shorten its name' \
+        '"scheduled": 5' '"error": 2'
+    # a short enough id works: 767 bytes in all
+    short=crp-$(printf '%0737d' 0 | tr 0 y)
+    sed "s/$long/$short/" "$TMP/st-long/placements.yaml" >"$TMP/p.yaml" &&
+        mv "$TMP/p.yaml" "$TMP/st-long/placements.yaml"
+    sed "s/$long/$short/" "$TMP/st-long/bindings.yaml" >"$TMP/b.yaml" &&
+        mv "$TMP/b.yaml" "$TMP/st-long/bindings.yaml"
+    run schedule -c "$sc/profile.cfg" -s "$TMP/st-long" -o json --dry-run
+    # it holds member-a through its binding and wants one: scheduled, nothing added
+    check "an id of 767 bytes is placed as any other: its binding is found" 3 "$OUT" \
+        '"scheduled": 6' '"error": 1'
+    expect "... it holds member-a and adds nothing" sh -c "tr -d ' \n' <'$OUT' |
+        grep -q '\"name\":\"$short\"},\"profile\":\"fleet\",\"result\":\"scheduled\",\"targets\":\[\"member-a\"\],\"added\":\[\]'"
+    expect "... and nothing warns about it" sh -c "! grep -q 'long-member-a' '$ERR'"
+fi
+
 # ---------------------------------------------------------------------------
 
 finish

@@ -19,7 +19,9 @@
 #include "cfg.h"
 #include "object.h"
 
-/* Room for a workload id ("Kind/namespace/name"). */
+/* Room for a workload id ("Kind/namespace/name"): a binding object that
+ * names a workload of a longer id places nothing (a warning names it),
+ * and such a workload is an error decision; never cut. */
 #define PLACEMENTS_ID_MAX 768
 
 typedef struct placements placements;

@@ -943,7 +943,8 @@ typedef struct trellis_host {
      * recovered, the strategy's pick and the seed of a random draw, a
      * target created), added to the decision under `notes` with the
      * plugin's name; what `trellis explain` shows first. text is copied
-     * (at most TRELLIS_MESSAGE_MAX bytes kept). Main thread hooks of the
+     * (at most TRELLIS_MESSAGE_MAX bytes kept; at most 64 notes per
+     * decision, then one line says how many more there were). Main thread hooks of the
      * scheduling cycle: pre_filter, post_filter, pre_score, normalize,
      * reserve, permit; ignored elsewhere. */
     void (*cycle_note)(trellis_cycle *c, const trellis_plugin *self, const char *fmt, ...)
