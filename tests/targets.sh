@@ -113,6 +113,21 @@ workload-clusters/workload-small     ready      0          -         -
 6 targets; 8 ClusterRequest pending
 EOF2
 
+# the report after a run adds what the run placed: a request placed on a
+# Cluster that does not carry its finalizer yet counts once more
+# (workload-1 on workload-small: 2 + 1 = 3 of 20 = 15%; platform-1 on
+# team-a/platform, which carries another request's finalizer: 2), a
+# recovered one does not (mcp-1 on mcp-7x2kq, which carries its
+# finalizer: still 1/1)
+cp -R "$TOP_SRCDIR/examples/openmcp" "$tmp/om"
+(cd "$TOP_SRCDIR" && "$TRELLIS" report --html "$tmp/om.html" -c conf/openmcp.cfg -s "$tmp/om") \
+    >"$tmp/om.out" 2>"$tmp/om.err"
+sed 's/<tr>/\n<tr>/g' "$tmp/om.html" | sed 's/<[^>]*>/ /g' | tr -s ' ' >"$tmp/om.rows"
+check "report: a Cluster's requests after the run, placed ones counted once" \
+    sh -c "grep -q '^ workload-clusters/workload-small 1 requests 3/20 (15%) team-a/workload-1 ' '$tmp/om.rows' &&
+           grep -q '^ team-a/platform 1 requests 2 team-a/platform-1 ' '$tmp/om.rows' &&
+           grep -q '^ mcp-clusters/mcp-7x2kq 1 requests 1/1 (100%) team-a/mcp-1 ' '$tmp/om.rows'"
+
 # a node that declares every resource, one that declares cpu alone, and
 # one whose allocatable cannot be read (its amounts have no limit)
 mkdir -p "$tmp/st"

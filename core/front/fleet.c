@@ -25,9 +25,8 @@
 #include "runtime.h"
 #include "util.h"
 
-/* A named counter: plugin pl's counter k. Several plugins of a profile
- * may count the same thing (resources-fit and least-allocated both count
- * cpu): the first of that name is shown. */
+/* A named counter: plugin pl's counter k. When several plugins of a
+ * profile name a counter alike, the first one's is shown. */
 typedef struct fleet_col {
     trellis_plugin *pl;
     int k;
@@ -113,7 +112,8 @@ static int add_workload(const trellis_object *w, void *ud)
     return 0;
 }
 
-/* The profile's named counters, and what each target can hold of them. */
+/* The profile's named counters, in plugin order (a plugin's own come one
+ * after the other), and room for each target's amounts of them. */
 static void add_columns(fleet_view *v, const profile *p)
 {
     size_t n_pl;
