@@ -680,6 +680,94 @@ expect "the malformed file is left byte-identical" \
 expect "the good documents got their binding" \
     grep -q '^  nodeName: n[123]$' "$TMP/st-bad/p1.yaml"
 
+# JSON files with a syntax error: a stream of pretty-printed documents (a
+# trailing comma in the second), a stream of one document per line (a
+# brace missing in the second) and a List as kubectl get -o json writes it
+# (two numbers where one belongs in the second item): every other
+# document and item is read, each broken one reported with file and line
+nodes "$TMP/st-json" n1
+cat >"$TMP/st-json/stream.json" <<'EOF'
+{
+  "apiVersion": "v1",
+  "kind": "Pod",
+  "metadata": {
+    "name": "s1",
+    "namespace": "default"
+  }
+}
+{
+  "apiVersion": "v1",
+  "kind": "Pod",
+  "metadata": {
+    "name": "s2",
+    "namespace": "default",
+  }
+}
+{
+  "apiVersion": "v1",
+  "kind": "Pod",
+  "metadata": {
+    "name": "s3",
+    "namespace": "default"
+  }
+}
+EOF
+cat >"$TMP/st-json/lines.json" <<'EOF'
+{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "l1", "namespace": "default"}}
+{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "l2", "namespace": "default"}
+{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "l3", "namespace": "default"}}
+EOF
+cat >"$TMP/st-json/list.json" <<'EOF'
+{
+    "apiVersion": "v1",
+    "items": [
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": "i0",
+                "namespace": "default"
+            }
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": "i1",
+                "namespace": "default"
+            },
+            "spec": {"priority": 1 2}
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": "i2",
+                "namespace": "default"
+            }
+        }
+    ],
+    "kind": "List",
+    "metadata": {
+        "resourceVersion": ""
+    }
+}
+EOF
+cp -R "$TMP/st-json" "$TMP/st-json.orig"
+run schedule -c "$TMP/bind.cfg" -s "$TMP/st-json" -o json --dry-run
+check "JSON: each broken document or List item is reported with file and line" 3 "$ERR" \
+    'stream\.json:15: document 1: syntax error: .* at line 15, column 3' \
+    'lines\.json:3: document 1: syntax error: .* at line 3, column 1' \
+    'list\.json:19: document 0, item 1: syntax error: .* at line 19, column 36' \
+    '3 malformed documents skipped'
+check "JSON: every other document and item is read" 3 "$OUT" \
+    '"name": *"s1"' '"name": *"s3"' '"name": *"l1"' '"name": *"l3"' '"name": *"i0"' \
+    '"name": *"i2"'
+expect "JSON: the broken documents are not read" \
+    sh -c "! grep -E -q '\"name\": *\"(s2|l2|i1)\"' '$OUT'"
+expect "JSON: the broken files are left byte-identical" \
+    same_tree "$TMP/st-json.orig" "$TMP/st-json"
+
 nodes "$TMP/st-dry" n1 n2
 pod "$TMP/st-dry" p1
 pod "$TMP/st-dry" p2
@@ -921,6 +1009,58 @@ if [ -n "${SRCDIR:-}" ]; then
     run schedule -c "$BOF/profile.cfg" -s "$TMP/bof" -o json --dry-run
     check "a binding object without a target is named, with its file and line" 3 "$ERR" \
         'odd\.yaml:1: ClusterResourceBinding odd names no target \(spec\.targetCluster: expected a string\): it places nothing'
+fi
+
+# ---- ids too long for the binding object index (binding model "object") ----
+# A workload whose id (kind/namespace/name) is over 767 bytes, and a
+# binding object naming it: the binding object places nothing and says
+# why, naming itself; the workload is an error decision saying why; the
+# others are scheduled as ever. Nothing is cut.
+if [ -n "${TOP_SRCDIR:-}" ]; then
+    sc="$TOP_SRCDIR/tests/scenarios/binding-object-several"
+    cp -R "$sc/state" "$TMP/st-long"
+    long=crp-$(printf '%0800d' 0 | tr 0 x)
+    cat >>"$TMP/st-long/placements.yaml" <<EOF
+---
+apiVersion: placement.kubernetes-fleet.io/v1beta1
+kind: ClusterResourcePlacement
+metadata:
+  name: $long
+spec:
+  count: 1
+EOF
+    cat >>"$TMP/st-long/bindings.yaml" <<EOF
+---
+apiVersion: placement.kubernetes-fleet.io/v1beta1
+kind: ClusterResourceBinding
+metadata:
+  name: long-member-a
+  labels:
+    kubernetes-fleet.io/parent-CRP: $long
+spec:
+  targetCluster: member-a
+  state: Bound
+EOF
+    run schedule -c "$sc/profile.cfg" -s "$TMP/st-long" -o json --dry-run
+    check "a binding object naming a workload id too long: it places nothing, and says so" 3 "$ERR" \
+        'bindings\.yaml:[0-9]+: ClusterResourceBinding long-member-a names workload ClusterResourcePlacement//crp-x{36}\.\.\. whose id \(kind/namespace/name\) is 830 bytes; binding model "object" supports at most 767: it places nothing'
+    check "the workload is an error decision naming the limit" 3 "$OUT" \
+        "\"name\": \"$long\"" \
+        'its id \(kind/namespace/name\) is 830 bytes; binding model \\"object\\" supports at most 767: shorten its name' \
+        '"scheduled": 5' '"error": 2'
+    # a short enough id works: 767 bytes in all
+    short=crp-$(printf '%0737d' 0 | tr 0 y)
+    sed "s/$long/$short/" "$TMP/st-long/placements.yaml" >"$TMP/p.yaml" &&
+        mv "$TMP/p.yaml" "$TMP/st-long/placements.yaml"
+    sed "s/$long/$short/" "$TMP/st-long/bindings.yaml" >"$TMP/b.yaml" &&
+        mv "$TMP/b.yaml" "$TMP/st-long/bindings.yaml"
+    run schedule -c "$sc/profile.cfg" -s "$TMP/st-long" -o json --dry-run
+    # it holds member-a through its binding and wants one: scheduled, nothing added
+    check "an id of 767 bytes is placed as any other: its binding is found" 3 "$OUT" \
+        '"scheduled": 6' '"error": 1'
+    expect "... it holds member-a and adds nothing" sh -c "tr -d ' \n' <'$OUT' |
+        grep -q '\"name\":\"$short\"},\"profile\":\"fleet\",\"result\":\"scheduled\",\"targets\":\[\"member-a\"\],\"added\":\[\]'"
+    expect "... and nothing warns about it" sh -c "! grep -q 'long-member-a' '$ERR'"
 fi
 
 # ---------------------------------------------------------------------------

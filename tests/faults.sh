@@ -5,6 +5,8 @@
 #    the next start quarantines that workload (an error decision naming the
 #    plugin) until the workload or the plugin changes; in `run`, the
 #    standby that takes over does the same instead of crash-looping;
+#  - under --log-format json that report is one JSON line, also for a
+#    crash outside any plugin call;
 #  - an abort in init names the plugin and the config line;
 #  - a score that never returns ends the run with exit status 4 and the
 #    plugin, hook and workload named, /healthz saying why meanwhile;
@@ -90,6 +92,41 @@ profile "$tmp/fine.cfg" ''
 "$TRELLIS" schedule -c "$tmp/fine.cfg" -s "$tmp/s1" -o json >"$tmp/o3" 2>"$tmp/e3"
 check "a changed workload is scheduled again" grep -q "nodeName: n1" "$tmp/s1/pod-poison.yaml"
 check "and its record is gone" test ! -e "$tmp/s1/.trellis.quarantine"
+
+# ---- the crash report under --log-format json: one JSON line ----
+state "$tmp/s1j"
+day_before=$(date -u +%Y-%m-%d)
+"$TRELLIS" schedule -c "$tmp/segv.cfg" -s "$tmp/s1j" -o json --log-format json \
+    >"$tmp/o1j" 2>"$tmp/e1j"
+rc=$?
+check "json logs: the segfault still kills the run by the signal" test "$rc" -gt 128
+grep '"signal"' "$tmp/e1j" >"$tmp/crash.json"
+cat >"$tmp/want-crash.json" <<EOF
+{"level": "error", "plugin": "fx-faults", "signal": "SIGSEGV", "hook": "filter",
+ "object": "Pod/default/poison"}
+EOF
+check "json logs: the crash report is one JSON line with the plugin, signal, hook, object" \
+    sh -c "[ \$(wc -l <'$tmp/crash.json') = 1 ] && '$JSONMATCH' '$tmp/want-crash.json' '$tmp/crash.json'"
+check "json logs: its msg and time are those of a log line" \
+    grep -E -q '^\{"time":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z","level":"error","plugin":"fx-faults","msg":"fatal: SIGSEGV in plugin .fx-faults. \(.*fx-faults\.so\), hook filter, object Pod/default/poison; recorded: ' "$tmp/crash.json"
+day=$(sed -n 's/^{"time":"\([0-9-]*\)T.*/\1/p' "$tmp/crash.json")
+check "json logs: its time is today's (written without gmtime in the handler)" \
+    sh -c "[ '$day' = '$day_before' ] || [ '$day' = \"\$(date -u +%Y-%m-%d)\" ]"
+check "json logs: nothing of it is plain text" sh -c "! grep -q '^trellis: fatal' '$tmp/e1j'"
+# every line on standard error is JSON: the log's and the crash's (the
+# shell may add its own word on the signal)
+check "json logs: every line on standard error is a JSON object" \
+    sh -c "! grep -v -e '^{\".*}\$' -e '^Segmentation fault' '$tmp/e1j'"
+# a crash outside any plugin call, in `run`
+state "$tmp/s1k"
+rm "$tmp/s1k/pod-poison.yaml"
+start outside "$tmp/s1k" "$tmp/fine.cfg" "--log-format json"
+opid=$pid
+check "json logs: the host serves" test -n "$port"
+kill -SEGV "$opid"
+check "json logs: a SIGSEGV outside a plugin ends the host" wait_for 20 stopped "$opid"
+check "json logs: and is reported as a JSON line" \
+    grep -E -q '^\{"time":"[^"]*","level":"error","msg":"fatal: SIGSEGV outside any plugin call","signal":"SIGSEGV"\}$' "$tmp/outside.log"
 
 # ---- an abort in init ----
 state "$tmp/s2"

@@ -4,7 +4,8 @@
 # changed), is self-contained (no script, nothing fetched), and, rendered
 # by headless Chromium and read back from the screenshot with tesseract,
 # shows the summary counts, each target with the number of workloads on
-# it (the evicted one taken off, this run's placements added), where the
+# it (the evicted one taken off, this run's placements added) and what it
+# holds of its allocatable cpu, memory and pods, where the
 # workloads went, and the unschedulable ones by reason code. Without
 # chromium or tesseract (scripts/deps.sh --test installs both) the
 # rendering checks are skipped.
@@ -34,6 +35,12 @@ check "the page is self-contained: no script, nothing fetched" \
     sh -c "! grep -E -q '<script|<link|src=|href=|url\\(' '$page'"
 check "the page has a full bar for the fullest target and the reason codes" \
     sh -c "grep -q 'width:100%' '$page' && grep -q 'TaintNotTolerated' '$page'"
+# after the run: worker-a holds payments-0 (7 cpu, 4Gi) instead of the
+# evicted batch-report (8 cpu): 7/8 = 87.5% -> 87%; gpu-c train-resnet-0
+# (48Gi of 64Gi = 75%); worker-b 4 pods of 110 = 3.6% -> 3%
+check "the page has each node's allocated amounts and a bar of each" \
+    sh -c "grep -q 'cpu 7/8 (87%)</span><div class=\"bar\"><div class=\"fill\" style=\"width:87%\">' '$page' &&
+           grep -q 'memory 48Gi/64Gi (75%)' '$page' && grep -q 'pods 4/110 (3%)' '$page'"
 "$TRELLIS" report -c "$tmp/kube.cfg" -s "$st" >/dev/null 2>"$tmp/err2"
 check "report without --html is a usage error" \
     sh -c "[ $? = 1 ] && grep -q 'expected --html FILE' '$tmp/err2'"
@@ -53,7 +60,8 @@ if command -v chromium >/dev/null 2>&1 && command -v tesseract >/dev/null 2>&1; 
     for text in "kube.cfg on state" "5 scheduled, 2 unschedulable, 0 error" \
         "Profile default-scheduler: Pod on Node" \
         "worker-b 4" "worker-a 1" "shop/payments-0 scheduled worker-a" \
-        "search-indexer-0 unschedulable" "TaintNotTolerated 2" "InsufficientResources 2"; do
+        "search-indexer-0 unschedulable" "TaintNotTolerated 2" "InsufficientResources 2" \
+        "memory 48Gi/64Gi" "memory 6Gi/32Gi" "pods 4/110"; do
         check "the screenshot shows '$text'" seen "$text"
     done
 else

@@ -505,6 +505,28 @@ check "and logs it again after the interval" \
     wait_for 20 sh -c "[ \$(grep -c 'info summary:' '$tmp/sum.log') -ge 2 ]"
 kill -TERM "$pid"
 wait_for 20 stopped "$pid"
+# at the default log level (warn) too: a journal shows progress without
+# every info line; the interval is the config's, polled with a bound
+cp -r "$TOP_SRCDIR/examples/kube" "$tmp/s-summary2"
+"$TRELLIS" run -c "$tmp/summary.cfg" -s "$tmp/s-summary2" --listen 127.0.0.1:0 \
+    >"$tmp/sum2.out" 2>"$tmp/sum2.log" &
+pid=$!
+pids="$pids $pid"
+check "at the default log level the summary line is logged (as info)" \
+    wait_for 20 grep -q 'info summary: [0-9]* bound ([0-9.]*/s over the last [0-9]* s), [0-9]* unschedulable and 0 error attempts; queues: [0-9]* active, [0-9]* backoff, [0-9]* unschedulable$' "$tmp/sum2.log"
+check "and no other info line" sh -c "! grep -v 'info summary:' '$tmp/sum2.log' | grep -q ' info '"
+kill -TERM "$pid"
+wait_for 20 stopped "$pid"
+# --log-level error hides it; a summary_interval_ms of 0 turns it off
+{ echo 'summary_interval_ms = 0;'; cat "$cfg"; } >"$tmp/nosummary.cfg"
+cp -r "$TOP_SRCDIR/examples/kube" "$tmp/s-summary3"
+start nosum "$tmp/s-summary3" "$tmp/nosummary.cfg"
+check "summary_interval_ms = 0: the host runs" test -n "$port"
+check "... and has scheduled what it could" \
+    wait_for 20 metric_at_least 'trellis_schedule_attempts_total{profile="default-scheduler",result="scheduled"}' 1
+check "... without a summary line" sh -c "! grep -q 'summary:' '$tmp/nosum.log'"
+kill -TERM "$pid"
+wait_for 20 stopped "$pid"
 
 # ---- the default config (the systemd unit: tests/install.sh) ----
 check "conf/trellis.cfg is a valid config" "$TRELLIS" validate "$TOP_SRCDIR/conf/trellis.cfg"

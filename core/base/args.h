@@ -32,7 +32,7 @@ typedef struct arg_value {
     void *doc;
     void (*doc_free)(void *);
     /* the text the document was parsed from, kept to find a member's line
-     * again (docline.h) */
+     * again (fieldline.h) */
     char *text;
     size_t text_len;
 } arg_value;

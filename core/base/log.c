@@ -77,9 +77,12 @@ static void put_json(const char *when, trellis_log_level level, const char *who,
     json_object_put(o);
 }
 
-void log_vmsg(trellis_log_level level, const char *who, const char *fmt, va_list ap)
+/* The line of level `level`, printed when the log level lets `gate`
+ * through (log_progress: an info line shown at the default level). */
+static void vmsg_gated(trellis_log_level level, trellis_log_level gate, const char *who,
+                       const char *fmt, va_list ap)
 {
-    if (level > cur_level)
+    if (gate > cur_level)
         return;
     if ((int)level < 0)
         level = TRELLIS_LOG_ERROR; /* a plugin's out-of-range level */
@@ -112,6 +115,19 @@ void log_fatal(const char *fmt, ...)
     else
         fprintf(stderr, "trellis: %s\n", msg);
     pthread_mutex_unlock(&lock);
+}
+
+void log_vmsg(trellis_log_level level, const char *who, const char *fmt, va_list ap)
+{
+    vmsg_gated(level, level, who, fmt, ap);
+}
+
+void log_progress(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg_gated(TRELLIS_LOG_INFO, TRELLIS_LOG_WARN, NULL, fmt, ap);
+    va_end(ap);
 }
 
 void log_msg(trellis_log_level level, const char *who, const char *fmt, ...)

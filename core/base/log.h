@@ -29,6 +29,11 @@ void log_vmsg(trellis_log_level level, const char *who, const char *fmt, va_list
  * format. Printed whatever the log level. */
 void log_fatal(const char *fmt, ...) UTIL_PRINTF(1, 2);
 
+/* A line of level info that the default level (warn) shows too: the
+ * progress of a long run (its summary), which an operator reads in a
+ * journal without turning on every info line; --log-level error hides it. */
+void log_progress(const char *fmt, ...) UTIL_PRINTF(1, 2);
+
 /* "FILE:LINE: MESSAGE (skipped)", or "FILE: MESSAGE (skipped)" when line
  * is 0 (a file that could not be read or was refused as a whole). */
 void log_skipped(const char *file, int line, const char *message);

@@ -226,10 +226,8 @@ const char *binding_written_id(const profile *p, const trellis_object *w, const 
     const trellis_object *b = placements_binding(p->placed, w, target, 1);
     if (!b) /* one released earlier is placed again */
         b = placements_binding(p->placed, w, target, 0);
-    if (b) {
-        snprintf(buf, len, "%s", b->id);
-        return buf;
-    }
+    if (b) /* whatever its length: an id cut would match no write */
+        return b->id;
     char name[256];
     snprintf(buf, len, "%s/%s/%s", p->cfg->bobj_kind, w->namespace_,
              placements_object_name(w, target, name, sizeof name));

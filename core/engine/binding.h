@@ -67,8 +67,9 @@ int binding_record(const profile *p, store *st, const trellis_object *w, const t
                    const store_edit *extra, size_t n_extra, binding_change *ch, char *err,
                    size_t errlen);
 /* The id of the object binding_record writes for w's placement on t
- * (a key) (w's own id, or its binding object's), in buf of len bytes: what a
- * store names when that write fails. */
+ * (a key) (w's own id, or its binding object's, both borrowed from the
+ * object, whatever their length; or the name of the one it would create,
+ * in buf of len bytes): what a store names when that write fails. */
 const char *binding_written_id(const profile *p, const trellis_object *w, const char *target,
                                char *buf, size_t len);
 /* Release w's placement on target in st: clear the field(s), or give its

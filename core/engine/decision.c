@@ -175,18 +175,46 @@ void decision_add_created(decision *d, const trellis_object *o)
     add_id(&d->created, &d->n_created, o);
 }
 
+/* Whether note reads "plugin: text". */
+static int note_is(const char *note, const char *plugin, const char *text)
+{
+    size_t n = strlen(plugin);
+    return strncmp(note, plugin, n) == 0 && note[n] == ':' && note[n + 1] == ' ' &&
+           strcmp(note + n + 2, text) == 0;
+}
+
+#define NOTES_MORE_LEN 96
+
 void decision_add_note(decision *d, const char *plugin, const char *text)
 {
-    if (d->n_notes >= 64)
-        return; /* a plugin noting in a loop does not grow a decision */
-    char *note = xasprintf("%s: %s", plugin, text);
-    for (size_t i = 0; i < d->n_notes; i++)
-        if (strcmp(d->notes[i], note) == 0) { /* said already (explain's two passes) */
-            free(note);
+    size_t kept = d->n_notes - (d->notes_dropped ? 1 : 0);
+    for (size_t i = 0; i < kept; i++)
+        if (note_is(d->notes[i], plugin, text)) /* said already (explain's two passes) */
             return;
+    if (kept >= DECISION_NOTES_MAX) {
+        /* a plugin noting in a loop does not grow a decision; the last
+         * entry says how many were not kept, rewritten in place */
+        if (!d->notes_dropped) {
+            d->notes = xrealloc(d->notes, (d->n_notes + 1) * sizeof *d->notes);
+            d->notes[d->n_notes++] = xmalloc(NOTES_MORE_LEN);
         }
+        /* an attempt that runs the same plugins again drops the same
+         * notes again: the count is that of the attempt that dropped most */
+        if (++d->notes_dropped_now <= d->notes_dropped)
+            return;
+        d->notes_dropped = d->notes_dropped_now;
+        snprintf(d->notes[d->n_notes - 1], NOTES_MORE_LEN,
+                 "... and %u more note%s (at most %d are kept per decision)", d->notes_dropped,
+                 d->notes_dropped == 1 ? "" : "s", DECISION_NOTES_MAX);
+        return;
+    }
     d->notes = xrealloc(d->notes, (d->n_notes + 1) * sizeof *d->notes);
-    d->notes[d->n_notes++] = note;
+    d->notes[d->n_notes++] = xasprintf("%s: %s", plugin, text);
+}
+
+void decision_notes_again(decision *d)
+{
+    d->notes_dropped_now = 0;
 }
 
 void decision_clear_notes(decision *d)
@@ -196,6 +224,7 @@ void decision_clear_notes(decision *d)
     free(d->notes);
     d->notes = NULL;
     d->n_notes = 0;
+    d->notes_dropped = d->notes_dropped_now = 0;
 }
 
 void decision_nominate(decision *d, const char *target)

@@ -47,7 +47,10 @@ typedef struct decision {
     obj_id *created;
     dec_cand *cands;
     char *nominated;
-    /* how the decision was reached (cycle_note): "plugin: text" each */
+    /* how the decision was reached (cycle_note): "plugin: text" each, at
+     * most DECISION_NOTES_MAX; beyond them one last entry "... and N more
+     * notes" (notes_dropped: N, the most one attempt dropped;
+     * notes_dropped_now: this attempt's) */
     char **notes;
     /* a decision of several targets (binding model "object"): the
      * targets placed and released by this run's cycles of the workload */
@@ -58,7 +61,7 @@ typedef struct decision {
     uint32_t n_evicted;
     uint32_t n_created;
     uint32_t n_cands;
-    uint32_t n_notes;
+    uint32_t n_notes, notes_dropped, notes_dropped_now;
     uint32_t n_added, n_released;
     unsigned attempts;
     /* the next attempt continues this one (a post-filter changed
@@ -95,6 +98,12 @@ void decision_add_created(decision *d, const trellis_object *o);
  * already is not repeated); cleared at the start of an attempt that does
  * not continue the previous one. */
 void decision_add_note(decision *d, const char *plugin, const char *text);
+/* Notes kept per decision; a plugin noting in a loop does not grow it. */
+#define DECISION_NOTES_MAX 64
+/* Another attempt whose notes join these (a continued attempt, explain's
+ * second pass): its notes already kept are not repeated, nor are those it
+ * drops counted twice. */
+void decision_notes_again(decision *d);
 void decision_clear_notes(decision *d);
 /* A post-filter made room on target for d's workload. */
 void decision_nominate(decision *d, const char *target);

@@ -239,6 +239,7 @@ static void real_cycle(sched *s, profile *p, trellis_object *w, decision *d, exp
      * the real cycle adds what only it does (a post-filter's) */
     for (;;) {
         const struct trellis_target *best = NULL;
+        decision_notes_again(d);
         d->attempts++;
         snapshot_update(&p->snap, &s->cache);
         c->d = d;
@@ -276,6 +277,7 @@ static void real_cycle(sched *s, profile *p, trellis_object *w, decision *d, exp
     r->n_notes = d->n_notes;
     d->notes = NULL;
     d->n_notes = 0;
+    d->notes_dropped = d->notes_dropped_now = 0;
     r->attempts = d->attempts;
     r->evicted = d->evicted;
     r->n_evicted = d->n_evicted;

@@ -227,7 +227,7 @@ static void append_record(const char *text, size_t len)
 
 /* A small buffer filled without stdio (stdio is not async-signal-safe). */
 typedef struct line {
-    char b[2048];
+    char b[4096];
     size_t n;
 } line;
 
@@ -284,6 +284,114 @@ static void record_line(line *l, const char *cause, const trellis_plugin *pl, co
 
 /* ---- the crash handler ------------------------------------------------- */
 
+/* n as decimal digits, at least `width` of them. */
+static void put_num(line *l, long n, int width)
+{
+    char d[24];
+    int k = 0;
+    do {
+        d[k++] = (char)('0' + n % 10);
+        n /= 10;
+    } while ((n > 0 || k < width) && k < (int)sizeof d);
+    while (k > 0 && l->n + 1 < sizeof l->b)
+        l->b[l->n++] = d[--k];
+}
+
+/* s as the inside of a JSON string ('/' as it is, as log.c writes it),
+ * at most cap bytes of it: the fields' caps add up to less than the line,
+ * so a long one is cut and the line stays JSON. */
+static void put_json_text(line *l, const char *s, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t stop = l->n + cap < sizeof l->b - 1 ? l->n + cap : sizeof l->b - 1;
+    for (; s && *s && l->n + 6 <= stop; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            l->b[l->n++] = '\\';
+            l->b[l->n++] = (char)c;
+        } else if (c < 0x20) {
+            put_raw(l, "\\u00");
+            l->b[l->n++] = hex[c >> 4];
+            l->b[l->n++] = hex[c & 15];
+        } else {
+            l->b[l->n++] = (char)c;
+        }
+    }
+}
+
+/* The wall clock as log.c writes it (RFC 3339, milliseconds, UTC), from
+ * clock_gettime and arithmetic alone: gmtime and strftime are not
+ * async-signal-safe. The civil date from days since 1970 after Howard
+ * Hinnant's civil_from_days. */
+static void put_now(line *l)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    long secs = (long)ts.tv_sec, days = secs / 86400, rem = secs % 86400;
+    long z = days + 719468, era = z / 146097, doe = z - era * 146097;
+    long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    long doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+    long d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
+    long y = yoe + era * 400 + (m <= 2);
+    put_num(l, y, 4);
+    put_raw(l, "-");
+    put_num(l, m, 2);
+    put_raw(l, "-");
+    put_num(l, d, 2);
+    put_raw(l, "T");
+    put_num(l, rem / 3600, 2);
+    put_raw(l, ":");
+    put_num(l, rem / 60 % 60, 2);
+    put_raw(l, ":");
+    put_num(l, rem % 60, 2);
+    put_raw(l, ".");
+    put_num(l, ts.tv_nsec / 1000000, 3);
+    put_raw(l, "Z");
+}
+
+/* The crash report msg (no "trellis: ", no newline) on standard error:
+ * "trellis: fatal: ..." as text, or under --log-format json one line as
+ * log.c writes them, with the signal, the plugin, its hook and object as
+ * fields of their own. Async-signal-safe: one write() of a stack buffer. */
+static void report_crash(const char *msg, int sig, const trellis_plugin *pl, const char *hook,
+                         const char *what, int is_init)
+{
+    line l;
+    l.n = 0;
+    if (!log_get_json()) {
+        put_raw(&l, "trellis: ");
+        put_raw(&l, msg);
+    } else {
+        put_raw(&l, "{\"time\":\"");
+        put_now(&l);
+        put_raw(&l, "\",\"level\":\"error\",");
+        if (pl) {
+            put_raw(&l, "\"plugin\":\"");
+            put_json_text(&l, pl->name, 256);
+            put_raw(&l, "\",");
+        }
+        put_raw(&l, "\"msg\":\"");
+        put_json_text(&l, msg, 2048);
+        put_raw(&l, "\",\"signal\":\"");
+        put_raw(&l, signame(sig));
+        if (pl) {
+            put_raw(&l, "\",\"hook\":\"");
+            put_json_text(&l, hook ? hook : "", 128);
+        }
+        if (pl && what && *what) {
+            put_raw(&l, is_init ? "\",\"config\":\"" : "\",\"object\":\"");
+            put_json_text(&l, what, 1024);
+        }
+        put_raw(&l, "\"}");
+    }
+    /* the line ends whatever was cut to fit */
+    if (l.n + 1 >= sizeof l.b)
+        l.n = sizeof l.b - 2;
+    l.b[l.n++] = '\n';
+    ssize_t w = write(STDERR_FILENO, l.b, l.n);
+    (void)w;
+}
+
 static void on_crash(int sig, siginfo_t *si, void *uc)
 {
     (void)si;
@@ -297,7 +405,7 @@ static void on_crash(int sig, siginfo_t *si, void *uc)
         int is_init = hook && strcmp(hook, "init") == 0;
         int recorded = !is_init && what && *what && atomic_load(&record_path);
         l.n = 0;
-        put_raw(&l, "trellis: fatal: ");
+        put_raw(&l, "fatal: ");
         put_raw(&l, signame(sig));
         put_raw(&l, " in plugin '");
         put_raw(&l, pl->name);
@@ -309,20 +417,21 @@ static void on_crash(int sig, siginfo_t *si, void *uc)
             put_raw(&l, is_init ? ", config " : ", object ");
             put_raw(&l, what);
         }
-        put_raw(&l, recorded ? "; recorded: the next start quarantines the object\n" : "\n");
-        ssize_t w = write(STDERR_FILENO, l.b, l.n);
-        (void)w;
+        if (recorded)
+            put_raw(&l, "; recorded: the next start quarantines the object");
+        l.b[l.n] = '\0';
+        report_crash(l.b, sig, pl, hook, what, is_init);
         if (recorded) {
             record_line(&l, signame(sig), pl, hook, what);
             append_record(l.b, l.n);
         }
     } else {
         l.n = 0;
-        put_raw(&l, "trellis: fatal: ");
+        put_raw(&l, "fatal: ");
         put_raw(&l, signame(sig));
-        put_raw(&l, " outside any plugin call\n");
-        ssize_t w = write(STDERR_FILENO, l.b, l.n);
-        (void)w;
+        put_raw(&l, " outside any plugin call");
+        l.b[l.n] = '\0';
+        report_crash(l.b, sig, NULL, NULL, NULL, 0);
     }
     /* die of the signal as if there were no handler (a core, the status) */
     struct sigaction sa;

@@ -15,7 +15,7 @@
 #include "clock.h"
 #include "cycle.h"
 #include "decision.h"
-#include "docline.h"
+#include "fieldline.h"
 #include "framework.h"
 #include "guard.h"
 #include "log.h"
@@ -687,6 +687,52 @@ static int to_store_edits(const trellis_edit *edits, size_t n, store_edit *e, co
     return 0;
 }
 
+/* A counter's name: what an operator reads next to its amounts. */
+static int counter_name_ok(const char *s)
+{
+    size_t n = strlen(s);
+    for (const char *q = s; *q; q++)
+        if (!((*q >= 'A' && *q <= 'Z') || (*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') ||
+              strchr(".-_/", *q)))
+            return 0;
+    return n > 0 && n < 64;
+}
+
+static int name_counters(trellis_plugin *self, const char *const *names, const trellis_unit *units,
+                         trellis_allocated_fn fn)
+{
+    if (outside_init(self, "name_counters") || !names || !units || self->counter_names)
+        return -1;
+    if (!self->n_counters) {
+        log_msg(TRELLIS_LOG_ERROR, self->name,
+                "name_counters: no counters declared (call declare_counters first)");
+        return -1;
+    }
+    for (int i = 0; i < self->n_counters; i++) {
+        if (names[i] && !counter_name_ok(names[i])) {
+            log_msg(TRELLIS_LOG_ERROR, self->name,
+                    "name_counters: counter %d: '%.64s' is not a name (1 to 63 letters, digits "
+                    "and \".-_/\", like cpu or nvidia.com/gpu)",
+                    i, names[i]);
+            return -1;
+        }
+        if (names[i] && ((int)units[i] < 0 || (int)units[i] > (int)TRELLIS_UNIT_BYTES)) {
+            log_msg(TRELLIS_LOG_ERROR, self->name,
+                    "name_counters: counter %d (%s): unknown unit %d (this host knows 0 to %d)", i,
+                    names[i], (int)units[i], (int)TRELLIS_UNIT_BYTES);
+            return -1;
+        }
+    }
+    self->counter_names = xcalloc((size_t)self->n_counters, sizeof *self->counter_names);
+    self->counter_units = xcalloc((size_t)self->n_counters, sizeof *self->counter_units);
+    for (int i = 0; i < self->n_counters; i++) {
+        self->counter_names[i] = names[i] ? xstrdup(names[i]) : NULL;
+        self->counter_units[i] = names[i] ? units[i] : TRELLIS_UNIT_COUNT;
+    }
+    self->h.allocated = fn;
+    return 0;
+}
+
 static int store_patch(const trellis_plugin *self, const trellis_object *o, const char *subresource,
                        const trellis_edit *edits, size_t n, char *err, size_t errlen)
 {
@@ -761,7 +807,7 @@ static int arg_document_where(const trellis_args *a, const char *key, const char
     for (size_t i = 0; i < depth; i++)
         if (!path || !path[i])
             return -1;
-    int line = docline_find(v->text, v->text_len, path, depth);
+    int line = fieldline_in_text(v->text, v->text_len, path, depth);
     const char *file = v->path ? v->path : "(inline)";
     if (buf && len) {
         if (line)
@@ -875,6 +921,7 @@ static const trellis_host table = {
     .cycle_pick = cycle_pick,
     .cycle_held_kept = cycle_held_kept,
     .cycle_target_status = cycle_target_status,
+    .name_counters = name_counters,
     .store_bind = store_bind,
     .register_target_lost = reg_target_lost,
     .cycle_note = cycle_note,

@@ -93,13 +93,32 @@ static int places(const cfg_profile *pc, const trellis_object *b)
 }
 
 /* The id of the workload b names into id; 0, or -1 when it names none. */
+/* The id of the workload binding object b names into id: 0; -1 when it
+ * names none; -2 when that id is too long for the index (said once per
+ * object, naming it: a long id is refused, never cut). */
 static int workload_id(const cfg_profile *pc, const trellis_object *b, char *id, size_t len)
 {
     const char *w = value_string(object_get(b, pc->bobj_workload_field));
     if (!w || !*w)
         return -1;
     int n = snprintf(id, len, "%s/%s/%s", pc->workload_kind, b->namespace_, w);
-    return n > 0 && (size_t)n < len ? 0 : -1;
+    if (n > 0 && (size_t)n < len)
+        return 0;
+    id[0] = '\0';
+    return -2;
+}
+
+/* A binding object whose workload's id does not fit: it places nothing. */
+static void warn_too_long(const cfg_profile *pc, const trellis_object *b)
+{
+    const char *w = value_string(object_get(b, pc->bobj_workload_field));
+    log_warn("%s:%d: %s %s names workload %s/%s/%.40s... whose id (kind/namespace/name) is %zu "
+             "bytes; binding model \"object\" supports at most %d: it places nothing (shorten "
+             "the workload's name)",
+             b->file ? b->file : "(created)", b->line, b->kind, b->key, pc->workload_kind,
+             b->namespace_, w ? w : "",
+             strlen(pc->workload_kind) + strlen(b->namespace_) + (w ? strlen(w) : 0) + 2,
+             PLACEMENTS_ID_MAX - 1);
 }
 
 /* The first entry of we from k on that places on target, or we->n. */
@@ -172,7 +191,8 @@ size_t placements_update(placements *pl, const trellis_object *old_obj, trellis_
     pthread_mutex_lock(&pl->mu);
     if (old_obj && workload_id(pl->pc, old_obj, ids[n], PLACEMENTS_ID_MAX) == 0)
         drop(pl, old_obj, ids[n++]);
-    if (new_obj && workload_id(pl->pc, new_obj, ids[n], PLACEMENTS_ID_MAX) == 0) {
+    int rc = new_obj ? workload_id(pl->pc, new_obj, ids[n], PLACEMENTS_ID_MAX) : -1;
+    if (rc == 0) {
         /* a binding object read twice (a store that reports its own
          * creation) is one placement */
         drop(pl, new_obj, ids[n]);
@@ -180,6 +200,8 @@ size_t placements_update(placements *pl, const trellis_object *old_obj, trellis_
         if (!(n == 1 && strcmp(ids[0], ids[1]) == 0))
             n++;
         warn_unusable(pl->pc, new_obj, 1);
+    } else if (rc == -2) {
+        warn_too_long(pl->pc, new_obj);
     } else if (new_obj) {
         warn_unusable(pl->pc, new_obj, 0);
     }

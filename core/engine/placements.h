@@ -21,7 +21,9 @@
 #include "object.h"
 #include "store.h"
 
-/* Room for a workload id ("Kind/namespace/name"). */
+/* Room for a workload id ("Kind/namespace/name"): a binding object that
+ * names a workload of a longer id places nothing (a warning names it),
+ * and such a workload is an error decision; never cut. */
 #define PLACEMENTS_ID_MAX 768
 
 typedef struct placements placements;
@@ -58,11 +60,11 @@ const char *placements_object_name(const trellis_object *w, const char *target, 
  * NULL. The other functions belong to the scheduling thread. */
 trellis_object *placements_binding_ref(placements *pl, const trellis_object *w, const char *target,
                                        int placed);
-/* A new binding object placing w on t (a new reference): the configured kind and apiVersion, in w's namespace, named
- * <workload>-<target name>, the workload and target fields, the initial
- * state and the finalizer set, then extra[0..n_extra) applied (what a
- * binder adds). NULL with err when a field cannot be written (a workload
- * field that is not a label or a plain path, an edit that does not fit). */
+/* A new binding object placing w on t (a new reference): the configured kind and apiVersion, in w's
+ * namespace, named <workload>-<target name>, the workload and target fields, the initial state and
+ * the finalizer set, then extra[0..n_extra) applied (what a binder adds). NULL with err when a
+ * field cannot be written (a workload field that is not a label or a plain path, an edit that does
+ * not fit). */
 trellis_object *placements_manifest(const placements *pl, const trellis_object *w,
                                     const trellis_object *t, const store_edit *extra,
                                     size_t n_extra, char *err, size_t errlen);

@@ -29,6 +29,19 @@ int plugin_weight(const trellis_plugin *pl)
     return pl->weight;
 }
 
+int plugin_counter_count(const trellis_plugin *pl)
+{
+    return pl->n_counters;
+}
+
+const char *plugin_counter_name(const trellis_plugin *pl, int k, trellis_unit *unit)
+{
+    if (!pl->counter_names || k < 0 || k >= pl->n_counters || !pl->counter_names[k])
+        return NULL;
+    *unit = pl->counter_units[k];
+    return pl->counter_names[k];
+}
+
 void registry_init(registry *r)
 {
     memset(r, 0, sizeof *r);
@@ -39,14 +52,20 @@ static pthread_mutex_t retired_mu = PTHREAD_MUTEX_INITIALIZER;
 static trellis_plugin **retired_v;
 static size_t n_retired, cap_retired;
 
-/* What declare_kinds kept. */
-static void free_kinds(trellis_plugin *pl)
+/* What declare_kinds and name_counters kept. */
+static void free_declared(trellis_plugin *pl)
 {
     for (size_t i = 0; i < pl->n_kinds; i++)
         free(pl->kinds[i]);
     free(pl->kinds);
     pl->kinds = NULL;
     pl->n_kinds = 0;
+    for (int i = 0; pl->counter_names && i < pl->n_counters; i++)
+        free(pl->counter_names[i]);
+    free(pl->counter_names);
+    free(pl->counter_units);
+    pl->counter_names = NULL;
+    pl->counter_units = NULL;
 }
 
 static void retire(trellis_plugin *pl)
@@ -58,7 +77,7 @@ static void retire(trellis_plugin *pl)
     pl->priv_free = NULL;
     args_free(pl->args);
     pl->args = NULL;
-    free_kinds(pl);
+    free_declared(pl);
     pthread_mutex_lock(&retired_mu);
     grow(&retired_v, &cap_retired, n_retired + 1, sizeof *retired_v);
     retired_v[n_retired++] = pl;
@@ -555,7 +574,7 @@ int registry_probe_hooks(plugin_module *m, const trellis_host *host, char *hooks
         ds->fini(&pl);
     if (pl.priv_free)
         pl.priv_free(pl.priv);
-    free_kinds(&pl);
+    free_declared(&pl);
     args_free(a);
     return rc == 0 ? 0 : -1;
 }

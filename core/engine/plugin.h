@@ -62,6 +62,7 @@ typedef struct plugin_hooks {
     trellis_finalize_fn finalize;
     trellis_target_lost_fn target_lost;
     trellis_decided_fn decided;
+    trellis_allocated_fn allocated;
     /* queueing hints: has_events is 0 until register_events is called (the
      * plugin is then concerned by every event); events is the OR of the
      * registered masks, hint the last function given (NULL: always) */
@@ -103,6 +104,10 @@ struct trellis_plugin {
     /* declare_kinds: the other kinds it reads (owned) */
     char **kinds;
     size_t n_kinds;
+    /* name_counters: n_counters names (owned; NULL: not shown) and units;
+     * NULL when the plugin named none */
+    char **counter_names;
+    trellis_unit *counter_units;
 };
 
 typedef struct registry {
@@ -118,6 +123,11 @@ typedef struct registry {
 /* An instance's name and score weight (front-ends). */
 const char *plugin_name(const trellis_plugin *pl);
 int plugin_weight(const trellis_plugin *pl);
+/* Its counters (declare_counters), and counter k's name and unit as the
+ * plugin named them (name_counters): NULL when it is not named. Borrowed
+ * from the instance. */
+int plugin_counter_count(const trellis_plugin *pl);
+const char *plugin_counter_name(const trellis_plugin *pl, int k, trellis_unit *unit);
 
 void registry_init(registry *r);
 /* fini every instance, free private data; modules stay loaded. The

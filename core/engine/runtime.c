@@ -188,6 +188,21 @@ void rt_order_leave(void *ud)
     guard_leave(&o->gp);
 }
 
+void run_allocated(trellis_plugin *pl, const trellis_object *t, const trellis_object *const *placed,
+                   size_t n, int64_t *used, int64_t *allocatable)
+{
+    for (int k = 0; k < pl->n_counters; k++) {
+        used[k] = 0;
+        allocatable[k] = -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; placed[i]->counters && k < pl->n_counters; k++)
+            used[k] += placed[i]->counters[pl->counter_off + k];
+    if (pl->h.allocated && !(pl->slot >= 0 && t->failed && t->failed[pl->slot]))
+        GUARD(pl, "allocated", t->id, pl->hook_deadline_ms,
+              pl->h.allocated(pl, t, placed, n, used, allocatable));
+}
+
 int run_equivalent(trellis_plugin *pl, const trellis_object *a, const trellis_object *b)
 {
     int same = 1;

@@ -56,6 +56,13 @@ int rt_order_less(void *ud, const trellis_object *a, uint64_t as, const trellis_
                   uint64_t bs);
 void rt_order_enter(void *ud, const trellis_object *w);
 void rt_order_leave(void *ud);
+/* What target t, with placed[0..n) on it, holds and can hold of each of
+ * pl's counters (name_counters) into used and allocatable (n_counters
+ * each): the sums of the placed workloads' counters and -1, corrected by
+ * the plugin's allocated hook when it has one and t's prepare did not
+ * fail for it. For the operator's views; main thread, outside cycles. */
+void run_allocated(trellis_plugin *pl, const trellis_object *t, const trellis_object *const *placed,
+                   size_t n, int64_t *used, int64_t *allocatable);
 /* Whether a and b are equivalent for pl (1 when it has no hook). */
 int run_equivalent(trellis_plugin *pl, const trellis_object *a, const trellis_object *b);
 /* p's eviction checks on a workload bound to t: 0 when it may stay, 1

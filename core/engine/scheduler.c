@@ -407,6 +407,18 @@ static dec_result cycle_one(sched *s, profile *p, qitem *it)
     decision *d = decisions_for(s->dec, it->w, p);
     d->attempts++;
     d->retry_at = 0;
+    if (p->placed && strlen(it->w->id) >= PLACEMENTS_ID_MAX) {
+        /* its binding objects could not be found again: it would be
+         * placed again on every start */
+        free(d->message);
+        d->message = xasprintf("its id (kind/namespace/name) is %zu bytes; binding model "
+                               "\"object\" supports at most %d: shorten its name",
+                               strlen(it->w->id), PLACEMENTS_ID_MAX - 1);
+        d->result = DEC_ERROR;
+        log_warn("%s %s: %s", it->w->kind, it->w->key, d->message);
+        queue_done(&p->q, it);
+        return DEC_ERROR;
+    }
     if (!s->run_mode && d->attempts > s->max_attempts + p->snap.n + 32) {
         /* every cycle changed something and asked for another: never settles */
         char msg[256];
@@ -422,6 +434,8 @@ static dec_result cycle_one(sched *s, profile *p, qitem *it)
     }
     if (!d->continued)
         decision_clear_notes(d);
+    else
+        decision_notes_again(d);
     d->continued = 0;
     snapshot_update(&p->snap, &s->cache);
     trellis_cycle *c = &s->cycle;

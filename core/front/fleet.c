@@ -2,7 +2,12 @@
  * fleet.c - see fleet.h. The view is built from the objects the scheduler
  * loaded: the targets of the profile's target kind in key order, and every
  * workload of its workload kind placed on one of them (binding.h says
- * where a workload is placed), then printed.
+ * where a workload is placed), then printed. The counters the profile's
+ * plugins named (name_counters) are its columns of amounts: what a target
+ * holds and can hold of each is asked of the runtime (the placed
+ * workloads' counter sums, corrected by the plugin) when first read after
+ * the target's workloads changed (a report places this run's decisions
+ * first).
  */
 #include "config.h"
 
@@ -16,12 +21,27 @@
 #include "binding.h"
 #include "hmap.h"
 #include "object.h"
+#include "plugin.h"
+#include "runtime.h"
 #include "util.h"
+
+/* A named counter: plugin pl's counter k. When several plugins of a
+ * profile name a counter alike, the first one's is shown. */
+typedef struct fleet_col {
+    trellis_plugin *pl;
+    int k;
+    const char *name; /* the plugin's */
+    trellis_unit unit;
+} fleet_col;
 
 typedef struct fleet_slot {
     const trellis_object *o;
     const trellis_object **wl; /* placed here, in store order */
     size_t n_wl, cap_wl;
+    /* per column: what it holds, and can hold (-1: unknown); valid when
+     * fresh, that is until the workloads on it change */
+    int64_t *used, *alloc;
+    int fresh;
 } fleet_slot;
 
 typedef struct fleet_view {
@@ -33,6 +53,8 @@ typedef struct fleet_view {
     size_t pending;              /* workloads of the kind placed nowhere */
     const trellis_object **lost; /* placed on a target that does not exist */
     size_t n_lost, cap_lost;
+    fleet_col *col; /* the named counters, in plugin order */
+    size_t n_col;
 } fleet_view;
 
 static void view_free(fleet_view *v);
@@ -41,7 +63,7 @@ static int add_target(const trellis_object *o, void *ud)
 {
     fleet_view *v = ud;
     grow(&v->t, &v->cap, v->n + 1, sizeof *v->t);
-    v->t[v->n++] = (fleet_slot){o, NULL, 0, 0};
+    v->t[v->n++] = (fleet_slot){o, NULL, 0, 0, NULL, NULL, 0};
     return 0;
 }
 
@@ -90,6 +112,49 @@ static int add_workload(const trellis_object *w, void *ud)
     return 0;
 }
 
+/* The profile's named counters, in plugin order (a plugin's own come one
+ * after the other), and room for each target's amounts of them. */
+static void add_columns(fleet_view *v, const profile *p)
+{
+    size_t n_pl;
+    trellis_plugin *const *pls = profile_plugins(p, &n_pl);
+    size_t cap = 0;
+    for (size_t i = 0; i < n_pl; i++)
+        for (int k = 0; k < plugin_counter_count(pls[i]); k++) {
+            trellis_unit unit;
+            const char *name = plugin_counter_name(pls[i], k, &unit);
+            size_t j = 0;
+            while (name && j < v->n_col && strcmp(v->col[j].name, name) != 0)
+                j++;
+            if (!name || j < v->n_col)
+                continue;
+            grow(&v->col, &cap, v->n_col + 1, sizeof *v->col);
+            v->col[v->n_col++] = (fleet_col){pls[i], k, name, unit};
+        }
+    for (size_t i = 0; i < v->n && v->n_col; i++) {
+        v->t[i].used = xcalloc(v->n_col, sizeof *v->t[i].used);
+        v->t[i].alloc = xcalloc(v->n_col, sizeof *v->t[i].alloc);
+    }
+}
+
+/* Target i's amounts, asked again when its workloads changed. */
+static const fleet_slot *settled(fleet_view *v, size_t i)
+{
+    fleet_slot *t = &v->t[i];
+    int64_t used[64], alloc[64]; /* a plugin declares at most 16 counters */
+    const trellis_plugin *last = NULL;
+    for (size_t c = 0; !t->fresh && c < v->n_col; c++) {
+        /* once per plugin: its columns come one after the other */
+        if (v->col[c].pl != last)
+            run_allocated(v->col[c].pl, t->o, t->wl, t->n_wl, used, alloc);
+        last = v->col[c].pl;
+        t->used[c] = used[v->col[c].k];
+        t->alloc[c] = alloc[v->col[c].k];
+    }
+    t->fresh = 1;
+    return t;
+}
+
 static void view_build(fleet_view *v, const sched *s, const profile *p)
 {
     const cfg_profile *pc = profile_cfg(p);
@@ -103,6 +168,7 @@ static void view_build(fleet_view *v, const sched *s, const profile *p)
     for (size_t i = 0; i < v->n; i++)
         hmap_put(&v->by_key, v->t[i].o->key, (void *)(uintptr_t)(i + 1));
     sched_foreach(s, pc->workload_kind, NULL, add_workload, v);
+    add_columns(v, p);
 }
 
 fleet_view *fleet_build(const sched *s, const profile *p)
@@ -128,6 +194,7 @@ int fleet_place(fleet_view *v, const char *target, const trellis_object *w)
     fleet_slot *t = &v->t[at - 1];
     grow(&t->wl, &t->cap_wl, t->n_wl + 1, sizeof *t->wl);
     t->wl[t->n_wl++] = w;
+    t->fresh = 0;
     return 0;
 }
 
@@ -141,6 +208,7 @@ void fleet_unplace(fleet_view *v, const char *kind, const char *ns, const char *
                 strcmp(w->name, name) == 0) {
                 memmove(t->wl + k, t->wl + k + 1, (t->n_wl - k - 1) * sizeof *t->wl);
                 t->n_wl--;
+                t->fresh = 0;
                 k--;
             }
         }
@@ -167,10 +235,87 @@ const trellis_object *fleet_placed_at(const fleet_view *v, size_t i, size_t k)
     return v->t[i].wl[k];
 }
 
+size_t fleet_counter_count(const fleet_view *v)
+{
+    return v->n_col;
+}
+
+const char *fleet_counter_name(const fleet_view *v, size_t c)
+{
+    return v->col[c].name;
+}
+
+int64_t fleet_counter_used(fleet_view *v, size_t i, size_t c)
+{
+    return settled(v, i)->used[c];
+}
+
+int64_t fleet_counter_allocatable(fleet_view *v, size_t i, size_t c)
+{
+    return settled(v, i)->alloc[c];
+}
+
+/* An amount as a manifest would say it: "1500m" or "4" (thousandths),
+ * "512Mi" or "1G" (bytes: the largest binary, else decimal, suffix that
+ * divides it), a plain integer otherwise. */
+static void amount_text(int64_t a, trellis_unit unit, char *buf, size_t len)
+{
+    static const char *const bin[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+    static const char *const dec[] = {"", "k", "M", "G", "T", "P", "E"};
+    if (unit == TRELLIS_UNIT_MILLI) {
+        if (a % 1000 == 0)
+            snprintf(buf, len, "%lld", (long long)(a / 1000));
+        else
+            snprintf(buf, len, "%lldm", (long long)a);
+        return;
+    }
+    if (unit == TRELLIS_UNIT_BYTES && a > 0) {
+        for (int k = 6; k >= 1; k--)
+            if (a % (INT64_C(1) << (10 * k)) == 0) {
+                snprintf(buf, len, "%lld%s", (long long)(a >> (10 * k)), bin[k]);
+                return;
+            }
+        int64_t m = INT64_C(1000000000000000000);
+        for (int k = 6; k >= 1; k--, m /= 1000)
+            if (a % m == 0) {
+                snprintf(buf, len, "%lld%s", (long long)(a / m), dec[k]);
+                return;
+            }
+    }
+    snprintf(buf, len, "%lld", (long long)a);
+}
+
+/* What kubectl describe nodes prints: the share rounded down. */
+static int percent_of(int64_t used, int64_t alloc)
+{
+    return alloc > 0 ? (int)((double)used / (double)alloc * 100) : -1;
+}
+
+int fleet_counter_text(fleet_view *v, size_t i, size_t c, char *buf, size_t len)
+{
+    char u[32], a[32];
+    const fleet_slot *t = settled(v, i);
+    int64_t used = t->used[c], alloc = t->alloc[c];
+    int pct = percent_of(used, alloc);
+    amount_text(used, v->col[c].unit, u, sizeof u);
+    amount_text(alloc, v->col[c].unit, a, sizeof a);
+    if (alloc < 0)
+        snprintf(buf, len, "%s", u);
+    else if (pct < 0)
+        snprintf(buf, len, "%s/%s", u, a);
+    else
+        snprintf(buf, len, "%s/%s (%d%%)", u, a, pct);
+    return pct;
+}
+
 static void view_free(fleet_view *v)
 {
-    for (size_t i = 0; i < v->n; i++)
+    for (size_t i = 0; i < v->n; i++) {
         free(v->t[i].wl);
+        free(v->t[i].used);
+        free(v->t[i].alloc);
+    }
+    free(v->col);
     free(v->t);
     free(v->lost);
     hmap_free(&v->by_key);
@@ -218,8 +363,10 @@ int fleet_cordoned(const fleet_view *v, size_t i)
     return cordoned;
 }
 
-static json_object *target_json(const cfg_profile *pc, const fleet_slot *t)
+static json_object *target_json(fleet_view *v, size_t i)
 {
+    const cfg_profile *pc = v->pc;
+    const fleet_slot *t = &v->t[i];
     json_object *o = json_object_new_object();
     strbuf b;
     sb_init(&b);
@@ -230,10 +377,29 @@ static json_object *target_json(const cfg_profile *pc, const fleet_slot *t)
     json_object_object_add(o, "cordoned", json_object_new_boolean(cordoned));
     json_object_object_add(o, "taints", taints ? value_to_json(taints) : json_object_new_array());
     json_object *wl = json_object_new_array();
-    for (size_t i = 0; i < t->n_wl; i++)
-        json_object_array_add(wl, json_object_new_string(t->wl[i]->key));
+    for (size_t k = 0; k < t->n_wl; k++)
+        json_object_array_add(wl, json_object_new_string(t->wl[k]->key));
     json_object_object_add(o, "workloads", wl);
     json_object_object_add(o, "workload_count", json_object_new_int64((int64_t)t->n_wl));
+    if (v->n_col) {
+        static const char *const units[] = {"count", "milli", "bytes"};
+        json_object *cs = json_object_new_array();
+        for (size_t c = 0; c < v->n_col; c++) {
+            char text[96];
+            json_object *x = json_object_new_object();
+            int pct = fleet_counter_text(v, i, c, text, sizeof text);
+            int64_t alloc = t->alloc[c];
+            json_object_object_add(x, "name", json_object_new_string(v->col[c].name));
+            json_object_object_add(x, "unit", json_object_new_string(units[v->col[c].unit]));
+            json_object_object_add(x, "used", json_object_new_int64(fleet_counter_used(v, i, c)));
+            json_object_object_add(x, "allocatable",
+                                   alloc >= 0 ? json_object_new_int64(alloc) : NULL);
+            json_object_object_add(x, "percent", pct >= 0 ? json_object_new_int(pct) : NULL);
+            json_object_object_add(x, "text", json_object_new_string(text));
+            json_object_array_add(cs, x);
+        }
+        json_object_object_add(o, "counters", cs);
+    }
     int64_t cap = capacity_of(pc, t->o);
     json_object_object_add(o, "capacity", cap >= 0 ? json_object_new_int64(cap) : NULL);
     json_object_object_add(
@@ -241,7 +407,7 @@ static json_object *target_json(const cfg_profile *pc, const fleet_slot *t)
     return o;
 }
 
-static json_object *view_json(const fleet_view *v, const char *name)
+static json_object *view_json(fleet_view *v, const char *name)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "name", json_object_new_string(name));
@@ -249,7 +415,7 @@ static json_object *view_json(const fleet_view *v, const char *name)
     json_object_object_add(o, "target_kind", json_object_new_string(v->pc->target_kind));
     json_object *ts = json_object_new_array();
     for (size_t i = 0; i < v->n; i++)
-        json_object_array_add(ts, target_json(v->pc, &v->t[i]));
+        json_object_array_add(ts, target_json(v, i));
     json_object_object_add(o, "targets", ts);
     json_object_object_add(o, "pending", json_object_new_int64((int64_t)v->pending));
     json_object *lost = json_object_new_array();
@@ -265,7 +431,7 @@ static json_object *view_json(const fleet_view *v, const char *name)
     return o;
 }
 
-static void view_table(FILE *f, const fleet_view *v, const char *name)
+static void view_table(FILE *f, fleet_view *v, const char *name)
 {
     size_t w = strlen("TARGET");
     for (size_t i = 0; i < v->n; i++)
@@ -291,6 +457,14 @@ static void view_table(FILE *f, const fleet_view *v, const char *name)
         sb_free(&b);
         if (t->o->prepare_error)
             fprintf(f, "%*s  %s\n", (int)w, "", t->o->prepare_error);
+        for (size_t c = 0; c < v->n_col; c++) {
+            char text[96];
+            fleet_counter_text(v, i, c, text, sizeof text);
+            if (!c)
+                fprintf(f, "%*s  allocated:", (int)w, "");
+            fprintf(f, "%s %s %s%s", c ? "," : "", v->col[c].name, text,
+                    c + 1 == v->n_col ? "\n" : "");
+        }
         for (size_t k = 0; k < t->n_wl; k++)
             fprintf(f, "%*s  %s\n", (int)w, "", t->wl[k]->key);
     }

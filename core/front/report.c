@@ -53,22 +53,51 @@ static const char STYLE[] =
     ".fill{height:22px;background:#3a7bd5}.full{background:#d9534f}"
     ".tag{font-size:14px;background:#f0ad4e;padding:2px 6px;margin-left:6px}"
     ".scheduled{color:#2e7d32}.unschedulable{color:#b26a00}.error{color:#c62828}"
-    ".small{font-size:15px;color:#555}";
+    ".small{font-size:15px;color:#555}"
+    "td:first-child{white-space:nowrap}"
+    ".amt{white-space:nowrap;margin:2px 0}.amt span{display:inline-block;min-width:270px}"
+    ".amt .bar{display:inline-block;width:160px;height:16px;vertical-align:middle}"
+    ".amt .fill{height:16px}";
 
-/* The targets of one profile: name, bar, count, cordon, what is on it. */
-static void put_targets(strbuf *b, const fleet_view *v)
+/* Target i's named counters, one line each: "cpu 1500m/4 (37%)" and a
+ * bar of the share (red at or over what it can hold). */
+static void put_amounts(strbuf *b, fleet_view *v, size_t i)
+{
+    for (size_t c = 0; c < fleet_counter_count(v); c++) {
+        char text[96];
+        int pct = fleet_counter_text(v, i, c, text, sizeof text);
+        sb_puts(b, "<div class=\"amt\"><span>");
+        put_text(b, fleet_counter_name(v, c));
+        sb_puts(b, " ");
+        put_text(b, text);
+        sb_printf(b,
+                  "</span><div class=\"bar\"><div class=\"fill%s\" style=\"width:%d%%\">"
+                  "</div></div></div>",
+                  pct >= 100 ? " full" : "",
+                  pct < 0     ? 0
+                  : pct > 100 ? 100
+                              : pct);
+    }
+}
+
+/* The targets of one profile: name, bar, count, cordon, the amounts of
+ * its named counters, what is on it. */
+static void put_targets(strbuf *b, fleet_view *v)
 {
     size_t most = 1;
     int any_cap = 0;
+    int amounts = fleet_counter_count(v) > 0;
     for (size_t i = 0; i < fleet_count(v); i++) {
         if (fleet_placed_count(v, i) > most)
             most = fleet_placed_count(v, i);
         any_cap |= fleet_capacity(v, i) > 0;
     }
-    sb_printf(b, "<h3>Targets</h3><p class=\"small\">Bars: workloads placed, %s.</p>",
-              any_cap ? "of the target's capacity" : "of the fullest target's");
+    sb_printf(b, "<h3>Targets</h3><p class=\"small\">Bars: workloads placed, %s%s.</p>",
+              any_cap ? "of the target's capacity" : "of the fullest target's",
+              amounts ? "; allocated: what its workloads use of what it can hold" : "");
     /* the text first, the bar last: a row reads left to right */
-    sb_puts(b, "<table><tr><th>Target</th><th>Workloads</th><th>Use</th><th>On it</th></tr>");
+    sb_printf(b, "<table><tr><th>Target</th><th>Workloads</th><th>Use</th>%s<th>On it</th></tr>",
+              amounts ? "<th>Allocated</th>" : "");
     for (size_t i = 0; i < fleet_count(v); i++) {
         size_t n = fleet_placed_count(v, i);
         int64_t cap = fleet_capacity(v, i);
@@ -85,8 +114,14 @@ static void put_targets(strbuf *b, const fleet_view *v)
         /* red: at or over its capacity; the fullest target is not full */
         sb_printf(b,
                   "</td><td><div class=\"bar\"><div class=\"fill%s\" style=\"width:%.0f%%\">"
-                  "</div></div></td><td class=\"small\">",
+                  "</div></div></td>",
                   cap > 0 && share >= 1 ? " full" : "", share > 1 ? 100.0 : share * 100);
+        if (amounts) {
+            sb_puts(b, "<td>");
+            put_amounts(b, v, i);
+            sb_puts(b, "</td>");
+        }
+        sb_puts(b, "<td class=\"small\">");
         for (size_t k = 0; k < n; k++) {
             sb_puts(b, k ? ", " : "");
             put_text(b, fleet_placed_at(v, i, k)->key);

@@ -535,7 +535,7 @@ static int turn(host *h, int sigfd, int *rc)
 }
 
 /* Every summary_interval_ms, one line of what a long run has done: a
- * terminal shows progress, a journal this. */
+ * terminal shows progress, a journal this, at the default log level. */
 static void summary(host *h, uint64_t now)
 {
     uint32_t every = h->c->summary_interval_ms;
@@ -544,10 +544,11 @@ static void summary(host *h, uint64_t now)
     metrics_totals t;
     metrics_get_totals(&t);
     double secs = (double)(now - h->summary_ms) / 1e3;
-    log_info("summary: %.0f bound (%.2f/s over the last %.0f s), %.0f unschedulable and %.0f error "
-             "attempts; queues: %.0f active, %.0f backoff, %.0f unschedulable",
-             t.bound, secs > 0 ? (t.bound - h->summary_bound) / secs : 0.0, secs,
-             t.unschedulable_attempts, t.errors, t.active, t.backoff, t.unschedulable);
+    log_progress(
+        "summary: %.0f bound (%.2f/s over the last %.0f s), %.0f unschedulable and %.0f error "
+        "attempts; queues: %.0f active, %.0f backoff, %.0f unschedulable",
+        t.bound, secs > 0 ? (t.bound - h->summary_bound) / secs : 0.0, secs,
+        t.unschedulable_attempts, t.errors, t.active, t.backoff, t.unschedulable);
     h->summary_ms = now;
     h->summary_bound = t.bound;
 }

@@ -1,10 +1,11 @@
 /*
  * fieldline.c - see fieldline.h. libyaml's event stream is walked to the
  * document, then down the path: a map's keys are read until the one
- * named, every other value skipped; a sequence's elements are skipped
- * up to the index. The document is found as manifest.c counts them, so
- * a syntax error in an earlier document does not hide the line. JSON is
- * read the same way (one document, which YAML flow syntax covers).
+ * named, every other value (a complex key's too) skipped; a sequence's
+ * elements are skipped up to the index. A manifest's document is found as
+ * manifest.c counts them, so a syntax error in an earlier document does
+ * not hide the line. JSON is read the same way (YAML flow syntax covers
+ * it). Text after the field may be broken: the walk stops at the field.
  */
 #include "config.h"
 
@@ -22,10 +23,12 @@
 
 #define MAX_FILE (4u << 20)
 #define MAX_COMPS 32
+/* deeper than any key path a plugin asks for; below it nothing matches */
+#define MAX_KEYS 64
 
 /* One step of a path: a map key, or (key NULL) a sequence index. */
 typedef struct step {
-    char *key;
+    const char *key;
     long index;
 } step;
 
@@ -104,6 +107,8 @@ static int descend(yaml_parser_t *y, yaml_event_t *ev, const step *st, size_t n)
                               : i == st->index;
             if (hit) {
                 line = (int)ev->start_mark.line + 1;
+                if (n == 1) /* the field itself: what follows may be broken */
+                    break;
                 if (st->key) { /* the key's line; on to its value */
                     yaml_event_delete(ev);
                     if (!yaml_parser_parse(y, ev))
@@ -124,20 +129,56 @@ static int descend(yaml_parser_t *y, yaml_event_t *ev, const step *st, size_t n)
     return line;
 }
 
-/* To the root node of document doc: its first event in ev. 0, or -1. */
-static int find_doc(yaml_parser_t *y, int doc, yaml_event_t *ev)
+/* To the root node of the first document: its first event in ev, the
+ * line where the document starts in *line. 0, or -1. */
+static int first_doc(yaml_parser_t *y, yaml_event_t *ev, int *line)
 {
-    int seen = -1;
     for (;;) {
         if (!yaml_parser_parse(y, ev))
             return -1;
         yaml_event_type_t t = ev->type;
+        *line = (int)ev->start_mark.line + 1;
         yaml_event_delete(ev);
         if (t == YAML_STREAM_END_EVENT)
             return -1;
-        if (t == YAML_DOCUMENT_START_EVENT && ++seen == doc)
+        if (t == YAML_DOCUMENT_START_EVENT)
             return yaml_parser_parse(y, ev) ? 0 : -1;
     }
+}
+
+/* The line of st[0..n) in the first document of text (n 0: where the
+ * document starts), 0 when absent. */
+static int line_in(const char *text, size_t len, const step *st, size_t n)
+{
+    yaml_parser_t y;
+    yaml_event_t ev;
+    int line = 0, start;
+    if (!text || !yaml_parser_initialize(&y))
+        return 0;
+    yaml_parser_set_input_string(&y, (const unsigned char *)text, len);
+    if (first_doc(&y, &ev, &start) == 0) {
+        if (n)
+            line = descend(&y, &ev, st, n);
+        else {
+            line = start;
+            yaml_event_delete(&ev);
+        }
+    }
+    yaml_parser_delete(&y);
+    return line;
+}
+
+int fieldline_in_text(const char *text, size_t len, const char *const *keys, size_t depth)
+{
+    step st[MAX_KEYS];
+    if (depth > MAX_KEYS || (depth && !keys))
+        return 0;
+    for (size_t i = 0; i < depth; i++) {
+        if (!keys[i])
+            return 0;
+        st[i] = (step){keys[i], 0};
+    }
+    return line_in(text, len, st, depth);
 }
 
 /* The file's text (at most MAX_FILE bytes), or NULL. */
@@ -174,18 +215,13 @@ int fieldline_find(const char *file, int doc, int item, const char *path)
     int line = 0;
     int ok = split_path(path, st + first, &rest) == 0;
     n += rest;
-    yaml_parser_t y;
-    yaml_event_t ev;
-    if (ok && at >= 0 && yaml_parser_initialize(&y)) {
-        yaml_parser_set_input_string(&y, (const unsigned char *)text + at, len - (size_t)at);
-        if (find_doc(&y, 0, &ev) == 0)
-            line = descend(&y, &ev, st, n);
-        yaml_parser_delete(&y);
+    if (ok && at >= 0) {
+        line = line_in(text + at, len - (size_t)at, st, n);
         for (long k = 0; line > 0 && k < at; k++)
             line += text[k] == '\n';
     }
     for (size_t i = 0; i < n; i++)
-        free(st[i].key);
+        free((char *)st[i].key);
     free(text);
     return line;
 }

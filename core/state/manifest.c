@@ -15,8 +15,11 @@
  * of kind List are expanded into their items. A document that is not a
  * valid object is reported and skipped. After a YAML syntax error the
  * parse goes on at the next line that starts a document ("---"), so every
- * later document that can be read is read; a JSON syntax error stops the
- * file there, keeping what was complete before it.
+ * later document that can be read is read. After a JSON syntax error the
+ * parse goes on at the next line that starts with "{" or "[" (how a stream
+ * of documents is written: one per line, or pretty-printed); when the
+ * broken document is a List, each of its items is read alone, so only the
+ * items that cannot be read are lost, and each is reported.
  */
 #include "config.h"
 
@@ -922,8 +925,9 @@ static int is_json_space(char ch)
     return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
 }
 
-/* The scanners below run only over text json-c accepted, so they need not
- * validate; they stop at the end of the text whatever happens. */
+/* The scanners below run over text json-c accepted, and over a document
+ * it refused to find its items again; they do not validate, and stop at
+ * the end of the text whatever happens. */
 static size_t skip_json_ws(const char *t, size_t i, size_t n)
 {
     while (i < n && is_json_space(t[i]))
@@ -931,12 +935,14 @@ static size_t skip_json_ws(const char *t, size_t i, size_t n)
     return i;
 }
 
+/* A string ends at its quote, or (in broken text: a JSON string holds no
+ * raw line break) at the end of its line. */
 static size_t skip_json_string(const char *t, size_t i, size_t n)
 {
     char q = t[i++];
-    while (i < n && t[i] != q)
+    while (i < n && t[i] != q && t[i] != '\n')
         i += t[i] == '\\' ? 2 : 1;
-    return i < n ? i + 1 : n;
+    return i < n && t[i] == q ? i + 1 : i < n ? i : n;
 }
 
 static size_t skip_json_value(const char *t, size_t i, size_t n)
@@ -996,7 +1002,10 @@ static void json_item_offsets(const char *t, size_t i, size_t n, size_t **offs, 
                 }
                 grow(offs, cap, *n_offs + 1, sizeof **offs);
                 (*offs)[(*n_offs)++] = i;
+                size_t at = i;
                 i = skip_json_value(t, i, n);
+                if (i == at) /* broken text: a stray "}" or "," */
+                    i++;
                 i = skip_json_ws(t, i, n);
                 if (i < n && t[i] == ',')
                     i++;
@@ -1010,16 +1019,23 @@ static void json_item_offsets(const char *t, size_t i, size_t n, size_t **offs, 
     }
 }
 
-/* One document with json-c, where the fast reader gave up: what json-c
- * accepts is taken as it built it, what it refuses is reported with its
- * message. Returns 0 and *used, or -1 (error added). */
+/* One document (or, item >= 0, that item of a List document) with
+ * json-c, where the fast reader gave up: what json-c accepts is taken as it
+ * built it, what it refuses is reported with its message (unless quiet).
+ * Returns 0 and *used, or -1 with *used at the error. */
 static int json_c_document(obuild *b, manifest_set *s, const char *file, const char *text,
-                           size_t len, size_t pos, int doc, line_cursor *lc, oref *root,
-                           size_t *used)
+                           size_t len, size_t pos, int doc, int item, int quiet, line_cursor *lc,
+                           oref *root, size_t *used)
 {
+    char what[48];
+    if (item >= 0)
+        snprintf(what, sizeof what, "document %d, item %d", doc, item);
+    else
+        snprintf(what, sizeof what, "document %d", doc);
     json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH * 4);
     if (!tok) {
-        add_error(s, file, 0, doc, "document %d: out of memory", doc);
+        add_error(s, file, 0, doc, "%s: out of memory", what);
+        *used = 0;
         return -1;
     }
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS |
@@ -1040,15 +1056,110 @@ static int json_c_document(obuild *b, manifest_set *s, const char *file, const c
         size_t ls = at;
         while (ls > 0 && text[ls - 1] != '\n')
             ls--;
-        add_error(s, file, line, doc, "document %d: syntax error: %s at line %d, column %zu", doc,
-                  json_tokener_error_desc(jerr), line, at - ls + 1);
+        if (!quiet)
+            add_error(s, file, line, doc, "%s: syntax error: %s at line %d, column %zu", what,
+                      json_tokener_error_desc(jerr), line, at - ls + 1);
         json_object_put(v);
+        *used = at - pos;
         return -1;
     }
     *root = v ? ob_json(b, v) : OB_NONE;
     json_object_put(v);
     ob_note_json_text(b, text + pos, *used);
     return 0;
+}
+
+/* The first line start after t[i] (a line break) that starts with "{" or
+ * "[", or len. */
+static size_t next_json_line(const char *t, size_t i, size_t len)
+{
+    for (; i + 1 < len; i++)
+        if (t[i] == '\n' && (t[i + 1] == '{' || t[i + 1] == '['))
+            return i + 1;
+    return len;
+}
+
+/* Where the document after a broken one may start: a line after the
+ * document's first line (pos) that starts with "{" or "[", the first one
+ * from the line of the error (err) on (a missing brace shows where the
+ * next document starts), else the first one before it (a document left
+ * open runs to the end of the text). len when there is none. */
+static size_t json_resync(const char *t, size_t pos, size_t err, size_t len)
+{
+    size_t i = pos, e = err < len ? err : len;
+    while (i < len && t[i] != '\n')
+        i++;
+    while (e > 0 && t[e - 1] != '\n')
+        e--;
+    size_t at = e > i + 1 ? next_json_line(t, e - 1, len) : len;
+    return at < len ? at : next_json_line(t, i, len);
+}
+
+/* Whether the object that starts at t[i] (up to n) says kind "List" or
+ * "...List" at its top level (1) or another kind (0), read without
+ * validating; -1 when the scan loses its way first (a brace missing in
+ * the items, which kubectl writes before the kind). */
+static int json_says_list(const char *t, size_t i, size_t n)
+{
+    if (i >= n || t[i] != '{')
+        return 0;
+    for (i++;;) {
+        i = skip_json_ws(t, i, n);
+        if (i >= n || t[i] != '"')
+            return -1;
+        size_t k = i;
+        i = skip_json_ws(t, skip_json_string(t, i, n), n);
+        int is_kind = i - k >= 6 && memcmp(t + k, "\"kind\"", 6) == 0;
+        if (i >= n || t[i] != ':')
+            return -1;
+        i = skip_json_ws(t, i + 1, n);
+        if (is_kind) {
+            if (i >= n || t[i] != '"')
+                return 0;
+            size_t e = skip_json_string(t, i, n);
+            return e - i >= 6 && memcmp(t + e - 5, "List\"", 5) == 0;
+        }
+        i = skip_json_ws(t, skip_json_value(t, i, n), n);
+        if (i >= n || t[i] != ',')
+            return -1;
+        i++;
+    }
+}
+
+/* A List document t[pos, end) json-c refused: each of its items read
+ * alone, those that can be as objects, each that cannot reported. 1 when
+ * an item could not be read (reported), 0 when every item could (the
+ * error is elsewhere in the document), -1 when it is no List whose items
+ * can be found. */
+static int json_list_items(obuild *b, manifest_set *s, const char *file, const char *text,
+                           size_t pos, size_t end, int doc, line_cursor *lc)
+{
+    size_t *offs = NULL, n = 0, cap = 0;
+    if (json_says_list(text, pos, end) == 0)
+        return -1;
+    json_item_offsets(text, pos, end, &offs, &n, &cap);
+    int bad = n ? 0 : -1;
+    for (size_t i = 0; i < n; i++) {
+        size_t stop = skip_json_value(text, offs[i], end), used;
+        int line = line_at(lc, offs[i]);
+        oref root = OB_NONE;
+        obuild_clear(b);
+        if (json_c_document(b, s, file, text, stop, offs[i], doc, (int)i, 0, lc, &root, &used) <
+            0) {
+            bad = 1;
+            continue;
+        }
+        char err[512];
+        trellis_object *o = object_build(b, root, err, sizeof err);
+        if (!o) {
+            add_error(s, file, line, doc, "document %d, item %zu: %s", doc, i, err);
+            continue;
+        }
+        object_set_origin(o, file, doc, (int)i, line);
+        add_object(s, o);
+    }
+    free(offs);
+    return bad;
 }
 
 static int parse_json(const char *file, const char *text, size_t len, manifest_set *s)
@@ -1079,9 +1190,17 @@ static int parse_json(const char *file, const char *text, size_t len, manifest_s
             used = 0;
         if (!used) {
             obuild_clear(b);
-            if (json_c_document(b, s, file, text, len, pos, doc, &lc, &root, &used) < 0) {
+            if (json_c_document(b, s, file, text, len, pos, doc, -1, 1, &lc, &root, &used) < 0) {
+                /* the rest of this document: its items, one by one, when it
+                 * is a List; then on at the next document */
+                size_t next_doc = json_resync(text, pos, pos + used, len);
+                if (json_list_items(b, s, file, text, pos, next_doc, doc, &lc) <= 0) {
+                    obuild_clear(b);
+                    json_c_document(b, s, file, text, len, pos, doc, -1, 0, &lc, &root, &used);
+                }
                 rc = -1;
-                break;
+                pos = next_doc;
+                continue;
             }
         }
         int line = line_at(&lc, pos);

@@ -73,6 +73,7 @@
 #include <yaml.h>
 
 #include "atomicfile.h"
+#include "manifest.h"
 #include "util.h"
 #include "wbtree.h"
 
@@ -1163,6 +1164,30 @@ static strbuf splice_repls(const wctx *w, repl *rs, size_t nrs)
     return next;
 }
 
+/* Whether the manifest reader finds a syntax error in JSON text (err
+ * then says where). It reads past one, document by document, and the
+ * scanner here is more lenient (as json-c without its strict flag), so
+ * the two could number the documents after it differently: such a text
+ * is refused, as a YAML text with a syntax error is (libyaml reads it
+ * here too). */
+static int json_unreadable(const char *text, size_t len, char *err, size_t errlen)
+{
+    manifest_set s;
+    manifest_set_init(&s);
+    int bad = manifest_parse("text.json", text, len, &s) < 0;
+    if (bad) {
+        const char *m = s.n_errors ? s.errors[0].message : "syntax error";
+        for (size_t i = 0; i < s.n_errors; i++)
+            if (strstr(s.errors[i].message, "syntax error")) {
+                m = s.errors[i].message;
+                break;
+            }
+        errf(err, errlen, "cannot parse the JSON text: %s", m);
+    }
+    manifest_set_free(&s);
+    return bad;
+}
+
 int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *edits, size_t n,
                     char **out, size_t *outlen, char *err, size_t errlen)
 {
@@ -1177,6 +1202,8 @@ int writeback_apply(const char *text, size_t len, int is_json, const wb_edit *ed
         if (edits[i].value && !wb_valid_utf8(edits[i].value))
             return edit_err(err, errlen, i, &edits[i], "the value is not valid UTF-8");
     }
+    if (is_json && json_unreadable(text, len, err, errlen))
+        return -1;
     node **raws = parse_raws(edits, n, err, errlen);
     if (!raws)
         return -1;

@@ -523,6 +523,37 @@ void res_counter_amounts(const trellis_host *h, trellis_plugin *self,
         out[cfg->pods_index] = 1;
 }
 
+void res_allocatable(const trellis_host *h, trellis_plugin *self, const trellis_object *target,
+                     int64_t *allocatable)
+{
+    const res_config *cfg = h->get_private(self);
+    const res_amounts *alloc = h->object_data(self, target);
+
+    for (size_t i = 0; alloc && i < cfg->n; i++)
+        if (res_has(alloc, i))
+            allocatable[i] = alloc->v[i];
+}
+
+int res_name_counters(const trellis_host *h, trellis_plugin *self, trellis_allocated_fn fn,
+                      char *err, size_t errlen)
+{
+    const res_config *cfg = h->get_private(self);
+    trellis_unit units[RES_MAX];
+
+    if (!TRELLIS_HOST_HAS(h, name_counters))
+        return 0;
+    /* the module's units as the SDK names them */
+    for (size_t i = 0; i < cfg->n; i++)
+        units[i] = cfg->unit[i] == RES_UNIT_MILLI   ? TRELLIS_UNIT_MILLI
+                   : cfg->unit[i] == RES_UNIT_BYTES ? TRELLIS_UNIT_BYTES
+                                                    : TRELLIS_UNIT_COUNT;
+    if (h->name_counters(self, cfg->names, units, fn) < 0) {
+        snprintf(err, errlen, "cannot name the counters");
+        return -1;
+    }
+    return 0;
+}
+
 int res_plugin_init(const trellis_host *h, trellis_plugin *self, const trellis_args *args,
                     const char *list_key, trellis_prepare_fn prepare_workload,
                     trellis_prepare_fn prepare_target, trellis_amounts_fn amounts, char *err,

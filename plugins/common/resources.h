@@ -155,6 +155,19 @@ void res_release(trellis_plugin *self, void *data);
 void res_counter_amounts(const trellis_host *h, trellis_plugin *self,
                          const trellis_object *workload, int64_t *out);
 
+/* The allocated hook's part (SDK 1.5): target's allocatable amounts into
+ * allocatable, -1 left where it declares none (what its workloads use is
+ * the host's sum of their requests). */
+void res_allocatable(const trellis_host *h, trellis_plugin *self, const trellis_object *target,
+                     int64_t *allocatable);
+
+/* Name the counters after the resources (cpu, memory, pods, ...) with
+ * their units, and fn the allocated hook, on a host that has
+ * name_counters (SDK 1.5; an older one shows no amounts). After
+ * res_plugin_init; 0, or -1 with err filled. */
+int res_name_counters(const trellis_host *h, trellis_plugin *self, trellis_allocated_fn fn,
+                      char *err, size_t errlen);
+
 /* The shared part of init: read the configuration with the resource list
  * argument `list_key`, attach it to self, and register the plugin's prepare
  * hooks, res_release and its counters (one per resource, computed by

@@ -11,7 +11,9 @@
  * UNRESOLVABLE: moving shoots away would make room. Queueing hints: a
  * rejected shoot may fit after a seed with room for a shoot appears, after a
  * seed's allocatable shoots grow (or its limit goes), or after a shoot goes
- * away.
+ * away. On a host of SDK 1.5 it names one counter, "shoots", with the
+ * seed's allocatable, so that `trellis targets` shows a seed's shoots
+ * against its limit.
  */
 /* the oldest host it runs on: it needs no function newer than SDK 1.0 (newer ones it tests for) */
 #define TRELLIS_PLUGIN_MIN_MINOR 0
@@ -144,6 +146,38 @@ static int hint(trellis_plugin *self, const trellis_object *workload, unsigned e
     return TRELLIS_QUEUE; /* a shoot went away: its seed has room */
 }
 
+/* One counter, the shoots placed on a seed, for the operator's views
+ * (trellis targets, the report): the filter counts the host's workload
+ * list, which also holds the shoots a seed hosts by status.seedName. */
+static void amounts(trellis_plugin *self, const trellis_object *workload, int64_t *out)
+{
+    out[0] = 1;
+}
+
+static void allocated(trellis_plugin *self, const trellis_object *target,
+                      const trellis_object *const *placed, size_t n, int64_t *used,
+                      int64_t *allocatable)
+{
+    const prepared *p = host->object_data(self, target);
+
+    if (p)
+        allocatable[0] = p->allocatable;
+}
+
+/* On a host that can show them (SDK 1.5); an older one gets no counter. */
+static int name_counters(trellis_plugin *self, const trellis_host *h)
+{
+    static const char *const names[] = {"shoots"};
+    static const trellis_unit units[] = {TRELLIS_UNIT_COUNT};
+
+    if (!TRELLIS_HOST_HAS(h, name_counters))
+        return 0;
+    return h->declare_counters(self, 1, amounts) < 0 ||
+                   h->name_counters(self, names, units, allocated) < 0
+               ? -1
+               : 0;
+}
+
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
@@ -151,7 +185,8 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     if (h->register_prepare_target(self, prepare_target) < 0 ||
         h->register_release(self, release) < 0 || h->register_filter(self, filter) < 0 ||
         h->register_filter_batch(self, filter_batch) < 0 ||
-        trellis_register_equivalent(h, self, trellis_equal_always) < 0) {
+        trellis_register_equivalent(h, self, trellis_equal_always) < 0 ||
+        name_counters(self, h) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }

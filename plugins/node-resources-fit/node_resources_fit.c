@@ -61,7 +61,7 @@
 static const trellis_host *host;
 
 /* Counter indices. */
-enum { C_PODS = 0, C_CPU, C_MEM, C_EPH, C_NZCPU, C_NZMEM, C_DYN, C_N = 16 };
+enum { C_CPU = 0, C_MEM, C_PODS, C_EPH, C_NZCPU, C_NZMEM, C_DYN, C_N = 16 };
 #define DYN_SLOTS (C_N - C_DYN)
 /* Target value indices: allocatable pods, cpu, memory, ephemeral-storage,
  * 1.0 / allocatable cpu and memory (a double's bits, 0 when none), then
@@ -232,6 +232,45 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
         return -1;
     }
     *data = t;
+    return 0;
+}
+
+/* For the operator's views: each Node's allocatable cpu, memory and
+ * pods (the counters' sums are what its Pods request). */
+static void allocated(trellis_plugin *self, const trellis_object *target,
+                      const trellis_object *const *placed, size_t n, int64_t *used,
+                      int64_t *allocatable)
+{
+    (void)placed;
+    (void)n;
+    (void)used;
+    const talloc *t = host->object_data(self, target);
+    static const struct {
+        int counter;
+        int32_t id;
+    } shown[] = {{C_CPU, PODRES_CPU}, {C_MEM, PODRES_MEMORY}, {C_PODS, PODRES_PODS}};
+    for (size_t i = 0; t && i < sizeof shown / sizeof *shown; i++)
+        if (podres_has(&t->alloc, shown[i].id))
+            allocatable[shown[i].counter] = podres_get(&t->alloc, shown[i].id);
+}
+
+/* Name the counters an operator reads (a 1.5 host): cpu, memory, pods;
+ * the others (ephemeral storage, non-zero requests, scalar slots given
+ * out as Pods ask) are the plugin's own. */
+static int name_counters(trellis_plugin *self, char *err, size_t errlen)
+{
+    const char *names[C_N] = {NULL};
+    trellis_unit units[C_N] = {TRELLIS_UNIT_COUNT};
+    names[C_PODS] = "pods";
+    names[C_CPU] = "cpu";
+    units[C_CPU] = TRELLIS_UNIT_MILLI;
+    names[C_MEM] = "memory";
+    units[C_MEM] = TRELLIS_UNIT_BYTES;
+    if (TRELLIS_HOST_HAS(host, name_counters) &&
+        host->name_counters(self, names, units, allocated) < 0) {
+        snprintf(err, errlen, "cannot name the counters");
+        return -1;
+    }
     return 0;
 }
 
@@ -901,6 +940,8 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
+    if (name_counters(self, err, errlen) < 0)
+        return -1;
     return trellis_hints_register(
         h, self, TRELLIS_EV_TARGET_ADD | TRELLIS_EV_TARGET_UPDATE | TRELLIS_EV_WORKLOAD_GONE, hint,
         err, errlen);

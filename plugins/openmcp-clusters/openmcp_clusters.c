@@ -201,6 +201,49 @@ static void amounts(trellis_plugin *self, const trellis_object *w, int64_t *out)
     omcp_request_counters(host, self, w, out);
 }
 
+/* What a Cluster holds and can hold, for the operator's views. It holds
+ * its request finalizers (its tenancy count, requests not in the state
+ * included) and every request placed on it that does not carry one there
+ * yet (placed in this run). It can hold as many as the largest
+ * tenancyCount of the Shared purposes it serves (no limit when one of them
+ * has none, or tenancy_count is off), one when it serves only Exclusive
+ * purposes. The bound-requests counter is not shown. */
+static void allocated(trellis_plugin *self, const trellis_object *o,
+                      const trellis_object *const *placed, size_t n, int64_t *used,
+                      int64_t *allocatable)
+{
+    const conf *cf = host->get_private(self);
+    const clu *t = host->object_data(self, o);
+    if (!t)
+        return;
+    used[0] = t->v[V_REQUESTS];
+    for (size_t i = 0; i < n; i++)
+        used[0] += !omcp_carries_own(host, placed[i], o);
+    int64_t most = 0;
+    int any = 0;
+    for (size_t i = 0; i < cf->c.n_purposes && i < 64; i++) {
+        const omcp_purpose *p = &cf->c.purposes[i];
+        if (!((uint64_t)t->v[V_PURPOSES] >> i & 1))
+            continue;
+        any = 1;
+        if (p->exclusive)
+            most = most > 1 || most < 0 ? most : 1;
+        else if (!cf->tenancy_count || p->tenancy_count <= 0)
+            most = -1;
+        else if (most >= 0 && p->tenancy_count > most)
+            most = p->tenancy_count;
+    }
+    if (any)
+        allocatable[0] = most;
+}
+
+static int name_counters(trellis_plugin *self, const trellis_host *h)
+{
+    static const char *const names[] = {"requests", NULL};
+    static const trellis_unit units[] = {TRELLIS_UNIT_COUNT, TRELLIS_UNIT_COUNT};
+    return h->name_counters(self, names, units, allocated);
+}
+
 static int candidate(const req *r, uint64_t purposes, int64_t ns)
 {
     return (purposes >> r->purpose & 1) && (r->ns < 0 || ns == r->ns);
@@ -466,9 +509,10 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         h->register_prepare_target(self, prepare_target) < 0 ||
         h->register_release(self, release) < 0 ||
         h->declare_target_values(self, N_VALUES, target_values) < 0 ||
-        h->declare_counters(self, 2, amounts) < 0 || h->register_pre_filter(self, pre_filter) < 0 ||
-        h->register_filter(self, filter) < 0 || h->register_filter_span(self, filter_span) < 0 ||
-        h->register_reserve(self, reserve) < 0 || h->register_unreserve(self, unreserve) < 0 ||
+        h->declare_counters(self, 2, amounts) < 0 || name_counters(self, h) < 0 ||
+        h->register_pre_filter(self, pre_filter) < 0 || h->register_filter(self, filter) < 0 ||
+        h->register_filter_span(self, filter_span) < 0 || h->register_reserve(self, reserve) < 0 ||
+        h->register_unreserve(self, unreserve) < 0 ||
         trellis_register_equivalent(h, self, equivalent) < 0)
         return snprintf(err, errlen, "cannot register hooks"), -1;
     return 0;

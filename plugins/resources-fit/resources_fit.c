@@ -57,6 +57,13 @@ static void amounts(trellis_plugin *self, const trellis_object *workload, int64_
     res_counter_amounts(host, self, workload, out);
 }
 
+static void allocated(trellis_plugin *self, const trellis_object *target,
+                      const trellis_object *const *placed, size_t n, int64_t *used,
+                      int64_t *allocatable)
+{
+    res_allocatable(host, self, target, allocatable);
+}
+
 /* Index of the first resource that does not fit, -1 when all do.
  * *unresolvable tells whether it would not fit on the empty target. */
 static int first_insufficient(const res_config *cfg, const res_amounts *req,
@@ -238,7 +245,8 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
 {
     host = h;
     if (res_plugin_init(h, self, args, "resources", prepare_workload, prepare_target, amounts, err,
-                        errlen) < 0)
+                        errlen) < 0 ||
+        res_name_counters(h, self, allocated, err, errlen) < 0)
         return -1;
     if (h->register_filter(self, filter) < 0 || h->register_filter_span(self, filter_span) < 0 ||
         h->register_equivalent(self, equivalent) < 0 ||

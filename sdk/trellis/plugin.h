@@ -197,6 +197,12 @@
  *   1.5  trellis_host.cycle_pick
  *   1.5  trellis_host.cycle_held_kept               whether a held target stays
  *   1.5  trellis_host.cycle_target_status           a target's verdict with its status
+ *   1.5  trellis_host.name_counters                 counters by name, unit and allocatable (views)
+ *   1.5  trellis_allocated_fn
+ *   1.5  trellis_unit
+ *   1.5  TRELLIS_UNIT_COUNT
+ *   1.5  TRELLIS_UNIT_MILLI
+ *   1.5  TRELLIS_UNIT_BYTES
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -406,6 +412,28 @@ typedef void (*trellis_release_fn)(trellis_plugin *self, void *data);
  * workloads, read with host->target_counters(). */
 typedef void (*trellis_amounts_fn)(trellis_plugin *self, const trellis_object *workload,
                                    int64_t *out);
+
+/* How a counter's amounts read (since 1.5): what `trellis targets` and
+ * the report print them as. */
+typedef enum trellis_unit {
+    TRELLIS_UNIT_COUNT = 0, /* plain integers: pods, shoots, requests */
+    TRELLIS_UNIT_MILLI = 1, /* thousandths (cpu in millicores): "1500m", "4" */
+    TRELLIS_UNIT_BYTES = 2  /* bytes: "512Mi", "1G" */
+} trellis_unit;
+
+/* allocated (since 1.5): what target holds and can hold of each counter,
+ * for the operator's views (`trellis targets`, the report), not for
+ * scheduling: `kubectl describe nodes`' "Allocated resources". placed[0..n)
+ * are the workloads placed on it in the view. Before the call the host
+ * sets used[i] to the sum of their counter i (what amounts gave them) and
+ * allocatable[i] to -1 (no limit known); the plugin sets allocatable[i]
+ * in the counter's unit and corrects used[i] when the target holds more
+ * than its workloads say (openMCP counts a Cluster's request finalizers).
+ * Main thread, outside any cycle; target and placed are prepared and
+ * borrowed for the call. */
+typedef void (*trellis_allocated_fn)(trellis_plugin *self, const trellis_object *target,
+                                     const trellis_object *const *placed, size_t n, int64_t *used,
+                                     int64_t *allocatable);
 
 /* Queue order: nonzero when a goes before b. seq is the order in which
  * workloads were first queued (smaller is earlier). */
@@ -939,7 +967,8 @@ typedef struct trellis_host {
      * recovered, the strategy's pick and the seed of a random draw, a
      * target created), added to the decision under `notes` with the
      * plugin's name; what `trellis explain` shows first. text is copied
-     * (at most TRELLIS_MESSAGE_MAX bytes kept). Main thread hooks of the
+     * (at most TRELLIS_MESSAGE_MAX bytes kept; at most 64 notes per
+     * decision, then one line says how many more there were). Main thread hooks of the
      * scheduling cycle: pre_filter, post_filter, pre_score, normalize,
      * reserve, permit; ignored elsewhere. */
     void (*cycle_note)(trellis_cycle *c, const trellis_plugin *self, const char *fmt, ...)
@@ -1048,6 +1077,18 @@ typedef struct trellis_host {
      * rejection with st (may be NULL) filled: its reason and message.
      * post_filter and decided; main thread. */
     int (*cycle_target_status)(trellis_cycle *c, size_t i, trellis_status *st);
+    /* Name the counters declared with declare_counters, so that the
+     * operator's views show per target how much of each its workloads use
+     * (the counter sums) and how much it can hold (what `kubectl describe
+     * nodes` shows under "Allocated resources"): names[i] and units[i] for
+     * each of the n counters declared (names[i] NULL: counter i is the
+     * plugin's own business and not shown), and fn (NULL: the sums, no
+     * limits) for what each target holds and can hold. init only, after declare_counters; names
+     * are copied, ownership of both arrays is retained by the caller. 0,
+     * or -1 (outside init, no counters declared, a second call, a name
+     * not of letters, digits and ".-_/", a unit this host does not know). */
+    int (*name_counters)(trellis_plugin *self, const char *const *names, const trellis_unit *units,
+                         trellis_allocated_fn fn);
 } trellis_host;
 
 /* cycle_want: every feasible target. */

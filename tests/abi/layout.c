@@ -126,6 +126,8 @@ int main(void)
     HOST(cycle_score);
     HOST(declare_kinds);
     HOST(arg_document_where);
+#endif
+#if TRELLIS_SDK_MINOR >= 5
     HOST(cycle_held_object);
     HOST(cycle_reconsider);
     HOST(store_bind_edits);
@@ -134,6 +136,7 @@ int main(void)
     HOST(cycle_pick);
     HOST(cycle_held_kept);
     HOST(cycle_target_status);
+    HOST(name_counters);
 #endif
     DESC(size);
     DESC(sdk_major);

@@ -9,10 +9,13 @@
  * process-wide key table carry state between documents), keep documents
  * in order, and every object it returns must survive the trip through
  * JSON text that `trellis` output and the HTTP API take: printed by
- * json-c and read back by object_from_json, it is the same tree.
+ * json-c and read back by object_from_json, it is the same tree. A
+ * field's line (fieldline.h) is looked up in the same text: a line of the
+ * text, or 0.
  */
 #include "config.h"
 
+#include "fieldline.h"
 #include "fuzz.h"
 #include "manifest.h"
 
@@ -88,6 +91,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[512] = "";
     trellis_object *d = manifest_parse_document(FUZZ_FILE, text, size, err, sizeof err);
     FUZZ_CHECK(d || err[0], "manifest_parse_document failed without a message");
+    /* a line of the text (libyaml breaks lines at \r, NEL, LS and PS
+     * too: no more lines than bytes), or 0 */
+    static const char *const keys[] = {"metadata", "name"};
+    for (size_t depth = 0; depth <= 2; depth++) {
+        long at = fieldline_in_text(text, size, keys, depth);
+        FUZZ_CHECK(at >= 0 && at <= (long)size + 1, "line %ld of %zu bytes", at, size);
+    }
     if (d) {
         FUZZ_CHECK(d->root && d->kind && !*d->kind && !*d->name, "a document has no identity");
         json_object *j = object_to_json(d);

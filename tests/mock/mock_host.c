@@ -96,6 +96,11 @@ struct trellis_plugin {
     unsigned events;
     int has_events;
     trellis_hint_fn hint;
+    /* name_counters: NULL names until it is called (then owned) */
+    char *counter_names[MAX_COUNTERS];
+    trellis_unit counter_units[MAX_COUNTERS];
+    int named;
+    trellis_allocated_fn allocated;
 };
 
 struct trellis_cycle {
@@ -1166,6 +1171,31 @@ static int h_cycle_score(const trellis_cycle *c, const char *plugin, const trell
     return -1;
 }
 
+/* Checked as the host checks them. */
+static int h_name_counters(trellis_plugin *self, const char *const *names,
+                           const trellis_unit *units, trellis_allocated_fn fn)
+{
+    if (!self || !self->in_init || !names || !units || self->named || !self->n_counters)
+        return -1;
+    for (int i = 0; i < self->n_counters; i++) {
+        const char *q = names[i];
+        size_t len = q ? strlen(q) : 1;
+        if (len == 0 || len > 63 || (q && ((int)units[i] < 0 || (int)units[i] > 2)))
+            return -1;
+        for (; q && *q; q++)
+            if (!((*q >= 'A' && *q <= 'Z') || (*q >= 'a' && *q <= 'z') ||
+                  (*q >= '0' && *q <= '9') || strchr(".-_/", *q)))
+                return -1;
+    }
+    for (int i = 0; i < self->n_counters; i++) {
+        self->counter_names[i] = names[i] ? strdup(names[i]) : NULL;
+        self->counter_units[i] = names[i] ? units[i] : TRELLIS_UNIT_COUNT;
+    }
+    self->named = 1;
+    self->allocated = fn;
+    return 0;
+}
+
 /* Checked as the host checks them; the mock reads every object anyway. */
 static int h_declare_kinds(trellis_plugin *self, const char *const *kinds)
 {
@@ -1345,6 +1375,7 @@ static const trellis_host full = {
     .cycle_pick = h_cycle_pick,
     .cycle_held_kept = h_cycle_held_kept,
     .cycle_target_status = h_cycle_target_status,
+    .name_counters = h_name_counters,
 };
 
 /* How much of the table a host of SDK 1.<minor> has. */
@@ -1419,6 +1450,8 @@ void mock_free(mock *m)
         for (size_t i = 0; i < pl->args.n; i++)
             arg_free(&pl->args.v[i]);
         free(pl->args.v);
+        for (int i = 0; i < MAX_COUNTERS; i++)
+            free(pl->counter_names[i]);
         /* never dlclose, as the host */
         free(pl);
     }
@@ -1629,6 +1662,25 @@ void mock_assign(mock *m, trellis_object *t, trellis_object *w)
     for (size_t k = 0; k < m->n_plugins; k++)
         for (int c = 0; c < MAX_COUNTERS; c++)
             t->sums[k][c] += w->counters[k][c];
+}
+
+const char *mock_counter_name(const trellis_plugin *pl, int k, trellis_unit *unit)
+{
+    if (!pl->named || k < 0 || k >= pl->n_counters || !pl->counter_names[k])
+        return NULL;
+    *unit = pl->counter_units[k];
+    return pl->counter_names[k];
+}
+
+void mock_allocated(trellis_plugin *pl, const trellis_object *t, int64_t *used,
+                    int64_t *allocatable)
+{
+    for (int k = 0; k < pl->n_counters; k++) {
+        used[k] = t->sums[pl->index][k];
+        allocatable[k] = -1;
+    }
+    if (pl->allocated && !t->prepare_error[pl->index])
+        pl->allocated(pl, t, t->wl, t->n_wl, used, allocatable);
 }
 
 /* ---- cycles ------------------------------------------------------------ */

@@ -58,6 +58,14 @@ unsigned mock_events(const trellis_plugin *pl);
 trellis_object *mock_object(mock *m, const char *json, int as_workload, char *err, size_t errlen);
 /* pl's prepare error for o ("" when it prepared o). */
 const char *mock_prepare_error(const trellis_object *o, const trellis_plugin *pl);
+/* Counter k of pl as it named it (name_counters, SDK 1.5), with its
+ * unit; NULL when not named. */
+const char *mock_counter_name(const trellis_plugin *pl, int k, trellis_unit *unit);
+/* What target t holds and can hold of each of pl's counters, as the
+ * host's views ask (the allocated hook over the workloads assigned with
+ * mock_assign): n_counters amounts into each. */
+void mock_allocated(trellis_plugin *pl, const trellis_object *t, int64_t *used,
+                    int64_t *allocatable);
 /* Count workload w on target t (its counters add to t's sums). */
 void mock_assign(mock *m, trellis_object *t, trellis_object *w);
 

@@ -220,6 +220,37 @@ START_TEST(resources_fit_counts_assigned_workloads)
 }
 END_TEST
 
+/* SDK 1.5: the counters are named after the resources, with their units;
+ * what a node holds is its pods' requests, what it can hold its
+ * allocatable (none for a resource it does not declare). */
+START_TEST(resources_fit_names_its_counters)
+{
+    trellis_plugin *pl =
+        load("resources-fit", "{\"resources\":[\"cpu\",\"memory\",\"pods\",\"nvidia.com/gpu\"]}");
+    trellis_object *n = TARGET(SIZED("n", "4", "8Gi"));
+    mock_assign(m, n, WORKLOAD(ASKS("a", "1500m", "1Gi")));
+    mock_assign(m, n, WORKLOAD(ASKS("b", "500m", "512Mi")));
+    static const char *const names[] = {"cpu", "memory", "pods", "nvidia.com/gpu"};
+    static const trellis_unit units[] = {TRELLIS_UNIT_MILLI, TRELLIS_UNIT_BYTES, TRELLIS_UNIT_COUNT,
+                                         TRELLIS_UNIT_COUNT};
+    for (int k = 0; k < 4; k++) {
+        trellis_unit u;
+        ck_assert_str_eq(mock_counter_name(pl, k, &u), names[k]);
+        ck_assert_int_eq(u, units[k]);
+    }
+    int64_t used[4], alloc[4];
+    mock_allocated(pl, n, used, alloc);
+    ck_assert_int_eq(used[0], 2000);
+    ck_assert_int_eq(alloc[0], 4000);
+    ck_assert_int_eq(used[1], (INT64_C(3) << 29));
+    ck_assert_int_eq(alloc[1], (INT64_C(8) << 30));
+    ck_assert_int_eq(used[2], 2);
+    ck_assert_int_eq(alloc[2], 110);
+    ck_assert_int_eq(used[3], 0);
+    ck_assert_int_eq(alloc[3], -1);
+}
+END_TEST
+
 START_TEST(least_allocated_prefers_the_emptier_target)
 {
     trellis_plugin *pl = load("least-allocated", NULL);
@@ -657,6 +688,35 @@ START_TEST(gardener_capacity_full_seed)
     ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
     ck_assert_int_eq(codes[1], TRELLIS_UNSCHEDULABLE);
     ck_assert_str_eq(st[1].reason, "SeedFull");
+}
+END_TEST
+
+/* SDK 1.5: one counter, shoots, against the seed's allocatable shoots;
+ * a host of 1.4 cannot show it, and the plugin declares none there. */
+START_TEST(gardener_capacity_names_shoots)
+{
+    trellis_plugin *pl = load("gardener-capacity", NULL);
+    trellis_object *seed = TARGET(SEED("s1", "aws", "eu-west-1", ""));
+    trellis_object *empty = TARGET(SEED("s2", "aws", "eu-west-1", ""));
+    mock_assign(m, seed, WORKLOAD(SHOOT("a", "aws", "eu-west-1", "10.1.0.0/16")));
+    trellis_unit u;
+    ck_assert_str_eq(mock_counter_name(pl, 0, &u), "shoots");
+    ck_assert_int_eq(u, TRELLIS_UNIT_COUNT);
+    int64_t used, alloc;
+    mock_allocated(pl, seed, &used, &alloc);
+    ck_assert_int_eq(used, 1);
+    ck_assert_int_eq(alloc, 2);
+    mock_allocated(pl, empty, &used, &alloc);
+    ck_assert_int_eq(used, 0);
+    ck_assert_int_eq(alloc, 2);
+
+    mock *old = mock_new(4);
+    char err[512];
+    trellis_plugin *on_old = mock_load(old, "gardener-capacity", NULL, err, sizeof err);
+    ck_assert_msg(on_old != NULL, "%s", err);
+    ck_assert(!mock_registered(on_old, "counters"));
+    ck_assert_ptr_null(mock_counter_name(on_old, 0, &u));
+    mock_free(old);
 }
 END_TEST
 
@@ -1286,7 +1346,8 @@ int main(void)
     const TTest *nports[] = {node_ports_conflicts, NULL};
     const TTest *nfit[] = {node_resources_fit_every_resource, node_resources_fit_args, NULL};
     const TTest *nbal[] = {node_resources_balanced_allocation_std, NULL};
-    const TTest *fit[] = {resources_fit_counts_assigned_workloads, NULL};
+    const TTest *fit[] = {resources_fit_counts_assigned_workloads, resources_fit_names_its_counters,
+                          NULL};
     const TTest *alloc[] = {least_allocated_prefers_the_emptier_target, NULL};
     const TTest *util[] = {least_utilized_prefers_fewer_workloads, NULL};
     const TTest *preempt[] = {preemption_registers_a_post_filter, NULL};
@@ -1294,7 +1355,7 @@ int main(void)
                              gardener_usable_emergency_stop, NULL};
     const TTest *region[] = {gardener_region_same_region, gardener_region_config_file, NULL};
     const TTest *nets[] = {gardener_networks_reject_overlaps, NULL};
-    const TTest *cap[] = {gardener_capacity_full_seed, NULL};
+    const TTest *cap[] = {gardener_capacity_full_seed, gardener_capacity_names_shoots, NULL};
     const TTest *dns[] = {gardener_dns_disabled_seed, gardener_dns_project_object, NULL};
     const TTest *sel[] = {gardener_seed_selector_provider_types, NULL};
     const TTest *fleet_elig[] = {fleet_eligibility_follows_the_clock, NULL};

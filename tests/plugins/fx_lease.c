@@ -9,7 +9,7 @@
  * ("BadTime"). The time comes from the host (clock_now): --now, the
  * config's `now`, or the system clock, never time().
  */
-/* the oldest host it runs on: SDK 1.4, the first with the clock */
+/* the clock came with SDK 1.4: it runs on a 1.4 host and no older one */
 #define TRELLIS_PLUGIN_MIN_MINOR 4
 
 #include <stddef.h>

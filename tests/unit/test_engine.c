@@ -286,6 +286,59 @@ START_TEST(decisions_table)
 }
 END_TEST
 
+/* Notes: one said again is kept once; past DECISION_NOTES_MAX the last
+ * entry says how many were not kept, and an attempt that joins its notes
+ * to the last one's (explain's second pass) does not count them twice. */
+START_TEST(decision_notes_capped_visibly)
+{
+    decisions *ds = decisions_new(1);
+    trellis_object *a = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
+                               "{\"name\":\"a\",\"namespace\":\"x\"}}");
+    decision *d = decisions_for(ds, a, NULL);
+    char text[32];
+    decision_add_note(d, "p", "same");
+    decision_add_note(d, "p", "same");
+    ck_assert_uint_eq(d->n_notes, 1);
+    ck_assert_str_eq(d->notes[0], "p: same");
+    for (int i = 1; i < DECISION_NOTES_MAX; i++) {
+        snprintf(text, sizeof text, "n%d", i);
+        decision_add_note(d, "p", text);
+    }
+    ck_assert_uint_eq(d->n_notes, DECISION_NOTES_MAX);
+    decision_add_note(d, "p", "same"); /* kept already: not one more */
+    ck_assert_uint_eq(d->n_notes, DECISION_NOTES_MAX);
+    decision_add_note(d, "p", "x1");
+    ck_assert_uint_eq(d->n_notes, DECISION_NOTES_MAX + 1);
+    ck_assert_str_eq(d->notes[DECISION_NOTES_MAX],
+                     "... and 1 more note (at most 64 are kept per decision)");
+    for (int i = 2; i <= 100; i++) {
+        snprintf(text, sizeof text, "x%d", i);
+        decision_add_note(d, "p", text);
+    }
+    ck_assert_uint_eq(d->n_notes, DECISION_NOTES_MAX + 1);
+    ck_assert_str_eq(d->notes[DECISION_NOTES_MAX],
+                     "... and 100 more notes (at most 64 are kept per decision)");
+    ck_assert_str_eq(d->notes[DECISION_NOTES_MAX - 1], "p: n63");
+    /* the same notes again in a joined attempt: still 100 */
+    decision_notes_again(d);
+    for (int i = 1; i <= 100; i++) {
+        snprintf(text, sizeof text, "x%d", i);
+        decision_add_note(d, "p", text);
+    }
+    ck_assert_str_eq(d->notes[DECISION_NOTES_MAX],
+                     "... and 100 more notes (at most 64 are kept per decision)");
+    decision_add_note(d, "q", "one more");
+    ck_assert_str_eq(d->notes[DECISION_NOTES_MAX],
+                     "... and 101 more notes (at most 64 are kept per decision)");
+    decision_clear_notes(d);
+    ck_assert_uint_eq(d->n_notes, 0);
+    decision_add_note(d, "p", "again");
+    ck_assert_uint_eq(d->n_notes, 1);
+    object_unref(a);
+    decisions_free(ds);
+}
+END_TEST
+
 START_TEST(depends_records_reads_while_preparing)
 {
     depends *d = depends_new();
@@ -376,6 +429,7 @@ int main(void)
     tcase_add_test(tc, binding_object_model);
     tcase_add_test(tc, binding_with_namespace_field);
     tcase_add_test(tc, decisions_table);
+    tcase_add_test(tc, decision_notes_capped_visibly);
     tcase_add_test(tc, index_order_and_replacement);
     tcase_add_test(tc, depends_records_reads_while_preparing);
     suite_add_tcase(s, tc);

@@ -17,7 +17,9 @@
 #include "guard.h"
 #include "hostapi.h"
 #include "log.h"
+#include "object.h"
 #include "plugin.h"
+#include "runtime.h"
 #include "services.h"
 #include "testutil.h"
 
@@ -181,11 +183,92 @@ START_TEST(phases)
 }
 END_TEST
 
+static void two(trellis_plugin *self, const trellis_object *w, int64_t *out)
+{
+    out[0] = 1;
+    out[1] = 2;
+}
+
+/* The views' hook: counter 0 can hold 10, and holds 5 more than the
+ * placed workloads say. */
+static void allocated(trellis_plugin *self, const trellis_object *t,
+                      const trellis_object *const *placed, size_t n, int64_t *used,
+                      int64_t *allocatable)
+{
+    ck_assert_int_eq(used[0], 3 * (int64_t)n);
+    allocatable[0] = 10;
+    used[0] += 5;
+}
+
+/* name_counters (SDK 1.5): refused outside init, before declare_counters,
+ * with a name that is not one, a unit this host does not know, and a
+ * second time; the names are copied; the runtime sums the placed
+ * workloads' counters and lets the hook correct them. */
+START_TEST(named_counters)
+{
+    const trellis_host *h = hostapi_table();
+    trellis_plugin pl;
+    memset(&pl, 0, sizeof pl);
+    pl.name = "counter-test";
+    pl.slot = -1;
+    char name[] = "cpu";
+    const char *names[] = {name, NULL};
+    trellis_unit units[] = {TRELLIS_UNIT_MILLI, TRELLIS_UNIT_COUNT};
+
+    ck_assert(TRELLIS_HOST_HAS(h, name_counters));
+    ck_assert_int_eq(h->name_counters(&pl, names, units, allocated), -1); /* outside init */
+    pl.in_init = 1;
+    ck_assert_int_eq(h->name_counters(&pl, names, units, allocated), -1); /* no counters */
+    ck_assert_int_eq(h->declare_counters(&pl, 2, two), 0);
+    const char *bad[] = {"cpu count", NULL};
+    ck_assert_int_eq(h->name_counters(&pl, bad, units, allocated), -1);
+    const char *empty[] = {"", NULL};
+    ck_assert_int_eq(h->name_counters(&pl, empty, units, allocated), -1);
+    trellis_unit odd[] = {(trellis_unit)7, TRELLIS_UNIT_COUNT};
+    ck_assert_int_eq(h->name_counters(&pl, names, odd, allocated), -1);
+    ck_assert_int_eq(h->name_counters(&pl, names, units, allocated), 0);
+    ck_assert_int_eq(h->name_counters(&pl, names, units, allocated), -1); /* once */
+    name[0] = 'x';                                                        /* copied */
+    trellis_unit u = TRELLIS_UNIT_BYTES;
+    ck_assert_int_eq(plugin_counter_count(&pl), 2);
+    ck_assert_str_eq(plugin_counter_name(&pl, 0, &u), "cpu");
+    ck_assert_int_eq(u, TRELLIS_UNIT_MILLI);
+    ck_assert_ptr_null(plugin_counter_name(&pl, 1, &u)); /* not shown */
+    ck_assert_ptr_null(plugin_counter_name(&pl, 2, &u));
+
+    /* two workloads of counters {3, 4} on a target */
+    trellis_object *w =
+        tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"w\"}}");
+    int64_t counters[2] = {3, 4};
+    w->counters = counters;
+    const trellis_object *placed[] = {w, w};
+    int64_t used[2], alloc[2];
+    run_allocated(&pl, w, placed, 2, used, alloc);
+    ck_assert_int_eq(used[0], 11);
+    ck_assert_int_eq(used[1], 8);
+    ck_assert_int_eq(alloc[0], 10);
+    ck_assert_int_eq(alloc[1], -1);
+    /* no hook: the sums, no limits */
+    pl.h.allocated = NULL;
+    run_allocated(&pl, w, placed, 1, used, alloc);
+    ck_assert_int_eq(used[0], 3);
+    ck_assert_int_eq(alloc[0], -1);
+    w->counters = NULL;
+    object_unref(w);
+    pl.in_init = 0;
+    for (int i = 0; i < pl.n_counters; i++)
+        free(pl.counter_names[i]);
+    free(pl.counter_names);
+    free(pl.counter_units);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("hostapi");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, phases);
+    tcase_add_test(tc, named_counters);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "docline.h"
 #include "fieldline.h"
 #include "manifest.h"
 #include "util.h"
@@ -692,7 +691,11 @@ START_TEST(json_errors)
               "{\"a\": [1,}\n"
               "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"b\"}}\n"),
         -1);
-    ck_assert_uint_eq(s.n_objects, 1);
+    /* the document after the broken one is read too */
+    ck_assert_uint_eq(s.n_objects, 2);
+    ck_assert_str_eq(s.objects[1]->name, "b");
+    ck_assert_int_eq(s.objects[1]->doc, 2);
+    ck_assert_int_eq(s.objects[1]->line, 3);
     ck_assert_uint_eq(s.n_errors, 1);
     expect_error_prefix(&s, 0, 2, 1, "document 1: syntax error: ");
     ck_assert_msg(strstr(s.errors[0].message, "at line 2, column 10"), "%s", s.errors[0].message);
@@ -720,6 +723,116 @@ START_TEST(json_errors)
                            "\"metadata\":{\"name\":\"a\"}}"),
                      0);
     ck_assert_uint_eq(s.n_objects, 1);
+    manifest_set_free(&s);
+}
+END_TEST
+
+/* A JSON stream written as kubectl writes one (pretty-printed documents
+ * one after the other) with a broken document in the middle, a stream of
+ * one document per line with a brace missing, and a List (kubectl get -o
+ * json) with a broken item: every document and item that can be read is
+ * read, with its document, item and line, and each one that cannot is
+ * reported with its line. */
+START_TEST(json_recovery)
+{
+    manifest_set s;
+    ck_assert_int_eq(parse(&s, "s.json",
+                           "{\n"                                   /* 1 */
+                           "  \"apiVersion\": \"v1\",\n"           /* 2 */
+                           "  \"kind\": \"Pod\",\n"                /* 3 */
+                           "  \"metadata\": {\"name\": \"a\"}\n"   /* 4 */
+                           "}\n"                                   /* 5 */
+                           "{\n"                                   /* 6 */
+                           "  \"apiVersion\": \"v1\",\n"           /* 7 */
+                           "  \"kind\": \"Pod\",\n"                /* 8 */
+                           "  \"metadata\": {\"name\": \"b\",},\n" /* 9: trailing comma */
+                           "  \"spec\": {}\n"                      /* 10 */
+                           "}\n"                                   /* 11 */
+                           "{\n"                                   /* 12 */
+                           "  \"apiVersion\": \"v1\",\n"           /* 13 */
+                           "  \"kind\": \"Pod\",\n"                /* 14 */
+                           "  \"metadata\": {\"name\": \"c\"}\n"   /* 15 */
+                           "}\n"),                                 /* 16 */
+                     -1);
+    ck_assert_uint_eq(s.n_objects, 2);
+    ck_assert_str_eq(s.objects[0]->name, "a");
+    ck_assert_str_eq(s.objects[1]->name, "c");
+    ck_assert_int_eq(s.objects[1]->doc, 2);
+    ck_assert_int_eq(s.objects[1]->line, 12);
+    ck_assert_uint_eq(s.n_errors, 1);
+    expect_error_prefix(&s, 0, 9, 1, "document 1: syntax error: ");
+    manifest_set_free(&s);
+
+    ck_assert_int_eq(
+        parse(&s, "l.json",
+              "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"}}\n"
+              "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"b\"}\n"
+              "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"c\"}}\n"
+              "[1,\n"
+              "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"d\"}}\n"),
+        -1);
+    ck_assert_uint_eq(s.n_objects, 3);
+    ck_assert_str_eq(s.objects[1]->name, "c");
+    ck_assert_int_eq(s.objects[1]->doc, 2);
+    ck_assert_str_eq(s.objects[2]->name, "d");
+    ck_assert_int_eq(s.objects[2]->doc, 4);
+    ck_assert_int_eq(s.objects[2]->line, 5);
+    ck_assert_uint_eq(s.n_errors, 2);
+    /* the missing brace shows where the next document starts */
+    expect_error_prefix(&s, 0, 3, 1, "document 1: syntax error: ");
+    /* a document left open: the error at the end, the next one read */
+    expect_error_prefix(&s, 1, 6, 3, "document 3: syntax error: ");
+    manifest_set_free(&s);
+
+    static const char list[] = "{\n"                                             /* 1 */
+                               "    \"apiVersion\": \"v1\",\n"                   /* 2 */
+                               "    \"items\": [\n"                              /* 3 */
+                               "        {\n"                                     /* 4 */
+                               "            \"apiVersion\": \"v1\",\n"           /* 5 */
+                               "            \"kind\": \"Pod\",\n"                /* 6 */
+                               "            \"metadata\": {\"name\": \"i0\"}\n"  /* 7 */
+                               "        },\n"                                    /* 8 */
+                               "        {\n"                                     /* 9 */
+                               "            \"apiVersion\": \"v1\",\n"           /* 10 */
+                               "            \"kind\": \"Pod\",\n"                /* 11 */
+                               "            \"metadata\": {\"name\": \"i1\"},\n" /* 12 */
+                               "            \"spec\": {\"priority\": 1 2}\n"     /* 13 */
+                               "        },\n"                                    /* 14 */
+                               "        {\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": "
+                               "{\"name\": \"i2\"}},\n" /* 15 */
+                               "        {\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": "
+                               "{\"name\": \"i3\"\n" /* 16 */
+                               "        ,\n"         /* 17 */
+                               "        {\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": "
+                               "{\"name\": \"i4\"}}\n"                           /* 18 */
+                               "    ],\n"                                        /* 19 */
+                               "    \"kind\": \"List\",\n"                       /* 20 */
+                               "    \"metadata\": {\"resourceVersion\": \"\"}\n" /* 21 */
+                               "}\n";                                            /* 22 */
+    ck_assert_int_eq(parse(&s, "list.json", list), -1);
+    ck_assert_uint_eq(s.n_objects, 2);
+    ck_assert_str_eq(s.objects[0]->name, "i0");
+    ck_assert_int_eq(s.objects[0]->item, 0);
+    ck_assert_int_eq(s.objects[0]->line, 4);
+    ck_assert_str_eq(s.objects[1]->name, "i2");
+    ck_assert_int_eq(s.objects[1]->doc, 0);
+    ck_assert_int_eq(s.objects[1]->item, 2);
+    ck_assert_int_eq(s.objects[1]->line, 15);
+    /* i3 lacks a brace: it runs on to the end of the list and swallows i4 */
+    ck_assert_uint_eq(s.n_errors, 2);
+    expect_error_prefix(&s, 0, 13, 0, "document 0, item 1: syntax error: ");
+    expect_error_prefix(&s, 1, 18, 0, "document 0, item 3: syntax error: ");
+    manifest_set_free(&s);
+
+    /* a List whose items all read, broken after them: the document's error */
+    ck_assert_int_eq(parse(&s, "list.json",
+                           "{\"kind\": \"List\", \"items\": [{\"apiVersion\": \"v1\", \"kind\": "
+                           "\"Pod\", \"metadata\": "
+                           "{\"name\": \"x\"}}], \"metadata\": {]}\n"),
+                     -1);
+    ck_assert_uint_eq(s.n_objects, 1);
+    ck_assert_uint_eq(s.n_errors, 1);
+    expect_error_prefix(&s, 0, 1, 0, "document 0: syntax error: ");
     manifest_set_free(&s);
 }
 END_TEST
@@ -809,9 +922,9 @@ START_TEST(load_files)
 }
 END_TEST
 
-/* docline_find: a member's line in a document's text, for messages about
+/* fieldline_in_text: a member's line in a document's text, for messages about
  * a document argument. */
-START_TEST(docline_lines)
+START_TEST(member_lines)
 {
     static const char yaml[] = "# a comment\n"
                                "apiVersion: v1\n"
@@ -828,21 +941,26 @@ START_TEST(docline_lines)
     const char *p3[] = {"schedulers"};
     const char *p4[] = {"shoot"};
     const char *p5[] = {"schedulers", "shoot", "missing"};
-    ck_assert_int_eq(docline_find(yaml, n, p1, 3), 9);
-    ck_assert_int_eq(docline_find(yaml, n, p2, 3), 4);
-    ck_assert_int_eq(docline_find(yaml, n, p3, 1), 3);
+    ck_assert_int_eq(fieldline_in_text(yaml, n, p1, 3), 9);
+    ck_assert_int_eq(fieldline_in_text(yaml, n, p2, 3), 4);
+    ck_assert_int_eq(fieldline_in_text(yaml, n, p3, 1), 3);
     /* a key of that name elsewhere is not the one at the root */
-    ck_assert_int_eq(docline_find(yaml, n, p4, 1), 0);
-    ck_assert_int_eq(docline_find(yaml, n, p5, 3), 0);
-    ck_assert_int_eq(docline_find(yaml, n, NULL, 0), 2);
+    ck_assert_int_eq(fieldline_in_text(yaml, n, p4, 1), 0);
+    ck_assert_int_eq(fieldline_in_text(yaml, n, p5, 3), 0);
+    ck_assert_int_eq(fieldline_in_text(yaml, n, NULL, 0), 2);
     /* JSON is read the same way */
     static const char json[] = "{\n  \"a\": {\n    \"b\": 1\n  }\n}\n";
     const char *pj[] = {"a", "b"};
-    ck_assert_int_eq(docline_find(json, strlen(json), pj, 2), 3);
+    ck_assert_int_eq(fieldline_in_text(json, strlen(json), pj, 2), 3);
     /* what a syntax error cuts off has no line; what precedes it has */
-    ck_assert_int_eq(docline_find("x: [\na: 1\n", 10, pj, 1), 0);
-    ck_assert_int_eq(docline_find("a: [", 4, pj, 1), 1);
-    ck_assert_int_eq(docline_find(NULL, 0, pj, 1), 0);
+    ck_assert_int_eq(fieldline_in_text("x: [\na: 1\n", 10, pj, 1), 0);
+    ck_assert_int_eq(fieldline_in_text("a: [", 4, pj, 1), 1);
+    ck_assert_int_eq(fieldline_in_text(NULL, 0, pj, 1), 0);
+    /* a key path deeper than any asked for matches nothing */
+    const char *deep[65];
+    for (size_t i = 0; i < 65; i++)
+        deep[i] = "a";
+    ck_assert_int_eq(fieldline_in_text(json, strlen(json), deep, 65), 0);
 }
 END_TEST
 
@@ -891,6 +1009,12 @@ START_TEST(field_lines)
           f);
     fclose(f);
     ck_assert_int_eq(fieldline_find(path, 1, -1, "spec.priority"), 9);
+    /* the field's own value broken: its key still has a line */
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("apiVersion: v1\nkind: Pod\nspec:\n  priority: [high\n", f);
+    fclose(f);
+    ck_assert_int_eq(fieldline_find(path, 0, -1, "spec.priority"), 4);
     ck_assert_int_eq(manifest_doc_start("a: [\n---\nb: 1\n", 14, 1), 5);
     ck_assert_int_eq(manifest_doc_start("a: 1\n", 5, 1), -1);
     unlink(path);
@@ -917,12 +1041,13 @@ static Suite *manifest_suite(void)
     TCase *j = tcase_create("json");
     tcase_add_test(j, json_values);
     tcase_add_test(j, json_errors);
+    tcase_add_test(j, json_recovery);
     suite_add_tcase(s, j);
     TCase *f = tcase_create("files");
     tcase_add_test(f, manifest_names);
     tcase_add_test(f, nul_in_strings_refused);
     tcase_add_test(f, load_files);
-    tcase_add_test(f, docline_lines);
+    tcase_add_test(f, member_lines);
     tcase_add_test(f, field_lines);
     suite_add_tcase(s, f);
     return s;

@@ -1379,6 +1379,34 @@ START_TEST(robust_yaml)
 }
 END_TEST
 
+/* JSON text the manifest reader finds a syntax error in is refused, as
+ * YAML is: the reader reads on past it, this scanner is more lenient, and
+ * the two could number the documents after it differently (a NUL in a
+ * key: json-c refuses it, the scanner took it). */
+START_TEST(json_syntax_error_refused)
+{
+    static const char text[] = "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"m\0etadata\":"
+                               "{\"name\":\"n1\"}}\n"
+                               "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
+                               "{\"name\":\"p1\"},\"spec\":{}}\n";
+    wb_edit e = {1, -1, "spec.nodeName", "n1", 0};
+    char err[512] = "";
+    char *out = NULL;
+    ck_assert_int_eq(writeback_apply(text, sizeof text - 1, 1, &e, 1, &out, NULL, err, sizeof err),
+                     -1);
+    ck_assert_ptr_null(out);
+    ck_assert_msg(strstr(err, "cannot parse the JSON text: document 0: syntax error: "), "%s", err);
+    /* the same stream without the NUL is edited */
+    char fixed[sizeof text];
+    memcpy(fixed, text, sizeof text);
+    fixed[strlen("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"m")] = 'x';
+    ck_assert_int_eq(writeback_apply(fixed, sizeof text - 1, 1, &e, 1, &out, NULL, err, sizeof err),
+                     0);
+    ck_assert_msg(strstr(out, "\"nodeName\": \"n1\""), "%s", out);
+    free(out);
+}
+END_TEST
+
 START_TEST(robust_json)
 {
     mangled_inputs("{\"kind\": \"List\", \"items\": [{\"apiVersion\": \"v1\",\n"
@@ -2254,6 +2282,7 @@ static Suite *writeback_suite(void)
     tcase_set_timeout(r, 60);
     tcase_add_test(r, robust_yaml);
     tcase_add_test(r, robust_json);
+    tcase_add_test(r, json_syntax_error_refused);
     tcase_add_test(r, robust_raw_values);
     tcase_add_test(r, result_reloads);
     tcase_add_test(r, generated_yaml);
