@@ -388,10 +388,12 @@ void bindcycle_run_many(sched *s, profile *p, trellis_cycle *c, decision *d, qit
         if (cycle_reconsidered(c, picks[i]->name)) {
             /* held and picked again: counted already, its binding is
              * written again (reserve lets a binder see the scores) */
-            if (run_reserve(p, c, it->w, picks[i], msg, sizeof msg) < 0)
+            if (run_reserve(p, c, it->w, picks[i], msg, sizeof msg) < 0) {
                 snprintf(failure, sizeof failure, "%s: %.900s", picks[i]->name, msg);
-            else
-                refresh[m] = 1, cts[m++] = ct;
+            } else {
+                refresh[m] = 1;
+                cts[m++] = ct;
+            }
             continue;
         }
         cache_assume(&s->cache, it->w, ct);

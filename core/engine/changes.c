@@ -282,13 +282,20 @@ static void refresh_one(sched *s, const char *id)
  * fresh copy of itself, which the plugins prepare and which goes back to
  * the queue when it is pending. Not transitively: a cycle of reads would
  * never end. */
-static void refresh_readers(sched *s, const trellis_object *o)
+static void refresh_readers(sched *s, const trellis_object *old_obj, const trellis_object *new_obj)
 {
+    const trellis_object *o = new_obj ? new_obj : old_obj;
     char **ids;
     size_t n = index_dependents(s->ix, o, &ids);
+    /* what a prepare reads of another object is what it asks for: its
+     * status changing alone (Fleet's policy snapshot, written by the
+     * host) prepares nobody again (compared only when someone read it) */
+    int status_only = n && old_obj && new_obj && object_same_but_status(old_obj, new_obj);
     for (size_t i = 0; i < n; i++) {
-        log_debug("%s read %s %s: prepared again", ids[i], o->kind, o->key);
-        refresh_one(s, ids[i]);
+        if (!status_only) {
+            log_debug("%s read %s %s: prepared again", ids[i], o->kind, o->key);
+            refresh_one(s, ids[i]);
+        }
         free(ids[i]);
     }
     free(ids);
@@ -305,12 +312,8 @@ void changes_apply(sched *s, store_event_type type, trellis_object *old_obj,
     char who[256];
     log_debug("store: %s %s", object_describe(o, who, sizeof who), names[type]);
     apply_one(s, type, old_obj, new_obj);
-    /* what a prepare reads of another object is what it asks for: its
-     * status changing alone (Fleet's policy snapshot, written by the
-     * host) prepares nobody again */
-    if (strcmp(o->kind, "Event") != 0 &&
-        !(old_obj && new_obj && object_same_but_status(old_obj, new_obj)))
-        refresh_readers(s, o);
+    if (strcmp(o->kind, "Event") != 0)
+        refresh_readers(s, old_obj, new_obj);
 }
 
 void changes_apply_own(sched *s)
@@ -341,8 +344,7 @@ void changes_apply_own(sched *s)
             ni += k;
         } else if (change) {
             apply_one(s, !now ? STORE_DELETED : old ? STORE_MODIFIED : STORE_ADDED, old, now);
-            if (!(old && now && object_same_but_status(old, now)))
-                refresh_readers(s, o);
+            refresh_readers(s, old, now);
         }
         if (old)
             object_unref(old);

@@ -589,12 +589,18 @@ static int cycle_held_kept(const trellis_cycle *c, size_t i)
 static int cycle_target_status(trellis_cycle *c, size_t i, trellis_status *st)
 {
     static const char *const ok[] = {"post_filter", "decided"};
-    trellis_status tmp;
-    if (!st)
-        st = &tmp;
-    memset(st, 0, sizeof *st);
+    if (st)
+        memset(st, 0, sizeof *st);
     if (!c || i >= c->n || !in_hook(ok, 2) || !c->filtered)
         return TRELLIS_SUCCESS;
+    if (!st) { /* the verdict alone: no filter runs again */
+        int rej = framework_rej(c, i);
+        if (rej == -1 || rej == REJ_NOT_EVALUATED)
+            return TRELLIS_SUCCESS;
+        return rej == REJ_PRE_FILTER              ? c->pre_status.code
+               : c->cands[i].code == CODE_UNKNOWN ? TRELLIS_UNSCHEDULABLE
+                                                  : c->cands[i].code;
+    }
     const trellis_plugin *who;
     return framework_explain(c, i, &who, st);
 }

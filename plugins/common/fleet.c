@@ -271,3 +271,17 @@ int fleet_register_policy(const trellis_host *h, trellis_plugin *self)
                ? -1
                : 0;
 }
+
+int fleet_stored_scores(const trellis_host *h, const trellis_value *score, int64_t out[2])
+{
+    out[0] = out[1] = 0;
+    if (!score || h->value_type(score) != TRELLIS_VALUE_MAP)
+        return 0;
+    const trellis_value *x = h->value_get(score, "affinityScore");
+    if (x)
+        h->value_int(x, &out[0]);
+    x = h->value_get(score, "priorityScore");
+    if (x)
+        h->value_int(x, &out[1]);
+    return 1;
+}

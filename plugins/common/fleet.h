@@ -72,6 +72,11 @@ void fleet_policy_free(fleet_policy *p);
 int fleet_register_policy(const trellis_host *h, trellis_plugin *self);
 /* strcmp of two `const char *` array elements (qsort, bsearch). */
 int fleet_key_cmp(const void *a, const void *b);
+/* The scores of a stored KubeFleet clusterScore (a binding's
+ * spec.clusterDecision.clusterScore) into out: out[0] the affinity score,
+ * out[1] the topology spread score (JSON `priorityScore`). 1, or 0 (both
+ * 0) when it is null or absent. */
+int fleet_stored_scores(const trellis_host *h, const trellis_value *score, int64_t out[2]);
 /* Whether a PickFixed policy names the cluster. */
 int fleet_policy_names(const fleet_policy *p, const char *name);
 

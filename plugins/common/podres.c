@@ -11,20 +11,17 @@
 
 #include "values.h"
 
-int podres_intern_init(intern *t)
+int podres_setup(const trellis_host *h, const trellis_args *a, intern *t, podres_fields *f,
+                 char *err, size_t errlen)
 {
     static const char *const names[] = {"cpu", "memory", "ephemeral-storage", "pods"};
 
     for (int i = 0; i < PODRES_WELL_KNOWN; i++) {
-        if (intern_id(t, names[i]) != i)
+        if (intern_id(t, names[i]) != i) {
+            snprintf(err, errlen, "out of memory");
             return -1;
+        }
     }
-    return 0;
-}
-
-int podres_fields_read(const trellis_host *h, const trellis_args *a, podres_fields *f, char *err,
-                       size_t errlen)
-{
     f->containers = h->arg_string(a, "containers_field");
     f->init_containers = h->arg_string(a, "init_containers_field");
     f->overhead = h->arg_string(a, "overhead_field");

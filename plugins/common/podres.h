@@ -52,13 +52,13 @@ typedef struct podres_fields {
     const char *phase;
 } podres_fields;
 
-/* Intern cpu, memory, ephemeral-storage and pods first, in this order, so
- * their ids are the PODRES_* constants. 0, or -1 when out of memory. */
-int podres_intern_init(intern *t);
-
-/* Read the field arguments (RES_FIELD_ARGS and "phase_field"). */
-int podres_fields_read(const trellis_host *h, const trellis_args *a, podres_fields *f, char *err,
-                       size_t errlen);
+/* What a plugin reading Pods and Nodes this way sets up in init: the
+ * resource names interned with cpu, memory, ephemeral-storage and pods
+ * first, in this order (their ids are the PODRES_* constants), and the
+ * field arguments (RES_FIELD_ARGS and "phase_field") read. 0, or -1 with
+ * err. */
+int podres_setup(const trellis_host *h, const trellis_args *a, intern *t, podres_fields *f,
+                 char *err, size_t errlen);
 
 /* The Pod's requests into *out (see above). -1 with err naming the field. */
 int podres_requests(const trellis_host *h, const podres_fields *f, const trellis_object *pod,

@@ -98,79 +98,6 @@ static int reserve(trellis_plugin *self, trellis_cycle *c, const trellis_object 
     return TRELLIS_SUCCESS;
 }
 
-/* JSON text of s (a cluster name) into buf, quoted and escaped. */
-static void json_string(const char *s, char *buf, size_t len)
-{
-    size_t o = 0;
-    if (len < 3)
-        return;
-    buf[o++] = '"';
-    for (; *s && o + 8 < len; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') {
-            buf[o++] = '\\';
-            buf[o++] = (char)ch;
-        } else if (ch < 0x20) {
-            o += (size_t)snprintf(buf + o, len - o, "\\u%04x", ch);
-        } else {
-            buf[o++] = (char)ch;
-        }
-    }
-    buf[o++] = '"';
-    buf[o] = '\0';
-}
-
-static int bind(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
-                const trellis_target *t, trellis_status *st)
-{
-    const fleet_policy *p = host->object_data(self, w);
-    const char *name = host->target_key(t);
-    const picked *x = host->cycle_get(c, self);
-    while (x && strcmp(x->key, name) != 0)
-        x = x->next;
-    char q[600], reason[1024], decision[2048], err[TRELLIS_MESSAGE_MAX];
-    json_string(name, q, sizeof q);
-    if (p && p->type == FLEET_PICK_FIXED) {
-        snprintf(reason, sizeof reason,
-                 "Successfully scheduled resources for placement in %s: picked by scheduling "
-                 "policy",
-                 q);
-    } else {
-        snprintf(reason, sizeof reason,
-                 "Successfully scheduled resources for placement in %s (affinity score: %" PRId64
-                 ", topology spread score: %" PRId64 "): picked by scheduling policy",
-                 q, x ? x->affinity : 0, x ? x->spread : 0);
-    }
-    char rq[1200];
-    json_string(reason, rq, sizeof rq);
-    if (p && p->type == FLEET_PICK_FIXED)
-        snprintf(decision, sizeof decision,
-                 "{\"clusterName\":%s,\"selected\":true,\"clusterScore\":null,\"reason\":%s}", q,
-                 rq);
-    else
-        snprintf(
-            decision, sizeof decision,
-            "{\"clusterName\":%s,\"selected\":true,\"clusterScore\":{\"affinityScore\":%" PRId64
-            ",\"priorityScore\":%" PRId64 "},\"reason\":%s}",
-            q, x ? x->affinity : 0, x ? x->spread : 0, rq);
-    trellis_edit e[2];
-    size_t n = 0;
-    if (p && p->snapshot)
-        e[n++] = (trellis_edit){TRELLIS_EDIT_SET, "spec.schedulingPolicySnapshotName", p->snapshot};
-    e[n++] = (trellis_edit){TRELLIS_EDIT_SET_JSON, "spec.clusterDecision", decision};
-    if (host->store_bind_edits(self, w, t, e, n, err, sizeof err) < 0) {
-        host->status(st, TRELLIS_ERROR, "BindFailed", "%s",
-                     err[0] ? err : "the store refused the change");
-        return TRELLIS_ERROR;
-    }
-    return TRELLIS_SUCCESS;
-}
-
-/* ---- the policy snapshot's status ---- */
-
-#define MAX_UNSELECTED 20
-#define GENERATION_ANNOTATION "kubernetes-fleet.io/CRP-generation"
-
 /* A growing string; out of memory leaves failed set. */
 typedef struct sbuf {
     char *s;
@@ -225,6 +152,77 @@ static void put_string(sbuf *b, const char *text)
     put(b, "\"");
 }
 
+/* The reason KubeFleet gives a selected cluster: with the scores it was
+ * ranked by, or (PickFixed, scores NULL) without. */
+static void success_reason(char *buf, size_t len, const char *name, const int64_t *scores)
+{
+    if (!scores)
+        snprintf(buf, len,
+                 "Successfully scheduled resources for placement in \"%s\": picked by scheduling "
+                 "policy",
+                 name);
+    else
+        snprintf(buf, len,
+                 "Successfully scheduled resources for placement in \"%s\" (affinity score: "
+                 "%" PRId64 ", topology spread score: %" PRId64 "): picked by scheduling policy",
+                 name, scores[0], scores[1]);
+}
+
+/* A ClusterDecision in KubeFleet's JSON (field order as its Go type):
+ * scores[0] the affinity score, scores[1] the topology spread score
+ * (its JSON `priorityScore`), NULL for a null clusterScore. */
+static void put_decision(sbuf *b, const char *name, int selected, const int64_t *scores,
+                         const char *reason)
+{
+    put(b, "{\"clusterName\":");
+    put_string(b, name);
+    put(b, ",\"selected\":%s,\"clusterScore\":", selected ? "true" : "false");
+    if (scores)
+        put(b, "{\"affinityScore\":%" PRId64 ",\"priorityScore\":%" PRId64 "}", scores[0],
+            scores[1]);
+    else
+        put(b, "null");
+    put(b, ",\"reason\":");
+    put_string(b, reason ? reason : "");
+    put(b, "}");
+}
+
+static int bind(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                const trellis_target *t, trellis_status *st)
+{
+    const fleet_policy *p = host->object_data(self, w);
+    const char *name = host->target_key(t);
+    const picked *x = host->cycle_get(c, self);
+    while (x && strcmp(x->key, name) != 0)
+        x = x->next;
+    /* not reserved in a cycle that scored: KubeFleet's zero scores */
+    int64_t scores[2] = {x ? x->affinity : 0, x ? x->spread : 0};
+    const int64_t *sc = p && p->type == FLEET_PICK_FIXED ? NULL : scores;
+    char reason[1024], err[TRELLIS_MESSAGE_MAX];
+    success_reason(reason, sizeof reason, name, sc);
+    sbuf d = {0};
+    put_decision(&d, name, 1, sc, reason);
+    trellis_edit e[2];
+    size_t n = 0;
+    if (p && p->snapshot)
+        e[n++] = (trellis_edit){TRELLIS_EDIT_SET, "spec.schedulingPolicySnapshotName", p->snapshot};
+    e[n++] = (trellis_edit){TRELLIS_EDIT_SET_JSON, "spec.clusterDecision", d.s};
+    int rc = d.failed ? (snprintf(err, sizeof err, "out of memory"), -1)
+                      : host->store_bind_edits(self, w, t, e, n, err, sizeof err);
+    free(d.s);
+    if (rc < 0) {
+        host->status(st, TRELLIS_ERROR, "BindFailed", "%s",
+                     err[0] ? err : "the store refused the change");
+        return TRELLIS_ERROR;
+    }
+    return TRELLIS_SUCCESS;
+}
+
+/* ---- the policy snapshot's status ---- */
+
+#define MAX_UNSELECTED 20
+#define GENERATION_ANNOTATION "kubernetes-fleet.io/CRP-generation"
+
 static const char *str_at(const trellis_value *v, const char *key)
 {
     const trellis_value *x = v ? host->value_get(v, key) : NULL;
@@ -251,79 +249,35 @@ static void rfc3339(int64_t ms, char *buf, size_t len)
              y, m, d, rem / 3600, rem / 60 % 60, rem % 60);
 }
 
-/* A cluster decision read back from a binding (spec.clusterDecision), in
- * KubeFleet's field order, onto b. */
-static void put_stored_decision(sbuf *b, const trellis_object *binding, const char *cluster)
+/* A decision as stored (a binding's spec.clusterDecision, a status
+ * entry), in the canonical form, onto b; name when it names none. */
+static void put_stored_decision(sbuf *b, const trellis_value *d, const char *name)
 {
-    const trellis_value *d = host->object_get(binding, "spec.clusterDecision");
-    const trellis_value *sc = d ? host->value_get(d, "clusterScore") : NULL;
-    const char *name = str_at(d, "clusterName");
-    put(b, "{\"clusterName\":");
-    put_string(b, name ? name : cluster);
-    put(b, ",\"selected\":true,\"clusterScore\":");
-    if (sc && host->value_type(sc) == TRELLIS_VALUE_MAP) {
-        int64_t a = 0, t = 0;
-        const trellis_value *x = host->value_get(sc, "affinityScore");
-        if (x)
-            host->value_int(x, &a);
-        x = host->value_get(sc, "priorityScore");
-        if (x)
-            host->value_int(x, &t);
-        put(b, "{\"affinityScore\":%" PRId64 ",\"priorityScore\":%" PRId64 "}", a, t);
-    } else {
-        put(b, "null");
-    }
-    put(b, ",\"reason\":");
-    put_string(b, str_at(d, "reason") ? str_at(d, "reason") : "");
-    put(b, "}");
+    int64_t sc[2];
+    const trellis_value *sel = d ? host->value_get(d, "selected") : NULL;
+    int selected = 1;
+    if (sel)
+        host->value_bool(sel, &selected);
+    const char *n = str_at(d, "clusterName");
+    put_decision(
+        b, n ? n : name, selected,
+        fleet_stored_scores(host, d ? host->value_get(d, "clusterScore") : NULL, sc) ? sc : NULL,
+        str_at(d, "reason"));
 }
 
-/* A cluster decision of this cycle's pick t onto b (what bind writes). */
+/* The decision of this cycle's pick t onto b (what bind writes). */
 static void put_picked_decision(sbuf *b, trellis_cycle *c, const config *cfg, const fleet_policy *p,
                                 const char *name, const trellis_target *t)
 {
-    int64_t a = 0, sp = 0;
-    if (host->cycle_score(c, cfg->affinity, t, &a) < 0)
-        a = 0;
-    if (host->cycle_score(c, cfg->spread, t, &sp) < 0)
-        sp = 0;
+    int64_t sc[2];
+    if (host->cycle_score(c, cfg->affinity, t, &sc[0]) < 0)
+        sc[0] = 0;
+    if (host->cycle_score(c, cfg->spread, t, &sc[1]) < 0)
+        sc[1] = 0;
     char reason[1024];
-    put(b, "{\"clusterName\":");
-    put_string(b, name);
-    if (p->type == FLEET_PICK_FIXED) {
-        snprintf(reason, sizeof reason,
-                 "Successfully scheduled resources for placement in \"%s\": picked by scheduling "
-                 "policy",
-                 name);
-        put(b, ",\"selected\":true,\"clusterScore\":null,\"reason\":");
-    } else {
-        snprintf(reason, sizeof reason,
-                 "Successfully scheduled resources for placement in \"%s\" (affinity score: "
-                 "%" PRId64 ", topology spread score: %" PRId64 "): picked by scheduling policy",
-                 name, a, sp);
-        put(b,
-            ",\"selected\":true,\"clusterScore\":{\"affinityScore\":%" PRId64
-            ",\"priorityScore\":%" PRId64 "},\"reason\":",
-            a, sp);
-    }
-    put_string(b, reason);
-    put(b, "}");
-}
-
-/* An unselected cluster's decision onto b. */
-static void put_unselected(sbuf *b, const char *name, const int64_t *scores, const char *reason)
-{
-    put(b, "{\"clusterName\":");
-    put_string(b, name);
-    put(b, ",\"selected\":false,\"clusterScore\":");
-    if (scores)
-        put(b, "{\"affinityScore\":%" PRId64 ",\"priorityScore\":%" PRId64 "}", scores[0],
-            scores[1]);
-    else
-        put(b, "null");
-    put(b, ",\"reason\":");
-    put_string(b, reason);
-    put(b, "}");
+    const int64_t *scores = p->type == FLEET_PICK_FIXED ? NULL : sc;
+    success_reason(reason, sizeof reason, name, scores);
+    put_decision(b, name, 1, scores, reason);
 }
 
 /* A scored cluster that was not picked. */
@@ -350,18 +304,6 @@ static const trellis_target *picked_as(trellis_cycle *c, const char *name)
         if (strcmp(host->target_key(host->cycle_pick(c, i)), name) == 0)
             return host->cycle_pick(c, i);
     return NULL;
-}
-
-/* Whether the cluster of name is the placement's after this cycle (held
- * and kept, or picked): KubeFleet lists it once, as selected. */
-static int selected_already(trellis_cycle *c, const char *name)
-{
-    if (picked_as(c, name))
-        return 1;
-    for (size_t i = 0; i < host->cycle_held_count(c); i++)
-        if (strcmp(host->cycle_held(c, i), name) == 0 && host->cycle_held_kept(c, i))
-            return 1;
-    return 0;
 }
 
 /* Append the selected clusters' decisions to b ("," between): the new
@@ -395,7 +337,7 @@ static size_t put_selected(sbuf *b, trellis_cycle *c, const config *cfg, const f
             if (first != (pass == 0))
                 continue;
             put(b, n++ ? "," : "");
-            put_stored_decision(b, bo, name);
+            put_stored_decision(b, host->object_get(bo, "spec.clusterDecision"), name);
         }
     }
     return n;
@@ -407,15 +349,27 @@ static size_t put_selected(sbuf *b, trellis_cycle *c, const config *cfg, const f
 static void put_unselected_all(sbuf *b, trellis_cycle *c, const config *cfg, const fleet_policy *p,
                                size_t *n)
 {
-    size_t nt = host->cycle_target_count(c), left = MAX_UNSELECTED, nu = 0;
+    size_t nt = host->cycle_target_count(c), left = MAX_UNSELECTED, nu = 0, ns = 0;
+    size_t np = host->cycle_pick_count(c), nh = host->cycle_held_count(c);
     unpicked *u = nt ? host->cycle_alloc(c, nt * sizeof *u) : NULL;
-    trellis_status st;
-    for (size_t i = 0; u && i < nt; i++) {
+    /* the selected clusters, sorted: each target is looked up once */
+    const char **sel = host->cycle_alloc(c, (np + nh + 1) * sizeof *sel);
+    if (!u || !sel)
+        return;
+    for (size_t i = 0; i < np; i++)
+        sel[ns++] = host->target_key(host->cycle_pick(c, i));
+    for (size_t i = 0; i < nh; i++)
+        if (host->cycle_held_kept(c, i))
+            sel[ns++] = host->cycle_held(c, i);
+    qsort(sel, ns, sizeof *sel, fleet_key_cmp);
+    /* the verdicts alone (no filter runs again) for every target; the
+     * reasons only for the few listed */
+    for (size_t i = 0; i < nt; i++) {
         const trellis_target *t = host->cycle_target(c, i);
         const char *name = host->target_key(t);
         int64_t a, sp;
-        if (p->type != FLEET_PICK_N || selected_already(c, name) ||
-            host->cycle_target_status(c, i, &st) != TRELLIS_SUCCESS)
+        if (p->type != FLEET_PICK_N || bsearch(&name, sel, ns, sizeof *sel, fleet_key_cmp) ||
+            host->cycle_target_status(c, i, NULL) != TRELLIS_SUCCESS)
             continue;
         if (host->cycle_score(c, cfg->affinity, t, &a) < 0)
             a = 0;
@@ -423,8 +377,7 @@ static void put_unselected_all(sbuf *b, trellis_cycle *c, const config *cfg, con
             sp = 0;
         u[nu++] = (unpicked){name, {a, sp}};
     }
-    if (u)
-        qsort(u, nu, sizeof *u, by_rank);
+    qsort(u, nu, sizeof *u, by_rank);
     char reason[TRELLIS_MESSAGE_MAX + 200];
     for (size_t i = 0; i < nu && left; i++, left--) {
         snprintf(reason, sizeof reason,
@@ -432,15 +385,18 @@ static void put_unselected_all(sbuf *b, trellis_cycle *c, const config *cfg, con
                  ", topology spread score: %" PRId64 ")",
                  u[i].name, u[i].score[0], u[i].score[1]);
         put(b, (*n)++ ? "," : "");
-        put_unselected(b, u[i].name, u[i].score, reason);
+        put_decision(b, u[i].name, 0, u[i].score, reason);
     }
+    trellis_status st;
     for (size_t i = 0; i < nt && left; i++) {
         const char *name = host->target_key(host->cycle_target(c, i));
-        if (selected_already(c, name) || host->cycle_target_status(c, i, &st) == TRELLIS_SUCCESS)
+        if (bsearch(&name, sel, ns, sizeof *sel, fleet_key_cmp) ||
+            host->cycle_target_status(c, i, NULL) == TRELLIS_SUCCESS)
             continue;
+        host->cycle_target_status(c, i, &st);
         snprintf(reason, sizeof reason, "ClusterUnschedulable, %s", st.message);
         put(b, (*n)++ ? "," : "");
-        put_unselected(b, name, NULL, reason);
+        put_decision(b, name, 0, NULL, reason);
         left--;
     }
 }
@@ -470,48 +426,24 @@ static size_t put_fixed(sbuf *b, trellis_cycle *c, const config *cfg, const flee
             continue;
         }
         put(b, n++ ? "," : "");
-        put_unselected(b, name, NULL, reason);
+        put_decision(b, name, 0, NULL, reason);
         bad++;
     }
     return bad;
 }
 
-/* The canonical text of every decision of a list, sorted: the same
- * decisions in any order compare equal (KubeFleet's equalDecisions). */
-static int same_decisions(const trellis_value *old, const char *new_json, trellis_cycle *c)
+/* Whether the stored list old holds new_json's decisions, in the same
+ * order (each in the canonical form put_decision writes): KubeFleet
+ * compares them by cluster; the order here is deterministic, so only a
+ * list reordered by someone else is written once more. */
+static int same_decisions(const trellis_value *old, const char *new_json)
 {
-    (void)c;
     sbuf ob = {0};
     size_t n = old && host->value_type(old) == TRELLIS_VALUE_LIST ? host->value_len(old) : 0;
     put(&ob, "[");
     for (size_t i = 0; i < n; i++) {
-        const trellis_value *d = host->value_at(old, i);
-        const trellis_value *sel = host->value_get(d, "selected");
-        const trellis_value *sc = host->value_get(d, "clusterScore");
-        int selected = 0;
-        if (sel)
-            host->value_bool(sel, &selected);
-        int64_t sv[2] = {0, 0};
-        int has = sc && host->value_type(sc) == TRELLIS_VALUE_MAP;
-        if (has) {
-            const trellis_value *x = host->value_get(sc, "affinityScore");
-            if (x)
-                host->value_int(x, &sv[0]);
-            x = host->value_get(sc, "priorityScore");
-            if (x)
-                host->value_int(x, &sv[1]);
-        }
         put(&ob, i ? "," : "");
-        put(&ob, "{\"clusterName\":");
-        put_string(&ob, str_at(d, "clusterName"));
-        put(&ob, ",\"selected\":%s,\"clusterScore\":", selected ? "true" : "false");
-        if (has)
-            put(&ob, "{\"affinityScore\":%" PRId64 ",\"priorityScore\":%" PRId64 "}", sv[0], sv[1]);
-        else
-            put(&ob, "null");
-        put(&ob, ",\"reason\":");
-        put_string(&ob, str_at(d, "reason"));
-        put(&ob, "}");
+        put_stored_decision(&ob, host->value_at(old, i), "");
     }
     put(&ob, "]");
     int same = !ob.failed && ob.s && strcmp(ob.s, new_json) == 0;
@@ -599,7 +531,7 @@ static void decided(trellis_plugin *self, trellis_cycle *c, const trellis_object
                     str_at(old, "message") && strcmp(str_at(old, "message"), msg) == 0 &&
                     old_gen == snap_gen;
     if (!b.failed && same_cond && obs == gen &&
-        same_decisions(st ? host->value_get(st, "clusterDecisions") : NULL, b.s, c)) {
+        same_decisions(st ? host->value_get(st, "clusterDecisions") : NULL, b.s)) {
         free(b.s);
         return; /* as it was: nothing to write */
     }

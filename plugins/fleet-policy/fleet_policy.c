@@ -67,16 +67,11 @@ static held held_of(trellis_cycle *c, size_t i)
 {
     held x = {host->cycle_held(c, i), 0, 0, 0};
     const trellis_object *b = host->cycle_held_object(c, i);
-    const trellis_value *sc = b ? host->object_get(b, "spec.clusterDecision.clusterScore") : NULL;
-    if (sc && host->value_type(sc) == TRELLIS_VALUE_MAP) {
-        const trellis_value *t = host->value_get(sc, "priorityScore");
-        const trellis_value *a = host->value_get(sc, "affinityScore");
-        x.has_score = 1;
-        if (t)
-            host->value_int(t, &x.spread);
-        if (a)
-            host->value_int(a, &x.affinity);
-    }
+    int64_t sc[2];
+    x.has_score = fleet_stored_scores(
+        host, b ? host->object_get(b, "spec.clusterDecision.clusterScore") : NULL, sc);
+    x.affinity = sc[0];
+    x.spread = sc[1];
     return x;
 }
 

@@ -443,24 +443,15 @@ static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obje
     return TRELLIS_SUCCESS;
 }
 
-/* The snapshot index of t: member clusters are cluster-scoped, in name
- * order; a linear look when that does not find it. For the plain filter
- * and score, which the host calls for reasons and explanations. */
+/* The snapshot index of t (index_of_key by its name; a linear look when
+ * that is not t): for the plain filter and score, which the host calls
+ * for reasons and explanations. */
 static size_t index_of(trellis_cycle *c, const trellis_target *t)
 {
-    size_t lo = 0, n = host->cycle_target_count(c), hi = n;
-    const char *name = host->target_name(t);
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const trellis_target *x = host->cycle_target(c, mid);
-        if (x == t)
-            return mid;
-        if (strcmp(host->target_name(x), name) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = 0; i < n; i++)
+    size_t n = host->cycle_target_count(c), i = index_of_key(c, host->target_name(t));
+    if (i < n && host->cycle_target(c, i) == t)
+        return i;
+    for (i = 0; i < n; i++)
         if (host->cycle_target(c, i) == t)
             return i;
     return n;

@@ -915,11 +915,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         return -1;
     }
     h->set_private(self, cfg, config_free);
-    if (podres_intern_init(&cfg->ids) < 0) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    if (podres_fields_read(h, args, &cfg->f, err, errlen) < 0 ||
+    if (podres_setup(h, args, &cfg->ids, &cfg->f, err, errlen) < 0 ||
         read_config(cfg, h->arg_document(args, "config"), err, errlen) < 0)
         return -1;
     for (size_t r = 0; r < cfg->nscore; r++) {

@@ -1074,8 +1074,10 @@ typedef struct trellis_host {
     int (*cycle_held_kept)(const trellis_cycle *c, size_t i);
     /* Target i's (cycle_target) verdict in this cycle: TRELLIS_SUCCESS
      * when it was feasible or never looked at, else the code of the first
-     * rejection with st (may be NULL) filled: its reason and message.
-     * post_filter and decided; main thread. */
+     * rejection with st filled: its reason and message (the host may run
+     * the filters again to say it). st NULL: the verdict alone, at no
+     * cost (TRELLIS_UNSCHEDULABLE for a rejection whose code a batch
+     * filter did not say). post_filter and decided; main thread. */
     int (*cycle_target_status)(trellis_cycle *c, size_t i, trellis_status *st);
     /* Name the counters declared with declare_counters, so that the
      * operator's views show per target how much of each its workloads use
