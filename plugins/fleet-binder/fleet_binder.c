@@ -137,19 +137,38 @@ static void put(sbuf *b, const char *fmt, ...)
     }
 }
 
-/* A JSON string of text (quoted, escaped) onto b. */
+/* A JSON string of text (quoted, escaped) onto b: room for the worst
+ * case (six bytes a character) made once, then copied. */
 static void put_string(sbuf *b, const char *text)
 {
-    put(b, "\"");
-    for (const unsigned char *q = (const unsigned char *)(text ? text : ""); *q; q++) {
-        if (*q == '"' || *q == '\\')
-            put(b, "\\%c", *q);
-        else if (*q < 0x20)
-            put(b, "\\u%04x", *q);
-        else
-            put(b, "%c", *q);
+    const unsigned char *q = (const unsigned char *)(text ? text : "");
+    size_t need = b->len + 6 * strlen((const char *)q) + 3;
+    if (!b->failed && need > b->cap) {
+        char *ns = realloc(b->s, need * 2);
+        if (!ns) {
+            b->failed = 1;
+            return;
+        }
+        b->s = ns;
+        b->cap = need * 2;
     }
-    put(b, "\"");
+    if (b->failed)
+        return;
+    char *o = b->s + b->len;
+    *o++ = '"';
+    for (; *q; q++) {
+        if (*q == '"' || *q == '\\') {
+            *o++ = '\\';
+            *o++ = (char)*q;
+        } else if (*q < 0x20) {
+            o += snprintf(o, 7, "\\u%04x", *q);
+        } else {
+            *o++ = (char)*q;
+        }
+    }
+    *o++ = '"';
+    *o = '\0';
+    b->len = (size_t)(o - b->s);
 }
 
 /* The reason KubeFleet gives a selected cluster: with the scores it was
