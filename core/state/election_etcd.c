@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "election_impl.h"
+#include "base64.h"
 #include "etcdclient.h"
 #include "log.h"
 #include "util.h"
@@ -67,7 +68,7 @@ static json_object *jint(int64_t v)
 
 static json_object *jb64(const char *s)
 {
-    char *b = etcd_b64(s, strlen(s));
+    char *b = base64_encode(s, strlen(s));
     json_object *j = json_object_new_string(b);
     free(b);
     return j;

@@ -1,18 +1,18 @@
 /*
- * etcdclient.c - see etcdclient.h. A few curl easy handles per client for
- * the calls (kept, so their connections are reused; several threads may
- * call at once: a flush sends its transactions side by side), one per
- * stream.
+ * etcdclient.c - see etcdclient.h. The requests and streams go through
+ * httpc.c (several threads may call at once: a flush sends its
+ * transactions side by side).
  */
 #include "config.h"
 
+#include "base64.h"
 #include "etcdclient.h"
 
-#include <curl/curl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "httpc.h"
 #include "util.h"
 
 struct etcd_client {
@@ -20,21 +20,8 @@ struct etcd_client {
     size_t n_endpoints;
     atomic_size_t current; /* the endpoint in use */
     char *prefix;
-    char *ca, *cert, *key;
-    uint32_t timeout_ms;
-    struct conn {
-        pthread_mutex_t mu;
-        CURL *h;
-    } conns[ETCD_CONNS];
-    atomic_uint next_conn;
-    struct curl_slist *headers;
+    httpc *http;
 };
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static void curl_init(void)
-{
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-}
 
 etcd_client *etcd_client_new(const cfg_store *sc, char *err, size_t errlen)
 {
@@ -43,30 +30,22 @@ etcd_client *etcd_client_new(const cfg_store *sc, char *err, size_t errlen)
              sc->file ? sc->file : "", sc->line);
         return NULL;
     }
-    pthread_once(&curl_once, curl_init);
+    static const char *const headers[] = {"Grpc-Metadata-Hasleader: true", NULL};
+    httpc_opts o = {.ca_file = sc->tls_ca,
+                    .cert_file = sc->tls_cert,
+                    .key_file = sc->tls_key,
+                    .headers = headers,
+                    .timeout_ms = sc->timeout_ms};
+    httpc *http = httpc_new(&o, err, errlen);
+    if (!http)
+        return NULL;
     etcd_client *c = xcalloc(1, sizeof *c);
     c->endpoints = xcalloc(sc->n_endpoints, sizeof *c->endpoints);
     for (size_t i = 0; i < sc->n_endpoints; i++)
         c->endpoints[i] = xstrdup(sc->endpoints[i]);
     c->n_endpoints = sc->n_endpoints;
     c->prefix = xstrdup(sc->prefix ? sc->prefix : "/trellis");
-    c->ca = sc->tls_ca ? xstrdup(sc->tls_ca) : NULL;
-    c->cert = sc->tls_cert ? xstrdup(sc->tls_cert) : NULL;
-    c->key = sc->tls_key ? xstrdup(sc->tls_key) : NULL;
-    c->timeout_ms = sc->timeout_ms ? sc->timeout_ms : 5000;
-    int ok = 1;
-    for (int i = 0; i < ETCD_CONNS; i++) {
-        pthread_mutex_init(&c->conns[i].mu, NULL);
-        c->conns[i].h = curl_easy_init();
-        ok &= c->conns[i].h != NULL;
-    }
-    c->headers = curl_slist_append(NULL, "Content-Type: application/json");
-    c->headers = curl_slist_append(c->headers, "Grpc-Metadata-Hasleader: true");
-    if (!ok || !c->headers) {
-        etcd_client_free(c);
-        errf(err, errlen, "cannot start libcurl");
-        return NULL;
-    }
+    c->http = http;
     return c;
 }
 
@@ -74,19 +53,11 @@ void etcd_client_free(etcd_client *c)
 {
     if (!c)
         return;
-    for (int i = 0; i < ETCD_CONNS; i++) {
-        if (c->conns[i].h)
-            curl_easy_cleanup(c->conns[i].h);
-        pthread_mutex_destroy(&c->conns[i].mu);
-    }
-    curl_slist_free_all(c->headers);
+    httpc_free(c->http);
     for (size_t i = 0; i < c->n_endpoints; i++)
         free(c->endpoints[i]);
     free(c->endpoints);
     free(c->prefix);
-    free(c->ca);
-    free(c->cert);
-    free(c->key);
     free(c);
 }
 
@@ -104,37 +75,6 @@ static void rotate(etcd_client *c, size_t from)
 {
     size_t want = from;
     atomic_compare_exchange_strong(&c->current, &want, (from + 1) % c->n_endpoints);
-}
-
-static size_t on_body(char *p, size_t size, size_t n, void *ud)
-{
-    sb_add(ud, p, size * n);
-    return size * n;
-}
-
-/* The options every request shares. */
-static void setup(etcd_client *c, CURL *h, const char *url, const char *body)
-{
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->headers);
-    curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
-                     (long)(c->timeout_ms < 2000 ? c->timeout_ms : 2000));
-    if (c->ca)
-        curl_easy_setopt(h, CURLOPT_CAINFO, c->ca);
-    if (c->cert) {
-        curl_easy_setopt(h, CURLOPT_SSLCERT, c->cert);
-        curl_easy_setopt(h, CURLOPT_SSLKEY, c->key);
-    }
-}
-
-/* Whether curl failed before the request could reach the server. */
-static int not_sent(CURLcode rc)
-{
-    return rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
-           rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_PEER_FAILED_VERIFICATION;
 }
 
 const char *etcd_reply_error(json_object *reply)
@@ -171,39 +111,23 @@ json_object *etcd_call(etcd_client *c, const char *path, json_object *req, int i
     strbuf out;
     sb_init(&out);
     json_object *reply = NULL;
-    /* a free connection, else the next one in turn */
-    struct conn *cn = NULL;
-    for (int i = 0; i < ETCD_CONNS && !cn; i++)
-        if (pthread_mutex_trylock(&c->conns[i].mu) == 0)
-            cn = &c->conns[i];
-    if (!cn) {
-        cn = &c->conns[atomic_fetch_add(&c->next_conn, 1) % ETCD_CONNS];
-        pthread_mutex_lock(&cn->mu);
-    }
-    CURL *h = cn->h;
     for (size_t tries = 0; tries < c->n_endpoints + 1; tries++) {
         size_t at = atomic_load(&c->current) % c->n_endpoints;
         char *url = xasprintf("%s/v3/%s", c->endpoints[at], path);
-        curl_easy_reset(h);
-        setup(c, h, url, body);
-        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)c->timeout_ms);
-        curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(h, CURLOPT_WRITEDATA, &out);
-        out.len = 0;
-        CURLcode rc = curl_easy_perform(h);
         long status = 0;
-        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+        char why[256];
+        out.len = 0;
+        int rc = httpc_request(c->http, "POST", url, body, NULL, &status, &out, why, sizeof why);
         free(url);
-        if (rc != CURLE_OK) {
-            errf(err, errlen, "etcd %s: %s", c->endpoints[at], curl_easy_strerror(rc));
+        if (rc != HTTPC_ANSWERED) {
+            errf(err, errlen, "etcd %s: %s", c->endpoints[at], why);
             rotate(c, at);
-            if (idempotent || not_sent(rc))
+            if (idempotent || rc == HTTPC_NOT_SENT)
                 continue;
             if (ambiguous)
                 *ambiguous = 1;
             break;
         }
-        sb_add(&out, "", 0);
         json_tokener *tok = json_tokener_new();
         reply = out.len ? json_tokener_parse_ex(tok, out.s, (int)out.len) : NULL;
         int complete = reply && json_tokener_get_error(tok) == json_tokener_success;
@@ -238,41 +162,8 @@ json_object *etcd_call(etcd_client *c, const char *path, json_object *req, int i
         }
         break;
     }
-    pthread_mutex_unlock(&cn->mu);
     sb_free(&out);
     return reply;
-}
-
-typedef struct stream_ctx {
-    strbuf buf;
-    etcd_line_fn line;
-    void *ud;
-    int ended; /* line asked to stop */
-    atomic_int *stop;
-} stream_ctx;
-
-static size_t on_stream(char *p, size_t size, size_t n, void *ud)
-{
-    stream_ctx *sc = ud;
-    sb_add(&sc->buf, p, size * n);
-    size_t start = 0;
-    for (size_t i = 0; i < sc->buf.len && !sc->ended; i++) {
-        if (sc->buf.s[i] != '\n')
-            continue;
-        if (i > start && sc->line(sc->ud, sc->buf.s + start, i - start))
-            sc->ended = 1;
-        start = i + 1;
-    }
-    memmove(sc->buf.s, sc->buf.s + start, sc->buf.len - start);
-    sc->buf.len -= start;
-    return sc->ended ? 0 : size * n; /* 0 ends the transfer */
-}
-
-static int on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
-{
-    (void)dt, (void)dn, (void)ut, (void)un;
-    stream_ctx *sc = ud;
-    return atomic_load(sc->stop) ? 1 : 0;
 }
 
 int etcd_stream(etcd_client *c, const char *path, json_object *req, uint32_t idle_ms,
@@ -281,114 +172,22 @@ int etcd_stream(etcd_client *c, const char *path, json_object *req, uint32_t idl
     const char *body = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
     size_t at = atomic_load(&c->current) % c->n_endpoints;
     char *url = xasprintf("%s/v3/%s", c->endpoints[at], path);
-    CURL *h = curl_easy_init();
-    if (!h) {
-        free(url);
-        return errf(err, errlen, "cannot start libcurl");
-    }
-    stream_ctx sc = {.line = line, .ud = ud, .stop = stop};
-    sb_init(&sc.buf);
-    setup(c, h, url, body);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_stream);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &sc);
-    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(h, CURLOPT_XFERINFODATA, &sc);
-    /* a member that stops (SIGSTOP, a cut network) sends nothing: drop it */
-    long idle_s = (long)((idle_ms + 999) / 1000);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, idle_s > 0 ? idle_s : 1L);
-    curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-    CURLcode rc = curl_easy_perform(h);
     long status = 0;
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-    int result = 0;
-    if (sc.ended || atomic_load(stop)) {
-        result = 0;
-    } else if (rc != CURLE_OK) {
-        result = errf(err, errlen, "etcd %s: %s", c->endpoints[at], curl_easy_strerror(rc));
-        rotate(c, at);
-    } else {
-        /* the server ended the stream: what it said last, if anything */
-        if (sc.buf.len && !sc.ended)
-            line(ud, sc.buf.s, sc.buf.len);
-        result = errf(err, errlen, "etcd %s: HTTP %ld: the stream ended", c->endpoints[at], status);
-        rotate(c, at);
-    }
-    sb_free(&sc.buf);
-    curl_easy_cleanup(h);
+    char why[256];
+    int rc =
+        httpc_stream(c->http, "POST", url, body, idle_ms, stop, line, ud, &status, why, sizeof why);
     free(url);
-    return result;
-}
-
-/* ---- the gateway's JSON ---- */
-
-static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-char *etcd_b64(const char *bytes, size_t n)
-{
-    const unsigned char *p = (const unsigned char *)bytes;
-    char *out = xmalloc((n + 2) / 3 * 4 + 1), *o = out;
-    size_t i = 0;
-    for (; i + 2 < n; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-        *o++ = b64chars[v >> 18];
-        *o++ = b64chars[(v >> 12) & 63];
-        *o++ = b64chars[(v >> 6) & 63];
-        *o++ = b64chars[v & 63];
-    }
-    if (i < n) {
-        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0);
-        *o++ = b64chars[v >> 18];
-        *o++ = b64chars[(v >> 12) & 63];
-        *o++ = i + 1 < n ? b64chars[(v >> 6) & 63] : '=';
-        *o++ = '=';
-    }
-    *o = '\0';
-    return out;
-}
-
-static int b64val(unsigned char ch)
-{
-    if (ch >= 'A' && ch <= 'Z')
-        return ch - 'A';
-    if (ch >= 'a' && ch <= 'z')
-        return ch - 'a' + 26;
-    if (ch >= '0' && ch <= '9')
-        return ch - '0' + 52;
-    if (ch == '+' || ch == '-')
-        return 62;
-    if (ch == '/' || ch == '_')
-        return 63;
+    if (rc == 0)
+        return 0;
+    if (rc < 0)
+        errf(err, errlen, "etcd %s: %s", c->endpoints[at], why);
+    else
+        errf(err, errlen, "etcd %s: HTTP %ld: the stream ended", c->endpoints[at], status);
+    rotate(c, at);
     return -1;
 }
 
-char *etcd_unb64(const char *text, size_t len, size_t *n)
-{
-    while (len && text[len - 1] == '=')
-        len--;
-    if (len % 4 == 1)
-        return NULL;
-    char *out = xmalloc(len / 4 * 3 + 3), *o = out;
-    uint32_t acc = 0;
-    int bits = 0;
-    for (size_t i = 0; i < len; i++) {
-        int v = b64val((unsigned char)text[i]);
-        if (v < 0) {
-            free(out);
-            return NULL;
-        }
-        acc = acc << 6 | (uint32_t)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            *o++ = (char)((acc >> bits) & 0xff);
-        }
-    }
-    *o = '\0';
-    *n = (size_t)(o - out);
-    return out;
-}
+/* ---- the gateway's JSON ---- */
 
 char *etcd_prefix_end(const char *prefix)
 {
@@ -441,7 +240,7 @@ static int b64_field(json_object *j, const char *field, char **out, size_t *n)
     }
     if (!json_object_is_type(v, json_type_string))
         return -1;
-    *out = etcd_unb64(json_object_get_string(v), (size_t)json_object_get_string_len(v), n);
+    *out = base64_decode(json_object_get_string(v), (size_t)json_object_get_string_len(v), n);
     return *out ? 0 : -1;
 }
 

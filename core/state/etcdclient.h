@@ -58,11 +58,6 @@ int etcd_stream(etcd_client *c, const char *path, json_object *req, uint32_t idl
 
 /* ---- the gateway's JSON ---- */
 
-/* base64 of bytes as a new string (ownership transfers). */
-char *etcd_b64(const char *bytes, size_t n);
-/* The bytes of a base64 text, NUL-terminated (*n excludes the NUL), or
- * NULL when it is not base64. Ownership transfers. */
-char *etcd_unb64(const char *text, size_t len, size_t *n);
 /* The key just past every key that starts with prefix (its range_end),
  * as a new string. */
 char *etcd_prefix_end(const char *prefix);

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "edit.h"
+#include "base64.h"
 #include "etcdclient.h"
 #include "hmap.h"
 #include "log.h"
@@ -170,7 +171,7 @@ static char *stored_text(json_object *j)
 
 static json_object *jstr_b64(const char *s, size_t n)
 {
-    char *b = etcd_b64(s, n);
+    char *b = base64_encode(s, n);
     json_object *j = json_object_new_string(b);
     free(b);
     return j;

@@ -11,6 +11,7 @@
 
 #include "fuzz.h"
 
+#include "base64.h"
 #include "etcdclient.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -37,14 +38,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         etcd_kv_free(&kvs[i]);
     free(kvs);
     json_object_put(j);
-    char *b = etcd_b64(text, size);
+    char *b = base64_encode(text, size);
     size_t back_len = 0;
-    char *back = etcd_unb64(b, strlen(b), &back_len);
+    char *back = base64_decode(b, strlen(b), &back_len);
     FUZZ_CHECK(back && back_len == size && memcmp(back, text, size) == 0,
                "base64 of %zu bytes does not decode to them", size);
     free(back);
     free(b);
-    back = etcd_unb64(text, size, &back_len);
+    back = base64_decode(text, size, &back_len);
     if (back)
         FUZZ_CHECK(back_len <= size * 3 / 4 + 3, "%zu bytes decode to %zu", size, back_len);
     free(back);

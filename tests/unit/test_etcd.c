@@ -15,6 +15,7 @@
 #include "store.h"
 #include "testutil.h"
 #ifdef HAVE_ETCD
+#include "base64.h"
 #include "etcdclient.h"
 #endif
 
@@ -100,24 +101,24 @@ START_TEST(base64)
 {
     const char *cases[] = {"", "a", "ab", "abc", "abcd", "/trellis/o/Node//n1"};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char *b = etcd_b64(cases[i], strlen(cases[i]));
+        char *b = base64_encode(cases[i], strlen(cases[i]));
         size_t n;
-        char *back = etcd_unb64(b, strlen(b), &n);
+        char *back = base64_decode(b, strlen(b), &n);
         ck_assert_ptr_nonnull(back);
         ck_assert_uint_eq(n, strlen(cases[i]));
         ck_assert_str_eq(back, cases[i]);
         free(back);
         free(b);
     }
-    char *b = etcd_b64("ab", 2);
+    char *b = base64_encode("ab", 2);
     ck_assert_str_eq(b, "YWI=");
     free(b);
     size_t n;
-    ck_assert_ptr_null(etcd_unb64("Y*I=", 4, &n));
-    ck_assert_ptr_null(etcd_unb64("Y", 1, &n));
+    ck_assert_ptr_null(base64_decode("Y*I=", 4, &n));
+    ck_assert_ptr_null(base64_decode("Y", 1, &n));
     /* bytes with a NUL in them survive */
-    b = etcd_b64("a\0b", 3);
-    char *back = etcd_unb64(b, strlen(b), &n);
+    b = base64_encode("a\0b", 3);
+    char *back = base64_decode(b, strlen(b), &n);
     ck_assert_uint_eq(n, 3);
     ck_assert_int_eq(memcmp(back, "a\0b", 3), 0);
     free(back);
