@@ -710,15 +710,114 @@ static int load_etcd(cfg *c, const config_setting_t *st, char *err, size_t errle
     return 0;
 }
 
+/* A list of strings (NULL: absent). 0, or -1 with err. */
+static int get_str_list(cfg *c, const config_setting_t *group, const char *key, char ***out,
+                        size_t *n, const char *what, char *err, size_t errlen)
+{
+    config_setting_t *l = config_setting_get_member(group, key);
+    if (!l)
+        return 0;
+    int len = config_setting_length(l);
+    if (!config_setting_is_array(l) && !config_setting_is_list(l))
+        return serr(c, l, err, errlen, what);
+    *out = xcalloc((size_t)len + 1, sizeof **out);
+    for (int i = 0; i < len; i++) {
+        const char *v = config_setting_get_string_elem(l, i);
+        if (!v || !*v)
+            return serr(c, l, err, errlen, what);
+        (*out)[(*n)++] = xstrdup(v);
+    }
+    return 0;
+}
+
+/* The Kubernetes API store's settings. */
+static int load_kube(cfg *c, const config_setting_t *st, char *err, size_t errlen)
+{
+    static const char *const rkeys[] = {"kind", "api_version", "plural", "namespaced", NULL};
+    cfg_store *sc = &c->store;
+    long long ttl = 15, timeout = 10000, wt = 300000;
+    if (get_str(c, st, "kubeconfig", 0, &sc->kubeconfig, err, errlen) < 0 ||
+        get_str(c, st, "context", 0, &sc->context, err, errlen) < 0 ||
+        get_str(c, st, "lease_namespace", 0, &sc->lease_namespace, err, errlen) < 0 ||
+        get_str(c, st, "lease_name", 0, &sc->lease_name, err, errlen) < 0 ||
+        get_int(c, st, "lease_ttl_s", 3, 3600, &ttl, err, errlen) < 0 ||
+        get_int(c, st, "timeout_ms", 100, 600000, &timeout, err, errlen) < 0 ||
+        get_int(c, st, "watch_timeout_ms", 1000, 86400000LL, &wt, err, errlen) < 0 ||
+        get_str_list(c, st, "kinds", &sc->kinds, &sc->n_kinds,
+                     "store.kinds must be a list of kinds [ \"Pod\", \"Node\" ]", err, errlen) < 0)
+        return -1;
+    sc->lease_ttl_s = (uint32_t)ttl;
+    sc->timeout_ms = (uint32_t)timeout;
+    sc->watch_timeout_ms = (uint32_t)wt;
+    if (!sc->lease_namespace)
+        sc->lease_namespace = xstrdup("kube-system");
+    if (!sc->lease_name)
+        sc->lease_name = xstrdup("trellis");
+    if (sc->kubeconfig) {
+        resolve(c, &sc->kubeconfig);
+        if (access(sc->kubeconfig, R_OK) != 0) {
+            char what[1200];
+            snprintf(what, sizeof what, "store.kubeconfig: cannot read %.900s: %s", sc->kubeconfig,
+                     strerror(errno));
+            return serr(c, config_setting_get_member(st, "kubeconfig"), err, errlen, what);
+        }
+    }
+    if (sc->path)
+        return serr(c, config_setting_get_member(st, "path"), err, errlen,
+                    "store.path is the file store's directory: the Kubernetes API store has none "
+                    "(remove it)");
+    config_setting_t *rs = config_setting_get_member(st, "resources");
+    if (!rs)
+        return 0;
+    static const char *const rshape =
+        "store.resources must be a list ( { kind = \"Shoot\"; api_version = "
+        "\"core.gardener.cloud/v1beta1\"; plural = \"shoots\"; namespaced = true; }, ... )";
+    if (!config_setting_is_list(rs))
+        return serr(c, rs, err, errlen, rshape);
+    int n = config_setting_length(rs);
+    sc->resources = xcalloc((size_t)n + 1, sizeof *sc->resources);
+    for (int i = 0; i < n; i++) {
+        config_setting_t *r = config_setting_get_elem(rs, (unsigned)i);
+        cfg_kube_resource *kr = &sc->resources[sc->n_resources++];
+        kr->namespaced = 1;
+        if (!config_setting_is_group(r))
+            return serr(c, r, err, errlen, rshape);
+        if (check_keys(c, r, rkeys, err, errlen) < 0 ||
+            get_str(c, r, "kind", 1, &kr->kind, err, errlen) < 0 ||
+            get_str(c, r, "api_version", 1, &kr->api_version, err, errlen) < 0 ||
+            get_str(c, r, "plural", 1, &kr->plural, err, errlen) < 0 ||
+            get_bool(c, r, "namespaced", &kr->namespaced, err, errlen) < 0)
+            return -1;
+        if (strchr(kr->plural, '/') || strchr(kr->api_version, ' '))
+            return serr(c, r, err, errlen, rshape);
+    }
+    return 0;
+}
+
 /* store = { type = "file"; path = "..."; } or { type = "etcd"; endpoints =
- * [...]; ... }, paths resolved. */
+ * [...]; ... } or { type = "kubernetes"; kubeconfig = "..."; ... }, paths
+ * resolved. */
 static int load_store(cfg *c, const config_setting_t *root, char *err, size_t errlen)
 {
-    static const char *const skeys[] = {"type", "path",        "endpoints",  "prefix",
-                                        "tls",  "lease_ttl_s", "timeout_ms", "watch_timeout_ms",
+    static const char *const skeys[] = {"type",
+                                        "path",
+                                        "endpoints",
+                                        "prefix",
+                                        "tls",
+                                        "lease_ttl_s",
+                                        "timeout_ms",
+                                        "watch_timeout_ms",
+                                        "kubeconfig",
+                                        "context",
+                                        "lease_namespace",
+                                        "lease_name",
+                                        "kinds",
+                                        "resources",
                                         NULL};
     static const char *const etcd_only[] = {"endpoints",  "prefix",           "tls", "lease_ttl_s",
                                             "timeout_ms", "watch_timeout_ms", NULL};
+    static const char *const kube_only[] = {
+        "kubeconfig", "context", "lease_namespace", "lease_name", "kinds", "resources", NULL};
     config_setting_t *st = config_setting_get_member(root, "store");
     cfg_store *sc = &c->store;
     sc->type = xstrdup("file");
@@ -739,11 +838,33 @@ static int load_store(cfg *c, const config_setting_t *root, char *err, size_t er
         free(sc->type);
         sc->type = type;
     }
-    if (strcmp(sc->type, "etcd") == 0)
-        return load_etcd(c, st, err, errlen);
-    if (strcmp(sc->type, "file") != 0)
+    int is_etcd = strcmp(sc->type, "etcd") == 0, is_kube = strcmp(sc->type, "kubernetes") == 0;
+    if (!is_etcd && !is_kube && strcmp(sc->type, "file") != 0)
         return serr(c, config_setting_get_member(st, "type"), err, errlen,
-                    "store.type: expected \"file\" or \"etcd\"");
+                    "store.type: expected \"file\", \"etcd\" or \"kubernetes\"");
+    for (const char *const *k = kube_only; !is_kube && *k; k++)
+        if (config_setting_get_member(st, *k)) {
+            char what[256];
+            snprintf(what, sizeof what,
+                     "store.%s is a setting of the Kubernetes API store: set type = "
+                     "\"kubernetes\" or remove it",
+                     *k);
+            return serr(c, config_setting_get_member(st, *k), err, errlen, what);
+        }
+    if (is_etcd)
+        return load_etcd(c, st, err, errlen);
+    static const char *const not_kube[] = {"endpoints", "prefix", "tls", NULL};
+    for (const char *const *k = not_kube; is_kube && *k; k++)
+        if (config_setting_get_member(st, *k)) {
+            char what[256];
+            snprintf(what, sizeof what,
+                     "store.%s is a setting of the etcd store: the Kubernetes API store reads "
+                     "its server and credentials from store.kubeconfig",
+                     *k);
+            return serr(c, config_setting_get_member(st, *k), err, errlen, what);
+        }
+    if (is_kube)
+        return load_kube(c, st, err, errlen);
     for (const char *const *k = etcd_only; *k; k++)
         if (config_setting_get_member(st, *k)) {
             char what[256];
@@ -871,6 +992,19 @@ void config_store_free(cfg_store *sc)
     free(sc->tls_ca);
     free(sc->tls_cert);
     free(sc->tls_key);
+    free(sc->kubeconfig);
+    free(sc->context);
+    free(sc->lease_namespace);
+    free(sc->lease_name);
+    for (size_t i = 0; i < sc->n_kinds; i++)
+        free(sc->kinds[i]);
+    free(sc->kinds);
+    for (size_t i = 0; i < sc->n_resources; i++) {
+        free(sc->resources[i].kind);
+        free(sc->resources[i].api_version);
+        free(sc->resources[i].plural);
+    }
+    free(sc->resources);
     free(sc->file);
     memset(sc, 0, sizeof *sc);
 }
@@ -1029,6 +1163,27 @@ char *config_to_json(const cfg *c)
         json_object_object_add(st, "lease_ttl_s", json_object_new_int64(sc->lease_ttl_s));
         json_object_object_add(st, "timeout_ms", json_object_new_int64(sc->timeout_ms));
         json_object_object_add(st, "watch_timeout_ms", json_object_new_int64(sc->watch_timeout_ms));
+    }
+    if (sc->type && strcmp(sc->type, "kubernetes") == 0) {
+        json_object_object_add(st, "kubeconfig", jstr(sc->kubeconfig));
+        json_object_object_add(st, "context", jstr(sc->context));
+        json_object_object_add(st, "lease_namespace", jstr(sc->lease_namespace));
+        json_object_object_add(st, "lease_name", jstr(sc->lease_name));
+        json_object_object_add(st, "lease_ttl_s", json_object_new_int64(sc->lease_ttl_s));
+        json_object_object_add(st, "timeout_ms", json_object_new_int64(sc->timeout_ms));
+        json_object_object_add(st, "watch_timeout_ms", json_object_new_int64(sc->watch_timeout_ms));
+        json_object_object_add(st, "kinds", jstr_array(sc->kinds, sc->n_kinds));
+        json_object *rs = json_object_new_array();
+        for (size_t i = 0; i < sc->n_resources; i++) {
+            const cfg_kube_resource *r = &sc->resources[i];
+            json_object *ro = json_object_new_object();
+            json_object_object_add(ro, "kind", jstr(r->kind));
+            json_object_object_add(ro, "api_version", jstr(r->api_version));
+            json_object_object_add(ro, "plural", jstr(r->plural));
+            json_object_object_add(ro, "namespaced", json_object_new_boolean(r->namespaced));
+            json_object_array_add(rs, ro);
+        }
+        json_object_object_add(st, "resources", rs);
     }
     json_object_object_add(o, "store", st);
     json_object *h = json_object_new_object();

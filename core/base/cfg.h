@@ -132,8 +132,17 @@ typedef struct cfg_profile {
 /* store = { ... }: where the state lives (store.h). The file store reads
  * type and path; a network store (etcd) its endpoints, prefix and TLS
  * files, paths resolved against the config's directory. */
+/* store.resources: where the Kubernetes API serves a kind, when its
+ * discovery should not decide (a kind served by several groups). */
+typedef struct cfg_kube_resource {
+    char *kind;
+    char *api_version; /* "v1", "apps/v1", "core.gardener.cloud/v1beta1" */
+    char *plural;      /* "pods", "shoots" */
+    int namespaced;
+} cfg_kube_resource;
+
 typedef struct cfg_store {
-    char *type;       /* "file" (default) or "etcd" */
+    char *type;       /* "file" (default), "etcd" or "kubernetes" */
     char *path;       /* the file store's directory; may be NULL */
     char **endpoints; /* etcd: "http://127.0.0.1:2379", ... */
     size_t n_endpoints;
@@ -145,6 +154,16 @@ typedef struct cfg_store {
      * opened again (etcd sends progress notifications every
      * --experimental-watch-progress-notify-interval, 10 min by default) */
     uint32_t watch_timeout_ms;
+    /* the Kubernetes API store: a kubeconfig file (resolved; NULL: the
+     * KUBECONFIG variable, then ~/.kube/config, read when the store
+     * opens), its context (NULL: current-context), the Lease of the
+     * election, the kinds store copy exports, and resources as above */
+    char *kubeconfig, *context;
+    char *lease_namespace, *lease_name;
+    char **kinds;
+    size_t n_kinds;
+    cfg_kube_resource *resources;
+    size_t n_resources;
     char *file; /* where the group is, for messages ("" when absent) */
     int line;
 } cfg_store;

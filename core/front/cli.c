@@ -248,7 +248,8 @@ static int take_option(opts *o, int ch)
         show_help(o->cmd);
     case 'V':
         printf("trellis %s (plugin SDK %d.%d; stores: file%s)\n", PACKAGE_VERSION,
-               TRELLIS_SDK_MAJOR, TRELLIS_SDK_MINOR, store_type_built("etcd") ? " etcd" : "");
+               TRELLIS_SDK_MAJOR, TRELLIS_SDK_MINOR,
+               store_type_built("etcd") ? " etcd kubernetes" : "");
         exit(0);
     default:
         return -1;

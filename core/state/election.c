@@ -198,8 +198,18 @@ election *election_open(const cfg_store *sc, const char *state_dir, char *err, s
         return NULL;
 #endif
     }
+    if (type && strcmp(type, "kubernetes") == 0) {
+#ifdef HAVE_ETCD
+        return election_kube_open(sc, err, errlen);
+#else
+        errf(err, errlen,
+             "store.type 'kubernetes': this trellis was built without the Kubernetes API store "
+             "(configure --with-etcd, which needs libcurl)");
+        return NULL;
+#endif
+    }
     if (type && strcmp(type, "file") != 0) {
-        errf(err, errlen, "store.type '%s': no election (expected file or etcd)", type);
+        errf(err, errlen, "store.type '%s': no election (expected file, etcd or kubernetes)", type);
         return NULL;
     }
     const char *location = state_dir ? state_dir : sc ? sc->path : NULL;

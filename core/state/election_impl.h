@@ -1,6 +1,7 @@
 /*
  * election_impl.h - what an election implements (election.h): the file
- * store's lock (election.c) and the etcd store's lease (election_etcd.c).
+ * store's lock (election.c), the etcd store's lease (election_etcd.c) and
+ * the Kubernetes API store's Lease (election_kube.c).
  * Only elections include this.
  */
 #ifndef TRELLIS_ELECTION_IMPL_H
@@ -33,6 +34,8 @@ struct election {
 #ifdef HAVE_ETCD
 /* The etcd store's election (election_etcd.c). */
 election *election_etcd_open(const cfg_store *sc, char *err, size_t errlen);
+/* The Kubernetes API store's election (election_kube.c). */
+election *election_kube_open(const cfg_store *sc, char *err, size_t errlen);
 #endif
 
 #endif

@@ -225,9 +225,9 @@ static int on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, cu
     return atomic_load(sc->stop) ? 1 : 0;
 }
 
-int httpc_stream(httpc *c, const char *method, const char *url, const char *body,
-                 uint32_t idle_ms, atomic_int *stop, httpc_line_fn line, void *ud, long *status,
-                 char *err, size_t errlen)
+int httpc_stream(httpc *c, const char *method, const char *url, const char *body, uint32_t idle_ms,
+                 atomic_int *stop, httpc_line_fn line, void *ud, long *status, char *err,
+                 size_t errlen)
 {
     CURL *h = curl_easy_init();
     *status = 0;

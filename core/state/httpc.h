@@ -58,8 +58,8 @@ int httpc_request(httpc *c, const char *method, const char *url, const char *bod
  * line or stop ended it; 1 when the server ended it (a last unterminated
  * line is passed too); -1 with err when it broke. Any thread. */
 typedef int (*httpc_line_fn)(void *ud, const char *text, size_t len);
-int httpc_stream(httpc *c, const char *method, const char *url, const char *body,
-                 uint32_t idle_ms, atomic_int *stop, httpc_line_fn line, void *ud, long *status,
-                 char *err, size_t errlen);
+int httpc_stream(httpc *c, const char *method, const char *url, const char *body, uint32_t idle_ms,
+                 atomic_int *stop, httpc_line_fn line, void *ud, long *status, char *err,
+                 size_t errlen);
 
 #endif

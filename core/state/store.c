@@ -12,6 +12,7 @@
 #include "util.h"
 #ifdef HAVE_ETCD
 #include "store_etcd.h"
+#include "store_kube.h"
 #endif
 
 int store_type_built(const char *type)
@@ -19,7 +20,7 @@ int store_type_built(const char *type)
     if (!type || strcmp(type, "file") == 0)
         return 1;
 #ifdef HAVE_ETCD
-    if (strcmp(type, "etcd") == 0)
+    if (strcmp(type, "etcd") == 0 || strcmp(type, "kubernetes") == 0)
         return 1;
 #endif
     return 0;
@@ -39,6 +40,9 @@ const char *store_where(const cfg_store *sc, const char *state_dir, char *buf, s
     const char *dir = store_dir(sc, state_dir);
     if (dir || !sc || !sc->type || strcmp(sc->type, "file") == 0)
         snprintf(buf, len, "%s", dir ? dir : "(no state directory)");
+    else if (strcmp(sc->type, "kubernetes") == 0)
+        snprintf(buf, len, "kubernetes %s%s%s", sc->kubeconfig ? sc->kubeconfig : "(KUBECONFIG)",
+                 sc->context ? " context " : "", sc->context ? sc->context : "");
     else
         snprintf(buf, len, "%s %s%s %s", sc->type, sc->n_endpoints ? sc->endpoints[0] : "",
                  sc->n_endpoints > 1 ? ",..." : "", sc->prefix ? sc->prefix : "");
@@ -68,6 +72,18 @@ store *store_open(const cfg_store *sc, const char *state_dir, int dry_run, char 
         return NULL;
 #endif
     }
-    errf(err, errlen, "store.type '%s': expected file or etcd (the stores this build has)", type);
+    if (strcmp(type, "kubernetes") == 0) {
+#ifdef HAVE_ETCD
+        return store_kube_open(sc, dry_run, err, errlen);
+#else
+        errf(err, errlen,
+             "%s:%d: store.type 'kubernetes': this trellis was built without the Kubernetes API "
+             "store (configure --with-etcd, which needs libcurl)",
+             sc->file ? sc->file : "", sc->line);
+        return NULL;
+#endif
+    }
+    errf(err, errlen,
+         "store.type '%s': expected file, etcd or kubernetes (the stores this build has)", type);
     return NULL;
 }

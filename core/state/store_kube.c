@@ -1,0 +1,1254 @@
+/*
+ * store_kube.c - see store_kube.h.
+ *
+ * The watch threads parse what they read into objects and queue them,
+ * waking the run loop through a pipe; dispatch (the main thread) turns
+ * the queue into changes against what it delivered last (the "held" map),
+ * so a watch opened again that repeats an object, or a list made again
+ * after 410 Gone, gives the host exactly the differences.
+ */
+#include "config.h"
+
+#include "store_kube.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "edit.h"
+#include "hmap.h"
+#include "kubeapi.h"
+#include "log.h"
+#include "util.h"
+
+#define LIST_PAGE 500
+#define REBASE_TRIES 3
+
+enum { W_PATCH, W_CREATE, W_REMOVE };
+
+typedef struct kwrite {
+    char *id;
+    int op;
+    trellis_object *o; /* as read (patch, remove) or to create; one reference */
+    char *sub;         /* the subresource of a patch, or NULL */
+    store_edit *edits; /* path and value owned */
+    size_t n_edits;
+    int state; /* 0 to write, 1 written, 2 failed */
+    char *why; /* failed: the reason */
+} kwrite;
+
+enum { Q_PUT, Q_DELETE, Q_RESYNC };
+typedef struct qitem {
+    int type;
+    trellis_object *o;    /* Q_PUT, Q_DELETE */
+    char *kind;           /* Q_RESYNC: every object of kind, listed again */
+    trellis_object **all; /* one reference each */
+    size_t n_all;
+} qitem;
+
+struct kube_store;
+typedef struct kwatch {
+    struct kube_store *s;
+    char *kind;
+    const kube_resource *r;
+    char *rv; /* where the watch resumes */
+    pthread_t thr;
+    int thr_on;
+    int gone; /* 410: list again */
+    char error[512];
+} kwatch;
+
+typedef struct kube_store {
+    store base; /* first */
+    kubeapi *api;
+    uint32_t watch_timeout_ms;
+    atomic_uint_fast64_t next_version;
+    pthread_mutex_t mu; /* the queued writes, the kinds, the counts */
+    kwrite *pend;
+    size_t n_pend, cap_pend;
+    hmap pend_ix; /* id -> index + 1 */
+    char **kinds;
+    size_t n_kinds;
+    size_t writes, requests;
+    /* following */
+    int want_watch, listed;
+    kwatch *w;
+    size_t n_w;
+    atomic_int stop;
+    int pipe[2];
+    pthread_mutex_t qmu; /* the queue */
+    pthread_cond_t qcv;  /* the threads' backoff, cut short by stop */
+    qitem *q;
+    size_t n_q, cap_q;
+    /* the main thread's: what dispatch delivered last */
+    hmap held; /* id -> trellis_object, one reference */
+} kube_store;
+
+/* ---- objects ---- */
+
+static const char *jstr(json_object *o, const char *key)
+{
+    json_object *v;
+    return o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+               ? json_object_get_string(v)
+               : NULL;
+}
+
+static const char *rv_of(const trellis_object *o)
+{
+    const char *rv = value_string(object_get(o, "metadata.resourceVersion"));
+    return rv ? rv : "";
+}
+
+/* The object j holds (one reference of j is taken over), its kind and
+ * apiVersion filled in from r when a list left them out. NULL with err. */
+static trellis_object *to_object(kube_store *s, json_object *j, const kube_resource *r, char *err,
+                                 size_t errlen)
+{
+    if (!json_object_is_type(j, json_type_object)) {
+        json_object_put(j);
+        errf(err, errlen, "not a JSON object");
+        return NULL;
+    }
+    if (r && !jstr(j, "kind"))
+        json_object_object_add(j, "kind", json_object_new_string(r->kind));
+    if (r && !jstr(j, "apiVersion"))
+        json_object_object_add(j, "apiVersion", json_object_new_string(r->api_version));
+    trellis_object *o = object_new(j, err, errlen);
+    if (o)
+        o->version = atomic_fetch_add(&s->next_version, 1) + 1;
+    return o;
+}
+
+/* ---- reading ---- */
+
+static int qs_escape_char(char ch)
+{
+    return !((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+             ch == '-' || ch == '_' || ch == '.' || ch == '~');
+}
+
+/* s escaped for a query string, appended to b. */
+static void sb_query(strbuf *b, const char *s)
+{
+    for (; *s; s++) {
+        if (qs_escape_char(*s))
+            sb_printf(b, "%%%02X", (unsigned char)*s);
+        else
+            sb_add(b, s, 1);
+    }
+}
+
+/* Every object of r in pages; *rv the list's resourceVersion (new string).
+ * 0, or -1 with err. Objects that are not readable are logged and left
+ * out. */
+static int list_kind(kube_store *s, const kube_resource *r, trellis_object ***objs, size_t *n,
+                     char **rv, manifest_set *errors, char *err, size_t errlen)
+{
+    size_t cap = 0;
+    char *cont = NULL;
+    *objs = NULL;
+    *n = 0;
+    *rv = NULL;
+    char *base = kubeapi_path(r, NULL, NULL, NULL);
+    int rc = 0;
+    for (;;) {
+        strbuf p;
+        sb_init(&p);
+        sb_printf(&p, "%s?limit=%d", base, LIST_PAGE);
+        if (cont) {
+            sb_puts(&p, "&continue=");
+            sb_query(&p, cont);
+        }
+        long status;
+        json_object *reply;
+        int hr = kubeapi_call(s->api, "GET", p.s, NULL, NULL, &status, &reply, err, errlen);
+        sb_free(&p);
+        if (hr != HTTPC_ANSWERED || !reply || status != 200) {
+            if (hr == HTTPC_ANSWERED && status == 410 && cont) {
+                /* the continue token expired: start over */
+                json_object_put(reply);
+                free(cont);
+                cont = NULL;
+                for (size_t i = 0; i < *n; i++)
+                    object_unref((*objs)[i]);
+                *n = 0;
+                continue;
+            }
+            if (hr == HTTPC_ANSWERED && reply)
+                errf(err, errlen, "GET %s: HTTP %ld: %s", base, status, kubeapi_message(reply));
+            else if (hr == HTTPC_ANSWERED && !reply)
+                errf(err, errlen, "GET %s: HTTP %ld", base, status);
+            json_object_put(reply);
+            rc = -1;
+            break;
+        }
+        json_object *md, *items;
+        json_object_object_get_ex(reply, "metadata", &md);
+        const char *lrv = jstr(md, "resourceVersion"), *next = jstr(md, "continue");
+        if (lrv) {
+            free(*rv);
+            *rv = xstrdup(lrv);
+        }
+        size_t ni = json_object_object_get_ex(reply, "items", &items) &&
+                            json_object_is_type(items, json_type_array)
+                        ? json_object_array_length(items)
+                        : 0;
+        for (size_t i = 0; i < ni; i++) {
+            json_object *it = json_object_get(json_object_array_get_idx(items, i));
+            char why[512];
+            trellis_object *o = to_object(s, it, r, why, sizeof why);
+            if (!o) {
+                char where[512];
+                snprintf(where, sizeof where, "%s (%s, item %zu)", kubeapi_server(s->api), base,
+                         i);
+                if (errors)
+                    manifest_add_error(errors, where, 0, 0, xstrdup(why));
+                else
+                    log_warn("kubernetes store: %s: %s; skipped", where, why);
+                continue;
+            }
+            grow(objs, &cap, *n + 1, sizeof **objs);
+            (*objs)[(*n)++] = o;
+        }
+        free(cont);
+        cont = next && *next ? xstrdup(next) : NULL;
+        json_object_put(reply);
+        if (!cont)
+            break;
+    }
+    free(cont);
+    free(base);
+    if (rc < 0) {
+        for (size_t i = 0; i < *n; i++)
+            object_unref((*objs)[i]);
+        free(*objs);
+        *objs = NULL;
+        *n = 0;
+        free(*rv);
+        *rv = NULL;
+    }
+    return rc;
+}
+
+static void held_clear(kube_store *s)
+{
+    size_t i = 0;
+    hmap_slot *sl;
+    while ((sl = hmap_next(&s->held, &i)))
+        object_unref(sl->val);
+    hmap_free(&s->held);
+    hmap_init(&s->held);
+}
+
+static void start_watches(kube_store *s);
+
+static void watches_free(kube_store *s)
+{
+    for (size_t i = 0; i < s->n_w; i++) {
+        free(s->w[i].kind);
+        free(s->w[i].rv);
+    }
+    free(s->w);
+    s->w = NULL;
+    s->n_w = 0;
+}
+
+static int ks_list(store *st, manifest_set *out, char *err, size_t errlen)
+{
+    kube_store *s = (kube_store *)st;
+    pthread_mutex_lock(&s->mu);
+    size_t nk = s->n_kinds;
+    char **kinds = xcalloc(nk ? nk : 1, sizeof *kinds);
+    for (size_t i = 0; i < nk; i++)
+        kinds[i] = xstrdup(s->kinds[i]);
+    pthread_mutex_unlock(&s->mu);
+    int rc = 0;
+    if (!nk)
+        rc = errf(err, errlen,
+                  "the Kubernetes API store %s reads only the kinds it is told: name them in "
+                  "store.kinds = [ \"Pod\", \"Node\" ] (trellis run and schedule tell it "
+                  "their profiles' kinds)",
+                  kubeapi_server(s->api));
+    held_clear(s);
+    kwatch *w = xcalloc(nk ? nk : 1, sizeof *w);
+    size_t nw = 0;
+    for (size_t i = 0; i < nk && rc == 0; i++) {
+        char e[1024];
+        const kube_resource *r = kubeapi_resource(s->api, NULL, kinds[i], e, sizeof e);
+        if (!r) {
+            if (strstr(e, "cannot read")) {
+                rc = errf(err, errlen, "%s", e);
+                break;
+            }
+            log_warn("kubernetes store: %s; nothing of kind %s is read", e, kinds[i]);
+            continue;
+        }
+        trellis_object **objs;
+        size_t n;
+        char *rv;
+        if (list_kind(s, r, &objs, &n, &rv, out, e, sizeof e) < 0) {
+            rc = errf(err, errlen, "the Kubernetes API store %s: cannot list %s: %s",
+                      kubeapi_server(s->api), kinds[i], e);
+            break;
+        }
+        for (size_t k = 0; k < n; k++) {
+            grow(&out->objects, &out->cap_objects, out->n_objects + 1, sizeof *out->objects);
+            out->objects[out->n_objects++] = objs[k];
+            object_unref(hmap_put(&s->held, objs[k]->id, object_ref(objs[k])));
+        }
+        free(objs);
+        w[nw++] = (kwatch){.s = s, .kind = xstrdup(kinds[i]), .r = r, .rv = rv};
+    }
+    for (size_t i = 0; i < nk; i++)
+        free(kinds[i]);
+    free(kinds);
+    if (rc < 0) {
+        for (size_t i = 0; i < nw; i++) {
+            free(w[i].kind);
+            free(w[i].rv);
+        }
+        free(w);
+        return -1;
+    }
+    if (!s->n_w) { /* the first list: these are what the watches follow */
+        s->w = w;
+        s->n_w = nw;
+    } else {
+        for (size_t i = 0; i < nw; i++) {
+            free(w[i].kind);
+            free(w[i].rv);
+        }
+        free(w);
+    }
+    s->listed = 1;
+    if (s->want_watch)
+        start_watches(s);
+    return 0;
+}
+
+static trellis_object *ks_get(store *st, const char *kind, const char *ns, const char *name)
+{
+    kube_store *s = (kube_store *)st;
+    char err[1024];
+    const kube_resource *r = kubeapi_resource(s->api, NULL, kind, err, sizeof err);
+    if (!r) {
+        log_warn("kubernetes store: get %s %s: %s", kind, name, err);
+        return NULL;
+    }
+    char *path = kubeapi_path(r, ns, name, NULL);
+    long status;
+    json_object *reply;
+    int hr = kubeapi_call(s->api, "GET", path, NULL, NULL, &status, &reply, err, sizeof err);
+    trellis_object *o = NULL;
+    if (hr == HTTPC_ANSWERED && status == 200 && reply) {
+        o = to_object(s, reply, r, err, sizeof err);
+        reply = NULL;
+        if (!o)
+            log_warn("kubernetes store: GET %s: %s; skipped", path, err);
+    } else if (!(hr == HTTPC_ANSWERED && status == 404)) {
+        log_warn("kubernetes store: GET %s: %s", path,
+                 hr == HTTPC_ANSWERED ? kubeapi_message(reply) : err);
+    }
+    json_object_put(reply);
+    free(path);
+    return o;
+}
+
+/* ---- queued writes ---- */
+
+static kwrite *pending_for(kube_store *s, const trellis_object *o, int op, const char *sub,
+                           char *err, size_t errlen)
+{
+    uintptr_t at = (uintptr_t)hmap_get(&s->pend_ix, o->id);
+    if (at) {
+        kwrite *p = &s->pend[at - 1];
+        if (p->op != op || op != W_PATCH || !p->sub != !sub || (sub && strcmp(sub, p->sub))) {
+            errf(err, errlen, "%s %s: a %s is queued already", o->kind, o->key,
+                 p->op == W_CREATE   ? "creation"
+                 : p->op == W_REMOVE ? "removal"
+                                     : "patch of another part");
+            return NULL;
+        }
+        return p;
+    }
+    grow(&s->pend, &s->cap_pend, s->n_pend + 1, sizeof *s->pend);
+    kwrite *p = &s->pend[s->n_pend++];
+    memset(p, 0, sizeof *p);
+    p->id = xstrdup(o->id);
+    p->op = op;
+    p->o = object_ref((trellis_object *)o);
+    p->sub = sub ? xstrdup(sub) : NULL;
+    hmap_put(&s->pend_ix, p->id, (void *)(uintptr_t)s->n_pend);
+    return p;
+}
+
+static int ks_patch(store *st, const trellis_object *o, const char *sub, const store_edit *edits,
+                    size_t n, char *err, size_t errlen)
+{
+    kube_store *s = (kube_store *)st;
+    for (size_t i = 0; i < n; i++)
+        if (edit_check(o, &edits[i], err, errlen) < 0)
+            return -1;
+    pthread_mutex_lock(&s->mu);
+    kwrite *p = pending_for(s, o, W_PATCH, sub, err, errlen);
+    for (size_t i = 0; p && i < n; i++) {
+        p->edits = xrealloc(p->edits, (p->n_edits + 1) * sizeof *p->edits);
+        p->edits[p->n_edits++] = (store_edit){
+            xstrdup(edits[i].path), edits[i].value ? xstrdup(edits[i].value) : NULL, edits[i].op};
+    }
+    pthread_mutex_unlock(&s->mu);
+    return p ? 0 : -1;
+}
+
+static trellis_object *ks_create(store *st, trellis_object *o, char *err, size_t errlen)
+{
+    kube_store *s = (kube_store *)st;
+    pthread_mutex_lock(&s->mu);
+    kwrite *p = pending_for(s, o, W_CREATE, NULL, err, errlen);
+    pthread_mutex_unlock(&s->mu);
+    return p ? object_ref(o) : NULL;
+}
+
+static int ks_remove(store *st, const trellis_object *o, char *err, size_t errlen)
+{
+    kube_store *s = (kube_store *)st;
+    pthread_mutex_lock(&s->mu);
+    kwrite *p = pending_for(s, o, W_REMOVE, NULL, err, errlen);
+    pthread_mutex_unlock(&s->mu);
+    return p ? 0 : -1;
+}
+
+static void kwrite_free(kwrite *p)
+{
+    for (size_t i = 0; i < p->n_edits; i++) {
+        free((char *)p->edits[i].path);
+        free((char *)p->edits[i].value);
+    }
+    free(p->edits);
+    free(p->sub);
+    free(p->why);
+    object_unref(p->o);
+    free(p->id);
+}
+
+/* ---- flush ---- */
+
+static void fail(kwrite *w, const char *fmt, ...) UTIL_PRINTF(2, 3);
+static void fail(kwrite *w, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    w->state = 2;
+    free(w->why);
+    w->why = xstrdup(buf);
+}
+
+/* The JSON merge patch (RFC 7386) that turns a into b: a new object. */
+static json_object *merge_diff(json_object *a, json_object *b)
+{
+    json_object *d = json_object_new_object();
+    json_object_object_foreach(b, key, bv)
+    {
+        json_object *av = NULL;
+        int had = json_object_object_get_ex(a, key, &av);
+        if (had && json_object_equal(av, bv))
+            continue;
+        if (had && json_object_is_type(av, json_type_object) &&
+            json_object_is_type(bv, json_type_object))
+            json_object_object_add(d, key, merge_diff(av, bv));
+        else
+            json_object_object_add(d, key, json_object_get(bv));
+    }
+    json_object_object_foreach(a, akey, av2)
+    {
+        (void)av2;
+        if (!json_object_object_get_ex(b, akey, NULL))
+            json_object_object_add(d, akey, NULL);
+    }
+    return d;
+}
+
+static char *jtext(json_object *j)
+{
+    return xstrdup(
+        json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+/* The merge patch of w's edits made on base: the changes, restricted to
+ * status for the status subresource, with base's resourceVersion as the
+ * precondition. NULL with err. */
+static char *patch_body(const kwrite *w, const trellis_object *base, int status_only, char *err,
+                        size_t errlen)
+{
+    trellis_object *nw = edit_apply_object(base, w->edits, w->n_edits, err, errlen);
+    if (!nw)
+        return NULL;
+    json_object *a = object_to_json(base), *b = object_to_json(nw);
+    object_unref(nw);
+    json_object *d = merge_diff(a, b);
+    if (status_only) {
+        json_object *st = NULL;
+        json_object_object_get_ex(d, "status", &st);
+        json_object *only = json_object_new_object();
+        if (st)
+            json_object_object_add(only, "status", json_object_get(st));
+        json_object_put(d);
+        d = only;
+    }
+    json_object *md;
+    if (!json_object_object_get_ex(d, "metadata", &md)) {
+        md = json_object_new_object();
+        json_object_object_add(d, "metadata", md);
+    }
+    const char *rv = rv_of(base);
+    if (*rv)
+        json_object_object_add(md, "resourceVersion", json_object_new_string(rv));
+    char *text = jtext(d);
+    json_object_put(a);
+    json_object_put(b);
+    json_object_put(d);
+    return text;
+}
+
+static void count_request(kube_store *s)
+{
+    pthread_mutex_lock(&s->mu);
+    s->requests++;
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* A request of a write; 0 answered (status, reply set), -1 failed w. */
+static int send(kube_store *s, kwrite *w, const char *method, const char *path, const char *body,
+                const char *ctype, long *status, json_object **reply)
+{
+    char err[512];
+    count_request(s);
+    int hr = kubeapi_call(s->api, method, path, body, ctype, status, reply, err, sizeof err);
+    if (hr == HTTPC_ANSWERED)
+        return 0;
+    fail(w, "%s %s: %s%s", method, path, err,
+         hr == HTTPC_FAILED ? " (it may have been made: the watch will tell)" : "");
+    return -1;
+}
+
+static const char *MERGE = "application/merge-patch+json";
+
+static void remove_one(kube_store *s, kwrite *w, const kube_resource *r);
+
+/* Bind a Pod: a Binding posted to its binding subresource. The edit that
+ * sets a string outside metadata names the target; annotation edits go
+ * into the Binding (the API server copies them onto the Pod). */
+static void bind_object(kube_store *s, kwrite *w, const kube_resource *r)
+{
+    const trellis_object *o = w->o;
+    const char *target = NULL;
+    json_object *ann = json_object_new_object();
+    for (size_t i = 0; i < w->n_edits; i++) {
+        const store_edit *e = &w->edits[i];
+        const char *key = NULL;
+        if (strncmp(e->path, "metadata.annotations[\"", 22) == 0)
+            key = e->path + 22;
+        else if (strncmp(e->path, "metadata.annotations.", 21) == 0)
+            key = e->path + 21;
+        if (key && e->op == STORE_SET && e->value) {
+            size_t kl = strcspn(key, "\"");
+            char *k = xasprintf("%.*s", (int)kl, key);
+            json_object_object_add(ann, k, json_object_new_string(e->value));
+            free(k);
+        } else if (!key && e->op == STORE_SET && !target) {
+            target = e->value;
+            if (!target) {
+                /* a binding cannot be undone through the API: the
+                 * workload is deleted (its controller makes a new one),
+                 * as kube-scheduler deletes a preemption victim */
+                json_object_put(ann);
+                remove_one(s, w, r);
+                return;
+            }
+        } else {
+            json_object_put(ann);
+            fail(w, "%s %s: %s cannot be written with a Binding (only the target and annotations)",
+                 o->kind, o->key, e->path);
+            return;
+        }
+    }
+    if (!target) {
+        json_object_put(ann);
+        fail(w, "%s %s: a binding names no target", o->kind, o->key);
+        return;
+    }
+    json_object *b = json_object_new_object(), *md = json_object_new_object(),
+                *t = json_object_new_object();
+    json_object_object_add(b, "apiVersion", json_object_new_string("v1"));
+    json_object_object_add(b, "kind", json_object_new_string("Binding"));
+    json_object_object_add(md, "name", json_object_new_string(o->name));
+    if (*o->namespace_)
+        json_object_object_add(md, "namespace", json_object_new_string(o->namespace_));
+    const char *uid = value_string(object_get(o, "metadata.uid"));
+    if (uid)
+        json_object_object_add(md, "uid", json_object_new_string(uid));
+    if (json_object_object_length(ann))
+        json_object_object_add(md, "annotations", ann);
+    else
+        json_object_put(ann);
+    json_object_object_add(b, "metadata", md);
+    json_object_object_add(t, "name", json_object_new_string(target));
+    json_object_object_add(b, "target", t);
+    char *body = jtext(b);
+    json_object_put(b);
+    char *path = kubeapi_path(r, o->namespace_, o->name, "binding");
+    long status;
+    json_object *reply;
+    if (send(s, w, "POST", path, body, NULL, &status, &reply) == 0) {
+        if (status == 200 || status == 201)
+            w->state = 1;
+        else
+            fail(w, "%s %s: bind to %s: HTTP %ld: %s", o->kind, o->key, target, status,
+                 kubeapi_message(reply));
+        json_object_put(reply);
+    }
+    free(body);
+    free(path);
+}
+
+/* Whether every edit of w is a list edit (made again against the object
+ * as it is now when the server refuses the version). */
+static int list_edits_only(const kwrite *w)
+{
+    for (size_t i = 0; i < w->n_edits; i++)
+        if (w->edits[i].op < STORE_LIST_ADD)
+            return 0;
+    return w->n_edits > 0;
+}
+
+static void patch_one(kube_store *s, kwrite *w, const kube_resource *r)
+{
+    const trellis_object *o = w->o;
+    const char *sub = NULL;
+    int status_only = 0;
+    if (w->sub && strcmp(w->sub, "status") == 0 && r->has_status) {
+        sub = "status";
+        status_only = 1;
+    } else if (w->sub && strcmp(w->sub, "binding") == 0 && r->binding == KUBE_BINDING_OBJECT) {
+        bind_object(s, w, r);
+        return;
+    } else if (w->sub && strcmp(w->sub, "binding") == 0 && r->binding == KUBE_BINDING_PATCH) {
+        sub = "binding";
+    }
+    char *path = kubeapi_path(r, o->namespace_, o->name, sub);
+    trellis_object *base = object_ref((trellis_object *)o);
+    for (int tries = 0;; tries++) {
+        char err[512];
+        char *body = patch_body(w, base, status_only, err, sizeof err);
+        if (!body) {
+            fail(w, "%s %s: %s", o->kind, o->key, err);
+            break;
+        }
+        long status;
+        json_object *reply;
+        int sent = send(s, w, "PATCH", path, body, MERGE, &status, &reply);
+        free(body);
+        if (sent < 0)
+            break;
+        if (status == 200 || status == 201) {
+            w->state = 1;
+        } else if (status == 409 && list_edits_only(w) && tries < REBASE_TRIES) {
+            /* made against the object as it is now */
+            json_object_put(reply);
+            trellis_object *cur = ks_get(&s->base, o->kind, o->namespace_, o->name);
+            if (!cur) {
+                fail(w, "%s %s: it is gone", o->kind, o->key);
+                break;
+            }
+            object_unref(base);
+            base = cur;
+            continue;
+        } else if (status == 409) {
+            fail(w, "%s %s changed in the API server since it was read (HTTP 409: %s)", o->kind,
+                 o->key, kubeapi_message(reply));
+        } else if (status == 422 && w->sub && strcmp(w->sub, "binding") == 0) {
+            fail(w, "%s %s: HTTP 422: %s", o->kind, o->key, kubeapi_message(reply));
+        } else if (status == 422) {
+            fail(w,
+                 "%s %s: the API server refused the patch (HTTP 422: %s)%s", o->kind, o->key,
+                 kubeapi_message(reply),
+                 r->binding == KUBE_BINDING_OBJECT
+                     ? "; a " "bound field of this kind is written through its binding "
+                       "subresource: set binding.subresource = \"binding\" in the profile"
+                     : "");
+        } else {
+            fail(w, "%s %s: HTTP %ld: %s", o->kind, o->key, status, kubeapi_message(reply));
+        }
+        json_object_put(reply);
+        break;
+    }
+    object_unref(base);
+    free(path);
+}
+
+static void create_one(kube_store *s, kwrite *w, const kube_resource *r)
+{
+    const trellis_object *o = w->o;
+    json_object *j = object_to_json(o), *md, *st = NULL;
+    if (json_object_object_get_ex(j, "metadata", &md)) {
+        static const char *const server_owned[] = {"resourceVersion", "uid", "creationTimestamp",
+                                                   "managedFields", "selfLink", NULL};
+        for (const char *const *k = server_owned; *k; k++)
+            json_object_object_del(md, *k);
+    }
+    if (r->has_status && json_object_object_get_ex(j, "status", &st))
+        st = json_object_get(st);
+    char *body = jtext(j);
+    json_object_put(j);
+    char *path = kubeapi_path(r, o->namespace_, NULL, NULL);
+    long status;
+    json_object *reply;
+    if (send(s, w, "POST", path, body, NULL, &status, &reply) == 0) {
+        if (status == 200 || status == 201) {
+            w->state = 1;
+        } else if (status == 409) {
+            fail(w, "%s %s exists already in the API server", o->kind, o->key);
+        } else if (status == 404 && *o->namespace_) {
+            fail(w, "%s %s: HTTP 404: %s (create the Namespace %s first)", o->kind, o->key,
+                 kubeapi_message(reply), o->namespace_);
+        } else {
+            fail(w, "%s %s: HTTP %ld: %s", o->kind, o->key, status, kubeapi_message(reply));
+        }
+        /* the status, which a creation leaves out, through its subresource */
+        json_object *rmd;
+        if (w->state == 1 && st && reply && json_object_object_get_ex(reply, "metadata", &rmd)) {
+            json_object *p = json_object_new_object(), *pmd = json_object_new_object();
+            json_object_object_add(p, "status", json_object_get(st));
+            const char *rv = jstr(rmd, "resourceVersion");
+            if (rv)
+                json_object_object_add(pmd, "resourceVersion", json_object_new_string(rv));
+            json_object_object_add(p, "metadata", pmd);
+            char *sbody = jtext(p);
+            json_object_put(p);
+            char *spath = kubeapi_path(r, o->namespace_, o->name, "status");
+            long sst;
+            json_object *sreply;
+            if (send(s, w, "PATCH", spath, sbody, MERGE, &sst, &sreply) == 0 && sst != 200)
+                fail(w, "%s %s: created, but its status was not written: HTTP %ld: %s", o->kind,
+                     o->key, sst, kubeapi_message(sreply));
+            json_object_put(sreply);
+            free(sbody);
+            free(spath);
+        }
+        json_object_put(reply);
+    }
+    json_object_put(st);
+    free(body);
+    free(path);
+}
+
+static void remove_one(kube_store *s, kwrite *w, const kube_resource *r)
+{
+    const trellis_object *o = w->o;
+    json_object *d = json_object_new_object(), *pre = json_object_new_object();
+    json_object_object_add(d, "apiVersion", json_object_new_string("v1"));
+    json_object_object_add(d, "kind", json_object_new_string("DeleteOptions"));
+    const char *rv = rv_of(o), *uid = value_string(object_get(o, "metadata.uid"));
+    if (*rv)
+        json_object_object_add(pre, "resourceVersion", json_object_new_string(rv));
+    if (uid)
+        json_object_object_add(pre, "uid", json_object_new_string(uid));
+    json_object_object_add(d, "preconditions", pre);
+    char *body = jtext(d);
+    json_object_put(d);
+    char *path = kubeapi_path(r, o->namespace_, o->name, NULL);
+    long status;
+    json_object *reply;
+    if (send(s, w, "DELETE", path, body, NULL, &status, &reply) == 0) {
+        if (status == 200 || status == 202 || status == 404)
+            w->state = 1; /* 404: gone already */
+        else if (status == 409)
+            fail(w, "%s %s changed in the API server since it was read (HTTP 409: %s)", o->kind,
+                 o->key, kubeapi_message(reply));
+        else
+            fail(w, "%s %s: HTTP %ld: %s", o->kind, o->key, status, kubeapi_message(reply));
+        json_object_put(reply);
+    }
+    free(body);
+    free(path);
+}
+
+static void write_one(kube_store *s, kwrite *w)
+{
+    char err[1024];
+    const trellis_object *o = w->o;
+    const kube_resource *r = kubeapi_resource(s->api, o->api_version, o->kind, err, sizeof err);
+    if (!r) {
+        fail(w, "%s", err);
+        return;
+    }
+    if (w->op == W_CREATE)
+        create_one(s, w, r);
+    else if (w->op == W_REMOVE)
+        remove_one(s, w, r);
+    else
+        patch_one(s, w, r);
+}
+
+/* Creations of cluster-scoped objects (Namespaces, Nodes, CRDs) go
+ * first: a namespaced object cannot be made before its Namespace. */
+static int first_phase(kube_store *s, const kwrite *w)
+{
+    if (w->op != W_CREATE)
+        return 0;
+    char err[512];
+    const kube_resource *r =
+        kubeapi_resource(s->api, w->o->api_version, w->o->kind, err, sizeof err);
+    return r && !r->namespaced;
+}
+
+typedef struct round {
+    kube_store *s;
+    kwrite *w;
+    size_t n;
+    int phase; /* 1: the first phase's writes, 0: the others */
+    atomic_size_t next;
+} round;
+
+static void *round_worker(void *arg)
+{
+    round *r = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&r->next, 1);
+        if (i >= r->n)
+            break;
+        if (first_phase(r->s, &r->w[i]) == r->phase)
+            write_one(r->s, &r->w[i]);
+    }
+    return NULL;
+}
+
+static int ks_flush(store *st, store_fail_cb failed, void *ud, char *err, size_t errlen)
+{
+    kube_store *s = (kube_store *)st;
+    pthread_mutex_lock(&s->mu);
+    kwrite *w = s->pend;
+    size_t n = s->n_pend;
+    s->pend = NULL;
+    s->n_pend = s->cap_pend = 0;
+    hmap_free(&s->pend_ix);
+    hmap_init(&s->pend_ix);
+    pthread_mutex_unlock(&s->mu);
+    if (!n)
+        return 0;
+    char why[512] = "";
+    int blocked = s->base.dry_run ? 2 : 0;
+    if (!blocked && s->base.fence && !s->base.fence(s->base.fence_ud, why, sizeof why))
+        blocked = 1;
+    for (int phase = 1; phase >= 0 && !blocked; phase--) {
+        round r = {.s = s, .w = w, .n = n, .phase = phase};
+        pthread_t t[HTTPC_CONNS];
+        size_t nt = 0;
+        while (nt + 1 < HTTPC_CONNS && nt + 1 < n &&
+               pthread_create(&t[nt], NULL, round_worker, &r) == 0)
+            nt++;
+        round_worker(&r);
+        for (size_t i = 0; i < nt; i++)
+            pthread_join(t[i], NULL);
+    }
+    strbuf problems;
+    sb_init(&problems);
+    for (size_t i = 0; i < n; i++) {
+        if (w[i].state == 0 && blocked == 1)
+            fail(&w[i], "%s", why);
+        if (w[i].state == 2) {
+            if (failed)
+                failed(ud, w[i].id, w[i].why);
+            if (problems.len < 4096)
+                sb_printf(&problems, "%s%s: %s", problems.len ? "; " : "", w[i].id, w[i].why);
+        }
+        if (w[i].state == 1) {
+            pthread_mutex_lock(&s->mu);
+            s->writes++;
+            pthread_mutex_unlock(&s->mu);
+        }
+        kwrite_free(&w[i]);
+    }
+    free(w);
+    int rc = problems.len ? errf(err, errlen, "%s", problems.s) : 0;
+    sb_free(&problems);
+    return rc;
+}
+
+/* ---- following ---- */
+
+static void enqueue(kube_store *s, qitem *it)
+{
+    pthread_mutex_lock(&s->qmu);
+    grow(&s->q, &s->cap_q, s->n_q + 1, sizeof *s->q);
+    s->q[s->n_q++] = *it;
+    pthread_mutex_unlock(&s->qmu);
+    char c = 1;
+    ssize_t wr = write(s->pipe[1], &c, 1);
+    (void)wr;
+}
+
+static void set_rv(kwatch *w, const char *rv)
+{
+    if (!rv || !*rv)
+        return;
+    free(w->rv);
+    w->rv = xstrdup(rv);
+}
+
+static int on_watch_line(void *ud, const char *text, size_t len)
+{
+    kwatch *w = ud;
+    json_tokener *tok = json_tokener_new();
+    json_object *ev = json_tokener_parse_ex(tok, text, (int)len);
+    int ok = ev && json_tokener_get_error(tok) == json_tokener_success &&
+             json_object_is_type(ev, json_type_object);
+    json_tokener_free(tok);
+    json_object *obj = NULL;
+    const char *type = ok ? jstr(ev, "type") : NULL;
+    if (!type || !json_object_object_get_ex(ev, "object", &obj) ||
+        !json_object_is_type(obj, json_type_object)) {
+        snprintf(w->error, sizeof w->error, "an unreadable watch event: %.200s", text);
+        json_object_put(ev);
+        return 1; /* open the watch again rather than lose track */
+    }
+    json_object *md = NULL;
+    json_object_object_get_ex(obj, "metadata", &md);
+    int stop = 0;
+    if (strcmp(type, "BOOKMARK") == 0) {
+        set_rv(w, jstr(md, "resourceVersion"));
+    } else if (strcmp(type, "ERROR") == 0) {
+        json_object *code;
+        if (json_object_object_get_ex(obj, "code", &code) && json_object_get_int(code) == 410)
+            w->gone = 1;
+        snprintf(w->error, sizeof w->error, "the watch reported: %s", kubeapi_message(obj));
+        stop = 1;
+    } else {
+        int deleted = strcmp(type, "DELETED") == 0;
+        if (!deleted && strcmp(type, "ADDED") != 0 && strcmp(type, "MODIFIED") != 0) {
+            snprintf(w->error, sizeof w->error, "an unknown watch event type %.40s", type);
+            json_object_put(ev);
+            return 1;
+        }
+        set_rv(w, jstr(md, "resourceVersion"));
+        char why[512];
+        trellis_object *o = to_object(w->s, json_object_get(obj), w->r, why, sizeof why);
+        if (!o) {
+            log_warn("kubernetes store: a %s from the watch of %s: %s; skipped (the object held "
+                     "before stays)",
+                     type, w->kind, why);
+        } else {
+            qitem it = {.type = deleted ? Q_DELETE : Q_PUT, .o = o};
+            enqueue(w->s, &it);
+        }
+    }
+    json_object_put(ev);
+    return stop;
+}
+
+/* Wait ms unless told to stop: 1 when told. */
+static int pause_ms(kube_store *s, uint32_t ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&s->qmu);
+    while (!atomic_load(&s->stop))
+        if (pthread_cond_timedwait(&s->qcv, &s->qmu, &ts) == ETIMEDOUT)
+            break;
+    pthread_mutex_unlock(&s->qmu);
+    return atomic_load(&s->stop);
+}
+
+static void *watch_thread(void *arg)
+{
+    kwatch *w = arg;
+    kube_store *s = w->s;
+    uint32_t backoff = 100;
+    char *base = kubeapi_path(w->r, NULL, NULL, NULL);
+    while (!atomic_load(&s->stop)) {
+        if (w->gone) {
+            /* what was missed is gone: list again, dispatch diffs it */
+            trellis_object **objs;
+            size_t n;
+            char *rv, err[1024];
+            if (list_kind(s, w->r, &objs, &n, &rv, NULL, err, sizeof err) < 0) {
+                log_warn("kubernetes store: listing %s again: %s", w->kind, err);
+                if (pause_ms(s, backoff))
+                    break;
+                backoff = backoff < 5000 ? backoff * 2 : 5000;
+                continue;
+            }
+            qitem it = {.type = Q_RESYNC, .kind = xstrdup(w->kind), .all = objs, .n_all = n};
+            enqueue(s, &it);
+            free(w->rv);
+            w->rv = rv;
+            w->gone = 0;
+        }
+        uint32_t timeout_s = s->watch_timeout_ms / 1000;
+        strbuf p;
+        sb_init(&p);
+        sb_printf(&p, "%s?watch=1&allowWatchBookmarks=true&timeoutSeconds=%u", base,
+                  timeout_s ? timeout_s : 1);
+        if (w->rv) {
+            sb_puts(&p, "&resourceVersion=");
+            sb_query(&p, w->rv);
+        }
+        char err[512];
+        long status = 0;
+        w->error[0] = '\0';
+        char *before = w->rv ? xstrdup(w->rv) : NULL;
+        int rc = kubeapi_stream(s->api, p.s, s->watch_timeout_ms + 30000, &s->stop, on_watch_line,
+                                w, &status, err, sizeof err);
+        sb_free(&p);
+        if (atomic_load(&s->stop)) {
+            free(before);
+            break;
+        }
+        if (status == 410)
+            w->gone = 1;
+        int progressed = !before != !w->rv || (before && strcmp(before, w->rv) != 0);
+        free(before);
+        if (rc == 1 && status == 200 && !w->error[0] && !w->gone) {
+            backoff = 100;
+            continue; /* the server's timeout: watch on from where it was */
+        }
+        if (w->gone)
+            log_info("kubernetes store: the watch of %s is too old (410 Gone): listing again",
+                     w->kind);
+        else
+            log_warn("kubernetes store: the watch of %s ended (%s); resuming from "
+                     "resourceVersion %s",
+                     w->kind,
+                     rc < 0       ? err
+                     : w->error[0] ? w->error
+                                  : "HTTP status",
+                     w->rv ? w->rv : "(none)");
+        if (progressed)
+            backoff = 100;
+        if (!w->gone && pause_ms(s, backoff))
+            break;
+        if (!w->gone)
+            backoff = backoff < 5000 ? backoff * 2 : 5000;
+    }
+    free(base);
+    return NULL;
+}
+
+static void start_watches(kube_store *s)
+{
+    for (size_t i = 0; i < s->n_w; i++) {
+        kwatch *w = &s->w[i];
+        if (w->thr_on)
+            continue;
+        if (pthread_create(&w->thr, NULL, watch_thread, w) == 0)
+            w->thr_on = 1;
+        else
+            log_error("kubernetes store: cannot start the watch of %s", w->kind);
+    }
+}
+
+static int ks_watch(store *st, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    kube_store *s = (kube_store *)st;
+    s->want_watch = 1;
+    if (s->listed)
+        start_watches(s);
+    return s->pipe[0];
+}
+
+/* Deliver o as the change it is against what is held (o: one reference,
+ * taken over). */
+static size_t deliver(kube_store *s, trellis_object *o, int deleted, store_watch_cb cb, void *ud)
+{
+    trellis_object *old = hmap_get(&s->held, o->id);
+    if (deleted) {
+        object_unref(o);
+        if (!old)
+            return 0;
+        hmap_del(&s->held, old->id);
+        cb(ud, STORE_DELETED, old, NULL);
+        object_unref(old);
+        return 1;
+    }
+    if (old && strcmp(rv_of(old), rv_of(o)) == 0) {
+        object_unref(o); /* seen already (a watch opened again repeats) */
+        return 0;
+    }
+    hmap_put(&s->held, o->id, o);
+    cb(ud, old ? STORE_MODIFIED : STORE_ADDED, old, o);
+    object_unref(old);
+    return 1;
+}
+
+/* A kind listed again: the differences with what is held of it. */
+static size_t resync(kube_store *s, qitem *it, store_watch_cb cb, void *ud)
+{
+    size_t count = 0;
+    hmap seen;
+    hmap_init(&seen);
+    for (size_t i = 0; i < it->n_all; i++)
+        hmap_put(&seen, it->all[i]->id, it->all[i]);
+    size_t nd = 0, capd = 0, at = 0;
+    trellis_object **gone = NULL;
+    hmap_slot *sl;
+    while ((sl = hmap_next(&s->held, &at))) {
+        trellis_object *h = sl->val;
+        if (strcmp(h->kind, it->kind) == 0 && !hmap_get(&seen, sl->key)) {
+            grow(&gone, &capd, nd + 1, sizeof *gone);
+            gone[nd++] = h;
+        }
+    }
+    for (size_t i = 0; i < nd; i++) {
+        hmap_del(&s->held, gone[i]->id);
+        cb(ud, STORE_DELETED, gone[i], NULL);
+        object_unref(gone[i]);
+        count++;
+    }
+    free(gone);
+    hmap_free(&seen);
+    for (size_t i = 0; i < it->n_all; i++)
+        count += deliver(s, it->all[i], 0, cb, ud);
+    free(it->all);
+    free(it->kind);
+    return count;
+}
+
+static size_t ks_dispatch(store *st, store_watch_cb cb, void *ud)
+{
+    kube_store *s = (kube_store *)st;
+    char buf[256];
+    while (read(s->pipe[0], buf, sizeof buf) > 0)
+        ;
+    pthread_mutex_lock(&s->qmu);
+    qitem *q = s->q;
+    size_t n = s->n_q;
+    s->q = NULL;
+    s->n_q = s->cap_q = 0;
+    pthread_mutex_unlock(&s->qmu);
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        count += q[i].type == Q_RESYNC ? resync(s, &q[i], cb, ud)
+                                       : deliver(s, q[i].o, q[i].type == Q_DELETE, cb, ud);
+    free(q);
+    return count;
+}
+
+static void ks_set_kinds(store *st, const char *const *kinds, size_t n)
+{
+    kube_store *s = (kube_store *)st;
+    pthread_mutex_lock(&s->mu);
+    for (size_t i = 0; i < s->n_kinds; i++)
+        free(s->kinds[i]);
+    free(s->kinds);
+    s->kinds = xcalloc(n ? n : 1, sizeof *s->kinds);
+    for (size_t i = 0; i < n; i++)
+        s->kinds[i] = xstrdup(kinds[i]);
+    s->n_kinds = n;
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void ks_destroy(store *st)
+{
+    kube_store *s = (kube_store *)st;
+    pthread_mutex_lock(&s->qmu);
+    atomic_store(&s->stop, 1);
+    pthread_cond_broadcast(&s->qcv);
+    pthread_mutex_unlock(&s->qmu);
+    for (size_t i = 0; i < s->n_w; i++)
+        if (s->w[i].thr_on)
+            pthread_join(s->w[i].thr, NULL);
+    watches_free(s);
+    for (size_t i = 0; i < s->n_q; i++) {
+        object_unref(s->q[i].o);
+        for (size_t k = 0; k < s->q[i].n_all; k++)
+            object_unref(s->q[i].all[k]);
+        free(s->q[i].all);
+        free(s->q[i].kind);
+    }
+    free(s->q);
+    for (size_t i = 0; i < s->n_pend; i++)
+        kwrite_free(&s->pend[i]);
+    free(s->pend);
+    hmap_free(&s->pend_ix);
+    held_clear(s);
+    hmap_free(&s->held);
+    for (size_t i = 0; i < s->n_kinds; i++)
+        free(s->kinds[i]);
+    free(s->kinds);
+    if (s->pipe[0] >= 0) {
+        close(s->pipe[0]);
+        close(s->pipe[1]);
+    }
+    pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->qmu);
+    pthread_cond_destroy(&s->qcv);
+    kubeapi_free(s->api);
+    free(s);
+}
+
+static const store_ops kube_ops = {
+    .name = "kubernetes",
+    .list = ks_list,
+    .get = ks_get,
+    .patch = ks_patch,
+    .create = ks_create,
+    .remove = ks_remove,
+    .flush = ks_flush,
+    .watch = ks_watch,
+    .dispatch = ks_dispatch,
+    .destroy = ks_destroy,
+    .set_kinds = ks_set_kinds,
+};
+
+store *store_kube_open(const cfg_store *sc, int dry_run, char *err, size_t errlen)
+{
+    kubeapi *api = kubeapi_new(sc, err, errlen);
+    if (!api)
+        return NULL;
+    kube_store *s = xcalloc(1, sizeof *s);
+    s->base.ops = &kube_ops;
+    s->base.dry_run = dry_run;
+    s->api = api;
+    s->watch_timeout_ms = sc->watch_timeout_ms ? sc->watch_timeout_ms : 300000;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_mutex_init(&s->qmu, NULL);
+    pthread_cond_init(&s->qcv, NULL);
+    hmap_init(&s->pend_ix);
+    hmap_init(&s->held);
+    s->pipe[0] = s->pipe[1] = -1;
+    if (sc->n_kinds)
+        ks_set_kinds(&s->base, (const char *const *)sc->kinds, sc->n_kinds);
+    if (pipe2(s->pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
+        errf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+        ks_destroy(&s->base);
+        return NULL;
+    }
+    return &s->base;
+}
+
+void store_kube_counts(store *st, size_t *writes, size_t *requests)
+{
+    kube_store *s = (kube_store *)st;
+    pthread_mutex_lock(&s->mu);
+    *writes = s->writes;
+    *requests = s->requests;
+    pthread_mutex_unlock(&s->mu);
+}

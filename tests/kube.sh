@@ -1,0 +1,134 @@
+#!/bin/sh
+# kube.sh - the Kubernetes API store against a real kube-apiserver
+# (Debian's kubernetes 1.20, built once by scripts/kube-apiserver.sh) and
+# a real etcd on 127.0.0.1: seeding it with `trellis store copy`, the
+# kube example scheduled through it (Pods bound through pods/binding, the
+# same decisions as the file store), the Gardener example through custom
+# resources, export back to a directory, config and kubeconfig errors;
+# `trellis run` hosts sharing one API server through a Lease (kill -9 of
+# the leader, SIGSTOP past its lease, the API server restarted mid-watch).
+# Skipped, with the reason, when the API server cannot be built or run.
+set -u
+. "$SRCDIR/testlib.sh"
+. "$SRCDIR/etcdlib.sh"
+. "$SRCDIR/kubelib.sh"
+hosts_setup
+why=$(kube_why_not)
+if [ -n "$why" ]; then
+    echo "1..0 # SKIP $why"
+    exit 0
+fi
+T=$TRELLIS
+top=$TOP_SRCDIR
+
+if ! etcd_cluster 1; then
+    not_ok "an etcd member for the API server starts" "$(tail -5 "$tmp/etcd-e1.log")"
+    finish
+    exit 1
+fi
+if ! kube_certs; then
+    not_ok "the test certificates are made" "$(tail -5 "$tmp/pki.log")"
+    finish
+    exit 1
+fi
+if kube_start; then
+    ok "kube-apiserver starts on 127.0.0.1:$kube_port against etcd"
+else
+    not_ok "kube-apiserver starts" "$(tail -20 "$tmp/kube-apiserver.log")"
+    finish
+    exit 1
+fi
+kube_kubeconfig "$tmp/kubeconfig"
+kube_kubeconfig "$tmp/kubeconfig-data" data
+
+# a config: the profiles of CONF (Pods bound through pods/binding) with
+# the store group of STORECFG
+with_store() {
+    { sed 's/binding = { field = "spec.nodeName"; };/binding = { field = "spec.nodeName"; subresource = "binding"; };/' \
+        "$top/conf/$1"; cat "$2"; } >"$3"
+}
+store_cfg() { # FILE KUBECONFIG [MORE]
+    printf 'store = { type = "kubernetes"; kubeconfig = "%s"; %s };\n' "$2" "${3:-}" >"$1"
+}
+
+# ---- config and kubeconfig errors ----
+store_cfg "$tmp/bad1.cfg" "$tmp/nothere"
+expect_fail() { # NAME EXPECTED-TEXT CONFIG
+    out=$("$T" store copy "$3" "$tmp/out-$(basename "$3")" 2>&1)
+    rc=$?
+    case $out in *"$2"*) [ $rc -ne 0 ] && ok "$1" && return ;; esac
+    not_ok "$1" "rc=$rc" "$out"
+}
+expect_fail "config: an unreadable kubeconfig is named with the config line" "bad1.cfg:1: store.kubeconfig: cannot read $tmp/nothere" "$tmp/bad1.cfg"
+printf 'store = { type = "kubernetes"; endpoints = [ "http://127.0.0.1:1" ]; };\n' >"$tmp/bad2.cfg"
+expect_fail "config: an etcd setting in a Kubernetes API store is named" "store.endpoints is a setting of the etcd store" "$tmp/bad2.cfg"
+printf 'store = { type = "etcd"; endpoints = [ "http://127.0.0.1:1" ]; kubeconfig = "x"; };\n' >"$tmp/bad3.cfg"
+expect_fail "config: a Kubernetes API setting in an etcd store is named" "store.kubeconfig is a setting of the Kubernetes API store" "$tmp/bad3.cfg"
+sed 's/current-context: test/current-context: nope/' "$tmp/kubeconfig" >"$tmp/kc-ctx"
+store_cfg "$tmp/bad4.cfg" "$tmp/kc-ctx" 'kinds = [ "Pod" ];'
+expect_fail "kubeconfig: a context it does not hold is named" "no context named 'nope' in contexts" "$tmp/bad4.cfg"
+sed 's/^    client-key: .*/    exec: { command: get-token }/' "$tmp/kubeconfig" >"$tmp/kc-exec"
+store_cfg "$tmp/bad5.cfg" "$tmp/kc-exec" 'kinds = [ "Pod" ];'
+expect_fail "kubeconfig: an exec credential plugin is refused, saying what to give instead" "which trellis does not run" "$tmp/bad5.cfg"
+store_cfg "$tmp/bad6.cfg" "$tmp/kubeconfig"
+expect_fail "store copy out of the API needs the kinds to export" "reads only the kinds it is told" "$tmp/bad6.cfg"
+store_cfg "$tmp/bad7.cfg" "$tmp/kubeconfig" 'kinds = [ "Gadget" ];'
+"$T" store copy "$tmp/bad7.cfg" "$tmp/out-bad7" >"$tmp/bad7.out" 2>&1
+check "a kind the API server does not serve is named" grep -q "serves no kind Gadget" "$tmp/bad7.out"
+sed 's/^    certificate-authority: .*/    certificate-authority: \/dev\/null/' "$tmp/kubeconfig" >"$tmp/kc-noca"
+store_cfg "$tmp/bad8.cfg" "$tmp/kc-noca" 'kinds = [ "Pod" ];'
+expect_fail "TLS: a server the CA does not vouch for is refused" "cannot read which resources it serves" "$tmp/bad8.cfg"
+
+# ---- store copy and schedule: kube ----
+mkdir -p "$tmp/kube-files"
+cp "$top/examples/kube/"* "$tmp/kube-files/"
+chmod -R u+w "$tmp/kube-files"
+for ns in shop analytics ml; do
+    printf -- '---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n' "$ns" >>"$tmp/kube-files/namespaces.yaml"
+done
+store_cfg "$tmp/kube-store.cfg" "$tmp/kubeconfig-data" 'kinds = [ "Namespace", "Node", "Pod" ];'
+with_store kube.cfg "$tmp/kube-store.cfg" "$tmp/kube-api.cfg"
+"$T" store copy "$tmp/kube-files" "$tmp/kube-store.cfg" >"$tmp/copy.out" 2>&1
+check "store copy: the kube example (3 Namespaces first) into the API server" grep -q "copied 15 object" "$tmp/copy.out"
+check "store copy: a Node's status is written through its status subresource" sh -c "kube_get() { curl -s --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' '$kube_url'\$1; }; kube_get /api/v1/nodes/gpu-c | grep -q '\"nvidia.com/gpu\"'"
+"$T" store copy "$tmp/kube-files" "$tmp/kube-store.cfg" >"$tmp/copy2.out" 2>&1
+check "store copy again: what exists is named, nothing overwritten (exit 1)" grep -q "Pod shop/payments-0 exists already in the API server" "$tmp/copy2.out"
+
+"$T" schedule -c "$top/conf/kube.cfg" -s "$tmp/kube-files" -o json >"$tmp/kube-file.json" 2>"$tmp/kube-file.log"
+"$T" schedule -c "$tmp/kube-api.cfg" -o json >"$tmp/kube-api.json" 2>"$tmp/kube-api.log"
+check "schedule: kube through the API server decides as through the file store" cmp "$tmp/kube-file.json" "$tmp/kube-api.json"
+bound=$(kube_get /api/v1/namespaces/shop/pods/payments-0)
+case $bound in *'"nodeName": "worker-a"'* | *'"nodeName":"worker-a"'*) ok "schedule: payments-0 is bound to worker-a through pods/binding" ;;
+*) not_ok "schedule: payments-0 is bound to worker-a through pods/binding" "$bound" ;; esac
+"$T" schedule -c "$tmp/kube-api.cfg" -o json >"$tmp/kube-api2.json" 2>&1
+"$T" schedule -c "$top/conf/kube.cfg" -s "$tmp/kube-files" -o json >"$tmp/kube-file2.json" 2>&1
+# the preemption victim: the file store unbinds it (pending again, and
+# unschedulable now); the API cannot unbind a Pod, so it is deleted, as
+# kube-scheduler deletes its victims (gracefully: a bound Pod keeps its
+# deletionTimestamp until its kubelet, which this test has none of, ends it)
+check "preemption through the API server: the victim is deleted (with its resourceVersion as precondition)" sh -c "curl -s --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' '$kube_url/api/v1/namespaces/analytics/pods/batch-report-7x2kq' | grep -q deletionTimestamp"
+check "schedule again: the file store retries the unbound victim, the API server's is being deleted" sh -c "grep -q batch-report '$tmp/kube-file2.json' && ! grep -q batch-report '$tmp/kube-api2.json'"
+# each decision as "name result"
+pairs() { awk -F'"' '/"name":/ { n = $4 } /"result":/ { print n, $4 }' "$1"; }
+pairs "$tmp/kube-file2.json" | grep -v batch-report >"$tmp/f2"
+pairs "$tmp/kube-api2.json" >"$tmp/a2"
+check "schedule again: the other decisions agree" cmp "$tmp/f2" "$tmp/a2"
+"$T" store copy "$tmp/kube-store.cfg" "$tmp/kube-back" >"$tmp/back.out" 2>&1
+# 15 copied in and the API server's own Namespaces (default,
+# kube-node-lease, kube-public, kube-system)
+check "store copy: the API server back into a directory" grep -q "copied 19 object" "$tmp/back.out"
+check "store copy: no resourceVersion is copied" sh -c "! grep -rq resourceVersion '$tmp/kube-back'"
+"$T" schedule -c "$top/conf/kube.cfg" -s "$tmp/kube-back" -o json -n >"$tmp/kube-back.json" 2>&1
+check "the exported state decides as the file store did after its writes" sh -c "grep -c '\"result\": \"scheduled\"' '$tmp/kube-back.json' | grep -qx 0"
+# a Pod's nodeName patched instead of bound: the API server's refusal is
+# explained
+sed 's/ subresource = "binding";//' "$tmp/kube-api.cfg" >"$tmp/kube-patch.cfg"
+cat >"$tmp/late.json" <<'POD'
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"late","namespace":"shop"},
+ "spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"100m"}}}]}}
+POD
+kube_send POST /api/v1/namespaces/shop/pods "$tmp/late.json" >/dev/null
+"$T" schedule -c "$tmp/kube-patch.cfg" -o json >"$tmp/patch.json" 2>"$tmp/patch.log"
+check "a patch of spec.nodeName is refused by the API server and the profile change named" grep -q 'set binding.subresource = \\"binding\\"\|set binding.subresource = "binding"' "$tmp/patch.json" "$tmp/patch.log"
+
+finish
