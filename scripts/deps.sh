@@ -6,7 +6,7 @@
 set -eu
 pkgs="build-essential autoconf automake libtool pkg-config libconfig-dev libjson-c-dev libyaml-dev libmicrohttpd-dev libcurl4-openssl-dev check"
 if [ "${1:-}" = "--test" ]; then
-    pkgs="$pkgs valgrind groff-base curl clang libclang-rt-14-dev clang-format systemd socat etcd-server chromium tesseract-ocr tesseract-ocr-eng fonts-dejavu-core"
+    pkgs="$pkgs valgrind groff-base curl clang libclang-rt-14-dev clang-format systemd socat etcd-server openssl chromium tesseract-ocr tesseract-ocr-eng fonts-dejavu-core"
 fi
 missing=""
 for p in $pkgs; do

@@ -75,9 +75,25 @@ kube_ready() {
 
 # kube_start: start (or start again) the API server against the etcd
 # cluster etcd_cluster started; sets kube_pid, kube_port (kept across
-# restarts) and kube_url; the status says whether it is ready within 60 s.
+# restarts: another free port only when the first start finds it taken)
+# and kube_url; the status says whether it is ready within 60 s.
 kube_start() {
-    [ -n "${kube_port:-}" ] || kube_port=$(etcd_port)
+    first=0
+    [ -n "${kube_port:-}" ] || { kube_port=$(etcd_port); first=1; }
+    attempt=0
+    while [ $attempt -lt 3 ]; do
+        attempt=$((attempt + 1))
+        kube_run
+        wait_for 60 kube_ready && return 0
+        [ $first = 1 ] && tail -n 5 "$tmp/kube-apiserver.log" | grep -q "address already in use" ||
+            return 1
+        kill -KILL "$kube_pid" 2>/dev/null
+        kube_port=$(etcd_port)
+    done
+    return 1
+}
+
+kube_run() {
     "$(kube_apiserver)" --etcd-servers="$etcd_url_1" --bind-address=127.0.0.1 \
         --secure-port="$kube_port" --insecure-port=0 \
         --tls-cert-file="$tmp/pki/server.crt" --tls-private-key-file="$tmp/pki/server.key" \
@@ -93,7 +109,6 @@ kube_start() {
     kube_pid=$!
     pids="$pids $kube_pid"
     kube_url=https://127.0.0.1:$kube_port
-    wait_for 60 kube_ready
 }
 
 # kube_kubeconfig FILE: a kubeconfig for the API server (with the CA and
