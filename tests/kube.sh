@@ -131,6 +131,46 @@ kube_send POST /api/v1/namespaces/shop/pods "$tmp/late.json" >/dev/null
 "$T" schedule -c "$tmp/kube-patch.cfg" -o json >"$tmp/patch.json" 2>"$tmp/patch.log"
 check "a patch of spec.nodeName is refused by the API server and the profile change named" grep -q 'set binding.subresource = \\"binding\\"\|set binding.subresource = "binding"' "$tmp/patch.json" "$tmp/patch.log"
 
+# ---- the Gardener example through custom resources ----
+# Seeds, Shoots, CloudProfiles and Projects as CustomResourceDefinitions
+# (schemaless, with a status subresource), as a garden cluster serves them
+crd() { # KIND PLURAL SCOPE
+    cat >"$tmp/crd-$2.json" <<CRD
+{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+ "metadata":{"name":"$2.core.gardener.cloud"},
+ "spec":{"group":"core.gardener.cloud","scope":"$3",
+  "names":{"kind":"$1","plural":"$2","singular":"$(echo "$1" | tr 'A-Z' 'a-z')","listKind":"$1List"},
+  "versions":[{"name":"v1beta1","served":true,"storage":true,"subresources":{"status":{}},
+   "schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}
+CRD
+    kube_send POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions "$tmp/crd-$2.json" >/dev/null
+}
+crd Seed seeds Cluster
+crd Shoot shoots Namespaced
+crd CloudProfile cloudprofiles Cluster
+crd Project projects Cluster
+served() { kube_get /apis/core.gardener.cloud/v1beta1 | grep -q '"name": "projects"'; }
+check "the Gardener CustomResourceDefinitions are served" wait_for 30 served
+mkdir -p "$tmp/garden-files"
+cp "$top/examples/gardener/"* "$tmp/garden-files/"
+chmod -R u+w "$tmp/garden-files"
+for ns in garden garden-data garden-ml garden-shop garden-web; do
+    printf -- '---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n' "$ns" >>"$tmp/garden-files/namespaces.yaml"
+done
+store_cfg "$tmp/garden-store.cfg" "$tmp/kubeconfig" 'kinds = [ "Namespace", "Seed", "Shoot", "CloudProfile", "Project", "ConfigMap" ];'
+with_store gardener.cfg "$tmp/garden-store.cfg" "$tmp/garden-api.cfg"
+"$T" store copy "$tmp/garden-files" "$tmp/garden-store.cfg" >"$tmp/g-copy.out" 2>&1
+check "store copy: the Gardener example into the API server as custom resources" sh -c "grep -q 'copied 45 object' '$tmp/g-copy.out'"
+cp -r "$tmp/garden-files" "$tmp/garden-files2"
+"$T" schedule -c "$top/conf/gardener.cfg" -s "$tmp/garden-files2" -o json >"$tmp/g-file.json" 2>&1
+"$T" schedule -c "$tmp/garden-api.cfg" -o json >"$tmp/g-api.json" 2>"$tmp/g-api.log"
+check "schedule: Gardener through the API server decides as through the file store" cmp "$tmp/g-file.json" "$tmp/g-api.json"
+check "schedule: Gardener made decisions" grep -q '"result": "scheduled"' "$tmp/g-api.json"
+# the first Shoot scheduled and its Seed, as the decision says
+sched=$(awk -F'"' '/"namespace":/ { ns = $4 } /"name":/ { n = $4 } /"result": "scheduled"/ { s = 1 } s && /"targets"/ { getline; print ns, n, $2; exit }' "$tmp/g-api.json")
+set -- $sched
+check "schedule: the scheduled Shoot $1/$2 has spec.seedName $3 in the API server" sh -c "curl -s --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' '$kube_url/apis/core.gardener.cloud/v1beta1/namespaces/$1/shoots/$2' | grep -qE '\"seedName\": ?\"$3\"'"
+
 # ---- trellis run: hosts sharing one API server through a Lease ----
 # three nodes of 6 CPUs, pods of 1 CPU each: at most 6 on a node (the
 # kube example's nodes are there too, with room for a few)

@@ -193,8 +193,8 @@ static int try_acquire(kube_election *e, char *holder, size_t holderlen, char *e
         free(rvc);
         return 0;
     }
-    char *body = lease_body(e, rvc, e->identity, (int)e->ttl_s, mine ? acq : NULL,
-                            mine ? trans : trans + 1);
+    char *body =
+        lease_body(e, rvc, e->identity, (int)e->ttl_s, mine ? acq : NULL, mine ? trans : trans + 1);
     json_object_put(reply);
     free(acq);
     hr = kubeapi_call(e->api, "PUT", e->path, body, NULL, &status, &reply, err, errlen);
@@ -373,8 +373,8 @@ static void release(kube_election *e)
     json_object_object_get_ex(reply, "spec", &sp);
     const char *h = jstr(sp, "holderIdentity");
     if (h && strcmp(h, e->identity) == 0) {
-        char *body = lease_body(e, jstr(md, "resourceVersion"), "", 1, NULL,
-                                jint(sp, "leaseTransitions"));
+        char *body =
+            lease_body(e, jstr(md, "resourceVersion"), "", 1, NULL, jint(sp, "leaseTransitions"));
         json_object *r2;
         kubeapi_call(e->api, "PUT", e->path, body, NULL, &status, &r2, err, sizeof err);
         json_object_put(r2);

@@ -66,8 +66,8 @@ kubeapi *kubeapi_new(const cfg_store *sc, char *err, size_t errlen)
     kubeapi *k = xcalloc(1, sizeof *k);
     char e[1024];
     if (kubeconfig_load(sc->kubeconfig, sc->context, &k->kc, e, sizeof e) < 0) {
-        errf(err, errlen, "%s:%d: the Kubernetes API store: %s", sc->file ? sc->file : "",
-             sc->line, e);
+        errf(err, errlen, "%s:%d: the Kubernetes API store: %s", sc->file ? sc->file : "", sc->line,
+             e);
         free(k);
         return NULL;
     }
@@ -92,8 +92,7 @@ kubeapi *kubeapi_new(const cfg_store *sc, char *err, size_t errlen)
     pthread_mutex_init(&k->mu, NULL);
     for (size_t i = 0; i < sc->n_resources; i++) {
         const cfg_kube_resource *cr = &sc->resources[i];
-        kube_resource *r =
-            add_res(k, cr->kind, cr->api_version, cr->plural, cr->namespaced);
+        kube_resource *r = add_res(k, cr->kind, cr->api_version, cr->plural, cr->namespaced);
         r->preferred = r->configured = 1;
     }
     return k;
@@ -234,10 +233,9 @@ static int read_gv(kubeapi *k, const char *gv, int preferred, char *err, size_t 
             if (pass == 0 && !slash) {
                 if (find(k, gv, name))
                     continue;
-                kube_resource *kr =
-                    add_res(k, kind, gv, name,
-                            json_object_object_get_ex(r, "namespaced", &ns) &&
-                                json_object_get_boolean(ns));
+                kube_resource *kr = add_res(k, kind, gv, name,
+                                            json_object_object_get_ex(r, "namespaced", &ns) &&
+                                                json_object_get_boolean(ns));
                 kr->preferred = preferred;
             } else if (pass == 1 && slash) {
                 char *plural = xasprintf("%.*s", (int)(slash - name), name);
@@ -248,8 +246,8 @@ static int read_gv(kubeapi *k, const char *gv, int preferred, char *err, size_t 
                 if (strcmp(slash + 1, "status") == 0)
                     kr->has_status = 1;
                 else if (strcmp(slash + 1, "binding") == 0)
-                    kr->binding = strcmp(kind, kr->kind) == 0 ? KUBE_BINDING_PATCH
-                                                              : KUBE_BINDING_OBJECT;
+                    kr->binding =
+                        strcmp(kind, kr->kind) == 0 ? KUBE_BINDING_PATCH : KUBE_BINDING_OBJECT;
             }
         }
     json_object_put(reply);
@@ -285,9 +283,8 @@ static int discover(kubeapi *k, char *err, size_t errlen)
     int r = 0;
     for (size_t i = 0; i < n && r == 0; i++) {
         json_object *g = json_object_array_get_idx(groups, i), *pv;
-        const char *gv = json_object_object_get_ex(g, "preferredVersion", &pv)
-                             ? jstr(pv, "groupVersion")
-                             : NULL;
+        const char *gv =
+            json_object_object_get_ex(g, "preferredVersion", &pv) ? jstr(pv, "groupVersion") : NULL;
         if (gv)
             r = read_gv(k, gv, 1, err, errlen);
     }

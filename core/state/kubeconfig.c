@@ -116,8 +116,8 @@ int kubeconfig_parse(const char *where, const char *dir, const char *text, size_
         else if (rc == 0 && (s = str_of(us, "client-key")))
             kc->key_file = path_in(dir, s);
         if (rc == 0 && !(kc->cert_pem || kc->cert_file) != !(kc->key_pem || kc->key_file))
-            rc = errf(err, errlen, "%s: user '%s': a client certificate needs its key", where,
-                      user);
+            rc =
+                errf(err, errlen, "%s: user '%s': a client certificate needs its key", where, user);
         if (rc == 0 && (s = str_of(us, "token"))) {
             kc->token = xstrdup(s);
         } else if (rc == 0 && (s = str_of(us, "tokenFile"))) {
@@ -140,8 +140,7 @@ int kubeconfig_parse(const char *where, const char *dir, const char *text, size_
     return rc;
 }
 
-int kubeconfig_load(const char *path, const char *context, kubeconfig *kc, char *err,
-                    size_t errlen)
+int kubeconfig_load(const char *path, const char *context, kubeconfig *kc, char *err, size_t errlen)
 {
     char *p = NULL;
     if (path) {

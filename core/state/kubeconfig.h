@@ -13,10 +13,10 @@
 #include <stddef.h>
 
 typedef struct kubeconfig {
-    char *context, *server;             /* "https://10.0.0.1:6443", no trailing slash */
+    char *context, *server;               /* "https://10.0.0.1:6443", no trailing slash */
     char *ca_file, *cert_file, *key_file; /* resolved paths, or NULL */
-    char *ca_pem, *cert_pem, *key_pem;  /* decoded *-data, or NULL */
-    char *token;                        /* a bearer token (tokenFile read), or NULL */
+    char *ca_pem, *cert_pem, *key_pem;    /* decoded *-data, or NULL */
+    char *token;                          /* a bearer token (tokenFile read), or NULL */
     int insecure;
 } kubeconfig;
 

@@ -206,8 +206,7 @@ static int list_kind(kube_store *s, const kube_resource *r, trellis_object ***ob
             trellis_object *o = to_object(s, it, r, why, sizeof why);
             if (!o) {
                 char where[512];
-                snprintf(where, sizeof where, "%s (%s, item %zu)", kubeapi_server(s->api), base,
-                         i);
+                snprintf(where, sizeof where, "%s (%s, item %zu)", kubeapi_server(s->api), base, i);
                 if (errors)
                     manifest_add_error(errors, where, 0, 0, xstrdup(why));
                 else
@@ -679,11 +678,11 @@ static void patch_one(kube_store *s, kwrite *w, const kube_resource *r)
         } else if (status == 422 && w->sub && strcmp(w->sub, "binding") == 0) {
             fail(w, "%s %s: HTTP 422: %s", o->kind, o->key, kubeapi_message(reply));
         } else if (status == 422) {
-            fail(w,
-                 "%s %s: the API server refused the patch (HTTP 422: %s)%s", o->kind, o->key,
+            fail(w, "%s %s: the API server refused the patch (HTTP 422: %s)%s", o->kind, o->key,
                  kubeapi_message(reply),
                  r->binding == KUBE_BINDING_OBJECT
-                     ? "; a " "bound field of this kind is written through its binding "
+                     ? "; a "
+                       "bound field of this kind is written through its binding "
                        "subresource: set binding.subresource = \"binding\" in the profile"
                      : "");
         } else {
@@ -701,8 +700,8 @@ static void create_one(kube_store *s, kwrite *w, const kube_resource *r)
     const trellis_object *o = w->o;
     json_object *j = object_to_json(o), *md, *st = NULL;
     if (json_object_object_get_ex(j, "metadata", &md)) {
-        static const char *const server_owned[] = {"resourceVersion", "uid", "creationTimestamp",
-                                                   "managedFields", "selfLink", NULL};
+        static const char *const server_owned[] = {
+            "resourceVersion", "uid", "creationTimestamp", "managedFields", "selfLink", NULL};
         for (const char *const *k = server_owned; *k; k++)
             json_object_object_del(md, *k);
     }
@@ -744,6 +743,27 @@ static void create_one(kube_store *s, kwrite *w, const kube_resource *r)
             json_object_put(sreply);
             free(sbody);
             free(spath);
+        }
+        /* an object being deleted is deleted once made, so that the
+         * server marks it so (it stays while its finalizers do) */
+        if (w->state == 1 && object_being_deleted(o)) {
+            const char *uid = NULL;
+            if (reply && json_object_object_get_ex(reply, "metadata", &rmd))
+                uid = jstr(rmd, "uid");
+            char *dbody = uid ? xasprintf("{\"apiVersion\":\"v1\",\"kind\":\"DeleteOptions\","
+                                          "\"preconditions\":{\"uid\":\"%s\"}}",
+                                          uid)
+                              : NULL;
+            char *dpath = kubeapi_path(r, o->namespace_, o->name, NULL);
+            long dst;
+            json_object *dreply;
+            if (send(s, w, "DELETE", dpath, dbody, NULL, &dst, &dreply) == 0 && dst != 200 &&
+                dst != 202)
+                fail(w, "%s %s: created, but not marked as being deleted: HTTP %ld: %s", o->kind,
+                     o->key, dst, kubeapi_message(dreply));
+            json_object_put(dreply);
+            free(dbody);
+            free(dpath);
         }
         json_object_put(reply);
     }
@@ -1035,9 +1055,9 @@ static void *watch_thread(void *arg)
             log_warn("kubernetes store: the watch of %s ended (%s); resuming from "
                      "resourceVersion %s",
                      w->kind,
-                     rc < 0       ? err
+                     rc < 0        ? err
                      : w->error[0] ? w->error
-                                  : "HTTP status",
+                                   : "HTTP status",
                      w->rv ? w->rv : "(none)");
         if (progressed)
             backoff = 100;

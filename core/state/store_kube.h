@@ -18,7 +18,9 @@
  * subresource = "binding" (a binding released that way, a preemption
  * victim's, deletes the object with its resourceVersion as precondition,
  * as kube-scheduler deletes its victims: the API cannot unbind a Pod);
- * creations POST the object and then its status;
+ * creations POST the object, then its status, then (for an object being
+ * deleted: metadata.deletionTimestamp) a deletion that the server keeps
+ * pending while the object's finalizers stay;
  * deletions carry the resourceVersion as a precondition. Several writes go
  * at once. The API has no transactions: see election_kube.c for what the
  * Lease fences and what it cannot.
