@@ -26,13 +26,16 @@
 # cost-per-target curve over the kube-full cases of 500 to 20,000 nodes.
 #
 # Then, when this build has the etcd store and etcd is installed (Debian:
-# etcd-server; BENCH_ETCD=0 skips it), end to end through a real etcd
-# started in a temporary directory: ETCD_CASE targets and workloads
-# (default 5000:10000) seeded with `trellis store copy` (objects/s), then
-# scheduled and bound (bindings committed per second: the bindings over
-# the time their transactions took; end to end: over scheduling and
-# writing), and the failover time of `trellis run`: kill -9 of the active
-# host until the standby has taken over and bound a new pod (lease 2 s).
+# etcd-server; BENCH_STORES=0 skips both stores, BENCH_ETCD=0 or
+# BENCH_KUBE=0 one), end to end through a real etcd started in a
+# temporary directory, and through a real kube-apiserver on its own etcd
+# (scripts/kube-apiserver.sh builds it once): ETCD_CASE targets and
+# workloads (default 5000:10000) seeded with `trellis store copy`
+# (objects/s), then scheduled and bound (bindings committed per second:
+# the bindings over the time their writes took; end to end: over
+# scheduling and writing), and the failover time of `trellis run`: kill -9
+# of the active host until the standby has taken over and bound a new pod
+# (etcd: lease 2 s; the API server: a 3 s Lease).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
@@ -141,34 +144,24 @@ EOC
         "$c" "$prof" "$fmt" "$bytes" "$s" >>"$out"
 done
 
-etcd_bench() {
-    TRELLIS=$trellis
-    SRCDIR=$top/tests
-    pids=""
-    trap 'for p in $pids; do kill -KILL "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT INT TERM
-    . "$top/tests/testlib.sh"
-    . "$top/tests/etcdlib.sh"
-    why=$(etcd_why_not)
-    if [ -n "$why" ]; then
-        echo "etcd: skipped: $why"
-        return 0
-    fi
-    IFS=: read -r ent enw <<EOC
-${ETCD_CASE:-5000:10000}
-EOC
-    etcd_cluster 1 || { echo "etcd: skipped: etcd does not start" >&2; return 0; }
-    etcd_store_cfg "$tmp/etcd-store.cfg" /bench "timeout_ms = 30000;"
-    cat "$tmp/kube.cfg" "$tmp/etcd-store.cfg" >"$tmp/kube-etcd.cfg"
-    dir="$tmp/state-kube-$ent-$enw-json"
-    [ -d "$dir" ] || "$gen" kube "$dir" "$ent" "$enw" 1 json
+# store_bench NAME DIR STORE-CFG PROFILE-CFG FAILOVER-CFG STARTED ADD-POD:
+# the state DIR seeded into the store STORE-CFG names, scheduled
+# through PROFILE-CFG, then the failover of two `trellis run` hosts on
+# FAILOVER-CFG (STARTED: what the first host logs once it leads; ADD-POD:
+# a command that puts the pod p1 into the failover store).
+store_bench() {
+    name=$1 dir=$2 scfg=$3 pcfg=$4 focfg=$5 started=$6 addpod=$7
     t0=$(date +%s%N)
-    "$trellis" store copy "$dir" "$tmp/etcd-store.cfg" >/dev/null
+    "$trellis" store copy "$dir" "$scfg" >"$tmp/$name-copy.out" 2>&1 || {
+        echo "$name: the seeding failed: $(tail -n 3 "$tmp/$name-copy.out")" >&2
+        return 0
+    }
     seed_s=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
-    "$trellis" schedule --config "$tmp/kube-etcd.cfg" -P "$plugins" -o json \
-        --stats "$tmp/stats.json" >"$tmp/etcd-out.json" || [ $? -eq 3 ]
+    "$trellis" schedule --config "$pcfg" -P "$plugins" -o json \
+        --stats "$tmp/stats.json" >"$tmp/$name-out.json" || [ $? -eq 3 ]
     s=$(cat "$tmp/stats.json")
     get() { echo "$s" | sed -n "s/.*\"$1\": \\([0-9.]*\\).*/\\1/p"; }
-    bound=$(grep -c '"result": "scheduled"' "$tmp/etcd-out.json" || true)
+    bound=$(grep -c '"result": "scheduled"' "$tmp/$name-out.json" || true)
     sched=$(get schedule_s)
     write=$(get write_s)
     commit=$(awk -v n="$bound" -v w="$write" 'BEGIN { printf "%.0f", (w > 0 ? n / w : 0) }')
@@ -176,29 +169,22 @@ EOC
     objs=$((ent + enw))
     seedps=$(awk -v n="$objs" -v t="$seed_s" 'BEGIN { printf "%.0f", (t > 0 ? n / t : 0) }')
     # failover: two hosts, one active; kill -9 it
-    printf 'store = { type = "etcd"; endpoints = [ %s ]; prefix = "/failover"; lease_ttl_s = 2; };\n' \
-        "$etcd_endpoints" >"$tmp/fo-store.cfg"
-    cat "$tmp/kube.cfg" "$tmp/fo-store.cfg" >"$tmp/fo.cfg"
-    mkdir -p "$tmp/fo"
-    printf '{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"64","memory":"64Gi","pods":"110"}}}\n' >"$tmp/fo/n1.json"
-    "$trellis" store copy "$tmp/fo" "$tmp/fo-store.cfg" >/dev/null
-    "$trellis" run -c "$tmp/fo.cfg" -P "$plugins" --listen 127.0.0.1:0 --log-level info \
-        >/dev/null 2>"$tmp/fo1.log" &
+    "$trellis" run -c "$focfg" -P "$plugins" --listen 127.0.0.1:0 --log-level info \
+        >/dev/null 2>"$tmp/$name-fo1.log" &
     h1=$!
     pids="$pids $h1"
-    wait_for 20 grep -q "state etcd" "$tmp/fo1.log"
-    "$trellis" run -c "$tmp/fo.cfg" -P "$plugins" --listen 127.0.0.1:0 --log-level info \
-        >/dev/null 2>"$tmp/fo2.log" &
+    wait_for 20 grep -q "$started" "$tmp/$name-fo1.log"
+    "$trellis" run -c "$focfg" -P "$plugins" --listen 127.0.0.1:0 --log-level info \
+        >/dev/null 2>"$tmp/$name-fo2.log" &
     h2=$!
     pids="$pids $h2"
-    wait_for 20 grep -q "standby" "$tmp/fo2.log"
+    wait_for 20 grep -q "standby" "$tmp/$name-fo2.log"
     t0=$(date +%s%N)
     kill -KILL "$h1"
-    pod='{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p1","namespace":"default"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]}}'
-    curl -s -X POST "$etcd_url_1/v3/kv/put" -d "{\"key\":\"$(printf /failover/o/Pod/default/p1 | base64 | tr -d '\n')\",\"value\":\"$(printf '%s' "$pod" | base64 | tr -d '\n')\"}" >/dev/null
-    wait_for 30 grep -q "took over" "$tmp/fo2.log"
+    $addpod
+    wait_for 60 grep -q "took over" "$tmp/$name-fo2.log"
     t1=$(date +%s%N)
-    wait_for 30 grep -q "p1: bound to" "$tmp/fo2.log"
+    wait_for 30 grep -q "p1: bound to" "$tmp/$name-fo2.log"
     t2=$(date +%s%N)
     kill -TERM "$h2"
     wait_for 20 stopped "$h2" || kill -KILL "$h2"
@@ -207,12 +193,83 @@ EOC
     echo
     printf '%-13s %8s %9s %9s %11s %9s %9s %13s %13s %11s %13s\n' store targets workloads seed_s \
         seed_obj/s sched_s write_s committed/s end_to_end/s failover_s first_bind_s
-    printf '%-13s %8s %9s %9s %11s %9s %9s %13s %13s %11s %13s\n' etcd "$ent" "$enw" "$seed_s" \
+    printf '%-13s %8s %9s %9s %11s %9s %9s %13s %13s %11s %13s\n' "$name" "$ent" "$enw" "$seed_s" \
         "$seedps" "$sched" "$write" "$commit" "$e2e" "$over" "$first"
-    echo "(failover with lease_ttl_s = 2: kill -9 of the active host until the standby took over, and until it bound a new pod)"
-    printf ',\n{"case": "etcd:%s:%s", "profile": "kube", "store": "etcd", "bound": %s, "seed_s": %s, "committed_per_s": %s, "end_to_end_per_s": %s, "failover_s": %s, "failover_first_bind_s": %s, "stats": %s}' \
-        "$ent" "$enw" "$bound" "$seed_s" "$commit" "$e2e" "$over" "$first" "$s" >>"$out"
+    printf ',\n{"case": "%s:%s:%s", "profile": "kube", "store": "%s", "bound": %s, "seed_s": %s, "committed_per_s": %s, "end_to_end_per_s": %s, "failover_s": %s, "failover_first_bind_s": %s, "stats": %s}' \
+        "$name" "$ent" "$enw" "$name" "$bound" "$seed_s" "$commit" "$e2e" "$over" "$first" "$s" >>"$out"
 }
-[ "${BENCH_ETCD:-1}" = 0 ] || etcd_bench
+
+# the failover store's one node
+fo_state() {
+    mkdir -p "$tmp/fo"
+    printf '{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"64","memory":"64Gi","pods":"110"}}}\n' >"$tmp/fo/n1.json"
+}
+fo_pod='{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p1","namespace":"default"},"spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"1"}}}]}}'
+
+bench_servers() {
+    TRELLIS=$trellis
+    SRCDIR=$top/tests
+    TOP_SRCDIR=$top
+    pids=""
+    trap 'for p in $pids; do kill -KILL "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT INT TERM
+    . "$top/tests/testlib.sh"
+    . "$top/tests/etcdlib.sh"
+    . "$top/tests/kubelib.sh"
+    why=$(etcd_why_not)
+    if [ -n "$why" ]; then
+        echo "etcd and Kubernetes API: skipped: $why"
+        return 0
+    fi
+    IFS=: read -r ent enw <<EOC
+${ETCD_CASE:-5000:10000}
+EOC
+    etcd_cluster 1 || { echo "etcd: skipped: etcd does not start" >&2; return 0; }
+    fo_state
+    gdir="$tmp/state-kube-$ent-$enw-json"
+    [ -d "$gdir" ] || "$gen" kube "$gdir" "$ent" "$enw" 1 json
+    if [ "${BENCH_ETCD:-1}" != 0 ]; then
+        etcd_store_cfg "$tmp/etcd-store.cfg" /bench "timeout_ms = 30000;"
+        cat "$tmp/kube.cfg" "$tmp/etcd-store.cfg" >"$tmp/kube-etcd.cfg"
+        printf 'store = { type = "etcd"; endpoints = [ %s ]; prefix = "/failover"; lease_ttl_s = 2; };\n' \
+            "$etcd_endpoints" >"$tmp/fo-store.cfg"
+        cat "$tmp/kube.cfg" "$tmp/fo-store.cfg" >"$tmp/fo.cfg"
+        "$trellis" store copy "$tmp/fo" "$tmp/fo-store.cfg" >/dev/null
+        etcd_add_pod() {
+            curl -s -X POST "$etcd_url_1/v3/kv/put" -d "{\"key\":\"$(printf /failover/o/Pod/default/p1 | base64 | tr -d '\n')\",\"value\":\"$(printf '%s' "$fo_pod" | base64 | tr -d '\n')\"}" >/dev/null
+        }
+        store_bench etcd "$gdir" "$tmp/etcd-store.cfg" "$tmp/kube-etcd.cfg" "$tmp/fo.cfg" "state etcd" etcd_add_pod
+        echo "(failover with lease_ttl_s = 2: kill -9 of the active host until the standby took over, and until it bound a new pod)"
+    fi
+    [ "${BENCH_KUBE:-1}" != 0 ] || return 0
+    why=$(kube_why_not)
+    if [ -n "$why" ]; then
+        echo "kubernetes: skipped: $why"
+        return 0
+    fi
+    kube_certs && kube_start || { echo "kubernetes: skipped: kube-apiserver does not start" >&2; return 0; }
+    kube_kubeconfig "$tmp/kubeconfig"
+    # Pods are bound through pods/binding on an API server
+    sed 's/binding = { field = "spec.nodeName"; };/binding = { field = "spec.nodeName"; subresource = "binding"; };/' \
+        "$tmp/kube.cfg" >"$tmp/kube-b.cfg"
+    printf 'store = { type = "kubernetes"; kubeconfig = "%s"; kinds = [ "Namespace", "Node", "Pod" ]; timeout_ms = 30000; };\n' \
+        "$tmp/kubeconfig" >"$tmp/api-store.cfg"
+    cat "$tmp/kube-b.cfg" "$tmp/api-store.cfg" >"$tmp/kube-api.cfg"
+    printf 'store = { type = "kubernetes"; kubeconfig = "%s"; kinds = [ "Node", "Pod" ]; lease_ttl_s = 3; lease_name = "bench-failover"; };\n' \
+        "$tmp/kubeconfig" >"$tmp/fo-api-store.cfg"
+    cat "$tmp/kube-b.cfg" "$tmp/fo-api-store.cfg" >"$tmp/fo-api.cfg"
+    kube_add_pod() {
+        printf '%s' "$fo_pod" >"$tmp/fo-pod.json"
+        kube_send POST /api/v1/namespaces/default/pods "$tmp/fo-pod.json" >/dev/null
+    }
+    # the generated state, its Namespace, and the failover node (one API
+    # server holds both)
+    cp -r "$gdir" "$tmp/state-api"
+    cp "$tmp/fo/n1.json" "$tmp/state-api/"
+    printf '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"bench"}}\n' >"$tmp/state-api/ns.json"
+    store_bench kubernetes "$tmp/state-api" "$tmp/api-store.cfg" "$tmp/kube-api.cfg" "$tmp/fo-api.cfg" \
+        "state kubernetes" kube_add_pod
+    echo "(failover with lease_ttl_s = 3, client-go's proportions: renew deadline 2 s, retry 0.4 s)"
+}
+[ "${BENCH_STORES:-1}" = 0 ] || bench_servers
 echo "]" >>"$out"
 echo "figures written to $out"

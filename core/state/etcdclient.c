@@ -35,7 +35,8 @@ etcd_client *etcd_client_new(const cfg_store *sc, char *err, size_t errlen)
                     .cert_file = sc->tls_cert,
                     .key_file = sc->tls_key,
                     .headers = headers,
-                    .timeout_ms = sc->timeout_ms};
+                    .timeout_ms = sc->timeout_ms,
+                    .conns = ETCD_CONNS};
     httpc *http = httpc_new(&o, err, errlen);
     if (!http)
         return NULL;

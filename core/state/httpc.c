@@ -16,10 +16,11 @@ struct httpc {
     int insecure;
     uint32_t timeout_ms;
     struct curl_slist *headers;
+    int n_conns;
     struct conn {
         pthread_mutex_t mu;
         CURL *h;
-    } conns[HTTPC_CONNS];
+    } conns[HTTPC_MAX_CONNS];
     atomic_uint next_conn;
 };
 
@@ -53,7 +54,8 @@ httpc *httpc_new(const httpc_opts *o, char *err, size_t errlen)
         if (n)
             c->headers = n;
     }
-    for (int i = 0; i < HTTPC_CONNS; i++) {
+    c->n_conns = o->conns <= 0 ? 4 : o->conns > HTTPC_MAX_CONNS ? HTTPC_MAX_CONNS : o->conns;
+    for (int i = 0; i < c->n_conns; i++) {
         pthread_mutex_init(&c->conns[i].mu, NULL);
         c->conns[i].h = curl_easy_init();
         ok &= c->conns[i].h != NULL;
@@ -70,7 +72,7 @@ void httpc_free(httpc *c)
 {
     if (!c)
         return;
-    for (int i = 0; i < HTTPC_CONNS; i++) {
+    for (int i = 0; i < c->n_conns; i++) {
         if (c->conns[i].h)
             curl_easy_cleanup(c->conns[i].h);
         pthread_mutex_destroy(&c->conns[i].mu);
@@ -167,11 +169,11 @@ int httpc_request(httpc *c, const char *method, const char *url, const char *bod
 {
     /* a free connection, else the next one in turn */
     struct conn *cn = NULL;
-    for (int i = 0; i < HTTPC_CONNS && !cn; i++)
+    for (int i = 0; i < c->n_conns && !cn; i++)
         if (pthread_mutex_trylock(&c->conns[i].mu) == 0)
             cn = &c->conns[i];
     if (!cn) {
-        cn = &c->conns[atomic_fetch_add(&c->next_conn, 1) % HTTPC_CONNS];
+        cn = &c->conns[atomic_fetch_add(&c->next_conn, 1) % (unsigned)c->n_conns];
         pthread_mutex_lock(&cn->mu);
     }
     CURL *h = cn->h;

@@ -19,8 +19,8 @@
 #include "util.h"
 
 typedef struct httpc httpc;
-/* How many requests a client makes at once (its connections). */
-#define HTTPC_CONNS 8
+/* The most requests a client makes at once (its connections). */
+#define HTTPC_MAX_CONNS 32
 
 typedef struct httpc_opts {
     /* TLS (each may be NULL): a file, or a PEM text used instead */
@@ -30,6 +30,7 @@ typedef struct httpc_opts {
     /* extra headers every request carries ("Name: value"), NULL-ended */
     const char *const *headers;
     uint32_t timeout_ms; /* one request, 0: 5000 */
+    int conns;           /* requests at once, 1..HTTPC_MAX_CONNS (0: 4); more wait */
 } httpc_opts;
 
 /* A client with opts (copied). NULL with err. */

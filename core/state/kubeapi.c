@@ -81,7 +81,8 @@ kubeapi *kubeapi_new(const cfg_store *sc, char *err, size_t errlen)
                     .key_pem = k->kc.key_pem,
                     .insecure = k->kc.insecure,
                     .headers = headers,
-                    .timeout_ms = sc->timeout_ms ? sc->timeout_ms : 10000};
+                    .timeout_ms = sc->timeout_ms ? sc->timeout_ms : 10000,
+                    .conns = KUBEAPI_CONNS};
     k->http = httpc_new(&o, err, errlen);
     free(auth);
     if (!k->http) {

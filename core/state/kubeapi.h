@@ -18,6 +18,9 @@
 #include "httpc.h"
 
 typedef struct kubeapi kubeapi;
+/* How many requests a client makes at once: the API server answers each
+ * write after its own etcd commit, so writes go side by side. */
+#define KUBEAPI_CONNS 32
 
 /* How a kind is bound through its binding subresource. */
 enum {

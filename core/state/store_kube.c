@@ -872,9 +872,9 @@ static int ks_flush(store *st, store_fail_cb failed, void *ud, char *err, size_t
         blocked = 1;
     for (int phase = 1; phase >= 0 && !blocked; phase--) {
         round r = {.s = s, .w = w, .n = n, .phase = phase};
-        pthread_t t[HTTPC_CONNS];
+        pthread_t t[KUBEAPI_CONNS];
         size_t nt = 0;
-        while (nt + 1 < HTTPC_CONNS && nt + 1 < n &&
+        while (nt + 1 < KUBEAPI_CONNS && nt + 1 < n &&
                pthread_create(&t[nt], NULL, round_worker, &r) == 0)
             nt++;
         round_worker(&r);
