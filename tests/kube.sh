@@ -41,12 +41,9 @@ fi
 kube_kubeconfig "$tmp/kubeconfig"
 kube_kubeconfig "$tmp/kubeconfig-data" data
 
-# a config: the profiles of CONF (Pods bound through pods/binding) with
-# the store group of STORECFG
-with_store() {
-    { sed 's/binding = { field = "spec.nodeName"; };/binding = { field = "spec.nodeName"; subresource = "binding"; };/' \
-        "$top/conf/$1"; cat "$2"; } >"$3"
-}
+# a config: the profiles of CONF with the store group of STORECFG (as an
+# operator would: conf/kube.cfg binds Pods through pods/binding already)
+with_store() { { cat "$top/conf/$1"; cat "$2"; } >"$3"; }
 store_cfg() { # FILE KUBECONFIG [MORE]
     printf 'store = { type = "kubernetes"; kubeconfig = "%s"; %s };\n' "$2" "${3:-}" >"$1"
 }

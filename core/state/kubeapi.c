@@ -176,6 +176,39 @@ int kubeapi_stream(kubeapi *k, const char *path, uint32_t idle_ms, atomic_int *s
     return rc;
 }
 
+int kubeapi_parse_event(const char *text, size_t len, int *type, json_object **obj, char *err,
+                        size_t errlen)
+{
+    static const char *const names[] = {NULL, "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"};
+    *obj = NULL;
+    *type = 0;
+    if (len > INT32_MAX)
+        return errf(err, errlen, "a watch event of %zu bytes", len);
+    json_tokener *tok = json_tokener_new();
+    json_object *ev = json_tokener_parse_ex(tok, text, (int)len);
+    int ok = ev && json_tokener_get_error(tok) == json_tokener_success &&
+             json_tokener_get_parse_end(tok) == len && json_object_is_type(ev, json_type_object);
+    json_tokener_free(tok);
+    json_object *o = NULL, *t = NULL;
+    if (!ok || !json_object_object_get_ex(ev, "type", &t) ||
+        !json_object_is_type(t, json_type_string) || !json_object_object_get_ex(ev, "object", &o) ||
+        !json_object_is_type(o, json_type_object)) {
+        json_object_put(ev);
+        return errf(err, errlen, "an unreadable watch event: %.200s", text);
+    }
+    for (int i = KUBE_EV_ADDED; i <= KUBE_EV_ERROR; i++)
+        if (strcmp(json_object_get_string(t), names[i]) == 0)
+            *type = i;
+    if (!*type) {
+        errf(err, errlen, "an unknown watch event type %.40s", json_object_get_string(t));
+        json_object_put(ev);
+        return -1;
+    }
+    *obj = json_object_get(o);
+    json_object_put(ev);
+    return 0;
+}
+
 /* ---- discovery ---- */
 
 static int gv_read(const kubeapi *k, const char *gv)

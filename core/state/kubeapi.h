@@ -75,6 +75,19 @@ int kubeapi_call(kubeapi *k, const char *method, const char *path, const char *b
 int kubeapi_stream(kubeapi *k, const char *path, uint32_t idle_ms, atomic_int *stop,
                    httpc_line_fn line, void *ud, long *status, char *err, size_t errlen);
 
+/* A watch event's type. */
+enum {
+    KUBE_EV_ADDED = 1,
+    KUBE_EV_MODIFIED,
+    KUBE_EV_DELETED,
+    KUBE_EV_BOOKMARK,
+    KUBE_EV_ERROR, /* obj is a Status */
+};
+/* One line of a watch stream ({"type": ..., "object": {...}}): its type
+ * and object (a new reference). 0, or -1 with err. */
+int kubeapi_parse_event(const char *text, size_t len, int *type, json_object **obj, char *err,
+                        size_t errlen);
+
 /* The message of a Status reply, or what there is; borrowed from reply
  * (a fallback text when there is none). */
 const char *kubeapi_message(json_object *reply);

@@ -929,50 +929,34 @@ static void set_rv(kwatch *w, const char *rv)
 static int on_watch_line(void *ud, const char *text, size_t len)
 {
     kwatch *w = ud;
-    json_tokener *tok = json_tokener_new();
-    json_object *ev = json_tokener_parse_ex(tok, text, (int)len);
-    int ok = ev && json_tokener_get_error(tok) == json_tokener_success &&
-             json_object_is_type(ev, json_type_object);
-    json_tokener_free(tok);
-    json_object *obj = NULL;
-    const char *type = ok ? jstr(ev, "type") : NULL;
-    if (!type || !json_object_object_get_ex(ev, "object", &obj) ||
-        !json_object_is_type(obj, json_type_object)) {
-        snprintf(w->error, sizeof w->error, "an unreadable watch event: %.200s", text);
-        json_object_put(ev);
+    int type;
+    json_object *obj, *md = NULL;
+    if (kubeapi_parse_event(text, len, &type, &obj, w->error, sizeof w->error) < 0)
         return 1; /* open the watch again rather than lose track */
-    }
-    json_object *md = NULL;
     json_object_object_get_ex(obj, "metadata", &md);
     int stop = 0;
-    if (strcmp(type, "BOOKMARK") == 0) {
+    if (type == KUBE_EV_BOOKMARK) {
         set_rv(w, jstr(md, "resourceVersion"));
-    } else if (strcmp(type, "ERROR") == 0) {
+    } else if (type == KUBE_EV_ERROR) {
         json_object *code;
         if (json_object_object_get_ex(obj, "code", &code) && json_object_get_int(code) == 410)
             w->gone = 1;
         snprintf(w->error, sizeof w->error, "the watch reported: %s", kubeapi_message(obj));
         stop = 1;
     } else {
-        int deleted = strcmp(type, "DELETED") == 0;
-        if (!deleted && strcmp(type, "ADDED") != 0 && strcmp(type, "MODIFIED") != 0) {
-            snprintf(w->error, sizeof w->error, "an unknown watch event type %.40s", type);
-            json_object_put(ev);
-            return 1;
-        }
         set_rv(w, jstr(md, "resourceVersion"));
         char why[512];
         trellis_object *o = to_object(w->s, json_object_get(obj), w->r, why, sizeof why);
         if (!o) {
-            log_warn("kubernetes store: a %s from the watch of %s: %s; skipped (the object held "
-                     "before stays)",
-                     type, w->kind, why);
+            log_warn("kubernetes store: an event of the watch of %s: %s; skipped (the object "
+                     "held before stays)",
+                     w->kind, why);
         } else {
-            qitem it = {.type = deleted ? Q_DELETE : Q_PUT, .o = o};
+            qitem it = {.type = type == KUBE_EV_DELETED ? Q_DELETE : Q_PUT, .o = o};
             enqueue(w->s, &it);
         }
     }
-    json_object_put(ev);
+    json_object_put(obj);
     return stop;
 }
 

@@ -86,7 +86,7 @@ START_TEST(store_group)
                      -1);
     ck_assert_msg(strstr(err, "has none"), "%s", err);
     ck_assert_int_eq(load("store = { type = \"zookeeper\"; };\n", &sc, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "expected \"file\" or \"etcd\""), "%s", err);
+    ck_assert_msg(strstr(err, "expected \"file\", \"etcd\" or \"kubernetes\""), "%s", err);
     /* a file without a store group: the file store without a path */
     ck_assert_int_eq(load("parallelism = 2;\n", &sc, err, sizeof err), 0);
     ck_assert_str_eq(sc.type, "file");

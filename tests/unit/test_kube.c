@@ -1,0 +1,246 @@
+/*
+ * test_kube.c - what the Kubernetes API store reads without a server: a
+ * kubeconfig (contexts, *-data and files relative to the kubeconfig,
+ * tokens, the errors an operator meets), watch events, resource paths,
+ * and the store group of a config. The store against a real API server
+ * is tests/kube.sh.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "store.h"
+#include "testutil.h"
+#ifdef HAVE_ETCD
+#include "kubeapi.h"
+#include "kubeconfig.h"
+#endif
+
+static char dir[64];
+
+static int load(const char *text, cfg_store *sc, char *err, size_t errlen)
+{
+    tu_write(dir, "s.cfg", text);
+    char path[128];
+    snprintf(path, sizeof path, "%s/s.cfg", dir);
+    return config_load_store(path, sc, err, errlen);
+}
+
+START_TEST(store_group)
+{
+    char err[1024];
+    cfg_store sc;
+    tu_mkdtemp(dir, "kubecfg");
+    tu_write(dir, "kc", "apiVersion: v1\n");
+    ck_assert_int_eq(load("store = { type = \"kubernetes\"; kubeconfig = \"kc\";\n"
+                          "  kinds = [ \"Pod\", \"Node\" ];\n"
+                          "  resources = ( { kind = \"Shoot\"; api_version = "
+                          "\"core.gardener.cloud/v1beta1\"; plural = \"shoots\"; } ); };\n",
+                          &sc, err, sizeof err),
+                     0);
+    ck_assert_str_eq(sc.type, "kubernetes");
+    ck_assert_msg(strstr(sc.kubeconfig, "/kc") && sc.kubeconfig[0] == '/', "%s", sc.kubeconfig);
+    ck_assert_str_eq(sc.lease_namespace, "kube-system");
+    ck_assert_str_eq(sc.lease_name, "trellis");
+    ck_assert_uint_eq(sc.lease_ttl_s, 15);
+    ck_assert_uint_eq(sc.n_kinds, 2);
+    ck_assert_uint_eq(sc.n_resources, 1);
+    ck_assert_int_eq(sc.resources[0].namespaced, 1);
+    config_store_free(&sc);
+    ck_assert_int_eq(load("store = { type = \"kubernetes\"; kubeconfig = \"nope\"; };\n", &sc, err,
+                          sizeof err),
+                     -1);
+    ck_assert_msg(strstr(err, "s.cfg:1: store.kubeconfig: cannot read"), "%s", err);
+    ck_assert_int_eq(
+        load("store = { type = \"kubernetes\"; prefix = \"/x\"; };\n", &sc, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "store.prefix is a setting of the etcd store"), "%s", err);
+    ck_assert_int_eq(load("store = { type = \"kubernetes\";\n  resources = ( { kind = \"X\"; } ); };\n",
+                          &sc, err, sizeof err),
+                     -1);
+    ck_assert_msg(strstr(err, "s.cfg:2:"), "%s", err);
+    ck_assert_int_eq(load("store = { type = \"file\"; lease_name = \"x\"; };\n", &sc, err, sizeof err),
+                     -1);
+    ck_assert_msg(strstr(err, "store.lease_name is a setting of the Kubernetes API store"), "%s",
+                  err);
+}
+END_TEST
+
+#ifdef HAVE_ETCD
+static const char *KC = "apiVersion: v1\n"
+                        "kind: Config\n"
+                        "clusters:\n"
+                        "- name: a\n"
+                        "  cluster:\n"
+                        "    server: https://10.0.0.1:6443/\n"
+                        "    certificate-authority: pki/ca.crt\n"
+                        "- name: b\n"
+                        "  cluster:\n"
+                        "    server: https://b.example:443\n"
+                        "    certificate-authority-data: "
+                        "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCnh4Ci0tLS0tRU5EIENFUlRJRklDQVRFLS0tLS0K\n"
+                        "    insecure-skip-tls-verify: true\n"
+                        "users:\n"
+                        "- name: cert\n"
+                        "  user:\n"
+                        "    client-certificate: /abs/c.crt\n"
+                        "    client-key: c.key\n"
+                        "- name: tok\n"
+                        "  user:\n"
+                        "    token: s3cret\n"
+                        "- name: tokfile\n"
+                        "  user:\n"
+                        "    tokenFile: token.txt\n"
+                        "- name: half\n"
+                        "  user:\n"
+                        "    client-certificate: c.crt\n"
+                        "- name: badpem\n"
+                        "  user:\n"
+                        "    client-certificate-data: bm90IGEgcGVt\n"
+                        "    client-key-data: bm90IGEgcGVt\n"
+                        "contexts:\n"
+                        "- name: one\n"
+                        "  context: {cluster: a, user: cert}\n"
+                        "- name: two\n"
+                        "  context: {cluster: b, user: tok}\n"
+                        "- name: three\n"
+                        "  context: {cluster: b, user: tokfile}\n"
+                        "- name: four\n"
+                        "  context: {cluster: a, user: half}\n"
+                        "- name: five\n"
+                        "  context: {cluster: a, user: badpem}\n"
+                        "- name: six\n"
+                        "  context: {cluster: nowhere, user: tok}\n"
+                        "current-context: one\n";
+
+static int parse(const char *ctx, kubeconfig *kc, char *err, size_t errlen)
+{
+    return kubeconfig_parse("kc.yaml", dir, KC, strlen(KC), ctx, kc, err, errlen);
+}
+
+START_TEST(kubeconfig_contexts)
+{
+    char err[1024];
+    kubeconfig kc;
+    tu_mkdtemp(dir, "kubeconfig");
+    ck_assert_int_eq(parse(NULL, &kc, err, sizeof err), 0);
+    ck_assert_str_eq(kc.context, "one");
+    ck_assert_str_eq(kc.server, "https://10.0.0.1:6443"); /* the slash dropped */
+    char want[256];
+    snprintf(want, sizeof want, "%s/pki/ca.crt", dir);
+    ck_assert_str_eq(kc.ca_file, want);
+    ck_assert_str_eq(kc.cert_file, "/abs/c.crt");
+    snprintf(want, sizeof want, "%s/c.key", dir);
+    ck_assert_str_eq(kc.key_file, want);
+    ck_assert_ptr_null(kc.token);
+    ck_assert_int_eq(kc.insecure, 0);
+    kubeconfig_free(&kc);
+
+    ck_assert_int_eq(parse("two", &kc, err, sizeof err), 0);
+    ck_assert_str_eq(kc.token, "s3cret");
+    ck_assert_int_eq(kc.insecure, 1);
+    ck_assert_str_eq(kc.ca_pem, "-----BEGIN CERTIFICATE-----\nxx\n-----END CERTIFICATE-----\n");
+    ck_assert_ptr_null(kc.ca_file);
+    kubeconfig_free(&kc);
+
+    tu_write(dir, "token.txt", "from-a-file\n");
+    ck_assert_int_eq(parse("three", &kc, err, sizeof err), 0);
+    ck_assert_str_eq(kc.token, "from-a-file"); /* the newline dropped */
+    kubeconfig_free(&kc);
+}
+END_TEST
+
+START_TEST(kubeconfig_errors)
+{
+    char err[1024];
+    kubeconfig kc;
+    tu_mkdtemp(dir, "kubeconfig");
+    ck_assert_int_eq(parse("nope", &kc, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "kc.yaml: no context named 'nope'"), "%s", err);
+    ck_assert_int_eq(parse("three", &kc, err, sizeof err), -1); /* no token.txt */
+    ck_assert_msg(strstr(err, "user 'tokfile': tokenFile:"), "%s", err);
+    ck_assert_int_eq(parse("four", &kc, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "a client certificate needs its key"), "%s", err);
+    ck_assert_int_eq(parse("five", &kc, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "client-certificate-data: expected the base64 of a PEM text"), "%s",
+                  err);
+    ck_assert_int_eq(parse("six", &kc, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "names cluster 'nowhere', which clusters does not hold"), "%s", err);
+    const char *nocur = "apiVersion: v1\nkind: Config\n";
+    ck_assert_int_eq(kubeconfig_parse("x", dir, nocur, strlen(nocur), NULL, &kc, err, sizeof err),
+                     -1);
+    ck_assert_msg(strstr(err, "no current-context"), "%s", err);
+    const char *broken = "clusters: [\n";
+    ck_assert_int_eq(kubeconfig_parse("x", dir, broken, strlen(broken), NULL, &kc, err, sizeof err),
+                     -1);
+    const char *noserver = "clusters:\n- name: a\n  cluster: {server: ftp://x}\n"
+                           "contexts:\n- name: c\n  context: {cluster: a}\ncurrent-context: c\n";
+    ck_assert_int_eq(
+        kubeconfig_parse("x", dir, noserver, strlen(noserver), NULL, &kc, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "expected server: https://HOST:PORT"), "%s", err);
+}
+END_TEST
+
+START_TEST(watch_events)
+{
+    char err[512];
+    int type;
+    json_object *o;
+    const char *add = "{\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"}}}";
+    ck_assert_int_eq(kubeapi_parse_event(add, strlen(add), &type, &o, err, sizeof err), 0);
+    ck_assert_int_eq(type, KUBE_EV_ADDED);
+    json_object_put(o);
+    const char *gone = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410}}";
+    ck_assert_int_eq(kubeapi_parse_event(gone, strlen(gone), &type, &o, err, sizeof err), 0);
+    ck_assert_int_eq(type, KUBE_EV_ERROR);
+    json_object_put(o);
+    const char *bad[] = {"{\"type\":\"ADDED\"}", "{\"type\":\"SOMETHING\",\"object\":{}}",
+                         "{\"type\":\"ADDED\",\"object\":{}} trailing", "[1]", "{"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        ck_assert_int_eq(kubeapi_parse_event(bad[i], strlen(bad[i]), &type, &o, err, sizeof err),
+                         -1);
+}
+END_TEST
+
+START_TEST(resource_paths)
+{
+    kube_resource pods = {.kind = "Pod", .group = "", .version = "v1", .api_version = "v1",
+                          .plural = "pods", .namespaced = 1};
+    kube_resource shoots = {.kind = "Shoot", .group = "core.gardener.cloud", .version = "v1beta1",
+                            .api_version = "core.gardener.cloud/v1beta1", .plural = "shoots",
+                            .namespaced = 1};
+    kube_resource nodes = {.kind = "Node", .group = "", .version = "v1", .api_version = "v1",
+                           .plural = "nodes"};
+    char *p = kubeapi_path(&pods, "shop", "web-0", "binding");
+    ck_assert_str_eq(p, "/api/v1/namespaces/shop/pods/web-0/binding");
+    free(p);
+    p = kubeapi_path(&pods, NULL, NULL, NULL);
+    ck_assert_str_eq(p, "/api/v1/pods");
+    free(p);
+    p = kubeapi_path(&shoots, "garden-a", "s", "status");
+    ck_assert_str_eq(p, "/apis/core.gardener.cloud/v1beta1/namespaces/garden-a/shoots/s/status");
+    free(p);
+    p = kubeapi_path(&nodes, "ignored", "n1", NULL);
+    ck_assert_str_eq(p, "/api/v1/nodes/n1");
+    free(p);
+}
+END_TEST
+#endif
+
+int main(void)
+{
+    Suite *s = suite_create("kube");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, store_group);
+#ifdef HAVE_ETCD
+    tcase_add_test(tc, kubeconfig_contexts);
+    tcase_add_test(tc, kubeconfig_errors);
+    tcase_add_test(tc, watch_events);
+    tcase_add_test(tc, resource_paths);
+#endif
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}
