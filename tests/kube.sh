@@ -168,6 +168,12 @@ sched=$(awk -F'"' '/"namespace":/ { ns = $4 } /"name":/ { n = $4 } /"result": "s
 set -- $sched
 check "schedule: the scheduled Shoot $1/$2 has spec.seedName $3 in the API server" sh -c "curl -s --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' '$kube_url/apis/core.gardener.cloud/v1beta1/namespaces/$1/shoots/$2' | grep -qE '\"seedName\": ?\"$3\"'"
 
+# conf/gardener.cfg writes Events: core/v1 Events in the Shoots'
+# namespaces, as many as the file store wrote files
+nev=$(ls "$tmp/garden-files2/events" | wc -l)
+check "schedule: the $nev Events the file store wrote are core/v1 Events in the API server" sh -c "[ \$(curl -s --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' '$kube_url/api/v1/events' | grep -c '\"reportingComponent\": \"trellis\"') -eq $nev ] && [ $nev -gt 0 ]"
+check "schedule: no Event was refused" sh -c "! grep -q 'event for .* not written\|not written' '$tmp/g-api.log'"
+
 # ---- trellis run: hosts sharing one API server through a Lease ----
 # three nodes of 6 CPUs, pods of 1 CPU each: at most 6 on a node (the
 # kube example's nodes are there too, with room for a few)
