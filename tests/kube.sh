@@ -6,7 +6,8 @@
 # same decisions as the file store), the Gardener example through custom
 # resources, export back to a directory, config and kubeconfig errors;
 # `trellis run` hosts sharing one API server through a Lease (kill -9 of
-# the leader, SIGSTOP past its lease, the API server restarted mid-watch).
+# the leader, SIGSTOP past its lease, the API server restarted mid-watch,
+# an API server that is down when the host starts).
 # Skipped, with the reason, when the API server cannot be built or run.
 set -u
 . "$SRCDIR/testlib.sh"
@@ -292,5 +293,29 @@ add_pods 16 17
 check "410: the pods made after the restart are bound" wait_for 30 bound_count 17
 check "410: it kept leading through the restart" sh -c "! grep -q 'stepping down' '$tmp/h5.log'"
 check "410: every pod bound once, nothing lost" state_ok 17
+
+# a store that is down at start: the host waits, says why, and goes on
+# once a second API server (on the same etcd) comes up where its
+# kubeconfig points
+kill -TERM "$pid_h5" 2>/dev/null
+wait_for 20 stopped "$pid_h5"
+first_port=$kube_port
+first_pid=$kube_pid
+kube_port=$(etcd_port)
+kube_url=https://127.0.0.1:$kube_port
+kube_kubeconfig "$tmp/kubeconfig-late"
+store_cfg "$tmp/late-store.cfg" "$tmp/kubeconfig-late" 'lease_name = "trellis-late";'
+with_store kube.cfg "$tmp/late-store.cfg" "$tmp/late-api.cfg"
+start_host h6 "$tmp/late-api.cfg"
+check "down at start: the host waits for the API server and says why" wait_for 30 grep -q "the store is not ready: .*Couldn't connect" "$tmp/h6.log"
+kube_run
+check "down at start: a second API server starts where the kubeconfig points" wait_for 60 kube_ready
+check "down at start: the host takes the Lease and reads the state without a restart" wait_for 60 grep -q "state kubernetes" "$tmp/h6.log"
+add_pods 18 18
+check "down at start: then it binds a new pod" wait_for 30 bound_count 18
+check "down at start: every pod bound once, nothing lost" state_ok 18
+kill -TERM "$pid_h6" 2>/dev/null
+kube_port=$first_port
+kube_pid=$first_pid
 
 finish
