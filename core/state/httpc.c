@@ -92,9 +92,17 @@ uint32_t httpc_timeout_ms(const httpc *c)
     return c->timeout_ms;
 }
 
+/* What one reply, or one line of a stream, may hold: a server that sends
+ * more is cut off rather than let the host's memory grow without end. */
+#define MAX_BODY ((size_t)1 << 30)
+#define MAX_LINE ((size_t)256 << 20)
+
 static size_t on_body(char *p, size_t size, size_t n, void *ud)
 {
-    sb_add(ud, p, size * n);
+    strbuf *b = ud;
+    if (b->len + size * n > MAX_BODY)
+        return 0; /* curl ends the transfer with a write error */
+    sb_add(b, p, size * n);
     return size * n;
 }
 
@@ -199,13 +207,18 @@ typedef struct stream_ctx {
     strbuf buf;
     httpc_line_fn line;
     void *ud;
-    int ended; /* line asked to stop */
+    int ended;    /* line asked to stop */
+    int too_long; /* a line passed MAX_LINE */
     atomic_int *stop;
 } stream_ctx;
 
 static size_t on_stream(char *p, size_t size, size_t n, void *ud)
 {
     stream_ctx *sc = ud;
+    if (sc->buf.len + size * n > MAX_LINE) {
+        sc->too_long = 1;
+        return 0;
+    }
     sb_add(&sc->buf, p, size * n);
     size_t start = 0;
     for (size_t i = 0; i < sc->buf.len && !sc->ended; i++) {
@@ -252,7 +265,10 @@ int httpc_stream(httpc *c, const char *method, const char *url, const char *body
     CURLcode rc = curl_easy_perform(h);
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
     int result;
-    if (sc.ended || atomic_load(stop)) {
+    if (sc.too_long) {
+        result = errf(err, errlen, "a line of the stream is longer than %zu MiB: cut off",
+                      MAX_LINE >> 20);
+    } else if (sc.ended || atomic_load(stop)) {
         result = 0;
     } else if (rc != CURLE_OK) {
         result = errf(err, errlen, "%s", curl_easy_strerror(rc));
