@@ -4,7 +4,8 @@
 # a real etcd on 127.0.0.1: seeding it with `trellis store copy`, the
 # kube example scheduled through it (Pods bound through pods/binding, the
 # same decisions as the file store), the Gardener example through custom
-# resources, export back to a directory, config and kubeconfig errors;
+# resources (one-shot and in `trellis run`), export back to a directory,
+# config and kubeconfig errors;
 # `trellis run` hosts sharing one API server through a Lease (kill -9 of
 # the leader, SIGSTOP past its lease, the API server restarted mid-watch,
 # an API server that is down when the host starts).
@@ -174,6 +175,22 @@ check "schedule: the scheduled Shoot $1/$2 has spec.seedName $3 in the API serve
 nev=$(ls "$tmp/garden-files2/events" | wc -l)
 check "schedule: the $nev Events the file store wrote are core/v1 Events in the API server" sh -c "[ \$(curl -s --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' '$kube_url/api/v1/events' | grep -c '\"reportingComponent\": \"trellis\"') -eq $nev ] && [ $nev -gt 0 ]"
 check "schedule: no Event was refused" sh -c "! grep -q 'event for .* not written\|not written' '$tmp/g-api.log'"
+
+# the Gardener profile in `trellis run`: a Shoot created in the API
+# server (as YAML, as kubectl would send it) gets a Seed
+awk 'BEGIN { RS = "\n---\n" } /name: monitoring/' "$top/examples/gardener/shoots-garden.yaml" |
+    sed 's/name: monitoring/name: monitoring-2/; /uid:/d' >"$tmp/shoot2.yaml"
+store_cfg "$tmp/garden-run-store.cfg" "$tmp/kubeconfig" 'lease_name = "trellis-garden";'
+with_store gardener.cfg "$tmp/garden-run-store.cfg" "$tmp/garden-run.cfg"
+"$T" run -c "$tmp/garden-run.cfg" --listen 127.0.0.1:0 --log-level info >"$tmp/g-run.out" 2>"$tmp/g-run.log" &
+pid_g=$!
+pids="$pids $pid_g"
+check "run: the Gardener profile reads the custom resources" wait_for 30 grep -q "state kubernetes" "$tmp/g-run.log"
+kube_send POST /apis/core.gardener.cloud/v1beta1/namespaces/garden/shoots "$tmp/shoot2.yaml" application/yaml >"$tmp/shoot2.out"
+check "run: a Shoot created in the API server is scheduled" wait_for 30 grep -q "Shoot garden/monitoring-2: bound to" "$tmp/g-run.log"
+check "run: its spec.seedName is in the API server" sh -c "curl -s --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' '$kube_url/apis/core.gardener.cloud/v1beta1/namespaces/garden/shoots/monitoring-2' | grep -qE '\"seedName\": ?\"aws-garden\"'"
+kill -TERM "$pid_g"
+wait_for 20 stopped "$pid_g"
 
 # ---- trellis run: hosts sharing one API server through a Lease ----
 # three nodes of 6 CPUs, pods of 1 CPU each: at most 6 on a node (the
