@@ -346,4 +346,28 @@ else
     fi
 fi
 
+# ---- progress notifications keep an idle watch open ----
+# etcd sends one every second here; the host drops a watch that brought
+# nothing for 3 s (libcurl judges the speed over its last seconds: without
+# notifications the drop comes about 9 s after the last message). Idle
+# through seven 2 s summaries (14 s), it never does.
+ETCD_SCHEME=http
+ETCD_FLAGS="--experimental-watch-progress-notify-interval=1s"
+ETCD_CURL_OPTS=""
+if etcd_cluster 1; then
+    etcd_store_cfg "$tmp/pn-store.cfg" /pn "watch_timeout_ms = 3000;"
+    { echo "summary_interval_ms = 2000;"; cat "$top/conf/kube.cfg" "$tmp/pn-store.cfg"; } >"$tmp/pn.cfg"
+    "$T" store copy "$tmp/fleet" "$tmp/pn-store.cfg" >/dev/null 2>&1
+    "$T" run -c "$tmp/pn.cfg" --listen 127.0.0.1:0 --log-level info >/dev/null 2>"$tmp/pn.log" &
+    pn_pid=$!
+    pids="$pids $pn_pid"
+    summaries() { [ "$(grep -c 'summary:' "$tmp/pn.log")" -ge "$1" ]; }
+    check "progress notifications: the host leads and binds" wait_for 30 summaries 1
+    check "progress notifications: idle for seven summaries (14 s)" wait_for 40 summaries 8
+    check "progress notifications: the idle watch (timeout 3 s) was never dropped" sh -c "! grep -q 'the watch ended' '$tmp/pn.log'"
+    kill -TERM "$pn_pid"
+else
+    not_ok "progress notifications: an etcd member starts" "$(tail -5 "$tmp/etcd-e1.log")"
+fi
+
 finish
