@@ -799,15 +799,61 @@ typedef struct doc_ovs {
     size_t cap;
 } doc_ovs;
 
-/* The pass's overlays of document d (edits not postponed), for canon_doc. */
-static size_t doc_overlays(const wb_edit *edits, node *const *raws, const size_t *round, size_t nr,
-                           const unsigned char *state, size_t d, doc_ovs *o)
+/* A pass's edits by document: positions in the pass (r, into round)
+ * ordered by their edit's document, then by r, so that the edits of one
+ * document are one run and a pass over a file of many documents and many
+ * edits looks at each edit once, not once per document. */
+typedef struct doc_run {
+    int doc;
+    size_t r;
+} doc_run;
+
+typedef struct by_doc {
+    doc_run *v;
+    size_t n, at; /* at: where the next document's run starts */
+} by_doc;
+
+static int doc_run_cmp(const void *pa, const void *pb)
+{
+    const doc_run *a = pa, *b = pb;
+    if (a->doc != b->doc)
+        return a->doc < b->doc ? -1 : 1;
+    return a->r < b->r ? -1 : a->r > b->r;
+}
+
+static void by_doc_init(by_doc *b, const wb_edit *edits, const size_t *round, size_t nr)
+{
+    b->v = xcalloc(nr ? nr : 1, sizeof *b->v);
+    b->n = nr;
+    b->at = 0;
+    for (size_t r = 0; r < nr; r++)
+        b->v[r] = (doc_run){edits[round[r]].doc, r};
+    qsort(b->v, nr, sizeof *b->v, doc_run_cmp);
+}
+
+/* The run of document d, [*a, *b) in b->v; documents are asked in
+ * increasing order. */
+static void by_doc_next(by_doc *b, int d, size_t *from, size_t *to)
+{
+    while (b->at < b->n && b->v[b->at].doc < d)
+        b->at++;
+    *from = b->at;
+    while (b->at < b->n && b->v[b->at].doc == d)
+        b->at++;
+    *to = b->at;
+}
+
+/* The pass's overlays of the document whose edits are run[0..nrun) (edits
+ * not postponed), for canon_doc. */
+static size_t doc_overlays(const wb_edit *edits, node *const *raws, const size_t *round,
+                           const doc_run *run, size_t nrun, const unsigned char *state, doc_ovs *o)
 {
     size_t n = 0;
     char msg[512];
-    for (size_t r = 0; r < nr; r++) {
+    for (size_t q = 0; q < nrun; q++) {
+        size_t r = run[q].r;
         const wb_edit *e = &edits[round[r]];
-        if (state[round[r]] != 1 || e->doc != (int)d)
+        if (state[round[r]] != 1)
             continue;
         if (n == o->cap) {
             size_t cap = o->cap;
@@ -867,6 +913,8 @@ static int plan_pass(wctx *w, const wb_edit *edits, node *const *raws, const siz
     strbuf form;
     sb_init(&form);
     size_t pos = 0; /* end of the last replacement kept */
+    by_doc bd;
+    by_doc_init(&bd, edits, round, nr);
     int rc = reader_open(&rd, w, msg, sizeof msg);
     *nrs = 0;
     for (size_t d = 0; rc == 0; d++) {
@@ -880,11 +928,13 @@ static int plan_pass(wctx *w, const wb_edit *edits, node *const *raws, const siz
         }
         if (got == 0)
             break;
-        size_t from = *nrs;
-        for (size_t r = 0; r < nr; r++) {
+        size_t from = *nrs, ra, rb;
+        by_doc_next(&bd, (int)d, &ra, &rb);
+        for (size_t q = ra; q < rb; q++) {
+            size_t r = bd.v[q].r;
             const wb_edit *e = &edits[round[r]];
             char e1[1024];
-            if (e->doc != (int)d || r > fe.at)
+            if (r > fe.at)
                 continue;
             if (plan_edit(w, e, raws[round[r]], round[r], &rs[*nrs], e1, sizeof e1) < 0)
                 keep_err(&fe, r, e1);
@@ -907,7 +957,7 @@ static int plan_pass(wctx *w, const wb_edit *edits, node *const *raws, const siz
             rs[kept++] = rs[k];
         }
         *nrs = kept;
-        size_t nm = doc_overlays(edits, raws, round, nr, state, d, &dov);
+        size_t nm = doc_overlays(edits, raws, round, bd.v + ra, rb - ra, state, &dov);
         grow(sums, cap_sums, d + 1, sizeof **sums);
         form.len = 0;
         wb_canon_doc(&form, w->t.docs[d], w->json, dov.ovs, nm);
@@ -917,6 +967,7 @@ static int plan_pass(wctx *w, const wb_edit *edits, node *const *raws, const siz
         reader_drop(&rd, d);
     }
     reader_close(&rd);
+    free(bd.v);
     *ndocs = w->t.ndocs;
     if (rc == 0) {
         /* edits of documents the text does not have */
@@ -957,6 +1008,8 @@ static int check_pass(wctx *w, const wb_edit *edits, node *const *raws, const si
     reader rd;
     strbuf y;
     sb_init(&y);
+    by_doc bd;
+    by_doc_init(&bd, edits, round, nr);
     int rc = reader_open(&rd, w, msg, sizeof msg);
     for (size_t d = 0; rc == 0; d++) {
         int got = reader_next(&rd);
@@ -966,10 +1019,13 @@ static int check_pass(wctx *w, const wb_edit *edits, node *const *raws, const si
         }
         if (got == 0)
             break;
-        for (size_t r = 0; r < nr; r++) {
+        size_t ra, rb;
+        by_doc_next(&bd, (int)d, &ra, &rb);
+        for (size_t q = ra; q < rb; q++) {
+            size_t r = bd.v[q].r;
             const wb_edit *e = &edits[round[r]];
             char e1[1024];
-            if (state[round[r]] != 2 || e->doc != (int)d || r > fe.at)
+            if (state[round[r]] != 2 || r > fe.at)
                 continue;
             if (verify_edit(w, e, raws[round[r]], round[r], e1, sizeof e1) < 0)
                 keep_err(&fe, r, e1);
@@ -985,6 +1041,7 @@ static int check_pass(wctx *w, const wb_edit *edits, node *const *raws, const si
         reader_drop(&rd, d);
     }
     reader_close(&rd);
+    free(bd.v);
     sb_free(&y);
     if (rc < 0)
         return rc;
