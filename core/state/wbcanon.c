@@ -21,7 +21,21 @@
 
 static void canon_text(strbuf *b, char kind, int tagged, const char *v, size_t len)
 {
-    sb_printf(b, "%c%s%zu:", kind, tagged ? "t" : "", len);
+    /* "<kind>[t]<len>:<text>", written by hand: this runs for every
+     * scalar of every document a write-back touches */
+    char head[32], digits[24];
+    size_t h = 0, nd = 0, n = len;
+    head[h++] = kind;
+    if (tagged)
+        head[h++] = 't';
+    do {
+        digits[nd++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    while (nd)
+        head[h++] = digits[--nd];
+    head[h++] = ':';
+    sb_add(b, head, h);
     sb_add(b, v, len);
 }
 

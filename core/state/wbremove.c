@@ -29,7 +29,7 @@ static int read_all(const char *s, size_t len, int json, tree *t, char *err, siz
     memset(t, 0, sizeof *t);
     int rc;
     if (json) {
-        jbuild jb = {s, len, 0, err, errlen};
+        jbuild jb = {.s = s, .len = len, .err = err, .errlen = errlen};
         if (len >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0)
             jb.i = 3;
         while ((rc = wb_json_next_doc(&jb, t)) > 0)

@@ -576,13 +576,18 @@ static int jstring(jbuild *b, node *n)
             sb_free(&sb);
             return jfail(b, "unterminated string");
         }
+        /* the plain run up to the next quote or backslash, in one piece */
+        size_t run = b->i;
+        while (run < b->len && b->s[run] != q && b->s[run] != '\\')
+            run++;
+        if (run > b->i) {
+            sb_add(&sb, b->s + b->i, run - b->i);
+            b->i = run;
+            continue;
+        }
         char c = b->s[b->i++];
         if (c == q)
             break;
-        if (c != '\\') {
-            sb_add(&sb, &c, 1);
-            continue;
-        }
         if (b->i >= b->len)
             continue;
         c = b->s[b->i++];
@@ -631,6 +636,17 @@ static int jstring(jbuild *b, node *n)
     n->value = sb_steal(&sb);
     n->style = 1;
     return 0;
+}
+
+/* wb_next_line for the JSON builder, remembering the line it found. */
+static size_t jnext_line(jbuild *b, size_t p)
+{
+    if (b->nl_next && p >= b->nl_from && p <= b->nl_end)
+        return b->nl_next;
+    b->nl_from = p;
+    b->nl_end = wb_line_end(b->s, b->len, p);
+    b->nl_next = wb_next_line(b->s, b->len, b->nl_end);
+    return b->nl_next;
 }
 
 static int jvalue(jbuild *b, int depth, node **out);
@@ -715,7 +731,7 @@ static int jvalue(jbuild *b, int depth, node **out)
         n->value[n->vlen] = '\0';
     }
     n->end = b->i;
-    n->after = wb_next_line(b->s, b->len, n->end);
+    n->after = jnext_line(b, n->end);
     return rc;
 }
 
@@ -953,7 +969,7 @@ int wb_raw_parse(const char *text, node **out, char *msg, size_t msglen)
         jc_fail(&c, "text after the value");
         return errf(msg, msglen, "the value is not valid JSON: %s", why);
     }
-    jbuild b = {text, c.len, 0, why, sizeof why};
+    jbuild b = {.s = text, .len = c.len, .err = why, .errlen = sizeof why};
     node *n = NULL;
     if (jvalue(&b, 0, &n) < 0) { /* cannot happen after the check */
         wb_node_free(n);

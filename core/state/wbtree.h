@@ -76,6 +76,10 @@ typedef struct jbuild {
     size_t len, i;
     char *err;
     size_t errlen;
+    /* the line last looked up: a node in [nl_from, nl_end] is on it and
+     * its next line starts at nl_next (a one-line document of many nodes
+     * is not scanned to its end once per node); nl_next 0: none yet */
+    size_t nl_from, nl_end, nl_next;
 } jbuild;
 
 /* An edit's path, split at the dots. */

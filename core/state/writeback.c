@@ -734,7 +734,7 @@ static int reader_open(reader *r, wctx *w, char *err, size_t errlen)
     r->w = w;
     wb_tree_free(&w->t);
     if (w->json) {
-        r->jb = (jbuild){w->s, w->len, 0, err, errlen};
+        r->jb = (jbuild){.s = w->s, .len = w->len, .err = err, .errlen = errlen};
         if (w->len >= 3 && memcmp(w->s, "\xef\xbb\xbf", 3) == 0)
             r->jb.i = 3;
         return 0;
