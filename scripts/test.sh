@@ -1,6 +1,7 @@
 #!/bin/sh
 # The whole test suite, from a fresh clone on Debian 12:
-#  1. install what is missing, and check that the sources are formatted
+#  1. install what is missing (and build kube-apiserver once into a cache:
+#     scripts/kube-apiserver.sh), and check that the sources are formatted
 #     with the committed .clang-format (scripts/format.sh --check);
 #  2. build with -Wall -Wextra -Werror, AddressSanitizer and UBSan, and run
 #     `make check` (Check unit tests, scenario tests, CLI tests);
@@ -24,6 +25,15 @@ umask 022
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 "$top/scripts/deps.sh" --test || exit 1
+# the Kubernetes API store's tests need a kube-apiserver: built once into a
+# cache outside the tree (a few minutes the first time), before the stages
+# run tests side by side; when it cannot be built, tests/kube.sh says why
+# and is skipped
+if kas=$("$top/scripts/kube-apiserver.sh" 2>"${TMPDIR:-/tmp}/trellis-kas.log"); then
+    echo "kube-apiserver: $kas"
+else
+    echo "kube-apiserver: not available ($(tail -n 1 "${TMPDIR:-/tmp}/trellis-kas.log")); tests/kube.sh will be skipped"
+fi
 autoreconf -fi >/dev/null 2>&1 || { autoreconf -fi; exit 1; }
 jobs=$(nproc)
 passed=0
