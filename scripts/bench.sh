@@ -65,6 +65,7 @@ profiles = ( {
     { name = "node-affinity"; weight = 2; }, { name = "node-ports"; },
     { name = "node-resources-fit"; weight = 1; },
     { name = "node-resources-balanced-allocation"; weight = 1; },
+    { name = "image-locality"; weight = 1; },
     { name = "preemption"; }, { name = "default-binder"; } );
 } );
 CFG

@@ -1322,6 +1322,84 @@ START_TEST(node_resources_balanced_allocation_std)
 }
 END_TEST
 
+/* ---- image-locality ---------------------------------------------------- */
+
+#define IMAGES(name, images) NODE(name, "") ",\"status\":{\"images\":[" images "]}}"
+#define IMG(names, size) "{\"names\":[" names "],\"sizeBytes\":" size "}"
+#define CONTAINER(image) "{\"name\":\"c\",\"image\":\"" image "\"}"
+
+START_TEST(image_locality_kube_formula)
+{
+    trellis_plugin *pl = load("image-locality", NULL);
+    /* MiB 1048576: app 600 MiB on a and b (spread 2/4), side 100 MiB on b
+     * (1/4), big 4000 MiB on c (1/4) */
+    trellis_object *t[] = {
+        TARGET(IMAGES("a", IMG("\"example.com/app:1.0\"", "629145600"))),
+        TARGET(IMAGES("b", IMG("\"example.com/app:1.0\"", "629145600") "," IMG(
+                               "\"side:latest\",\"side@sha256:00\"", "104857600"))),
+        TARGET(IMAGES("c", IMG("\"example.com/big:2\"", "4194304000"))),
+        TARGET(NODE("d", "") "}"),
+    };
+    int64_t sc[5];
+    ck_assert(mock_registered(pl, "score_span"));
+    ck_assert(mock_registered(pl, "normalize"));
+    /* one container: a, b 300 MiB -> 100 * 277 / 977 = 28 */
+    score(pl, WORKLOAD(POD("one", "\"containers\":[" CONTAINER("example.com/app:1.0") "]")), t, 4,
+          sc);
+    ck_assert_int_eq(sc[0], 28);
+    ck_assert_int_eq(sc[1], 28);
+    ck_assert_int_eq(sc[2], 0);
+    ck_assert_int_eq(sc[3], 0);
+    /* "side" gets ":latest"; an init container counts, and so does every
+     * container using an image: app twice (2 * 300) + side 25 on b = 625
+     * MiB of 3 containers (max 3000): 100 * 602 / 2977 = 20; a 600 MiB:
+     * 100 * 577 / 2977 = 19 */
+    score(
+        pl,
+        WORKLOAD(POD("two", "\"initContainers\":[" CONTAINER("side") "],\"containers\":[" CONTAINER(
+                                "example.com/app:1.0") "," CONTAINER("example.com/app:1.0") "]")),
+        t, 4, sc);
+    ck_assert_int_eq(sc[0], 19);
+    ck_assert_int_eq(sc[1], 20);
+    /* big: 4000 MiB * 1/4 = 1000 MiB, the most one container scores: 100 */
+    score(pl, WORKLOAD(POD("big", "\"containers\":[" CONTAINER("example.com/big:2") "]")), t, 4,
+          sc);
+    ck_assert_int_eq(sc[2], 100);
+    ck_assert_int_eq(sc[0], 0);
+    /* a new Node holding app: the table is built again, spread 3/5:
+     * 360 MiB -> 100 * 337 / 977 = 34 */
+    trellis_object *t5[] = {t[0], t[1], t[2], t[3],
+                            TARGET(IMAGES("e", IMG("\"example.com/app:1.0\"", "629145600")))};
+    score(pl, WORKLOAD(POD("three", "\"containers\":[" CONTAINER("example.com/app:1.0") "]")), t5,
+          5, sc);
+    ck_assert_int_eq(sc[0], 34);
+    ck_assert_int_eq(sc[4], 34);
+    ck_assert_int_eq(sc[3], 0);
+}
+END_TEST
+
+START_TEST(image_locality_equivalence_and_errors)
+{
+    trellis_plugin *pl = load("image-locality", NULL);
+    trellis_object *a = WORKLOAD(POD("a", "\"containers\":[" CONTAINER("nginx") "]"));
+    trellis_object *b = WORKLOAD(POD("b", "\"containers\":[" CONTAINER("nginx:latest") "]"));
+    trellis_object *c =
+        WORKLOAD(POD("c", "\"containers\":[" CONTAINER("nginx") "," CONTAINER("nginx:latest") "]"));
+    ck_assert(mock_equivalent(pl, a, b)); /* the same image once normalized */
+    ck_assert(!mock_equivalent(pl, a, c));
+    trellis_object *bad = TARGET(IMAGES("bad", IMG("\"x:1\"", "\"big\"")));
+    ck_assert_msg(strstr(mock_prepare_error(bad, pl), "status.images[0].sizeBytes") != NULL, "%s",
+                  mock_prepare_error(bad, pl));
+    trellis_object *bad2 = TARGET(IMAGES("bad2", "\"x:1\""));
+    ck_assert_msg(strstr(mock_prepare_error(bad2, pl), "status.images[0]: expected a map") != NULL,
+                  "%s", mock_prepare_error(bad2, pl));
+    trellis_object *badp =
+        WORKLOAD(POD("badp", "\"containers\":[{\"name\":\"c\",\"image\":[\"x\"]}]"));
+    ck_assert_msg(strstr(mock_prepare_error(badp, pl), "spec.containers[0].image") != NULL, "%s",
+                  mock_prepare_error(badp, pl));
+}
+END_TEST
+
 static Suite *suite(const char *name, const TTest *const *tests)
 {
     Suite *s = suite_create(name);
@@ -1346,6 +1424,8 @@ int main(void)
     const TTest *nports[] = {node_ports_conflicts, NULL};
     const TTest *nfit[] = {node_resources_fit_every_resource, node_resources_fit_args, NULL};
     const TTest *nbal[] = {node_resources_balanced_allocation_std, NULL};
+    const TTest *imgloc[] = {image_locality_kube_formula, image_locality_equivalence_and_errors,
+                             NULL};
     const TTest *fit[] = {resources_fit_counts_assigned_workloads, resources_fit_names_its_counters,
                           NULL};
     const TTest *alloc[] = {least_allocated_prefers_the_emptier_target, NULL};
@@ -1384,6 +1464,7 @@ int main(void)
     srunner_add_suite(sr, suite("node-ports", nports));
     srunner_add_suite(sr, suite("node-resources-fit", nfit));
     srunner_add_suite(sr, suite("node-resources-balanced-allocation", nbal));
+    srunner_add_suite(sr, suite("image-locality", imgloc));
     srunner_add_suite(sr, suite("resources-fit", fit));
     srunner_add_suite(sr, suite("least-allocated", alloc));
     srunner_add_suite(sr, suite("least-utilized", util));
