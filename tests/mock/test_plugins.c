@@ -113,6 +113,49 @@ START_TEST(priority_sort_orders_by_priority)
 }
 END_TEST
 
+#define PCLASS(name, body)                                                                         \
+    "{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\",\"metadata\":{\"name\":"  \
+    "\"" name "\"}," body "}"
+
+START_TEST(priority_sort_resolves_priority_classes)
+{
+    char err[1024];
+    obj(-1, PCLASS("gold", "\"value\":1000"));
+    obj(-1, PCLASS("dflt-high", "\"value\":50,\"globalDefault\":true"));
+    obj(-1, PCLASS("dflt-low", "\"value\":7,\"globalDefault\":true"));
+    obj(-1, PCLASS("broken", "\"value\":\"lots\""));
+    trellis_plugin *pl =
+        load("priority-sort", "{\"priority_class_field\":\"spec.priorityClassName\"}");
+    trellis_object *gold = WORKLOAD(POD("gold", "\"priorityClassName\":\"gold\""));
+    trellis_object *dflt = WORKLOAD(POD("dflt", ""));
+    trellis_object *eight = WORKLOAD(POD("eight", "\"priority\":8"));
+    trellis_object *crit =
+        WORKLOAD(POD("crit", "\"priorityClassName\":\"system-cluster-critical\""));
+    /* spec.priority, when admission set it, is what counts */
+    trellis_object *admitted =
+        WORKLOAD(POD("admitted", "\"priority\":1,\"priorityClassName\":\"gone\""));
+    ck_assert_int_ne(mock_less(pl, gold, dflt), 0);
+    ck_assert_int_ne(mock_less(pl, crit, gold), 0);
+    /* the default is the lower of the two global defaults: 7 < 8 */
+    ck_assert_int_ne(mock_less(pl, eight, dflt), 0);
+    ck_assert_int_ne(mock_less(pl, dflt, admitted), 0);
+    trellis_object *typo = WORKLOAD(POD("typo", "\"priorityClassName\":\"glod\""));
+    ck_assert_msg(strstr(mock_prepare_error(typo, pl), "no PriorityClass 'glod'") != NULL, "%s",
+                  mock_prepare_error(typo, pl));
+    trellis_object *bad = WORKLOAD(POD("bad", "\"priorityClassName\":\"broken\""));
+    ck_assert_msg(strstr(mock_prepare_error(bad, pl), "PriorityClass broken: value") != NULL, "%s",
+                  mock_prepare_error(bad, pl));
+    /* without priority_class_field classes are not read */
+    trellis_plugin *plain = load("priority-sort", NULL);
+    ck_assert_str_eq(mock_prepare_error(typo, plain), "");
+    ck_assert_ptr_null(mock_load(m, "priority-sort",
+                                 "{\"priority_class_field\":\"spec.priorityClassName\","
+                                 "\"priority_class_kind\":\"\"}",
+                                 err, sizeof err));
+    ck_assert_msg(strstr(err, "priority_class_kind") != NULL, "%s", err);
+}
+END_TEST
+
 /* ---- label-selector ---------------------------------------------------- */
 
 START_TEST(label_selector_matches_node_labels)
@@ -1414,7 +1457,8 @@ static Suite *suite(const char *name, const TTest *const *tests)
 int main(void)
 {
     const TTest *binder[] = {binder_writes_the_binding_field, binder_field_argument, NULL};
-    const TTest *prio[] = {priority_sort_orders_by_priority, NULL};
+    const TTest *prio[] = {priority_sort_orders_by_priority,
+                           priority_sort_resolves_priority_classes, NULL};
     const TTest *labels[] = {label_selector_matches_node_labels,
                              label_selector_equivalence_and_hint, NULL};
     const TTest *taints[] = {taints_filter_score_and_evict, NULL};
