@@ -542,9 +542,11 @@ static int equivalent(trellis_plugin *self, const trellis_object *a, const trell
 
     if (!x || !y)
         return x == y;
-    return x->n <= MASK_IMAGES && x->n == y->n && x->containers == y->containers &&
-           memcmp(x->id, y->id, x->n * sizeof(*x->id)) == 0 &&
-           memcmp(x->uses, y->uses, x->n * sizeof(*x->uses)) == 0;
+    if (x->n > MASK_IMAGES || x->n != y->n || x->containers != y->containers)
+        return 0;
+    /* no images: no arrays to compare (they may be NULL) */
+    return !x->n || (memcmp(x->id, y->id, x->n * sizeof(*x->id)) == 0 &&
+                     memcmp(x->uses, y->uses, x->n * sizeof(*x->uses)) == 0);
 }
 
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
