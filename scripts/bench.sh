@@ -57,10 +57,12 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 cat >"$tmp/kube.cfg" <<'CFG'
 profiles = ( {
   name = "default-scheduler"; default = true;
-  workload = { kind = "Pod"; scheduler_name_field = "spec.schedulerName"; };
+  workload = { kind = "Pod"; scheduler_name_field = "spec.schedulerName";
+               finished_field = "status.phase"; finished_values = [ "Succeeded", "Failed" ]; };
   target = { kind = "Node"; };
   binding = { field = "spec.nodeName"; };
-  plugins = ( { name = "priority-sort"; args = { priority_class_field = "spec.priorityClassName"; }; },
+  plugins = ( { name = "scheduling-gates"; },
+    { name = "priority-sort"; args = { priority_class_field = "spec.priorityClassName"; }; },
     { name = "node-unschedulable"; },
     { name = "node-name"; }, { name = "taint-toleration"; weight = 3; },
     { name = "node-affinity"; weight = 2; }, { name = "node-ports"; },

@@ -1365,6 +1365,34 @@ START_TEST(node_resources_balanced_allocation_std)
 }
 END_TEST
 
+/* ---- scheduling-gates -------------------------------------------------- */
+
+START_TEST(scheduling_gates_hold_pods_back)
+{
+    trellis_plugin *pl = load("scheduling-gates", NULL);
+    ck_assert(mock_registered(pl, "pre_enqueue"));
+    ck_assert(!mock_registered(pl, "filter"));
+    trellis_object *gated =
+        WORKLOAD(POD("gated", "\"schedulingGates\":[{\"name\":\"example.com/quota\"}]"));
+    trellis_object *empty = WORKLOAD(POD("empty", "\"schedulingGates\":[]"));
+    trellis_object *none = WORKLOAD(POD("none", "\"containers\":[]"));
+    trellis_object *bad = WORKLOAD(POD("bad", "\"schedulingGates\":[\"quota\"]"));
+    trellis_object *bad2 = WORKLOAD(POD("bad2", "\"schedulingGates\":{\"name\":\"quota\"}"));
+    ck_assert_int_eq(mock_pre_enqueue(pl, gated), TRELLIS_SKIP);
+    ck_assert_int_eq(mock_pre_enqueue(pl, empty), TRELLIS_SUCCESS);
+    ck_assert_int_eq(mock_pre_enqueue(pl, none), TRELLIS_SUCCESS);
+    ck_assert_str_eq(mock_prepare_error(gated, pl), "");
+    /* malformed: not held back, the Pod's error */
+    ck_assert_int_eq(mock_pre_enqueue(pl, bad), TRELLIS_SUCCESS);
+    ck_assert_msg(strstr(mock_prepare_error(bad, pl), "spec.schedulingGates[0]: expected a gate") !=
+                      NULL,
+                  "%s", mock_prepare_error(bad, pl));
+    ck_assert_msg(strstr(mock_prepare_error(bad2, pl), "spec.schedulingGates: expected a list") !=
+                      NULL,
+                  "%s", mock_prepare_error(bad2, pl));
+}
+END_TEST
+
 /* ---- image-locality ---------------------------------------------------- */
 
 #define IMAGES(name, images) NODE(name, "") ",\"status\":{\"images\":[" images "]}}"
@@ -1430,6 +1458,9 @@ START_TEST(image_locality_equivalence_and_errors)
         WORKLOAD(POD("c", "\"containers\":[" CONTAINER("nginx") "," CONTAINER("nginx:latest") "]"));
     ck_assert(mock_equivalent(pl, a, b)); /* the same image once normalized */
     ck_assert(!mock_equivalent(pl, a, c));
+    /* no images at all: equivalent (no arrays to compare) */
+    ck_assert(
+        mock_equivalent(pl, WORKLOAD(POD("n1", "\"containers\":[]")), WORKLOAD(POD("n2", ""))));
     trellis_object *bad = TARGET(IMAGES("bad", IMG("\"x:1\"", "\"big\"")));
     ck_assert_msg(strstr(mock_prepare_error(bad, pl), "status.images[0].sizeBytes") != NULL, "%s",
                   mock_prepare_error(bad, pl));
@@ -1468,6 +1499,7 @@ int main(void)
     const TTest *nports[] = {node_ports_conflicts, NULL};
     const TTest *nfit[] = {node_resources_fit_every_resource, node_resources_fit_args, NULL};
     const TTest *nbal[] = {node_resources_balanced_allocation_std, NULL};
+    const TTest *gates[] = {scheduling_gates_hold_pods_back, NULL};
     const TTest *imgloc[] = {image_locality_kube_formula, image_locality_equivalence_and_errors,
                              NULL};
     const TTest *fit[] = {resources_fit_counts_assigned_workloads, resources_fit_names_its_counters,
@@ -1509,6 +1541,7 @@ int main(void)
     srunner_add_suite(sr, suite("node-resources-fit", nfit));
     srunner_add_suite(sr, suite("node-resources-balanced-allocation", nbal));
     srunner_add_suite(sr, suite("image-locality", imgloc));
+    srunner_add_suite(sr, suite("scheduling-gates", gates));
     srunner_add_suite(sr, suite("resources-fit", fit));
     srunner_add_suite(sr, suite("least-allocated", alloc));
     srunner_add_suite(sr, suite("least-utilized", util));
