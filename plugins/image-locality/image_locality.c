@@ -19,7 +19,11 @@
  * alone (the host's equivalence cache may reuse it); pre_score reads the
  * number of Nodes holding each image from a table built once per snapshot
  * (rebuilt only when a Node was prepared again, appeared or went away),
- * and normalize turns the bit sets into scores. A Pod with more distinct
+ * and normalize turns the bit sets into scores. The table also lists the
+ * Nodes holding each image, so that when many Nodes are feasible
+ * pre_score writes every Node's bit set into a column in one pass over
+ * those lists, and score_span reads it, instead of looking the Pod's
+ * images up in every Node's list. A Pod with more distinct
  * images than the bit set holds is scored directly and never equivalent.
  * Nodes that report different sizes for one image name: the first Node by
  * name gives the size (kube: the first Node its cache saw).
@@ -52,6 +56,15 @@ typedef struct spread_table {
     uint32_t cap;
     uint32_t *count; /* by image id */
     int64_t *size;   /* by image id; -1: not seen */
+    /* the snapshot indices of the Nodes holding image id: at[first[id]]
+     * .. at[first[id] + count[id]) */
+    uint32_t *first;
+    uint32_t *at;
+    size_t n_at, cap_at;
+    /* the per-cycle column of raw scores by snapshot index (pre_score
+     * writes it, score_span reads it) */
+    int64_t *col;
+    size_t cap_col;
 } spread_table;
 
 typedef struct config {
@@ -70,8 +83,8 @@ enum { KIND_POD = 1, KIND_NODE };
 typedef struct node_images {
     int kind;
     uint32_t n;
-    int32_t *id;
-    int64_t *size;
+    int64_t *size; /* n sizes, in the same allocation after id */
+    int32_t id[];  /* n ids, ascending */
 } node_images;
 
 /* A Pod: its distinct normalized images, how many containers use each,
@@ -88,6 +101,10 @@ typedef struct pod_images {
 typedef struct cycle_data {
     const pod_images *pod;
     int64_t *weight; /* per distinct image: uses * scaled size */
+    /* the raw scores of every Node by snapshot index, worked out from the
+     * table's lists when that is cheaper than a lookup per feasible Node;
+     * NULL: look each Node up */
+    const int64_t *col;
 } cycle_data;
 
 static const trellis_arg_spec args_table[] = {
@@ -109,6 +126,9 @@ static void config_free(void *p)
     intern_free(&cfg->ids);
     free(cfg->spread.count);
     free(cfg->spread.size);
+    free(cfg->spread.first);
+    free(cfg->spread.at);
+    free(cfg->spread.col);
     free(cfg);
 }
 
@@ -236,11 +256,22 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
 
 static void node_free(node_images *n)
 {
-    if (!n)
-        return;
-    free(n->id);
-    free(n->size);
     free(n);
+}
+
+/* A Node of room for names ids and sizes, in one block: the score's
+ * lookup touches one allocation. */
+static node_images *node_new(size_t names)
+{
+    size_t ids = (names * sizeof(int32_t) + sizeof(int64_t) - 1) / sizeof(int64_t);
+    node_images *n =
+        calloc(1, sizeof(*n) + ids * sizeof(int64_t) + (names ? names : 1) * sizeof(int64_t));
+
+    if (!n)
+        return NULL;
+    n->kind = KIND_NODE;
+    n->size = (int64_t *)(void *)((char *)n + sizeof(*n) + ids * sizeof(int64_t));
+    return n;
 }
 
 /* Insert (id, size) into n, ascending by id; a name listed twice keeps
@@ -288,14 +319,11 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
         if (nl && host->value_type(nl) == TRELLIS_VALUE_LIST)
             names += host->value_len(nl);
     }
-    n = calloc(1, sizeof(*n));
-    if (!n || !(n->id = malloc((names ? names : 1) * sizeof(*n->id))) ||
-        !(n->size = malloc((names ? names : 1) * sizeof(*n->size)))) {
-        node_free(n);
+    n = node_new(names);
+    if (!n) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    n->kind = KIND_NODE;
     for (size_t i = 0; i < host->value_len(list); i++) {
         const trellis_value *img = host->value_at(list, i);
         const trellis_value *nl = host->value_get(img, "names");
@@ -382,7 +410,7 @@ static int node_has(const node_images *n, int32_t id)
 /* ---- the spread, once per snapshot ------------------------------------- */
 
 /* The table of Nodes holding each image, for the cycle's snapshot. */
-static const spread_table *spread_for(trellis_plugin *self, config *cfg, trellis_cycle *c)
+static spread_table *spread_for(trellis_plugin *self, config *cfg, trellis_cycle *c)
 {
     spread_table *t = &cfg->spread;
     size_t n = host->cycle_target_count(c);
@@ -394,7 +422,7 @@ static const spread_table *spread_for(trellis_plugin *self, config *cfg, trellis
         return t; /* no Node prepared, added or gone since */
     if (ids > t->cap) {
         uint32_t cap = ids + ids / 2 + 16;
-        uint32_t *count = realloc(t->count, cap * sizeof(*count));
+        uint32_t *count = realloc(t->count, cap * sizeof(*count)), *first;
         int64_t *size;
 
         if (!count)
@@ -404,10 +432,15 @@ static const spread_table *spread_for(trellis_plugin *self, config *cfg, trellis
         if (!size)
             return NULL;
         t->size = size;
+        first = realloc(t->first, cap * sizeof(*first));
+        if (!first)
+            return NULL;
+        t->first = first;
         t->cap = cap;
     }
     /* images no Node had when the table was built (a new Pod's): none */
     memset(t->count + had, 0, (t->cap - had) * sizeof(*t->count));
+    memset(t->first + had, 0, (t->cap - had) * sizeof(*t->first));
     for (uint32_t i = had; i < t->cap; i++)
         t->size[i] = -1;
     if (same)
@@ -416,6 +449,7 @@ static const spread_table *spread_for(trellis_plugin *self, config *cfg, trellis
     for (uint32_t i = 0; i < t->cap; i++)
         t->size[i] = -1;
     data = host->cycle_target_data(c, self);
+    t->n_at = 0;
     for (size_t i = 0; data && i < n; i++) {
         const node_images *ni = data[i];
 
@@ -424,7 +458,31 @@ static const spread_table *spread_for(trellis_plugin *self, config *cfg, trellis
             if (t->size[ni->id[k]] < 0)
                 t->size[ni->id[k]] = ni->size[k];
         }
+        t->n_at += ni ? ni->n : 0;
     }
+    if (t->n_at > t->cap_at) {
+        uint32_t *at = realloc(t->at, t->n_at * sizeof(*at));
+
+        if (!at) {
+            t->built = 0;
+            return NULL;
+        }
+        t->at = at;
+        t->cap_at = t->n_at;
+    }
+    /* counting sort: each image's Nodes, in snapshot order */
+    for (uint32_t i = 0, off = 0; i < t->cap; i++) {
+        t->first[i] = off;
+        off += t->count[i];
+    }
+    for (size_t i = 0; data && i < n; i++) {
+        const node_images *ni = data[i];
+
+        for (uint32_t k = 0; ni && k < ni->n; k++)
+            t->at[t->first[ni->id[k]]++] = (uint32_t)i;
+    }
+    for (uint32_t i = 0; i < t->cap; i++)
+        t->first[i] -= t->count[i];
     t->gen = cfg->gen;
     t->n_nodes = n;
     t->built = 1;
@@ -448,9 +506,9 @@ static int pre_score(trellis_plugin *self, trellis_cycle *c, const trellis_objec
 {
     config *cfg = host->get_private(self);
     const pod_images *p = host->object_data(self, workload);
-    const spread_table *t;
+    spread_table *t;
     cycle_data *cd;
-    size_t total = host->cycle_target_count(c);
+    size_t total = host->cycle_target_count(c), entries = 0;
     int any = 0;
 
     if (!p || !p->n || !total)
@@ -468,9 +526,41 @@ static int pre_score(trellis_plugin *self, trellis_cycle *c, const trellis_objec
         /* kube's scaledImageScore, once per container using the image */
         cd->weight[k] = count ? (int64_t)p->uses[k] * (int64_t)((double)t->size[id] * spread) : 0;
         any |= count > 0;
+        entries += count;
     }
     if (!any)
         return TRELLIS_SKIP; /* no Node holds any of them: every score is 0 */
+    /* Walking the table's lists of the Pod's images (and clearing a
+     * column of every Node) costs about entries + total / 8 steps; looking
+     * each feasible Node up, a few cache misses per Node and image. */
+    if (total / 8 + entries <= 8 * n * p->n) {
+        if (total > t->cap_col) {
+            int64_t *col = realloc(t->col, total * sizeof(*col));
+
+            if (!col)
+                return host->status(st, TRELLIS_ERROR, "OutOfMemory", "out of memory");
+            t->col = col;
+            t->cap_col = total;
+        }
+        memset(t->col, 0, total * sizeof(*t->col));
+        for (uint32_t k = 0; k < p->n; k++) {
+            uint32_t id = (uint32_t)p->id[k];
+            const uint32_t *at;
+            uint32_t count;
+
+            if (!cd->weight[k])
+                continue; /* held nowhere, or adds 0: as if not held */
+            at = t->at + t->first[id];
+            count = t->count[id];
+            if (p->n > MASK_IMAGES)
+                for (uint32_t j = 0; j < count; j++)
+                    t->col[at[j]] += cd->weight[k];
+            else
+                for (uint32_t j = 0; j < count; j++)
+                    t->col[at[j]] |= INT64_C(1) << k;
+        }
+        cd->col = t->col;
+    }
     host->cycle_set(c, self, cd);
     return TRELLIS_SUCCESS;
 }
@@ -511,18 +601,49 @@ static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_obj
     const cycle_data *cd = host->cycle_get(c, self);
     void *const *data = host->cycle_target_data(c, self);
 
+    if (cd && cd->col && cd->pod->n > MASK_IMAGES) {
+        for (size_t j = 0; j < n; j++)
+            scores[j] = priority(cd->col[idx[j]], cd->pod->containers);
+        return;
+    }
+    if (cd && cd->col) {
+        for (size_t j = 0; j < n; j++)
+            scores[j] = cd->col[idx[j]];
+        return;
+    }
     for (size_t j = 0; j < n; j++)
         scores[j] = cd && data ? raw_score(cd, data[idx[j]]) : 0;
 }
+
+/* Pods of at most this many distinct images get a table of the score of
+ * every bit set, so that normalize divides once per bit set, not per
+ * Node. */
+#define TABLE_IMAGES 8
 
 static int normalize(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                      const trellis_target *const *targets, size_t n, int64_t *scores,
                      trellis_status *st)
 {
     const cycle_data *cd = host->cycle_get(c, self);
+    int64_t table[1u << TABLE_IMAGES];
 
     if (!cd || cd->pod->n > MASK_IMAGES)
         return TRELLIS_SUCCESS; /* scored directly (or 0 everywhere) */
+    if (cd->pod->n <= TABLE_IMAGES) {
+        uint32_t sets = 1u << cd->pod->n;
+
+        for (uint32_t m = 0; m < sets; m++) {
+            int64_t sum = 0;
+
+            for (uint32_t k = 0; k < cd->pod->n; k++)
+                if (m & (1u << k))
+                    sum += cd->weight[k];
+            table[m] = priority(sum, cd->pod->containers);
+        }
+        for (size_t j = 0; j < n; j++)
+            scores[j] = (uint64_t)scores[j] < sets ? table[scores[j]] : 0;
+        return TRELLIS_SUCCESS;
+    }
     for (size_t j = 0; j < n; j++) {
         uint64_t mask = (uint64_t)scores[j];
         int64_t sum = 0;

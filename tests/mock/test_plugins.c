@@ -1449,6 +1449,33 @@ START_TEST(image_locality_kube_formula)
 }
 END_TEST
 
+START_TEST(image_locality_many_images)
+{
+    trellis_plugin *pl = load("image-locality", NULL);
+    char node[8192] = "", pod[8192] = "", buf[128];
+    /* 63 distinct images: more than the bit set holds, scored directly */
+    for (int i = 0; i < 63; i++) {
+        snprintf(buf, sizeof buf, "%s{\"names\":[\"i-%d:1\"],\"sizeBytes\":1048576000}",
+                 i ? "," : "", i);
+        strcat(node, buf);
+        snprintf(buf, sizeof buf, "%s{\"name\":\"c%d\",\"image\":\"i-%d:1\"}", i ? "," : "", i, i);
+        strcat(pod, buf);
+    }
+    char nj[9000], pj[9000];
+    snprintf(nj, sizeof nj, IMAGES("a", "%s"), node);
+    snprintf(pj, sizeof pj, POD("many", "\"containers\":[%s]"), pod);
+    trellis_object *t[] = {TARGET(nj), TARGET(NODE("b", "") "}")};
+    trellis_object *w = WORKLOAD(pj);
+    int64_t sc[2];
+    /* a: 63 * 1000 MiB * 1/2 = 31500 MiB of max 63000:
+     * 100 * (31500 - 23) / (63000 - 23) = 49; b: 0 */
+    score(pl, w, t, 2, sc);
+    ck_assert_int_eq(sc[0], 49);
+    ck_assert_int_eq(sc[1], 0);
+    ck_assert(!mock_equivalent(pl, w, w));
+}
+END_TEST
+
 START_TEST(image_locality_equivalence_and_errors)
 {
     trellis_plugin *pl = load("image-locality", NULL);
@@ -1501,7 +1528,7 @@ int main(void)
     const TTest *nbal[] = {node_resources_balanced_allocation_std, NULL};
     const TTest *gates[] = {scheduling_gates_hold_pods_back, NULL};
     const TTest *imgloc[] = {image_locality_kube_formula, image_locality_equivalence_and_errors,
-                             NULL};
+                             image_locality_many_images, NULL};
     const TTest *fit[] = {resources_fit_counts_assigned_workloads, resources_fit_names_its_counters,
                           NULL};
     const TTest *alloc[] = {least_allocated_prefers_the_emptier_target, NULL};
