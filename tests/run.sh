@@ -2,9 +2,9 @@
 # run.sh - `trellis run` end to end on a temporary state directory: the
 # first bindings, a new node that lets an unschedulable pod fit (queueing
 # hints), new and deleted files, a pod held back by scheduling gates until
-# they are removed, a malformed file, a failing binding that is
-# forgotten and retried, /healthz /readyz /configz /metrics, Events with a
-# count, SIGHUP with a bad and a good config, SIGTERM, and a standby that
+# they are removed, a pod that succeeds and frees its node, a malformed
+# file, a failing binding that is forgotten and retried, /healthz /readyz
+# /configz /metrics, Events with a count, SIGHUP with a bad and a good config, SIGTERM, and a standby that
 # takes over from the active host with every pod bound exactly once, and
 # objects a prepare read (a CloudProfile, a Project) changing under it. Every
 # wait polls with a bound (wait_for); nothing sleeps for a fixed time.
@@ -112,6 +112,51 @@ check "its gates removed, the pod is scheduled and bound" \
     wait_for 20 grep -q "nodeName:" "$st/team/gated.yaml"
 check "the gated queue is empty again" \
     wait_for 20 metric_is 'trellis_pending_workloads{profile="default-scheduler",queue="gated"}' 0
+
+# a Pod that runs to its end (phase Succeeded) frees its Node
+fin_pod() { # fin_pod NAME PHASE [NODE]
+    cat <<Y
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1
+  namespace: team
+spec:
+  ${3:+nodeName: $3}
+  nodeSelector: {dedicated: fin}
+  tolerations: [{key: dedicated, operator: Equal, value: fin, effect: NoSchedule}]
+  containers:
+    - name: app
+      image: registry.example.com/job:1
+      resources:
+        requests:
+          cpu: "1"
+status:
+  phase: $2
+Y
+}
+cat >"$tmp/fin-node.yaml" <<'Y'
+apiVersion: v1
+kind: Node
+metadata:
+  name: fin-1
+  labels: {dedicated: fin}
+spec:
+  taints: [{key: dedicated, value: fin, effect: NoSchedule}]
+status:
+  allocatable: {cpu: "1", memory: 4Gi, pods: "110"}
+Y
+mv "$tmp/fin-node.yaml" "$st/team/fin-node.yaml"
+fin_pod fin-job Running fin-1 >"$tmp/fin-job.yaml"
+mv "$tmp/fin-job.yaml" "$st/team/fin-job.yaml"
+fin_pod fin-next Pending >"$tmp/fin-next.yaml"
+mv "$tmp/fin-next.yaml" "$st/team/fin-next.yaml"
+check "a Pod waits while a running one fills the Node" \
+    wait_for 20 grep -q "fin-next: unschedulable" "$tmp/a.log"
+fin_pod fin-job Succeeded fin-1 >"$tmp/fin-job.yaml"
+mv "$tmp/fin-job.yaml" "$st/team/fin-job.yaml"
+check "the running Pod succeeds: its Node has room, the waiting Pod is bound there" \
+    wait_for 20 bound_to "$st/team/fin-next.yaml" fin-next fin-1
 
 printf 'apiVersion: v1\nkind: Pod\nmetadata: [broken\n' >"$st/bad.yaml"
 check "a malformed file is reported with its name" wait_for 20 grep -q "bad.yaml:.*skipped" "$tmp/a.log"
