@@ -60,15 +60,20 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 cat >"$tmp/kube.cfg" <<'CFG'
 profiles = ( {
   name = "default-scheduler"; default = true;
-  workload = { kind = "Pod"; scheduler_name_field = "spec.schedulerName"; };
+  workload = { kind = "Pod"; scheduler_name_field = "spec.schedulerName";
+               finished_field = "status.phase"; finished_values = [ "Succeeded", "Failed" ]; };
   target = { kind = "Node"; };
   binding = { field = "spec.nodeName"; };
-  plugins = ( { name = "priority-sort"; }, { name = "node-unschedulable"; },
+  plugins = ( { name = "scheduling-gates"; },
+    { name = "priority-sort"; args = { priority_class_field = "spec.priorityClassName"; }; },
+    { name = "node-unschedulable"; },
     { name = "node-name"; }, { name = "taint-toleration"; weight = 3; },
     { name = "node-affinity"; weight = 2; }, { name = "node-ports"; },
     { name = "node-resources-fit"; weight = 1; },
     { name = "node-resources-balanced-allocation"; weight = 1; },
-    { name = "preemption"; }, { name = "default-binder"; } );
+    { name = "image-locality"; weight = 1; },
+    { name = "preemption"; args = { priority_class_field = "spec.priorityClassName"; }; },
+    { name = "default-binder"; } );
 } );
 CFG
 sed 's/plugins = (/percentage_of_targets_to_score = 0;\n  plugins = (/' "$tmp/kube.cfg" \

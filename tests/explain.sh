@@ -199,10 +199,10 @@ says "a post-filter that creates a target: what it would create" 0 "$TMP/out" \
 K -o table shop/web-5d8f7c-fghij
 says "weighted scores: a column per score plugin with its weight, the total, the pick" 0 \
     "$TMP/out" 'SCORES \(0-100, × weight\)' \
-    '^TARGET +node-unschedulable +node-name +taint-toleration +node-affinity +node-ports +node-resources-fit +taint-toleration ×3 +node-affinity ×2 +node-resources-fit ×1 +node-resources-balanced-allocation ×1 +TOTAL$' \
-    '^worker-b +✓ +skip +✓ +skip +skip +✓ +[0-9]+ +skip +[0-9]+ +[0-9]+ +[0-9]+  <- picked$' \
+    '^TARGET +node-unschedulable +node-name +taint-toleration +node-affinity +node-ports +node-resources-fit +taint-toleration ×3 +node-affinity ×2 +node-resources-fit ×1 +node-resources-balanced-allocation ×1 +image-locality ×1 +TOTAL$' \
+    '^worker-b +✓ +skip +✓ +skip +skip +✓ +[0-9]+ +skip +[0-9]+ +[0-9]+ +skip +[0-9]+  <- picked$' \
     '^cp-1 +✓ +skip +TaintNotTolerated +skip +skip +✓$' '^Post-filter \(preemption\): not needed'
-bad_total=$(awk '/^worker-[ab] / && $8 * 3 + $10 + $11 != $12 { print }' "$TMP/out")
+bad_total=$(awk '/^worker-[ab] / && $8 * 3 + $10 + $11 != $13 { print }' "$TMP/out")
 none "the total is the weighted sum of the scores" "$bad_total"
 
 G -o table garden/monitoring
@@ -230,7 +230,7 @@ says "Gardener: every seed's verdicts, the per-seed message" 0 "$TMP/out" \
 K -o table analytics/batch-report-7x2kq
 says "a bound Pod says where it is bound and is still evaluated" 0 "$TMP/out" \
     '^Pod/analytics/batch-report-7x2kq: bound to worker-a \(evaluated as if pending' \
-    '^worker-a +✓ +skip +✓ +skip +skip +✓ +[0-9]+ +skip +[0-9]+ +[0-9]+ +[0-9]+  <- picked$'
+    '^worker-a +✓ +skip +✓ +skip +skip +✓ +[0-9]+ +skip +[0-9]+ +[0-9]+ +skip +[0-9]+  <- picked$'
 K -o json analytics/batch-report-7x2kq
 json_has "a bound Pod does not count against its own Node" '{"bound": "worker-a",
   "result": "scheduled", "picked": "worker-a",

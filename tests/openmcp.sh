@@ -154,7 +154,7 @@ check "explain: a full Cluster and one being deleted are passed over, with why" 
            grep -q 'Decided: openmcp-strategy: reused workload-clusters/workload-small' '$tmp/ex3'"
 ex ClusterRequest/team-c/paused >"$tmp/ex4" 2>&1
 check "explain: an ignored request is left alone by openmcp-requests" \
-    grep -q "Left alone: plugin openmcp-requests's pre_enqueue skips it" "$tmp/ex4"
+    grep -q "Gated: plugin openmcp-requests's pre_enqueue holds it back (queue gated)" "$tmp/ex4"
 
 # ---- run ----
 st="$tmp/state"

@@ -1,9 +1,10 @@
 #!/bin/sh
 # run.sh - `trellis run` end to end on a temporary state directory: the
 # first bindings, a new node that lets an unschedulable pod fit (queueing
-# hints), new and deleted files, a malformed file, a failing binding that is
-# forgotten and retried, /healthz /readyz /configz /metrics, Events with a
-# count, SIGHUP with a bad and a good config, SIGTERM, and a standby that
+# hints), new and deleted files, a pod held back by scheduling gates until
+# they are removed, a pod that succeeds and frees its node, a malformed
+# file, a failing binding that is forgotten and retried, /healthz /readyz
+# /configz /metrics, Events with a count, SIGHUP with a bad and a good config, SIGTERM, and a standby that
 # takes over from the active host with every pod bound exactly once, and
 # objects a prepare read (a CloudProfile, a Project) changing under it. Every
 # wait polls with a bound (wait_for); nothing sleeps for a fixed time.
@@ -21,6 +22,7 @@ metric() { # metric NAME{LABELS}: its value, 0 when absent
     curl -s "http://127.0.0.1:$port/metrics" | awk -v m="$1" '$1 == m { print $2; f = 1 } END { if (!f) print 0 }'
 }
 metric_at_least() { v=$(metric "$1"); awk -v v="$v" -v n="$2" 'BEGIN { exit !(v + 0 >= n + 0) }'; }
+metric_is() { [ "$(metric "$1")" = "$2" ]; }
 bound_to() { # bound_to FILE POD NODE: the pod's document in FILE names NODE
     awk -v pod="$2" -v node="$3" '
         /^---/ { inpod = 0 }
@@ -78,6 +80,83 @@ spec:
 Y
 check "a pod in a new subdirectory is bound" \
     wait_for 20 grep -q "nodeName:" "$st/team/new.yaml"
+
+# scheduling gates (kube's SchedulingGates): held back in the gated queue
+# until whoever owns the gate removes it; then the pod is scheduled
+gated_pod() { # gated_pod GATES: the pod's manifest, with those gates
+    cat <<Y
+apiVersion: v1
+kind: Pod
+metadata:
+  name: gated-0
+  namespace: team
+spec:
+  schedulingGates: $1
+  containers:
+    - name: app
+      image: registry.example.com/app:1
+      resources:
+        requests:
+          cpu: 100m
+Y
+}
+gated_pod '[{name: example.com/quota-check}]' >"$tmp/gated.yaml"
+mv "$tmp/gated.yaml" "$st/team/gated.yaml"
+check "a pod with scheduling gates waits in the gated queue" \
+    wait_for 20 metric_at_least 'trellis_pending_workloads{profile="default-scheduler",queue="gated"}' 1
+check "a gated pod is not tried: no decision, no binding" \
+    sh -c "! grep -q 'gated-0' '$tmp/a.log' && ! grep -q nodeName: '$st/team/gated.yaml'"
+gated_pod '[]' >"$tmp/gated.yaml"
+mv "$tmp/gated.yaml" "$st/team/gated.yaml"
+check "its gates removed, the pod is scheduled and bound" \
+    wait_for 20 grep -q "nodeName:" "$st/team/gated.yaml"
+check "the gated queue is empty again" \
+    wait_for 20 metric_is 'trellis_pending_workloads{profile="default-scheduler",queue="gated"}' 0
+
+# a Pod that runs to its end (phase Succeeded) frees its Node
+fin_pod() { # fin_pod NAME PHASE [NODE]
+    cat <<Y
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1
+  namespace: team
+spec:
+  ${3:+nodeName: $3}
+  nodeSelector: {dedicated: fin}
+  tolerations: [{key: dedicated, operator: Equal, value: fin, effect: NoSchedule}]
+  containers:
+    - name: app
+      image: registry.example.com/job:1
+      resources:
+        requests:
+          cpu: "1"
+status:
+  phase: $2
+Y
+}
+cat >"$tmp/fin-node.yaml" <<'Y'
+apiVersion: v1
+kind: Node
+metadata:
+  name: fin-1
+  labels: {dedicated: fin}
+spec:
+  taints: [{key: dedicated, value: fin, effect: NoSchedule}]
+status:
+  allocatable: {cpu: "1", memory: 4Gi, pods: "110"}
+Y
+mv "$tmp/fin-node.yaml" "$st/team/fin-node.yaml"
+fin_pod fin-job Running fin-1 >"$tmp/fin-job.yaml"
+mv "$tmp/fin-job.yaml" "$st/team/fin-job.yaml"
+fin_pod fin-next Pending >"$tmp/fin-next.yaml"
+mv "$tmp/fin-next.yaml" "$st/team/fin-next.yaml"
+check "a Pod waits while a running one fills the Node" \
+    wait_for 20 grep -q "fin-next: unschedulable" "$tmp/a.log"
+fin_pod fin-job Succeeded fin-1 >"$tmp/fin-job.yaml"
+mv "$tmp/fin-job.yaml" "$st/team/fin-job.yaml"
+check "the running Pod succeeds: its Node has room, the waiting Pod is bound there" \
+    wait_for 20 bound_to "$st/team/fin-next.yaml" fin-next fin-1
 
 printf 'apiVersion: v1\nkind: Pod\nmetadata: [broken\n' >"$st/bad.yaml"
 check "a malformed file is reported with its name" wait_for 20 grep -q "bad.yaml:.*skipped" "$tmp/a.log"
@@ -500,7 +579,7 @@ fi
 cp -r "$TOP_SRCDIR/examples/kube" "$tmp/s-summary"
 start sum "$tmp/s-summary" "$tmp/summary.cfg"
 check "run logs a summary line: bound, rate, unschedulable, queue sizes" \
-    wait_for 20 grep -q 'info summary: [1-9][0-9]* bound ([0-9.]*/s over the last [0-9]* s), [0-9]* unschedulable and 0 error attempts; queues: [0-9]* active, [0-9]* backoff, [1-9][0-9]* unschedulable$' "$tmp/sum.log"
+    wait_for 20 grep -q 'info summary: [1-9][0-9]* bound ([0-9.]*/s over the last [0-9]* s), [0-9]* unschedulable and 0 error attempts; queues: [0-9]* active, [0-9]* backoff, [1-9][0-9]* unschedulable, [0-9]* gated$' "$tmp/sum.log"
 check "and logs it again after the interval" \
     wait_for 20 sh -c "[ \$(grep -c 'info summary:' '$tmp/sum.log') -ge 2 ]"
 kill -TERM "$pid"
@@ -513,7 +592,7 @@ cp -r "$TOP_SRCDIR/examples/kube" "$tmp/s-summary2"
 pid=$!
 pids="$pids $pid"
 check "at the default log level the summary line is logged (as info)" \
-    wait_for 20 grep -q 'info summary: [0-9]* bound ([0-9.]*/s over the last [0-9]* s), [0-9]* unschedulable and 0 error attempts; queues: [0-9]* active, [0-9]* backoff, [0-9]* unschedulable$' "$tmp/sum2.log"
+    wait_for 20 grep -q 'info summary: [0-9]* bound ([0-9.]*/s over the last [0-9]* s), [0-9]* unschedulable and 0 error attempts; queues: [0-9]* active, [0-9]* backoff, [0-9]* unschedulable, [0-9]* gated$' "$tmp/sum2.log"
 check "and no other info line" sh -c "! grep -v 'info summary:' '$tmp/sum2.log' | grep -q ' info '"
 kill -TERM "$pid"
 wait_for 20 stopped "$pid"

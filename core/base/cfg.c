@@ -219,6 +219,13 @@ static const setting workload_settings[] = {
     {"scheduler_name_field", SET_PATH, NULL, 0, 0, 0, NULL, F(scheduler_name_field), 0, NULL,
      "the field naming the scheduler that should place it; absent: every workload of the kind",
      NULL},
+    {"finished_field", SET_PATH, NULL, 0, 0, 0, NULL, F(finished_field), 0, NULL,
+     "the field saying a workload has run to its end (status.phase); absent: none has", NULL},
+    {"finished_values", SET_STRING_LIST, NULL, 0, 0, 0, NULL, F(finished_values),
+     F(n_finished_values), NULL,
+     "the values of finished_field of a finished workload (Succeeded, Failed): it counts on no "
+     "target and gets no cycle",
+     NULL},
     {NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
 };
 
@@ -499,6 +506,10 @@ static int load_profile(cfg *c, const config_setting_t *s, cfg_profile *p, char 
         return -1;
     if (check_binding(c, s, p, err, errlen) < 0)
         return -1;
+    if (!p->finished_field != !p->n_finished_values)
+        return serr(c, config_setting_get_member(s, "workload"), err, errlen,
+                    "workload: finished_field and finished_values go together (finished_field = "
+                    "\"status.phase\"; finished_values = [ \"Succeeded\", \"Failed\" ];)");
     if (p->backoff_max_ms < p->backoff_initial_ms)
         return serr(c, config_setting_get_member(s, "backoff"), err, errlen,
                     "backoff.max_ms must be >= backoff.initial_ms");

@@ -67,6 +67,12 @@ typedef struct cfg_profile {
     int is_default; /* also takes workloads with an empty scheduler name */
     char *workload_kind, *workload_api_version; /* api_version may be NULL */
     char *scheduler_name_field;                 /* may be NULL: every workload of the kind */
+    /* a workload whose finished_field holds one of finished_values has run
+     * to its end (a Pod in phase Succeeded or Failed): it counts on no
+     * target and gets no cycle; NULL and 0: none finishes */
+    char *finished_field;
+    char **finished_values;
+    size_t n_finished_values;
     char *target_kind, *target_api_version;
     /* the binding model: BINDING_FIELD (the target's name in a field of
      * the workload) or BINDING_OBJECT (one object per placement) */

@@ -88,7 +88,9 @@ static family families[F_COUNT] = {
     FAMILY(F_LEADER, "trellis_leader", GAUGE,
            "1 while this process holds the state lock, 0 on standby.", NULL),
     FAMILY(F_PENDING, "trellis_pending_workloads", GAUGE,
-           "Workloads waiting to be scheduled, by queue.", "profile", "queue"),
+           "Workloads waiting to be scheduled, by queue (active, backoff, unschedulable; gated: "
+           "held back by a pre_enqueue plugin).",
+           "profile", "queue"),
     FAMILY(F_PLUGIN_ABANDONED, "trellis_plugin_calls_abandoned_total", COUNTER,
            "Calls of an ignorable plugin cut short at their deadline; the plugin is skipped "
            "for the rest of that cycle.",
@@ -235,7 +237,8 @@ void metrics_bind_error(const char *profile)
         record(F_BIND_ERRORS, ADD, 1, profile, NULL, NULL);
 }
 
-void metrics_set_queue(const char *profile, size_t active, size_t backoff, size_t unschedulable)
+void metrics_set_queue(const char *profile, size_t active, size_t backoff, size_t unschedulable,
+                       size_t gated)
 {
     if (!metrics_enabled())
         return;
@@ -243,6 +246,7 @@ void metrics_set_queue(const char *profile, size_t active, size_t backoff, size_
     update(F_PENDING, SET, (double)active, profile, "active", NULL);
     update(F_PENDING, SET, (double)backoff, profile, "backoff", NULL);
     update(F_PENDING, SET, (double)unschedulable, profile, "unschedulable", NULL);
+    update(F_PENDING, SET, (double)gated, profile, "gated", NULL);
     pthread_mutex_unlock(&mu);
 }
 
@@ -451,6 +455,7 @@ void metrics_get_totals(metrics_totals *t)
     t->active = sum_where(F_PENDING, 1, "active");
     t->backoff = sum_where(F_PENDING, 1, "backoff");
     t->unschedulable = sum_where(F_PENDING, 1, "unschedulable");
+    t->gated = sum_where(F_PENDING, 1, "gated");
     t->scheduled = sum_where(F_ATTEMPTS, 1, "scheduled");
     t->unschedulable_attempts = sum_where(F_ATTEMPTS, 1, "unschedulable");
     t->errors = sum_where(F_ATTEMPTS, 1, "error");

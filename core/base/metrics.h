@@ -43,8 +43,10 @@ void metrics_plugin_abandoned(const char *plugin, const char *point);
 /* One binding cycle: result "success" or "error". */
 void metrics_binding(const char *profile, const char *result, double seconds);
 void metrics_bind_error(const char *profile);
-/* Workloads waiting in each queue of a profile (gauges, replaced). */
-void metrics_set_queue(const char *profile, size_t active, size_t backoff, size_t unschedulable);
+/* Workloads waiting in each queue of a profile (gauges, replaced); gated:
+ * those a pre_enqueue plugin holds back. */
+void metrics_set_queue(const char *profile, size_t active, size_t backoff, size_t unschedulable,
+                       size_t gated);
 /* What the cache holds (gauges, replaced). */
 void metrics_set_cache(size_t targets, size_t workloads, size_t assumed);
 /* One change seen from the store: "added", "modified" or "deleted". */
@@ -61,7 +63,7 @@ void metrics_config_reload(int ok);
  * profiles: the queues' sizes (the last metrics_set_queue), scheduling
  * attempts by result and binding cycles that succeeded, since start. */
 typedef struct metrics_totals {
-    double active, backoff, unschedulable;
+    double active, backoff, unschedulable, gated;
     double scheduled, unschedulable_attempts, errors, bound;
 } metrics_totals;
 void metrics_get_totals(metrics_totals *t);

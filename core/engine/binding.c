@@ -76,6 +76,8 @@ void binding_each_counted(const profile *p, const trellis_object *w,
                           void (*fn)(void *ud, const char *target), void *ud)
 {
     const cfg_profile *pc = p->cfg;
+    if (profile_workload_finished(p, w))
+        return; /* it holds nothing anywhere */
     if (p->placed) {
         const char *one[16], **all = one;
         size_t n = placements_of(p->placed, w, one, 16);
@@ -109,6 +111,8 @@ void binding_each_counted(const profile *p, const trellis_object *w,
 
 int binding_counts_on(const profile *p, const trellis_object *w, const char *target)
 {
+    if (profile_workload_finished(p, w))
+        return 0;
     if (p->placed) /* its binding objects alone */
         return placements_binding(p->placed, w, target, 1) != NULL;
     find_ctx f = {target, 0};

@@ -106,7 +106,8 @@ static int forget_old(sched *s, const profile *own, trellis_object *old_obj,
 
 /* Count the workload on the targets it is placed on, and queue it when
  * it is pending or its profile reconciles (unless it is being deleted:
- * then it is finalized, once, or a pre-enqueue plugin leaves it alone). */
+ * then it is finalized, once; or a pre-enqueue plugin holds it back: then
+ * it is gated until it changes again). */
 static void take_new(sched *s, profile *own, const trellis_object *old_obj, trellis_object *w)
 {
     index_set(s->ix, w);
@@ -116,14 +117,17 @@ static void take_new(sched *s, profile *own, const trellis_object *old_obj, trel
     if (deleting && !(old_obj && object_being_deleted(old_obj)))
         routing_finalize(s, own, w);
     profile *sp = routing_profile_for(s, w);
-    int enqueue = !deleting && sp && routing_wants_cycle(sp, w) && run_pre_enqueue(sp, w, NULL);
+    int wants = !deleting && sp && routing_wants_cycle(sp, w);
+    int enqueue = wants && run_pre_enqueue(sp, w, NULL);
     for (size_t i = 0; i < s->n_profiles; i++)
-        if (!enqueue || &s->profiles[i] != sp)
+        if (!wants || &s->profiles[i] != sp)
             queue_delete(&s->profiles[i].q, w);
     if (!enqueue)
         decisions_drop(s->dec, w);
-    else
+    if (enqueue)
         queue_add(&sp->q, w, s->now_ms);
+    else if (wants)
+        routing_gate(s, sp, w); /* held back until it changes */
 }
 
 /* 0 when the workload is in flight: the change waits until that ends. */

@@ -336,6 +336,15 @@ void explain_run(sched *s, profile *p, trellis_object *w, explain_result *r)
                             "as asked",
                             w->kind, w->key, own ? "profile '" : "no profile",
                             own ? own->cfg->name : "", own ? "'" : "", p->cfg->name);
+    if (profile_workload_finished(p, w)) {
+        char *prev = r->note;
+        r->note =
+            xasprintf("%s%s%s %s has finished (%s is %s): it holds no room and a run never "
+                      "places it (below: what it would get if it were taken)",
+                      prev ? prev : "", prev ? "; " : "", w->kind, w->key, p->cfg->finished_field,
+                      value_string(object_get(w, p->cfg->finished_field)));
+        free(prev);
+    }
     char buf[BINDING_KEY_MAX];
     const char *b = binding_target(p, w, buf, sizeof buf);
     const char *by = NULL;
@@ -558,6 +567,7 @@ void explain_print_json(FILE *f, const explain_result *r)
         json_object_array_add(na, jstr(r->notes[i]));
     json_object_object_add(root, "notes", na);
     json_object_object_add(root, "left_alone_by", jstr(r->skipped_by));
+    json_object_object_add(root, "gated", json_object_new_boolean(r->skipped_by != NULL));
     json_object_object_add(root, "picked", jstr(r->picked));
     if (r->n_picks) {
         json_object *pa = json_object_new_array();
@@ -865,8 +875,9 @@ void explain_print_table(FILE *f, const explain_result *r)
                 r->n_rows - r->n_not_evaluated, r->n_rows);
     if (r->skipped_by)
         fprintf(f,
-                "Left alone: plugin %s's pre_enqueue skips it, so a run makes no decision "
-                "for it (below: what it would get if it were taken)\n",
+                "Gated: plugin %s's pre_enqueue holds it back (queue gated), so a run makes "
+                "no decision for it until it changes (below: what it would get if it were "
+                "taken)\n",
                 r->skipped_by);
     for (size_t i = 0; i < r->n_notes; i++)
         fprintf(f, "Decided: %s\n", r->notes[i]);

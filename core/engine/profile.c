@@ -156,6 +156,18 @@ int profile_is_workload_kind(const profile *p, const trellis_object *o)
     return kind_matches(o, p->cfg->workload_kind, p->cfg->workload_api_version);
 }
 
+int profile_workload_finished(const profile *p, const trellis_object *w)
+{
+    const cfg_profile *pc = p->cfg;
+    if (!pc->finished_field)
+        return 0;
+    const char *v = value_string(object_get(w, pc->finished_field));
+    for (size_t i = 0; v && i < pc->n_finished_values; i++)
+        if (strcmp(v, pc->finished_values[i]) == 0)
+            return 1;
+    return 0;
+}
+
 int profile_is_target_kind(const profile *p, const trellis_object *o)
 {
     return kind_matches(o, p->cfg->target_kind, p->cfg->target_api_version);

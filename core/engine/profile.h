@@ -55,5 +55,9 @@ trellis_plugin *const *profile_plugins(const profile *p, size_t *n);
 /* Whether w is of the profile's workload kind (and API version). */
 int profile_is_workload_kind(const profile *p, const trellis_object *o);
 int profile_is_target_kind(const profile *p, const trellis_object *o);
+/* Whether workload w has run to its end (the profile's finished_field
+ * holds one of its finished_values): it counts on no target, is no
+ * preemption victim and gets no cycle, as if it were gone. */
+int profile_workload_finished(const profile *p, const trellis_object *w);
 
 #endif

@@ -141,6 +141,8 @@ static void detach(queue *q, qitem *it)
         hremove(q, &q->backoff, it);
     else if (it->state == Q_UNSCHEDULABLE)
         q->n_unschedulable--;
+    else if (it->state == Q_GATED)
+        q->n_gated--;
     it->state = 0;
 }
 
@@ -153,7 +155,7 @@ void queue_add(queue *q, trellis_object *w, uint64_t now_ms)
         it->key = w->id;
         hmap_put(&q->items, it->key, it);
         object_unref(old);
-        if (it->state == Q_UNSCHEDULABLE) {
+        if (it->state == Q_UNSCHEDULABLE || it->state == Q_GATED) {
             detach(q, it);
             to_active(q, it);
         } else if (it->state == Q_ACTIVE) {
@@ -170,6 +172,34 @@ void queue_add(queue *q, trellis_object *w, uint64_t now_ms)
     it->seq = q->next_seq++;
     hmap_put(&q->items, it->key, it);
     to_active(q, it);
+}
+
+void queue_gate(queue *q, trellis_object *w)
+{
+    qitem *it = hmap_get(&q->items, w->id);
+    if (it && it->state == Q_IN_FLIGHT)
+        return;
+    if (it) {
+        trellis_object *old = it->w;
+        detach(q, it);
+        it->w = object_ref(w);
+        it->key = w->id;
+        hmap_put(&q->items, it->key, it);
+        object_unref(old);
+    } else {
+        it = xcalloc(1, sizeof *it);
+        it->w = object_ref(w);
+        it->key = w->id;
+        it->seq = q->next_seq++;
+        hmap_put(&q->items, it->key, it);
+    }
+    it->state = Q_GATED;
+    q->n_gated++;
+}
+
+size_t queue_gated(const queue *q)
+{
+    return q->n_gated;
 }
 
 static void flush_backoff(queue *q, uint64_t now_ms)

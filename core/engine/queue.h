@@ -7,7 +7,10 @@
  * doubles per failed attempt from the profile's initial to its maximum
  * backoff; and the unschedulable pool, which holds workloads that did not
  * fit until something changes (queue_move_all) or until they have waited
- * the profile's maximum time there. Times are passed in by the caller
+ * the profile's maximum time there. Besides, the gated workloads: pending
+ * ones a pre_enqueue plugin holds back (kube's PreEnqueue, its
+ * "gated" pods), never popped, counted, until the workload changes and is
+ * added again (queue_add) or goes (queue_delete). Times are passed in by the caller
  * (milliseconds of a monotonic clock), so tests drive the clock.
  */
 #ifndef TRELLIS_QUEUE_H
@@ -19,7 +22,7 @@
 #include "hmap.h"
 #include "object.h"
 
-enum { Q_ACTIVE = 1, Q_BACKOFF, Q_UNSCHEDULABLE, Q_IN_FLIGHT };
+enum { Q_ACTIVE = 1, Q_BACKOFF, Q_UNSCHEDULABLE, Q_IN_FLIGHT, Q_GATED };
 #define QUEUE_REJ_ANY (1ull << 63)
 
 typedef struct qitem {
@@ -47,6 +50,7 @@ typedef struct queue {
     qheap active, backoff;
     hmap items; /* key -> qitem, every state */
     size_t n_unschedulable;
+    size_t n_gated;
     uint64_t next_seq;
     uint64_t backoff_initial_ms, backoff_max_ms, max_unschedulable_ms;
     /* queue order: nonzero when a goes before b */
@@ -63,8 +67,14 @@ void queue_init(queue *q, uint64_t backoff_initial_ms, uint64_t backoff_max_ms,
                 uint64_t max_unschedulable_ms);
 void queue_free(queue *q);
 /* Add a pending workload, or replace the object of a queued one; a changed
- * workload in the unschedulable pool goes back to active. */
+ * workload in the unschedulable pool, or a gated one, goes to active. */
 void queue_add(queue *q, trellis_object *w, uint64_t now_ms);
+/* Hold the pending workload w back (a pre_enqueue plugin gates it): it
+ * waits in the gated set, wherever it was (not in flight), until
+ * queue_add takes it in or queue_delete drops it. */
+void queue_gate(queue *q, trellis_object *w);
+/* How many workloads are gated. */
+size_t queue_gated(const queue *q);
 /* Pop the next workload to schedule (moving due backoff items first), or
  * NULL. The item is in flight until queue_done or a requeue. */
 qitem *queue_pop(queue *q, uint64_t now_ms);

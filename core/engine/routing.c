@@ -82,6 +82,8 @@ void routing_count_placements(sched *s, profile *p, trellis_object *w)
 int routing_wants_cycle(const profile *p, const trellis_object *w)
 {
     char buf[BINDING_KEY_MAX];
+    if (profile_workload_finished(p, w))
+        return 0; /* ran to its end: never placed again */
     /* binding objects: how many a workload wants is its plugins' to say,
      * so a placed one gets a cycle as well */
     return p->cfg->reconcile || p->placed || !binding_target(p, w, buf, sizeof buf);
@@ -126,6 +128,12 @@ void routing_enqueue(sched *s, profile *p, trellis_object *w)
 {
     queue_add(&p->q, w, s->now_ms);
     s->n_pending++;
+}
+
+void routing_gate(sched *s, profile *p, trellis_object *w)
+{
+    (void)s;
+    queue_gate(&p->q, w);
 }
 
 void routing_event(sched *s, profile *p, const trellis_object *w, const char *type,

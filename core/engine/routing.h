@@ -34,6 +34,9 @@ int routing_wants_cycle(const profile *p, const trellis_object *w);
 void routing_finalize(sched *s, profile *p, trellis_object *w);
 /* Queue w (pending) in p. */
 void routing_enqueue(sched *s, profile *p, trellis_object *w);
+/* Hold w (pending) back in p's gated set: a pre_enqueue plugin skips it
+ * (queue_gate). */
+void routing_gate(sched *s, profile *p, trellis_object *w);
 /* Record an Event about w for p (when p's config wants Events), and
  * have the binder flush the store. */
 void routing_event(sched *s, profile *p, const trellis_object *w, const char *type,

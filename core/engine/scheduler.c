@@ -259,8 +259,12 @@ static void load_workload(sched *s, trellis_object *o)
     routing_count_placements(s, own, o);
     if (object_being_deleted(o))
         routing_finalize(s, own, o); /* it still counts where it is until it is gone */
-    else if (p && routing_wants_cycle(p, o) && run_pre_enqueue(p, o, NULL))
-        routing_enqueue(s, p, o);
+    else if (p && routing_wants_cycle(p, o)) {
+        if (run_pre_enqueue(p, o, NULL))
+            routing_enqueue(s, p, o);
+        else
+            routing_gate(s, p, o);
+    }
 }
 
 static void add_kind(const char ***v, size_t *n, size_t *cap, const char *k)
@@ -759,7 +763,7 @@ void sched_report_metrics(const sched *s)
     for (size_t i = 0; i < s->n_profiles; i++) {
         size_t a, b, u;
         queue_counts(&s->profiles[i].q, &a, &b, &u);
-        metrics_set_queue(s->profiles[i].cfg->name, a, b, u);
+        metrics_set_queue(s->profiles[i].cfg->name, a, b, u, queue_gated(&s->profiles[i].q));
     }
     metrics_set_cache(s->cache.targets.len, s->cache.workloads.len, s->cache.n_assumed);
 }
@@ -832,6 +836,14 @@ const uint32_t *sched_cycle_times(const sched *s, size_t *n)
 int sched_explaining(const sched *s)
 {
     return s->explain;
+}
+
+size_t sched_gated(const sched *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_profiles; i++)
+        n += queue_gated(&s->profiles[i].q);
+    return n;
 }
 
 const decisions *sched_decisions(sched *s)

@@ -104,6 +104,9 @@ const uint32_t *sched_cycle_times(const sched *s, size_t *n);
 int sched_explaining(const sched *s);
 /* The decisions of a one-shot run, sorted by workload. */
 const decisions *sched_decisions(sched *s);
+/* Pending workloads a pre_enqueue plugin holds back (the gated queues of
+ * every profile): they get no decision until they change. */
+size_t sched_gated(const sched *s);
 
 /* ---- what it holds ---- */
 size_t sched_profile_count(const sched *s);

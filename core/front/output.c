@@ -154,6 +154,7 @@ size_t output_json(FILE *f, sched *s)
     json_object_object_add(sum, "scheduled", json_object_new_int64((int64_t)counts[1]));
     json_object_object_add(sum, "unschedulable", json_object_new_int64((int64_t)counts[2]));
     json_object_object_add(sum, "error", json_object_new_int64((int64_t)counts[3]));
+    json_object_object_add(sum, "gated", json_object_new_int64((int64_t)sched_gated(s)));
     put_nested(f, sum, 1);
     json_object_put(sum);
     fputs("\n}\n", f);
@@ -223,6 +224,9 @@ size_t output_table(FILE *f, sched *s)
             }
         }
     }
-    fprintf(f, "%zu scheduled, %zu unschedulable, %zu error\n", counts[1], counts[2], counts[3]);
+    fprintf(f, "%zu scheduled, %zu unschedulable, %zu error", counts[1], counts[2], counts[3]);
+    if (sched_gated(s))
+        fprintf(f, ", %zu gated (held back by a pre_enqueue plugin)", sched_gated(s));
+    fputc('\n', f);
     return counts[DEC_ERROR];
 }

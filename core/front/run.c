@@ -546,9 +546,9 @@ static void summary(host *h, uint64_t now)
     double secs = (double)(now - h->summary_ms) / 1e3;
     log_progress(
         "summary: %.0f bound (%.2f/s over the last %.0f s), %.0f unschedulable and %.0f error "
-        "attempts; queues: %.0f active, %.0f backoff, %.0f unschedulable",
+        "attempts; queues: %.0f active, %.0f backoff, %.0f unschedulable, %.0f gated",
         t.bound, secs > 0 ? (t.bound - h->summary_bound) / secs : 0.0, secs,
-        t.unschedulable_attempts, t.errors, t.active, t.backoff, t.unschedulable);
+        t.unschedulable_attempts, t.errors, t.active, t.backoff, t.unschedulable, t.gated);
     h->summary_ms = now;
     h->summary_bound = t.bound;
 }

@@ -33,8 +33,7 @@
 static const trellis_host *host;
 
 typedef struct config {
-    const char *priority_field; /* host-owned */
-    const char *policy_field;   /* host-owned */
+    priority_source src;
 } config;
 
 typedef struct prepared {
@@ -62,6 +61,7 @@ static const trellis_arg_spec args_table[] = {
     {"policy_field", TRELLIS_ARG_STRING, "spec.preemptionPolicy",
      "dotted path of the preemption policy: PreemptLowerPriority (default) "
      "or Never"},
+    PRIORITY_CLASS_ARGS,
     {NULL, 0, NULL, NULL},
 };
 
@@ -69,24 +69,13 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
                             size_t errlen)
 {
     const config *cfg = host->get_private(self);
-    const trellis_value *pv;
-    const char *policy = NULL;
     prepared *p;
     int64_t prio;
+    int never;
 
     *data = NULL;
-    if (priority_read(host, obj, cfg->priority_field, &prio, err, errlen) < 0)
+    if (priority_resolve(host, self, &cfg->src, obj, &prio, &never, err, errlen) < 0)
         return -1;
-    pv = host->object_get(obj, cfg->policy_field);
-    if (pv && host->value_type(pv) != TRELLIS_VALUE_NULL) {
-        policy = host->value_string(pv);
-        if (!policy ||
-            (strcmp(policy, "Never") != 0 && strcmp(policy, "PreemptLowerPriority") != 0)) {
-            snprintf(err, errlen, "%s: expected PreemptLowerPriority or Never, got '%s'",
-                     cfg->policy_field, policy ? policy : "a list or map");
-            return -1;
-        }
-    }
     /* Allocated even for priority 0, so that "no data" can only mean the
      * object was never prepared by this instance. */
     p = malloc(sizeof(*p));
@@ -95,7 +84,7 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
         return -1;
     }
     p->priority = prio;
-    p->never = policy && strcmp(policy, "Never") == 0;
+    p->never = never;
     *data = p;
     return 0;
 }
@@ -116,7 +105,7 @@ static int64_t priority_of(const trellis_plugin *self, const config *cfg, const 
 
     if (p)
         return p->priority;
-    if (priority_read(host, w, cfg->priority_field, &prio, err, sizeof(err)) < 0)
+    if (priority_resolve(host, self, &cfg->src, w, &prio, NULL, err, sizeof(err)) < 0)
         return 0;
     return prio;
 }
@@ -294,14 +283,9 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    cfg->priority_field = h->arg_string(args, "priority_field");
-    cfg->policy_field = h->arg_string(args, "policy_field");
-    if (values_check_path("priority_field", cfg->priority_field, err, errlen) < 0 ||
-        values_check_path("policy_field", cfg->policy_field, err, errlen) < 0) {
-        free(cfg);
-        return -1;
-    }
     h->set_private(self, cfg, free);
+    if (priority_setup(self, h, args, 1, &cfg->src, err, errlen) < 0)
+        return -1;
 
     if (h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_release(self, release) < 0 || h->register_post_filter(self, post_filter) < 0) {

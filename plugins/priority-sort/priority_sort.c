@@ -4,8 +4,9 @@
  * Kubernetes' PrioritySort: a workload with a higher priority is scheduled
  * first; among equal priorities, the one queued first goes first. The
  * priority is read once per workload in prepare (common/priority.c) from
- * `priority_field`, so the comparison the queue calls on every reorder
- * reads two integers.
+ * `priority_field`, or resolved through its PriorityClass when
+ * `priority_class_field` is set, so the comparison the queue calls on
+ * every reorder reads two integers.
  */
 /* the oldest host it runs on: it needs no function newer than SDK 1.0 (newer ones it tests for) */
 #define TRELLIS_PLUGIN_MIN_MINOR 0
@@ -21,7 +22,7 @@
 static const trellis_host *host;
 
 typedef struct config {
-    const char *priority_field; /* host-owned */
+    priority_source src;
 } config;
 
 typedef struct prepared {
@@ -31,6 +32,7 @@ typedef struct prepared {
 static const trellis_arg_spec args_table[] = {
     {"priority_field", TRELLIS_ARG_STRING, "spec.priority",
      "dotted path of the workload's integer priority; absent means 0"},
+    PRIORITY_CLASS_ARGS,
     {NULL, 0, NULL, NULL},
 };
 
@@ -42,7 +44,7 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
     int64_t prio;
 
     *data = NULL;
-    if (priority_read(host, obj, cfg->priority_field, &prio, err, errlen) < 0)
+    if (priority_resolve(host, self, &cfg->src, obj, &prio, NULL, err, errlen) < 0)
         return -1;
     if (prio == 0)
         return 0; /* no data reads as 0 */
@@ -82,19 +84,16 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
                 size_t errlen)
 {
     config *cfg;
-    const char *field;
 
     host = h;
-    field = h->arg_string(args, "priority_field");
-    if (values_check_path("priority_field", field, err, errlen) < 0)
-        return -1;
     cfg = malloc(sizeof(*cfg));
     if (!cfg) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    cfg->priority_field = field;
     h->set_private(self, cfg, free);
+    if (priority_setup(self, h, args, 0, &cfg->src, err, errlen) < 0)
+        return -1;
 
     if (h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_release(self, release) < 0 || h->register_queue_sort(self, less) < 0) {

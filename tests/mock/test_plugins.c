@@ -113,6 +113,49 @@ START_TEST(priority_sort_orders_by_priority)
 }
 END_TEST
 
+#define PCLASS(name, body)                                                                         \
+    "{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\",\"metadata\":{\"name\":"  \
+    "\"" name "\"}," body "}"
+
+START_TEST(priority_sort_resolves_priority_classes)
+{
+    char err[1024];
+    obj(-1, PCLASS("gold", "\"value\":1000"));
+    obj(-1, PCLASS("dflt-high", "\"value\":50,\"globalDefault\":true"));
+    obj(-1, PCLASS("dflt-low", "\"value\":7,\"globalDefault\":true"));
+    obj(-1, PCLASS("broken", "\"value\":\"lots\""));
+    trellis_plugin *pl =
+        load("priority-sort", "{\"priority_class_field\":\"spec.priorityClassName\"}");
+    trellis_object *gold = WORKLOAD(POD("gold", "\"priorityClassName\":\"gold\""));
+    trellis_object *dflt = WORKLOAD(POD("dflt", ""));
+    trellis_object *eight = WORKLOAD(POD("eight", "\"priority\":8"));
+    trellis_object *crit =
+        WORKLOAD(POD("crit", "\"priorityClassName\":\"system-cluster-critical\""));
+    /* spec.priority, when admission set it, is what counts */
+    trellis_object *admitted =
+        WORKLOAD(POD("admitted", "\"priority\":1,\"priorityClassName\":\"gone\""));
+    ck_assert_int_ne(mock_less(pl, gold, dflt), 0);
+    ck_assert_int_ne(mock_less(pl, crit, gold), 0);
+    /* the default is the lower of the two global defaults: 7 < 8 */
+    ck_assert_int_ne(mock_less(pl, eight, dflt), 0);
+    ck_assert_int_ne(mock_less(pl, dflt, admitted), 0);
+    trellis_object *typo = WORKLOAD(POD("typo", "\"priorityClassName\":\"glod\""));
+    ck_assert_msg(strstr(mock_prepare_error(typo, pl), "no PriorityClass 'glod'") != NULL, "%s",
+                  mock_prepare_error(typo, pl));
+    trellis_object *bad = WORKLOAD(POD("bad", "\"priorityClassName\":\"broken\""));
+    ck_assert_msg(strstr(mock_prepare_error(bad, pl), "PriorityClass broken: value") != NULL, "%s",
+                  mock_prepare_error(bad, pl));
+    /* without priority_class_field classes are not read */
+    trellis_plugin *plain = load("priority-sort", NULL);
+    ck_assert_str_eq(mock_prepare_error(typo, plain), "");
+    ck_assert_ptr_null(mock_load(m, "priority-sort",
+                                 "{\"priority_class_field\":\"spec.priorityClassName\","
+                                 "\"priority_class_kind\":\"\"}",
+                                 err, sizeof err));
+    ck_assert_msg(strstr(err, "priority_class_kind") != NULL, "%s", err);
+}
+END_TEST
+
 /* ---- label-selector ---------------------------------------------------- */
 
 START_TEST(label_selector_matches_node_labels)
@@ -1322,6 +1365,142 @@ START_TEST(node_resources_balanced_allocation_std)
 }
 END_TEST
 
+/* ---- scheduling-gates -------------------------------------------------- */
+
+START_TEST(scheduling_gates_hold_pods_back)
+{
+    trellis_plugin *pl = load("scheduling-gates", NULL);
+    ck_assert(mock_registered(pl, "pre_enqueue"));
+    ck_assert(!mock_registered(pl, "filter"));
+    trellis_object *gated =
+        WORKLOAD(POD("gated", "\"schedulingGates\":[{\"name\":\"example.com/quota\"}]"));
+    trellis_object *empty = WORKLOAD(POD("empty", "\"schedulingGates\":[]"));
+    trellis_object *none = WORKLOAD(POD("none", "\"containers\":[]"));
+    trellis_object *bad = WORKLOAD(POD("bad", "\"schedulingGates\":[\"quota\"]"));
+    trellis_object *bad2 = WORKLOAD(POD("bad2", "\"schedulingGates\":{\"name\":\"quota\"}"));
+    ck_assert_int_eq(mock_pre_enqueue(pl, gated), TRELLIS_SKIP);
+    ck_assert_int_eq(mock_pre_enqueue(pl, empty), TRELLIS_SUCCESS);
+    ck_assert_int_eq(mock_pre_enqueue(pl, none), TRELLIS_SUCCESS);
+    ck_assert_str_eq(mock_prepare_error(gated, pl), "");
+    /* malformed: not held back, the Pod's error */
+    ck_assert_int_eq(mock_pre_enqueue(pl, bad), TRELLIS_SUCCESS);
+    ck_assert_msg(strstr(mock_prepare_error(bad, pl), "spec.schedulingGates[0]: expected a gate") !=
+                      NULL,
+                  "%s", mock_prepare_error(bad, pl));
+    ck_assert_msg(strstr(mock_prepare_error(bad2, pl), "spec.schedulingGates: expected a list") !=
+                      NULL,
+                  "%s", mock_prepare_error(bad2, pl));
+}
+END_TEST
+
+/* ---- image-locality ---------------------------------------------------- */
+
+#define IMAGES(name, images) NODE(name, "") ",\"status\":{\"images\":[" images "]}}"
+#define IMG(names, size) "{\"names\":[" names "],\"sizeBytes\":" size "}"
+#define CONTAINER(image) "{\"name\":\"c\",\"image\":\"" image "\"}"
+
+START_TEST(image_locality_kube_formula)
+{
+    trellis_plugin *pl = load("image-locality", NULL);
+    /* MiB 1048576: app 600 MiB on a and b (spread 2/4), side 100 MiB on b
+     * (1/4), big 4000 MiB on c (1/4) */
+    trellis_object *t[] = {
+        TARGET(IMAGES("a", IMG("\"example.com/app:1.0\"", "629145600"))),
+        TARGET(IMAGES("b", IMG("\"example.com/app:1.0\"", "629145600") "," IMG(
+                               "\"side:latest\",\"side@sha256:00\"", "104857600"))),
+        TARGET(IMAGES("c", IMG("\"example.com/big:2\"", "4194304000"))),
+        TARGET(NODE("d", "") "}"),
+    };
+    int64_t sc[5];
+    ck_assert(mock_registered(pl, "score_span"));
+    ck_assert(mock_registered(pl, "normalize"));
+    /* one container: a, b 300 MiB -> 100 * 277 / 977 = 28 */
+    score(pl, WORKLOAD(POD("one", "\"containers\":[" CONTAINER("example.com/app:1.0") "]")), t, 4,
+          sc);
+    ck_assert_int_eq(sc[0], 28);
+    ck_assert_int_eq(sc[1], 28);
+    ck_assert_int_eq(sc[2], 0);
+    ck_assert_int_eq(sc[3], 0);
+    /* "side" gets ":latest"; an init container counts, and so does every
+     * container using an image: app twice (2 * 300) + side 25 on b = 625
+     * MiB of 3 containers (max 3000): 100 * 602 / 2977 = 20; a 600 MiB:
+     * 100 * 577 / 2977 = 19 */
+    score(
+        pl,
+        WORKLOAD(POD("two", "\"initContainers\":[" CONTAINER("side") "],\"containers\":[" CONTAINER(
+                                "example.com/app:1.0") "," CONTAINER("example.com/app:1.0") "]")),
+        t, 4, sc);
+    ck_assert_int_eq(sc[0], 19);
+    ck_assert_int_eq(sc[1], 20);
+    /* big: 4000 MiB * 1/4 = 1000 MiB, the most one container scores: 100 */
+    score(pl, WORKLOAD(POD("big", "\"containers\":[" CONTAINER("example.com/big:2") "]")), t, 4,
+          sc);
+    ck_assert_int_eq(sc[2], 100);
+    ck_assert_int_eq(sc[0], 0);
+    /* a new Node holding app: the table is built again, spread 3/5:
+     * 360 MiB -> 100 * 337 / 977 = 34 */
+    trellis_object *t5[] = {t[0], t[1], t[2], t[3],
+                            TARGET(IMAGES("e", IMG("\"example.com/app:1.0\"", "629145600")))};
+    score(pl, WORKLOAD(POD("three", "\"containers\":[" CONTAINER("example.com/app:1.0") "]")), t5,
+          5, sc);
+    ck_assert_int_eq(sc[0], 34);
+    ck_assert_int_eq(sc[4], 34);
+    ck_assert_int_eq(sc[3], 0);
+}
+END_TEST
+
+START_TEST(image_locality_many_images)
+{
+    trellis_plugin *pl = load("image-locality", NULL);
+    char node[8192] = "", pod[8192] = "", buf[128];
+    /* 63 distinct images: more than the bit set holds, scored directly */
+    for (int i = 0; i < 63; i++) {
+        snprintf(buf, sizeof buf, "%s{\"names\":[\"i-%d:1\"],\"sizeBytes\":1048576000}",
+                 i ? "," : "", i);
+        strcat(node, buf);
+        snprintf(buf, sizeof buf, "%s{\"name\":\"c%d\",\"image\":\"i-%d:1\"}", i ? "," : "", i, i);
+        strcat(pod, buf);
+    }
+    char nj[9000], pj[9000];
+    snprintf(nj, sizeof nj, IMAGES("a", "%s"), node);
+    snprintf(pj, sizeof pj, POD("many", "\"containers\":[%s]"), pod);
+    trellis_object *t[] = {TARGET(nj), TARGET(NODE("b", "") "}")};
+    trellis_object *w = WORKLOAD(pj);
+    int64_t sc[2];
+    /* a: 63 * 1000 MiB * 1/2 = 31500 MiB of max 63000:
+     * 100 * (31500 - 23) / (63000 - 23) = 49; b: 0 */
+    score(pl, w, t, 2, sc);
+    ck_assert_int_eq(sc[0], 49);
+    ck_assert_int_eq(sc[1], 0);
+    ck_assert(!mock_equivalent(pl, w, w));
+}
+END_TEST
+
+START_TEST(image_locality_equivalence_and_errors)
+{
+    trellis_plugin *pl = load("image-locality", NULL);
+    trellis_object *a = WORKLOAD(POD("a", "\"containers\":[" CONTAINER("nginx") "]"));
+    trellis_object *b = WORKLOAD(POD("b", "\"containers\":[" CONTAINER("nginx:latest") "]"));
+    trellis_object *c =
+        WORKLOAD(POD("c", "\"containers\":[" CONTAINER("nginx") "," CONTAINER("nginx:latest") "]"));
+    ck_assert(mock_equivalent(pl, a, b)); /* the same image once normalized */
+    ck_assert(!mock_equivalent(pl, a, c));
+    /* no images at all: equivalent (no arrays to compare) */
+    ck_assert(
+        mock_equivalent(pl, WORKLOAD(POD("n1", "\"containers\":[]")), WORKLOAD(POD("n2", ""))));
+    trellis_object *bad = TARGET(IMAGES("bad", IMG("\"x:1\"", "\"big\"")));
+    ck_assert_msg(strstr(mock_prepare_error(bad, pl), "status.images[0].sizeBytes") != NULL, "%s",
+                  mock_prepare_error(bad, pl));
+    trellis_object *bad2 = TARGET(IMAGES("bad2", "\"x:1\""));
+    ck_assert_msg(strstr(mock_prepare_error(bad2, pl), "status.images[0]: expected a map") != NULL,
+                  "%s", mock_prepare_error(bad2, pl));
+    trellis_object *badp =
+        WORKLOAD(POD("badp", "\"containers\":[{\"name\":\"c\",\"image\":[\"x\"]}]"));
+    ck_assert_msg(strstr(mock_prepare_error(badp, pl), "spec.containers[0].image") != NULL, "%s",
+                  mock_prepare_error(badp, pl));
+}
+END_TEST
+
 static Suite *suite(const char *name, const TTest *const *tests)
 {
     Suite *s = suite_create(name);
@@ -1336,7 +1515,8 @@ static Suite *suite(const char *name, const TTest *const *tests)
 int main(void)
 {
     const TTest *binder[] = {binder_writes_the_binding_field, binder_field_argument, NULL};
-    const TTest *prio[] = {priority_sort_orders_by_priority, NULL};
+    const TTest *prio[] = {priority_sort_orders_by_priority,
+                           priority_sort_resolves_priority_classes, NULL};
     const TTest *labels[] = {label_selector_matches_node_labels,
                              label_selector_equivalence_and_hint, NULL};
     const TTest *taints[] = {taints_filter_score_and_evict, NULL};
@@ -1346,6 +1526,9 @@ int main(void)
     const TTest *nports[] = {node_ports_conflicts, NULL};
     const TTest *nfit[] = {node_resources_fit_every_resource, node_resources_fit_args, NULL};
     const TTest *nbal[] = {node_resources_balanced_allocation_std, NULL};
+    const TTest *gates[] = {scheduling_gates_hold_pods_back, NULL};
+    const TTest *imgloc[] = {image_locality_kube_formula, image_locality_equivalence_and_errors,
+                             image_locality_many_images, NULL};
     const TTest *fit[] = {resources_fit_counts_assigned_workloads, resources_fit_names_its_counters,
                           NULL};
     const TTest *alloc[] = {least_allocated_prefers_the_emptier_target, NULL};
@@ -1384,6 +1567,8 @@ int main(void)
     srunner_add_suite(sr, suite("node-ports", nports));
     srunner_add_suite(sr, suite("node-resources-fit", nfit));
     srunner_add_suite(sr, suite("node-resources-balanced-allocation", nbal));
+    srunner_add_suite(sr, suite("image-locality", imgloc));
+    srunner_add_suite(sr, suite("scheduling-gates", gates));
     srunner_add_suite(sr, suite("resources-fit", fit));
     srunner_add_suite(sr, suite("least-allocated", alloc));
     srunner_add_suite(sr, suite("least-utilized", util));

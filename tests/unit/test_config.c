@@ -157,6 +157,33 @@ START_TEST(bad_binding_field)
 }
 END_TEST
 
+START_TEST(finished_workloads)
+{
+    expect_error("profiles = ( { name = \"x\";"
+                 " workload = { kind = \"Pod\"; finished_field = \"status.phase\"; };"
+                 " target = { kind = \"Node\"; };"
+                 " binding = { field = \"spec.nodeName\"; }; plugins = (); } );\n",
+                 "finished_field and finished_values go together");
+    expect_error("profiles = ( { name = \"x\";"
+                 " workload = { kind = \"Pod\"; finished_values = [ \"Succeeded\" ]; };"
+                 " target = { kind = \"Node\"; };"
+                 " binding = { field = \"spec.nodeName\"; }; plugins = (); } );\n",
+                 "finished_field and finished_values go together");
+    cfg c;
+    char err[1024] = "";
+    const char *p =
+        write_cfg("profiles = ( { name = \"x\"; workload = { kind = \"Pod\"; finished_field = "
+                  "\"status.phase\"; finished_values = [ \"Succeeded\", \"Failed\" ]; };"
+                  " target = { kind = \"Node\"; }; binding = { field = \"spec.nodeName\"; };"
+                  " plugins = (); } );\n");
+    ck_assert_msg(config_load(p, &c, err, sizeof err) == 0, "%s", err);
+    ck_assert_str_eq(c.profiles[0].finished_field, "status.phase");
+    ck_assert_uint_eq(c.profiles[0].n_finished_values, 2);
+    ck_assert_str_eq(c.profiles[0].finished_values[1], "Failed");
+    config_free(&c);
+}
+END_TEST
+
 START_TEST(operator_section_and_older_spelling)
 {
     cfg c;
@@ -410,13 +437,17 @@ START_TEST(config_json_of_kube_profile)
     ck_assert_int_eq(jbool(pr, "default"), 1);
     ck_assert_str_eq(jstr(pr, "workload.api_version"), "v1");
     ck_assert_int_eq(jint(pr, "percentage_of_targets_to_score"), 0);
-    ck_assert_str_eq(jstr(pr, "plugins.0.name"), "priority-sort");
-    ck_assert_str_eq(jstr(pr, "plugins.0.args.priority_field"), "spec.priority");
-    ck_assert_str_eq(jstr(pr, "plugins.1.name"), "node-unschedulable");
-    ck_assert_str_eq(jstr(pr, "plugins.3.name"), "taint-toleration");
-    ck_assert_int_eq(jint(pr, "plugins.3.weight"), 3);
-    ck_assert_str_eq(jstr(pr, "plugins.4.name"), "node-affinity");
-    ck_assert_int_eq(jint(pr, "plugins.4.weight"), 2);
+    ck_assert_str_eq(jstr(pr, "workload.finished_field"), "status.phase");
+    ck_assert_str_eq(jstr(pr, "workload.finished_values.1"), "Failed");
+    ck_assert_str_eq(jstr(pr, "plugins.0.name"), "scheduling-gates");
+    ck_assert_str_eq(jstr(pr, "plugins.1.name"), "priority-sort");
+    ck_assert_str_eq(jstr(pr, "plugins.1.args.priority_field"), "spec.priority");
+    ck_assert_str_eq(jstr(pr, "plugins.1.args.priority_class_field"), "spec.priorityClassName");
+    ck_assert_str_eq(jstr(pr, "plugins.2.name"), "node-unschedulable");
+    ck_assert_str_eq(jstr(pr, "plugins.4.name"), "taint-toleration");
+    ck_assert_int_eq(jint(pr, "plugins.4.weight"), 3);
+    ck_assert_str_eq(jstr(pr, "plugins.5.name"), "node-affinity");
+    ck_assert_int_eq(jint(pr, "plugins.5.weight"), 2);
     json_object_put(o);
     config_free(&c);
 }
@@ -526,6 +557,7 @@ int main(void)
     tcase_add_test(tc, good_config_and_defaults);
     tcase_add_test(tc, errors_name_file_and_line);
     tcase_add_test(tc, bad_binding_field);
+    tcase_add_test(tc, finished_workloads);
     tcase_add_test(tc, duplicate_profiles);
     tcase_add_test(tc, operator_section_and_older_spelling);
     tcase_add_test(tc, missing_file);

@@ -155,7 +155,7 @@ static void record_each(void)
     metrics_plugin("taint-toleration", "filter", "unschedulable", 0.00003);
     metrics_binding("default-scheduler", "success", 0.01);
     metrics_bind_error("default-scheduler");
-    metrics_set_queue("default-scheduler", 3, 2, 1);
+    metrics_set_queue("default-scheduler", 3, 2, 1, 4);
     metrics_set_cache(10, 20, 1);
     metrics_store_event("added");
     metrics_event_written("FailedScheduling");
@@ -202,6 +202,9 @@ START_TEST(everything_renders_in_format)
     ck_assert_double_eq(sample(t, "trellis_pending_workloads{profile=\"default-scheduler\","
                                   "queue=\"unschedulable\"}"),
                         1);
+    ck_assert_double_eq(sample(t, "trellis_pending_workloads{profile=\"default-scheduler\","
+                                  "queue=\"gated\"}"),
+                        4);
     ck_assert_double_eq(sample(t, "trellis_cache_size{type=\"assumed\"}"), 1);
     ck_assert_double_eq(sample(t, "trellis_cache_size{type=\"targets\"}"), 10);
     ck_assert_double_eq(sample(t, "trellis_leader"), 1);
@@ -245,8 +248,8 @@ START_TEST(counters_move_gauges_replace)
     free(t);
     metrics_attempt("p", "error", 0.1);
     metrics_attempt(NULL, "error", 0.1);
-    metrics_set_queue("p", 5, 0, 0);
-    metrics_set_queue("p", 2, 0, 0);
+    metrics_set_queue("p", 5, 0, 0, 0);
+    metrics_set_queue("p", 2, 0, 0, 0);
     t = metrics_render();
     ck_assert_double_eq(
         sample(t, "trellis_schedule_attempts_total{profile=\"p\",result=\"error\"}"), 2);

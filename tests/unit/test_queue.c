@@ -210,6 +210,45 @@ START_TEST(retry_now_goes_active)
 }
 END_TEST
 
+START_TEST(gated_waits_until_added)
+{
+    queue q;
+    queue_init(&q, 1000, 10000, 60000);
+    trellis_object *g = pod("g", 9);
+    queue_gate(&q, g); /* a pre_enqueue plugin holds it back */
+    add(&q, "a", 1);
+    ck_assert_uint_eq(queue_gated(&q), 1);
+    size_t act, back, uns;
+    queue_counts(&q, &act, &back, &uns);
+    ck_assert_uint_eq(act, 1);
+    qitem *it = queue_pop(&q, 0);
+    ck_assert_str_eq(it->w->name, "a");
+    queue_requeue(&q, it, 1, 0);
+    ck_assert_ptr_null(queue_pop(&q, 0)); /* gated: never popped */
+    queue_move_all(&q, 5000);             /* nor moved with the pool */
+    it = queue_pop(&q, 5000);
+    ck_assert_str_eq(it->w->name, "a");
+    queue_done(&q, it);
+    ck_assert_ptr_null(queue_pop(&q, 5000));
+    /* gated again while gated: still one */
+    queue_gate(&q, g);
+    ck_assert_uint_eq(queue_gated(&q), 1);
+    /* it changed and the plugin lets it in: active */
+    queue_add(&q, g, 5000);
+    ck_assert_uint_eq(queue_gated(&q), 0);
+    it = queue_pop(&q, 5000);
+    ck_assert_str_eq(it->w->name, "g");
+    queue_done(&q, it);
+    /* gated, then deleted */
+    queue_gate(&q, g);
+    queue_delete(&q, g);
+    ck_assert_uint_eq(queue_gated(&q), 0);
+    ck_assert_uint_eq(queue_len(&q), 0);
+    object_unref(g);
+    queue_free(&q);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("queue");
@@ -222,6 +261,7 @@ int main(void)
     tcase_add_test(tc, update_and_delete);
     tcase_add_test(tc, retry_now_goes_active);
     tcase_add_test(tc, wake_time_moves_one_item);
+    tcase_add_test(tc, gated_waits_until_added);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
