@@ -78,6 +78,11 @@ typedef struct config {
     spread_list dhard; /* default constraints, DoNotSchedule */
     spread_list dsoft; /* ScheduleAnyway */
     int system;        /* defaultingType System */
+    /* per-Node match counts of recent classes of Pods (see counts());
+     * main thread only: pre_filter and pre_score */
+    struct ccache *cache;
+    size_t ncache;
+    uint64_t clock;
 } config;
 
 /* Prepared data of Pods and Nodes alike (one release function). */
@@ -93,6 +98,8 @@ typedef struct prepared {
     selector_ids selector;
     node_selector *required; /* NULL: no required node affinity */
     taint_list *tolerations;
+    int32_t *sig; /* what its per-Node counts depend on (see counts()) */
+    size_t nsig;
     /* Node */
     int32_t name;
     taint_list *taints;        /* NoSchedule and NoExecute ones */
@@ -107,6 +114,30 @@ static const trellis_arg_spec args_table[] = {
     {NULL, 0, NULL, NULL},
 };
 
+/* The match counts per Node and constraint of one class of Pods (equal
+ * `sig`: namespace and selectors), with the counter sums of each Node's
+ * Pods when they were counted: a Node whose sums did not change holds the
+ * same Pods and keeps its counts. */
+typedef struct ccache {
+    int32_t *sig;
+    size_t nsig, nt, nc;
+    int64_t *key; /* [3 * i ..]: the Node's counter sums; key[3 * i] -1: not counted */
+    int32_t *cnt; /* [k * nt + i] */
+    uint64_t used;
+} ccache;
+
+#define NCACHE 4
+
+static void cache_free(config *cfg)
+{
+    for (size_t i = 0; i < cfg->ncache; i++) {
+        free(cfg->cache[i].sig);
+        free(cfg->cache[i].key);
+        free(cfg->cache[i].cnt);
+    }
+    free(cfg->cache);
+}
+
 static void config_free(void *p)
 {
     config *cfg = p;
@@ -116,6 +147,7 @@ static void config_free(void *p)
     spread_clear(&cfg->dhard);
     spread_clear(&cfg->dsoft);
     intern_free(&cfg->ids);
+    cache_free(cfg);
     free(cfg);
 }
 
@@ -133,6 +165,7 @@ static void release(trellis_plugin *self, void *data)
     ns_free(p->required);
     taints_free(p->tolerations);
     taints_free(p->taints);
+    free(p->sig);
     free(p);
 }
 
@@ -321,6 +354,87 @@ static int read_affinity(config *cfg, const trellis_object *obj, prepared *p, ch
     return 0;
 }
 
+/* What a Pod's per-Node match counts depend on, as integers: its
+ * namespace and, per constraint (DoNotSchedule ones first), the selector:
+ * Pods with equal signatures count the same Pods on every Node. */
+static int sig_put(int32_t **v, size_t *n, size_t *cap, int32_t x)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 32;
+        int32_t *q = realloc(*v, c * sizeof(*q));
+
+        if (!q)
+            return -1;
+        *v = q;
+        *cap = c;
+    }
+    (*v)[(*n)++] = x;
+    return 0;
+}
+
+static int make_sig(prepared *p)
+{
+    const spread_list *l[] = {&p->hard, &p->soft};
+    size_t cap = 0;
+    int rc = sig_put(&p->sig, &p->nsig, &cap, p->ns) |
+             sig_put(&p->sig, &p->nsig, &cap, (int32_t)p->hard.n) |
+             sig_put(&p->sig, &p->nsig, &cap, (int32_t)p->soft.n);
+
+    for (int k = 0; k < 2; k++) {
+        for (size_t i = 0; i < l[k]->n; i++) {
+            const spread_constraint *c = &l[k]->v[i];
+
+            rc |= sig_put(&p->sig, &p->nsig, &cap, (int32_t)c->match) |
+                  sig_put(&p->sig, &p->nsig, &cap, (int32_t)c->sel.n);
+            for (size_t j = 0; j < c->sel.n; j++) {
+                const selector_idreq *r = &c->sel.reqs[j];
+
+                rc |= sig_put(&p->sig, &p->nsig, &cap, r->key) |
+                      sig_put(&p->sig, &p->nsig, &cap, (int32_t)r->op) |
+                      sig_put(&p->sig, &p->nsig, &cap, (int32_t)r->nvalues);
+                for (uint32_t m = 0; m < r->nvalues; m++)
+                    rc |= sig_put(&p->sig, &p->nsig, &cap, c->sel.values[r->first + m]);
+            }
+        }
+    }
+    return rc ? -1 : 0;
+}
+
+/* Counters of a Pod that counts (not being deleted, not finished): 1, and
+ * two independent 40-bit hashes of its namespace and labels. The host
+ * sums them per Node: equal sums, the same Pods (a Node's sums stay far
+ * below the range of int64). */
+#define HASH_BITS 40
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+static void amounts(trellis_plugin *self, const trellis_object *w, int64_t *out)
+{
+    const prepared *p = host->object_data(self, w);
+    uint64_t h1 = 0x9e3779b97f4a7c15ull, h2 = 0x632be59bd9b4e019ull;
+
+    out[0] = out[1] = out[2] = 0;
+    if (!p || p->node || !p->counted)
+        return;
+    h1 = mix64(h1 ^ (uint32_t)p->ns);
+    h2 = mix64(h2 + (uint32_t)p->ns * 0x100000001b3ull);
+    for (size_t i = 0; i < p->labels.n; i++) {
+        h1 = mix64(h1 ^ p->labels.pairs[i]);
+        h2 = mix64((h2 + p->labels.pairs[i]) * 0x100000001b3ull);
+    }
+    out[0] = 1;
+    out[1] = (int64_t)(h1 >> (64 - HASH_BITS));
+    out[2] = (int64_t)(h2 >> (64 - HASH_BITS));
+}
+
 static int prepare_workload(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
                             size_t errlen)
 {
@@ -362,6 +476,10 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
         }
         p->defaulted = sel != NULL;
         selector_free(sel);
+    }
+    if (p->hard.n + p->soft.n > 0 && make_sig(p) < 0) {
+        snprintf(err, errlen, "%s: out of memory", CONSTRAINTS_FIELD);
+        goto fail;
     }
     if (p->hard.n + p->soft.n > MAX_CONSTRAINTS) {
         snprintf(err, errlen, "%s: more than %d constraints", CONSTRAINTS_FIELD, MAX_CONSTRAINTS);
@@ -477,6 +595,7 @@ typedef struct cstate {
     dmap *hard;        /* per hard constraint: eligible domain -> count */
     int64_t *min;      /* per hard constraint: the global minimum (minDomains applied) */
     uint8_t *code;     /* per target: the filter's verdict */
+    int32_t *hval;     /* [k * nt + i]: target i's value of hard key k, -1 when absent */
     /* pre_score */
     int scored, require_all;
     dmap *soft;     /* per soft constraint (not hostname): domain -> count */
@@ -544,6 +663,83 @@ static void count_target(trellis_plugin *self, const cstate *s, const trellis_ta
     }
 }
 
+/* The match counts of every Node into s->cnt: kept from an earlier cycle
+ * of the same class of Pods for the Nodes whose counter sums did not
+ * change, counted again (their Pods walked) for the others. */
+static int counts(trellis_plugin *self, trellis_cycle *c, cstate *s)
+{
+    config *cfg = host->get_private(self);
+    const int64_t *col[3];
+    size_t nc = s->nh + s->ns, nt = s->nt;
+    ccache *e = NULL;
+
+    for (int k = 0; k < 3; k++)
+        col[k] = host->cycle_target_counter(c, self, k);
+    if (!col[0] || !col[1] || !col[2]) { /* no counters: walk every Node */
+        for (size_t i = 0; i < nt; i++)
+            count_target(self, s, host->cycle_target(c, i), &s->cnt[i], nt);
+        return 0;
+    }
+    if (!cfg->cache && !(cfg->cache = calloc(NCACHE, sizeof(*cfg->cache))))
+        return -1;
+    for (size_t j = 0; j < cfg->ncache && !e; j++) {
+        if (cfg->cache[j].nsig == s->wp->nsig &&
+            memcmp(cfg->cache[j].sig, s->wp->sig, s->wp->nsig * sizeof(int32_t)) == 0)
+            e = &cfg->cache[j];
+    }
+    if (!e) { /* a new class: an empty entry, or the least recently used */
+        if (cfg->ncache < NCACHE) {
+            e = &cfg->cache[cfg->ncache++];
+        } else {
+            e = &cfg->cache[0];
+            for (size_t j = 1; j < NCACHE; j++)
+                if (cfg->cache[j].used < e->used)
+                    e = &cfg->cache[j];
+        }
+        free(e->sig);
+        e->sig = malloc(s->wp->nsig * sizeof(int32_t));
+        if (!e->sig) {
+            e->nsig = 0;
+            return -1;
+        }
+        memcpy(e->sig, s->wp->sig, s->wp->nsig * sizeof(int32_t));
+        e->nsig = s->wp->nsig;
+        e->nt = 0; /* sized below */
+    }
+    e->used = ++cfg->clock;
+    if (e->nt != nt || e->nc != nc) {
+        int64_t *key = realloc(e->key, 3 * (nt ? nt : 1) * sizeof(*key));
+        int32_t *cnt = key ? realloc(e->cnt, nc * (nt ? nt : 1) * sizeof(*cnt)) : NULL;
+
+        if (key)
+            e->key = key;
+        if (cnt)
+            e->cnt = cnt;
+        if (!key || !cnt) {
+            e->nt = 0;
+            return -1;
+        }
+        e->nt = nt;
+        e->nc = nc;
+        for (size_t i = 0; i < nt; i++)
+            e->key[3 * i] = -1;
+    }
+    for (size_t i = 0; i < nt; i++) {
+        int64_t *key = &e->key[3 * i];
+
+        if (key[0] == col[0][i] && key[1] == col[1][i] && key[2] == col[2][i])
+            continue;
+        for (size_t k = 0; k < nc; k++)
+            e->cnt[k * nt + i] = 0;
+        count_target(self, s, host->cycle_target(c, i), &e->cnt[i], nt);
+        key[0] = col[0][i];
+        key[1] = col[1][i];
+        key[2] = col[2][i];
+    }
+    memcpy(s->cnt, e->cnt, nc * nt * sizeof(*s->cnt));
+    return 0;
+}
+
 /* The filter's verdict on Node np (NULL: no labels). */
 static int verdict(const cstate *s, const prepared *np)
 {
@@ -553,6 +749,23 @@ static int verdict(const cstate *s, const prepared *np)
     for (size_t k = 0; k < s->nh; k++) {
         const spread_constraint *c = &s->wp->hard.v[k];
         int32_t v = label_set_get(l, c->key);
+        const int64_t *n;
+
+        if (v < 0)
+            return MISSING;
+        n = dmap_find(&s->hard[k], v);
+        if ((n ? *n : 0) + c->self_match - s->min[k] > c->max_skew)
+            return SKEW;
+    }
+    return PASS;
+}
+
+/* verdict() on target i, from the values of the hard keys read once. */
+static int verdict_at(const cstate *s, size_t i)
+{
+    for (size_t k = 0; k < s->nh; k++) {
+        const spread_constraint *c = &s->wp->hard.v[k];
+        int32_t v = s->hval[k * s->nt + i];
         const int64_t *n;
 
         if (v < 0)
@@ -585,21 +798,29 @@ static cstate *state(trellis_plugin *self, trellis_cycle *c, const prepared *wp)
     s->hard = host->cycle_alloc(c, (s->nh + 1) * sizeof(*s->hard));
     s->min = host->cycle_alloc(c, (s->nh + 1) * sizeof(*s->min));
     s->code = host->cycle_alloc(c, s->nt + 1);
-    if (!s->cnt || !s->hard || !s->min || !s->code)
+    s->hval = host->cycle_alloc(c, (s->nh * s->nt + 1) * sizeof(*s->hval));
+    if (!s->cnt || !s->hard || !s->min || !s->code || !s->hval)
         return NULL;
-    for (size_t i = 0; i < s->nt; i++)
-        count_target(self, s, host->cycle_target(c, i), &s->cnt[i], s->nt);
+    if (counts(self, c, s) < 0)
+        return NULL;
     for (size_t i = 0; s->nh && i < s->nt; i++) {
         const prepared *np = tdata ? tdata[i] : NULL;
+        int all = np != NULL;
 
-        if (!np || !has_keys(&wp->hard, np))
+        for (size_t k = 0; k < s->nh; k++) {
+            int32_t v = np ? label_set_get(&np->labels, wp->hard.v[k].key) : -1;
+
+            s->hval[k * s->nt + i] = v;
+            all &= v >= 0;
+        }
+        if (!all)
             continue;
         for (size_t k = 0; k < s->nh; k++) {
             int64_t *slot;
 
             if (!included(wp, &wp->hard.v[k], np))
                 continue;
-            slot = dmap_slot(c, &s->hard[k], label_set_get(&np->labels, wp->hard.v[k].key));
+            slot = dmap_slot(c, &s->hard[k], s->hval[k * s->nt + i]);
             if (!slot)
                 return NULL;
             *slot += s->cnt[k * s->nt + i];
@@ -616,7 +837,7 @@ static cstate *state(trellis_plugin *self, trellis_cycle *c, const prepared *wp)
         s->min[k] = m->n < (uint32_t)wp->hard.v[k].min_domains ? 0 : lo;
     }
     for (size_t i = 0; s->nh && i < s->nt; i++)
-        s->code[i] = (uint8_t)verdict(s, tdata ? tdata[i] : NULL);
+        s->code[i] = (uint8_t)verdict_at(s, i);
     host->cycle_set(c, self, s);
     return s;
 }
@@ -914,8 +1135,9 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     }
     if (h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_prepare_target(self, prepare_target) < 0 ||
-        h->register_release(self, release) < 0 || h->register_pre_filter(self, pre_filter) < 0 ||
-        h->register_filter(self, filter) < 0 || h->register_filter_span(self, filter_span) < 0 ||
+        h->register_release(self, release) < 0 || h->declare_counters(self, 3, amounts) < 0 ||
+        h->register_pre_filter(self, pre_filter) < 0 || h->register_filter(self, filter) < 0 ||
+        h->register_filter_span(self, filter_span) < 0 ||
         h->register_pre_score(self, pre_score) < 0 || h->register_score(self, score) < 0 ||
         h->register_score_span(self, score_span) < 0 ||
         h->register_normalize(self, normalize) < 0 ||
