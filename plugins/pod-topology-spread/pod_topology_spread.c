@@ -85,14 +85,10 @@ typedef struct config {
     uint64_t clock;
 } config;
 
-/* Prepared data of Pods and Nodes alike (one release function). */
-typedef struct prepared {
-    int node;
-    label_set labels;
-    /* Pod */
-    int32_t ns;
-    int counted;            /* not being deleted, not Succeeded or Failed */
-    spread_list hard, soft; /* both empty: the plugin sits the Pod out */
+/* What a Pod with constraints (its own or defaults) needs in a cycle. */
+typedef struct podspec {
+    int32_t ns;             /* namespace id, as the Pod's */
+    spread_list hard, soft; /* DoNotSchedule and ScheduleAnyway, in order */
     int defaulted;          /* hard and soft are the default constraints */
     int has_selector;       /* spec.nodeSelector */
     selector_ids selector;
@@ -100,11 +96,19 @@ typedef struct prepared {
     taint_list *tolerations;
     int32_t *sig; /* what its per-Node counts depend on (see counts()) */
     size_t nsig;
-    /* Node */
-    int32_t name;
-    taint_list *taints;        /* NoSchedule and NoExecute ones */
-    int bad_taints;            /* they did not parse: tolerated by nothing */
-    const trellis_object *obj; /* borrowed: outlives its prepared data */
+} podspec;
+
+/* Prepared data of Pods and Nodes alike (one release function); small,
+ * since every Pod has one and a cycle may read those of every placed Pod. */
+typedef struct prepared {
+    uint8_t node;       /* a Node's (else a Pod's) */
+    uint8_t counted;    /* Pod: not being deleted, not Succeeded or Failed */
+    uint8_t bad_taints; /* Node: its taints did not parse, tolerated by nothing */
+    int32_t id;         /* Pod: its namespace id; Node: its name id */
+    label_set labels;
+    podspec *spec;             /* Pod: NULL when the plugin sits it out */
+    taint_list *taints;        /* Node */
+    const trellis_object *obj; /* Node, borrowed: outlives its prepared data */
 } prepared;
 
 static const trellis_arg_spec args_table[] = {
@@ -151,6 +155,17 @@ static void config_free(void *p)
     free(cfg);
 }
 
+static void spec_clear(podspec *sp)
+{
+    spread_clear(&sp->hard);
+    spread_clear(&sp->soft);
+    selector_ids_clear(&sp->selector);
+    ns_free(sp->required);
+    taints_free(sp->tolerations);
+    free(sp->sig);
+    memset(sp, 0, sizeof(*sp));
+}
+
 static void release(trellis_plugin *self, void *data)
 {
     prepared *p = data;
@@ -159,13 +174,10 @@ static void release(trellis_plugin *self, void *data)
     if (!p)
         return;
     label_set_clear(&p->labels);
-    spread_clear(&p->hard);
-    spread_clear(&p->soft);
-    selector_ids_clear(&p->selector);
-    ns_free(p->required);
-    taints_free(p->tolerations);
+    if (p->spec)
+        spec_clear(p->spec);
+    free(p->spec);
     taints_free(p->taints);
-    free(p->sig);
     free(p);
 }
 
@@ -315,7 +327,7 @@ static int default_selector(trellis_plugin *self, const trellis_object *pod, int
 
 /* ---- prepare ----------------------------------------------------------- */
 
-static int any_honors(const prepared *p, int taints)
+static int any_honors(const podspec *p, int taints)
 {
     const spread_list *l[] = {&p->hard, &p->soft};
 
@@ -330,7 +342,7 @@ static int any_honors(const prepared *p, int taints)
 
 /* The Pod's required node affinity (nodeSelector and required terms), as
  * kube's nodeaffinity.GetRequiredNodeAffinity. */
-static int read_affinity(config *cfg, const trellis_object *obj, prepared *p, char *err,
+static int read_affinity(config *cfg, const trellis_object *obj, podspec *p, char *err,
                          size_t errlen)
 {
     selector *sel = NULL;
@@ -372,7 +384,7 @@ static int sig_put(int32_t **v, size_t *n, size_t *cap, int32_t x)
     return 0;
 }
 
-static int make_sig(prepared *p)
+static int make_sig(podspec *p)
 {
     const spread_list *l[] = {&p->hard, &p->soft};
     size_t cap = 0;
@@ -424,8 +436,8 @@ static void amounts(trellis_plugin *self, const trellis_object *w, int64_t *out)
     out[0] = out[1] = out[2] = 0;
     if (!p || p->node || !p->counted)
         return;
-    h1 = mix64(h1 ^ (uint32_t)p->ns);
-    h2 = mix64(h2 + (uint32_t)p->ns * 0x100000001b3ull);
+    h1 = mix64(h1 ^ (uint32_t)p->id);
+    h2 = mix64(h2 + (uint32_t)p->id * 0x100000001b3ull);
     for (size_t i = 0; i < p->labels.n; i++) {
         h1 = mix64(h1 ^ p->labels.pairs[i]);
         h2 = mix64((h2 + p->labels.pairs[i]) * 0x100000001b3ull);
@@ -443,19 +455,22 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
     const char *phase = values_scalar_text(host, host->object_get(obj, "status.phase"));
     const trellis_value *del = host->object_get(obj, "metadata.deletionTimestamp");
     prepared *p = calloc(1, sizeof(*p));
+    podspec sp;
 
     *data = NULL;
+    memset(&sp, 0, sizeof(sp));
     if (!p ||
         label_set_read(host, host->object_get(obj, "metadata.labels"), &cfg->ids, &p->labels) < 0 ||
-        (p->ns = intern_id(&cfg->ids, host->object_namespace(obj))) < 0) {
+        (p->id = intern_id(&cfg->ids, host->object_namespace(obj))) < 0) {
         release(self, p);
         snprintf(err, errlen, "metadata.labels: out of memory");
         return -1;
     }
+    sp.ns = p->id;
     p->counted = (!del || host->value_type(del) == TRELLIS_VALUE_NULL) &&
                  !(phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0));
     if (cons && host->value_type(cons) == TRELLIS_VALUE_LIST && host->value_len(cons) > 0) {
-        if (spread_parse(host, cons, CONSTRAINTS_FIELD, &p->labels, &cfg->ids, &p->hard, &p->soft,
+        if (spread_parse(host, cons, CONSTRAINTS_FIELD, &p->labels, &cfg->ids, &sp.hard, &sp.soft,
                          err, errlen) < 0)
             goto fail;
     } else if (cons && host->value_type(cons) != TRELLIS_VALUE_NULL &&
@@ -468,32 +483,40 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
 
         if (default_selector(self, obj, p->labels.n > 0, &sel) < 0 ||
             (sel &&
-             (spread_with_selector(&cfg->dhard, sel, &cfg->ids, &p->labels, &p->hard) < 0 ||
-              spread_with_selector(&cfg->dsoft, sel, &cfg->ids, &p->labels, &p->soft) < 0))) {
+             (spread_with_selector(&cfg->dhard, sel, &cfg->ids, &p->labels, &sp.hard) < 0 ||
+              spread_with_selector(&cfg->dsoft, sel, &cfg->ids, &p->labels, &sp.soft) < 0))) {
             selector_free(sel);
             snprintf(err, errlen, "default constraints: out of memory");
             goto fail;
         }
-        p->defaulted = sel != NULL;
+        sp.defaulted = sel != NULL;
         selector_free(sel);
     }
-    if (p->hard.n + p->soft.n > 0 && make_sig(p) < 0) {
-        snprintf(err, errlen, "%s: out of memory", CONSTRAINTS_FIELD);
-        goto fail;
+    if (sp.hard.n + sp.soft.n == 0) { /* the plugin sits the Pod out */
+        spec_clear(&sp);
+        *data = p;
+        return 0;
     }
-    if (p->hard.n + p->soft.n > MAX_CONSTRAINTS) {
+    if (sp.hard.n + sp.soft.n > MAX_CONSTRAINTS) {
         snprintf(err, errlen, "%s: more than %d constraints", CONSTRAINTS_FIELD, MAX_CONSTRAINTS);
         goto fail;
     }
-    if (any_honors(p, 0) && read_affinity(cfg, obj, p, err, errlen) < 0)
+    if (make_sig(&sp) < 0 || !(p->spec = malloc(sizeof(*p->spec)))) {
+        snprintf(err, errlen, "%s: out of memory", CONSTRAINTS_FIELD);
         goto fail;
-    if (any_honors(p, 1) && taints_parse_tolerations(
-                                host, host->object_get(obj, "spec.tolerations"), "spec.tolerations",
-                                TAINT_SEMANTICS_KUBERNETES, &p->tolerations, err, errlen) < 0)
+    }
+    if (any_honors(&sp, 0) && read_affinity(cfg, obj, &sp, err, errlen) < 0)
         goto fail;
+    if (any_honors(&sp, 1) &&
+        taints_parse_tolerations(host, host->object_get(obj, "spec.tolerations"),
+                                 "spec.tolerations", TAINT_SEMANTICS_KUBERNETES, &sp.tolerations,
+                                 err, errlen) < 0)
+        goto fail;
+    *p->spec = sp;
     *data = p;
     return 0;
 fail:
+    spec_clear(&sp);
     release(self, p);
     return -1;
 }
@@ -508,7 +531,7 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
     *data = NULL;
     if (!p ||
         label_set_read(host, host->object_get(obj, "metadata.labels"), &cfg->ids, &p->labels) < 0 ||
-        (p->name = intern_id(&cfg->ids, host->object_name(obj))) < 0) {
+        (p->id = intern_id(&cfg->ids, host->object_name(obj))) < 0) {
         release(self, p);
         snprintf(err, errlen, "metadata.labels: out of memory");
         return -1;
@@ -589,7 +612,7 @@ static int64_t *dmap_slot(trellis_cycle *c, dmap *m, int32_t key)
 enum { PASS = 0, SKEW, MISSING };
 
 typedef struct cstate {
-    const prepared *wp;
+    const podspec *wp;
     size_t nt, nh, ns; /* targets, hard and soft constraints */
     int32_t *cnt;      /* [k * nt + i]: matching Pods on target i, hard k then soft */
     dmap *hard;        /* per hard constraint: eligible domain -> count */
@@ -622,10 +645,10 @@ static const char *node_label(const void *ud, const char *key)
 }
 
 /* kube's matchNodeInclusionPolicies for constraint c on Node np. */
-static int included(const prepared *wp, const spread_constraint *c, const prepared *np)
+static int included(const podspec *wp, const spread_constraint *c, const prepared *np)
 {
     if (c->honor_affinity) {
-        ns_node n = {&np->labels, np->name, node_label, np->obj};
+        ns_node n = {&np->labels, np->id, node_label, np->obj};
 
         if (wp->has_selector && selector_ids_first_mismatch(&wp->selector, &np->labels) >= 0)
             return 0;
@@ -656,7 +679,7 @@ static void count_target(trellis_plugin *self, const cstate *s, const trellis_ta
     for (size_t j = 0; j < n; j++) {
         const prepared *pd = host->object_data(self, host->target_workload(t, j));
 
-        if (!pd || pd->node || !pd->counted || pd->ns != s->wp->ns)
+        if (!pd || pd->node || !pd->counted || pd->id != s->wp->ns)
             continue;
         for (size_t k = 0; k < nc; k++)
             cnt[k * stride] += spread_counts(con(s, k), &pd->labels);
@@ -779,7 +802,7 @@ static int verdict_at(const cstate *s, size_t i)
 
 /* The counts of the cycle (kube's calPreFilterState, for every
  * constraint at once), built on the first call and kept in the cycle. */
-static cstate *state(trellis_plugin *self, trellis_cycle *c, const prepared *wp)
+static cstate *state(trellis_plugin *self, trellis_cycle *c, const podspec *wp)
 {
     cstate *s = host->cycle_get(c, self);
     void *const *tdata;
@@ -845,7 +868,8 @@ static cstate *state(trellis_plugin *self, trellis_cycle *c, const prepared *wp)
 static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                       trellis_status *st)
 {
-    const prepared *wp = host->object_data(self, workload);
+    const prepared *pp = host->object_data(self, workload);
+    const podspec *wp = pp ? pp->spec : NULL;
 
     if (!wp || wp->hard.n == 0)
         return TRELLIS_SKIP;
@@ -903,7 +927,8 @@ static int pre_score(trellis_plugin *self, trellis_cycle *c, const trellis_objec
                      const trellis_target *const *feasible, size_t n, trellis_status *st)
 {
     const config *cfg = host->get_private(self);
-    const prepared *wp = host->object_data(self, workload);
+    const prepared *pp = host->object_data(self, workload);
+    const podspec *wp = pp ? pp->spec : NULL;
     void *const *tdata;
     size_t ignored = 0;
     cstate *s;
@@ -1057,7 +1082,7 @@ static int equivalent(trellis_plugin *self, const trellis_object *a, const trell
 {
     const prepared *pa = host->object_data(self, a), *pb = host->object_data(self, b);
 
-    return pa && pb && pa->hard.n + pa->soft.n == 0 && pb->hard.n + pb->soft.n == 0;
+    return pa && pb && !pa->spec && !pb->spec;
 }
 
 /* ---- init --------------------------------------------------------------- */
