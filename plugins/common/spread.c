@@ -138,7 +138,7 @@ static int positive(const trellis_host *h, const trellis_value *v, const char *p
 }
 
 typedef struct member {
-    char path[256];
+    char path[320]; /* a constraint's path (at most 255) and a member name */
 } member;
 
 static const char *at(member *m, const char *base, const char *key)
