@@ -14,8 +14,11 @@
 # cache serves the generator's identical pods), kube-full (the same with
 # equivalence_cache = false: every plugin on every node in every cycle),
 # kube-sampled (percentage_of_targets_to_score = 0, kube-scheduler's
-# adaptive share), gardener (conf/gardener.cfg), openmcp (conf/openmcp.cfg
-# with the configuration below: 5 purposes, a tenth of the requests
+# adaptive share), kube-spread (kube-scheduler's TopologySpreading shape
+# with the kube profile: as many running Pods as Nodes, and pending Pods
+# with a zone spread constraint, maxSkew 5 DoNotSchedule; no two are
+# equivalent, so every cycle counts the domains), gardener
+# (conf/gardener.cfg), openmcp (conf/openmcp.cfg with the configuration below: 5 purposes, a tenth of the requests
 # Exclusive, each creating a Cluster; not a dry run, so write_s is the
 # write-back of every status, finalizer and new Cluster, on a copy), fleet
 # (conf/fleet.cfg at the generated fleet's clock: PickN 3 with preferred
@@ -53,7 +56,7 @@ kube-full:500:10000:1 kube-full:1000:10000:1 kube-full:2000:10000:1 kube-full:50
 kube-full:10000:10000:1 kube-full:20000:10000:1 kube-full:5000:50000:2 \
 kube-sampled:5000:50000:1 kube-sampled:5000:50000:2 kube-sampled:20000:50000:2 \
 gardener:100:10000:1 gardener:1000:100000:1 gardener:1000:100000:2 kube:5000:50000:1:yaml \
-openmcp:1000:100000:1 fleet:1000:10000:1"}
+openmcp:1000:100000:1 fleet:1000:10000:1 kube-spread:5000:2000:1 kube-spread:5000:5000:1"}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
@@ -70,6 +73,7 @@ profiles = ( {
     { name = "node-name"; }, { name = "taint-toleration"; weight = 3; },
     { name = "node-affinity"; weight = 2; }, { name = "node-ports"; },
     { name = "node-resources-fit"; weight = 1; },
+    { name = "pod-topology-spread"; weight = 2; },
     { name = "node-resources-balanced-allocation"; weight = 1; },
     { name = "image-locality"; weight = 1; },
     { name = "preemption"; args = { priority_class_field = "spec.priorityClassName"; }; },
@@ -80,6 +84,7 @@ sed 's/plugins = (/percentage_of_targets_to_score = 0;\n  plugins = (/' "$tmp/ku
     >"$tmp/kube-sampled.cfg"
 sed 's/plugins = (/equivalence_cache = false;\n  plugins = (/' "$tmp/kube.cfg" \
     >"$tmp/kube-full.cfg"
+cp "$tmp/kube.cfg" "$tmp/kube-spread.cfg"
 
 cat >"$tmp/openmcp-bench.yaml" <<'YAML'
 scheduler:

@@ -2,13 +2,18 @@
  * trellis-gen.c - write a synthetic fleet as manifests, for benchmarks.
  *
  *   trellis-gen kube DIR NODES PODS [SEED] [yaml|json]
+ *   trellis-gen kube-spread DIR NODES PODS [SEED] [yaml|json]
  *   trellis-gen gardener DIR SEEDS SHOOTS [SEED] [yaml|json]
  *   trellis-gen openmcp DIR CLUSTERS REQUESTS [SEED] [yaml|json]
  *   trellis-gen fleet DIR MEMBERS PLACEMENTS [SEED] [yaml|json]
  *
  * kube: Nodes of 4 CPU, 32Gi, 110 pods, labelled with a hostname and one of
  * three zones, and pending Pods requesting 100m CPU and 500Mi - the shape of
- * kube-scheduler's SchedulingBasic benchmark. gardener: Seeds over three
+ * kube-scheduler's SchedulingBasic benchmark. kube-spread: kube-scheduler's
+ * TopologySpreading shape: the same Nodes, as many Pods of the SchedulingBasic
+ * shape already running on them (one per Node, round robin: kube's
+ * initPods), and PODS pending Pods labelled color=blue with a zone spread
+ * constraint (maxSkew 5, DoNotSchedule, selector color=blue). gardener: Seeds over three
  * providers and several regions (some tainted, distinct networks, room for
  * the shoots), a CloudProfile per provider, and pending Shoots. openmcp:
  * Clusters over 10 namespaces, each serving one of the Shared purposes
@@ -81,7 +86,17 @@ static void done(out *o)
 
 static const char *const zones[] = {"zone-a", "zone-b", "zone-c"};
 
-static void kube(const char *dir, long nodes, long pods, int json)
+/* kube-scheduler's pod-with-topology-spreading.yaml */
+static const char spread_json[] =
+    ",\"labels\":{\"color\":\"blue\"}},\"spec\":{\"topologySpreadConstraints\":[{\"maxSkew\":5,"
+    "\"topologyKey\":\"topology.kubernetes.io/zone\",\"whenUnsatisfiable\":\"DoNotSchedule\","
+    "\"labelSelector\":{\"matchLabels\":{\"color\":\"blue\"}}}],";
+static const char spread_yaml[] = "  labels: {color: blue}\nspec:\n  topologySpreadConstraints:\n"
+                                  "  - maxSkew: 5\n    topologyKey: topology.kubernetes.io/zone\n"
+                                  "    whenUnsatisfiable: DoNotSchedule\n"
+                                  "    labelSelector: {matchLabels: {color: blue}}\n";
+
+static void kube(const char *dir, long nodes, long pods, int json, int spread)
 {
     out n = {dir, "nodes", json, 0, 0, NULL};
     for (long i = 0; i < nodes; i++) {
@@ -104,23 +119,31 @@ static void kube(const char *dir, long nodes, long pods, int json)
     }
     done(&n);
     out p = {dir, "pods", json, 0, 0, NULL};
-    for (long i = 0; i < pods; i++) {
+    /* kube-spread: first one running Pod per Node (kube's initPods), then
+     * the pending ones with the spread constraint */
+    long running = spread ? nodes : 0;
+    for (long i = 0; i < running + pods; i++) {
         FILE *f = doc(&p);
+        int blue = i >= running && spread;
+        char node[64] = "";
+        if (i < running)
+            snprintf(node, sizeof node,
+                     json ? "\"nodeName\":\"node-%06ld\"," : "  nodeName: node-%06ld\n", i % nodes);
         if (json)
             fprintf(f,
                     "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
-                    "\"pod-%07ld\",\"namespace\":\"bench\",\"uid\":\"%08x-0000-4000-8000-%012lx\"},"
-                    "\"spec\":{\"containers\":[{\"name\":\"app\",\"image\":\"registry.k8s.io/"
+                    "\"pod-%07ld\",\"namespace\":\"bench\",\"uid\":\"%08x-0000-4000-8000-%012lx\""
+                    "%s%s\"containers\":[{\"name\":\"app\",\"image\":\"registry.k8s.io/"
                     "pause:3.9\",\"resources\":{\"requests\":{\"cpu\":\"100m\",\"memory\":"
                     "\"500Mi\"}}}]}}\n",
-                    i, next(), (unsigned long)i);
+                    i, next(), (unsigned long)i, blue ? spread_json : "},\"spec\":{", node);
         else
             fprintf(f,
                     "apiVersion: v1\nkind: Pod\nmetadata:\n  name: pod-%07ld\n  namespace: bench\n"
-                    "  uid: %08x-0000-4000-8000-%012lx\nspec:\n  containers:\n  - name: app\n"
+                    "  uid: %08x-0000-4000-8000-%012lx\n%s%s  containers:\n  - name: app\n"
                     "    image: registry.k8s.io/pause:3.9\n    resources:\n      requests:\n"
                     "        cpu: 100m\n        memory: 500Mi\n",
-                    i, next(), (unsigned long)i);
+                    i, next(), (unsigned long)i, blue ? spread_yaml : "spec:\n", node);
     }
     done(&p);
 }
@@ -349,11 +372,11 @@ static void fleet(const char *dir, long members, long placements, int json)
 int main(int argc, char **argv)
 {
     if (argc < 5 || argc > 7 ||
-        (strcmp(argv[1], "kube") && strcmp(argv[1], "gardener") && strcmp(argv[1], "openmcp") &&
-         strcmp(argv[1], "fleet"))) {
-        fprintf(stderr,
-                "usage: trellis-gen kube|gardener|openmcp|fleet DIR TARGETS WORKLOADS [SEED] "
-                "[yaml|json]\n");
+        (strcmp(argv[1], "kube") && strcmp(argv[1], "kube-spread") && strcmp(argv[1], "gardener") &&
+         strcmp(argv[1], "openmcp") && strcmp(argv[1], "fleet"))) {
+        fprintf(stderr, "usage: trellis-gen kube|kube-spread|gardener|openmcp|fleet DIR TARGETS "
+                        "WORKLOADS [SEED] "
+                        "[yaml|json]\n");
         return 2;
     }
     char *end;
@@ -369,8 +392,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "trellis-gen: %s: %s\n", argv[2], strerror(errno));
         return 1;
     }
-    if (strcmp(argv[1], "kube") == 0)
-        kube(argv[2], t, w, json);
+    if (strcmp(argv[1], "kube") == 0 || strcmp(argv[1], "kube-spread") == 0)
+        kube(argv[2], t, w, json, strcmp(argv[1], "kube-spread") == 0);
     else if (strcmp(argv[1], "gardener") == 0)
         gardener(argv[2], t, w, json);
     else if (strcmp(argv[1], "fleet") == 0)

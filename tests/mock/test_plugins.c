@@ -1501,6 +1501,164 @@ START_TEST(image_locality_equivalence_and_errors)
 }
 END_TEST
 
+/* ---- pod-topology-spread ------------------------------------------------ */
+
+#define ZONE_NODE(name, zone)                                                                      \
+    NODE(name, ",\"labels\":{\"kubernetes.io/hostname\":\"" name                                   \
+               "\",\"topology.kubernetes.io/zone\":\"" zone "\"}")                                 \
+    "}"
+#define LABELLED_POD(name, labels, spec)                                                           \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"" name                       \
+    "\",\"namespace\":\"default\",\"labels\":{" labels "}},\"spec\":{" spec "}}"
+#define SPREAD(extra)                                                                              \
+    "\"topologySpreadConstraints\":[{\"maxSkew\":1,\"topologyKey\":"                               \
+    "\"topology.kubernetes.io/zone\"," extra "}]"
+
+START_TEST(pod_topology_spread_counts_and_skew)
+{
+    trellis_plugin *pl = load("pod-topology-spread", NULL);
+    trellis_object *t[] = {TARGET(ZONE_NODE("a", "za")), TARGET(ZONE_NODE("b", "zb")),
+                           TARGET(NODE("c", "") "}")};
+    int codes[3];
+    trellis_status st[3];
+    int64_t sc[3];
+
+    /* two matching Pods in za, one being deleted and one finished do not count */
+    mock_assign(m, t[0], WORKLOAD(LABELLED_POD("w1", "\"app\":\"web\"", "")));
+    mock_assign(m, t[0], WORKLOAD(LABELLED_POD("w2", "\"app\":\"web\"", "")));
+    mock_assign(m, t[1],
+                WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+                         "\"name\":\"old\",\"namespace\":\"default\",\"labels\":{"
+                         "\"app\":\"web\"},\"deletionTimestamp\":\"2026-01-01T00:00:00Z\"},"
+                         "\"spec\":{}}"));
+    mock_assign(m, t[1],
+                WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+                         "\"name\":\"done\",\"namespace\":\"default\",\"labels\":{"
+                         "\"app\":\"web\"}},\"spec\":{},\"status\":{\"phase\":\"Failed\"}}"));
+    trellis_object *w = WORKLOAD(LABELLED_POD(
+        "p", "\"app\":\"web\"",
+        SPREAD("\"whenUnsatisfiable\":\"DoNotSchedule\",\"labelSelector\":{\"matchLabels\":{"
+               "\"app\":\"web\"}}")));
+    filter(pl, w, t, 3, codes, st);
+    /* za 2 + 1 - 0 > 1; zb 0 + 1 - 0 fits; c has no zone */
+    ck_assert_int_eq(codes[0], TRELLIS_UNSCHEDULABLE);
+    ck_assert_str_eq(st[0].message, "node(s) didn't match pod topology spread constraints");
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[2], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[2].message,
+                     "node(s) didn't match pod topology spread constraints (missing required "
+                     "label)");
+    /* ScheduleAnyway: raw a 2 * ln(2 + 2) = 2.77 -> 3, b 0; c lacks the key: 0 */
+    trellis_object *soft = WORKLOAD(LABELLED_POD(
+        "s", "\"app\":\"web\"",
+        SPREAD("\"whenUnsatisfiable\":\"ScheduleAnyway\",\"labelSelector\":{\"matchLabels\":{"
+               "\"app\":\"web\"}}")));
+    score(pl, soft, t, 3, sc);
+    ck_assert_int_eq(sc[0], 0);   /* 100 * (3 + 0 - 3) / 3 */
+    ck_assert_int_eq(sc[1], 100); /* 100 * (3 + 0 - 0) / 3 */
+    ck_assert_int_eq(sc[2], 0);
+    /* only Pods without constraints are equivalent */
+    ck_assert_int_ne(mock_equivalent(pl, WORKLOAD(POD("x", "")), WORKLOAD(POD("y", ""))), 0);
+    ck_assert_int_eq(mock_equivalent(pl, w, w), 0);
+}
+END_TEST
+
+START_TEST(pod_topology_spread_parsing)
+{
+    trellis_plugin *pl = load("pod-topology-spread", NULL);
+    static const struct {
+        const char *spec, *error;
+    } bad[] = {
+        {SPREAD("\"whenUnsatisfiable\":\"Never\""), "expected DoNotSchedule or ScheduleAnyway"},
+        {"\"topologySpreadConstraints\":[{\"maxSkew\":\"x\",\"topologyKey\":\"k\","
+         "\"whenUnsatisfiable\":\"DoNotSchedule\"}]",
+         "spec.topologySpreadConstraints[0].maxSkew: expected a positive integer"},
+        {"\"topologySpreadConstraints\":[{\"maxSkew\":1,\"topologyKey\":\"\","
+         "\"whenUnsatisfiable\":\"DoNotSchedule\"}]",
+         "topologyKey: required"},
+        {SPREAD("\"whenUnsatisfiable\":\"ScheduleAnyway\",\"minDomains\":2"),
+         "minDomains: only with whenUnsatisfiable DoNotSchedule"},
+        {SPREAD("\"whenUnsatisfiable\":\"DoNotSchedule\",\"minDomains\":0"),
+         "minDomains: expected a positive integer"},
+        {SPREAD("\"whenUnsatisfiable\":\"DoNotSchedule\",\"nodeTaintsPolicy\":\"Always\""),
+         "nodeTaintsPolicy: expected Honor or Ignore"},
+        {SPREAD("\"whenUnsatisfiable\":\"DoNotSchedule\",\"labelSelector\":{"
+                "\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"Near\"}]}"),
+         "labelSelector.matchExpressions[0].operator"},
+        {SPREAD("\"whenUnsatisfiable\":\"DoNotSchedule\",\"matchLabelKeys\":[1]"),
+         "matchLabelKeys[0]: expected a label key"},
+        {"\"topologySpreadConstraints\":[{\"maxSkew\":1,\"topologyKey\":\"k\","
+         "\"whenUnsatisfiable\":\"DoNotSchedule\"},{\"maxSkew\":2,\"topologyKey\":\"k\","
+         "\"whenUnsatisfiable\":\"DoNotSchedule\"}]",
+         "[1]: a second constraint with topologyKey 'k'"},
+        {"\"topologySpreadConstraints\":{}", "expected a list"},
+    };
+    char json[1024], err[512];
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        snprintf(json, sizeof json,
+                 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"bad%zu\","
+                 "\"namespace\":\"default\"},\"spec\":{%s}}",
+                 i, bad[i].spec);
+        trellis_object *o = WORKLOAD(json);
+        ck_assert_msg(strstr(mock_prepare_error(o, pl), bad[i].error) != NULL, "%zu: %s", i,
+                      mock_prepare_error(o, pl));
+    }
+    /* PodTopologySpreadArgs */
+    ck_assert_ptr_nonnull(load("pod-topology-spread",
+                               "{\"config\":{\"defaultingType\":\"List\",\"defaultConstraints\":[{"
+                               "\"maxSkew\":1,\"topologyKey\":\"zone\",\"whenUnsatisfiable\":"
+                               "\"ScheduleAnyway\"}]}}"));
+    ck_assert_ptr_null(mock_load(m, "pod-topology-spread",
+                                 "{\"config\":{\"defaultConstraints\":[{\"maxSkew\":1,"
+                                 "\"topologyKey\":\"zone\",\"whenUnsatisfiable\":"
+                                 "\"ScheduleAnyway\"}]}}",
+                                 err, sizeof err));
+    ck_assert_msg(strstr(err, "must be empty when defaultingType is System") != NULL, "%s", err);
+    ck_assert_ptr_null(
+        mock_load(m, "pod-topology-spread",
+                  "{\"config\":{\"defaultingType\":\"List\",\"defaultConstraints\":[{"
+                  "\"maxSkew\":1,\"topologyKey\":\"zone\",\"whenUnsatisfiable\":"
+                  "\"ScheduleAnyway\",\"labelSelector\":{}}]}}",
+                  err, sizeof err));
+    ck_assert_msg(strstr(err, "must not define a selector") != NULL, "%s", err);
+    ck_assert_ptr_null(mock_load(m, "pod-topology-spread",
+                                 "{\"config\":{\"defaultingType\":\"Sometimes\"}}", err,
+                                 sizeof err));
+    ck_assert_msg(strstr(err, "expected System or List") != NULL, "%s", err);
+    ck_assert_ptr_null(
+        mock_load(m, "pod-topology-spread", "{\"config\":{\"defaults\":[]}}", err, sizeof err));
+    ck_assert_msg(strstr(err, "only defaultingType and defaultConstraints") != NULL, "%s", err);
+}
+END_TEST
+
+START_TEST(pod_topology_spread_system_defaults)
+{
+    trellis_plugin *pl = load("pod-topology-spread", NULL);
+    trellis_object *t[] = {TARGET(ZONE_NODE("a", "za")), TARGET(ZONE_NODE("b", "zb"))};
+    int64_t sc[2];
+
+    obj(-1, "{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"metadata\":{\"name\":\"rs\","
+            "\"namespace\":\"default\"},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":"
+            "\"web\"}}}}");
+    mock_assign(m, t[0], WORKLOAD(LABELLED_POD("w1", "\"app\":\"web\"", "")));
+    trellis_object *owned = WORKLOAD(
+        "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":"
+        "\"default\",\"labels\":{\"app\":\"web\"},\"ownerReferences\":[{\"apiVersion\":"
+        "\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"rs\",\"controller\":true}]},\"spec\":{}}");
+    /* hostname (maxSkew 3, w ln 4) and zone (maxSkew 5, w ln 4):
+     * a 1.386 + 2 + 1.386 + 4 = 8.77 -> 9, b 0 + 2 + 0 + 4 = 6;
+     * a 100 * (9 + 6 - 9) / 9 = 66, b 100 * 9 / 9 = 100 */
+    score(pl, owned, t, 2, sc);
+    ck_assert_int_eq(sc[0], 66);
+    ck_assert_int_eq(sc[1], 100);
+    /* no owner and no Service: no defaults, the plugin sits the Pod out */
+    trellis_object *alone = WORKLOAD(LABELLED_POD("q", "\"app\":\"web\"", ""));
+    ck_assert_int_ne(mock_equivalent(pl, alone, WORKLOAD(POD("y", ""))), 0);
+    ck_assert_int_eq(mock_equivalent(pl, owned, alone), 0);
+}
+END_TEST
+
 static Suite *suite(const char *name, const TTest *const *tests)
 {
     Suite *s = suite_create(name);
@@ -1529,6 +1687,8 @@ int main(void)
     const TTest *gates[] = {scheduling_gates_hold_pods_back, NULL};
     const TTest *imgloc[] = {image_locality_kube_formula, image_locality_equivalence_and_errors,
                              image_locality_many_images, NULL};
+    const TTest *pts[] = {pod_topology_spread_counts_and_skew, pod_topology_spread_parsing,
+                          pod_topology_spread_system_defaults, NULL};
     const TTest *fit[] = {resources_fit_counts_assigned_workloads, resources_fit_names_its_counters,
                           NULL};
     const TTest *alloc[] = {least_allocated_prefers_the_emptier_target, NULL};
@@ -1569,6 +1729,7 @@ int main(void)
     srunner_add_suite(sr, suite("node-resources-balanced-allocation", nbal));
     srunner_add_suite(sr, suite("image-locality", imgloc));
     srunner_add_suite(sr, suite("scheduling-gates", gates));
+    srunner_add_suite(sr, suite("pod-topology-spread", pts));
     srunner_add_suite(sr, suite("resources-fit", fit));
     srunner_add_suite(sr, suite("least-allocated", alloc));
     srunner_add_suite(sr, suite("least-utilized", util));
