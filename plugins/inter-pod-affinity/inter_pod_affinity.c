@@ -73,9 +73,9 @@ static const trellis_host *host;
 /* The four lists of terms of a Pod, in kube's PodInfo order. */
 enum { REQ_AFF = 0, REQ_ANTI, PREF_AFF, PREF_ANTI, NLISTS };
 
-static const char *const list_name[NLISTS] = {
-    "requiredAffinityTerms", "requiredAntiAffinityTerms", "preferredAffinityTerms",
-    "preferredAntiAffinityTerms"};
+static const char *const list_name[NLISTS] = {"requiredAffinityTerms", "requiredAntiAffinityTerms",
+                                              "preferredAffinityTerms",
+                                              "preferredAntiAffinityTerms"};
 
 /* kube's AffinityTerm (with its weight for preferred terms). */
 typedef struct term {
@@ -166,7 +166,8 @@ static const trellis_arg_spec args_table[] = {
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static void say(char *buf, size_t len, const char *fmt, ...)
+static void
+say(char *buf, size_t len, const char *fmt, ...)
 {
     va_list ap;
 
@@ -236,7 +237,7 @@ static int merge_label_keys(const trellis_value *keys, const char *path, const t
         return 0;
     if (host->value_type(keys) != TRELLIS_VALUE_LIST) {
         say(err, errlen, "%s: expected a list of label keys, got %s", path,
-                 values_type_name(host->value_type(keys)));
+            values_type_name(host->value_type(keys)));
         return -1;
     }
     for (size_t i = 0; i < host->value_len(keys); i++) {
@@ -267,7 +268,7 @@ static int parse_term(config *cfg, const trellis_object *obj, int32_t own_ns,
 
     if (host->value_type(v) != TRELLIS_VALUE_MAP) {
         say(err, errlen, "%s: expected a PodAffinityTerm map, got %s", path,
-                 values_type_name(host->value_type(v)));
+            values_type_name(host->value_type(v)));
         return -1;
     }
     tk = host->value_get(v, "topologyKey");
@@ -349,8 +350,7 @@ static int parse_term(config *cfg, const trellis_object *obj, int32_t own_ns,
  * {weight, podAffinityTerm}. A term that does not parse drops the whole
  * list and is recorded in p->error, as kube's PodInfo does. */
 static int parse_list(config *cfg, const trellis_object *obj, pod *p, int l,
-                      const trellis_value *group, const char *group_path, char *err,
-                      size_t errlen)
+                      const trellis_value *group, const char *group_path, char *err, size_t errlen)
 {
     int weighted = l >= PREF_AFF;
     const char *field = weighted ? "preferredDuringSchedulingIgnoredDuringExecution"
@@ -364,7 +364,7 @@ static int parse_list(config *cfg, const trellis_object *obj, pod *p, int l,
     say(path, sizeof(path), "%s.%s", group_path, field);
     if (host->value_type(list) != TRELLIS_VALUE_LIST) {
         say(why, sizeof(why), "%s: expected a list, got %s", path,
-                 values_type_name(host->value_type(list)));
+            values_type_name(host->value_type(list)));
         goto bad;
     }
     n = host->value_len(list);
@@ -382,9 +382,8 @@ static int parse_list(config *cfg, const trellis_object *obj, pod *p, int l,
 
         say(at, sizeof(at), "%s[%zu]", path, i);
         if (weighted) {
-            const trellis_value *w = host->value_type(e) == TRELLIS_VALUE_MAP
-                                         ? host->value_get(e, "weight")
-                                         : NULL;
+            const trellis_value *w =
+                host->value_type(e) == TRELLIS_VALUE_MAP ? host->value_get(e, "weight") : NULL;
             int64_t wv;
 
             if (!w || host->value_int(w, &wv) < 0 || wv < 1 || wv > 100) {
@@ -447,8 +446,7 @@ static int prepare_pod(config *cfg, const trellis_object *obj, pod **out, char *
             p->error = malloc(len);
             if (!p->error)
                 goto nomem;
-            snprintf(p->error, len, "%s: expected an Affinity map, got %s", cfg->affinity_field,
-                     t);
+            snprintf(p->error, len, "%s: expected an Affinity map, got %s", cfg->affinity_field, t);
         } else {
             for (int l = 0; l < NLISTS; l++) {
                 const char *g = l == REQ_AFF || l == PREF_AFF ? "podAffinity" : "podAntiAffinity";
@@ -708,13 +706,73 @@ static state *state_get(trellis_plugin *self, trellis_cycle *c, const trellis_ob
 
 /* ---- filter ------------------------------------------------------------- */
 
+/* Room for n pairs in m (main thread), so that pre_filter's adds do not
+ * grow it step by step. */
+static int pm_reserve(trellis_cycle *c, pairmap *m, size_t n)
+{
+    size_t cap = 64;
+
+    while (cap < 2 * n)
+        cap *= 2;
+    if (cap <= m->cap)
+        return 0;
+    m->keys = host->cycle_alloc(c, cap * sizeof(*m->keys));
+    m->vals = host->cycle_alloc(c, cap * sizeof(*m->vals));
+    if (!m->keys || !m->vals)
+        return -1;
+    memset(m->keys, 0xff, cap * sizeof(*m->keys));
+    m->cap = cap;
+    m->n = 0;
+    return 0;
+}
+
+/* The sum of a counter column (0 when the host has none). */
+static size_t column_sum(const int64_t *col, size_t n)
+{
+    int64_t sum = 0;
+
+    for (size_t i = 0; col && i < n; i++)
+        sum += col[i];
+    return sum > 0 ? (size_t)sum : 0;
+}
+
+/* What one existing Pod ep on the Node nd adds to the three counts. */
+static int count_pod(trellis_cycle *c, state *s, const pod *ep, const node *nd)
+{
+    const pod *wp = s->in;
+
+    for (size_t j = 0; j < ep->n[REQ_ANTI]; j++) {
+        const term *tt = &ep->t[REQ_ANTI][j];
+        uint64_t pr = pair_at(nd, tt->key);
+
+        if (pr != NO_PAIR && term_matches_incoming(s, tt) && pm_add(c, &s->existing, pr, 1) < 0)
+            return -1;
+    }
+    if (all_match(s->v[REQ_AFF], wp->n[REQ_AFF], ep)) {
+        for (size_t j = 0; j < wp->n[REQ_AFF]; j++) {
+            uint64_t pr = pair_at(nd, wp->t[REQ_AFF][j].key);
+
+            if (pr != NO_PAIR && pm_add(c, &s->aff, pr, 1) < 0)
+                return -1;
+        }
+    }
+    for (size_t j = 0; j < wp->n[REQ_ANTI]; j++) {
+        uint64_t pr = pair_at(nd, wp->t[REQ_ANTI][j].key);
+
+        if (pr != NO_PAIR && view_matches(&s->v[REQ_ANTI][j], ep) && pm_add(c, &s->anti, pr, 1) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                       trellis_status *st)
 {
     const config *cfg = host->get_private(self);
     const pod *wp = host->object_data(self, workload);
     void *const *nodes;
-    const int64_t *anti_col;
+    const int64_t *anti_col, *live_col;
+    int own;
     size_t n;
     state *s;
 
@@ -728,15 +786,24 @@ static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obje
     if (!(s = state_get(self, c, workload, wp)))
         goto nomem;
     nodes = host->cycle_target_data(c, self);
-    anti_col = host->cycle_target_counter(c, self, 0);
     n = host->cycle_target_count(c);
-    /* the existing Pods' required anti-affinity against the incoming Pod */
+    anti_col = host->cycle_target_counter(c, self, 0);
+    live_col = host->cycle_target_counter(c, self, 2);
+    own = wp->n[REQ_AFF] || wp->n[REQ_ANTI];
+    /* one walk over the Pods: every counted Pod against the incoming Pod's
+     * required terms, and those with required anti-affinity (kube's
+     * PodsWithRequiredAntiAffinity) against the incoming Pod; the Nodes
+     * whose counters say they hold none of either are not looked at */
+    if (pm_reserve(c, &s->existing, column_sum(anti_col, n)) < 0 ||
+        (wp->n[REQ_AFF] && pm_reserve(c, &s->aff, column_sum(live_col, n) * wp->n[REQ_AFF]) < 0) ||
+        (wp->n[REQ_ANTI] && pm_reserve(c, &s->anti, column_sum(live_col, n) * wp->n[REQ_ANTI]) < 0))
+        goto nomem;
     for (size_t i = 0; i < n; i++) {
         const trellis_target *t;
         const node *nd;
         size_t np;
 
-        if (anti_col && anti_col[i] == 0)
+        if (own ? live_col && live_col[i] == 0 : anti_col && anti_col[i] == 0)
             continue;
         t = host->cycle_target(c, i);
         nd = nodes ? nodes[i] : NULL;
@@ -744,50 +811,13 @@ static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obje
         for (size_t k = 0; k < np; k++) {
             const pod *ep = host->object_data(self, host->target_workload(t, k));
 
-            if (!ep || ep->inert)
-                continue;
-            for (size_t j = 0; j < ep->n[REQ_ANTI]; j++) {
-                const term *tt = &ep->t[REQ_ANTI][j];
-                uint64_t pr = pair_at(nd, tt->key);
-
-                if (pr != NO_PAIR && term_matches_incoming(s, tt) &&
-                    pm_add(c, &s->existing, pr, 1) < 0)
-                    goto nomem;
-            }
+            if (ep && !ep->inert && count_pod(c, s, ep, nd) < 0)
+                goto nomem;
         }
     }
-    /* the incoming Pod's required terms against every Pod */
-    if (wp->n[REQ_AFF] || wp->n[REQ_ANTI]) {
-        for (size_t i = 0; i < n; i++) {
-            const trellis_target *t = host->cycle_target(c, i);
-            const node *nd = nodes ? nodes[i] : NULL;
-            size_t np = host->target_workload_count(t);
-
-            for (size_t k = 0; k < np; k++) {
-                const pod *ep = host->object_data(self, host->target_workload(t, k));
-
-                if (!ep || ep->inert)
-                    continue;
-                if (all_match(s->v[REQ_AFF], wp->n[REQ_AFF], ep)) {
-                    for (size_t j = 0; j < wp->n[REQ_AFF]; j++) {
-                        uint64_t pr = pair_at(nd, wp->t[REQ_AFF][j].key);
-
-                        if (pr != NO_PAIR && pm_add(c, &s->aff, pr, 1) < 0)
-                            goto nomem;
-                    }
-                }
-                for (size_t j = 0; j < wp->n[REQ_ANTI]; j++) {
-                    uint64_t pr = pair_at(nd, wp->t[REQ_ANTI][j].key);
-
-                    if (pr != NO_PAIR && view_matches(&s->v[REQ_ANTI][j], ep) &&
-                        pm_add(c, &s->anti, pr, 1) < 0)
-                        goto nomem;
-                }
-            }
-        }
+    if (own)
         s->self_match = all_match(s->v[REQ_AFF], wp->n[REQ_AFF], wp);
-    }
-    if (s->existing.n == 0 && !wp->n[REQ_AFF] && !wp->n[REQ_ANTI])
+    if (s->existing.n == 0 && !own)
         return TRELLIS_SKIP;
     return TRELLIS_SUCCESS;
 nomem:
@@ -1128,16 +1158,18 @@ static int normalize(trellis_plugin *self, trellis_cycle *c, const trellis_objec
 
 /* Per Pod, for the counter sums per Node (assumed Pods included): [0] the
  * Pod counts and has required anti-affinity (kube's
- * PodsWithRequiredAntiAffinity), [1] it counts and has any term (kube's
- * PodsWithAffinity). pre_filter and pre_score walk only the Nodes where
- * these are not zero. */
+ * PodsWithRequiredAntiAffinity), [1] it counts and has a term that may
+ * score toward another Pod (required affinity, preferred terms), [2] it
+ * counts. pre_filter and pre_score walk only the Nodes where the ones
+ * they need are not zero. */
 static void amounts(trellis_plugin *self, const trellis_object *w, int64_t *out)
 {
     const pod *p = host->object_data(self, w);
     int live = p && !p->inert;
 
     out[0] = live && p->n[REQ_ANTI];
-    out[1] = live && p->n[REQ_AFF] + p->n[REQ_ANTI] + p->n[PREF_AFF] + p->n[PREF_ANTI];
+    out[1] = live && p->n[REQ_AFF] + p->n[PREF_AFF] + p->n[PREF_ANTI];
+    out[2] = live;
 }
 
 /* Verdicts and scores depend on other Nodes' Pods (topology domains), so
@@ -1228,7 +1260,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         return -1;
     if (h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_prepare_target(self, prepare_target) < 0 ||
-        h->register_release(self, release) < 0 || h->declare_counters(self, 2, amounts) < 0 ||
+        h->register_release(self, release) < 0 || h->declare_counters(self, 3, amounts) < 0 ||
         h->register_pre_filter(self, pre_filter) < 0 || h->register_filter(self, filter) < 0 ||
         h->register_filter_span(self, filter_span) < 0 ||
         h->register_pre_score(self, pre_score) < 0 || h->register_score(self, score) < 0 ||
