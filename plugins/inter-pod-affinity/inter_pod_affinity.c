@@ -137,7 +137,9 @@ typedef struct view {
 typedef struct state {
     trellis_cycle *c;
     const pod *in;
-    const trellis_object *nsobj; /* the incoming Pod's Namespace, NULL if none */
+    /* the incoming Pod's Namespace (NULL if none), looked up again by each
+     * hook that reads it: a borrowed object is valid until its hook returns */
+    const trellis_object *nsobj;
     view *v[NLISTS];
     /* filter */
     pairmap existing, aff, anti;
@@ -621,13 +623,13 @@ static int all_match(const view *v, size_t n, const pod *p)
 }
 
 /* kube's AffinityTerm.Matches for a term of an existing Pod and the
- * incoming Pod, with the labels of the incoming Pod's Namespace. */
-static int term_matches_incoming(const state *s, const term *t)
+ * incoming Pod, with the labels of the incoming Pod's Namespace nsobj. */
+static int term_matches_incoming(const state *s, const trellis_object *nsobj, const term *t)
 {
     const pod *in = s->in;
 
     if (!intern_ids_has(t->ns, t->nns, in->ns) && !t->ns_all &&
-        !(t->ns_sel && selector_first_mismatch(t->ns_sel, ns_label, s->nsobj) < 0))
+        !(t->ns_sel && selector_first_mismatch(t->ns_sel, ns_label, nsobj) < 0))
         return 0;
     return !t->sel_nothing && selector_ids_first_mismatch(&t->sel, &in->labels) < 0;
 }
@@ -659,24 +661,32 @@ static int match_one(const trellis_object *o, void *ud)
     return 0;
 }
 
+/* The Namespace object of the workload w, NULL when the store has none. */
+static const trellis_object *namespace_of(trellis_plugin *self, const trellis_object *w)
+{
+    return host->lookup_object(self, "Namespace", "", host->object_namespace(w));
+}
+
 /* The state of this cycle, made at its first use (pre_filter or
  * pre_score): the incoming Pod's terms with their namespaceSelectors
  * resolved against the Namespace objects. NULL when the arena is
- * exhausted. */
+ * exhausted. Main thread. */
 static state *state_get(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
                         const pod *wp)
 {
     const config *cfg = host->get_private(self);
     state *s = host->cycle_get(c, self);
 
-    if (s)
+    if (s) {
+        s->nsobj = namespace_of(self, w); /* for this hook */
         return s;
+    }
     s = host->cycle_alloc(c, sizeof(*s));
     if (!s)
         return NULL;
     s->c = c;
     s->in = wp;
-    s->nsobj = host->lookup_object(self, "Namespace", "", host->object_namespace(w));
+    s->nsobj = namespace_of(self, w);
     for (int l = 0; l < NLISTS; l++) {
         if (!wp->n[l])
             continue;
@@ -745,7 +755,8 @@ static int count_pod(trellis_cycle *c, state *s, const pod *ep, const node *nd)
         const term *tt = &ep->t[REQ_ANTI][j];
         uint64_t pr = pair_at(nd, tt->key);
 
-        if (pr != NO_PAIR && term_matches_incoming(s, tt) && pm_add(c, &s->existing, pr, 1) < 0)
+        if (pr != NO_PAIR && term_matches_incoming(s, s->nsobj, tt) &&
+            pm_add(c, &s->existing, pr, 1) < 0)
             return -1;
     }
     if (all_match(s->v[REQ_AFF], wp->n[REQ_AFF], ep)) {
@@ -831,6 +842,7 @@ typedef struct removed {
     trellis_plugin *self;
     const trellis_target *orig, *now;
     const node *nd;
+    const trellis_object *nsobj; /* the incoming Pod's Namespace */
 } removed;
 
 enum { M_EXISTING, M_AFF, M_ANTI };
@@ -863,7 +875,7 @@ static int64_t gone(const state *s, int which, uint64_t pair, const removed *rm)
         if (which == M_EXISTING) {
             for (size_t j = 0; j < ep->n[REQ_ANTI]; j++)
                 d += pair_at(rm->nd, ep->t[REQ_ANTI][j].key) == pair &&
-                     term_matches_incoming(s, &ep->t[REQ_ANTI][j]);
+                     term_matches_incoming(s, rm->nsobj, &ep->t[REQ_ANTI][j]);
         } else if (which == M_AFF) {
             if (all_match(s->v[REQ_AFF], in->n[REQ_AFF], ep)) {
                 for (size_t j = 0; j < in->n[REQ_AFF]; j++)
@@ -976,13 +988,15 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     const state *s = host->cycle_get(c, self);
     const node *nd = host->object_data(self, host->target_object(target));
     const trellis_target *orig;
-    removed rm = {self, NULL, target, nd};
+    removed rm = {self, NULL, target, nd, NULL};
 
     if (!s)
         return TRELLIS_SUCCESS;
     orig = snapshot_node(c, target);
-    if (orig && orig != target)
+    if (orig && orig != target) {
         rm.orig = orig; /* preemption's trial without some Pods */
+        rm.nsobj = namespace_of(self, workload);
+    }
     switch (verdict(s, nd, rm.orig ? &rm : NULL)) {
     case 0:
         return TRELLIS_SUCCESS;
@@ -1059,15 +1073,15 @@ static int process_existing(const config *cfg, state *s, const pod *ep, const no
             rc = add_score(s, nd, in->t[PREF_ANTI][j].key, -(int64_t)in->t[PREF_ANTI][j].weight);
     }
     for (size_t j = 0; cfg->hard_weight > 0 && j < ep->n[REQ_AFF] && rc == 0; j++) {
-        if (term_matches_incoming(s, &ep->t[REQ_AFF][j]))
+        if (term_matches_incoming(s, s->nsobj, &ep->t[REQ_AFF][j]))
             rc = add_score(s, nd, ep->t[REQ_AFF][j].key, cfg->hard_weight);
     }
     for (size_t j = 0; j < ep->n[PREF_AFF] && rc == 0; j++) {
-        if (term_matches_incoming(s, &ep->t[PREF_AFF][j]))
+        if (term_matches_incoming(s, s->nsobj, &ep->t[PREF_AFF][j]))
             rc = add_score(s, nd, ep->t[PREF_AFF][j].key, ep->t[PREF_AFF][j].weight);
     }
     for (size_t j = 0; j < ep->n[PREF_ANTI] && rc == 0; j++) {
-        if (term_matches_incoming(s, &ep->t[PREF_ANTI][j]))
+        if (term_matches_incoming(s, s->nsobj, &ep->t[PREF_ANTI][j]))
             rc = add_score(s, nd, ep->t[PREF_ANTI][j].key, -(int64_t)ep->t[PREF_ANTI][j].weight);
     }
     return rc;
