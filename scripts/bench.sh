@@ -24,7 +24,12 @@
 # (conf/fleet.cfg at the generated fleet's clock: PickN 3 with preferred
 # affinity and a topology spread constraint, one cluster per cycle, and
 # PickAll placements; not a dry run: write_s is every ClusterResourceBinding
-# written, on a copy).
+# written, on a copy), kube-antiaffinity (kube-scheduler's
+# SchedulingPodAntiAffinity shape from its scheduler_perf: every Pod with
+# required anti-affinity on the hostname, a third of them bound one per
+# Node, the others pending; 5000:3000 is its 5000Nodes_2000Pods workload;
+# the kube profile, every node) and kube-antiaffinity-sampled (the same,
+# with the adaptive share).
 # ns/target is the median decision's time divided by the targets: the
 # cost-per-target curve over the kube-full cases of 500 to 20,000 nodes.
 #
@@ -56,7 +61,8 @@ kube-full:500:10000:1 kube-full:1000:10000:1 kube-full:2000:10000:1 kube-full:50
 kube-full:10000:10000:1 kube-full:20000:10000:1 kube-full:5000:50000:2 \
 kube-sampled:5000:50000:1 kube-sampled:5000:50000:2 kube-sampled:20000:50000:2 \
 gardener:100:10000:1 gardener:1000:100000:1 gardener:1000:100000:2 kube:5000:50000:1:yaml \
-openmcp:1000:100000:1 fleet:1000:10000:1 kube-spread:5000:2000:1 kube-spread:5000:5000:1"}
+openmcp:1000:100000:1 fleet:1000:10000:1 kube-spread:5000:2000:1 kube-spread:5000:5000:1 \
+kube-antiaffinity:5000:3000:1 kube-antiaffinity-sampled:5000:3000:1"}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
@@ -74,6 +80,7 @@ profiles = ( {
     { name = "node-affinity"; weight = 2; }, { name = "node-ports"; },
     { name = "node-resources-fit"; weight = 1; },
     { name = "pod-topology-spread"; weight = 2; },
+    { name = "inter-pod-affinity"; weight = 2; },
     { name = "node-resources-balanced-allocation"; weight = 1; },
     { name = "image-locality"; weight = 1; },
     { name = "preemption"; args = { priority_class_field = "spec.priorityClassName"; }; },
@@ -85,6 +92,8 @@ sed 's/plugins = (/percentage_of_targets_to_score = 0;\n  plugins = (/' "$tmp/ku
 sed 's/plugins = (/equivalence_cache = false;\n  plugins = (/' "$tmp/kube.cfg" \
     >"$tmp/kube-full.cfg"
 cp "$tmp/kube.cfg" "$tmp/kube-spread.cfg"
+cp "$tmp/kube.cfg" "$tmp/kube-antiaffinity.cfg"
+cp "$tmp/kube-sampled.cfg" "$tmp/kube-antiaffinity-sampled.cfg"
 
 cat >"$tmp/openmcp-bench.yaml" <<'YAML'
 scheduler:

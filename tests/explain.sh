@@ -130,12 +130,12 @@ last_line_is() {
 K -o table shop/search-indexer-0
 says "unschedulable Pod: one row per Node, a column per filter" 0 "$TMP/out" \
     '^Pod/shop/search-indexer-0: pending, profile default-scheduler, 4 targets' \
-    '^TARGET +node-unschedulable +node-name +taint-toleration +node-affinity +node-ports +node-resources-fit +pod-topology-spread$' \
-    '^cp-1 +✓ +skip +TaintNotTolerated +skip +skip +InsufficientResources +skip$' \
-    '^worker-a +✓ +skip +✓ +skip +skip +InsufficientResources +skip$' \
-    '^worker-b +✓ +skip +✓ +skip +skip +InsufficientResources +skip$'
+    '^TARGET +node-unschedulable +node-name +taint-toleration +node-affinity +node-ports +node-resources-fit +pod-topology-spread +inter-pod-affinity$' \
+    '^cp-1 +✓ +skip +TaintNotTolerated +skip +skip +InsufficientResources +skip +skip$' \
+    '^worker-a +✓ +skip +✓ +skip +skip +InsufficientResources +skip +skip$' \
+    '^worker-b +✓ +skip +✓ +skip +skip +InsufficientResources +skip +skip$'
 says "a taint and missing resources on the same Node both appear" 0 "$TMP/out" \
-    '^gpu-c +✓ +skip +TaintNotTolerated +skip +skip +InsufficientResources +skip$' \
+    '^gpu-c +✓ +skip +TaintNotTolerated +skip +skip +InsufficientResources +skip +skip$' \
     '^  gpu-c +taint-toleration +TaintNotTolerated: target has taint \{nvidia\.com/gpu=present:NoSchedule\}' \
     '^  gpu-c +node-resources-fit +InsufficientResources: Insufficient memory: requested 128Gi'
 says "preemption was tried and finds nothing to evict" 0 "$TMP/out" \
@@ -148,7 +148,8 @@ json_has "unschedulable Pod as JSON: each filter's verdict and code per target" 
   "workload": {"kind": "Pod", "namespace": "shop", "name": "search-indexer-0"},
   "profile": "default-scheduler", "bound": null, "score_mode": "weighted",
   "filters": ["node-unschedulable", "node-name", "taint-toleration", "node-affinity",
-              "node-ports", "node-resources-fit", "pod-topology-spread"],
+              "node-ports", "node-resources-fit", "pod-topology-spread",
+              "inter-pod-affinity"],
   "pre_filter": null, "result": "unschedulable", "picked": null,
   "targets": [
     {"target": "cp-1", "feasible": false, "picked": false,
@@ -160,17 +161,20 @@ json_has "unschedulable Pod as JSON: each filter's verdict and code per target" 
                  {"plugin": "node-ports", "verdict": "skip"},
                  {"plugin": "node-resources-fit", "verdict": "fail",
                   "code": "InsufficientResources"},
-                 {"plugin": "pod-topology-spread", "verdict": "skip"}]},
+                 {"plugin": "pod-topology-spread", "verdict": "skip"},
+                 {"plugin": "inter-pod-affinity", "verdict": "skip"}]},
     {"target": "gpu-c", "feasible": false,
      "filters": [{"verdict": "pass"}, {"verdict": "skip"},
                  {"verdict": "fail", "code": "TaintNotTolerated", "unresolvable": true},
                  {"verdict": "skip"}, {"verdict": "skip"},
-                 {"verdict": "fail", "code": "InsufficientResources"}, {"verdict": "skip"}]},
+                 {"verdict": "fail", "code": "InsufficientResources"}, {"verdict": "skip"},
+                 {"verdict": "skip"}]},
     {"target": "worker-a", "feasible": false,
      "rejected_by": {"plugin": "node-resources-fit", "code": "InsufficientResources"},
      "filters": [{"verdict": "pass"}, {"verdict": "skip"}, {"verdict": "pass", "code": ""},
                  {"verdict": "skip"}, {"verdict": "skip"},
-                 {"verdict": "fail", "code": "InsufficientResources"}, {"verdict": "skip"}]},
+                 {"verdict": "fail", "code": "InsufficientResources"}, {"verdict": "skip"},
+                 {"verdict": "skip"}]},
     {"target": "worker-b", "feasible": false}],
   "post_filter": {"plugins": ["preemption"], "evaluated": true, "ran": true,
                   "evicted": [], "created": [], "nominated": null}}'
@@ -179,7 +183,7 @@ json_has "unschedulable Pod as JSON: each filter's verdict and code per target" 
 
 K -o table shop/payments-0
 says "preemption: the victim and the nominated Node are listed" 0 "$TMP/out" \
-    '^worker-a +✓ +skip +✓ +skip +skip +InsufficientResources +skip  <- picked \(after the post-filter\)$' \
+    '^worker-a +✓ +skip +✓ +skip +skip +InsufficientResources +skip +skip  <- picked \(after the post-filter\)$' \
     '^  evict Pod analytics/batch-report-7x2kq from worker-a$' \
     '^  nominate worker-a for the retry$'
 last_line_is "preemption: the pick after the retry" \
@@ -200,10 +204,10 @@ says "a post-filter that creates a target: what it would create" 0 "$TMP/out" \
 K -o table shop/web-5d8f7c-fghij
 says "weighted scores: a column per score plugin with its weight, the total, the pick" 0 \
     "$TMP/out" 'SCORES \(0-100, × weight\)' \
-    '^TARGET +node-unschedulable +node-name +taint-toleration +node-affinity +node-ports +node-resources-fit +pod-topology-spread +taint-toleration ×3 +node-affinity ×2 +node-resources-fit ×1 +pod-topology-spread ×2 +node-resources-balanced-allocation ×1 +image-locality ×1 +TOTAL$' \
-    '^worker-b +✓ +skip +✓ +skip +skip +✓ +skip +[0-9]+ +skip +[0-9]+ +skip +[0-9]+ +skip +[0-9]+  <- picked$' \
-    '^cp-1 +✓ +skip +TaintNotTolerated +skip +skip +✓ +skip$' '^Post-filter \(preemption\): not needed'
-bad_total=$(awk '/^worker-[ab] / && $9 * 3 + $11 + $13 != $15 { print }' "$TMP/out")
+    '^TARGET +node-unschedulable +node-name +taint-toleration +node-affinity +node-ports +node-resources-fit +pod-topology-spread +inter-pod-affinity +taint-toleration ×3 +node-affinity ×2 +node-resources-fit ×1 +pod-topology-spread ×2 +inter-pod-affinity ×2 +node-resources-balanced-allocation ×1 +image-locality ×1 +TOTAL$' \
+    '^worker-b +✓ +skip +✓ +skip +skip +✓ +skip +skip +[0-9]+ +skip +[0-9]+ +skip +skip +[0-9]+ +skip +[0-9]+  <- picked$' \
+    '^cp-1 +✓ +skip +TaintNotTolerated +skip +skip +✓ +skip +skip$' '^Post-filter \(preemption\): not needed'
+bad_total=$(awk '/^worker-[ab] / && $10 * 3 + $12 + $15 != $17 { print }' "$TMP/out")
 none "the total is the weighted sum of the scores" "$bad_total"
 
 G -o table garden/monitoring
@@ -231,7 +235,7 @@ says "Gardener: every seed's verdicts, the per-seed message" 0 "$TMP/out" \
 K -o table analytics/batch-report-7x2kq
 says "a bound Pod says where it is bound and is still evaluated" 0 "$TMP/out" \
     '^Pod/analytics/batch-report-7x2kq: bound to worker-a \(evaluated as if pending' \
-    '^worker-a +✓ +skip +✓ +skip +skip +✓ +skip +[0-9]+ +skip +[0-9]+ +skip +[0-9]+ +skip +[0-9]+  <- picked$'
+    '^worker-a +✓ +skip +✓ +skip +skip +✓ +skip +skip +[0-9]+ +skip +[0-9]+ +skip +skip +[0-9]+ +skip +[0-9]+  <- picked$'
 K -o json analytics/batch-report-7x2kq
 json_has "a bound Pod does not count against its own Node" '{"bound": "worker-a",
   "result": "scheduled", "picked": "worker-a",
@@ -239,7 +243,8 @@ json_has "a bound Pod does not count against its own Node" '{"bound": "worker-a"
               {"target": "worker-a", "feasible": true, "picked": true,
                "filters": [{}, {}, {}, {}, {},
                            {"plugin": "node-resources-fit", "verdict": "pass"},
-                           {"plugin": "pod-topology-spread", "verdict": "skip"}]},
+                           {"plugin": "pod-topology-spread", "verdict": "skip"},
+                           {"plugin": "inter-pod-affinity", "verdict": "skip"}]},
               {"target": "worker-b", "feasible": true, "picked": false}]}'
 
 # ---- targets and workloads the plugins could not prepare --------------------

@@ -6,6 +6,7 @@
  *   trellis-gen gardener DIR SEEDS SHOOTS [SEED] [yaml|json]
  *   trellis-gen openmcp DIR CLUSTERS REQUESTS [SEED] [yaml|json]
  *   trellis-gen fleet DIR MEMBERS PLACEMENTS [SEED] [yaml|json]
+ *   trellis-gen kube-antiaffinity DIR NODES PODS [SEED] [yaml|json]
  *
  * kube: Nodes of 4 CPU, 32Gi, 110 pods, labelled with a hostname and one of
  * three zones, and pending Pods requesting 100m CPU and 500Mi - the shape of
@@ -25,7 +26,14 @@
  * 2026-11-20T11:59:30Z (schedule with --now 2026-11-20T12:00:00Z), and
  * ClusterResourcePlacements: one in twenty PickAll of one region's prod
  * clusters, the others PickN 3 preferring prod and more nodes, spread over
- * the regions (maxSkew 1, DoNotSchedule). The same
+ * the regions (maxSkew 1, DoNotSchedule). kube-antiaffinity: kube's Nodes
+ * and the Pods of kube-scheduler's SchedulingPodAntiAffinity benchmark
+ * (scheduler_perf): labelled color=green, requesting 100m and 500Mi, with
+ * required anti-affinity to color=green on kubernetes.io/hostname in the
+ * namespaces sched-0 and sched-1; a third of them (its initPods, in
+ * sched-0) already bound one per Node, spread evenly, the others (its
+ * measurePods, in sched-1) pending: 5,000 Nodes and 3,000 Pods is its
+ * 5000Nodes_2000Pods workload. The same
  * SEED writes the same files. Objects go to nodes/seeds and pods/shoots
  * files, 5,000 objects per file.
  */
@@ -144,6 +152,57 @@ static void kube(const char *dir, long nodes, long pods, int json, int spread)
                     "    image: registry.k8s.io/pause:3.9\n    resources:\n      requests:\n"
                     "        cpu: 100m\n        memory: 500Mi\n",
                     i, next(), (unsigned long)i, blue ? spread_yaml : "spec:\n", node);
+    }
+    done(&p);
+}
+
+/* SchedulingPodAntiAffinity: kube's Nodes, then pods / 3 bound Pods (one
+ * per Node, spread over them) and the rest pending. */
+static void kube_antiaffinity(const char *dir, long nodes, long pods, int json)
+{
+    long bound = pods / 3;
+    out p = {dir, "pods", json, 0, 0, NULL};
+
+    kube(dir, nodes, 0, json, 0);
+    if (bound > nodes)
+        bound = nodes; /* one per Node at most: the anti-affinity allows no more */
+    for (long i = 0; i < pods; i++) {
+        FILE *f = doc(&p);
+        int init = i < bound;
+        const char *ns = init ? "sched-0" : "sched-1";
+        char node[64] = "";
+
+        if (init)
+            snprintf(node, sizeof node, "node-%06ld", nodes ? i * nodes / bound : 0);
+        if (json)
+            fprintf(f,
+                    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+                    "\"anti-affinity-pod-%07ld\",\"namespace\":\"%s\",\"uid\":"
+                    "\"%08x-0000-4000-8000-%012lx\",\"labels\":{\"color\":\"green\"}},"
+                    "\"spec\":{%s%s%s\"affinity\":{\"podAntiAffinity\":{"
+                    "\"requiredDuringSchedulingIgnoredDuringExecution\":[{\"labelSelector\":{"
+                    "\"matchLabels\":{\"color\":\"green\"}},\"topologyKey\":"
+                    "\"kubernetes.io/hostname\",\"namespaces\":[\"sched-1\",\"sched-0\"]}]}},"
+                    "\"containers\":[{\"name\":\"pause\",\"image\":\"registry.k8s.io/"
+                    "pause:3.10\",\"ports\":[{\"containerPort\":80}],\"resources\":{\"limits\":{"
+                    "\"cpu\":\"100m\",\"memory\":\"500Mi\"},\"requests\":{\"cpu\":\"100m\","
+                    "\"memory\":\"500Mi\"}}}]}}\n",
+                    i, ns, next(), (unsigned long)i, init ? "\"nodeName\":\"" : "", node,
+                    init ? "\"," : "");
+        else
+            fprintf(f,
+                    "apiVersion: v1\nkind: Pod\nmetadata:\n  name: anti-affinity-pod-%07ld\n"
+                    "  namespace: %s\n  uid: %08x-0000-4000-8000-%012lx\n  labels:\n"
+                    "    color: green\nspec:\n%s%s%s  affinity:\n    podAntiAffinity:\n"
+                    "      requiredDuringSchedulingIgnoredDuringExecution:\n"
+                    "      - labelSelector:\n          matchLabels:\n            color: green\n"
+                    "        topologyKey: kubernetes.io/hostname\n"
+                    "        namespaces: [sched-1, sched-0]\n  containers:\n  - name: pause\n"
+                    "    image: registry.k8s.io/pause:3.10\n    ports:\n    - containerPort: 80\n"
+                    "    resources:\n      limits: {cpu: 100m, memory: 500Mi}\n"
+                    "      requests: {cpu: 100m, memory: 500Mi}\n",
+                    i, ns, next(), (unsigned long)i, init ? "  nodeName: " : "", node,
+                    init ? "\n" : "");
     }
     done(&p);
 }
@@ -373,10 +432,11 @@ int main(int argc, char **argv)
 {
     if (argc < 5 || argc > 7 ||
         (strcmp(argv[1], "kube") && strcmp(argv[1], "kube-spread") && strcmp(argv[1], "gardener") &&
-         strcmp(argv[1], "openmcp") && strcmp(argv[1], "fleet"))) {
-        fprintf(stderr, "usage: trellis-gen kube|kube-spread|gardener|openmcp|fleet DIR TARGETS "
-                        "WORKLOADS [SEED] "
-                        "[yaml|json]\n");
+         strcmp(argv[1], "openmcp") && strcmp(argv[1], "fleet") &&
+         strcmp(argv[1], "kube-antiaffinity"))) {
+        fprintf(stderr,
+                "usage: trellis-gen kube|kube-spread|kube-antiaffinity|gardener|openmcp|fleet "
+                "DIR TARGETS WORKLOADS [SEED] [yaml|json]\n");
         return 2;
     }
     char *end;
@@ -398,6 +458,8 @@ int main(int argc, char **argv)
         gardener(argv[2], t, w, json);
     else if (strcmp(argv[1], "fleet") == 0)
         fleet(argv[2], t, w, json);
+    else if (strcmp(argv[1], "kube-antiaffinity") == 0)
+        kube_antiaffinity(argv[2], t, w, json);
     else
         openmcp(argv[2], t, w, json);
     return 0;

@@ -557,3 +557,26 @@ long selector_ids_first_mismatch(const selector_ids *s, const label_set *l)
     }
     return -1;
 }
+
+int selector_add(selector **s, const char *key, selector_op op, const char *value)
+{
+    char err[64];
+    parse_ctx ctx;
+    int fresh = !*s;
+
+    if (fresh && !(*s = calloc(1, sizeof(**s))))
+        return -1;
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.sel = *s;
+    ctx.field = "selector";
+    ctx.err = err;
+    ctx.errlen = sizeof(err);
+    if (add_req(&ctx, key, op) < 0 || (value && add_value(&ctx, value) < 0)) {
+        if (fresh) {
+            selector_free(*s);
+            *s = NULL;
+        }
+        return -1;
+    }
+    return 0;
+}

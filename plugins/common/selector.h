@@ -79,6 +79,13 @@ void selector_describe(const selector_req *r, char *buf, size_t len);
 
 void selector_free(selector *s);
 
+/* Append the requirement `key op value` (value NULL for Exists and
+ * DoesNotExist) to *s, creating *s when it is NULL (the empty selector):
+ * what the API server does with a pod affinity term's matchLabelKeys.
+ * 0, or -1 when out of memory (*s is then unchanged, or NULL when it was
+ * created). key and value are copied. */
+int selector_add(selector **s, const char *key, selector_op op, const char *value);
+
 /* ---- compiled selectors ------------------------------------------------ */
 
 /* A target's labels as ids: ((uint64_t)key id << 32 | value id), sorted,

@@ -1268,6 +1268,215 @@ START_TEST(node_ports_conflicts)
 }
 END_TEST
 
+/* ---- inter-pod-affinity ------------------------------------------------- */
+
+#define ZNODE(name, zone)                                                                          \
+    NODE(name, ",\"labels\":{\"kubernetes.io/hostname\":\"" name                                   \
+               "\",\"topology.kubernetes.io/zone\":\"" zone "\"}")                                 \
+    "}"
+#define LPOD(name, ns, labels, spec)                                                               \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"" name                       \
+    "\",\"namespace\":\"" ns "\",\"labels\":{" labels "}},\"spec\":{" spec "}}"
+#define TERM(sel, key) "{\"labelSelector\":{\"matchLabels\":{" sel "}},\"topologyKey\":\"" key "\"}"
+#define REQUIRED(kind, terms)                                                                      \
+    "\"affinity\":{\"" kind "\":{\"requiredDuringSchedulingIgnoredDuringExecution\":[" terms "]}}"
+#define ZONE "topology.kubernetes.io/zone"
+#define HOST "kubernetes.io/hostname"
+
+START_TEST(inter_pod_affinity_required)
+{
+    trellis_plugin *pl = load("inter-pod-affinity", NULL);
+    /* a, b in zone z1; c in z2; d has no zone label */
+    trellis_object *t[] = {TARGET(ZNODE("a", "z1")), TARGET(ZNODE("b", "z1")),
+                           TARGET(ZNODE("c", "z2")),
+                           TARGET(NODE("d", ",\"labels\":{\"kubernetes.io/hostname\":\"d\"}") "}")};
+    int codes[4];
+    trellis_status st[4];
+    /* nothing has a term yet: the plugin sits out, verdicts may be reused */
+    trellis_object *plain = WORKLOAD(LPOD("plain", "shop", "\"app\":\"web\"", ""));
+    ck_assert_int_ne(mock_equivalent(pl, plain, plain), 0);
+    mock_assign(m, t[0], WORKLOAD(LPOD("db-0", "shop", "\"app\":\"db\"", "")));
+
+    /* affinity to app=db in the zone: a and b, not c (no db in z2), not d
+     * (no zone label); UNRESOLVABLE */
+    trellis_object *w = WORKLOAD(LPOD("api", "shop", "\"app\":\"api\"",
+                                      REQUIRED("podAffinity", TERM("\"app\":\"db\"", ZONE))));
+    ck_assert_int_eq(mock_equivalent(pl, plain, plain), 0);
+    filter(pl, w, t, 4, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[2], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[2].reason, "PodAffinityRulesNotMatch");
+    ck_assert_str_eq(st[2].message, "node(s) didn't match pod affinity rules");
+    ck_assert_int_eq(codes[3], TRELLIS_UNRESOLVABLE);
+
+    /* another namespace's db does not count; namespaces names it */
+    w = WORKLOAD(LPOD("api-2", "web", "", REQUIRED("podAffinity", TERM("\"app\":\"db\"", ZONE))));
+    filter(pl, w, t, 4, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    w = WORKLOAD(LPOD("api-3", "web", "",
+                      REQUIRED("podAffinity", "{\"labelSelector\":{\"matchLabels\":{\"app\":"
+                                              "\"db\"}},\"namespaces\":[\"shop\"],"
+                                              "\"topologyKey\":\"" ZONE "\"}")));
+    filter(pl, w, t, 4, codes, st);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+
+    /* kube's special case: the first of a series with affinity to itself
+     * (app=cache matches its own term, no cache Pod anywhere) goes to any
+     * Node with the topology key */
+    w = WORKLOAD(LPOD("cache-0", "shop", "\"app\":\"cache\"",
+                      REQUIRED("podAffinity", TERM("\"app\":\"cache\"", ZONE))));
+    filter(pl, w, t, 4, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[2], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[3], TRELLIS_UNRESOLVABLE);
+    /* ...but not a Pod that does not match its own term */
+    w = WORKLOAD(LPOD("cache-x", "shop", "\"app\":\"other\"",
+                      REQUIRED("podAffinity", TERM("\"app\":\"cache\"", ZONE))));
+    filter(pl, w, t, 4, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+
+    /* anti-affinity to app=db per zone: a and b rejected (UNSCHEDULABLE) */
+    w = WORKLOAD(
+        LPOD("batch", "shop", "", REQUIRED("podAntiAffinity", TERM("\"app\":\"db\"", ZONE))));
+    filter(pl, w, t, 4, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNSCHEDULABLE);
+    ck_assert_str_eq(st[0].reason, "PodAntiAffinityRulesNotMatch");
+    ck_assert_str_eq(st[1].message, "node(s) didn't match pod anti-affinity rules");
+    ck_assert_int_eq(codes[2], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[3], TRELLIS_SUCCESS);
+}
+END_TEST
+
+START_TEST(inter_pod_affinity_existing_anti_affinity)
+{
+    trellis_plugin *pl = load("inter-pod-affinity", NULL);
+    trellis_object *t[] = {TARGET(ZNODE("a", "z1")), TARGET(ZNODE("b", "z1")),
+                           TARGET(ZNODE("c", "z2"))};
+    int codes[3];
+    trellis_status st[3];
+    /* an existing Pod on a keeps app=web out of its zone; a Failed one and
+     * one being deleted keep nothing out */
+    mock_assign(m, t[0],
+                WORKLOAD(LPOD("lonely", "shop", "",
+                              REQUIRED("podAntiAffinity", TERM("\"app\":\"web\"", ZONE)))));
+    mock_assign(m, t[2],
+                WORKLOAD(LPOD("done", "shop", "",
+                              REQUIRED("podAntiAffinity",
+                                       TERM("\"app\":\"web\"", ZONE)) "},"
+                                                                      "\"status\":{\"phase\":"
+                                                                      "\"Failed\"")));
+    trellis_object *web = WORKLOAD(LPOD("web", "shop", "\"app\":\"web\"", ""));
+    filter(pl, web, t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNSCHEDULABLE);
+    ck_assert_str_eq(st[0].reason, "ExistingPodsAntiAffinityRulesNotMatch");
+    ck_assert_str_eq(st[1].message, "node(s) didn't satisfy existing pods anti-affinity rules");
+    ck_assert_int_eq(codes[2], TRELLIS_SUCCESS);
+    /* the existing Pod's term names its own namespace: another's web fits */
+    filter(pl, WORKLOAD(LPOD("web", "other", "\"app\":\"web\"", "")), t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    /* a Pod that matches nothing sits the filter out */
+    filter(pl, WORKLOAD(LPOD("db", "shop", "\"app\":\"db\"", "")), t, 3, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+}
+END_TEST
+
+START_TEST(inter_pod_affinity_namespace_selector)
+{
+    trellis_plugin *pl = load("inter-pod-affinity", NULL);
+    char err[512];
+    ck_assert(mock_object(m,
+                          "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":"
+                          "\"team-a\",\"labels\":{\"team\":\"a\"}}}",
+                          -1, err, sizeof err) != NULL);
+    ck_assert(mock_object(m,
+                          "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":"
+                          "\"team-b\",\"labels\":{\"team\":\"b\"}}}",
+                          -1, err, sizeof err) != NULL);
+    trellis_object *t[] = {TARGET(ZNODE("a", "z1")), TARGET(ZNODE("b", "z2"))};
+    int codes[2];
+    mock_assign(m, t[0], WORKLOAD(LPOD("x", "team-a", "\"app\":\"x\"", "")));
+    mock_assign(m, t[1], WORKLOAD(LPOD("x", "team-b", "\"app\":\"x\"", "")));
+    /* anti-affinity to app=x in namespaces labelled team=a: only a */
+    trellis_object *w = WORKLOAD(
+        LPOD("y", "elsewhere", "",
+             REQUIRED("podAntiAffinity", "{\"labelSelector\":{\"matchLabels\":{\"app\":\"x\"}},"
+                                         "\"namespaceSelector\":{\"matchLabels\":{\"team\":\"a\"}},"
+                                         "\"topologyKey\":\"" HOST "\"}")));
+    filter(pl, w, t, 2, codes, NULL);
+    ck_assert_int_eq(codes[0], TRELLIS_UNSCHEDULABLE);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    /* an empty namespaceSelector is every namespace */
+    w = WORKLOAD(LPOD("z", "elsewhere", "",
+                      REQUIRED("podAntiAffinity",
+                               "{\"labelSelector\":{\"matchLabels\":{\"app\":\"x\"}},"
+                               "\"namespaceSelector\":{},\"topologyKey\":\"" HOST "\"}")));
+    filter(pl, w, t, 2, codes, NULL);
+    ck_assert_int_eq(codes[0], TRELLIS_UNSCHEDULABLE);
+    ck_assert_int_eq(codes[1], TRELLIS_UNSCHEDULABLE);
+    /* matchLabelKeys: app In (the Pod's own value) is added to the selector */
+    w = WORKLOAD(
+        LPOD("k", "team-b", "\"app\":\"k\"",
+             REQUIRED("podAntiAffinity", "{\"labelSelector\":{},\"matchLabelKeys\":[\"app\"],"
+                                         "\"topologyKey\":\"" HOST "\"}")));
+    filter(pl, w, t, 2, codes, NULL);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS); /* x is not app=k */
+    /* a selector kube cannot parse: UNRESOLVABLE, "parsing pod" */
+    trellis_status st;
+    w = WORKLOAD(LPOD("bad", "shop", "",
+                      REQUIRED("podAffinity",
+                               "{\"labelSelector\":{\"matchExpressions\":[{\"key\":"
+                               "\"a\",\"operator\":\"In\"}]},\"topologyKey\":\"" HOST "\"}")));
+    filter(pl, w, t, 1, codes, &st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_msg(strncmp(st.message, "parsing pod: requiredAffinityTerms: ", 36) == 0, "%s",
+                  st.message);
+}
+END_TEST
+
+START_TEST(inter_pod_affinity_scores)
+{
+    trellis_plugin *pl = load("inter-pod-affinity", NULL);
+    trellis_object *t[] = {TARGET(ZNODE("a", "z1")), TARGET(ZNODE("b", "z1")),
+                           TARGET(ZNODE("c", "z2")), TARGET(ZNODE("d", "z3"))};
+    int64_t sc[4];
+    mock_assign(m, t[0], WORKLOAD(LPOD("db", "shop", "\"app\":\"db\"", "")));
+    mock_assign(m, t[2], WORKLOAD(LPOD("web", "shop", "\"app\":\"web\"", "")));
+    /* prefer db's zone (weight 80), avoid web's zone (weight 20): z1 80,
+     * z2 -20, z3 0 -> min -20, max 80: (s + 20) * 100 / 100 */
+    trellis_object *w = WORKLOAD(
+        LPOD("api", "shop", "",
+             "\"affinity\":{\"podAffinity\":{\"preferredDuringSchedulingIgnoredDuringExecution\":[{"
+             "\"weight\":80,\"podAffinityTerm\":" TERM(
+                 "\"app\":\"db\"",
+                 ZONE) "}]},"
+                       "\"podAntiAffinity\":{\"preferredDuringSchedulingIgnoredDuringExecution\":[{"
+                       "\"weight\":20,\"podAffinityTerm\":" TERM("\"app\":\"web\"", ZONE) "}]}}"));
+    score(pl, w, t, 4, sc);
+    ck_assert_int_eq(sc[0], 100);
+    ck_assert_int_eq(sc[1], 100);
+    ck_assert_int_eq(sc[2], 0);
+    ck_assert_int_eq(sc[3], 20);
+    /* an existing Pod's required affinity toward the incoming Pod scores
+     * hardPodAffinityWeight in its domain */
+    mock_assign(
+        m, t[3],
+        WORKLOAD(LPOD("fan", "shop", "", REQUIRED("podAffinity", TERM("\"app\":\"star\"", ZONE)))));
+    score(pl, WORKLOAD(LPOD("star", "shop", "\"app\":\"star\"", "")), t, 4, sc);
+    ck_assert_int_eq(sc[3], 100);
+    ck_assert_int_eq(sc[0], 0);
+    ck_assert_ptr_nonnull(load("inter-pod-affinity",
+                               "{\"config\":{\"hardPodAffinityWeight\":0,"
+                               "\"ignorePreferredTermsOfExistingPods\":true}}"));
+    char err[512];
+    ck_assert_ptr_null(mock_load(m, "inter-pod-affinity",
+                                 "{\"config\":{\"hardPodAffinityWeight\":"
+                                 "101}}",
+                                 err, sizeof err));
+    ck_assert_msg(strstr(err, "hardPodAffinityWeight") != NULL, "%s", err);
+}
+END_TEST
+
 /* ---- node-resources-fit ------------------------------------------------- */
 
 #define ALLOC(name, alloc) NODE(name, "") ",\"status\":{\"allocatable\":{" alloc "}}}"
@@ -1682,6 +1891,8 @@ int main(void)
     const TTest *nuns[] = {node_unschedulable_cordoned_nodes, NULL};
     const TTest *nname[] = {node_name_only_when_not_the_binding, NULL};
     const TTest *nports[] = {node_ports_conflicts, NULL};
+    const TTest *ipa[] = {inter_pod_affinity_required, inter_pod_affinity_existing_anti_affinity,
+                          inter_pod_affinity_namespace_selector, inter_pod_affinity_scores, NULL};
     const TTest *nfit[] = {node_resources_fit_every_resource, node_resources_fit_args, NULL};
     const TTest *nbal[] = {node_resources_balanced_allocation_std, NULL};
     const TTest *gates[] = {scheduling_gates_hold_pods_back, NULL};
@@ -1725,6 +1936,7 @@ int main(void)
     srunner_add_suite(sr, suite("node-unschedulable", nuns));
     srunner_add_suite(sr, suite("node-name", nname));
     srunner_add_suite(sr, suite("node-ports", nports));
+    srunner_add_suite(sr, suite("inter-pod-affinity", ipa));
     srunner_add_suite(sr, suite("node-resources-fit", nfit));
     srunner_add_suite(sr, suite("node-resources-balanced-allocation", nbal));
     srunner_add_suite(sr, suite("image-locality", imgloc));
