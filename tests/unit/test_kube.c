@@ -51,70 +51,72 @@ START_TEST(store_group)
     ck_assert_uint_eq(sc.n_resources, 1);
     ck_assert_int_eq(sc.resources[0].namespaced, 1);
     config_store_free(&sc);
-    ck_assert_int_eq(load("store = { type = \"kubernetes\"; kubeconfig = \"nope\"; };\n", &sc, err,
-                          sizeof err),
-                     -1);
+    ck_assert_int_eq(
+        load("store = { type = \"kubernetes\"; kubeconfig = \"nope\"; };\n", &sc, err, sizeof err),
+        -1);
     ck_assert_msg(strstr(err, "s.cfg:1: store.kubeconfig: cannot read"), "%s", err);
     ck_assert_int_eq(
         load("store = { type = \"kubernetes\"; prefix = \"/x\"; };\n", &sc, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "store.prefix is a setting of the etcd store"), "%s", err);
-    ck_assert_int_eq(load("store = { type = \"kubernetes\";\n  resources = ( { kind = \"X\"; } ); };\n",
-                          &sc, err, sizeof err),
-                     -1);
+    ck_assert_int_eq(
+        load("store = { type = \"kubernetes\";\n  resources = ( { kind = \"X\"; } ); };\n", &sc,
+             err, sizeof err),
+        -1);
     ck_assert_msg(strstr(err, "s.cfg:2:"), "%s", err);
-    ck_assert_int_eq(load("store = { type = \"file\"; lease_name = \"x\"; };\n", &sc, err, sizeof err),
-                     -1);
+    ck_assert_int_eq(
+        load("store = { type = \"file\"; lease_name = \"x\"; };\n", &sc, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "store.lease_name is a setting of the Kubernetes API store"), "%s",
                   err);
 }
 END_TEST
 
 #ifdef HAVE_ETCD
-static const char *KC = "apiVersion: v1\n"
-                        "kind: Config\n"
-                        "clusters:\n"
-                        "- name: a\n"
-                        "  cluster:\n"
-                        "    server: https://10.0.0.1:6443/\n"
-                        "    certificate-authority: pki/ca.crt\n"
-                        "- name: b\n"
-                        "  cluster:\n"
-                        "    server: https://b.example:443\n"
-                        "    certificate-authority-data: "
-                        "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCnh4Ci0tLS0tRU5EIENFUlRJRklDQVRFLS0tLS0K\n"
-                        "    insecure-skip-tls-verify: true\n"
-                        "users:\n"
-                        "- name: cert\n"
-                        "  user:\n"
-                        "    client-certificate: /abs/c.crt\n"
-                        "    client-key: c.key\n"
-                        "- name: tok\n"
-                        "  user:\n"
-                        "    token: s3cret\n"
-                        "- name: tokfile\n"
-                        "  user:\n"
-                        "    tokenFile: token.txt\n"
-                        "- name: half\n"
-                        "  user:\n"
-                        "    client-certificate: c.crt\n"
-                        "- name: badpem\n"
-                        "  user:\n"
-                        "    client-certificate-data: bm90IGEgcGVt\n"
-                        "    client-key-data: bm90IGEgcGVt\n"
-                        "contexts:\n"
-                        "- name: one\n"
-                        "  context: {cluster: a, user: cert}\n"
-                        "- name: two\n"
-                        "  context: {cluster: b, user: tok}\n"
-                        "- name: three\n"
-                        "  context: {cluster: b, user: tokfile}\n"
-                        "- name: four\n"
-                        "  context: {cluster: a, user: half}\n"
-                        "- name: five\n"
-                        "  context: {cluster: a, user: badpem}\n"
-                        "- name: six\n"
-                        "  context: {cluster: nowhere, user: tok}\n"
-                        "current-context: one\n";
+static const char *KC =
+    "apiVersion: v1\n"
+    "kind: Config\n"
+    "clusters:\n"
+    "- name: a\n"
+    "  cluster:\n"
+    "    server: https://10.0.0.1:6443/\n"
+    "    certificate-authority: pki/ca.crt\n"
+    "- name: b\n"
+    "  cluster:\n"
+    "    server: https://b.example:443\n"
+    "    certificate-authority-data: "
+    "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCnh4Ci0tLS0tRU5EIENFUlRJRklDQVRFLS0tLS0K\n"
+    "    insecure-skip-tls-verify: true\n"
+    "users:\n"
+    "- name: cert\n"
+    "  user:\n"
+    "    client-certificate: /abs/c.crt\n"
+    "    client-key: c.key\n"
+    "- name: tok\n"
+    "  user:\n"
+    "    token: s3cret\n"
+    "- name: tokfile\n"
+    "  user:\n"
+    "    tokenFile: token.txt\n"
+    "- name: half\n"
+    "  user:\n"
+    "    client-certificate: c.crt\n"
+    "- name: badpem\n"
+    "  user:\n"
+    "    client-certificate-data: bm90IGEgcGVt\n"
+    "    client-key-data: bm90IGEgcGVt\n"
+    "contexts:\n"
+    "- name: one\n"
+    "  context: {cluster: a, user: cert}\n"
+    "- name: two\n"
+    "  context: {cluster: b, user: tok}\n"
+    "- name: three\n"
+    "  context: {cluster: b, user: tokfile}\n"
+    "- name: four\n"
+    "  context: {cluster: a, user: half}\n"
+    "- name: five\n"
+    "  context: {cluster: a, user: badpem}\n"
+    "- name: six\n"
+    "  context: {cluster: nowhere, user: tok}\n"
+    "current-context: one\n";
 
 static int parse(const char *ctx, kubeconfig *kc, char *err, size_t errlen)
 {
@@ -189,7 +191,8 @@ START_TEST(watch_events)
     char err[512];
     int type;
     json_object *o;
-    const char *add = "{\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"}}}";
+    const char *add =
+        "{\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"}}}";
     ck_assert_int_eq(kubeapi_parse_event(add, strlen(add), &type, &o, err, sizeof err), 0);
     ck_assert_int_eq(type, KUBE_EV_ADDED);
     json_object_put(o);
@@ -207,13 +210,20 @@ END_TEST
 
 START_TEST(resource_paths)
 {
-    kube_resource pods = {.kind = "Pod", .group = "", .version = "v1", .api_version = "v1",
-                          .plural = "pods", .namespaced = 1};
-    kube_resource shoots = {.kind = "Shoot", .group = "core.gardener.cloud", .version = "v1beta1",
-                            .api_version = "core.gardener.cloud/v1beta1", .plural = "shoots",
+    kube_resource pods = {.kind = "Pod",
+                          .group = "",
+                          .version = "v1",
+                          .api_version = "v1",
+                          .plural = "pods",
+                          .namespaced = 1};
+    kube_resource shoots = {.kind = "Shoot",
+                            .group = "core.gardener.cloud",
+                            .version = "v1beta1",
+                            .api_version = "core.gardener.cloud/v1beta1",
+                            .plural = "shoots",
                             .namespaced = 1};
-    kube_resource nodes = {.kind = "Node", .group = "", .version = "v1", .api_version = "v1",
-                           .plural = "nodes"};
+    kube_resource nodes = {
+        .kind = "Node", .group = "", .version = "v1", .api_version = "v1", .plural = "nodes"};
     char *p = kubeapi_path(&pods, "shop", "web-0", "binding");
     ck_assert_str_eq(p, "/api/v1/namespaces/shop/pods/web-0/binding");
     free(p);
