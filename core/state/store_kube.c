@@ -526,11 +526,20 @@ static void count_request(kube_store *s)
     pthread_mutex_unlock(&s->mu);
 }
 
-/* A request of a write; 0 answered (status, reply set), -1 failed w. */
+/* A request of a write; 0 answered (status, reply set), -1 failed w.
+ * The fence is asked before each one, not once a flush: a flush of
+ * thousands of writes lasts longer than a Lease, and a host that lost
+ * its Lease meanwhile sends nothing more. */
 static int send(kube_store *s, kwrite *w, const char *method, const char *path, const char *body,
                 const char *ctype, long *status, json_object **reply)
 {
     char err[512];
+    *status = 0;
+    *reply = NULL;
+    if (s->base.fence && !s->base.fence(s->base.fence_ud, err, sizeof err)) {
+        fail(w, "%s", err);
+        return -1;
+    }
     count_request(s);
     int hr = kubeapi_call(s->api, method, path, body, ctype, status, reply, err, sizeof err);
     if (hr == HTTPC_ANSWERED)

@@ -18,6 +18,7 @@
 #ifdef HAVE_ETCD
 #include "kubeapi.h"
 #include "kubeconfig.h"
+#include "store_kube.h"
 #endif
 
 static char dir[64];
@@ -238,6 +239,70 @@ START_TEST(resource_paths)
     free(p);
 }
 END_TEST
+
+/* A fence that lets the flush start and then says the Lease is lost. */
+static int fence_calls;
+static int fence_once(void *ud, char *why, size_t whylen)
+{
+    (void)ud;
+    if (fence_calls++ == 0)
+        return 1;
+    snprintf(why, whylen, "the Lease is held by another host");
+    return 0;
+}
+
+static int n_failed, n_fenced;
+static void on_failed(void *ud, const char *id, const char *message)
+{
+    (void)ud;
+    (void)id;
+    n_failed++;
+    n_fenced += strstr(message, "the Lease is held by another host") != NULL;
+}
+
+/* The fence is asked before every request a flush sends, not once a
+ * flush: a host that loses its Lease while a long flush runs sends no
+ * more writes (the server here is never reached: nothing listens). */
+START_TEST(fence_each_write)
+{
+    char err[1024];
+    cfg_store sc;
+    tu_mkdtemp(dir, "kubefence");
+    tu_write(dir, "kc",
+             "apiVersion: v1\nclusters:\n- name: c\n  cluster: { server: https://127.0.0.1:1 }\n"
+             "contexts:\n- name: x\n  context: { cluster: c }\ncurrent-context: x\n");
+    ck_assert_int_eq(
+        load("store = { type = \"kubernetes\"; kubeconfig = \"kc\"; timeout_ms = 500;\n"
+             "  resources = ( { kind = \"Thing\"; api_version = \"example.com/v1\";\n"
+             "    plural = \"things\"; namespaced = true; } ); };\n",
+             &sc, err, sizeof err),
+        0);
+    store *st = store_open(&sc, NULL, 0, err, sizeof err);
+    ck_assert_msg(st != NULL, "%s", err);
+    st->fence = fence_once;
+    for (int i = 0; i < 8; i++) {
+        char json[256];
+        snprintf(json, sizeof json,
+                 "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Thing\",\"metadata\":{"
+                 "\"name\":\"t%d\",\"namespace\":\"ns\",\"resourceVersion\":\"7\"}}",
+                 i);
+        trellis_object *o = tu_obj(json);
+        ck_assert_int_eq(st->ops->remove(st, o, err, sizeof err), 0);
+        object_unref(o);
+    }
+    fence_calls = n_failed = n_fenced = 0;
+    ck_assert_int_eq(st->ops->flush(st, on_failed, NULL, err, sizeof err), -1);
+    size_t writes, requests;
+    store_kube_counts(st, &writes, &requests);
+    ck_assert_uint_eq(requests, 0);
+    ck_assert_uint_eq(writes, 0);
+    ck_assert_int_eq(n_failed, 8);
+    ck_assert_int_eq(n_fenced, 8);
+    st->ops->destroy(st);
+    config_store_free(&sc);
+    tu_rmtree(dir);
+}
+END_TEST
 #endif
 
 int main(void)
@@ -250,6 +315,7 @@ int main(void)
     tcase_add_test(tc, kubeconfig_errors);
     tcase_add_test(tc, watch_events);
     tcase_add_test(tc, resource_paths);
+    tcase_add_test(tc, fence_each_write);
 #endif
     suite_add_tcase(s, tc);
     return tu_run(s);
