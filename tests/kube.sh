@@ -185,6 +185,29 @@ store_cfg "$tmp/seed-store.cfg" "$tmp/kubeconfig" 'kinds = [ "Seed" ]; resources
 nver=$(grep -c 'kubernetesVersion' "$tmp/seed-files/seeds.yaml")
 check "store copy: the status of a kind named in store.resources goes through its status subresource" sh -c "[ \$(curl -s --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' '$kube_url/apis/core.gardener.cloud/v1beta1/seeds' | grep -o '\"kubernetesVersion\"' | wc -l) -eq \$((2 * $nver)) ] && [ $nver -gt 0 ]"
 
+# a CustomResourceDefinition deleted while a host watches its kind: the
+# host says which resource is no longer served (once, not every few
+# seconds), lists it until it is served again, and then goes on
+"$T" run -c "$tmp/garden-api.cfg" --listen 127.0.0.1:0 --log-level debug >"$tmp/crd.out" 2>"$tmp/crd.log" &
+pid_crd=$!
+pids="$pids $pid_crd"
+check "CRD deleted: a Gardener host reads the state" wait_for 30 grep -q "state kubernetes" "$tmp/crd.log"
+kube_send DELETE /apis/apiextensions.k8s.io/v1/customresourcedefinitions/shoots.core.gardener.cloud >/dev/null
+check "CRD deleted: the host names the resource no longer served and what to look at" wait_for 30 grep -q "warn .*watch of Shoot: HTTP 404: .*no longer serves /apis/core.gardener.cloud/v1beta1/shoots (was its CustomResourceDefinition deleted?)" "$tmp/crd.log"
+check "CRD deleted: the Shoots it held are deleted" wait_for 30 grep -q "store: Shoot .* deleted" "$tmp/crd.log"
+gone_ok() { [ "$(grep -c 'warn .*Shoot.*404' "$tmp/crd.log")" -le 2 ] && grep -q "debug kubernetes store: listing Shoot again: .*HTTP 404" "$tmp/crd.log"; }
+check "CRD deleted: said once, then tried again quietly" wait_for 30 gone_ok
+kube_send POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions "$tmp/crd-shoots.json" >/dev/null
+cat >"$tmp/shoot-late.json" <<'SHOOT'
+{"apiVersion":"core.gardener.cloud/v1beta1","kind":"Shoot","metadata":{"name":"late","namespace":"garden"},
+ "spec":{"cloudProfileName":"aws","region":"eu-west-1","provider":{"type":"aws"}}}
+SHOOT
+wait_for 30 sh -c "curl -s -m 5 --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' -X POST -H 'Content-Type: application/json' --data-binary @'$tmp/shoot-late.json' '$kube_url/apis/core.gardener.cloud/v1beta1/namespaces/garden/shoots' | grep -q '\"uid\"'"
+check "CRD created again: the host says the watch works again" wait_for 30 grep -q "the watch of Shoot works again" "$tmp/crd.log"
+check "CRD created again: a Shoot made then is scheduled" wait_for 30 grep -q "Shoot garden/late: bound to" "$tmp/crd.log"
+kill -TERM "$pid_crd" 2>/dev/null
+wait_for 20 stopped "$pid_crd"
+
 # ---- trellis run: hosts sharing one API server through a Lease ----
 # three nodes of 6 CPUs, pods of 1 CPU each: at most 6 on a node (the
 # kube example's nodes are there too, with room for a few)

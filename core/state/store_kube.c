@@ -62,6 +62,7 @@ typedef struct kwatch {
     int thr_on;
     int gone; /* 410: list again */
     char error[512];
+    char said[1024]; /* the last trouble logged as a warning (not repeated) */
 } kwatch;
 
 typedef struct kube_store {
@@ -181,10 +182,14 @@ static int list_kind(kube_store *s, const kube_resource *r, trellis_object ***ob
                 *n = 0;
                 continue;
             }
+            const char *hint = status == 404 ? " (the API server does not serve it: is its "
+                                               "CustomResourceDefinition installed?)"
+                                             : "";
             if (hr == HTTPC_ANSWERED && reply)
-                errf(err, errlen, "GET %s: HTTP %ld: %s", base, status, kubeapi_message(reply));
+                errf(err, errlen, "GET %s: HTTP %ld: %s%s", base, status, kubeapi_message(reply),
+                     hint);
             else if (hr == HTTPC_ANSWERED && !reply)
-                errf(err, errlen, "GET %s: HTTP %ld", base, status);
+                errf(err, errlen, "GET %s: HTTP %ld%s", base, status, hint);
             json_object_put(reply);
             rc = -1;
             break;
@@ -969,6 +974,34 @@ static int on_watch_line(void *ud, const char *text, size_t len)
     return stop;
 }
 
+/* A watch's trouble, logged as a warning once (again at debug level
+ * while it lasts: a watch retried every few seconds for hours would
+ * otherwise fill the log). */
+static void watch_trouble(kwatch *w, const char *fmt, ...) UTIL_PRINTF(2, 3);
+static void watch_trouble(kwatch *w, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (strncmp(w->said, buf, sizeof w->said - 1) == 0) {
+        log_debug("kubernetes store: %s", buf);
+        return;
+    }
+    memcpy(w->said, buf, sizeof w->said);
+    log_warn("kubernetes store: %s (said once while it lasts; tried again every few seconds)", buf);
+}
+
+/* The trouble is over: say so when it was said. */
+static void watch_well(kwatch *w)
+{
+    if (!w->said[0])
+        return;
+    w->said[0] = '\0';
+    log_info("kubernetes store: the watch of %s works again", w->kind);
+}
+
 /* Wait ms unless told to stop: 1 when told. */
 static int pause_ms(kube_store *s, uint32_t ms)
 {
@@ -1001,7 +1034,7 @@ static void *watch_thread(void *arg)
             size_t n;
             char *rv, err[1024];
             if (list_kind(s, w->r, &objs, &n, &rv, NULL, err, sizeof err) < 0) {
-                log_warn("kubernetes store: listing %s again: %s", w->kind, err);
+                watch_trouble(w, "listing %s again: %s", w->kind, err);
                 if (pause_ms(s, backoff))
                     break;
                 backoff = backoff < 5000 ? backoff * 2 : 5000;
@@ -1012,6 +1045,7 @@ static void *watch_thread(void *arg)
             free(w->rv);
             w->rv = rv;
             w->gone = 0;
+            watch_well(w);
         }
         uint32_t timeout_s = s->watch_timeout_ms / 1000;
         strbuf p;
@@ -1035,23 +1069,39 @@ static void *watch_thread(void *arg)
         }
         if (status == 410)
             w->gone = 1;
+        if (status == 404) {
+            /* the resource is no longer served (its CustomResourceDefinition
+             * deleted): list it until it is again, and hand the host the
+             * differences then */
+            w->gone = 1;
+            watch_trouble(w,
+                          "the watch of %s: %s: the API server %s no longer serves %s (was its "
+                          "CustomResourceDefinition deleted?); %s is listed again once it does",
+                          w->kind, err, kubeapi_server(s->api), base, w->kind);
+            if (pause_ms(s, backoff))
+                break;
+            backoff = backoff < 5000 ? backoff * 2 : 5000;
+            free(before);
+            continue;
+        }
         int progressed = !before != !w->rv || (before && strcmp(before, w->rv) != 0);
         free(before);
         if (rc == 1 && status == 200 && !w->error[0] && !w->gone) {
             backoff = 100;
+            watch_well(w);
             continue; /* the server's timeout: watch on from where it was */
         }
         if (w->gone)
             log_info("kubernetes store: the watch of %s is too old (410 Gone): listing again",
                      w->kind);
+        else if (rc < 0 || w->error[0])
+            watch_trouble(w, "the watch of %s (%s) ended: %s; resuming from resourceVersion %s",
+                          w->kind, base, rc < 0 ? err : w->error, w->rv ? w->rv : "(none)");
         else
-            log_warn("kubernetes store: the watch of %s ended (%s); resuming from "
-                     "resourceVersion %s",
-                     w->kind,
-                     rc < 0        ? err
-                     : w->error[0] ? w->error
-                                   : "HTTP status",
-                     w->rv ? w->rv : "(none)");
+            watch_trouble(w,
+                          "the watch of %s (%s) ended without a word (HTTP %ld); resuming from "
+                          "resourceVersion %s",
+                          w->kind, base, status, w->rv ? w->rv : "(none)");
         if (progressed)
             backoff = 100;
         if (!w->gone && pause_ms(s, backoff))
