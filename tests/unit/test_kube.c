@@ -85,8 +85,23 @@ static const char *KC =
     "    server: https://b.example:443\n"
     "    certificate-authority-data: "
     "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCnh4Ci0tLS0tRU5EIENFUlRJRklDQVRFLS0tLS0K\n"
+    "- name: insecure\n"
+    "  cluster:\n"
+    "    server: https://i.example:443\n"
+    "    insecure-skip-tls-verify: true\n"
+    "- name: insecure-with-ca\n"
+    "  cluster:\n"
+    "    server: https://i.example:443\n"
+    "    certificate-authority: pki/ca.crt\n"
     "    insecure-skip-tls-verify: true\n"
     "users:\n"
+    "- name: both\n"
+    "  user:\n"
+    "    client-certificate: c.crt\n"
+    "    client-key: c.key\n"
+    "    token: t0k\n"
+    "- name: nothing\n"
+    "  user:\n"
     "- name: cert\n"
     "  user:\n"
     "    client-certificate: /abs/c.crt\n"
@@ -117,6 +132,12 @@ static const char *KC =
     "  context: {cluster: a, user: badpem}\n"
     "- name: six\n"
     "  context: {cluster: nowhere, user: tok}\n"
+    "- name: seven\n"
+    "  context: {cluster: insecure, user: both}\n"
+    "- name: eight\n"
+    "  context: {cluster: insecure-with-ca, user: nothing}\n"
+    "- name: nine\n"
+    "  context: {cluster: a}\n"
     "current-context: one\n";
 
 static int parse(const char *ctx, kubeconfig *kc, char *err, size_t errlen)
@@ -144,15 +165,47 @@ START_TEST(kubeconfig_contexts)
 
     ck_assert_int_eq(parse("two", &kc, err, sizeof err), 0);
     ck_assert_str_eq(kc.token, "s3cret");
-    ck_assert_int_eq(kc.insecure, 1);
+    ck_assert_int_eq(kc.insecure, 0);
     ck_assert_str_eq(kc.ca_pem, "-----BEGIN CERTIFICATE-----\nxx\n-----END CERTIFICATE-----\n");
     ck_assert_ptr_null(kc.ca_file);
+    kubeconfig_free(&kc);
+
+    /* odd but valid: a client certificate and a token together (both
+     * sent, as client-go does), no CA with insecure-skip-tls-verify, a
+     * user with nothing in it, a context with no user */
+    ck_assert_int_eq(parse("seven", &kc, err, sizeof err), 0);
+    ck_assert_str_eq(kc.token, "t0k");
+    ck_assert_ptr_nonnull(kc.cert_file);
+    ck_assert_ptr_nonnull(kc.key_file);
+    ck_assert_int_eq(kc.insecure, 1);
+    ck_assert_ptr_null(kc.ca_file);
+    kubeconfig_free(&kc);
+    ck_assert_int_eq(parse("nine", &kc, err, sizeof err), 0);
+    ck_assert_ptr_null(kc.token);
+    ck_assert_ptr_null(kc.cert_file);
     kubeconfig_free(&kc);
 
     tu_write(dir, "token.txt", "from-a-file\n");
     ck_assert_int_eq(parse("three", &kc, err, sizeof err), 0);
     ck_assert_str_eq(kc.token, "from-a-file"); /* the newline dropped */
     kubeconfig_free(&kc);
+
+    /* KUBECONFIG as a list: the first file in it that exists */
+    tu_write(dir, "kc.yaml", KC);
+    char list[256];
+    snprintf(list, sizeof list, "%s/missing.yaml:%s/kc.yaml", dir, dir);
+    setenv("KUBECONFIG", list, 1);
+    ck_assert_int_eq(kubeconfig_load(NULL, "two", &kc, err, sizeof err), 0);
+    ck_assert_str_eq(kc.server, "https://b.example:443");
+    kubeconfig_free(&kc);
+    snprintf(list, sizeof list, "%s/missing.yaml:%s/gone.yaml", dir, dir);
+    setenv("KUBECONFIG", list, 1);
+    ck_assert_int_eq(kubeconfig_load(NULL, NULL, &kc, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "missing.yaml"), "%s", err);
+    setenv("KUBECONFIG", "::", 1);
+    ck_assert_int_eq(kubeconfig_load(NULL, NULL, &kc, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "KUBECONFIG names no file"), "%s", err);
+    unsetenv("KUBECONFIG");
 }
 END_TEST
 
@@ -170,6 +223,13 @@ START_TEST(kubeconfig_errors)
     ck_assert_int_eq(parse("five", &kc, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "client-certificate-data: expected the base64 of a PEM text"), "%s",
                   err);
+    /* a CA and insecure-skip-tls-verify together: client-go refuses this
+     * ("specifying a root certificates file with the insecure flag is not
+     * allowed"); trellis did not verify the server and said nothing */
+    ck_assert_int_eq(parse("eight", &kc, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "kc.yaml: cluster 'insecure-with-ca': insecure-skip-tls-verify and "
+                              "certificate-authority together"),
+                  "%s", err);
     ck_assert_int_eq(parse("six", &kc, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "names cluster 'nowhere', which clusters does not hold"), "%s", err);
     const char *nocur = "apiVersion: v1\nkind: Config\n";
