@@ -207,6 +207,20 @@ check "CRD created again: the host says the watch works again" wait_for 30 grep 
 check "CRD created again: a Shoot made then is scheduled" wait_for 30 grep -q "Shoot garden/late: bound to" "$tmp/crd.log"
 kill -TERM "$pid_crd" 2>/dev/null
 wait_for 20 stopped "$pid_crd"
+# a host started while a kind's CRD is not installed: the kind is read
+# once the CRD is (before, it was never read until a restart)
+kube_send DELETE /apis/apiextensions.k8s.io/v1/customresourcedefinitions/shoots.core.gardener.cloud >/dev/null
+wait_for 30 sh -c "! curl -s -m 5 --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' '$kube_url/apis/core.gardener.cloud/v1beta1' | grep -q '\"name\": \"shoots\"'"
+"$T" run -c "$tmp/garden-api.cfg" --listen 127.0.0.1:0 --log-level debug >"$tmp/crd2.out" 2>"$tmp/crd2.log" &
+pid_crd2=$!
+pids="$pids $pid_crd2"
+check "CRD not installed at start: the host says so, and that it reads Shoots once they are served" wait_for 30 grep -q "warn .*serves no kind Shoot .*; Shoot is read once it is served" "$tmp/crd2.log"
+kube_send POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions "$tmp/crd-shoots.json" >/dev/null
+sed 's/"name":"late"/"name":"later"/' "$tmp/shoot-late.json" >"$tmp/shoot-later.json"
+wait_for 30 sh -c "curl -s -m 5 --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' -X POST -H 'Content-Type: application/json' --data-binary @'$tmp/shoot-later.json' '$kube_url/apis/core.gardener.cloud/v1beta1/namespaces/garden/shoots' | grep -q '\"uid\"'"
+check "CRD installed later: the host reads the Shoots then and schedules a new one" wait_for 30 grep -q "Shoot garden/later: bound to" "$tmp/crd2.log"
+kill -TERM "$pid_crd2" 2>/dev/null
+wait_for 20 stopped "$pid_crd2"
 
 # ---- trellis run: hosts sharing one API server through a Lease ----
 # three nodes of 6 CPUs, pods of 1 CPU each: at most 6 on a node (the

@@ -291,7 +291,13 @@ static int ks_list(store *st, manifest_set *out, char *err, size_t errlen)
                 rc = errf(err, errlen, "%s", e);
                 break;
             }
-            log_warn("kubernetes store: %s; nothing of kind %s is read", e, kinds[i]);
+            if (!s->want_watch) {
+                log_warn("kubernetes store: %s; nothing of kind %s is read", e, kinds[i]);
+                continue;
+            }
+            /* followed: its watch finds it once it is served (a CRD
+             * installed after the host started), and says so meanwhile */
+            w[nw++] = (kwatch){.s = s, .kind = xstrdup(kinds[i])};
             continue;
         }
         trellis_object **objs;
@@ -1026,8 +1032,22 @@ static void *watch_thread(void *arg)
     kwatch *w = arg;
     kube_store *s = w->s;
     uint32_t backoff = 100;
-    char *base = kubeapi_path(w->r, NULL, NULL, NULL);
+    char *base = w->r ? kubeapi_path(w->r, NULL, NULL, NULL) : NULL;
     while (!atomic_load(&s->stop)) {
+        if (!w->r) {
+            /* a kind not served when the store was listed */
+            char e[1024];
+            const kube_resource *r = kubeapi_resource(s->api, NULL, w->kind, e, sizeof e);
+            if (!r) {
+                watch_trouble(w, "%s; %s is read once it is served", e, w->kind);
+                if (pause_ms(s, 5000))
+                    break;
+                continue;
+            }
+            w->r = r;
+            base = kubeapi_path(r, NULL, NULL, NULL);
+            w->gone = 1; /* listed, and handed to the host as additions */
+        }
         if (w->gone) {
             /* what was missed is gone: list again, dispatch diffs it */
             trellis_object **objs;
