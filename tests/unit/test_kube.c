@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,11 +302,11 @@ START_TEST(resource_paths)
 END_TEST
 
 /* A fence that lets the flush start and then says the Lease is lost. */
-static int fence_calls;
+static atomic_int fence_calls; /* asked from the flush's threads */
 static int fence_once(void *ud, char *why, size_t whylen)
 {
     (void)ud;
-    if (fence_calls++ == 0)
+    if (atomic_fetch_add(&fence_calls, 1) == 0)
         return 1;
     snprintf(why, whylen, "the Lease is held by another host");
     return 0;
@@ -350,7 +351,8 @@ START_TEST(fence_each_write)
         ck_assert_int_eq(st->ops->remove(st, o, err, sizeof err), 0);
         object_unref(o);
     }
-    fence_calls = n_failed = n_fenced = 0;
+    atomic_store(&fence_calls, 0);
+    n_failed = n_fenced = 0;
     ck_assert_int_eq(st->ops->flush(st, on_failed, NULL, err, sizeof err), -1);
     size_t writes, requests;
     store_kube_counts(st, &writes, &requests);
