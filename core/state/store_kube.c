@@ -158,7 +158,7 @@ static int list_kind(kube_store *s, const kube_resource *r, trellis_object ***ob
     *n = 0;
     *rv = NULL;
     char *base = kubeapi_path(r, NULL, NULL, NULL);
-    int rc = 0;
+    int rc = 0, restarts = 0;
     for (;;) {
         strbuf p;
         sb_init(&p);
@@ -172,8 +172,9 @@ static int list_kind(kube_store *s, const kube_resource *r, trellis_object ***ob
         int hr = kubeapi_call(s->api, "GET", p.s, NULL, NULL, &status, &reply, err, errlen);
         sb_free(&p);
         if (hr != HTTPC_ANSWERED || !reply || status != 200) {
-            if (hr == HTTPC_ANSWERED && status == 410 && cont) {
-                /* the continue token expired: start over */
+            if (hr == HTTPC_ANSWERED && status == 410 && cont && restarts++ < REBASE_TRIES) {
+                /* the continue token expired: start over (a few times: a
+                 * list that always outlasts the token would never end) */
                 json_object_put(reply);
                 free(cont);
                 cont = NULL;
@@ -182,9 +183,13 @@ static int list_kind(kube_store *s, const kube_resource *r, trellis_object ***ob
                 *n = 0;
                 continue;
             }
-            const char *hint = status == 404 ? " (the API server does not serve it: is its "
-                                               "CustomResourceDefinition installed?)"
-                                             : "";
+            const char *hint =
+                status == 404 ? " (the API server does not serve it: is its "
+                                "CustomResourceDefinition installed?)"
+                : status == 410 && cont
+                    ? " (its continue token expired again and again: the list takes longer "
+                      "than the server keeps it)"
+                    : "";
             if (hr == HTTPC_ANSWERED && reply)
                 errf(err, errlen, "GET %s: HTTP %ld: %s%s", base, status, kubeapi_message(reply),
                      hint);

@@ -7,13 +7,19 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <check.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "cfg.h"
+#include "manifest.h"
 #include "store.h"
 #include "testutil.h"
 #ifdef HAVE_ETCD
@@ -365,6 +371,156 @@ START_TEST(fence_each_write)
     tu_rmtree(dir);
 }
 END_TEST
+
+/* ---- a fake API server (plain HTTP on 127.0.0.1): what it answers to a
+ * request line is the test's; it logs every request line it got ---- */
+typedef struct fake {
+    int fd, port;
+    pthread_t thr;
+    pthread_mutex_t mu;
+    char log[8192];
+    /* the reply to "METHOD PATH": status and body */
+    void (*answer)(const char *line, int *status, const char **body);
+} fake;
+
+static void *fake_run(void *arg)
+{
+    fake *f = arg;
+    for (;;) {
+        int c = accept(f->fd, NULL, NULL);
+        if (c < 0)
+            return NULL;
+        char req[16384];
+        size_t n = 0;
+        ssize_t r;
+        /* the headers, then a body of Content-Length */
+        while (n < sizeof req - 1 && (r = read(c, req + n, sizeof req - 1 - n)) > 0) {
+            n += (size_t)r;
+            req[n] = '\0';
+            char *end = strstr(req, "\r\n\r\n");
+            if (!end)
+                continue;
+            char *cl = strstr(req, "Content-Length: ");
+            size_t want = (size_t)(end + 4 - req) + (cl ? strtoul(cl + 16, NULL, 10) : 0);
+            if (n >= want)
+                break;
+        }
+        req[n] = '\0';
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)strcspn(req, "\r"), req);
+        char *http = strstr(line, " HTTP/");
+        if (http)
+            *http = '\0';
+        pthread_mutex_lock(&f->mu);
+        if (strlen(f->log) + strlen(line) + 2 < sizeof f->log) {
+            strcat(f->log, line);
+            strcat(f->log, "\n");
+        }
+        pthread_mutex_unlock(&f->mu);
+        int status = 404;
+        const char *body = "{\"kind\":\"Status\",\"code\":404,\"message\":\"not here\"}";
+        f->answer(line, &status, &body);
+        char head[256];
+        snprintf(head, sizeof head,
+                 "HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+                 "Connection: close\r\n\r\n",
+                 status, strlen(body));
+        ssize_t w1 = write(c, head, strlen(head)), w2 = write(c, body, strlen(body));
+        (void)w1;
+        (void)w2;
+        close(c);
+    }
+}
+
+static void fake_start(fake *f)
+{
+    memset(f, 0, sizeof *f);
+    pthread_mutex_init(&f->mu, NULL);
+    f->fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    ck_assert_int_eq(bind(f->fd, (struct sockaddr *)&a, sizeof a), 0);
+    ck_assert_int_eq(listen(f->fd, 64), 0);
+    socklen_t al = sizeof a;
+    getsockname(f->fd, (struct sockaddr *)&a, &al);
+    f->port = ntohs(a.sin_port);
+    pthread_create(&f->thr, NULL, fake_run, f);
+}
+
+static void fake_stop(fake *f)
+{
+    shutdown(f->fd, SHUT_RDWR);
+    close(f->fd);
+    pthread_join(f->thr, NULL);
+    pthread_mutex_destroy(&f->mu);
+}
+
+/* A store of Things (example.com/v1, named in store.resources) at f. */
+static store *fake_store(fake *f, cfg_store *sc)
+{
+    char err[1024], kc[512];
+    tu_mkdtemp(dir, "kubefake");
+    snprintf(kc, sizeof kc,
+             "apiVersion: v1\nclusters:\n- name: c\n  cluster: { server: http://127.0.0.1:%d }\n"
+             "contexts:\n- name: x\n  context: { cluster: c }\ncurrent-context: x\n",
+             f->port);
+    tu_write(dir, "kc", kc);
+    ck_assert_int_eq(
+        load("store = { type = \"kubernetes\"; kubeconfig = \"kc\"; timeout_ms = 2000;\n"
+             "  kinds = [ \"Thing\" ];\n"
+             "  resources = ( { kind = \"Thing\"; api_version = \"example.com/v1\";\n"
+             "    plural = \"things\"; namespaced = true; } ); };\n",
+             sc, err, sizeof err),
+        0);
+    store *st = store_open(sc, NULL, 0, err, sizeof err);
+    ck_assert_msg(st != NULL, "%s", err);
+    return st;
+}
+
+static const char *DISCOVERY =
+    "{\"kind\":\"APIResourceList\",\"groupVersion\":\"example.com/v1\",\"resources\":["
+    "{\"name\":\"things\",\"kind\":\"Thing\",\"namespaced\":true},"
+    "{\"name\":\"things/status\",\"kind\":\"Thing\",\"namespaced\":true}]}";
+
+/* every continue token has expired */
+static void answer_expired(const char *line, int *status, const char **body)
+{
+    if (strcmp(line, "GET /apis/example.com/v1") == 0) {
+        *status = 200;
+        *body = DISCOVERY;
+    } else if (strstr(line, "GET /apis/example.com/v1/things?") && !strstr(line, "continue=")) {
+        *status = 200;
+        *body = "{\"kind\":\"ThingList\",\"metadata\":{\"resourceVersion\":\"5\",\"continue\":"
+                "\"abc\"},\"items\":[{\"metadata\":{\"name\":\"t1\",\"namespace\":\"ns\","
+                "\"resourceVersion\":\"5\"}}]}";
+    } else if (strstr(line, "continue=abc")) {
+        *status = 410;
+        *body = "{\"kind\":\"Status\",\"code\":410,\"reason\":\"Expired\",\"message\":\"The "
+                "provided continue parameter is too old\"}";
+    }
+}
+
+/* A list whose continue token expires every time is given up, saying
+ * why, rather than started over without end (the host hung at start). */
+START_TEST(list_continue_expires)
+{
+    fake f;
+    fake_start(&f);
+    f.answer = answer_expired;
+    cfg_store sc;
+    store *st = fake_store(&f, &sc);
+    manifest_set ms;
+    manifest_set_init(&ms);
+    char err[1024];
+    ck_assert_int_eq(st->ops->list(st, &ms, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "cannot list Thing") && strstr(err, "410"), "%s", err);
+    manifest_set_free(&ms);
+    st->ops->destroy(st);
+    config_store_free(&sc);
+    fake_stop(&f);
+    tu_rmtree(dir);
+}
+END_TEST
+
 #endif
 
 int main(void)
@@ -378,6 +534,7 @@ int main(void)
     tcase_add_test(tc, watch_events);
     tcase_add_test(tc, resource_paths);
     tcase_add_test(tc, fence_each_write);
+    tcase_add_test(tc, list_continue_expires);
 #endif
     suite_add_tcase(s, tc);
     return tu_run(s);
