@@ -661,6 +661,18 @@ static void patch_one(kube_store *s, kwrite *w, const kube_resource *r)
     const char *sub = NULL;
     int status_only = 0;
     if (w->sub && strcmp(w->sub, "status") == 0 && r->has_status) {
+        /* the server takes only the status through it: say what would
+         * be lost rather than report it written */
+        for (size_t i = 0; i < w->n_edits; i++) {
+            const char *p = w->edits[i].path;
+            if (strncmp(p, "status", 6) != 0 || (p[6] && p[6] != '.' && p[6] != '[')) {
+                fail(w,
+                     "%s %s: %s is outside the status, which is all the status subresource "
+                     "writes: patch it without the subresource",
+                     o->kind, o->key, p);
+                return;
+            }
+        }
         sub = "status";
         status_only = 1;
     } else if (w->sub && strcmp(w->sub, "binding") == 0 && r->binding == KUBE_BINDING_OBJECT) {

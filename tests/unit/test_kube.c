@@ -521,6 +521,59 @@ START_TEST(list_continue_expires)
 }
 END_TEST
 
+static void answer_discovery(const char *line, int *status, const char **body)
+{
+    if (strcmp(line, "GET /apis/example.com/v1") == 0) {
+        *status = 200;
+        *body = DISCOVERY;
+    } else if (strncmp(line, "PATCH ", 6) == 0) {
+        *status = 200;
+        *body = "{\"kind\":\"Thing\",\"metadata\":{\"name\":\"t1\",\"namespace\":\"ns\"}}";
+    }
+}
+
+static char last_failure[1024];
+static void keep_failure(void *ud, const char *id, const char *message)
+{
+    (void)ud;
+    snprintf(last_failure, sizeof last_failure, "%s: %s", id, message);
+}
+
+/* A patch of the status subresource that also edits something outside
+ * the status: the server would ignore that part, so the write fails
+ * saying so instead of reporting it written. */
+START_TEST(status_patch_outside_status)
+{
+    fake f;
+    fake_start(&f);
+    f.answer = answer_discovery;
+    cfg_store sc;
+    store *st = fake_store(&f, &sc);
+    trellis_object *o =
+        tu_obj("{\"apiVersion\":\"example.com/v1\",\"kind\":\"Thing\",\"metadata\":{"
+               "\"name\":\"t1\",\"namespace\":\"ns\",\"resourceVersion\":\"7\"}}");
+    char err[1024];
+    store_edit ok[1] = {{"status.phase", "Ready", STORE_SET}};
+    ck_assert_int_eq(st->ops->patch(st, o, "status", ok, 1, err, sizeof err), 0);
+    ck_assert_int_eq(st->ops->flush(st, keep_failure, NULL, err, sizeof err), 0);
+    ck_assert_msg(strstr(f.log, "PATCH /apis/example.com/v1/namespaces/ns/things/t1/status"), "%s",
+                  f.log);
+    f.log[0] = '\0';
+    store_edit mixed[2] = {{"status.phase", "Ready", STORE_SET},
+                           {"metadata.labels.tier", "gold", STORE_SET}};
+    ck_assert_int_eq(st->ops->patch(st, o, "status", mixed, 2, err, sizeof err), 0);
+    last_failure[0] = '\0';
+    ck_assert_int_eq(st->ops->flush(st, keep_failure, NULL, err, sizeof err), -1);
+    ck_assert_msg(strstr(last_failure, "metadata.labels.tier is outside the status"), "%s",
+                  last_failure);
+    ck_assert_msg(!strstr(f.log, "PATCH"), "%s", f.log);
+    object_unref(o);
+    st->ops->destroy(st);
+    config_store_free(&sc);
+    fake_stop(&f);
+    tu_rmtree(dir);
+}
+END_TEST
 #endif
 
 int main(void)
@@ -535,6 +588,7 @@ int main(void)
     tcase_add_test(tc, resource_paths);
     tcase_add_test(tc, fence_each_write);
     tcase_add_test(tc, list_continue_expires);
+    tcase_add_test(tc, status_patch_outside_status);
 #endif
     suite_add_tcase(s, tc);
     return tu_run(s);
