@@ -192,6 +192,53 @@ check "run: its spec.seedName is in the API server" sh -c "curl -s --cacert '$tm
 kill -TERM "$pid_g"
 wait_for 20 stopped "$pid_g"
 
+# a kind named in store.resources (no discovery needed to find it) still
+# has its status written through the status subresource, where the
+# server keeps it (a status in the POST is dropped)
+mkdir -p "$tmp/seed-files"
+sed 's/^  name: \(.*\)$/  name: named-\1/' "$tmp/garden-files/seeds.yaml" >"$tmp/seed-files/seeds.yaml"
+store_cfg "$tmp/seed-store.cfg" "$tmp/kubeconfig" 'kinds = [ "Seed" ]; resources = ( { kind = "Seed"; api_version = "core.gardener.cloud/v1beta1"; plural = "seeds"; namespaced = false; } );'
+"$T" store copy "$tmp/seed-files" "$tmp/seed-store.cfg" >"$tmp/seed-copy.out" 2>&1
+nver=$(grep -c 'kubernetesVersion' "$tmp/seed-files/seeds.yaml")
+check "store copy: the status of a kind named in store.resources goes through its status subresource" sh -c "[ \$(curl -s --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' '$kube_url/apis/core.gardener.cloud/v1beta1/seeds' | grep -o '\"kubernetesVersion\"' | wc -l) -eq \$((2 * $nver)) ] && [ $nver -gt 0 ]"
+
+# a CustomResourceDefinition deleted while a host watches its kind: the
+# host says which resource is no longer served (once, not every few
+# seconds), lists it until it is served again, and then goes on
+"$T" run -c "$tmp/garden-api.cfg" --listen 127.0.0.1:0 --log-level debug >"$tmp/crd.out" 2>"$tmp/crd.log" &
+pid_crd=$!
+pids="$pids $pid_crd"
+check "CRD deleted: a Gardener host reads the state" wait_for 30 grep -q "state kubernetes" "$tmp/crd.log"
+kube_send DELETE /apis/apiextensions.k8s.io/v1/customresourcedefinitions/shoots.core.gardener.cloud >/dev/null
+check "CRD deleted: the host names the resource no longer served and what to look at" wait_for 30 grep -q "warn .*watch of Shoot: HTTP 404: .*no longer serves /apis/core.gardener.cloud/v1beta1/shoots (was its CustomResourceDefinition deleted?)" "$tmp/crd.log"
+check "CRD deleted: the Shoots it held are deleted" wait_for 30 grep -q "store: Shoot .* deleted" "$tmp/crd.log"
+gone_ok() { [ "$(grep -c 'warn .*Shoot.*404' "$tmp/crd.log")" -le 2 ] && grep -q "debug kubernetes store: listing Shoot again: .*HTTP 404" "$tmp/crd.log"; }
+check "CRD deleted: said once, then tried again quietly" wait_for 30 gone_ok
+kube_send POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions "$tmp/crd-shoots.json" >/dev/null
+cat >"$tmp/shoot-late.json" <<'SHOOT'
+{"apiVersion":"core.gardener.cloud/v1beta1","kind":"Shoot","metadata":{"name":"late","namespace":"garden"},
+ "spec":{"cloudProfileName":"aws","region":"eu-west-1","provider":{"type":"aws"}}}
+SHOOT
+wait_for 30 sh -c "curl -s -m 5 --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' -X POST -H 'Content-Type: application/json' --data-binary @'$tmp/shoot-late.json' '$kube_url/apis/core.gardener.cloud/v1beta1/namespaces/garden/shoots' | grep -q '\"uid\"'"
+check "CRD created again: the host says the watch works again" wait_for 30 grep -q "the watch of Shoot works again" "$tmp/crd.log"
+check "CRD created again: a Shoot made then is scheduled" wait_for 30 grep -q "Shoot garden/late: bound to" "$tmp/crd.log"
+kill -TERM "$pid_crd" 2>/dev/null
+wait_for 20 stopped "$pid_crd"
+# a host started while a kind's CRD is not installed: the kind is read
+# once the CRD is (before, it was never read until a restart)
+kube_send DELETE /apis/apiextensions.k8s.io/v1/customresourcedefinitions/shoots.core.gardener.cloud >/dev/null
+wait_for 30 sh -c "! curl -s -m 5 --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' '$kube_url/apis/core.gardener.cloud/v1beta1' | grep -q '\"name\": \"shoots\"'"
+"$T" run -c "$tmp/garden-api.cfg" --listen 127.0.0.1:0 --log-level debug >"$tmp/crd2.out" 2>"$tmp/crd2.log" &
+pid_crd2=$!
+pids="$pids $pid_crd2"
+check "CRD not installed at start: the host says so, and that it reads Shoots once they are served" wait_for 30 grep -q "warn .*serves no kind Shoot .*; Shoot is read once it is served" "$tmp/crd2.log"
+kube_send POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions "$tmp/crd-shoots.json" >/dev/null
+sed 's/"name":"late"/"name":"later"/' "$tmp/shoot-late.json" >"$tmp/shoot-later.json"
+wait_for 30 sh -c "curl -s -m 5 --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' -X POST -H 'Content-Type: application/json' --data-binary @'$tmp/shoot-later.json' '$kube_url/apis/core.gardener.cloud/v1beta1/namespaces/garden/shoots' | grep -q '\"uid\"'"
+check "CRD installed later: the host reads the Shoots then and schedules a new one" wait_for 30 grep -q "Shoot garden/later: bound to" "$tmp/crd2.log"
+kill -TERM "$pid_crd2" 2>/dev/null
+wait_for 20 stopped "$pid_crd2"
+
 # ---- trellis run: hosts sharing one API server through a Lease ----
 # three nodes of 6 CPUs, pods of 1 CPU each: at most 6 on a node (the
 # kube example's nodes are there too, with room for a few)

@@ -19,12 +19,12 @@
  * several objects, so a write cannot carry "only while this Lease is
  * mine" as etcd's compare does. A leader paused past its lease (SIGSTOP)
  * that resumes may send the writes it had already passed the fence for
- * before it notices (election_leading is asked before every flush, and a
- * flush lasts a moment); what guards those writes is each object's own
- * precondition: every patch carries the resourceVersion it was made
- * against and a Pod's binding is refused once the Pod is bound, so a
- * stale leader's write over what the new leader changed is refused (409),
- * never applied over it.
+ * before it notices (election_leading is asked before every request a
+ * write sends, and a request may take up to store.timeout_ms); what
+ * guards those writes is each object's own precondition: every patch
+ * carries the resourceVersion it was made against and a Pod's binding is
+ * refused once the Pod is bound, so a stale leader's write over what the
+ * new leader changed is refused (409), never applied over it.
  */
 #include "config.h"
 

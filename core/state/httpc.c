@@ -204,6 +204,9 @@ int httpc_request(httpc *c, const char *method, const char *url, const char *bod
 }
 
 typedef struct stream_ctx {
+    CURL *h;
+    long code;      /* the reply's status, once its headers are in */
+    strbuf refusal; /* a reply that is not 2xx: its body (not lines), bounded */
     strbuf buf;
     httpc_line_fn line;
     void *ud;
@@ -215,6 +218,14 @@ typedef struct stream_ctx {
 static size_t on_stream(char *p, size_t size, size_t n, void *ud)
 {
     stream_ctx *sc = ud;
+    if (!sc->code)
+        curl_easy_getinfo(sc->h, CURLINFO_RESPONSE_CODE, &sc->code);
+    if (sc->code >= 300) {
+        /* a Status or an error page, not a stream of messages */
+        if (sc->refusal.len < 4096)
+            sb_add(&sc->refusal, p, size * n < 4096 ? size * n : 4096);
+        return size * n;
+    }
     if (sc->buf.len + size * n > MAX_LINE) {
         sc->too_long = 1;
         return 0;
@@ -233,6 +244,26 @@ static size_t on_stream(char *p, size_t size, size_t n, void *ud)
     return sc->ended ? 0 : size * n; /* 0 ends the transfer */
 }
 
+/* What a refused stream's reply says: a Status's (or an etcd error's)
+ * message, else its first line; "no reply body" when empty. */
+static const char *refusal_text(strbuf *b)
+{
+    sb_add(b, "", 0);
+    char *m = b->len ? strstr(b->s, "\"message\"") : NULL;
+    if (m && (m = strchr(m + 9, '"'))) {
+        m++;
+        size_t n = 0;
+        while (m[n] && m[n] != '"' && !(m[n] == '\\' && m[n + 1]))
+            n++;
+        memmove(b->s, m, n);
+        b->s[n] = '\0';
+        b->len = n;
+    } else if (b->len) {
+        b->s[strcspn(b->s, "\r\n")] = '\0';
+    }
+    return b->len && b->s[0] ? b->s : "no reply body";
+}
+
 static int on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
 {
     (void)dt, (void)dn, (void)ut, (void)un;
@@ -248,8 +279,9 @@ int httpc_stream(httpc *c, const char *method, const char *url, const char *body
     *status = 0;
     if (!h)
         return errf(err, errlen, "cannot start libcurl");
-    stream_ctx sc = {.line = line, .ud = ud, .stop = stop};
+    stream_ctx sc = {.h = h, .line = line, .ud = ud, .stop = stop};
     sb_init(&sc.buf);
+    sb_init(&sc.refusal);
     struct curl_slist *hdrs = headers_for(c, body, NULL);
     setup(c, h, method, url, body, hdrs);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_stream);
@@ -270,6 +302,8 @@ int httpc_stream(httpc *c, const char *method, const char *url, const char *body
                       MAX_LINE >> 20);
     } else if (sc.ended || atomic_load(stop)) {
         result = 0;
+    } else if (*status >= 300) {
+        result = errf(err, errlen, "HTTP %ld: %s", *status, refusal_text(&sc.refusal));
     } else if (rc != CURLE_OK) {
         result = errf(err, errlen, "%s", curl_easy_strerror(rc));
     } else {
@@ -279,6 +313,7 @@ int httpc_stream(httpc *c, const char *method, const char *url, const char *body
         result = 1;
     }
     sb_free(&sc.buf);
+    sb_free(&sc.refusal);
     curl_slist_free_all(hdrs);
     curl_easy_cleanup(h);
     return result;

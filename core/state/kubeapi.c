@@ -31,6 +31,7 @@ struct kubeapi {
     size_t n_gv, cap_gv;
     int discovered;
     uint64_t discovered_ms;
+    uint64_t configured_tried_ms; /* a configured resource's group version asked */
 };
 
 static uint64_t mono_ms(void)
@@ -265,8 +266,11 @@ static int read_gv(kubeapi *k, const char *gv, int preferred, char *err, size_t 
                 continue;
             const char *slash = strchr(name, '/');
             if (pass == 0 && !slash) {
-                if (find(k, gv, name))
+                kube_resource *had = find(k, gv, name);
+                if (had) {
+                    had->preferred |= preferred; /* read before as a version asked for */
                     continue;
+                }
                 kube_resource *kr = add_res(k, kind, gv, name,
                                             json_object_object_get_ex(r, "namespaced", &ns) &&
                                                 json_object_get_boolean(ns));
@@ -364,6 +368,15 @@ const kube_resource *kubeapi_resource(kubeapi *k, const char *api_version, const
     pthread_mutex_lock(&k->mu);
     const kube_resource *other, *r = pick(k, api_version, kind, &other);
     char e[512] = "";
+    if (r && r->configured && !gv_read(k, r->api_version) &&
+        (!k->configured_tried_ms || mono_ms() - k->configured_tried_ms >= REDISCOVER_MS)) {
+        /* named in store.resources: its subresources (status, binding)
+         * are still the server's to say, or a status would be written
+         * into the object, where the server drops it */
+        char e2[512];
+        k->configured_tried_ms = mono_ms();
+        read_gv(k, r->api_version, 0, e2, sizeof e2);
+    }
     if (!r || other) {
         if (!k->discovered || mono_ms() - k->discovered_ms >= REDISCOVER_MS)
             discover(k, e, sizeof e);

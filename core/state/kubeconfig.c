@@ -8,6 +8,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base64.h"
 #include "manifest.h"
@@ -93,7 +94,15 @@ int kubeconfig_parse(const char *where, const char *dir, const char *text, size_
             kc->insecure = b;
         const char *s;
         rc = 0;
-        if ((s = str_of(cl, "certificate-authority-data")))
+        if (kc->insecure &&
+            (str_of(cl, "certificate-authority-data") || str_of(cl, "certificate-authority")))
+            /* as client-go: which of the two was meant cannot be told */
+            rc = errf(err, errlen,
+                      "%s: cluster '%s': insecure-skip-tls-verify and certificate-authority "
+                      "together (kubectl refuses them too): drop insecure-skip-tls-verify to "
+                      "verify the server against the CA, or the CA not to verify it",
+                      where, cluster);
+        else if ((s = str_of(cl, "certificate-authority-data")))
             rc = pem_data(where, "certificate-authority-data", s, &kc->ca_pem, err, errlen);
         else if ((s = str_of(cl, "certificate-authority")))
             kc->ca_file = path_in(dir, s);
@@ -146,10 +155,19 @@ int kubeconfig_load(const char *path, const char *context, kubeconfig *kc, char 
     if (path) {
         p = xstrdup(path);
     } else if (getenv("KUBECONFIG") && *getenv("KUBECONFIG")) {
-        p = xstrdup(getenv("KUBECONFIG"));
-        char *colon = strchr(p, ':');
-        if (colon)
-            *colon = '\0';
+        /* a list: the first file that exists (kubectl merges them all,
+         * skipping those that do not exist; trellis reads one) */
+        char *list = xstrdup(getenv("KUBECONFIG")), *save = NULL;
+        for (char *t = strtok_r(list, ":", &save); t && !p; t = strtok_r(NULL, ":", &save))
+            if (access(t, F_OK) == 0)
+                p = xstrdup(t);
+        if (!p) { /* none: the first, to say it cannot be read */
+            const char *t = strtok_r(strcpy(list, getenv("KUBECONFIG")), ":", &save);
+            p = t ? xstrdup(t) : NULL;
+        }
+        free(list);
+        if (!p)
+            return errf(err, errlen, "no kubeconfig: KUBECONFIG names no file");
     } else if (getenv("HOME")) {
         p = xasprintf("%s/.kube/config", getenv("HOME"));
     } else {

@@ -62,6 +62,7 @@ typedef struct kwatch {
     int thr_on;
     int gone; /* 410: list again */
     char error[512];
+    char said[1024]; /* the last trouble logged as a warning (not repeated) */
 } kwatch;
 
 typedef struct kube_store {
@@ -157,7 +158,7 @@ static int list_kind(kube_store *s, const kube_resource *r, trellis_object ***ob
     *n = 0;
     *rv = NULL;
     char *base = kubeapi_path(r, NULL, NULL, NULL);
-    int rc = 0;
+    int rc = 0, restarts = 0;
     for (;;) {
         strbuf p;
         sb_init(&p);
@@ -171,8 +172,9 @@ static int list_kind(kube_store *s, const kube_resource *r, trellis_object ***ob
         int hr = kubeapi_call(s->api, "GET", p.s, NULL, NULL, &status, &reply, err, errlen);
         sb_free(&p);
         if (hr != HTTPC_ANSWERED || !reply || status != 200) {
-            if (hr == HTTPC_ANSWERED && status == 410 && cont) {
-                /* the continue token expired: start over */
+            if (hr == HTTPC_ANSWERED && status == 410 && cont && restarts++ < REBASE_TRIES) {
+                /* the continue token expired: start over (a few times: a
+                 * list that always outlasts the token would never end) */
                 json_object_put(reply);
                 free(cont);
                 cont = NULL;
@@ -181,10 +183,18 @@ static int list_kind(kube_store *s, const kube_resource *r, trellis_object ***ob
                 *n = 0;
                 continue;
             }
+            const char *hint =
+                status == 404 ? " (the API server does not serve it: is its "
+                                "CustomResourceDefinition installed?)"
+                : status == 410 && cont
+                    ? " (its continue token expired again and again: the list takes longer "
+                      "than the server keeps it)"
+                    : "";
             if (hr == HTTPC_ANSWERED && reply)
-                errf(err, errlen, "GET %s: HTTP %ld: %s", base, status, kubeapi_message(reply));
+                errf(err, errlen, "GET %s: HTTP %ld: %s%s", base, status, kubeapi_message(reply),
+                     hint);
             else if (hr == HTTPC_ANSWERED && !reply)
-                errf(err, errlen, "GET %s: HTTP %ld", base, status);
+                errf(err, errlen, "GET %s: HTTP %ld%s", base, status, hint);
             json_object_put(reply);
             rc = -1;
             break;
@@ -286,7 +296,13 @@ static int ks_list(store *st, manifest_set *out, char *err, size_t errlen)
                 rc = errf(err, errlen, "%s", e);
                 break;
             }
-            log_warn("kubernetes store: %s; nothing of kind %s is read", e, kinds[i]);
+            if (!s->want_watch) {
+                log_warn("kubernetes store: %s; nothing of kind %s is read", e, kinds[i]);
+                continue;
+            }
+            /* followed: its watch finds it once it is served (a CRD
+             * installed after the host started), and says so meanwhile */
+            w[nw++] = (kwatch){.s = s, .kind = xstrdup(kinds[i])};
             continue;
         }
         trellis_object **objs;
@@ -526,11 +542,20 @@ static void count_request(kube_store *s)
     pthread_mutex_unlock(&s->mu);
 }
 
-/* A request of a write; 0 answered (status, reply set), -1 failed w. */
+/* A request of a write; 0 answered (status, reply set), -1 failed w.
+ * The fence is asked before each one, not once a flush: a flush of
+ * thousands of writes lasts longer than a Lease, and a host that lost
+ * its Lease meanwhile sends nothing more. */
 static int send(kube_store *s, kwrite *w, const char *method, const char *path, const char *body,
                 const char *ctype, long *status, json_object **reply)
 {
     char err[512];
+    *status = 0;
+    *reply = NULL;
+    if (s->base.fence && !s->base.fence(s->base.fence_ud, err, sizeof err)) {
+        fail(w, "%s", err);
+        return -1;
+    }
     count_request(s);
     int hr = kubeapi_call(s->api, method, path, body, ctype, status, reply, err, sizeof err);
     if (hr == HTTPC_ANSWERED)
@@ -636,6 +661,18 @@ static void patch_one(kube_store *s, kwrite *w, const kube_resource *r)
     const char *sub = NULL;
     int status_only = 0;
     if (w->sub && strcmp(w->sub, "status") == 0 && r->has_status) {
+        /* the server takes only the status through it: say what would
+         * be lost rather than report it written */
+        for (size_t i = 0; i < w->n_edits; i++) {
+            const char *p = w->edits[i].path;
+            if (strncmp(p, "status", 6) != 0 || (p[6] && p[6] != '.' && p[6] != '[')) {
+                fail(w,
+                     "%s %s: %s is outside the status, which is all the status subresource "
+                     "writes: patch it without the subresource",
+                     o->kind, o->key, p);
+                return;
+            }
+        }
         sub = "status";
         status_only = 1;
     } else if (w->sub && strcmp(w->sub, "binding") == 0 && r->binding == KUBE_BINDING_OBJECT) {
@@ -960,6 +997,34 @@ static int on_watch_line(void *ud, const char *text, size_t len)
     return stop;
 }
 
+/* A watch's trouble, logged as a warning once (again at debug level
+ * while it lasts: a watch retried every few seconds for hours would
+ * otherwise fill the log). */
+static void watch_trouble(kwatch *w, const char *fmt, ...) UTIL_PRINTF(2, 3);
+static void watch_trouble(kwatch *w, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (strncmp(w->said, buf, sizeof w->said - 1) == 0) {
+        log_debug("kubernetes store: %s", buf);
+        return;
+    }
+    memcpy(w->said, buf, sizeof w->said);
+    log_warn("kubernetes store: %s (said once while it lasts; tried again every few seconds)", buf);
+}
+
+/* The trouble is over: say so when it was said. */
+static void watch_well(kwatch *w)
+{
+    if (!w->said[0])
+        return;
+    w->said[0] = '\0';
+    log_info("kubernetes store: the watch of %s works again", w->kind);
+}
+
 /* Wait ms unless told to stop: 1 when told. */
 static int pause_ms(kube_store *s, uint32_t ms)
 {
@@ -984,15 +1049,29 @@ static void *watch_thread(void *arg)
     kwatch *w = arg;
     kube_store *s = w->s;
     uint32_t backoff = 100;
-    char *base = kubeapi_path(w->r, NULL, NULL, NULL);
+    char *base = w->r ? kubeapi_path(w->r, NULL, NULL, NULL) : NULL;
     while (!atomic_load(&s->stop)) {
+        if (!w->r) {
+            /* a kind not served when the store was listed */
+            char e[1024];
+            const kube_resource *r = kubeapi_resource(s->api, NULL, w->kind, e, sizeof e);
+            if (!r) {
+                watch_trouble(w, "%s; %s is read once it is served", e, w->kind);
+                if (pause_ms(s, 5000))
+                    break;
+                continue;
+            }
+            w->r = r;
+            base = kubeapi_path(r, NULL, NULL, NULL);
+            w->gone = 1; /* listed, and handed to the host as additions */
+        }
         if (w->gone) {
             /* what was missed is gone: list again, dispatch diffs it */
             trellis_object **objs;
             size_t n;
             char *rv, err[1024];
             if (list_kind(s, w->r, &objs, &n, &rv, NULL, err, sizeof err) < 0) {
-                log_warn("kubernetes store: listing %s again: %s", w->kind, err);
+                watch_trouble(w, "listing %s again: %s", w->kind, err);
                 if (pause_ms(s, backoff))
                     break;
                 backoff = backoff < 5000 ? backoff * 2 : 5000;
@@ -1003,6 +1082,7 @@ static void *watch_thread(void *arg)
             free(w->rv);
             w->rv = rv;
             w->gone = 0;
+            watch_well(w);
         }
         uint32_t timeout_s = s->watch_timeout_ms / 1000;
         strbuf p;
@@ -1026,23 +1106,39 @@ static void *watch_thread(void *arg)
         }
         if (status == 410)
             w->gone = 1;
+        if (status == 404) {
+            /* the resource is no longer served (its CustomResourceDefinition
+             * deleted): list it until it is again, and hand the host the
+             * differences then */
+            w->gone = 1;
+            watch_trouble(w,
+                          "the watch of %s: %s: the API server %s no longer serves %s (was its "
+                          "CustomResourceDefinition deleted?); %s is listed again once it does",
+                          w->kind, err, kubeapi_server(s->api), base, w->kind);
+            if (pause_ms(s, backoff))
+                break;
+            backoff = backoff < 5000 ? backoff * 2 : 5000;
+            free(before);
+            continue;
+        }
         int progressed = !before != !w->rv || (before && strcmp(before, w->rv) != 0);
         free(before);
         if (rc == 1 && status == 200 && !w->error[0] && !w->gone) {
             backoff = 100;
+            watch_well(w);
             continue; /* the server's timeout: watch on from where it was */
         }
         if (w->gone)
             log_info("kubernetes store: the watch of %s is too old (410 Gone): listing again",
                      w->kind);
+        else if (rc < 0 || w->error[0])
+            watch_trouble(w, "the watch of %s (%s) ended: %s; resuming from resourceVersion %s",
+                          w->kind, base, rc < 0 ? err : w->error, w->rv ? w->rv : "(none)");
         else
-            log_warn("kubernetes store: the watch of %s ended (%s); resuming from "
-                     "resourceVersion %s",
-                     w->kind,
-                     rc < 0        ? err
-                     : w->error[0] ? w->error
-                                   : "HTTP status",
-                     w->rv ? w->rv : "(none)");
+            watch_trouble(w,
+                          "the watch of %s (%s) ended without a word (HTTP %ld); resuming from "
+                          "resourceVersion %s",
+                          w->kind, base, status, w->rv ? w->rv : "(none)");
         if (progressed)
             backoff = 100;
         if (!w->gone && pause_ms(s, backoff))
