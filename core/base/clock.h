@@ -17,6 +17,14 @@
 /* The system's wall clock now. */
 int64_t clock_wall_ms(void);
 
+/* A monotonic clock in milliseconds (intervals, timeouts, leases). */
+uint64_t clock_mono_ms(void);
+
+struct timespec;
+/* The CLOCK_REALTIME instant ms from now, as pthread_cond_timedwait
+ * wants its deadline. */
+void clock_deadline(struct timespec *ts, uint32_t ms);
+
 /* Parse an RFC 3339 date-time (a 'T' or ' ' between date and time, 'Z'
  * or a numeric offset, optional fraction of a second): 0 and *ms, or -1
  * when text is not one (a date without a time, an out-of-range field,

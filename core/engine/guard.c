@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "metrics.h"
 #include "plugin.h"
@@ -498,13 +499,6 @@ static void *fatal_ud;
 static uint32_t grace;
 static atomic_uint_fast64_t overruns;
 
-static uint64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 static void overrun(slot *s, const trellis_plugin *pl, uint64_t ran_ms)
 {
     const char *hook = atomic_load_explicit(&s->hook, memory_order_relaxed);
@@ -536,7 +530,7 @@ static void *watch(void *arg)
 {
     (void)arg;
     while (!atomic_load(&stop_watch)) {
-        uint64_t now = mono_ms();
+        uint64_t now = clock_mono_ms();
         for (size_t i = 0; i < MAX_SLOTS; i++) {
             slot *s = &slots[i];
             if (!atomic_load_explicit(&s->used, memory_order_acquire))

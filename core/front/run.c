@@ -61,19 +61,12 @@ typedef struct host {
     atomic_uint_fast64_t turn_ms; /* when the loop last turned */
     atomic_uint liveness_ms;      /* the config's http.liveness_timeout_ms */
     uint64_t watchdog_ms, last_ping_ms;
-    uint64_t start_ms;    /* mono_ms() at start: a fixed `now` runs from then */
+    uint64_t start_ms;    /* clock_mono_ms() at start: a fixed `now` runs from then */
     uint64_t summary_ms;  /* when the last summary line was logged */
     double summary_bound; /* bindings done by then */
     char *http_address;   /* where HTTP is served (NULL: it is not) */
     int http_port;        /* the port bound, --listen ADDR:0 included */
 } host;
-
-static uint64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static void set_ready(host *h, int ready, const char *why)
 {
@@ -105,7 +98,7 @@ static int healthy_cb(void *ud, char *why, size_t whylen)
     if (!ok)
         return 0;
     if (atomic_load(&h->looping)) {
-        uint64_t last = atomic_load(&h->turn_ms), now = mono_ms(),
+        uint64_t last = atomic_load(&h->turn_ms), now = clock_mono_ms(),
                  limit = atomic_load(&h->liveness_ms);
         if (now > last && now - last > limit) {
             snprintf(why, whylen,
@@ -237,9 +230,9 @@ static int wait_for_store(host *h, int sigfd, const char *why, unsigned *tries)
                  why, (double)ms / 1000.0);
     set_ready(h, 0, ready);
     notify_send("STATUS=%s", ready);
-    uint64_t end = mono_ms() + ms;
+    uint64_t end = clock_mono_ms() + ms;
     for (;;) {
-        uint64_t now = mono_ms();
+        uint64_t now = clock_mono_ms();
         if (now >= end)
             return 0;
         struct pollfd pf = {sigfd, POLLIN, 0};
@@ -504,9 +497,9 @@ static int take_signals(host *h, int sigfd, int *rc)
 static int turn(host *h, int sigfd, int *rc)
 {
     sched *s = h->s;
-    sched_set_now(s, mono_ms());
+    sched_set_now(s, clock_mono_ms());
     /* the wall clock plugins see: read once per turn */
-    sched_set_wall_clock(s, h->c->now ? h->c->now_ms + (int64_t)(mono_ms() - h->start_ms)
+    sched_set_wall_clock(s, h->c->now ? h->c->now_ms + (int64_t)(clock_mono_ms() - h->start_ms)
                                       : clock_wall_ms());
     sched_collect(s);
     if (h->st->ops->dispatch(h->st, sched_on_change, s))
@@ -515,12 +508,12 @@ static int turn(host *h, int sigfd, int *rc)
     int steps = 0;
     while (steps < STEPS_PER_TURN && sched_step(s)) {
         steps++;
-        sched_set_now(s, mono_ms());
+        sched_set_now(s, clock_mono_ms());
     }
     sched_report_metrics(s);
     int timeout = 0;
     if (steps < STEPS_PER_TURN) {
-        uint64_t due = sched_next_due(s), now = mono_ms();
+        uint64_t due = sched_next_due(s), now = clock_mono_ms();
         timeout = due == UINT64_MAX ? MAX_IDLE_MS
                   : due <= now      ? 0
                                     : (int)(due - now < MAX_IDLE_MS ? due - now : MAX_IDLE_MS);
@@ -584,15 +577,15 @@ static int be_active(host *h, const char *dir, int sigfd, int *rc)
         log_info("the store answers again: %s", dir);
     set_ready(h, 1, NULL);
     notify_send("STATUS=active: scheduling %s", dir);
-    atomic_store(&h->turn_ms, mono_ms());
+    atomic_store(&h->turn_ms, clock_mono_ms());
     atomic_store(&h->looping, 1);
     int stop = 0, lost = 0;
     metrics_totals t0;
     metrics_get_totals(&t0);
-    h->summary_ms = mono_ms();
+    h->summary_ms = clock_mono_ms();
     h->summary_bound = t0.bound;
     while (!stop && !lost) {
-        uint64_t now_turn = mono_ms();
+        uint64_t now_turn = clock_mono_ms();
         atomic_store(&h->turn_ms, now_turn);
         summary(h, now_turn);
         if (h->watchdog_ms && now_turn - h->last_ping_ms >= h->watchdog_ms / 2) {
@@ -670,7 +663,7 @@ int run_main(const run_opts *o)
         log_fatal("cannot create a signalfd: %s", strerror(errno));
         return 2;
     }
-    h.start_ms = mono_ms();
+    h.start_ms = clock_mono_ms();
     h.c = xcalloc(1, sizeof *h.c);
     if (config_load_at(o->config, o->now, h.c, err, sizeof err) < 0) {
         log_fatal("%s", err);

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "election_impl.h"
 #include "base64.h"
 #include "etcdclient.h"
@@ -51,13 +52,6 @@ typedef struct etcd_election {
     int thr_on, stop;
     int pipe[2]; /* a standby's wake-up: 'y' leads now, 'n' campaign again */
 } etcd_election;
-
-static uint64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static json_object *jint(int64_t v)
 {
@@ -175,7 +169,7 @@ static void *keeper(void *arg)
     uint64_t next_renew = 0;
     pthread_mutex_lock(&e->mu);
     while (!e->stop) {
-        uint64_t now = mono_ms();
+        uint64_t now = clock_mono_ms();
         int64_t lease = e->lease;
         char key[256];
         snprintf(key, sizeof key, "%s", e->key);
@@ -189,7 +183,7 @@ static void *keeper(void *arg)
             if (rc == 1 && e->lease == lease && e->renewed_ms < now)
                 e->renewed_ms = now;
             if (e->lease == lease && !e->lost &&
-                (rc == 0 || mono_ms() - e->renewed_ms > (uint64_t)e->ttl_s * 1000)) {
+                (rc == 0 || clock_mono_ms() - e->renewed_ms > (uint64_t)e->ttl_s * 1000)) {
                 e->lost = 1;
                 snprintf(e->lost_why, sizeof e->lost_why, "%s: %s", e->where,
                          rc == 0 ? why : "the lease was not renewed for a whole TTL");
@@ -220,12 +214,7 @@ static void *keeper(void *arg)
         }
         pthread_mutex_lock(&e->mu);
         struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 500 * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        clock_deadline(&ts, 500);
         if (!e->stop)
             pthread_cond_timedwait(&e->cv, &e->mu, &ts);
     }
@@ -307,7 +296,7 @@ static int stand(etcd_election *e, char *err, size_t errlen)
     e->lost = 0;
     e->lost_why[0] = '\0';
     e->leading = e->waiting = 0;
-    e->renewed_ms = mono_ms();
+    e->renewed_ms = clock_mono_ms();
     if (!e->thr_on && pthread_create(&e->thr, NULL, keeper, e) == 0)
         e->thr_on = 1;
     int started = e->thr_on;
@@ -390,7 +379,7 @@ static int ee_leading(election *ee, char *why, size_t whylen)
     etcd_election *e = (etcd_election *)ee;
     pthread_mutex_lock(&e->mu);
     int rc = 1;
-    uint64_t since = mono_ms() - e->renewed_ms;
+    uint64_t since = clock_mono_ms() - e->renewed_ms;
     if (!e->leading || !e->lease)
         rc = errf(why, whylen, "%s: this host does not lead", e->where) + 1;
     else if (e->lost)

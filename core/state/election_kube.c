@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "election_impl.h"
 #include "kubeapi.h"
 #include "log.h"
@@ -60,13 +61,6 @@ typedef struct kube_election {
     int thr_on, stop;
     int pipe[2]; /* a standby's wake-up: 'y' leads now, 'n' campaign again */
 } kube_election;
-
-static uint64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 /* Now as a Kubernetes MicroTime. */
 static void micro_now(char *buf, size_t len)
@@ -131,7 +125,7 @@ static void observe(kube_election *e, const char *rv)
     if (!e->observed_rv || strcmp(e->observed_rv, rv) != 0) {
         free(e->observed_rv);
         e->observed_rv = xstrdup(rv);
-        e->observed_ms = mono_ms();
+        e->observed_ms = clock_mono_ms();
     }
 }
 
@@ -184,7 +178,7 @@ static int try_acquire(kube_election *e, char *holder, size_t holderlen, char *e
     int mine = h && strcmp(h, e->identity) == 0;
     pthread_mutex_lock(&e->mu);
     observe(e, rvc);
-    int expired = mono_ms() >= e->observed_ms + (uint64_t)(dur > 0 ? dur : e->ttl_s) * 1000u;
+    int expired = clock_mono_ms() >= e->observed_ms + (uint64_t)(dur > 0 ? dur : e->ttl_s) * 1000u;
     pthread_mutex_unlock(&e->mu);
     if (h && *h && !mine && !expired) {
         snprintf(holder, holderlen, "%s", h);
@@ -235,7 +229,7 @@ static void *keeper(void *arg)
         int leading = e->leading, waiting = e->waiting, lost = e->lost;
         pthread_mutex_unlock(&e->mu);
         if ((leading && !lost) || waiting) {
-            uint64_t sent = mono_ms();
+            uint64_t sent = clock_mono_ms();
             char holder[256] = "", err[512] = "";
             int rc = try_acquire(e, holder, sizeof holder, err, sizeof err);
             pthread_mutex_lock(&e->mu);
@@ -246,7 +240,7 @@ static void *keeper(void *arg)
                     e->lost = 1;
                     snprintf(e->lost_why, sizeof e->lost_why, "%s: the Lease is held by %s",
                              e->where, holder);
-                } else if (mono_ms() - e->renewed_ms > e->renew_deadline_ms) {
+                } else if (clock_mono_ms() - e->renewed_ms > e->renew_deadline_ms) {
                     e->lost = 1;
                     snprintf(e->lost_why, sizeof e->lost_why,
                              "%s: the Lease was not renewed within the renew deadline (%u ms): %s",
@@ -264,13 +258,7 @@ static void *keeper(void *arg)
         }
         pthread_mutex_lock(&e->mu);
         struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += e->retry_ms / 1000;
-        ts.tv_nsec += (long)(e->retry_ms % 1000) * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        clock_deadline(&ts, e->retry_ms);
         if (!e->stop)
             pthread_cond_timedwait(&e->cv, &e->mu, &ts);
     }
@@ -287,7 +275,7 @@ static void start_keeper(kube_election *e)
 static int ke_campaign(election *ee, char *holder, size_t holderlen, char *err, size_t errlen)
 {
     kube_election *e = (kube_election *)ee;
-    uint64_t sent = mono_ms();
+    uint64_t sent = clock_mono_ms();
     int rc = try_acquire(e, holder, holderlen, err, errlen);
     pthread_mutex_lock(&e->mu);
     if (rc == 1) {
@@ -337,7 +325,7 @@ static int ke_leading(election *ee, char *why, size_t whylen)
     kube_election *e = (kube_election *)ee;
     pthread_mutex_lock(&e->mu);
     int rc = 1;
-    uint64_t since = mono_ms() - e->renewed_ms;
+    uint64_t since = clock_mono_ms() - e->renewed_ms;
     if (!e->leading)
         rc = errf(why, whylen, "%s: this host does not lead", e->where) + 1;
     else if (e->lost)

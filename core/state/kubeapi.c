@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "kubeconfig.h"
 #include "util.h"
 
@@ -33,13 +34,6 @@ struct kubeapi {
     uint64_t discovered_ms;
     uint64_t configured_tried_ms; /* a configured resource's group version asked */
 };
-
-static uint64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static void split_gv(const char *gv, char **group, char **version)
 {
@@ -297,7 +291,7 @@ static int read_gv(kubeapi *k, const char *gv, int preferred, char *err, size_t 
 /* Read /api/v1 and each group's preferred version (k->mu held). */
 static int discover(kubeapi *k, char *err, size_t errlen)
 {
-    k->discovered_ms = mono_ms();
+    k->discovered_ms = clock_mono_ms();
     /* what was read is read again: a CRD may have gained a version */
     for (size_t i = 0; i < k->n_gv; i++)
         free(k->read_gv[i]);
@@ -369,16 +363,16 @@ const kube_resource *kubeapi_resource(kubeapi *k, const char *api_version, const
     const kube_resource *other, *r = pick(k, api_version, kind, &other);
     char e[512] = "";
     if (r && r->configured && !gv_read(k, r->api_version) &&
-        (!k->configured_tried_ms || mono_ms() - k->configured_tried_ms >= REDISCOVER_MS)) {
+        (!k->configured_tried_ms || clock_mono_ms() - k->configured_tried_ms >= REDISCOVER_MS)) {
         /* named in store.resources: its subresources (status, binding)
          * are still the server's to say, or a status would be written
          * into the object, where the server drops it */
         char e2[512];
-        k->configured_tried_ms = mono_ms();
+        k->configured_tried_ms = clock_mono_ms();
         read_gv(k, r->api_version, 0, e2, sizeof e2);
     }
     if (!r || other) {
-        if (!k->discovered || mono_ms() - k->discovered_ms >= REDISCOVER_MS)
+        if (!k->discovered || clock_mono_ms() - k->discovered_ms >= REDISCOVER_MS)
             discover(k, e, sizeof e);
         if (api_version && !gv_read(k, api_version) && !e[0])
             read_gv(k, api_version, 0, e, sizeof e);

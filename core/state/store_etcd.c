@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "edit.h"
 #include "base64.h"
 #include "etcdclient.h"
@@ -872,13 +873,7 @@ static int on_watch_line(void *ud, const char *text, size_t len)
 static int pause_ms(etcd_store *e, uint32_t ms)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    clock_deadline(&ts, ms);
     pthread_mutex_lock(&e->qmu);
     while (!atomic_load(&e->stop))
         if (pthread_cond_timedwait(&e->qcv, &e->qmu, &ts) == ETIMEDOUT)

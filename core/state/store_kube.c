@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "edit.h"
 #include "hmap.h"
 #include "kubeapi.h"
@@ -1029,13 +1030,7 @@ static void watch_well(kwatch *w)
 static int pause_ms(kube_store *s, uint32_t ms)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    clock_deadline(&ts, ms);
     pthread_mutex_lock(&s->qmu);
     while (!atomic_load(&s->stop))
         if (pthread_cond_timedwait(&s->qcv, &s->qmu, &ts) == ETIMEDOUT)
