@@ -905,6 +905,36 @@ for j in 1 2; do
         grep -q '"equivalence_hits": [1-9][0-9]*,' "$TMP/eq-true.stats"
 done
 
+# The same pods under the shipped kube profile, whose spread, affinity and
+# image plugins skip scoring (pre-score) a pod that has nothing for them:
+# the cache serves their raw scores too, and decides as full cycles do.
+# Every node is scored (the cache serves only then; the shipped profile
+# samples kube-scheduler's adaptive share, 100 of these 150 nodes).
+if [ -n "${TOP_SRCDIR:-}" ]; then
+    sed 's/^    percentage_of_targets_to_score = 0;/    percentage_of_targets_to_score = 100;/' \
+        "$TOP_SRCDIR/conf/kube.cfg" >"$TMP/kube-eq-on.cfg"
+    sed 's/^    max_unschedulable_ms = .*/&\n    equivalence_cache = false;/' \
+        "$TMP/kube-eq-on.cfg" >"$TMP/kube-eq-off.cfg"
+    expect "kube profile: every node scored" grep -q 'percentage_of_targets_to_score = 100' \
+        "$TMP/kube-eq-on.cfg"
+    expect "kube profile: the cache can be turned off" grep -q 'equivalence_cache = false' \
+        "$TMP/kube-eq-off.cfg"
+    run schedule -c "$TMP/kube-eq-off.cfg" -s "$TMP/st-eq" -o json --dry-run \
+        --stats "$TMP/keq-off.stats"
+    cp "$OUT" "$TMP/keq-off.out"
+    check "kube profile without the cache: decisions made" 0 "$OUT" '"result": *"scheduled"'
+    expect "kube profile without the cache: never used" \
+        grep -q '"equivalence_hits": 0,' "$TMP/keq-off.stats"
+    for j in 1 2; do
+        run schedule -c "$TMP/kube-eq-on.cfg" -s "$TMP/st-eq" -o json --dry-run -j $j \
+            --stats "$TMP/keq-on.stats"
+        expect "kube profile with the cache (-j $j): the decisions of full cycles" \
+            cmp -s "$TMP/keq-off.out" "$OUT"
+        expect "kube profile with the cache (-j $j): it served raw scores" \
+            grep -q '"equivalence_score_hits": [1-9][0-9]*,' "$TMP/keq-on.stats"
+    done
+fi
+
 # ---- the equivalence cache on the Gardener profile --------------------------
 
 # A generated fleet (contrib/gen: seeds over providers and regions with

@@ -193,6 +193,7 @@ void equiv_score(profile *p, trellis_cycle *c, void (*rescore)(trellis_cycle *c,
     if (!same)
         keep_feasible(e, c, ns);
     e->scored = 1;
+    q->score_hits++;
 }
 
 void equiv_save_scores(profile *p, trellis_cycle *c)

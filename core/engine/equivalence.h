@@ -53,7 +53,7 @@ typedef struct equiv_cache {
     size_t n_changed, cap_changed;
     uint64_t clock;
     /* what it saved, for `make bench` and the tests */
-    uint64_t hits, targets_reevaluated;
+    uint64_t hits, score_hits, targets_reevaluated;
 } equiv_cache;
 
 void equiv_free(equiv_cache *q);

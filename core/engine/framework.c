@@ -645,9 +645,9 @@ static fw_result find_feasible(profile *p, trellis_cycle *c, trellis_object *w, 
     equiv_entry *entry = p->eq.cur;
     *scores_usable = 0;
     if (entry) {
-        /* until this cycle's verdicts are saved below */
-        *scores_usable =
-            reused && entry->scored && memcmp(entry->skip_score, c->skip_score, p->n_plugins) == 0;
+        /* until this cycle's verdicts are saved below; the plugins that
+         * skip scoring are compared once pre-score has said (prioritise) */
+        *scores_usable = reused && entry->scored;
         entry->valid = entry->scored = 0;
     }
     c->filtered = 1;
@@ -707,6 +707,8 @@ static fw_result prioritise(profile *p, trellis_cycle *c, int scores_usable, cha
         c->cap_scores = need + 64;
         c->scores = xrealloc(c->scores, c->cap_scores * sizeof *c->scores);
     }
+    if (scores_usable && memcmp(p->eq.cur->skip_score, c->skip_score, p->n_plugins) != 0)
+        scores_usable = 0; /* another plugin skips scoring this time */
     if (scores_usable) {
         equiv_score(p, c, rescore);
     } else {

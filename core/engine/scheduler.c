@@ -823,6 +823,7 @@ void sched_get_stats(const sched *s, sched_stats *out)
     out->write_ns = s->write_ns;
     for (size_t k = 0; k < s->n_profiles; k++) {
         out->eq_hits += s->profiles[k].eq.hits;
+        out->eq_score_hits += s->profiles[k].eq.score_hits;
         out->eq_reevaluated += s->profiles[k].eq.targets_reevaluated;
     }
 }

@@ -94,8 +94,8 @@ typedef struct sched_stats {
     size_t targets_loaded, workloads_loaded, pending, manifest_errors;
     size_t decisions, cycles, bound_total, bind_errors, workers;
     size_t assumed; /* workloads assumed on a target, their binding not done */
-    uint64_t load_ns, schedule_ns, write_ns; /* reading, deciding, writing back */
-    uint64_t eq_hits, eq_reevaluated;        /* the equivalence cache */
+    uint64_t load_ns, schedule_ns, write_ns;         /* reading, deciding, writing back */
+    uint64_t eq_hits, eq_score_hits, eq_reevaluated; /* the equivalence cache */
 } sched_stats;
 void sched_get_stats(const sched *s, sched_stats *out);
 /* The duration of every cycle of a one-shot run, in nanoseconds. */

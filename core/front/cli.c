@@ -353,12 +353,14 @@ static int write_stats(const char *file, sched *s)
             "\"cycles\": %zu, \"workers\": %d, \"load_s\": %.6f, \"schedule_s\": %.6f, "
             "\"write_s\": %.6f, "
             "\"decisions_per_s\": %.1f, \"p50_us\": %.2f, \"p99_us\": %.2f, "
-            "\"equivalence_hits\": %llu, \"equivalence_targets_reevaluated\": %llu, "
+            "\"equivalence_hits\": %llu, \"equivalence_score_hits\": %llu, "
+            "\"equivalence_targets_reevaluated\": %llu, "
             "\"peak_rss_kib\": %ld}\n",
             ss.targets_loaded, ss.workloads_loaded, ss.pending, ss.decisions, n, (int)ss.workers,
             (double)ss.load_ns / 1e9, sched_s, (double)ss.write_ns / 1e9,
             sched_s > 0 ? (double)ss.decisions / sched_s : 0.0, p50, p99,
-            (unsigned long long)ss.eq_hits, (unsigned long long)ss.eq_reevaluated, ru.ru_maxrss);
+            (unsigned long long)ss.eq_hits, (unsigned long long)ss.eq_score_hits,
+            (unsigned long long)ss.eq_reevaluated, ru.ru_maxrss);
     if (f != stderr)
         fclose(f);
     return 0;
