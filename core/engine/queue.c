@@ -219,6 +219,7 @@ qitem *queue_pop(queue *q, uint64_t now_ms)
     qitem *it = q->active.v[0];
     detach(q, it);
     it->state = Q_IN_FLIGHT;
+    it->moved = 0;
     return it;
 }
 
@@ -295,10 +296,26 @@ size_t queue_move_if(queue *q, uint64_t now_ms, int (*pred)(void *ud, qitem *it)
             to_active(q, it);
         } else {
             it->state = Q_BACKOFF;
+            it->moved = 1;
             hpush(q, &q->backoff, it);
         }
     }
     return moved;
+}
+
+size_t queue_release_moved(queue *q)
+{
+    size_t n = 0;
+    qitem **v = xmalloc((q->backoff.n ? q->backoff.n : 1) * sizeof *v);
+    for (size_t i = 0; i < q->backoff.n; i++)
+        if (q->backoff.v[i]->moved)
+            v[n++] = q->backoff.v[i];
+    for (size_t i = 0; i < n; i++) {
+        detach(q, v[i]);
+        to_active(q, v[i]);
+    }
+    free(v);
+    return n;
 }
 
 void queue_move_all(queue *q, uint64_t now_ms)

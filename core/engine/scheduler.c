@@ -635,6 +635,10 @@ int sched_run_once(sched *s, char *err, size_t errlen)
             if (s->progress && (s->n_cycles & 255) == 0)
                 show_progress(s, s->n_cycles, t0, &last);
         }
+        /* this run's clock does not move: what its own writes moved back
+         * is tried again now, not after a backoff */
+        for (size_t i = 0; i < s->n_profiles && !progress; i++)
+            progress = queue_release_moved(&s->profiles[i].q) > 0;
     }
     bindcycle_process_waiting(s, 1);
     s->schedule_ns = now_ns() - t0;

@@ -11,6 +11,7 @@
 
 #include "bindcycle.h"
 #include "binding.h"
+#include "edit.h"
 #include "log.h"
 #include "ownwrites.h"
 #include "routing.h"
@@ -100,6 +101,18 @@ static int svc_create_target(void *ud, trellis_cycle *c, const trellis_plugin *p
     return 0;
 }
 
+/* Read your writes: whether the cycles that follow see a plugin's patch
+ * or deletion of o at once. Not for a workload, a binding object or a
+ * target: the host's view of those moves with the binding cycles and
+ * their assumptions (a plugin that counts what a target holds counts an
+ * assumed workload until its binding is read back; seeing the target's
+ * own patch now as well would count it twice); they are seen once the
+ * store reports them. */
+static int seen_at_once(const sched *s, const trellis_object *o)
+{
+    return !routing_owner_for(s, o) && !routing_binding_owner(s, o) && !routing_is_target(s, o);
+}
+
 static int svc_patch(void *ud, const trellis_plugin *pl, const trellis_object *o,
                      const char *subresource, const store_edit *edits, size_t n, char *err,
                      size_t errlen)
@@ -108,7 +121,18 @@ static int svc_patch(void *ud, const trellis_plugin *pl, const trellis_object *o
     (void)pl;
     if (!s->st)
         return errf(err, errlen, "no store");
-    return s->st->ops->patch(s->st, o, subresource, edits, n, err, errlen);
+    if (s->st->ops->patch(s->st, o, subresource, edits, n, err, errlen) < 0)
+        return -1;
+    if (!seen_at_once(s, o))
+        return 0;
+    /* the cycles that follow see the patched object */
+    char why[256];
+    trellis_object *now = edit_apply_object(o, edits, n, why, sizeof why);
+    if (now) {
+        own_note(s, now, 0);
+        object_unref(now);
+    }
+    return 0;
 }
 
 static int svc_create(void *ud, const trellis_plugin *pl, const char *json, char *err,
@@ -139,6 +163,8 @@ static int svc_remove(void *ud, const trellis_plugin *pl, const trellis_object *
     int rc = s->st->ops->remove(s->st, o, err, errlen);
     if (rc == 0)
         log_info("plugin %s: deleted %s %s", pl->name, o->kind, o->key);
+    if (rc == 0 && seen_at_once(s, o))
+        own_note(s, (trellis_object *)o, 1); /* read your writes */
     return rc;
 }
 

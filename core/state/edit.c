@@ -250,6 +250,8 @@ trellis_object *edit_apply_object(const trellis_object *o, const store_edit *edi
             object_unref(c);
         return NULL;
     }
+    /* the same place in the same store: a later write of it finds it */
+    object_set_origin(c, o->file, o->doc, o->item, o->line);
     c->version = o->version;
     return c;
 }

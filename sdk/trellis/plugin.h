@@ -927,8 +927,12 @@ typedef struct trellis_host {
      * store (after binding; at the end of a one-shot run); a write the
      * store then refuses is logged with the object. An object a plugin
      * created is in the host's view once the hook's cycle is over
-     * (lookup_object finds it in later cycles of the same run); a patch or
-     * a deletion once the store reports it (`trellis run`: the watch).
+     * (lookup_object finds it in later cycles of the same run), and so is
+     * a patch or a deletion of an object that is not a workload, a target
+     * or a binding object (the workloads it held back are tried again,
+     * in a one-shot run too); a patch or a deletion of those once the
+     * store reports it (`trellis run`: the watch), their bindings and
+     * assumptions standing for them until then.
      * 0, or -1 with err (NUL-terminated, errlen bytes at most).
      *
      * store_patch: edits[0..n) (n <= TRELLIS_EDITS_MAX) of o as read, or

@@ -11,11 +11,16 @@
  *   - deletes every object W's annotation fx.trellis.io/delete names
  *     ("Kind/namespace/name,...", namespace empty for cluster-scoped);
  *   - creates the ConfigMap W's annotation fx.trellis.io/create names, in
- *     W's namespace, with data.target = T's key.
+ *     W's namespace, with data.target = T's key;
+ *   - sets data.marked = W's name on the ConfigMap W's annotation
+ *     fx.trellis.io/mark names, in W's namespace.
  * A failed write fails the reserve with the store's message.
  *
  * pre_filter: a workload annotated fx.trellis.io/needs=NAME waits
- * (unschedulable) until a ConfigMap NAME in its namespace exists.
+ * (unschedulable) until a ConfigMap NAME in its namespace exists; one
+ * annotated fx.trellis.io/needs-mark=NAME until that ConfigMap has
+ * data.marked; one annotated fx.trellis.io/needs-gone=NAME while that
+ * ConfigMap exists.
  * pre_enqueue: a workload annotated fx.trellis.io/operation=ignore is
  * left alone (no decision, no Event).
  * finalize: for a workload being deleted, the finalizer it added goes
@@ -90,6 +95,15 @@ static int reserve(trellis_plugin *self, trellis_cycle *c, const trellis_object 
         if (host->store_create(self, json, err, sizeof err) < 0)
             return fail(st, "store_create", err);
     }
+    const char *mark = host->object_annotation(w, "fx.trellis.io/mark");
+    if (mark) {
+        const trellis_object *o = host->lookup_object(self, "ConfigMap", ns, mark);
+        trellis_edit set = {TRELLIS_EDIT_SET, "data.marked", name};
+        if (!o)
+            return fail(st, mark, "no such ConfigMap");
+        if (host->store_patch(self, o, NULL, &set, 1, err, sizeof err) < 0)
+            return fail(st, "store_patch of the ConfigMap", err);
+    }
     return TRELLIS_SUCCESS;
 }
 
@@ -100,6 +114,22 @@ static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obje
     const char *need = host->object_annotation(w, "fx.trellis.io/needs");
     if (need && !host->lookup_object(self, "ConfigMap", host->object_namespace(w), need)) {
         host->status(st, TRELLIS_UNSCHEDULABLE, "ConfigMapMissing", "ConfigMap %s not found", need);
+        return TRELLIS_UNSCHEDULABLE;
+    }
+    need = host->object_annotation(w, "fx.trellis.io/needs-mark");
+    if (need) {
+        const trellis_object *o =
+            host->lookup_object(self, "ConfigMap", host->object_namespace(w), need);
+        if (!o || !host->object_get(o, "data.marked")) {
+            host->status(st, TRELLIS_UNSCHEDULABLE, "ConfigMapUnmarked",
+                         "ConfigMap %s has no data.marked", need);
+            return TRELLIS_UNSCHEDULABLE;
+        }
+    }
+    need = host->object_annotation(w, "fx.trellis.io/needs-gone");
+    if (need && host->lookup_object(self, "ConfigMap", host->object_namespace(w), need)) {
+        host->status(st, TRELLIS_UNSCHEDULABLE, "ConfigMapPresent", "ConfigMap %s still exists",
+                     need);
         return TRELLIS_UNSCHEDULABLE;
     }
     return TRELLIS_SUCCESS;
