@@ -101,6 +101,9 @@ typedef struct bind_job {
     int requeue_now; /* a plugin asked for another cycle at once */
     uint32_t want;   /* how many targets the workload wants in all */
     uint64_t t0;
+    /* releases of the same decision, written once its bindings are */
+    binding_release_w *late;
+    size_t n_late;
 } bind_job;
 
 static bind_job *job_new(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it,
@@ -159,6 +162,9 @@ static void job_free(bind_job *j)
     free(j->failed);
     free(j->refresh);
     free(j->msg);
+    for (size_t k = 0; k < j->n_late; k++)
+        binding_release_forget(&j->late[k]);
+    free(j->late);
     free(j);
 }
 
@@ -210,6 +216,18 @@ static void run_jobs(void *ud, void **jobs, size_t n)
     job_batch jb = {(bind_job **)jobs, n};
     if (s->st->ops->flush(s->st, job_not_written, &jb, err, sizeof err) < 0)
         log_error("store: %s", err);
+    /* then what these decisions released: never before the bindings
+     * that replace it */
+    size_t late = 0;
+    for (size_t i = 0; i < n; i++) {
+        bind_job *j = jobs[i];
+        late += bindcycle_write_releases(s, j->late, j->n_late);
+        free(j->late);
+        j->late = NULL;
+        j->n_late = 0;
+    }
+    if (late && s->st->ops->flush(s->st, NULL, NULL, err, sizeof err) < 0)
+        log_error("store: releases: %s", err);
     for (size_t i = 0; i < n; i++) {
         bind_job *j = jobs[i];
         for (size_t k = 0; k < j->n; k++)
@@ -326,13 +344,33 @@ static int picked(const trellis_cycle *c, const char *key)
     return 0;
 }
 
+size_t bindcycle_write_releases(sched *s, binding_release_w *rw, size_t n)
+{
+    size_t written = 0;
+    for (size_t k = 0; k < n; k++) {
+        char err[1024], what[512];
+        snprintf(what, sizeof what, "%s %s", rw[k].o->kind, rw[k].o->key);
+        if (binding_release_write(s->st, &rw[k], err, sizeof err) < 0)
+            log_error("%s: cannot release it: %s", what, err);
+        else
+            written++;
+    }
+    return written;
+}
+
 /* Release what the cycle's plugins gave up, and set the decision's
- * targets to those the workload keeps. */
-void bindcycle_release(sched *s, profile *p, trellis_cycle *c, decision *d)
+ * targets to those the workload keeps. With late, the store writes are
+ * handed back (*late, the number returned) to be made after the
+ * decision's new bindings; the host's view changes at once. */
+static size_t release_held(sched *s, profile *p, trellis_cycle *c, decision *d,
+                           binding_release_w **late)
 {
     const char **kept = xcalloc(c->n_held ? c->n_held : 1, sizeof *kept);
-    size_t nk = 0;
+    size_t nk = 0, nl = 0;
     binding_change ch;
+    binding_release_w rw;
+    if (late)
+        *late = xcalloc(c->n_held ? c->n_held : 1, sizeof **late);
     for (size_t i = 0; i < c->n_held; i++) {
         int released = 0;
         for (size_t k = 0; k < c->n_released && !released; k++)
@@ -343,11 +381,14 @@ void bindcycle_release(sched *s, profile *p, trellis_cycle *c, decision *d)
         char err[1024];
         if (!released) {
             kept[nk++] = c->held[i];
-        } else if (binding_release(p, s->st, c->w, c->held[i], &ch, err, sizeof err) < 0) {
+        } else if (late ? binding_release_plan(p, c->w, c->held[i], &rw, &ch, err, sizeof err)
+                        : binding_release(p, s->st, c->w, c->held[i], &ch, err, sizeof err)) {
             log_error("%s %s: cannot release %s: %s", c->w->kind, c->w->key, c->held[i], err);
             decision_add_note(d, "host", err);
             kept[nk++] = c->held[i];
         } else {
+            if (late)
+                (*late)[nl++] = rw;
             cache_target *ct = cache_get_target(&s->cache, p->cfg->target_kind, c->held[i]);
             if (ct)
                 cache_forget(&s->cache, c->w, ct);
@@ -360,6 +401,12 @@ void bindcycle_release(sched *s, profile *p, trellis_cycle *c, decision *d)
         binder_request_flush(s->binder);
     decision_set_targets(d, kept, nk);
     free(kept);
+    return nl;
+}
+
+void bindcycle_release(sched *s, profile *p, trellis_cycle *c, decision *d)
+{
+    release_held(s, p, c, d, NULL);
 }
 
 void bindcycle_satisfied(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it)
@@ -374,7 +421,8 @@ void bindcycle_satisfied(sched *s, profile *p, trellis_cycle *c, decision *d, qi
 void bindcycle_run_many(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it,
                         const struct trellis_target *const *picks, size_t n)
 {
-    bindcycle_release(s, p, c, d);
+    binding_release_w *late;
+    size_t n_late = release_held(s, p, c, d, &late);
     cache_target **cts = xcalloc(n, sizeof *cts);
     size_t m = 0;
     char msg[1024], failure[1024] = "";
@@ -416,7 +464,10 @@ void bindcycle_run_many(sched *s, profile *p, trellis_cycle *c, decision *d, qit
         free(d->message);
         d->message = xstrdup("binding");
         d->result = DEC_PENDING;
-        binder_push(s->binder, job_new(s, p, c, d, it, cts, refresh, m));
+        bind_job *j = job_new(s, p, c, d, it, cts, refresh, m);
+        j->late = late;
+        j->n_late = n_late;
+        binder_push(s->binder, j);
         free(cts);
         free(refresh);
         return;
@@ -436,6 +487,17 @@ void bindcycle_run_many(sched *s, profile *p, trellis_cycle *c, decision *d, qit
     finish_many(s, p, d, it, requeue_now, c->want, cts, landed, failure[0] ? failure : NULL);
     free(cts);
     free(refresh);
+    if (s->binder) { /* nothing to bind: nothing to wait for */
+        bindcycle_write_releases(s, late, n_late);
+        free(late);
+    } else if (n_late) { /* a one-shot run: after its flush (sched_run_once) */
+        grow(&s->late, &s->cap_late, s->n_late + n_late, sizeof *s->late);
+        memcpy(s->late + s->n_late, late, n_late * sizeof *late);
+        s->n_late += n_late;
+        free(late);
+    } else {
+        free(late);
+    }
 }
 
 /* Why a wait ended without an allow. */
@@ -615,4 +677,9 @@ void bindcycle_free(sched *s)
     free(s->waiting);
     s->waiting = NULL;
     s->n_waiting = s->cap_waiting = 0;
+    for (size_t k = 0; k < s->n_late; k++)
+        binding_release_forget(&s->late[k]);
+    free(s->late);
+    s->late = NULL;
+    s->n_late = s->cap_late = 0;
 }

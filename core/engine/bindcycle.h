@@ -33,6 +33,10 @@ void bindcycle_shortfall(const decision *d, uint32_t want, char *msg, size_t len
 /* Release what the cycle's plugins gave up; the decision's targets
  * become those the workload keeps. */
 void bindcycle_release(sched *s, profile *p, trellis_cycle *c, decision *d);
+/* Write the releases rw[0..n) (bindcycle_run_many's, made after the
+ * bindings of their decision) into the store, freeing them; how many the
+ * store took (the others are logged). */
+size_t bindcycle_write_releases(sched *s, binding_release_w *rw, size_t n);
 /* Bind workloads whose permit wait ended; with `final`, every wait ends
  * (a one-shot run has no later moment to allow them). */
 void bindcycle_process_waiting(sched *s, int final);

@@ -238,40 +238,75 @@ const char *binding_written_id(const profile *p, const trellis_object *w, const 
     return buf;
 }
 
-int binding_release(const profile *p, store *st, const trellis_object *w, const char *target,
-                    binding_change *ch, char *err, size_t errlen)
+int binding_release_plan(const profile *p, const trellis_object *w, const char *target,
+                         binding_release_w *rw, binding_change *ch, char *err, size_t errlen)
 {
     const cfg_profile *pc = p->cfg;
     changed(ch, NULL, 0);
-    if (p->placed) {
-        const trellis_object *b = placements_binding(p->placed, w, target, 1);
-        if (!b)
-            return errf(err, errlen, "%s %s has no binding object for %s", w->kind, w->key, target);
-        if (!pc->bobj_release_state || !pc->bobj_state_field) {
-            if (st->ops->remove(st, b, err, errlen) < 0)
-                return -1;
-            changed(ch, object_ref((trellis_object *)b), 1);
-            return 0;
-        }
-        store_edit e[2] = {{pc->bobj_state_field, pc->bobj_release_state, STORE_SET}};
-        size_t n = 1;
-        char path[512];
-        const char *was = value_string(object_get(b, pc->bobj_state_field));
-        if (pc->bobj_previous_state_annotation && was) {
-            /* Fleet keeps the state to go back to if the cluster is picked
-             * again before the binding is gone */
-            snprintf(path, sizeof path, "metadata.annotations[\"%s\"]",
-                     pc->bobj_previous_state_annotation);
-            e[n++] = (store_edit){path, was, STORE_SET};
-        }
-        return patch_binding(st, (trellis_object *)b, e, n, ch, err, errlen);
+    memset(rw, 0, sizeof *rw);
+    if (!p->placed) {
+        rw->o = object_ref((trellis_object *)w);
+        rw->subresource = subresource(pc);
+        rw->e[rw->n++] = (store_edit){pc->binding_field, NULL, STORE_SET};
+        if (pc->binding_namespace_field)
+            rw->e[rw->n++] = (store_edit){pc->binding_namespace_field, NULL, STORE_SET};
+        return 0;
     }
-    store_edit e[2];
-    size_t n = 0;
-    e[n++] = (store_edit){pc->binding_field, NULL, STORE_SET};
-    if (pc->binding_namespace_field)
-        e[n++] = (store_edit){pc->binding_namespace_field, NULL, STORE_SET};
-    return st->ops->patch(st, w, subresource(pc), e, n, err, errlen);
+    const trellis_object *b = placements_binding(p->placed, w, target, 1);
+    if (!b)
+        return errf(err, errlen, "%s %s has no binding object for %s", w->kind, w->key, target);
+    rw->o = object_ref((trellis_object *)b);
+    if (!pc->bobj_release_state || !pc->bobj_state_field) {
+        rw->remove = 1;
+        changed(ch, object_ref(rw->o), 1);
+        return 0;
+    }
+    rw->e[rw->n++] = (store_edit){pc->bobj_state_field, pc->bobj_release_state, STORE_SET};
+    const char *was = value_string(object_get(b, pc->bobj_state_field));
+    if (pc->bobj_previous_state_annotation && was) {
+        /* Fleet keeps the state to go back to if the cluster is picked
+         * again before the binding is gone */
+        char path[512];
+        snprintf(path, sizeof path, "metadata.annotations[\"%s\"]",
+                 pc->bobj_previous_state_annotation);
+        rw->path = xstrdup(path);
+        rw->was = xstrdup(was);
+        rw->e[rw->n++] = (store_edit){rw->path, rw->was, STORE_SET};
+    }
+    char why[256];
+    changed(ch, edit_apply_object(b, rw->e, rw->n, why, sizeof why), 0);
+    return 0;
+}
+
+int binding_release_write(store *st, binding_release_w *rw, char *err, size_t errlen)
+{
+    int rc = rw->remove ? st->ops->remove(st, rw->o, err, errlen)
+                        : st->ops->patch(st, rw->o, rw->subresource, rw->e, rw->n, err, errlen);
+    binding_release_forget(rw);
+    return rc;
+}
+
+void binding_release_forget(binding_release_w *rw)
+{
+    if (rw->o)
+        object_unref(rw->o);
+    free(rw->path);
+    free(rw->was);
+    memset(rw, 0, sizeof *rw);
+}
+
+int binding_release(const profile *p, store *st, const trellis_object *w, const char *target,
+                    binding_change *ch, char *err, size_t errlen)
+{
+    binding_release_w rw;
+    if (binding_release_plan(p, w, target, &rw, ch, err, errlen) < 0)
+        return -1;
+    if (binding_release_write(st, &rw, err, errlen) == 0)
+        return 0;
+    if (ch && ch->obj) /* not written: nothing changed */
+        object_unref(ch->obj);
+    changed(ch, NULL, 0);
+    return -1;
 }
 
 int binding_clean_up(const profile *p, store *st, const trellis_object *b)

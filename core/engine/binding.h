@@ -78,6 +78,27 @@ const char *binding_written_id(const profile *p, const trellis_object *w, const 
  * changed. 0, or -1 with err. */
 int binding_release(const profile *p, store *st, const trellis_object *w, const char *target,
                     binding_change *ch, char *err, size_t errlen);
+
+/* A release worked out and not yet written (binding_release_plan): the
+ * object, its edits (or its deletion), until binding_release_write. */
+typedef struct binding_release_w {
+    trellis_object *o; /* a reference */
+    const char *subresource;
+    store_edit e[2];
+    size_t n;
+    int remove;
+    char *path, *was; /* what e may point at (owned: *rw may be copied) */
+} binding_release_w;
+
+/* binding_release in two steps: what it writes into *rw and what the
+ * host's view becomes into *ch (may be NULL), nothing written; then the
+ * write (which frees *rw, written or not). A decision that moves a
+ * workload writes its new bindings first and releases after them. */
+int binding_release_plan(const profile *p, const trellis_object *w, const char *target,
+                         binding_release_w *rw, binding_change *ch, char *err, size_t errlen);
+int binding_release_write(store *st, binding_release_w *rw, char *err, size_t errlen);
+/* Drop *rw unwritten. */
+void binding_release_forget(binding_release_w *rw);
 /* A binding object b of p being deleted loses the finalizer the host
  * put on it (a patch in st, made at the next flush): 1 when one was
  * asked for, 0 when nothing was to do (or the store refused: logged). */

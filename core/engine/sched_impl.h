@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "binder.h"
+#include "binding.h"
 #include "cache.h"
 #include "cfg.h"
 #include "cycle.h"
@@ -73,6 +74,9 @@ struct sched {
     size_t n_waiting, cap_waiting;
     pthread_mutex_t wait_mu; /* waiting[]: permit_allow may come from the binder */
     binder *binder;          /* NULL: bind in the scheduling thread */
+    /* a one-shot run's releases, written after its bindings are */
+    binding_release_w *late;
+    size_t n_late, cap_late;
     /* figures */
     size_t n_manifest_errors;
     size_t n_targets_loaded, n_workloads_loaded, n_pending;

@@ -647,6 +647,16 @@ int sched_run_once(sched *s, char *err, size_t errlen)
     decisions_sort(s->dec);
     uint64_t w0 = now_ns();
     int rc = s->st ? s->st->ops->flush(s->st, decision_not_written, s, err, errlen) : 0;
+    /* then what the decisions released: never before the bindings that
+     * replace it */
+    char lerr[1024];
+    if (s->n_late && bindcycle_write_releases(s, s->late, s->n_late) &&
+        s->st->ops->flush(s->st, NULL, NULL, lerr, sizeof lerr) < 0) {
+        log_error("store: releases: %s", lerr);
+        if (rc == 0)
+            rc = errf(err, errlen, "releases: %s", lerr);
+    }
+    s->n_late = 0;
     s->write_ns = now_ns() - w0;
     return rc < 0 ? -1 : 0;
 }

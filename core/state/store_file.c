@@ -59,6 +59,13 @@ typedef struct fs_file {
     size_t cap_eslots;
     trellis_object **objs; /* in file order; the index holds the references */
     size_t n_objs, cap_objs;
+    /* this store's last write of the file, when it kept the objects as
+     * read (no watch, no removal): the version before it, and the
+     * places of the objects it edited; every other object is still as
+     * read at prev_hash (current()) */
+    uint64_t prev_hash;
+    fs_del *touched;
+    size_t n_touched, cap_touched;
 } fs_file;
 
 /* an indexed object, keyed by its id; the entry holds one reference */
@@ -225,6 +232,7 @@ static void file_free(file_store *fs, fs_file *f)
     clear_edits(fs, f);
     free(f->edits);
     free(f->dels);
+    free(f->touched);
     free(f->objs);
     free(f->path);
     free(f);
@@ -329,6 +337,8 @@ static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t ha
     f->n_objs = n;
     f->cap_objs = cap;
     f->hash = hash;
+    f->prev_hash = 0;
+    f->n_touched = 0;
     ms.n_objects = 0; /* each reference went to an event or was dropped */
     manifest_set_free(&ms);
 }
@@ -496,11 +506,21 @@ static int patch_created(file_store *fs, size_t i, const store_edit *edits, size
  * o itself when its file is as o was read from; when the file changed
  * since (another object of the file was written), the store's object of
  * the same id when its content is still o's (only its place and version
- * moved: a version is the file's); NULL when o itself changed. */
+ * moved: a version is the file's); o itself when only this store's own
+ * last write changed the file, and not at o; NULL when o itself
+ * changed. */
 static const trellis_object *current(file_store *fs, const fs_file *f, const trellis_object *o)
 {
     if (o->version == f->hash)
         return o;
+    if (f->prev_hash && o->version == f->prev_hash) {
+        /* only this store's own edits of other objects since */
+        size_t j = 0;
+        while (j < f->n_touched && (f->touched[j].doc != o->doc || f->touched[j].item != o->item))
+            j++;
+        if (j == f->n_touched)
+            return o;
+    }
     const fs_entry *en = hmap_get(&fs->objects, o->id);
     return en && en->f == f && en->o->version == f->hash && object_same_content(en->o, o) ? en->o
                                                                                           : NULL;
@@ -801,6 +821,12 @@ static int flush_file(file_store *fs, fs_file *f, store_fail_cb failed, void *ud
             /* what was written comes back as changes, like anyone's */
             load_text(fs, f, outp, outlen, &fs->errors);
         } else {
+            f->prev_hash = f->hash;
+            f->n_touched = 0;
+            for (size_t j = 0; j < f->n_edits; j++) {
+                grow(&f->touched, &f->cap_touched, f->n_touched + 1, sizeof *f->touched);
+                f->touched[f->n_touched++] = (fs_del){f->edits[j].doc, f->edits[j].item};
+            }
             f->hash = hash_bytes(outp, outlen);
         }
     }

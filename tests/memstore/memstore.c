@@ -40,6 +40,7 @@ typedef struct memstore {
     size_t n_events, cap_events;
     int pipe[2];
     size_t writes;
+    strbuf log;   /* memstore_log */
     char **kinds; /* set_kinds */
     size_t n_kinds;
 } memstore;
@@ -221,12 +222,14 @@ static int ms_flush(store *s, store_fail_cb failed, void *ud, char *err, size_t 
         char w[512];
         const char *id = e->o->id;
         char *idc = xstrdup(id);
+        int removal = e->remove;
         if (fenced || (!m->base.dry_run && write_entry(m, e, w, sizeof w) < 0)) {
             if (failed)
                 failed(ud, idc, fenced ? why : w);
             sb_printf(&problems, "%s%s: %s", problems.len ? "; " : "", idc, fenced ? why : w);
         } else {
             m->writes++;
+            sb_printf(&m->log, "%s %s; ", removal ? "remove" : "patch", idc);
         }
         free(idc);
         clear_pending(e);
@@ -248,11 +251,13 @@ static int ms_flush(store *s, store_fail_cb failed, void *ud, char *err, size_t 
             add_entry(m, o);
             queue_event(m, STORE_ADDED, NULL, object_ref(o));
             m->writes++;
+            sb_printf(&m->log, "create %s; ", o->id);
         } else {
             object_unref(o);
         }
     }
     m->n_created = 0;
+    sb_puts(&m->log, "| ");
     pthread_mutex_unlock(&m->mu);
     int rc = problems.len ? errf(err, errlen, "%s", problems.s) : 0;
     sb_free(&problems);
@@ -299,6 +304,7 @@ static void ms_destroy(store *s)
         free(e);
     }
     hmap_free(&m->by_id);
+    sb_free(&m->log);
     for (size_t k = 0; k < m->n_created; k++)
         object_unref(m->created[k]);
     free(m->created);
@@ -354,6 +360,7 @@ store *memstore_new(void)
     m->base.ops = &mem_ops;
     pthread_mutex_init(&m->mu, NULL);
     hmap_init(&m->by_id);
+    sb_init(&m->log);
     if (pipe2(m->pipe, O_NONBLOCK | O_CLOEXEC) < 0)
         abort();
     return &m->base;
@@ -411,6 +418,12 @@ void memstore_fail_next(store *s, const char *id, const char *message)
         e->fail = xstrdup(message);
     }
     pthread_mutex_unlock(&m->mu);
+}
+
+const char *memstore_log(store *s)
+{
+    memstore *m = (memstore *)s;
+    return m->log.len ? m->log.s : "";
 }
 
 size_t memstore_writes(store *s)

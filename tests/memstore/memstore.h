@@ -34,5 +34,8 @@ void memstore_fail_next(store *s, const char *id, const char *message);
 const char *memstore_kind(store *s, size_t i);
 /* How many objects flushes have written (created, patched or deleted). */
 size_t memstore_writes(store *s);
+/* Every write the flushes made, in order: "create|patch|remove ID; ",
+ * each flush ended by "| " (borrowed; valid until the next flush). */
+const char *memstore_log(store *s);
 
 #endif

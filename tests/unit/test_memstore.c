@@ -221,6 +221,68 @@ START_TEST(scheduler_and_binder_on_a_memory_store)
 }
 END_TEST
 
+START_TEST(a_release_lands_after_its_replacement)
+{
+    /* Fleet moving a placement: web holds member-a and wants one
+     * cluster; its held member-a is put to the vote (fx-want's
+     * fx.trellis.io/reconsider) and member-b ranks first (fx-raw-score
+     * reads the label: 100 against 0). The binding on member-b is
+     * created, the one on member-a released (Unscheduled): in a later
+     * flush than the creation, so that no reader of the store sees web
+     * placed nowhere in between. */
+    char dir[64], err[1024];
+    tu_mkdtemp(dir, "memmove");
+    tu_write(dir, "t.cfg",
+             "profiles = ( { name = \"fleet\"; default = true;"
+             " workload = { kind = \"ClusterResourcePlacement\"; };"
+             " target = { kind = \"MemberCluster\"; };"
+             " binding = { model = \"object\"; object = { kind = \"ClusterResourceBinding\";"
+             " api_version = \"placement.kubernetes-fleet.io/v1beta1\";"
+             " workload_field = \"metadata.labels[\\\"kubernetes-fleet.io/parent-CRP\\\"]\";"
+             " target_field = \"spec.targetCluster\"; state_field = \"spec.state\";"
+             " placed_states = [ \"Scheduled\", \"Bound\" ];"
+             " initial_state = \"Scheduled\"; release_state = \"Unscheduled\"; }; };"
+             " score_mode = \"tuple\";"
+             " plugins = ( { name = \"fx-want\"; },"
+             " { name = \"fx-raw-score\"; args = { label = \"fx.trellis.io/affinity\"; }; },"
+             " { name = \"default-binder\"; } );"
+             " } );\n");
+    cfg c;
+    sched *s = open_sched(dir, &c, 1);
+    store *st = memstore_new();
+#define MEMBER(name, score)                                                                        \
+    "{\"apiVersion\":\"cluster.kubernetes-fleet.io/v1beta1\",\"kind\":\"MemberCluster\","          \
+    "\"metadata\":{\"name\":\"" name "\",\"labels\":{\"fx.trellis.io/affinity\":\"" score "\"}}}"
+    put(st, MEMBER("member-a", "0"));
+    put(st, MEMBER("member-b", "100"));
+#undef MEMBER
+    put(st, "{\"apiVersion\":\"placement.kubernetes-fleet.io/v1beta1\",\"kind\":"
+            "\"ClusterResourcePlacement\",\"metadata\":{\"name\":\"web\",\"annotations\":"
+            "{\"fx.trellis.io/reconsider\":\"member-a\"}},\"spec\":{\"count\":1}}");
+    put(st, "{\"apiVersion\":\"placement.kubernetes-fleet.io/v1beta1\",\"kind\":"
+            "\"ClusterResourceBinding\",\"metadata\":{\"name\":\"web-member-a\",\"labels\":"
+            "{\"kubernetes-fleet.io/parent-CRP\":\"web\"}},\"spec\":{\"targetCluster\":"
+            "\"member-a\",\"state\":\"Bound\"}}");
+    ck_assert_msg(sched_load(s, st, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(sched_run_once(s, err, sizeof err) == 0, "%s", err);
+    ck_assert_str_eq(memstore_log(st), "create ClusterResourceBinding//web-member-b; | "
+                                       "patch ClusterResourceBinding//web-member-a; | ");
+    trellis_object *a = memstore_get(st, "ClusterResourceBinding//web-member-a");
+    ck_assert_str_eq(value_string(object_get(a, "spec.state")), "Unscheduled");
+    object_unref(a);
+    const decisions *ds = sched_decisions(s);
+    ck_assert_uint_eq(decisions_count(ds), 1);
+    const decision *d = decisions_at(ds, 0);
+    ck_assert_int_eq(d->result, DEC_SCHEDULED);
+    ck_assert_uint_eq(d->n_targets, 1);
+    ck_assert_str_eq(d->targets[0], "member-b");
+    sched_close(s);
+    st->ops->destroy(st);
+    config_free(&c);
+    tu_rmtree(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("memstore");
@@ -228,6 +290,7 @@ int main(void)
     tcase_add_test(tc, versions_lists_failures_events);
     tcase_add_test(tc, scheduler_and_binder_on_a_memory_store);
     tcase_add_test(tc, the_store_is_told_the_kinds);
+    tcase_add_test(tc, a_release_lands_after_its_replacement);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
