@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "binding.h"
+#include "changes.h"
 #include "log.h"
 #include "metrics.h"
 #include "ownwrites.h"
@@ -59,6 +60,7 @@ static void bind_done(sched *s, profile *p, decision *d, qitem *it, cache_target
     cache_finish_binding(&s->cache, it->w, ct);
     decision_set_result(d, DEC_SCHEDULED, NULL, ct->name);
     decision_nominate(d, NULL);
+    changes_workload_placed(s, p, it->w);
     if (s->run_mode) {
         char msg[600];
         snprintf(msg, sizeof msg, "Successfully assigned %s to %s", it->w->key, ct->name);

@@ -130,11 +130,42 @@ static void take_new(sched *s, profile *own, const trellis_object *old_obj, trel
         routing_gate(s, sp, w); /* held back until it changes */
 }
 
+typedef struct placed_ctx {
+    const cache_workload *cw;
+    int placed;
+} placed_ctx;
+
+static void placed_one(void *ud, const char *target)
+{
+    placed_ctx *pc = ud;
+    int known = 0;
+    for (size_t i = 0; pc->cw && i < pc->cw->n_as && !known; i++)
+        known = strcmp(pc->cw->as[i].target->name, target) == 0;
+    pc->placed |= !known;
+}
+
+/* Whether new_obj counts on a target the host did not count old_obj
+ * (NULL: none) on: placed by another (the host's own bindings were
+ * assumed and counted already: changes_workload_placed said so). */
+static int placed_anew(sched *s, const profile *own, const trellis_object *old_obj,
+                       const trellis_object *new_obj)
+{
+    placed_ctx pc = {old_obj ? cache_get_workload(&s->cache, old_obj) : NULL, 0};
+    binding_each_counted(own, new_obj, placed_one, &pc);
+    return pc.placed;
+}
+
+void changes_workload_placed(sched *s, profile *p, const trellis_object *w)
+{
+    move_on_event(s, p, TRELLIS_EV_WORKLOAD_PLACED, NULL, w);
+}
+
 /* 0 when the workload is in flight: the change waits until that ends. */
 static int apply_workload(sched *s, profile *own, trellis_object *old_obj, trellis_object *new_obj)
 {
     if (in_flight(s, new_obj ? new_obj : old_obj))
         return 0;
+    int placed = new_obj && !own->placed && placed_anew(s, own, old_obj, new_obj);
     int gone = old_obj && forget_old(s, own, old_obj, new_obj);
     if (new_obj) {
         take_new(s, own, old_obj, new_obj);
@@ -147,6 +178,8 @@ static int apply_workload(sched *s, profile *own, trellis_object *old_obj, trell
     }
     if (gone)
         move_on_event(s, own, TRELLIS_EV_WORKLOAD_GONE, old_obj, NULL);
+    if (placed)
+        move_on_event(s, own, TRELLIS_EV_WORKLOAD_PLACED, old_obj, new_obj);
     return 1;
 }
 

@@ -20,6 +20,11 @@ void changes_apply_deferred(sched *s);
 /* After a batch: eviction checks when targets changed, and release of
  * prepared data no longer referenced. */
 void changes_settle(sched *s);
+/* The host placed w (binding model field; a binding of its own that
+ * landed): the unschedulable workloads this may help are queued again
+ * (TRELLIS_EV_WORKLOAD_PLACED; a placement by another writer comes as a
+ * change). */
+void changes_workload_placed(sched *s, profile *p, const trellis_object *w);
 void changes_free(sched *s);
 
 #endif

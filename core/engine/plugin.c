@@ -530,8 +530,9 @@ const char *registry_hook_names(const trellis_plugin *pl, char *buf, size_t len)
     HOOK(decided, "decided")
 #undef HOOK
     if (h->has_events) {
-        static const char *const ev_names[] = {"target-add",    "target-update",   "target-delete",
-                                               "workload-gone", "workload-update", "other"};
+        static const char *const ev_names[] = {"target-add",     "target-update",   "target-delete",
+                                               "workload-gone",  "workload-update", "other",
+                                               "workload-placed"};
         int any = 0;
 
         sb_printf(&b, "%sevents(", b.len ? "," : "");

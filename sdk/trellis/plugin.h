@@ -203,6 +203,7 @@
  *   1.5  TRELLIS_UNIT_COUNT
  *   1.5  TRELLIS_UNIT_MILLI
  *   1.5  TRELLIS_UNIT_BYTES
+ *   1.6  TRELLIS_EV_WORKLOAD_PLACED                 a workload placed (kube's AssignedPod add)
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -304,7 +305,7 @@ extern "C" {
 #endif
 
 #define TRELLIS_SDK_MAJOR 1
-#define TRELLIS_SDK_MINOR 5
+#define TRELLIS_SDK_MINOR 6
 
 /* ---- opaque handles ---------------------------------------------------- */
 
@@ -589,7 +590,12 @@ enum {
                                              asking; listed for completeness) */
     TRELLIS_EV_OTHER = 1u << 5,           /* any other object changed (a
                                              CloudProfile, a ConfigMap) */
-    TRELLIS_EV_ALL = (1u << 6) - 1
+    TRELLIS_EV_WORKLOAD_PLACED = 1u << 6, /* (since 1.6) a workload was placed
+                                             on a target (its binding field
+                                             set, by this host or another):
+                                             kube's AssignedPod add, which
+                                             pod affinity and spread wait for */
+    TRELLIS_EV_ALL = (1u << 7) - 1        /* 1.2 to 1.5: (1u << 6) - 1 */
 };
 
 /* A hint's answer. */

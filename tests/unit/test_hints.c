@@ -349,7 +349,7 @@ START_TEST(register_events_rules)
     ck_assert_int_eq(pl.h.has_events, 0);
     pl.in_init = 1;
     /* unknown bits, alone or with known ones */
-    ck_assert_int_eq(h->register_events(&pl, 1u << 6, NULL), -1);
+    ck_assert_int_eq(h->register_events(&pl, 1u << 7, NULL), -1);
     ck_assert_int_eq(h->register_events(&pl, TRELLIS_EV_TARGET_ADD | (1u << 31), hint_a), -1);
     ck_assert_int_eq(pl.h.has_events, 0);
     ck_assert_int_eq(run_hint(&pl, w, TRELLIS_EV_TARGET_ADD, NULL, w), 1);
