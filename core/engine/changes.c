@@ -130,18 +130,21 @@ static void take_new(sched *s, profile *own, const trellis_object *old_obj, trel
         routing_gate(s, sp, w); /* held back until it changes */
 }
 
-typedef struct placed_ctx {
+/* Which of a workload's targets the cache counts it on: all of them
+ * (known), or not some (unknown). */
+typedef struct counted_ctx {
     const cache_workload *cw;
-    int placed;
-} placed_ctx;
+    int all_known, some_unknown;
+} counted_ctx;
 
-static void placed_one(void *ud, const char *target)
+static void counted_one(void *ud, const char *target)
 {
-    placed_ctx *pc = ud;
-    int known = 0;
-    for (size_t i = 0; pc->cw && i < pc->cw->n_as && !known; i++)
-        known = strcmp(pc->cw->as[i].target->name, target) == 0;
-    pc->placed |= !known;
+    counted_ctx *cc = ud;
+    int found = 0;
+    for (size_t i = 0; cc->cw && i < cc->cw->n_as && !found; i++)
+        found = strcmp(cc->cw->as[i].target->name, target) == 0;
+    cc->all_known &= found;
+    cc->some_unknown |= !found;
 }
 
 /* Whether new_obj counts on a target the host did not count old_obj
@@ -150,9 +153,9 @@ static void placed_one(void *ud, const char *target)
 static int placed_anew(sched *s, const profile *own, const trellis_object *old_obj,
                        const trellis_object *new_obj)
 {
-    placed_ctx pc = {old_obj ? cache_get_workload(&s->cache, old_obj) : NULL, 0};
-    binding_each_counted(own, new_obj, placed_one, &pc);
-    return pc.placed;
+    counted_ctx cc = {old_obj ? cache_get_workload(&s->cache, old_obj) : NULL, 1, 0};
+    binding_each_counted(own, new_obj, counted_one, &cc);
+    return cc.some_unknown;
 }
 
 void changes_workload_placed(sched *s, profile *p, const trellis_object *w)
@@ -185,20 +188,6 @@ static int apply_workload(sched *s, profile *own, trellis_object *old_obj, trell
 
 static void refresh_one(sched *s, const char *id);
 
-typedef struct same_ctx {
-    const cache_workload *cw;
-    int same;
-} same_ctx;
-
-static void same_one(void *ud, const char *target)
-{
-    same_ctx *sc = ud;
-    int found = 0;
-    for (size_t i = 0; sc->cw && i < sc->cw->n_as && !found; i++)
-        found = strcmp(sc->cw->as[i].target->name, target) == 0;
-    sc->same &= found;
-}
-
 /* Whether the workload of id counts on exactly the targets its binding
  * objects now place it on (the host's own binding object, read back). */
 static int counted_as_placed(const sched *s, const profile *p, const char *id)
@@ -207,11 +196,11 @@ static int counted_as_placed(const sched *s, const profile *p, const char *id)
     if (!w)
         return 1; /* no such workload (yet): nothing to count */
     const cache_workload *cw = cache_get_workload(&s->cache, w);
-    same_ctx sc = {cw, 1};
-    binding_each_counted(p, w, same_one, &sc);             /* every placement is counted */
-    for (size_t i = 0; cw && i < cw->n_as && sc.same; i++) /* and nothing else */
-        sc.same = binding_counts_on(p, w, cw->as[i].target->name);
-    return sc.same;
+    counted_ctx cc = {cw, 1, 0};
+    binding_each_counted(p, w, counted_one, &cc);               /* every placement is counted */
+    for (size_t i = 0; cw && i < cw->n_as && cc.all_known; i++) /* and nothing else */
+        cc.all_known = binding_counts_on(p, w, cw->as[i].target->name);
+    return cc.all_known;
 }
 
 /* A binding object changed: the index and the placements follow; the
