@@ -450,6 +450,8 @@ static int validate_state(const opts *o, const cfg *c, sched *s, const char *fil
     if (o->state)
         printf("; %zu field path%s no object in %s has", warned, warned == 1 ? "" : "s", o->state);
     printf(")\n");
+    if (c->notice)
+        printf("note: %s\n", c->notice);
     return 0;
 }
 
