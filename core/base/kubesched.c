@@ -1347,10 +1347,7 @@ static int translate(ks *k, yaml_node_t *root)
     } off_only[] = {
         {"enableProfiling", "trellis serves no /debug/pprof; remove it or set it to false"},
         {"enableContentionProfiling",
-         "trellis serves no /debug/pprof; remove it or set it to false"},
-        {"delayCacheUntilActive",
-         "a trellis standby reads the state only once it leads (kube's default false) and "
-         "has no setting for it; remove it or set it to false"}};
+         "trellis serves no /debug/pprof; remove it or set it to false"}};
     for (size_t i = 0; i < sizeof off_only / sizeof *off_only; i++) {
         if (!(v = member(k, root, off_only[i].key)))
             continue;
@@ -1359,6 +1356,12 @@ static int translate(ks *k, yaml_node_t *root)
         if (b)
             return kerr(k, v, "%s: true is not supported: %s", off_only[i].key, off_only[i].why);
     }
+    /* a trellis standby reads the state once it leads, as kube's true
+     * does; false fills kube's cache while it waits: the decisions are
+     * the same, only a takeover is quicker */
+    if ((v = member(k, root, "delayCacheUntilActive")) &&
+        get_bool(k, v, "delayCacheUntilActive", &b) < 0)
+        return -1;
     config_setting_t *store = NULL;
     if ((v = member(k, root, "clientConnection")) &&
         read_client_connection(k, v, lroot, &store) < 0)

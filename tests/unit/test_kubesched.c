@@ -110,21 +110,12 @@ END_TEST
  * differ, so no decision does). */
 START_TEST(empty_is_conf_kube)
 {
-    static const char *const order[] = {"scheduling-gates",
-                                        "priority-sort",
-                                        "node-unschedulable",
-                                        "node-name",
-                                        "taint-toleration",
-                                        "node-affinity",
-                                        "node-ports",
-                                        "node-resources-fit",
-                                        "pod-topology-spread",
-                                        "inter-pod-affinity",
-                                        "preemption",
-                                        "node-resources-balanced-allocation",
-                                        "image-locality",
-                                        "default-binder",
-                                        NULL};
+    static const char *const order[] = {
+        "scheduling-gates",   "priority-sort",      "node-unschedulable",
+        "node-name",          "taint-toleration",   "node-affinity",
+        "node-ports",         "node-resources-fit", "pod-topology-spread",
+        "inter-pod-affinity", "preemption",         "node-resources-balanced-allocation",
+        "image-locality",     "default-binder",     NULL};
     cfg c, k;
     char err[2048], path[512];
     load(HEAD, &c);
@@ -326,10 +317,9 @@ START_TEST(plugin_config_mapping)
                      "{addedAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
                      "{nodeSelectorTerms: [{matchExpressions: [{key: \"team\", operator: In, "
                      "values: [\"a b\", \"1\"]}]}]}}}");
-    ck_assert_str_eq(inline_config(plugin(p, "inter-pod-affinity")),
-                     "{hardPodAffinityWeight: 0}");
-    ck_assert_ptr_nonnull(strstr(inline_config(plugin(p, "pod-topology-spread")),
-                                 "defaultingType: List"));
+    ck_assert_str_eq(inline_config(plugin(p, "inter-pod-affinity")), "{hardPodAffinityWeight: 0}");
+    ck_assert_ptr_nonnull(
+        strstr(inline_config(plugin(p, "pod-topology-spread")), "defaultingType: List"));
     ck_assert_str_eq(inline_config(plugin(p, "node-resources-balanced-allocation")),
                      "{resources: [{name: cpu, weight: 1}]}");
     /* kube's defaults for preemption: what trellis does */
@@ -474,7 +464,7 @@ START_TEST(refusals_name_the_line)
     expect_error(HEAD "leaderElection:\n  resourceLock: endpointsleases\n", 4, "\"leases\"");
     expect_error(HEAD "clientConnection:\n  qps: 50\n", 4, "no rate limit");
     expect_error(HEAD "enableProfiling: true\n", 3, "/debug/pprof");
-    expect_error(HEAD "delayCacheUntilActive: true\n", 3, "delayCacheUntilActive");
+    expect_error(HEAD "delayCacheUntilActive: maybe\n", 3, "expected true or false");
     expect_error(HEAD "parallelism: 0\n", 3, "parallelism: expected an integer from 1 to 256");
     expect_error(HEAD "podInitialBackoffSeconds: 5\npodMaxBackoffSeconds: 2\n", 4,
                  "at least podInitialBackoffSeconds");
@@ -493,8 +483,8 @@ START_TEST(refusals_name_the_line)
     expect_error(HEAD "profiles:\n- plugins:\n    score:\n      enabled:\n"
                       "      - name: ImageLocality\n      - name: ImageLocality\n",
                  8, "enabled twice");
-    expect_error(HEAD "profiles:\n- plugins:\n    queueSort:\n      disabled: [{name: '*'}]\n",
-                 4, "no queue sort plugin");
+    expect_error(HEAD "profiles:\n- plugins:\n    queueSort:\n      disabled: [{name: '*'}]\n", 4,
+                 "no queue sort plugin");
     expect_error(HEAD "profiles:\n- plugins:\n    multiPoint:\n"
                       "      disabled: [{name: DefaultBinder}]\n",
                  4, "at least one bind plugin");
