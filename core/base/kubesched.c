@@ -949,9 +949,10 @@ static int write_extender(ks *k, config_setting_t *plugins, yaml_node_t *e, int 
         long long ms;
         if (get_duration(k, v, "extenders.httpTimeout", &ms) < 0)
             return -1;
-        if (ms < 1 || ms > 86400000LL)
-            return kerr(k, v, "extenders.httpTimeout: expected from 1ms to 24h");
-        cs_int(a, "http_timeout_ms", ms, line_of(v));
+        if (ms > 86400000LL)
+            return kerr(k, v, "extenders.httpTimeout: expected at most 24h");
+        if (ms > 0) /* 0: kube's default, 30s, which is the plugin's */
+            cs_int(a, "http_timeout_ms", ms, line_of(v));
     }
     int b;
     if ((v = member(k, e, "nodeCacheCapable"))) {
@@ -971,16 +972,22 @@ static int write_extender(ks *k, config_setting_t *plugins, yaml_node_t *e, int 
         cs_bool(a, "ignorable", b, line_of(v));
     }
     yaml_node_t *t = member(k, e, "tlsConfig");
+    if (t && (want_map(k, t, "extenders.tlsConfig") < 0 ||
+              check_keys(k, t, "extenders.tlsConfig", tkeys, NULL) < 0))
+        return -1;
+    /* kube's makeTransport: enableHTTPS without a CA verifies nothing */
+    int https = 0, insecure = -1;
+    yaml_node_t *hv = member(k, e, "enableHTTPS"), *iv = member(k, t, "insecure");
+    if (hv && get_bool(k, hv, "extenders.enableHTTPS", &https) < 0)
+        return -1;
+    if (iv && get_bool(k, iv, "tlsConfig.insecure", &insecure) < 0)
+        return -1;
+    if (https && !member(k, t, "caFile") && !member(k, t, "caData"))
+        insecure = 1;
+    if (insecure >= 0)
+        cs_bool(a, "tls_insecure", insecure, iv ? line_of(iv) : line_of(hv));
     if (!t)
         return 0;
-    if (want_map(k, t, "extenders.tlsConfig") < 0 ||
-        check_keys(k, t, "extenders.tlsConfig", tkeys, NULL) < 0)
-        return -1;
-    if ((v = member(k, t, "insecure"))) {
-        if (get_bool(k, v, "tlsConfig.insecure", &b) < 0)
-            return -1;
-        cs_bool(a, "tls_insecure", b, line_of(v));
-    }
     static const struct {
         const char *kube, *arg;
         int data;

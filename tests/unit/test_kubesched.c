@@ -398,6 +398,24 @@ START_TEST(extenders_and_ignored_resources)
     ck_assert_str_eq(inline_config(plugin(&c.profiles[0], "node-resources-fit")),
                      "{ignoredResources: [a.io/b]}");
     config_free(&c);
+
+    /* kube: enableHTTPS without a CA verifies no certificate; with one it
+     * does; httpTimeout 0 is the default */
+    load(HEAD "extenders:\n"
+              "- urlPrefix: https://a:1/x\n"
+              "  enableHTTPS: true\n"
+              "  httpTimeout: 0s\n"
+              "- urlPrefix: https://b:1/x\n"
+              "  enableHTTPS: true\n"
+              "  tlsConfig: {caFile: ca.pem}\n",
+         &c);
+    e = plugin(&c.profiles[0], "http-extender");
+    ck_assert_int_eq(config_setting_get_bool(config_setting_get_member(e->args, "tls_insecure")),
+                     1);
+    ck_assert_ptr_null(config_setting_get_member(e->args, "http_timeout_ms"));
+    e = plugin(&c.profiles[0], "extender-2");
+    ck_assert_ptr_null(config_setting_get_member(e->args, "tls_insecure"));
+    config_free(&c);
 }
 END_TEST
 
