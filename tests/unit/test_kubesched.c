@@ -104,10 +104,8 @@ START_TEST(detect)
 }
 END_TEST
 
-/* kube's defaults are conf/kube.cfg: the same plugins with the same
- * weights and arguments, in kube's order (which places DefaultPreemption,
- * a post-filter plugin, before the two score-only plugins; the points
- * differ, so no decision does). */
+/* kube's defaults are conf/kube.cfg: the same plugins in kube's order
+ * with the same weights and arguments. */
 START_TEST(empty_is_conf_kube)
 {
     static const char *const order[] = {
@@ -156,8 +154,8 @@ START_TEST(empty_is_conf_kube)
     ck_assert_uint_eq(q->n_finished_values, p->n_finished_values);
     ck_assert_int_eq(q->tie_break_desc, p->tie_break_desc);
     for (size_t i = 0; i < q->n_plugins; i++) {
-        const cfg_plugin *a = &q->plugins[i], *b = plugin(p, a->name);
-        ck_assert_msg(b != NULL, "%s is missing", a->name);
+        const cfg_plugin *a = &q->plugins[i], *b = &p->plugins[i];
+        ck_assert_str_eq(a->name, b->name);
         ck_assert_msg(a->weight == b->weight, "%s: weight %d in conf/kube.cfg, %d here", a->name,
                       a->weight, b->weight);
         ck_assert_uint_eq(a->points, b->points);
