@@ -546,7 +546,7 @@ static int read_pset(ks *k, const yaml_node_t *n, int point, const char *what, p
         for (yaml_node_item_t *i = l->data.sequence.items.start; i < l->data.sequence.items.top;
              i++) {
             yaml_node_t *e = node(k, *i);
-            const char *name;
+            const char *name = NULL;
             if (want_map(k, e, w) < 0 || check_keys(k, e, w, pkeys, NULL) < 0)
                 return -1;
             yaml_node_t *nn = member(k, e, "name");
@@ -585,7 +585,7 @@ static int read_pset(ks *k, const yaml_node_t *n, int point, const char *what, p
             p->line = line_of(e);
             p->weight = 0;
             if (wn) {
-                long long v;
+                long long v = 0;
                 /* kube ignores the weight of a plugin that does not score */
                 if (get_int(k, wn, "weight", 0, 1000000, &v) < 0)
                     return -1;
@@ -774,7 +774,7 @@ static int read_plugin_config(ks *k, const yaml_node_t *l, const char *what, pro
         return -1;
     for (yaml_node_item_t *i = l->data.sequence.items.start; i < l->data.sequence.items.top; i++) {
         yaml_node_t *e = node(k, *i), *nn, *a;
-        const char *name;
+        const char *name = NULL;
         if (want_map(k, e, what) < 0 || check_keys(k, e, what, keys, NULL) < 0)
             return -1;
         if (!(nn = member(k, e, "name")))
@@ -831,7 +831,7 @@ static int read_plugin_config(ks *k, const yaml_node_t *l, const char *what, pro
                       {"minCandidateNodesAbsolute", 100, 1000000000}};
             for (size_t d = 0; d < 2; d++) {
                 yaml_node_t *v = member(k, a, dp[d].key);
-                long long x;
+                long long x = 0;
                 if (!v)
                     continue;
                 if (get_int(k, v, dp[d].key, 0, dp[d].max, &x) < 0)
@@ -864,7 +864,7 @@ static int read_extenders(ks *k, yaml_node_t *l)
     for (yaml_node_item_t *i = l->data.sequence.items.start; i < l->data.sequence.items.top;
          i++, n++) {
         yaml_node_t *e = node(k, *i), *v;
-        const char *s;
+        const char *s = NULL;
         if (n >= MAX_EXTENDERS)
             return kerr(k, e, "extenders: at most %d", MAX_EXTENDERS);
         if (want_map(k, e, "extenders") < 0 || check_keys(k, e, "extenders", keys, NULL) < 0)
@@ -883,7 +883,7 @@ static int read_extenders(ks *k, yaml_node_t *l)
             return kerr(k, e,
                         "extenders: an extender with prioritizeVerb needs a weight of 1 "
                         "or more");
-        int b;
+        int b = 0;
         if ((v = member(k, e, "enableHTTPS")) && get_bool(k, v, "extenders.enableHTTPS", &b) < 0)
             return -1;
         yaml_node_t *mr = member(k, e, "managedResources");
@@ -938,7 +938,7 @@ static int write_extender(ks *k, config_setting_t *plugins, yaml_node_t *e, int 
     cs_int(g, "weight", w, v ? line_of(v) : line_of(e));
     config_setting_t *a = cs_add(g, "args", CONFIG_TYPE_GROUP, line_of(e));
     for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++) {
-        const char *s;
+        const char *s = NULL;
         if ((v = member(k, e, verbs[i].kube))) {
             if (get_str(k, v, verbs[i].kube, &s) < 0)
                 return -1;
@@ -946,7 +946,7 @@ static int write_extender(ks *k, config_setting_t *plugins, yaml_node_t *e, int 
         }
     }
     if ((v = member(k, e, "httpTimeout"))) {
-        long long ms;
+        long long ms = 0;
         if (get_duration(k, v, "extenders.httpTimeout", &ms) < 0)
             return -1;
         if (ms > 86400000LL)
@@ -954,7 +954,7 @@ static int write_extender(ks *k, config_setting_t *plugins, yaml_node_t *e, int 
         if (ms > 0) /* 0: kube's default, 30s, which is the plugin's */
             cs_int(a, "http_timeout_ms", ms, line_of(v));
     }
-    int b;
+    int b = 0;
     if ((v = member(k, e, "nodeCacheCapable"))) {
         if (get_bool(k, v, "extenders.nodeCacheCapable", &b) < 0)
             return -1;
@@ -996,7 +996,7 @@ static int write_extender(ks *k, config_setting_t *plugins, yaml_node_t *e, int 
                {"caData", "tls_ca_data", 1},         {"certData", "tls_cert_data", 1},
                {"keyData", "tls_key_data", 1}};
     for (size_t i = 0; i < sizeof tls / sizeof *tls; i++) {
-        const char *s;
+        const char *s = NULL;
         if (!(v = member(k, t, tls[i].kube)))
             continue;
         if (get_str(k, v, tls[i].kube, &s) < 0)
@@ -1215,7 +1215,7 @@ static int read_leader_election(ks *k, const yaml_node_t *le, config_setting_t *
         check_keys(k, le, "leaderElection", keys, NULL) < 0)
         return -1;
     yaml_node_t *v;
-    int b;
+    int b = 0;
     if ((v = member(k, le, "leaderElect"))) {
         if (get_bool(k, v, "leaderElection.leaderElect", &b) < 0)
             return -1;
@@ -1231,7 +1231,7 @@ static int read_leader_election(ks *k, const yaml_node_t *le, config_setting_t *
         long long ms;
     } fixed[] = {{"renewDeadline", 10000}, {"retryPeriod", 2000}};
     for (size_t i = 0; i < 2; i++) {
-        long long ms;
+        long long ms = 0;
         if (!(v = member(k, le, fixed[i].key)))
             continue;
         if (get_duration(k, v, fixed[i].key, &ms) < 0)
@@ -1243,7 +1243,7 @@ static int read_leader_election(ks *k, const yaml_node_t *le, config_setting_t *
                         "derived from store.lease_ttl_s; remove it",
                         fixed[i].key);
     }
-    const char *s;
+    const char *s = NULL;
     if ((v = member(k, le, "resourceLock"))) {
         if (get_str(k, v, "leaderElection.resourceLock", &s) < 0)
             return -1;
@@ -1267,7 +1267,7 @@ static int read_leader_election(ks *k, const yaml_node_t *le, config_setting_t *
                         "elects through a lock file in the state directory)",
                         mapped[i].kube);
         if (i == 0) {
-            long long ms;
+            long long ms = 0;
             if (get_duration(k, v, "leaderElection.leaseDuration", &ms) < 0)
                 return -1;
             if (ms % 1000 || ms < 3000 || ms > 3600000)
@@ -1298,7 +1298,7 @@ static int read_client_connection(ks *k, const yaml_node_t *cc, config_setting_t
         check_keys(k, cc, "clientConnection", keys, refused) < 0)
         return -1;
     yaml_node_t *v = member(k, cc, "kubeconfig");
-    const char *s;
+    const char *s = NULL;
     if (!v)
         return 0;
     if (get_str(k, v, "clientConnection.kubeconfig", &s) < 0)
@@ -1340,8 +1340,8 @@ static int translate(ks *k, yaml_node_t *root)
         return -1;
     config_setting_t *lroot = config_root_setting(k->lc);
     yaml_node_t *v;
-    long long x;
-    int b;
+    long long x = 0;
+    int b = 0;
     /* parallelism: kube's default 16 workers; trellis's 0 is one per CPU,
      * at most 16. Decisions do not depend on it. */
     if ((v = member(k, root, "parallelism"))) {
