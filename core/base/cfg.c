@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "kubesched.h"
+#include "log.h"
 #include "settings.h"
 #include "util.h"
 
@@ -956,10 +958,26 @@ int config_load(const char *file, cfg *c, char *err, size_t errlen)
         errf(err, errlen, "%s: cannot read the config file: %m", file);
         goto fail;
     }
-    if (!config_read_file(&c->lc, file)) {
-        errf(err, errlen, "%s:%d: %s", config_error_file(&c->lc) ? config_error_file(&c->lc) : file,
-             config_error_line(&c->lc), config_error_text(&c->lc));
+    size_t len;
+    char *text = read_file(file, &len, err, errlen);
+    if (!text)
         goto fail;
+    if (kubesched_detect(text, len)) {
+        c->kube_config = 1;
+        int rc = kubesched_translate(file, text, len, &c->lc, &c->notice, err, errlen);
+        free(text);
+        if (rc < 0)
+            goto fail;
+        if (c->notice)
+            log_msg(TRELLIS_LOG_INFO, NULL, "%s", c->notice);
+    } else {
+        free(text);
+        if (!config_read_file(&c->lc, file)) {
+            errf(err, errlen, "%s:%d: %s",
+                 config_error_file(&c->lc) ? config_error_file(&c->lc) : file,
+                 config_error_line(&c->lc), config_error_text(&c->lc));
+            goto fail;
+        }
     }
     config_setting_t *root = config_root_setting(&c->lc);
     long long par = 0, summary = 60000;
@@ -1068,6 +1086,7 @@ void config_free(cfg *c)
     free(c->now);
     config_store_free(&c->store);
     free(c->http_address);
+    free(c->notice);
     free(c->file);
     free(c->dir);
     config_destroy(&c->lc);

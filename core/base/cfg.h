@@ -196,11 +196,18 @@ typedef struct cfg {
     uint32_t liveness_timeout_ms;
     cfg_profile *profiles;
     size_t n_profiles;
+    /* the file was a KubeSchedulerConfiguration (kubesched.h): lc holds
+     * its translation, which `trellis config convert` writes out */
+    int kube_config;
+    /* what the translation left out, for the operator (NULL: nothing) */
+    char *notice;
     config_t lc;
 } cfg;
 
-/* Load and check a config. 0, or -1 with err "file:line: what". On error
- * nothing needs freeing. */
+/* Load and check a config: a trellis (libconfig) file, or a
+ * KubeSchedulerConfiguration (YAML or JSON) translated first
+ * (kubesched.h). 0, or -1 with err "file:line: what". On error nothing
+ * needs freeing. */
 int config_load(const char *file, cfg *c, char *err, size_t errlen);
 void config_free(cfg *c);
 /* Only the store group of file (a config that may hold nothing else):

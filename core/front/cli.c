@@ -452,6 +452,8 @@ static int validate_state(const opts *o, const cfg *c, sched *s, const char *fil
     if (o->state)
         printf("; %zu field path%s no object in %s has", warned, warned == 1 ? "" : "s", o->state);
     printf(")\n");
+    if (c->notice)
+        printf("note: %s\n", c->notice);
     return 0;
 }
 
@@ -927,6 +929,41 @@ static int cmd_plugins(opts *o)
     return rc;
 }
 
+/* trellis config convert FILE: a KubeSchedulerConfiguration as the
+ * trellis config it is loaded as (kubesched.h), which, given with -c,
+ * decides as FILE does. */
+static int cmd_config(const opts *o)
+{
+    if (o->n_pos != 2 || strcmp(o->pos[0], "convert") != 0) {
+        fprintf(stderr, "trellis: config: expected 'trellis config convert FILE'\n"
+                        "Try 'trellis config --help'.\n");
+        return 1;
+    }
+    char err[2048];
+    cfg c;
+    if (config_load(o->pos[1], &c, err, sizeof err) < 0) {
+        log_fatal("%s", err);
+        return 2;
+    }
+    if (!c.kube_config) {
+        log_fatal("%s is a trellis config already: config convert reads a "
+                  "KubeSchedulerConfiguration (apiVersion kubescheduler.config.k8s.io/v1)",
+                  o->pos[1]);
+        config_free(&c);
+        return 1;
+    }
+    printf("# trellis config converted by `trellis config convert` from the\n"
+           "# KubeSchedulerConfiguration %s; loaded with -c it decides as that file does.\n",
+           o->pos[1]);
+    if (c.notice)
+        printf("# %s\n", c.notice);
+    printf("\n");
+    fflush(stdout);
+    config_write(&c.lc, stdout);
+    config_free(&c);
+    return 0;
+}
+
 /* trellis store copy SRC DST */
 static int cmd_store(const opts *o)
 {
@@ -975,6 +1012,8 @@ int cli_main(int argc, char **argv)
         rc = cmd_report(&o);
     } else if (strcmp(o.cmd, "store") == 0) {
         rc = cmd_store(&o);
+    } else if (strcmp(o.cmd, "config") == 0) {
+        rc = cmd_config(&o);
     } else if (strcmp(o.cmd, "help") == 0) {
         /* trellis help COMMAND: that command's */
         rc = 0;

@@ -176,6 +176,22 @@ static const cmd_help CMDS[] = {
      {COMMON_OPTS},
      "  trellis store copy ./cluster etcd.cfg\n"
      "  trellis store copy etcd.cfg ./backup\n"},
+    {"config",
+     "convert FILE",
+     "print a KubeSchedulerConfiguration as the trellis config it is\n"
+     "              loaded as",
+     "trellis reads kube-scheduler's configuration file (a YAML or JSON\n"
+     "KubeSchedulerConfiguration, kubescheduler.config.k8s.io/v1) wherever it\n"
+     "takes a config (-c): its profiles, plugins, weights, pluginConfig,\n"
+     "extenders and queue settings, as kube-scheduler applies them. config\n"
+     "convert FILE prints the trellis config FILE is translated into (libconfig,\n"
+     "with a comment naming FILE); given with -c, it decides exactly as FILE\n"
+     "does. A key trellis has no equivalent for is an error naming its line.\n"
+     "Exit status 1 when FILE is a trellis config already, 2 when it does not\n"
+     "load.\n",
+     {COMMON_OPTS},
+     "  trellis config convert kube-scheduler.yaml > kube-scheduler.cfg\n"
+     "  trellis schedule -c kube-scheduler.yaml -s ./cluster --dry-run\n"},
     {"help",
      "[COMMAND]",
      "show this help, or a command's",
