@@ -277,6 +277,12 @@ cat "$tmp/k/pdbs.yaml.2" >>"$tmp/k/pdbs.yaml"
 rm -f "$tmp/k/pdbs.yaml.2"
 refused "kubectl drain: a Pod under two budgets is refused" \
     'it has more than one PodDisruptionBudget (web-pdb, web-pdb-2)' K drain worker-a --ignore-daemonsets --delete-emptydir-data --force
+# a Pod being deleted already is evicted without asking its budget
+reset_kube
+sed '/^  name: web-5d8f7c9b4-abcde$/a\
+  deletionTimestamp: "2026-01-01T10:00:00Z"' "$TOP_SRCDIR/tests/admin/kube-pods.yaml" >"$tmp/k/pods.yaml"
+check "kubectl drain: a terminating Pod's budget (disruptionsAllowed 0) is not asked" K drain worker-a --ignore-daemonsets --delete-emptydir-data --force
+check "... and it is evicted" grep -q '^pod/web-5d8f7c9b4-abcde evicted$' "$tmp/out"
 # budgets allow it: the drain goes through
 reset_kube
 sed 's/disruptionsAllowed: 0/disruptionsAllowed: 1/' "$TOP_SRCDIR/tests/admin/kube-pdbs.yaml" >"$tmp/k/pdbs.yaml"

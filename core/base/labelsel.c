@@ -26,7 +26,8 @@ static int expression(json_object *e, size_t i, json_object *labels, char *err, 
         return errf(err, errlen, "matchExpressions[%zu]: expected a map", i);
     if (!json_object_object_get_ex(e, "key", &k) || !json_object_is_type(k, json_type_string))
         return errf(err, errlen, "matchExpressions[%zu].key: expected a string", i);
-    if (!json_object_object_get_ex(e, "operator", &op) || !json_object_is_type(op, json_type_string))
+    if (!json_object_object_get_ex(e, "operator", &op) ||
+        !json_object_is_type(op, json_type_string))
         return errf(err, errlen, "matchExpressions[%zu].operator: expected a string", i);
     json_object_object_get_ex(e, "values", &vals);
     if (vals && json_object_is_type(vals, json_type_null))
@@ -77,8 +78,8 @@ int labelsel_match(json_object *sel, json_object *labels, char *err, size_t errl
         return errf(err, errlen, "matchLabels: expected a map");
     if (me && !json_object_is_type(me, json_type_array))
         return errf(err, errlen, "matchExpressions: expected a list");
-    size_t n = (ml ? (size_t)json_object_object_length(ml) : 0) +
-               (me ? json_object_array_length(me) : 0);
+    size_t n =
+        (ml ? (size_t)json_object_object_length(ml) : 0) + (me ? json_object_array_length(me) : 0);
     if (!n)
         return 0; /* empty: matches nothing */
     int match = 1;

@@ -4,7 +4,8 @@
  * localStorageFilter, unreplicatedFilter, in that order, the last verdict
  * of a workload counting) and of the API server's eviction subresource
  * (one budget per workload at most, status.disruptionsAllowed counted
- * down per eviction, a Pending workload evicted without asking). Where
+ * down per eviction, a Pending workload or one being deleted evicted
+ * without asking). Where
  * kubectl waits (an eviction a budget refuses is retried until --timeout),
  * trellis refuses at once and evicts nothing, naming the budget.
  */
@@ -151,8 +152,10 @@ static int collect(const trellis_object *o, void *ud)
  * down), -1 with why. */
 static int eviction_allowed(budgets *bs, const trellis_object *w, strbuf *why)
 {
-    if (str_is(object_get(w, "status.phase"), "Pending"))
-        return 0; /* the API server evicts a Pending Pod without asking */
+    /* the API server evicts a Pending Pod, or one being deleted already,
+     * without asking (canIgnorePDB) */
+    if (str_is(object_get(w, "status.phase"), "Pending") || object_being_deleted(w))
+        return 0;
     json_object *labels = value_to_json(object_get(w, "metadata.labels"));
     budget *match[2];
     size_t nm = 0;
@@ -197,8 +200,8 @@ static int eviction_allowed(budgets *bs, const trellis_object *w, strbuf *why)
             sb_printf(why,
                       "cannot evict pod %s/%s: it would violate the pod's disruption budget %s/%s "
                       "(status.disruptionsAllowed %lld%s)",
-                      w->namespace_, w->name, b->o->namespace_, b->o->name,
-                      (long long)b->allowed, b->allowed < 0 ? ", negative" : "");
+                      w->namespace_, w->name, b->o->namespace_, b->o->name, (long long)b->allowed,
+                      b->allowed < 0 ? ", negative" : "");
             rc = -1;
         } else {
             b->allowed--;
@@ -211,7 +214,8 @@ static int eviction_allowed(budgets *bs, const trellis_object *w, strbuf *why)
 static int set_cordon(sched *s, profile *p, const trellis_object *t, int on, char *err,
                       size_t errlen)
 {
-    store_edit e = {profile_cfg(p)->cordon_field, on ? "true" : NULL, on ? STORE_SET_JSON : STORE_SET};
+    store_edit e = {profile_cfg(p)->cordon_field, on ? "true" : NULL,
+                    on ? STORE_SET_JSON : STORE_SET};
     store *st = sched_store(s);
     return st->ops->patch(st, t, NULL, &e, 1, err, errlen);
 }
@@ -265,8 +269,7 @@ int drain_target(sched *s, profile *p, const trellis_object *t, const drain_flag
             continue;
         }
         if (v.type == F_WARN)
-            sb_printf(&warn[v.msg], "%s%s/%s", warn[v.msg].len ? ", " : "", w->namespace_,
-                      w->name);
+            sb_printf(&warn[v.msg], "%s%s/%s", warn[v.msg].len ? ", " : "", w->namespace_, w->name);
         if (!v.evict)
             continue;
         if (fin) {
@@ -303,8 +306,8 @@ int drain_target(sched *s, profile *p, const trellis_object *t, const drain_flag
         free(bs.b);
     }
     if (refused) {
-        errf(err, errlen, "unable to drain %s \"%s\": %s; %s/%s stays cordoned", tk, t->name,
-             why.s, tk, t->name);
+        errf(err, errlen, "unable to drain %s \"%s\": %s; %s/%s stays cordoned", tk, t->name, why.s,
+             tk, t->name);
         rc = -2;
         goto out;
     }

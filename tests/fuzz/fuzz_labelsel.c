@@ -31,7 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_CHECK(err[0] != '\0', "-1 without a message");
         FUZZ_CHECK(labelsel_match(sel, labels, err, sizeof err) == r, "a second answer differs");
         json_object *empty = json_object_new_object();
-        FUZZ_CHECK(labelsel_match(empty, labels, err, sizeof err) == 0, "the empty selector matched");
+        FUZZ_CHECK(labelsel_match(empty, labels, err, sizeof err) == 0,
+                   "the empty selector matched");
         json_object_put(empty);
     }
     json_object_put(in);
