@@ -226,6 +226,11 @@ static const setting workload_settings[] = {
      "the values of finished_field of a finished workload (Succeeded, Failed): it counts on no "
      "target and gets no cycle",
      NULL},
+    {"nominated_field", SET_PATH, NULL, 0, 0, 0, NULL, F(nominated_field), 0, NULL,
+     "the field naming the target a preemption nominated the workload to "
+     "(status.nominatedNodeName): picked when it fits, whatever the scores; absent: only the "
+     "nominations made in the run",
+     NULL},
     {NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
 };
 

@@ -73,6 +73,10 @@ typedef struct cfg_profile {
     char *finished_field;
     char **finished_values;
     size_t n_finished_values;
+    /* the field naming the target a preemption nominated the workload to
+     * (status.nominatedNodeName), preferred when it fits; NULL: only the
+     * nominations of the run */
+    char *nominated_field;
     char *target_kind, *target_api_version;
     /* a boolean field of the target that cordons it (spec.unschedulable):
      * drain sets it and works as kubectl drain; NULL: the cordon taint */
