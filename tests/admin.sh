@@ -3,7 +3,10 @@
 # taint / untaint (format-preserving write-back of the taint list), drain
 # (cordon + unbind; a following schedule run places every workload
 # elsewhere and none is lost), uncordon, deschedule (with --dry-run and a
-# budget, never moving a workload no other target takes). Run by `make
+# budget, never moving a workload no other target takes); kubectl drain
+# with conf/kube.cfg (spec.unschedulable, DaemonSet, mirror, emptyDir and
+# unmanaged Pods, PodDisruptionBudgets, the flags; tests/admin/ holds the
+# manifests) and an uncordon that restores the Node's file. Run by `make
 # check` with TRELLIS and TRELLIS_PLUGIN_PATH set.
 set -u
 : "${TRELLIS:?}" "${TOP_SRCDIR:?}"
@@ -12,11 +15,11 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 # shellcheck source=testlib.sh
 . "$(dirname "$0")/testlib.sh"
 no() { not_ok "$@"; }
-check() { # check NAME COMMAND... (the output of a trellis run, T or G ..., is kept in $tmp/out)
+check() { # check NAME COMMAND... (the output of a trellis run, T, G or K ..., is kept in $tmp/out)
     name=$1
     shift
     if "$@" >"$tmp/chk" 2>&1; then ok "$name"; else no "$name" "$(head -c 1500 "$tmp/chk")"; fi
-    case "$1" in T | G) cp "$tmp/chk" "$tmp/out" ;; esac
+    case "$1" in T | G | K) cp "$tmp/chk" "$tmp/out" ;; esac
     return 0
 }
 
@@ -216,5 +219,90 @@ left=$(grep -c '"result": "scheduled"' "$tmp/out")
 [ "$left" -eq 0 ] && ok "gardener: every shoot is on one seed or pending" ||
     no "gardener: every shoot is on one seed or pending" "$left more could be scheduled"
 check "gardener: uncordon aws-eu1" G uncordon aws-eu1
+
+
+# --- kubectl drain: conf/kube.cfg cordons with spec.unschedulable ---
+K() { "$TRELLIS" "$@" --config "$TOP_SRCDIR/conf/kube.cfg" --state "$tmp/k"; }
+reset_kube() {
+    rm -rf "$tmp/k"
+    mkdir -p "$tmp/k"
+    cp "$TOP_SRCDIR/tests/admin/kube-nodes.yaml" "$tmp/k/nodes.yaml"
+    cp "$TOP_SRCDIR/tests/admin/kube-pods.yaml" "$tmp/k/pods.yaml"
+    cp "$TOP_SRCDIR/tests/admin/kube-pdbs.yaml" "$tmp/k/pdbs.yaml"
+    chmod u+w "$tmp/k"/*.yaml
+}
+# refused NAME GREP-PATTERN COMMAND...: exits 2 and says PATTERN
+refused() {
+    name=$1 pat=$2
+    shift 2
+    "$@" >"$tmp/out" 2>&1
+    rc=$?
+    if [ $rc -eq 2 ] && grep -q -e "$pat" "$tmp/out"; then ok "$name"; else
+        no "$name" "exit $rc: $(head -c 1500 "$tmp/out")"
+    fi
+}
+bound_on_a() { grep -c 'nodeName: worker-a' "$tmp/k/pods.yaml"; }
+reset_kube
+refused "kubectl drain: refused without flags, naming the DaemonSet Pod" \
+    'cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): kube-system/kube-proxy-7xk2p' K drain worker-a
+check "... the emptyDir Pod" grep -q 'cannot delete Pods with local storage (use --delete-emptydir-data to override): shop/cache-0' "$tmp/out"
+check "... and the Pod without a controller" grep -q 'cannot delete Pods that declare no controller (use --force to override): default/debug' "$tmp/out"
+check "... the node stays cordoned, as kubectl leaves it" sh -c "grep -q 'node/worker-a stays cordoned' '$tmp/out' && grep -q '^  unschedulable: true' '$tmp/k/nodes.yaml'"
+check "... and no Pod was evicted (6 on worker-a)" sh -c "[ \$(grep -c 'nodeName: worker-a' '$tmp/k/pods.yaml') -eq 6 ]"
+check "no cordon taint and no taints list are written" sh -c "! grep -q taints '$tmp/k/nodes.yaml'"
+refused "kubectl drain: an eviction the budget refuses stops the drain, naming budget and Pod" \
+    "cannot evict pod shop/web-5d8f7c9b4-abcde: it would violate the pod's disruption budget shop/web-pdb (status.disruptionsAllowed 0)" \
+    K drain worker-a --ignore-daemonsets --delete-emptydir-data --force
+check "... and nothing is evicted" sh -c "[ \$(grep -c 'nodeName: worker-a' '$tmp/k/pods.yaml') -eq 6 ]"
+check "... already cordoned this time" grep -q '^node/worker-a already cordoned$' "$tmp/out"
+cp "$tmp/k/pods.yaml" "$tmp/before.yaml"
+check "kubectl drain --disable-eviction --dry-run" K drain worker-a --ignore-daemonsets --delete-emptydir-data --force --disable-eviction --dry-run
+check "... says what it would delete" sh -c "grep -q '^deleting pod shop/web-5d8f7c9b4-abcde (dry run)$' '$tmp/out' && grep -q '^node/worker-a drained (dry run)$' '$tmp/out'"
+check "... with kubectl's warnings (local storage's dropped, as kubectl drops it)" grep -q '^Warning: ignoring DaemonSet-managed Pods: kube-system/kube-proxy-7xk2p; deleting Pods that declare no controller: default/debug; leaving Pods that have finished: shop/migrate-x7k2m$' "$tmp/out"
+check "... and writes nothing" cmp -s "$tmp/before.yaml" "$tmp/k/pods.yaml"
+# a budget that allows one disruption lets one of two Pods go
+sed 's/disruptionsAllowed: 0/disruptionsAllowed: 1/' "$TOP_SRCDIR/tests/admin/kube-pdbs.yaml" >"$tmp/k/pdbs.yaml"
+sed -n '/name: web-5d8f7c9b4-abcde/,/^---/p' "$TOP_SRCDIR/tests/admin/kube-pods.yaml" >/dev/null
+awk 'BEGIN{RS="---\n"; ORS="---\n"} /name: web-5d8f7c9b4-abcde/ { print; gsub(/abcde/, "fghij"); print; next } { print }' "$TOP_SRCDIR/tests/admin/kube-pods.yaml" | sed '$d' >"$tmp/k/pods.yaml"
+refused "kubectl drain: disruptionsAllowed 1 is counted down: the second web Pod is refused" \
+    "cannot evict pod shop/web-5d8f7c9b4-fghij: it would violate the pod's disruption budget shop/web-pdb" \
+    K drain worker-a --ignore-daemonsets --delete-emptydir-data --force
+check "... not the first" sh -c "! grep -q 'cannot evict pod shop/web-5d8f7c9b4-abcde' '$tmp/out'"
+# two budgets over one Pod: the eviction subresource refuses
+reset_kube
+sed 's/disruptionsAllowed: 0/disruptionsAllowed: 5/' "$TOP_SRCDIR/tests/admin/kube-pdbs.yaml" >"$tmp/k/pdbs.yaml"
+sed 's/disruptionsAllowed: 0/disruptionsAllowed: 5/; s/name: web-pdb/name: web-pdb-2/' "$TOP_SRCDIR/tests/admin/kube-pdbs.yaml" >>"$tmp/k/pdbs.yaml.2"
+printf -- '---\n' >>"$tmp/k/pdbs.yaml"
+cat "$tmp/k/pdbs.yaml.2" >>"$tmp/k/pdbs.yaml"
+rm -f "$tmp/k/pdbs.yaml.2"
+refused "kubectl drain: a Pod under two budgets is refused" \
+    'it has more than one PodDisruptionBudget (web-pdb, web-pdb-2)' K drain worker-a --ignore-daemonsets --delete-emptydir-data --force
+# a Pod being deleted already is evicted without asking its budget
+reset_kube
+sed '/^  name: web-5d8f7c9b4-abcde$/a\
+  deletionTimestamp: "2026-01-01T10:00:00Z"' "$TOP_SRCDIR/tests/admin/kube-pods.yaml" >"$tmp/k/pods.yaml"
+check "kubectl drain: a terminating Pod's budget (disruptionsAllowed 0) is not asked" K drain worker-a --ignore-daemonsets --delete-emptydir-data --force
+check "... and it is evicted" grep -q '^pod/web-5d8f7c9b4-abcde evicted$' "$tmp/out"
+# budgets allow it: the drain goes through
+reset_kube
+sed 's/disruptionsAllowed: 0/disruptionsAllowed: 1/' "$TOP_SRCDIR/tests/admin/kube-pdbs.yaml" >"$tmp/k/pdbs.yaml"
+check "kubectl drain with every flag it needs" K drain worker-a --ignore-daemonsets --delete-emptydir-data --force
+check "... evicts the three Pods that may go" sh -c "grep -q '^evicting pod shop/web-5d8f7c9b4-abcde$' '$tmp/out' && grep -q '^pod/cache-0 evicted$' '$tmp/out' && grep -q '^pod/debug evicted$' '$tmp/out' && grep -q '^node/worker-a drained$' '$tmp/out'"
+check "... leaves the DaemonSet, mirror and finished Pods bound (3)" sh -c "[ \$(grep -c 'nodeName: worker-a' '$tmp/k/pods.yaml') -eq 3 ] && grep -A12 'name: kube-proxy-7xk2p' '$tmp/k/pods.yaml' | grep -q 'nodeName: worker-a' && grep -A8 'name: etcd-worker-a' '$tmp/k/pods.yaml' | grep -q 'nodeName: worker-a'"
+check "schedule after the drain" K schedule -o json
+check "... places the evicted Pods on worker-b, none on the cordoned worker-a" sh -c "[ \$(grep -c 'nodeName: worker-b' '$tmp/k/pods.yaml') -eq 3 ] && [ \$(grep -c 'nodeName: worker-a' '$tmp/k/pods.yaml') -eq 3 ]"
+check "uncordon worker-a" K uncordon worker-a
+check "... says so" grep -q '^node/worker-a uncordoned$' "$tmp/out"
+check "... and the Node's manifest is the original, byte for byte (no unschedulable: false)" cmp "$TOP_SRCDIR/tests/admin/kube-nodes.yaml" "$tmp/k/nodes.yaml"
+check "uncordon again: already uncordoned, nothing written" K uncordon worker-a
+check "... says so" grep -q '^node/worker-a already uncordoned$' "$tmp/out"
+# drain and uncordon of a Node with nothing on it: byte-identical
+reset_kube
+check "kubectl drain of an empty Node" K drain worker-b
+check "... cordons and drains it" sh -c "grep -q '^node/worker-b cordoned$' '$tmp/out' && grep -q '^node/worker-b drained$' '$tmp/out'"
+check "... spec.unschedulable: true written into its spec" sh -c "sed -n '/name: worker-b/,\$p' '$tmp/k/nodes.yaml' | grep -q '^  unschedulable: true'"
+check "uncordon of the empty Node" K uncordon worker-b
+check "... restores the manifest byte for byte" cmp "$TOP_SRCDIR/tests/admin/kube-nodes.yaml" "$tmp/k/nodes.yaml"
+check "kubectl drain --help lists its flags" sh -c "'$TRELLIS' drain --help | grep -q -- '--ignore-daemonsets' && '$TRELLIS' drain --help | grep -q -- '--disable-eviction' && '$TRELLIS' drain --help | grep -q -- '--delete-emptydir-data' && '$TRELLIS' drain --help | grep -q -- '--force'"
 
 finish

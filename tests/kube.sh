@@ -99,6 +99,10 @@ check "schedule: kube through the API server decides as through the file store" 
 bound=$(kube_get /api/v1/namespaces/shop/pods/payments-0)
 case $bound in *'"nodeName": "worker-a"'* | *'"nodeName":"worker-a"'*) ok "schedule: payments-0 is bound to worker-a through pods/binding" ;;
 *) not_ok "schedule: payments-0 is bound to worker-a through pods/binding" "$bound" ;; esac
+# the preemption that made room nominated it first (pods/status), then the
+# Binding went after that patch in the same flush
+case $bound in *'"nominatedNodeName": "worker-a"'* | *'"nominatedNodeName":"worker-a"'*) ok "schedule: payments-0's status.nominatedNodeName names worker-a, written before its Binding" ;;
+*) not_ok "schedule: payments-0's status.nominatedNodeName names worker-a, written before its Binding" "$bound" ;; esac
 "$T" schedule -c "$tmp/kube-api.cfg" -o json >"$tmp/kube-api2.json" 2>&1
 "$T" schedule -c "$top/conf/kube.cfg" -s "$tmp/kube-files" -o json >"$tmp/kube-file2.json" 2>&1
 # the preemption victim: the file store unbinds it (pending again, and

@@ -283,8 +283,8 @@ profiles:
       minCandidateNodesAbsolute: 50
 EOF
 "$TRELLIS" config convert "$tmp/bad.yaml" >"$tmp/bad.out" 2>&1
-check "a pluginConfig key trellis lacks is refused by name" \
-    sh -c "[ $? = 2 ] && grep -q 'bad.yaml:7: .*has no minCandidateNodesAbsolute' '$tmp/bad.out'"
+check "DefaultPreemptionArgs become the preemption plugin's arguments" \
+    sh -c "[ $? = 0 ] && grep -q 'min_candidate_nodes_absolute = 50;' '$tmp/bad.out'"
 cat >"$tmp/bad.yaml" <<EOF
 $head
 profiles:

@@ -228,6 +228,11 @@ static const setting workload_settings[] = {
      "the values of finished_field of a finished workload (Succeeded, Failed): it counts on no "
      "target and gets no cycle",
      NULL},
+    {"nominated_field", SET_PATH, NULL, 0, 0, 0, NULL, F(nominated_field), 0, NULL,
+     "the field naming the target a preemption nominated the workload to "
+     "(status.nominatedNodeName): picked when it fits, whatever the scores; absent: only the "
+     "nominations made in the run",
+     NULL},
     {NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
 };
 
@@ -236,6 +241,11 @@ static const setting target_settings[] = {
      "the kind workloads are placed on (Node, Seed, ...)", NULL},
     {"api_version", SET_STRING, NULL, 0, 0, 0, NULL, F(target_api_version), 0, NULL,
      "its apiVersion; absent: any", NULL},
+    {"cordon_field", SET_PATH, NULL, 0, 0, 0, NULL, F(cordon_field), 0, NULL,
+     "drain, uncordon: the boolean field that cordons a target (spec.unschedulable), set to "
+     "true by drain (which then works as kubectl drain) and removed by uncordon; absent: the "
+     "operator's cordon_taint",
+     NULL},
     {NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
 };
 
@@ -311,6 +321,20 @@ static const setting operator_settings[] = {
      F(taint_effects), F(n_taint_effects), NULL, "taint: the effects a taint may have", NULL},
     {"cordon_taint", SET_STRING, "node.kubernetes.io/unschedulable", 0, 0, 0, NULL, F(cordon_taint),
      0, NULL, "drain, uncordon: the key of the NoSchedule taint that cordons", NULL},
+    {"daemon_owner_kinds", SET_STRING_LIST, "DaemonSet", 0, 0, 0, NULL, F(daemon_owner_kinds),
+     F(n_daemon_owner_kinds), NULL,
+     "drain with target.cordon_field: workloads whose controller is of these kinds stay "
+     "(--ignore-daemonsets) or stop the drain",
+     NULL},
+    {"mirror_annotation", SET_STRING, "kubernetes.io/config.mirror", 0, 0, 0, NULL,
+     F(mirror_annotation), 0, NULL,
+     "drain with target.cordon_field: workloads with this annotation (mirror Pods) stay", NULL},
+    {"budget_kind", SET_STRING, "PodDisruptionBudget", 0, 0, 0, NULL, F(budget_kind), 0, NULL,
+     "drain with target.cordon_field: the disruption budgets an eviction must respect", NULL},
+    {"volumes_field", SET_PATH, "spec.volumes", 0, 0, 0, NULL, F(volumes_field), 0, NULL,
+     "drain with target.cordon_field: the workloads' volumes; one with emptyDir is local "
+     "storage (--delete-emptydir-data)",
+     NULL},
     {"capacity_field", SET_PATH, NULL, 0, 0, 0, NULL, F(capacity_field), 0, NULL,
      "deschedule: how many workloads a target takes; absent: deschedule refuses", NULL},
     {NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL},

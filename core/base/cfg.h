@@ -73,7 +73,14 @@ typedef struct cfg_profile {
     char *finished_field;
     char **finished_values;
     size_t n_finished_values;
+    /* the field naming the target a preemption nominated the workload to
+     * (status.nominatedNodeName), preferred when it fits; NULL: only the
+     * nominations of the run */
+    char *nominated_field;
     char *target_kind, *target_api_version;
+    /* a boolean field of the target that cordons it (spec.unschedulable):
+     * drain sets it and works as kubectl drain; NULL: the cordon taint */
+    char *cordon_field;
     /* the binding model: BINDING_FIELD (the target's name in a field of
      * the workload) or BINDING_OBJECT (one object per placement) */
     int binding_model;
@@ -118,7 +125,14 @@ typedef struct cfg_profile {
     char *taints_field;   /* the targets' taint list, default "spec.taints" */
     char **taint_effects; /* the effects a taint may have */
     size_t n_taint_effects;
-    char *cordon_taint;   /* drain/uncordon taint key */
+    char *cordon_taint; /* drain/uncordon taint key */
+    /* drain with cordon_field (kubectl drain's filters): owner kinds of
+     * the workloads it leaves (DaemonSet), the annotation of mirror
+     * workloads, the disruption budgets' kind, the list of volumes (a
+     * member emptyDir is local storage) */
+    char **daemon_owner_kinds;
+    size_t n_daemon_owner_kinds;
+    char *mirror_annotation, *budget_kind, *volumes_field;
     char *capacity_field; /* deschedule: how many workloads a target takes */
     uint64_t backoff_initial_ms, backoff_max_ms, max_unschedulable_ms;
     /* how long one plugin call may run before the run ends (guard.h), 0

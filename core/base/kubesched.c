@@ -518,6 +518,7 @@ typedef struct prof {
     int weight[N_KPLUGINS];
     yaml_node_t *args[N_KPLUGINS]; /* pluginConfig args */
     int args_line[N_KPLUGINS];
+    long long preempt[2]; /* DefaultPreemptionArgs: percentage, absolute */
 } prof;
 
 static int pset_has(const pset *s, int id)
@@ -822,25 +823,17 @@ static int read_plugin_config(ks *k, const yaml_node_t *l, const char *what, pro
         if (check_keys(k, a, w, allowed, NULL) < 0)
             return -1;
         if (strcmp(kind, "DefaultPreemptionArgs") == 0) {
-            /* trellis's preemption tries every Node; kube's defaults
-             * (10 %, at least 100) try every Node of clusters up to 100 */
+            /* the preemption plugin's min_candidate_nodes_* (it checks
+             * them as kube's validation does) */
             static const struct {
                 const char *key;
-                long long def, max;
-            } dp[] = {{"minCandidateNodesPercentage", 10, 100},
-                      {"minCandidateNodesAbsolute", 100, 1000000000}};
+                long long max;
+            } dp[] = {{"minCandidateNodesPercentage", 100},
+                      {"minCandidateNodesAbsolute", INT32_MAX}};
             for (size_t d = 0; d < 2; d++) {
                 yaml_node_t *v = member(k, a, dp[d].key);
-                long long x = 0;
-                if (!v)
-                    continue;
-                if (get_int(k, v, dp[d].key, 0, dp[d].max, &x) < 0)
+                if (v && get_int(k, v, dp[d].key, 0, dp[d].max, &p->preempt[d]) < 0)
                     return -1;
-                if (x != dp[d].def)
-                    return kerr(k, v,
-                                "%s: trellis's preemption plugin has no %s (it tries every "
-                                "Node as a candidate): remove it or give kube's default %lld",
-                                w, dp[d].key, dp[d].def);
             }
             continue;
         }
@@ -1021,11 +1014,17 @@ static int write_extender(ks *k, config_setting_t *plugins, yaml_node_t *e, int 
 
 /* ---- the profile as libconfig ---- */
 
-static void write_priority_args(config_setting_t *g, int line)
+/* PrioritySort's and DefaultPreemption's arguments: where the priority
+ * is read, and (preempt non-NULL) DefaultPreemptionArgs. */
+static void write_priority_args(config_setting_t *g, int line, const long long *preempt)
 {
     config_setting_t *a = cs_add(g, "args", CONFIG_TYPE_GROUP, line);
     cs_str(a, "priority_field", "spec.priority", line);
     cs_str(a, "priority_class_field", "spec.priorityClassName", line);
+    if (preempt) {
+        cs_int(a, "min_candidate_nodes_percentage", preempt[0], line);
+        cs_int(a, "min_candidate_nodes_absolute", preempt[1], line);
+    }
 }
 
 static int write_profile(ks *k, config_setting_t *list, const yaml_node_t *pn, int index,
@@ -1040,6 +1039,8 @@ static int write_profile(ks *k, config_setting_t *list, const yaml_node_t *pn, i
     char what[64];
     snprintf(what, sizeof what, "profiles[%d]", index);
     prof *p = xcalloc(1, sizeof *p);
+    p->preempt[0] = 10; /* kube's DefaultPreemptionArgs */
+    p->preempt[1] = 100;
     int rc = -1, line = pn ? line_of(pn) : 1;
     if (pn && (want_map(k, pn, what) < 0 || check_keys(k, pn, what, keys, NULL) < 0))
         goto out;
@@ -1156,7 +1157,8 @@ static int write_profile(ks *k, config_setting_t *list, const yaml_node_t *pn, i
         }
         if (strcmp(KPLUGINS[id].kube, "PrioritySort") == 0 ||
             strcmp(KPLUGINS[id].kube, "DefaultPreemption") == 0) {
-            write_priority_args(e, eline);
+            write_priority_args(
+                e, eline, strcmp(KPLUGINS[id].kube, "DefaultPreemption") == 0 ? p->preempt : NULL);
         } else if (p->args[id] ||
                    (k->n_ignored && strcmp(KPLUGINS[id].kube, "NodeResourcesFit") == 0)) {
             strbuf yb;

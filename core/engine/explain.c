@@ -243,7 +243,7 @@ static void real_cycle(sched *s, profile *p, trellis_object *w, decision *d, exp
         d->attempts++;
         snapshot_update(&p->snap, &s->cache);
         c->d = d;
-        c->nominated_name = d->nominated;
+        c->nominated_name = d->nominated ? d->nominated : profile_workload_nominated(p, w);
         r->result = framework_schedule(p, c, w, flags, &best, msg, sizeof msg);
         c->nominated_name = NULL;
         free(r->message);

@@ -168,6 +168,14 @@ int profile_workload_finished(const profile *p, const trellis_object *w)
     return 0;
 }
 
+const char *profile_workload_nominated(const profile *p, const trellis_object *w)
+{
+    if (!p->cfg->nominated_field)
+        return NULL;
+    const char *v = value_string(object_get(w, p->cfg->nominated_field));
+    return v && *v ? v : NULL;
+}
+
 int profile_is_target_kind(const profile *p, const trellis_object *o)
 {
     return kind_matches(o, p->cfg->target_kind, p->cfg->target_api_version);

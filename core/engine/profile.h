@@ -59,5 +59,8 @@ int profile_is_target_kind(const profile *p, const trellis_object *o);
  * holds one of its finished_values): it counts on no target, is no
  * preemption victim and gets no cycle, as if it were gone. */
 int profile_workload_finished(const profile *p, const trellis_object *w);
+/* The target w is nominated to in its nominated_field, NULL when the
+ * profile has none or the field is absent or empty; borrowed from w. */
+const char *profile_workload_nominated(const profile *p, const trellis_object *w);
 
 #endif

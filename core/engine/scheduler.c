@@ -444,7 +444,8 @@ static dec_result cycle_one(sched *s, profile *p, qitem *it)
     snapshot_update(&p->snap, &s->cache);
     trellis_cycle *c = &s->cycle;
     c->d = d;
-    c->nominated_name = d->nominated;
+    /* this run's nomination, else the one the workload carries */
+    c->nominated_name = d->nominated ? d->nominated : profile_workload_nominated(p, it->w);
     routing_set_held(s, p, c, it->w);
     char msg[1024];
     const struct trellis_target *best = NULL;

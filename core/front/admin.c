@@ -153,13 +153,16 @@ int admin_taint(sched *s, profile *p, const char *target, const char *spec, FILE
     return rc;
 }
 
-int admin_drain(sched *s, profile *p, const char *target, FILE *out, char *err, size_t errlen)
+int admin_drain(sched *s, profile *p, const char *target, const drain_flags *f, FILE *out,
+                char *err, size_t errlen)
 {
     char spec[300];
     snprintf(spec, sizeof spec, "%s:NoSchedule", profile_cfg(p)->cordon_taint);
     const trellis_object *o = find_target(s, p, target, err, errlen);
     if (!o)
         return -1;
+    if (profile_cfg(p)->cordon_field)
+        return drain_target(s, p, o, f, out, err, errlen);
     /* already cordoned is fine: the taint is replaced by the same one */
     if (admin_taint(s, p, target, spec, out, err, errlen) < 0)
         return -1;
@@ -183,8 +186,13 @@ int admin_drain(sched *s, profile *p, const char *target, FILE *out, char *err, 
     return 0;
 }
 
-int admin_uncordon(sched *s, profile *p, const char *target, FILE *out, char *err, size_t errlen)
+int admin_uncordon(sched *s, profile *p, const char *target, int dry_run, FILE *out, char *err,
+                   size_t errlen)
 {
+    if (profile_cfg(p)->cordon_field) {
+        const trellis_object *o = find_target(s, p, target, err, errlen);
+        return o ? drain_uncordon(s, p, o, dry_run, out, err, errlen) : -1;
+    }
     char spec[300];
     snprintf(spec, sizeof spec, "%s-", profile_cfg(p)->cordon_taint);
     return admin_taint(s, p, target, spec, out, err, errlen);

@@ -63,6 +63,7 @@ typedef struct opts {
     char *pos[4]; /* positional arguments after the command */
     size_t n_pos;
     int explain, dry_run, parallelism;
+    drain_flags drain; /* drain: kubectl drain's flags */
     char **dirs;
     size_t n_dirs;
     char *env_path; /* owned copy of TRELLIS_PLUGIN_PATH */
@@ -84,7 +85,11 @@ enum {
     OPT_STATS,
     OPT_LISTEN,
     OPT_NOW,
-    OPT_HTML
+    OPT_HTML,
+    OPT_IGNORE_DAEMONSETS,
+    OPT_FORCE,
+    OPT_DELETE_EMPTYDIR,
+    OPT_DISABLE_EVICTION
 };
 
 /* --now TIME: 0, or -1 after saying what is wrong. */
@@ -211,6 +216,18 @@ static int take_option(opts *o, int ch)
     case OPT_HTML:
         o->html = optarg;
         break;
+    case OPT_IGNORE_DAEMONSETS:
+        o->drain.ignore_daemonsets = 1;
+        break;
+    case OPT_FORCE:
+        o->drain.force = 1;
+        break;
+    case OPT_DELETE_EMPTYDIR:
+        o->drain.delete_emptydir_data = 1;
+        break;
+    case OPT_DISABLE_EVICTION:
+        o->drain.disable_eviction = 1;
+        break;
     case OPT_BUDGET: {
         char *end;
         long v = strtol(optarg, &end, 10);
@@ -274,6 +291,10 @@ static int parse(int argc, char **argv, opts *o)
         {"listen", required_argument, NULL, OPT_LISTEN},
         {"now", required_argument, NULL, OPT_NOW},
         {"html", required_argument, NULL, OPT_HTML},
+        {"ignore-daemonsets", no_argument, NULL, OPT_IGNORE_DAEMONSETS},
+        {"force", no_argument, NULL, OPT_FORCE},
+        {"delete-emptydir-data", no_argument, NULL, OPT_DELETE_EMPTYDIR},
+        {"disable-eviction", no_argument, NULL, OPT_DISABLE_EVICTION},
         {"verbose", no_argument, NULL, 'v'},
         {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
         {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
@@ -551,10 +572,11 @@ static int admin_command(opts *o, sched *s, profile *p, store *st)
     int r;
     if (strcmp(cmd, "taint") == 0)
         r = admin_taint(s, p, o->pos[0], o->pos[1], stdout, err, sizeof err);
-    else if (strcmp(cmd, "drain") == 0)
-        r = admin_drain(s, p, o->pos[0], stdout, err, sizeof err);
-    else if (strcmp(cmd, "uncordon") == 0)
-        r = admin_uncordon(s, p, o->pos[0], stdout, err, sizeof err);
+    else if (strcmp(cmd, "drain") == 0) {
+        o->drain.dry_run = o->dry_run;
+        r = admin_drain(s, p, o->pos[0], &o->drain, stdout, err, sizeof err);
+    } else if (strcmp(cmd, "uncordon") == 0)
+        r = admin_uncordon(s, p, o->pos[0], o->dry_run, stdout, err, sizeof err);
     else {
         r = sched_deschedule(s, p, o->budget >= 0 ? (size_t)o->budget : 10, report_move,
                              &o->dry_run, err, sizeof err);
@@ -564,6 +586,14 @@ static int admin_command(opts *o, sched *s, profile *p, store *st)
         }
         printf("%d moved%s\n", r, o->dry_run ? " (dry run: nothing written)" : "");
         return 0;
+    }
+    if (r == -2) {
+        /* refused after the cordon, which stands (kubectl's way) */
+        char ferr[1024];
+        if (st->ops->flush(st, NULL, NULL, ferr, sizeof ferr) < 0)
+            log_fatal("not written: %s", ferr);
+        log_fatal("%s: %s", cmd, err);
+        return 2;
     }
     if (r < 0) {
         log_fatal("%s: %s", cmd, err);

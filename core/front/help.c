@@ -35,6 +35,14 @@ static const opt_help OPTS[] = {
                  "setting\n"},
     {"profile", "      --profile NAME      the profile to act in (default: the first)\n"},
     {"budget", "      --budget N          move at most N workloads (default 10)\n"},
+    {"ignore-daemonsets",
+     "      --ignore-daemonsets leave workloads of a daemon owner kind (DaemonSet)\n"
+     "                          in place instead of refusing\n"},
+    {"force", "      --force             drain workloads that declare no controller too\n"},
+    {"delete-emptydir-data",
+     "      --delete-emptydir-data\n"
+     "                          drain workloads with emptyDir volumes too\n"},
+    {"disable-eviction", "      --disable-eviction  evict without asking disruption budgets\n"},
     {"stats", "      --stats FILE        write timings and memory as JSON to FILE\n"},
     {"html", "      --html FILE         write the report as one self-contained HTML page\n"},
     {"listen", "      --listen ADDR:PORT  serve HTTP there instead of the config's http "
@@ -116,13 +124,20 @@ static const cmd_help CMDS[] = {
      "TARGET [OPTIONS]",
      "cordon a target and unbind every workload on it",
      "Cordon a target and unbind every workload on it; the next run places\n"
-     "them elsewhere.\n",
-     {"config", "state", "profile", "dry-run", "plugin-dir", COMMON_OPTS},
-     "  trellis drain -c gardener.cfg -s ./garden aws-eu-1\n"},
+     "them elsewhere. Where the profile's targets have a cordon field\n"
+     "(target.cordon_field, spec.unschedulable) it works as kubectl drain:\n"
+     "DaemonSet-managed and mirror workloads stay, local storage and\n"
+     "workloads without a controller need a flag, disruption budgets are\n"
+     "respected, finished workloads are left alone.\n",
+     {"config", "state", "profile", "dry-run", "ignore-daemonsets", "force", "delete-emptydir-data",
+      "disable-eviction", "plugin-dir", COMMON_OPTS},
+     "  trellis drain -c gardener.cfg -s ./garden aws-eu-1\n"
+     "  trellis drain -c kube.cfg -s ./cluster worker-a --ignore-daemonsets\n"},
     {"uncordon",
      "TARGET [OPTIONS]",
-     "remove the cordon taint",
-     "Remove the cordon taint from a target.\n",
+     "remove the cordon taint or field",
+     "Remove the cordon taint from a target, or its cordon field: what drain\n"
+     "added, nothing else.\n",
      {"config", "state", "profile", "dry-run", "plugin-dir", COMMON_OPTS},
      "  trellis uncordon -c gardener.cfg -s ./garden aws-eu-1\n"},
     {"deschedule",

@@ -35,6 +35,7 @@ enum { W_PATCH, W_CREATE, W_REMOVE };
 
 typedef struct kwrite {
     char *id;
+    char *ix; /* its key in pend_ix: id, or id and "binding" for a Binding */
     int op;
     trellis_object *o; /* as read (patch, remove) or to create; one reference */
     char *sub;         /* the subresource of a patch, or NULL */
@@ -379,11 +380,42 @@ static trellis_object *ks_get(store *st, const char *kind, const char *ns, const
 
 /* ---- queued writes ---- */
 
+static int is_binding(const char *sub)
+{
+    return sub && strcmp(sub, "binding") == 0;
+}
+
+/* One queued write per object, edits of the same part merged; a Binding
+ * may be queued beside a status patch of the same Pod (kube-scheduler
+ * writes status.nominatedNodeName before it binds): it is sent after it
+ * (first_phase). */
 static kwrite *pending_for(kube_store *s, const trellis_object *o, int op, const char *sub,
                            char *err, size_t errlen)
 {
-    uintptr_t at = (uintptr_t)hmap_get(&s->pend_ix, o->id);
+    int bind = op == W_PATCH && is_binding(sub);
+    char *ix = bind ? xasprintf("%s\037binding", o->id) : xstrdup(o->id);
+    uintptr_t at = (uintptr_t)hmap_get(&s->pend_ix, ix);
+    /* the other part queued for the object: only a status patch beside a
+     * Binding */
+    char *other = bind ? xstrdup(o->id) : xasprintf("%s\037binding", o->id);
+    uintptr_t ot = (uintptr_t)hmap_get(&s->pend_ix, other);
+    free(other);
+    if (ot) {
+        const kwrite *q = &s->pend[ot - 1];
+        const kwrite *st = bind ? q : NULL;
+        int ok = bind ? st->op == W_PATCH && st->sub && strcmp(st->sub, "status") == 0
+                      : op == W_PATCH && sub && strcmp(sub, "status") == 0;
+        if (!ok) {
+            free(ix);
+            errf(err, errlen, "%s %s: a %s is queued already", o->kind, o->key,
+                 q->op == W_CREATE   ? "creation"
+                 : q->op == W_REMOVE ? "removal"
+                                     : "patch of another part");
+            return NULL;
+        }
+    }
     if (at) {
+        free(ix);
         kwrite *p = &s->pend[at - 1];
         if (p->op != op || op != W_PATCH || !p->sub != !sub || (sub && strcmp(sub, p->sub))) {
             errf(err, errlen, "%s %s: a %s is queued already", o->kind, o->key,
@@ -398,10 +430,11 @@ static kwrite *pending_for(kube_store *s, const trellis_object *o, int op, const
     kwrite *p = &s->pend[s->n_pend++];
     memset(p, 0, sizeof *p);
     p->id = xstrdup(o->id);
+    p->ix = ix;
     p->op = op;
     p->o = object_ref((trellis_object *)o);
     p->sub = sub ? xstrdup(sub) : NULL;
-    hmap_put(&s->pend_ix, p->id, (void *)(uintptr_t)s->n_pend);
+    hmap_put(&s->pend_ix, p->ix, (void *)(uintptr_t)s->n_pend);
     return p;
 }
 
@@ -452,6 +485,7 @@ static void kwrite_free(kwrite *p)
     free(p->why);
     object_unref(p->o);
     free(p->id);
+    free(p->ix);
 }
 
 /* ---- flush ---- */
@@ -858,23 +892,28 @@ static void write_one(kube_store *s, kwrite *w)
         patch_one(s, w, r);
 }
 
-/* Creations of cluster-scoped objects (Namespaces, Nodes, CRDs) go
- * first: a namespaced object cannot be made before its Namespace. */
+/* The phase of a write, the highest first: creations of cluster-scoped
+ * objects (Namespaces, Nodes, CRDs), as a namespaced object cannot be made
+ * before its Namespace (2); then the other writes (1); Bindings last (0),
+ * after a status patch of the same Pod, whose resourceVersion
+ * precondition a binding would break. */
 static int first_phase(kube_store *s, const kwrite *w)
 {
-    if (w->op != W_CREATE)
+    if (w->op == W_PATCH && is_binding(w->sub))
         return 0;
+    if (w->op != W_CREATE)
+        return 1;
     char err[512];
     const kube_resource *r =
         kubeapi_resource(s->api, w->o->api_version, w->o->kind, err, sizeof err);
-    return r && !r->namespaced;
+    return r && !r->namespaced ? 2 : 1;
 }
 
 typedef struct round {
     kube_store *s;
     kwrite *w;
     size_t n;
-    int phase; /* 1: the first phase's writes, 0: the others */
+    int phase; /* first_phase of the writes of this round */
     atomic_size_t next;
 } round;
 
@@ -908,7 +947,7 @@ static int ks_flush(store *st, store_fail_cb failed, void *ud, char *err, size_t
     int blocked = s->base.dry_run ? 2 : 0;
     if (!blocked && s->base.fence && !s->base.fence(s->base.fence_ud, why, sizeof why))
         blocked = 1;
-    for (int phase = 1; phase >= 0 && !blocked; phase--) {
+    for (int phase = 2; phase >= 0 && !blocked; phase--) {
         round r = {.s = s, .w = w, .n = n, .phase = phase};
         pthread_t t[KUBEAPI_CONNS];
         size_t nt = 0;

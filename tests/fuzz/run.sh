@@ -22,7 +22,7 @@ shift 3
 max_len() {
     case $1 in
     fuzz_quantity | fuzz_cidr | fuzz_clock) echo 128 ;;
-    fuzz_selector | fuzz_nodeselector) echo 2048 ;;
+    fuzz_selector | fuzz_nodeselector | fuzz_labelsel) echo 2048 ;;
     fuzz_config) echo 4096 ;;
     *) echo 8192 ;;
     esac

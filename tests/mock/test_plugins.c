@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "mock_host.h"
+#include "pick.h"
 
 static mock *m;
 
@@ -337,6 +338,74 @@ START_TEST(preemption_registers_a_post_filter)
     char err[256];
     ck_assert_ptr_null(mock_load(m, "preemption", "{\"no_such\":1}", err, sizeof err));
     ck_assert_msg(strstr(err, "unknown argument 'no_such'") != NULL, "%s", err);
+    /* kube's ValidateDefaultPreemptionArgs */
+    ck_assert_ptr_null(
+        mock_load(m, "preemption", "{\"min_candidate_nodes_percentage\":101}", err, sizeof err));
+    ck_assert_msg(strstr(err, "not in valid range [0, 100], got 101") != NULL, "%s", err);
+    ck_assert_ptr_null(mock_load(m, "preemption",
+                                 "{\"min_candidate_nodes_percentage\":0,"
+                                 "\"min_candidate_nodes_absolute\":0}",
+                                 err, sizeof err));
+    ck_assert_msg(strstr(err, "both cannot be zero") != NULL, "%s", err);
+    ck_assert_ptr_null(
+        mock_load(m, "preemption", "{\"min_candidate_nodes_absolute\":-1}", err, sizeof err));
+    ck_assert_msg(strstr(err, "[0, inf), got -1") != NULL, "%s", err);
+}
+END_TEST
+
+/* kube's calculateNumCandidates: 10% of the nodes, at least 100, at most all */
+START_TEST(preemption_candidates_wanted)
+{
+    ck_assert_uint_eq(pick_candidates_wanted(5000, 10, 100), 500);
+    ck_assert_uint_eq(pick_candidates_wanted(500, 10, 100), 100);
+    ck_assert_uint_eq(pick_candidates_wanted(40, 10, 100), 40);
+    ck_assert_uint_eq(pick_candidates_wanted(7, 50, 0), 3); /* 7 * 50 / 100 = 3 */
+    ck_assert_uint_eq(pick_candidates_wanted(0, 10, 100), 0);
+}
+END_TEST
+
+/* pickOneNodeForPreemption, one criterion deciding at a time */
+START_TEST(preemption_pick_one_in_kube_order)
+{
+    /* fewest PDB violations beats a lower priority */
+    pick_summary a[] = {{1, 10, 0, 1, 0}, {0, 50, 0, 1, 0}};
+    ck_assert_uint_eq(pick_one(a, 2), 1);
+    /* lowest highest priority beats fewer victims */
+    pick_summary b[] = {{0, 85, pick_sum_term(85), 1, 0},
+                        {0, 80, pick_sum_term(80) + pick_sum_term(70), 2, 0}};
+    ck_assert_uint_eq(pick_one(b, 2), 1);
+    /* the sum with 2^31 added per victim: fewer victims of a negative priority win */
+    pick_summary c[] = {{0, -5, 2 * pick_sum_term(-5), 2, 0}, {0, -5, pick_sum_term(-5), 1, 0}};
+    ck_assert_uint_eq(pick_one(c, 2), 1);
+    ck_assert_int_eq(pick_sum_term(-5), 2147483643LL);
+    ck_assert_int_eq(pick_sum_term(INT64_MAX), 4294967295LL); /* clamped to int32 */
+    /* the latest start of the highest-priority victims */
+    pick_summary d[] = {{0, 10, 5, 1, 1000}, {0, 10, 5, 1, 3000}, {0, 10, 5, 1, 2000}};
+    ck_assert_uint_eq(pick_one(d, 3), 1);
+    /* all equal: the first; one candidate: it */
+    pick_summary e[] = {{0, 10, 5, 1, 1000}, {0, 10, 5, 1, 1000}};
+    ck_assert_uint_eq(pick_one(e, 2), 0);
+    ck_assert_uint_eq(pick_one(e, 1), 0);
+    /* a tie on the first criteria among a subset: the rest never comes back */
+    pick_summary f[] = {{0, 20, 5, 1, 9000}, {0, 10, 7, 2, 1000}, {0, 10, 7, 2, 2000}};
+    ck_assert_uint_eq(pick_one(f, 3), 2);
+}
+END_TEST
+
+/* MoreImportantPod and the budget counted down per victim */
+START_TEST(preemption_importance_and_budgets)
+{
+    ck_assert(pick_more_important(10, 5, 9, 1));
+    ck_assert(pick_more_important(10, 1, 10, 5)); /* the older first */
+    ck_assert(!pick_more_important(10, 5, 10, 5));
+    int64_t allowed[] = {1, 0};
+    size_t only_first[] = {0}, both[] = {0, 1};
+    ck_assert_int_eq(pick_budget_take(allowed, only_first, 1), 0); /* 1 -> 0 */
+    ck_assert_int_eq(pick_budget_take(allowed, only_first, 1), 1); /* 0 -> -1 */
+    ck_assert_int_eq(pick_budget_take(allowed, both, 2), 1);
+    ck_assert_int_eq(allowed[0], -2);
+    ck_assert_int_eq(allowed[1], -1);
+    ck_assert_int_eq(pick_budget_take(allowed, NULL, 0), 0);
 }
 END_TEST
 
@@ -1904,7 +1973,9 @@ int main(void)
                           NULL};
     const TTest *alloc[] = {least_allocated_prefers_the_emptier_target, NULL};
     const TTest *util[] = {least_utilized_prefers_fewer_workloads, NULL};
-    const TTest *preempt[] = {preemption_registers_a_post_filter, NULL};
+    const TTest *preempt[] = {preemption_registers_a_post_filter, preemption_candidates_wanted,
+                              preemption_pick_one_in_kube_order, preemption_importance_and_budgets,
+                              NULL};
     const TTest *usable[] = {gardener_usable_needs_a_ready_visible_seed,
                              gardener_usable_emergency_stop, NULL};
     const TTest *region[] = {gardener_region_same_region, gardener_region_config_file, NULL};

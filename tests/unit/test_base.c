@@ -15,6 +15,7 @@
 
 #include "clock.h"
 #include "hmap.h"
+#include "labelsel.h"
 #include "notify.h"
 #include "pool.h"
 #include "testutil.h"
@@ -150,11 +151,69 @@ START_TEST(notify_sends_to_the_socket)
 }
 END_TEST
 
+/* A LabelSelector against labels, as drain asks a disruption budget. */
+static int sel(const char *selector, const char *labels, char *err, size_t errlen)
+{
+    json_object *s = json_tokener_parse(selector), *l = json_tokener_parse(labels);
+    int r = labelsel_match(s, l, err, errlen);
+    json_object_put(s);
+    json_object_put(l);
+    return r;
+}
+
+START_TEST(labelsel_matches_as_kubernetes)
+{
+    char err[256];
+    const char *web = "{\"app\": \"web\", \"zone\": \"a\"}";
+    ck_assert_int_eq(sel("{\"matchLabels\": {\"app\": \"web\"}}", web, err, sizeof err), 1);
+    ck_assert_int_eq(sel("{\"matchLabels\": {\"app\": \"db\"}}", web, err, sizeof err), 0);
+    ck_assert_int_eq(sel("{\"matchExpressions\": [{\"key\": \"app\", \"operator\": \"In\", "
+                         "\"values\": [\"db\", \"web\"]}, {\"key\": \"canary\", \"operator\": "
+                         "\"DoesNotExist\"}]}",
+                         web, err, sizeof err),
+                     1);
+    ck_assert_int_eq(sel("{\"matchExpressions\": [{\"key\": \"zone\", \"operator\": \"NotIn\", "
+                         "\"values\": [\"a\"]}]}",
+                         web, err, sizeof err),
+                     0);
+    ck_assert_int_eq(sel("{\"matchExpressions\": [{\"key\": \"zone\", \"operator\": \"Exists\"}]}",
+                         web, err, sizeof err),
+                     1);
+    /* NotIn matches a label that is absent */
+    ck_assert_int_eq(sel("{\"matchExpressions\": [{\"key\": \"tier\", \"operator\": \"NotIn\", "
+                         "\"values\": [\"db\"]}]}",
+                         "{}", err, sizeof err),
+                     1);
+    /* empty or absent: nothing (a budget without a selector covers no Pod) */
+    ck_assert_int_eq(sel("{}", web, err, sizeof err), 0);
+    ck_assert_int_eq(labelsel_match(NULL, NULL, err, sizeof err), 0);
+    /* malformed: the member is named */
+    ck_assert_int_eq(sel("{\"matchExpressions\": [{\"key\": \"app\", \"operator\": \"Equals\", "
+                         "\"values\": [\"web\"]}]}",
+                         web, err, sizeof err),
+                     -1);
+    ck_assert_msg(strstr(err, "matchExpressions[0].operator: expected In, NotIn, Exists or "
+                              "DoesNotExist, got 'Equals'") != NULL,
+                  "%s", err);
+    ck_assert_int_eq(sel("{\"matchExpressions\": [{\"key\": \"app\", \"operator\": \"In\"}]}", web,
+                         err, sizeof err),
+                     -1);
+    ck_assert_msg(strstr(err, "In needs at least one value") != NULL, "%s", err);
+    ck_assert_int_eq(sel("{\"matchLabels\": [1]}", web, err, sizeof err), -1);
+    ck_assert_int_eq(sel("[1]", web, err, sizeof err), -1);
+    ck_assert_int_eq(sel("{\"matchExpressions\": [{\"key\": \"a\", \"operator\": \"Exists\", "
+                         "\"values\": [\"x\"]}]}",
+                         web, err, sizeof err),
+                     -1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("base");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, clock_parses_rfc3339);
+    tcase_add_test(tc, labelsel_matches_as_kubernetes);
     tcase_add_test(tc, clock_formats_whole_seconds);
     tcase_add_test(tc, hmap_put_get_del_grow);
     tcase_add_test(tc, pool_covers_every_index_once);

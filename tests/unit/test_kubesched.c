@@ -295,7 +295,7 @@ START_TEST(plugin_config_mapping)
               "  - name: InterPodAffinity\n"
               "    args: {hardPodAffinityWeight: 0}\n"
               "  - name: DefaultPreemption\n"
-              "    args: {minCandidateNodesPercentage: 10, minCandidateNodesAbsolute: 100}\n"
+              "    args: {minCandidateNodesPercentage: 20, minCandidateNodesAbsolute: 50}\n"
               "  - name: PodTopologySpread\n"
               "    args:\n"
               "      defaultingType: List\n"
@@ -320,8 +320,14 @@ START_TEST(plugin_config_mapping)
         strstr(inline_config(plugin(p, "pod-topology-spread")), "defaultingType: List"));
     ck_assert_str_eq(inline_config(plugin(p, "node-resources-balanced-allocation")),
                      "{resources: [{name: cpu, weight: 1}]}");
-    /* kube's defaults for preemption: what trellis does */
-    ck_assert_ptr_null(config_setting_get_member(plugin(p, "preemption")->args, "config"));
+    /* DefaultPreemptionArgs: the preemption plugin's own arguments */
+    const config_setting_t *pa = plugin(p, "preemption")->args;
+    ck_assert_ptr_null(config_setting_get_member(pa, "config"));
+    ck_assert_int_eq(
+        config_setting_get_int(config_setting_get_member(pa, "min_candidate_nodes_percentage")),
+        20);
+    ck_assert_int_eq(
+        config_setting_get_int(config_setting_get_member(pa, "min_candidate_nodes_absolute")), 50);
     /* the line of the args (their first key), for the plugin's own errors */
     const config_setting_t *in = config_setting_get_member(
         config_setting_get_member(plugin(p, "node-resources-fit")->args, "config"), "inline");
@@ -512,8 +518,8 @@ START_TEST(refusals_name_the_line)
                       "    args: {kind: InterPodAffinityArgs}\n",
                  6, "kind: expected NodeResourcesFitArgs");
     expect_error(HEAD "profiles:\n- pluginConfig:\n  - name: DefaultPreemption\n"
-                      "    args:\n      minCandidateNodesPercentage: 20\n",
-                 7, "has no minCandidateNodesPercentage");
+                      "    args:\n      minCandidateNodesPercentage: 101\n",
+                 7, "minCandidateNodesPercentage");
     expect_error(HEAD "profiles:\n- pluginConfig:\n  - name: TaintToleration\n"
                       "    args: {x: 1}\n",
                  6, "takes no arguments");
