@@ -1054,6 +1054,45 @@ START_TEST(several_targets)
 }
 END_TEST
 
+START_TEST(feasible_filter)
+{
+    /* fx-late (a fixture): filter_feasible (SDK 1.6) rejects by the label
+     * late through cycle_reject, or every target left by its own code */
+    trellis_plugin *pl = load("fx-late", NULL);
+    ck_assert(mock_registered(pl, "filter_feasible"));
+    trellis_object *t[3] = {
+        TARGET("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\","
+               "\"labels\":{\"late\":\"reject\"}}}"),
+        TARGET("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n2\","
+               "\"labels\":{\"late\":\"unresolvable\"}}}"),
+        TARGET("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n3\"}}")};
+    int codes[3];
+    trellis_status st[3];
+    char err[256];
+    trellis_object *w = WORKLOAD(POD("p", ""));
+    ck_assert_int_eq(mock_filter_feasible(m, pl, w, t, 3, codes, st, err, sizeof err), 0);
+    ck_assert_int_eq(codes[0], TRELLIS_UNSCHEDULABLE);
+    ck_assert_str_eq(st[0].reason, "LateRejected");
+    ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE);
+    ck_assert_int_eq(codes[2], TRELLIS_SUCCESS);
+    trellis_object *all = WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+                                   "\"name\":\"q\",\"labels\":{\"late-all\":\"reject\"}}}");
+    ck_assert_int_eq(mock_filter_feasible(m, pl, all, t, 3, codes, st, err, sizeof err), 0);
+    ck_assert_str_eq(st[0].reason, "LateRejected"); /* its own first */
+    ck_assert_int_eq(codes[2], TRELLIS_UNSCHEDULABLE);
+    ck_assert_str_eq(st[2].reason, "AllRejected");
+    trellis_object *bad = WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+                                   "\"name\":\"r\",\"labels\":{\"late-all\":\"error\"}}}");
+    ck_assert_int_eq(mock_filter_feasible(m, pl, bad, t, 3, codes, st, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "told to fail") != NULL, "%s", err);
+    /* an SDK 1.5 host has no filter_feasible: the plugin needs 1.6 */
+    mock *old = mock_new(5);
+    ck_assert_ptr_null(mock_load(old, "fx-late", NULL, err, sizeof err));
+    ck_assert_msg(strstr(err, "needs SDK 1.6") != NULL, "%s", err);
+    mock_free(old);
+}
+END_TEST
+
 START_TEST(pre_enqueue_and_finalize)
 {
     /* fx-writes (a fixture): leaves "ignore" workloads alone; finalizes
@@ -1927,6 +1966,7 @@ int main(void)
                              the_clock_is_the_hosts,
                              pre_enqueue_and_finalize,
                              several_targets,
+                             feasible_filter,
                              NULL};
     SRunner *sr = srunner_create(suite("default-binder", binder));
     srunner_add_suite(sr, suite("priority-sort", prio));
