@@ -1093,6 +1093,79 @@ START_TEST(feasible_filter)
 }
 END_TEST
 
+/* http-extender (built with libcurl only): its configuration, which
+ * hooks it takes, managed resources, and a filter call to a port nobody
+ * listens on, ignorable or not. The real exchanges are tests/extender.sh. */
+START_TEST(http_extender)
+{
+    char err[1024];
+    if (!mock_load(m, "http-extender", "{\"url_prefix\":\"http://127.0.0.1:1\"}", err,
+                   sizeof err) &&
+        strstr(err, "no ") && strstr(err, "http-extender"))
+        return; /* this build has no libcurl */
+    ck_assert_ptr_null(mock_load(m, "http-extender", "{}", err, sizeof err));
+    ck_assert_msg(strstr(err, "url_prefix") != NULL, "%s", err);
+    ck_assert_ptr_null(
+        mock_load(m, "http-extender", "{\"url_prefix\":\"ftp://x\"}", err, sizeof err));
+    ck_assert_msg(strstr(err, "expected an http:// or https:// URL") != NULL, "%s", err);
+    ck_assert_ptr_null(mock_load(m, "http-extender",
+                                 "{\"url_prefix\":\"http://x\",\"bind_verb\":\"b?x\"}", err,
+                                 sizeof err));
+    ck_assert_msg(strstr(err, "bind_verb 'b?x'") != NULL, "%s", err);
+    ck_assert_ptr_null(mock_load(m, "http-extender",
+                                 "{\"url_prefix\":\"http://x\",\"http_timeout_ms\":-1}", err,
+                                 sizeof err));
+    ck_assert_msg(strstr(err, "http_timeout_ms -1") != NULL, "%s", err);
+
+    trellis_plugin *all =
+        load("http-extender", "{\"url_prefix\":\"http://127.0.0.1:1/x/\",\"filter_verb\":"
+                              "\"filter\",\"prioritize_verb\":\"prio\",\"bind_verb\":\"bind\","
+                              "\"managed_resources\":[\"example.com/gpu\"],"
+                              "\"http_timeout_ms\":500}");
+    ck_assert(mock_registered(all, "filter_feasible"));
+    ck_assert(mock_registered(all, "pre_score"));
+    ck_assert(mock_registered(all, "score_span"));
+    ck_assert(mock_registered(all, "bind"));
+    ck_assert(mock_registered(all, "prepare_workload")); /* interest */
+    ck_assert(mock_registered(all, "prepare_target"));   /* Node JSON */
+    trellis_plugin *names =
+        load("http-extender", "{\"url_prefix\":\"http://127.0.0.1:1\",\"filter_verb\":"
+                              "\"filter\",\"node_cache_capable\":true,\"ignorable\":true}");
+    ck_assert(!mock_registered(names, "prepare_target")); /* names only */
+    ck_assert(!mock_registered(names, "prepare_workload"));
+    ck_assert(!mock_registered(names, "pre_score"));
+    ck_assert(!mock_registered(names, "bind"));
+
+    trellis_object *t[2] = {TARGET("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{"
+                                   "\"name\":\"n1\"}}"),
+                            TARGET("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{"
+                                   "\"name\":\"n2\"}}")};
+    trellis_object *plain = WORKLOAD(POD("plain", "\"containers\":[{\"name\":\"c\"}]"));
+    trellis_object *gpu =
+        WORKLOAD(POD("gpu", "\"initContainers\":[{\"name\":\"i\",\"resources\":{\"limits\":{"
+                            "\"example.com/gpu\":1}}}],\"containers\":[{\"name\":\"c\"}]"));
+    int codes[2];
+    trellis_status st[2];
+    trellis_status bst;
+    /* not interested: no call at all, every Node stays, the bind is
+     * left to the next binder */
+    ck_assert_int_eq(mock_filter_feasible(m, all, plain, t, 2, codes, st, err, sizeof err), 0);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(mock_bind(m, all, plain, t[0], &bst), TRELLIS_SKIP);
+    /* interested (an init container's limit): the call fails, and names
+     * the URL (the prefix without its trailing slash, then the verb) */
+    ck_assert_int_eq(mock_filter_feasible(m, all, gpu, t, 2, codes, st, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "POST http://127.0.0.1:1/x/filter") != NULL, "%s", err);
+    ck_assert_int_eq(mock_bind(m, all, gpu, t[0], &bst), TRELLIS_ERROR);
+    ck_assert_msg(strstr(bst.message, "POST http://127.0.0.1:1/x/bind") != NULL, "%s", bst.message);
+    /* ignorable: the failure skips the extender, every Node stays */
+    ck_assert_int_eq(mock_filter_feasible(m, names, plain, t, 2, codes, st, err, sizeof err), 0);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    ck_assert_uint_ge(mock_logged(m, TRELLIS_LOG_WARN), 1);
+}
+END_TEST
+
 START_TEST(pre_enqueue_and_finalize)
 {
     /* fx-writes (a fixture): leaves "ignore" workloads alone; finalizes
@@ -1967,6 +2040,7 @@ int main(void)
                              pre_enqueue_and_finalize,
                              several_targets,
                              feasible_filter,
+                             http_extender,
                              NULL};
     SRunner *sr = srunner_create(suite("default-binder", binder));
     srunner_add_suite(sr, suite("priority-sort", prio));
