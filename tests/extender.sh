@@ -293,6 +293,16 @@ check "bind: trellis wrote no binding of p1 into the state" \
 check "bind: a Pod the extender does not manage is bound by default-binder (n2)" \
     sh -c "awk '/name: other,/ { on = 1 } on' '$tmp/b.st/pods.yaml' | grep -q 'nodeName: n2'"
 check "bind: the extender never heard of it" hasnt b.rec '"podName":"other"'
+# trellis run: the binding cycle calls the extender from its own thread;
+# the Pod the extender bound is not bound again while the host runs
+cp -r "$tmp/base.state" "$tmp/brun"
+start brun "$tmp/brun" "$tmp/b.cfg"
+check "run: the binding thread has the extender bind p1" wait_for 20 grep -q "^BOUND default/p1 uid-p1 n1$" "$tmp/b.rec"
+check "run: the host logs the binding" wait_for 20 grep -q "Pod default/p1: bound to n1" "$tmp/brun.log"
+kill -TERM "$pid"
+check "run: the host exits when asked" wait_for 20 stopped "$pid"
+check "run: the extender bound p1 once in the run (twice with schedule's above)" \
+    sh -c "[ \$(grep -c '^BOUND default/p1 ' '$tmp/b.rec') -eq 2 ]"
 unserve b
 serve be --error "binding refused"
 cfg "$tmp/be.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; bind_verb = \"bind\"; };"

@@ -309,15 +309,16 @@ static int filter_feasible(trellis_plugin *self, trellis_cycle *c, const trellis
         return filter_failed(self, e, why, st);
     }
     qsort(kept, n_kept, sizeof *kept, by_name);
+    /* a failed node's name is its first member: sorted and found by it */
+    qsort(r.failed, r.n_failed, sizeof *r.failed, by_name);
     for (size_t j = 0; j < n; j++) {
         const char *name = host->target_name(feasible[j]);
         if (listed(kept, n_kept, name))
             continue;
         trellis_status rej;
-        const ext_failed *f = NULL;
-        for (size_t k = 0; k < r.n_failed && !f; k++)
-            if (strcmp(r.failed[k].node, name) == 0)
-                f = &r.failed[k];
+        ext_failed key = {(char *)name, NULL, 0};
+        const ext_failed *f =
+            r.n_failed ? bsearch(&key, r.failed, r.n_failed, sizeof *r.failed, by_name) : NULL;
         if (f)
             host->status(&rej, f->unresolvable ? TRELLIS_UNRESOLVABLE : TRELLIS_UNSCHEDULABLE,
                          "ExtenderRejected", "%s", f->message);

@@ -824,13 +824,15 @@ typedef struct trellis_host {
 
     /* -- cycle state -- */
     /* Per-plugin slot, reset at the start of each cycle. Set it on the main
-     * thread (pre_filter, pre_score); filter and score only read it. */
+     * thread (pre_filter, filter_feasible, pre_score); filter and score
+     * only read it. */
     void (*cycle_set)(trellis_cycle *c, const trellis_plugin *self, void *data);
     void *(*cycle_get)(const trellis_cycle *c, const trellis_plugin *self);
     /* Zeroed memory from the cycle's arena, freed when the cycle ends;
      * NULL on exhaustion. Never call free() on it. Main thread only
-     * (pre_filter, post_filter, pre_score, normalize, reserve, permit):
-     * filter and score hooks run on workers and must not call it. */
+     * (pre_filter, filter_feasible, post_filter, pre_score, normalize,
+     * reserve, permit): filter and score hooks run on workers and must
+     * not call it. */
     void *(*cycle_alloc)(trellis_cycle *c, size_t size);
     /* All targets of the cycle's snapshot, in name order (every hook of a
      * cycle since 1.3; post_filter only before), and the filter verdict of
