@@ -15,9 +15,9 @@
 /* Deep enough for a Node in a NodeList in a filter result. */
 #define REPLY_DEPTH 64
 
-static void errf(char *err, size_t errlen, const char *fmt, ...)
+static void reply_err(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static void errf(char *err, size_t errlen, const char *fmt, ...)
+static void reply_err(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -25,7 +25,7 @@ static void errf(char *err, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
-static char *dup(const char *s)
+static char *reply_dup(const char *s)
 {
     size_t n = strlen(s) + 1;
     char *d = malloc(n);
@@ -45,17 +45,17 @@ static json_object *first_value(const char *body, size_t len, int *is_null, char
     while (i < len && strchr(" \t\r\n", body[i]))
         i++;
     if (i == len) {
-        errf(err, errlen, "the answer is empty (expected JSON)");
+        reply_err(err, errlen, "the answer is empty (expected JSON)");
         return NULL;
     }
     if (len - i >= INT_MAX) {
-        errf(err, errlen, "the answer is too large (%zu bytes)", len);
+        reply_err(err, errlen, "the answer is too large (%zu bytes)", len);
         return NULL;
     }
     /* json-c wants to see where a trailing number ends: a NUL after it */
     char *copy = malloc(len - i + 1);
     if (!copy) {
-        errf(err, errlen, "out of memory");
+        reply_err(err, errlen, "out of memory");
         return NULL;
     }
     memcpy(copy, body + i, len - i);
@@ -63,7 +63,7 @@ static json_object *first_value(const char *body, size_t len, int *is_null, char
     json_tokener *tok = json_tokener_new_ex(REPLY_DEPTH);
     if (!tok) {
         free(copy);
-        errf(err, errlen, "out of memory");
+        reply_err(err, errlen, "out of memory");
         return NULL;
     }
     json_object *v = json_tokener_parse_ex(tok, copy, (int)(len - i + 1));
@@ -71,8 +71,8 @@ static json_object *first_value(const char *body, size_t len, int *is_null, char
     if (!v && e == json_tokener_success)
         *is_null = 1;
     else if (!v)
-        errf(err, errlen, "the answer is not JSON: %s at byte %zu", json_tokener_error_desc(e),
-             i + json_tokener_get_parse_end(tok));
+        reply_err(err, errlen, "the answer is not JSON: %s at byte %zu", json_tokener_error_desc(e),
+                  i + json_tokener_get_parse_end(tok));
     json_tokener_free(tok);
     free(copy);
     return v;
@@ -108,24 +108,24 @@ static int string_list(json_object *v, const char *what, char ***out, size_t *n,
     if (!v)
         return 0;
     if (!is(v, json_type_array)) {
-        errf(err, errlen, "%s: expected a list of node names", what);
+        reply_err(err, errlen, "%s: expected a list of node names", what);
         return -1;
     }
     size_t len = json_object_array_length(v);
     *out = calloc(len ? len : 1, sizeof **out);
     if (!*out) {
-        errf(err, errlen, "out of memory");
+        reply_err(err, errlen, "out of memory");
         return -1;
     }
     for (size_t i = 0; i < len; i++) {
         json_object *s = json_object_array_get_idx(v, i); /* NULL for null: "" */
         if (s && !is(s, json_type_string)) {
-            errf(err, errlen, "%s[%zu]: expected a string", what, i);
+            reply_err(err, errlen, "%s[%zu]: expected a string", what, i);
             return -1;
         }
-        (*out)[i] = dup(s ? json_object_get_string(s) : "");
+        (*out)[i] = reply_dup(s ? json_object_get_string(s) : "");
         if (!(*out)[i]) {
-            errf(err, errlen, "out of memory");
+            reply_err(err, errlen, "out of memory");
             return -1;
         }
         (*n)++;
@@ -140,7 +140,7 @@ static int node_list(json_object *v, ext_filter_result *r, char *err, size_t err
     if (!v)
         return 0;
     if (!is(v, json_type_object)) {
-        errf(err, errlen, "nodes: expected a NodeList (an object with items)");
+        reply_err(err, errlen, "nodes: expected a NodeList (an object with items)");
         return -1;
     }
     int present;
@@ -148,37 +148,37 @@ static int node_list(json_object *v, ext_filter_result *r, char *err, size_t err
     if (!items)
         return 0;
     if (!is(items, json_type_array)) {
-        errf(err, errlen, "nodes.items: expected a list of Nodes");
+        reply_err(err, errlen, "nodes.items: expected a list of Nodes");
         return -1;
     }
     size_t len = json_object_array_length(items);
     r->nodes = calloc(len ? len : 1, sizeof *r->nodes);
     if (!r->nodes) {
-        errf(err, errlen, "out of memory");
+        reply_err(err, errlen, "out of memory");
         return -1;
     }
     for (size_t i = 0; i < len; i++) {
         json_object *node = json_object_array_get_idx(items, i);
         const char *name = "";
         if (node && !is(node, json_type_object)) {
-            errf(err, errlen, "nodes.items[%zu]: expected a Node", i);
+            reply_err(err, errlen, "nodes.items[%zu]: expected a Node", i);
             return -1;
         }
         json_object *meta = node ? field(node, "metadata", &present) : NULL;
         if (meta && !is(meta, json_type_object)) {
-            errf(err, errlen, "nodes.items[%zu].metadata: expected an object", i);
+            reply_err(err, errlen, "nodes.items[%zu].metadata: expected an object", i);
             return -1;
         }
         json_object *n = meta ? field(meta, "name", &present) : NULL;
         if (n && !is(n, json_type_string)) {
-            errf(err, errlen, "nodes.items[%zu].metadata.name: expected a string", i);
+            reply_err(err, errlen, "nodes.items[%zu].metadata.name: expected a string", i);
             return -1;
         }
         if (n)
             name = json_object_get_string(n);
-        r->nodes[i] = dup(name);
+        r->nodes[i] = reply_dup(name);
         if (!r->nodes[i]) {
-            errf(err, errlen, "out of memory");
+            reply_err(err, errlen, "out of memory");
             return -1;
         }
         r->n_nodes++;
@@ -203,32 +203,32 @@ static int failed_map(json_object *v, const char *what, int unresolvable, ext_fi
     if (!v)
         return 0;
     if (!is(v, json_type_object)) {
-        errf(err, errlen, "%s: expected a map of node names to messages", what);
+        reply_err(err, errlen, "%s: expected a map of node names to messages", what);
         return -1;
     }
     size_t len = (size_t)json_object_object_length(v);
     ext_failed *grown = realloc(r->failed, (r->n_failed + len + 1) * sizeof *r->failed);
     if (!grown) {
-        errf(err, errlen, "out of memory");
+        reply_err(err, errlen, "out of memory");
         return -1;
     }
     r->failed = grown;
     json_object_object_foreach(v, k, m)
     {
         if (m && !is(m, json_type_string)) {
-            errf(err, errlen, "%s[\"%.64s\"]: expected a string", what, k);
+            reply_err(err, errlen, "%s[\"%.64s\"]: expected a string", what, k);
             return -1;
         }
         if (has_failed(r, k))
             continue;
         ext_failed *f = &r->failed[r->n_failed];
-        f->node = dup(k);
-        f->message = dup(m ? json_object_get_string(m) : "");
+        f->node = reply_dup(k);
+        f->message = reply_dup(m ? json_object_get_string(m) : "");
         f->unresolvable = unresolvable;
         if (!f->node || !f->message) {
             free(f->node);
             free(f->message);
-            errf(err, errlen, "out of memory");
+            reply_err(err, errlen, "out of memory");
             return -1;
         }
         r->n_failed++;
@@ -244,12 +244,12 @@ static int error_field(json_object *o, char **out, char *err, size_t errlen)
     if (!e)
         return 0;
     if (!is(e, json_type_string)) {
-        errf(err, errlen, "error: expected a string");
+        reply_err(err, errlen, "error: expected a string");
         return -1;
     }
     const char *s = json_object_get_string(e);
-    if (s[0] && !(*out = dup(s))) {
-        errf(err, errlen, "out of memory");
+    if (s[0] && !(*out = reply_dup(s))) {
+        reply_err(err, errlen, "out of memory");
         return -1;
     }
     return 0;
@@ -280,8 +280,8 @@ int ext_parse_filter(const char *body, size_t len, ext_filter_result *r, char *e
     if (!v)
         return is_null ? 0 : -1; /* null: nothing set, every node filtered out */
     if (!is(v, json_type_object)) {
-        errf(err, errlen, "expected an ExtenderFilterResult (a JSON object), got %s",
-             json_type_to_name(json_object_get_type(v)));
+        reply_err(err, errlen, "expected an ExtenderFilterResult (a JSON object), got %s",
+                  json_type_to_name(json_object_get_type(v)));
         goto out;
     }
     if (string_list(field(v, "nodenames", &present), "nodenames", &r->names, &r->n_names,
@@ -317,15 +317,15 @@ int ext_parse_priorities(const char *body, size_t len, ext_priority **out, size_
     if (!v)
         return is_null ? 0 : -1;
     if (!is(v, json_type_array)) {
-        errf(err, errlen, "expected a HostPriorityList (a JSON list), got %s",
-             json_type_to_name(json_object_get_type(v)));
+        reply_err(err, errlen, "expected a HostPriorityList (a JSON list), got %s",
+                  json_type_to_name(json_object_get_type(v)));
         json_object_put(v);
         return -1;
     }
     size_t len_ = json_object_array_length(v);
     ext_priority *p = calloc(len_ ? len_ : 1, sizeof *p);
     if (!p) {
-        errf(err, errlen, "out of memory");
+        reply_err(err, errlen, "out of memory");
         json_object_put(v);
         return -1;
     }
@@ -335,20 +335,20 @@ int ext_parse_priorities(const char *body, size_t len, ext_priority **out, size_
         json_object *h = e && is(e, json_type_object) ? field(e, "host", &present) : NULL;
         json_object *s = e && is(e, json_type_object) ? field(e, "score", &present) : NULL;
         if (e && !is(e, json_type_object)) {
-            errf(err, errlen, "[%zu]: expected a HostPriority (an object)", k);
+            reply_err(err, errlen, "[%zu]: expected a HostPriority (an object)", k);
             break;
         }
         if (h && !is(h, json_type_string)) {
-            errf(err, errlen, "[%zu].host: expected a string", k);
+            reply_err(err, errlen, "[%zu].host: expected a string", k);
             break;
         }
         if (s && !is(s, json_type_int)) {
-            errf(err, errlen, "[%zu].score: expected an integer", k);
+            reply_err(err, errlen, "[%zu].score: expected an integer", k);
             break;
         }
-        p[k].host = dup(h ? json_object_get_string(h) : "");
+        p[k].host = reply_dup(h ? json_object_get_string(h) : "");
         if (!p[k].host) {
-            errf(err, errlen, "out of memory");
+            reply_err(err, errlen, "out of memory");
             break;
         }
         p[k].score = s ? json_object_get_int64(s) : 0;
@@ -372,8 +372,8 @@ int ext_parse_binding(const char *body, size_t len, char **error, char *err, siz
         return is_null ? 0 : -1;
     int rc = -1;
     if (!is(v, json_type_object))
-        errf(err, errlen, "expected an ExtenderBindingResult (a JSON object), got %s",
-             json_type_to_name(json_object_get_type(v)));
+        reply_err(err, errlen, "expected an ExtenderBindingResult (a JSON object), got %s",
+                  json_type_to_name(json_object_get_type(v)));
     else
         rc = error_field(v, error, err, errlen);
     json_object_put(v);
