@@ -222,7 +222,7 @@ static int call(const extender *e, const char *verb, char *body, size_t len, cha
     int rc = ext_http_post(e->http, verb, body, len, reply, reply_len, why, sizeof why);
     free(body);
     if (rc < 0)
-        snprintf(err, errlen, "extender %s: %s", e->url, why);
+        snprintf(err, errlen, "extender %s: %.200s", e->url, why);
     return rc;
 }
 
