@@ -203,6 +203,36 @@ check "node_cache_capable: the request has nodenames" has c.rec '"nodenames":\["
 check "node_cache_capable: and no Nodes" hasnt c.rec '"nodes":'
 unserve c
 
+# ---- two extenders ----
+# kube calls its extenders in turn, each on what the previous left: the
+# first (gpu=true) leaves n1 and n3, the second (as = "extender-2") keeps
+# everything but n1 and is sent only n1 and n3 -> n3
+serve two1 --label gpu=true
+p1=$port
+serve two2 --label rank=7
+cat >"$tmp/two.cfg" <<EOF
+profiles = ( {
+  name = "default-scheduler"; default = true;
+  workload = { kind = "Pod"; scheduler_name_field = "spec.schedulerName"; };
+  target = { kind = "Node"; };
+  binding = { field = "spec.nodeName"; };
+  plugins = ( { name = "priority-sort"; },
+    { name = "http-extender"; args = { url_prefix = "http://127.0.0.1:$p1"; filter_verb = "filter"; }; },
+    { name = "http-extender"; as = "extender-2"; args = { url_prefix = "http://127.0.0.1:$port";
+      filter_verb = "filter"; }; },
+    { name = "default-binder"; } );
+} );
+EOF
+cp -r "$tmp/base.state" "$tmp/two.state"
+run two "$tmp/two.cfg" --explain
+check "two extenders: each filters what the previous left (n3)" decided two p1 scheduled n3
+check "two extenders: the second was sent n1 and n3 only" \
+    sh -c "grep '^filter ' '$tmp/two2.rec' | grep -q '\"name\":\"n1\"' && ! grep -q '\"name\":\"n2\"' '$tmp/two2.rec'"
+check "two extenders: the rejection names the second by its as" \
+    sh -c "tr -d ' \n' <'$tmp/two.json' | grep -q '\"target\":\"n1\",\"verdict\":\"rejected\",\"plugin\":\"extender-2\"'"
+unserve two1
+unserve two2
+
 # ---- answers that are not a list of nodes ----
 # --drop n3: the extender neither keeps nor fails n3 (rejected, without a
 # message of its own); --unresolvable: failed in failedAndUnresolvableNodes
