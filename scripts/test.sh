@@ -9,7 +9,8 @@
 #     (any error or leak fails);
 #  4. build with ThreadSanitizer and run the tests of `trellis run` (the
 #     binding thread, the HTTP thread, the watchdog, kill -9 rounds, the
-#     etcd and Kubernetes API stores against real servers);
+#     etcd and Kubernetes API stores and the HTTP extenders against real
+#     servers);
 #  5. build the libFuzzer targets with clang, replay their corpora and
 #     fuzz each for 20 seconds (FUZZ_SECONDS);
 #  5b. build every in-tree plugin into the binary and run the scenario,
@@ -87,7 +88,7 @@ tsan() {
         ../configure -q --enable-werror --enable-tsan CFLAGS="-g -O1" >/dev/null &&
         make -s -j"$jobs" >/dev/null &&
         TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" \
-            make -s check TESTS="run.sh openmcp.sh fleet.sh faults.sh crash.sh etcd.sh kube.sh unit/test_metrics unit/test_http" \
+            make -s check TESTS="run.sh openmcp.sh fleet.sh faults.sh crash.sh etcd.sh kube.sh extender.sh unit/test_metrics unit/test_http" \
             >/dev/null 2>&1
     rc=$?
     cd "$top"
@@ -126,7 +127,7 @@ install_test() {
 stage "format: sources as .clang-format says" "$top/scripts/format.sh" --check
 stage "asan+ubsan build, make check" asan
 stage "valgrind over the scenario suite" plain_valgrind
-stage "threadsanitizer over the run, fault, crash, etcd and Kubernetes API tests" tsan
+stage "threadsanitizer over the run, fault, crash, etcd, Kubernetes API and extender tests" tsan
 stage "every in-tree plugin built in: scenarios, explain, admin" builtins
 stage "fuzz targets: replay the corpus, then 20 s each" fuzz
 stage "make distcheck" distcheck

@@ -253,6 +253,10 @@ check "extenders: the second as extender-2, before default-binder" \
 check "extenders: ignoredByScheduler becomes NodeResourcesFit's ignoredResources" \
     grep -q 'name="node-resources-fit";weight=1;args:{config:{inline="{ignoredResources:\[example.com/foo\]}";};};' \
     "$tmp/ext.flat"
+# the longest call, 10 s (the second extender: kube's default, 5 s), plus
+# 5 s: an extender that times out is not a hook that hangs
+check "extenders: the hook deadlines leave the longest call room" \
+    grep -q 'hook_deadline_ms=15000;bind_deadline_ms=60000;' "$tmp/ext.flat"
 
 # ---- refusals name the file and line ----
 cat >"$tmp/bad.yaml" <<EOF

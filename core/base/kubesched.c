@@ -905,6 +905,25 @@ static int read_extenders(ks *k, yaml_node_t *l)
     return 0;
 }
 
+/* The longest an extender call may take (kube's DefaultExtenderTimeout,
+ * 5 s, where httpTimeout is absent or 0), 0 without extenders: the
+ * profile's hook deadlines must leave it room, or a slow extender would
+ * end the run instead of being timed out (read_extenders checked them). */
+static long long extender_timeout_ms(ks *k)
+{
+    long long most = 0;
+    for (yaml_node_item_t *i = k->extenders ? k->extenders->data.sequence.items.start : NULL;
+         i && i < k->extenders->data.sequence.items.top; i++) {
+        yaml_node_t *v = member(k, node(k, *i), "httpTimeout");
+        long long ms = 0;
+        if (!v || get_duration(k, v, "extenders.httpTimeout", &ms) < 0 || ms <= 0)
+            ms = 5000;
+        if (ms > most)
+            most = ms;
+    }
+    return most;
+}
+
 /* One http-extender entry per extender (the contract of that plugin). */
 static int write_extender(ks *k, config_setting_t *plugins, yaml_node_t *e, int index)
 {
@@ -944,7 +963,7 @@ static int write_extender(ks *k, config_setting_t *plugins, yaml_node_t *e, int 
             return -1;
         if (ms > 86400000LL)
             return kerr(k, v, "extenders.httpTimeout: expected at most 24h");
-        if (ms > 0) /* 0: kube's default, 30s, which is the plugin's */
+        if (ms > 0) /* 0: kube's DefaultExtenderTimeout, 5 s, which is the plugin's */
             cs_int(a, "http_timeout_ms", ms, line_of(v));
     }
     int b = 0;
@@ -1111,6 +1130,11 @@ static int write_profile(ks *k, config_setting_t *list, const yaml_node_t *pn, i
     cs_int(bo, "initial_ms", init_s * 1000, line);
     cs_int(bo, "max_ms", max_s * 1000, line);
     cs_int(g, "max_unschedulable_ms", 300000, line);
+    long long ext_ms = extender_timeout_ms(k);
+    if (ext_ms) { /* the defaults are 5 s and 60 s */
+        cs_int(g, "hook_deadline_ms", ext_ms + 5000, line);
+        cs_int(g, "bind_deadline_ms", ext_ms + 5000 > 60000 ? ext_ms + 5000 : 60000, line);
+    }
     config_setting_t *plist = cs_add(g, "plugins", CONFIG_TYPE_LIST, pl ? line_of(pl) : line);
     int extenders_written = 0;
     for (int o = 0; o < n_order; o++) {

@@ -74,6 +74,8 @@ void cycle_free(trellis_cycle *c)
     free(c->feasible_idx);
     free(c->scores);
     free(c->totals);
+    free(c->late);
+    free(c->late_of);
     memset(c, 0, sizeof *c);
 }
 
@@ -121,6 +123,8 @@ void cycle_reset(trellis_cycle *c, profile *p, trellis_object *w)
     c->n_reconsidered = 0;
     c->picks = NULL;
     c->n_picks = 0;
+    c->n_late = 0;
+    c->in_filter_feasible = NULL;
     c->requeue_now = 0;
     atomic_store_explicit(&c->abandoned, 0, memory_order_relaxed);
     c->error_plugin = NULL;
@@ -137,6 +141,23 @@ void cycle_move_state(trellis_cycle *to, trellis_cycle *from)
     from->slots = xcalloc(from->cap_plugins ? from->cap_plugins : 1, sizeof *from->slots);
     from->arena = NULL;
     from->arena_cap = from->arena_used = 0;
+}
+
+void cycle_reject_late(trellis_cycle *c, const trellis_plugin *pl, size_t i,
+                       const trellis_status *st)
+{
+    if (c->n_late == c->cap_late) {
+        c->cap_late = c->cap_late ? 2 * c->cap_late : 16;
+        c->late = xrealloc(c->late, c->cap_late * sizeof *c->late);
+    }
+    if (c->cap_late_of < c->cap_targets) {
+        c->cap_late_of = c->cap_targets;
+        c->late_of = xrealloc(c->late_of, c->cap_late_of * sizeof *c->late_of);
+    }
+    c->late[c->n_late].pl = pl;
+    c->late[c->n_late].st = *st;
+    c->late_of[i] = (uint32_t)c->n_late++;
+    cycle_reject(c, i, REJ_LATE, st->code);
 }
 
 void cycle_settle_abandoned(trellis_cycle *c, unsigned char *skip)

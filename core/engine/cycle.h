@@ -34,6 +34,13 @@ typedef struct cand {
 #define REJ_EXCLUDED (-4)      /* the caller excluded it (the target being left) */
 #define REJ_NOT_EVALUATED (-5) /* enough feasible targets were found before it */
 #define REJ_HELD (-6)          /* the workload holds it already (cycle_want) */
+#define REJ_LATE (-7)          /* a filter_feasible plugin rejected it: see late_of */
+
+/* A rejection by a filter_feasible plugin (cycle_reject): who and why. */
+typedef struct cycle_late {
+    const trellis_plugin *pl;
+    trellis_status st;
+} cycle_late;
 
 struct trellis_cycle {
     struct profile *p;
@@ -93,6 +100,15 @@ struct trellis_cycle {
     size_t n_reconsidered;
     const struct trellis_target **picks;
     size_t n_picks;
+    /* filter_feasible: the plugin running it (cycle_reject answers only
+     * it), the rejections it made (late, n_late) and, for each target
+     * whose cands[].rej is REJ_LATE, its entry in late (late_of; sized
+     * cap_late_of, allocated at the first rejection) */
+    const trellis_plugin *in_filter_feasible;
+    cycle_late *late;
+    size_t n_late, cap_late;
+    uint32_t *late_of;
+    size_t cap_late_of;
     int requeue_now; /* cycle_requeue_now */
     int failed;      /* an ERROR status ended the cycle */
     trellis_status error_status;
@@ -178,5 +194,16 @@ static inline void cycle_note_retry(trellis_cycle *c, int64_t ms)
 }
 
 void cycle_settle_abandoned(trellis_cycle *c, unsigned char *skip);
+
+/* Feasible target i is rejected by the filter_feasible plugin pl with st
+ * (its code UNSCHEDULABLE or UNRESOLVABLE, copied): kept in c->late for
+ * the explanations. Main thread. */
+void cycle_reject_late(trellis_cycle *c, const trellis_plugin *pl, size_t i,
+                       const trellis_status *st);
+/* The rejection of target i when its cands[].rej is REJ_LATE. */
+static inline const cycle_late *cycle_late_of(const trellis_cycle *c, size_t i)
+{
+    return &c->late[c->late_of[i]];
+}
 
 #endif

@@ -218,6 +218,12 @@ int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who, tr
                                  : "the workload is being moved off this target");
         return st->code;
     }
+    if (rej == REJ_LATE) {
+        const cycle_late *l = cycle_late_of(c, i);
+        *who = l->pl;
+        *st = l->st;
+        return st->code;
+    }
     if (rej == REJ_INVALID) {
         const trellis_object *o = c->targets[i]->obj;
         *who = invalid_for(p, o);
@@ -815,6 +821,9 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, un
         return FW_SATISFIED;
     int all_rejected = pre == TRELLIS_UNSCHEDULABLE, scores_usable;
     if (find_feasible(p, c, w, flags, all_rejected, &scores_usable, msg, msglen) == FW_ERROR)
+        return FW_ERROR;
+    if (p->filter_feasible.n && c->n_feasible &&
+        run_filter_feasible(c, msg, msglen) == TRELLIS_ERROR)
         return FW_ERROR;
     if (c->n_feasible == 0 && c->want == TRELLIS_WANT_ALL && cycle_kept(c))
         return FW_SATISFIED; /* it holds every feasible target */

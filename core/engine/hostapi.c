@@ -59,6 +59,7 @@ REG(reg_pre_filter, pre_filter, trellis_pre_filter_fn)
 REG(reg_filter, filter, trellis_filter_fn)
 REG(reg_filter_batch, filter_batch, trellis_filter_batch_fn)
 REG(reg_filter_span, filter_span, trellis_filter_span_fn)
+REG(reg_filter_feasible, filter_feasible, trellis_filter_feasible_fn)
 REG(reg_post_filter, post_filter, trellis_post_filter_fn)
 REG(reg_pre_score, pre_score, trellis_pre_score_fn)
 REG(reg_score, score, trellis_score_fn)
@@ -605,6 +606,27 @@ static int cycle_target_status(trellis_cycle *c, size_t i, trellis_status *st)
     return framework_explain(c, i, &who, st);
 }
 
+/* Only the plugin whose filter_feasible runs, on a target still
+ * feasible, with a rejection's code. */
+static int host_cycle_reject(trellis_cycle *c, const trellis_plugin *self, const trellis_target *t,
+                             const trellis_status *st)
+{
+    if (!c || !self || !t || !st || c->in_filter_feasible != self || retired(self, __func__))
+        return -1;
+    if (st->code != TRELLIS_UNSCHEDULABLE && st->code != TRELLIS_UNRESOLVABLE)
+        return -1;
+    size_t i = t->index;
+    if (i >= c->n || c->targets[i] != t || !(c->pass[i / 64] & (1ull << (i % 64))))
+        return -1;
+    trellis_status copy = *st;
+    copy.reason[sizeof copy.reason - 1] = '\0';
+    copy.message[sizeof copy.message - 1] = '\0';
+    if (!copy.reason[0])
+        snprintf(copy.reason, sizeof copy.reason, "Rejected");
+    cycle_reject_late(c, self, i, &copy);
+    return 0;
+}
+
 static const trellis_object *cycle_held_object(const trellis_cycle *c, size_t i)
 {
     if (!c || i >= c->n_held || !c->p || !c->p->placed || !c->w)
@@ -938,6 +960,8 @@ static const trellis_host table = {
     .cycle_requeue_now = cycle_requeue_now,
     .cycle_score = cycle_score,
     .declare_kinds = declare_kinds,
+    .register_filter_feasible = reg_filter_feasible,
+    .cycle_reject = host_cycle_reject,
 };
 
 const trellis_host *hostapi_table(void)

@@ -45,6 +45,7 @@ typedef struct plugin_hooks {
     trellis_filter_fn filter;
     trellis_filter_batch_fn filter_batch;
     trellis_filter_span_fn filter_span;
+    trellis_filter_feasible_fn filter_feasible;
     trellis_post_filter_fn post_filter;
     trellis_pre_score_fn pre_score;
     trellis_score_fn score;

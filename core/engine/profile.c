@@ -34,6 +34,9 @@ void profile_build(profile *p)
             plist_add(&p->pre_filter, pl);
         if (h->filter && (pt & PT_FILTER))
             plist_add(&p->filter, pl);
+        /* the feasible filter is part of the filter point */
+        if (h->filter_feasible && (pt & PT_FILTER))
+            plist_add(&p->filter_feasible, pl);
         if (h->post_filter && (pt & PT_POST_FILTER))
             plist_add(&p->post_filter, pl);
         if (h->pre_score && (pt & PT_PRE_SCORE))
@@ -61,8 +64,10 @@ void profile_build(profile *p)
         if (h->decided && (pt & PT_DECIDED))
             plist_add(&p->decided, pl);
     }
-    /* the equivalence cache needs every plugin that filters or scores */
-    p->equivalent = p->cfg->equivalence_cache;
+    /* the equivalence cache needs every plugin that filters or scores;
+     * a feasible filter's verdicts may depend on anything (an extender's
+     * answer): no cache */
+    p->equivalent = p->cfg->equivalence_cache && !p->filter_feasible.n;
     const plist *judges[] = {&p->pre_filter, &p->filter, &p->pre_score, &p->score};
     for (size_t k = 0; k < sizeof judges / sizeof *judges; k++)
         for (size_t i = 0; i < judges[k]->n; i++)
@@ -76,11 +81,11 @@ void profile_free(profile *p)
     snapshot_free(&p->snap);
     equiv_free(&p->eq);
     placements_free(p->placed);
-    plist *lists[] = {&p->pre_filter, &p->filter,      &p->post_filter,      &p->pre_score,
-                      &p->score,      &p->reserve,     &p->permit,           &p->pre_bind,
-                      &p->bind,       &p->post_bind,   &p->prepare_workload, &p->prepare_target,
-                      &p->eviction,   &p->pre_enqueue, &p->finalize,         &p->target_lost,
-                      &p->decided};
+    plist *lists[] = {
+        &p->pre_filter, &p->filter_feasible,  &p->filter,         &p->post_filter, &p->pre_score,
+        &p->score,      &p->reserve,          &p->permit,         &p->pre_bind,    &p->bind,
+        &p->post_bind,  &p->prepare_workload, &p->prepare_target, &p->eviction,    &p->pre_enqueue,
+        &p->finalize,   &p->target_lost,      &p->decided};
     for (size_t j = 0; j < sizeof lists / sizeof *lists; j++)
         free(lists[j]->v);
     free(p->plugins);

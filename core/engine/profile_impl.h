@@ -25,9 +25,9 @@ struct profile {
     size_t n_plugins;
     trellis_plugin *queue_sort;
     struct rt_order *order; /* its queue's order (runtime.h), or NULL */
-    plist pre_filter, filter, post_filter, pre_score, score, reserve, permit, pre_bind, bind,
-        post_bind, prepare_workload, prepare_target, eviction, pre_enqueue, finalize, target_lost,
-        decided;
+    plist pre_filter, filter, filter_feasible, post_filter, pre_score, score, reserve, permit,
+        pre_bind, bind, post_bind, prepare_workload, prepare_target, eviction, pre_enqueue,
+        finalize, target_lost, decided;
     queue q;
     snapshot snap;
     struct pool *sched_pool;

@@ -420,6 +420,57 @@ int run_filter(trellis_cycle *c, trellis_plugin *pl, const struct trellis_target
     return rc;
 }
 
+/* Drop the targets a feasible filter rejected from c->feasible (their
+ * pass bits are clear); the order stays the snapshot's. */
+static void compact_feasible(trellis_cycle *c)
+{
+    size_t kept = 0;
+    for (size_t j = 0; j < c->n_feasible; j++) {
+        uint32_t i = c->feasible_idx[j];
+        if (!(c->pass[i / 64] & (1ull << (i % 64))))
+            continue;
+        c->feasible_idx[kept] = i;
+        c->feasible[kept++] = c->feasible[j];
+    }
+    c->n_feasible = kept;
+}
+
+int run_filter_feasible(trellis_cycle *c, char *msg, size_t msglen)
+{
+    profile *p = c->p;
+    trellis_object *w = c->w;
+    trellis_status st;
+    int result = TRELLIS_SUCCESS;
+    uint64_t tp = rt_clock();
+    for (size_t k = 0; k < p->filter_feasible.n && c->n_feasible && result == TRELLIS_SUCCESS;
+         k++) {
+        trellis_plugin *pl = p->filter_feasible.v[k];
+        memset(&st, 0, sizeof st);
+        int rc;
+        c->in_filter_feasible = pl;
+        CALL(pl, "filter_feasible", w->id, pl->hook_deadline_ms, rc,
+             rc = pl->h.filter_feasible(pl, c, w, (const trellis_target *const *)c->feasible,
+                                        c->n_feasible, &st));
+        c->in_filter_feasible = NULL;
+        if (rc == TRELLIS_UNSCHEDULABLE || rc == TRELLIS_UNRESOLVABLE) {
+            st.code = rc;
+            if (!st.reason[0])
+                snprintf(st.reason, sizeof st.reason, "Rejected");
+            for (size_t j = 0; j < c->n_feasible; j++) {
+                uint32_t i = c->feasible_idx[j];
+                if (c->pass[i / 64] & (1ull << (i % 64)))
+                    cycle_reject_late(c, pl, i, &st);
+            }
+        } else if (rc != TRELLIS_SUCCESS && rc != TRELLIS_SKIP) {
+            rt_fail(c, pl, &st, "filter failed", msg, msglen);
+            result = TRELLIS_ERROR;
+        }
+        compact_feasible(c);
+    }
+    rt_time_point(p, "filter_feasible", result, tp);
+    return result;
+}
+
 int run_post_filter(trellis_cycle *c, char *msg, size_t msglen)
 {
     profile *p = c->p;

@@ -98,6 +98,11 @@ int run_filter_at(trellis_cycle *c, size_t k, size_t i);
 /* pl's plain filter on t, its raw return (st filled). */
 int run_filter(trellis_cycle *c, trellis_plugin *pl, const struct trellis_target *t,
                trellis_status *st);
+/* The feasible filters (filter_feasible), in profile order, over
+ * c->feasible while any is left; their rejections (cycle_reject, or a
+ * hook's UNSCHEDULABLE / UNRESOLVABLE for all) leave the feasible list.
+ * TRELLIS_SUCCESS, or TRELLIS_ERROR with msg. */
+int run_filter_feasible(trellis_cycle *c, char *msg, size_t msglen);
 /* Post-filter, with c->in_post_filter set: TRELLIS_SUCCESS when a plugin
  * made room (c->changed), TRELLIS_UNSCHEDULABLE, or TRELLIS_ERROR with
  * msg. */

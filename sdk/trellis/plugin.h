@@ -203,6 +203,9 @@
  *   1.5  TRELLIS_UNIT_COUNT
  *   1.5  TRELLIS_UNIT_MILLI
  *   1.5  TRELLIS_UNIT_BYTES
+ *   1.6  trellis_host.register_filter_feasible      once per cycle over the feasible targets
+ *   1.6  trellis_filter_feasible_fn
+ *   1.6  trellis_host.cycle_reject                  reject a feasible target (filter_feasible)
  *   1.6  TRELLIS_EV_WORKLOAD_PLACED                 a workload placed (kube's AssignedPod add)
  *
  * LIFECYCLE (which hook runs when, and on which thread)
@@ -246,6 +249,8 @@
  *     filter_span / filter_batch /     WORKER threads, concurrently over
  *     filter                           disjoint blocks of targets (the first
  *                                      of the three a plugin registered)
+ *     filter_feasible                  main thread, once, after every filter,
+ *                                      with the feasible targets (1.6)
  *     post_filter                      main thread, only when no target fits
  *     pre_score                        main thread, with the feasible targets
  *     score_span / score_batch / score WORKER threads, disjoint blocks
@@ -475,6 +480,25 @@ typedef void (*trellis_filter_batch_fn)(trellis_plugin *self, trellis_cycle *c,
 typedef void (*trellis_filter_span_fn)(trellis_plugin *self, trellis_cycle *c,
                                        const trellis_object *workload, size_t first, size_t n,
                                        uint64_t *pass);
+
+/* filter_feasible (since 1.6): once per cycle, after every filter ran,
+ * with the targets that passed them all, feasible[0..n) (n >= 1, in
+ * snapshot order): what kube-scheduler asks its extenders' filter verb,
+ * one request for the whole list. Reject a target with
+ * host->cycle_reject(c, self, feasible[j], st); the targets left go to
+ * the next filter_feasible plugin (profile order), then to post_filter
+ * when none is left, else to pre_score. Return SUCCESS (or SKIP: nothing
+ * to say); UNSCHEDULABLE or UNRESOLVABLE rejects every target still
+ * feasible with st; ERROR ends the cycle with st (the decision is an
+ * error naming the plugin). Main thread; the plugin's rejections show in
+ * `trellis explain` and in the unschedulable message like a filter's.
+ * A profile in which a plugin registers it does not use the equivalence
+ * cache (the verdicts may depend on anything). Runs only when the
+ * profile entry takes part in the filter point. */
+typedef int (*trellis_filter_feasible_fn)(trellis_plugin *self, trellis_cycle *c,
+                                          const trellis_object *workload,
+                                          const trellis_target *const *feasible, size_t n,
+                                          trellis_status *st);
 
 /* post_filter: runs when no target fits. It may evict workloads
  * (host->evict), create a target (host->create_target) or nominate one.
@@ -806,13 +830,15 @@ typedef struct trellis_host {
 
     /* -- cycle state -- */
     /* Per-plugin slot, reset at the start of each cycle. Set it on the main
-     * thread (pre_filter, pre_score); filter and score only read it. */
+     * thread (pre_filter, filter_feasible, pre_score); filter and score
+     * only read it. */
     void (*cycle_set)(trellis_cycle *c, const trellis_plugin *self, void *data);
     void *(*cycle_get)(const trellis_cycle *c, const trellis_plugin *self);
     /* Zeroed memory from the cycle's arena, freed when the cycle ends;
      * NULL on exhaustion. Never call free() on it. Main thread only
-     * (pre_filter, post_filter, pre_score, normalize, reserve, permit):
-     * filter and score hooks run on workers and must not call it. */
+     * (pre_filter, filter_feasible, post_filter, pre_score, normalize,
+     * reserve, permit): filter and score hooks run on workers and must
+     * not call it. */
     void *(*cycle_alloc)(trellis_cycle *c, size_t size);
     /* All targets of the cycle's snapshot, in name order (every hook of a
      * cycle since 1.3; post_filter only before), and the filter verdict of
@@ -1101,6 +1127,21 @@ typedef struct trellis_host {
      * not of letters, digits and ".-_/", a unit this host does not know). */
     int (*name_counters)(trellis_plugin *self, const char *const *names, const trellis_unit *units,
                          trellis_allocated_fn fn);
+
+    /* -- since 1.6 -- */
+    /* Registration (init only): see trellis_filter_feasible_fn. */
+    int (*register_filter_feasible)(trellis_plugin *self, trellis_filter_feasible_fn fn);
+    /* Reject feasible target t (one of those handed to this plugin's
+     * filter_feasible, which is the only hook it works in) with st: its
+     * code (TRELLIS_UNSCHEDULABLE or TRELLIS_UNRESOLVABLE), reason and
+     * message, copied. The target leaves the cycle's feasible list when
+     * the hook returns; the verdict is the target's first rejection in
+     * the decision, `trellis explain` and the unschedulable message, with
+     * this plugin's name. 0, or -1 (outside filter_feasible, t not
+     * feasible any more, another code). Ownership of t and st is
+     * retained by the caller. */
+    int (*cycle_reject)(trellis_cycle *c, const trellis_plugin *self, const trellis_target *t,
+                        const trellis_status *st);
 } trellis_host;
 
 /* cycle_want: every feasible target. */

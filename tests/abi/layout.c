@@ -137,6 +137,8 @@ int main(void)
     HOST(cycle_held_kept);
     HOST(cycle_target_status);
     HOST(name_counters);
+    HOST(register_filter_feasible);
+    HOST(cycle_reject);
 #endif
     DESC(size);
     DESC(sdk_major);

@@ -76,6 +76,7 @@ struct trellis_plugin {
     trellis_filter_fn filter;
     trellis_filter_batch_fn filter_batch;
     trellis_filter_span_fn filter_span;
+    trellis_filter_feasible_fn filter_feasible;
     trellis_post_filter_fn post_filter;
     trellis_pre_score_fn pre_score;
     trellis_score_fn score;
@@ -114,6 +115,11 @@ struct trellis_cycle {
     /* columns for the span hooks, per plugin of this cycle */
     void **data;
     int64_t *cols;
+    /* mock_filter_feasible: the plugin whose hook runs, and where its
+     * rejections (cycle_reject) go */
+    const trellis_plugin *ff;
+    int *ff_codes;
+    trellis_status *ff_st;
 };
 
 typedef struct written {
@@ -897,6 +903,7 @@ REG(r_filter, filter, trellis_filter_fn)
 REG(r_filter_batch, filter_batch, trellis_filter_batch_fn)
 REG(r_filter_span, filter_span, trellis_filter_span_fn)
 REG(r_post_filter, post_filter, trellis_post_filter_fn)
+REG(r_filter_feasible, filter_feasible, trellis_filter_feasible_fn)
 REG(r_pre_score, pre_score, trellis_pre_score_fn)
 REG(r_score, score, trellis_score_fn)
 REG(r_score_batch, score_batch, trellis_score_batch_fn)
@@ -1172,6 +1179,23 @@ static int h_cycle_score(const trellis_cycle *c, const char *plugin, const trell
 }
 
 /* Checked as the host checks them. */
+/* Only in mock_filter_feasible, by the plugin it runs, on a target not
+ * rejected yet, with a rejection's code. */
+static int h_cycle_reject(trellis_cycle *c, const trellis_plugin *self, const trellis_target *t,
+                          const trellis_status *st)
+{
+    if (!c || !c->ff || c->ff != self || !t || !st ||
+        (st->code != TRELLIS_UNSCHEDULABLE && st->code != TRELLIS_UNRESOLVABLE))
+        return -1;
+    size_t i = (size_t)(t - c->targets);
+    if (t < c->targets || i >= c->n || c->ff_codes[i] != TRELLIS_SUCCESS)
+        return -1;
+    c->ff_codes[i] = st->code;
+    if (c->ff_st)
+        c->ff_st[i] = *st;
+    return 0;
+}
+
 static int h_name_counters(trellis_plugin *self, const char *const *names,
                            const trellis_unit *units, trellis_allocated_fn fn)
 {
@@ -1376,6 +1400,8 @@ static const trellis_host full = {
     .cycle_held_kept = h_cycle_held_kept,
     .cycle_target_status = h_cycle_target_status,
     .name_counters = h_name_counters,
+    .register_filter_feasible = r_filter_feasible,
+    .cycle_reject = h_cycle_reject,
 };
 
 /* How much of the table a host of SDK 1.<minor> has. */
@@ -1392,6 +1418,8 @@ static size_t table_size(int minor)
         return offsetof(trellis_host, clock_now);
     case 4:
         return offsetof(trellis_host, cycle_held_object);
+    case 5:
+        return offsetof(trellis_host, register_filter_feasible);
     default:
         return sizeof(trellis_host);
     }
@@ -1538,60 +1566,28 @@ trellis_plugin *mock_load(mock *m, const char *name, const char *args_json, char
 
 int mock_registered(const trellis_plugin *pl, const char *hook)
 {
-    static const char *const names[] = {"prepare_workload",
-                                        "prepare_target",
-                                        "release",
-                                        "counters",
-                                        "target_values",
-                                        "queue_sort",
-                                        "pre_filter",
-                                        "filter",
-                                        "filter_batch",
-                                        "filter_span",
-                                        "post_filter",
-                                        "pre_score",
-                                        "score",
-                                        "score_batch",
-                                        "score_span",
-                                        "normalize",
-                                        "reserve",
-                                        "unreserve",
-                                        "permit",
-                                        "pre_bind",
-                                        "bind",
-                                        "post_bind",
-                                        "eviction_check",
-                                        "equivalent",
-                                        "pre_enqueue",
-                                        "finalize",
-                                        "events"};
-    const int has[] = {pl->prepare_workload != NULL,
-                       pl->prepare_target != NULL,
-                       pl->release != NULL,
-                       pl->amounts != NULL,
-                       pl->target_values != NULL,
-                       pl->less != NULL,
-                       pl->pre_filter != NULL,
-                       pl->filter != NULL,
-                       pl->filter_batch != NULL,
-                       pl->filter_span != NULL,
-                       pl->post_filter != NULL,
-                       pl->pre_score != NULL,
-                       pl->score != NULL,
-                       pl->score_batch != NULL,
-                       pl->score_span != NULL,
-                       pl->normalize != NULL,
-                       pl->reserve != NULL,
-                       pl->unreserve != NULL,
-                       pl->permit != NULL,
-                       pl->pre_bind != NULL,
-                       pl->bind != NULL,
-                       pl->post_bind != NULL,
-                       pl->eviction_check != NULL,
-                       pl->equivalent != NULL,
-                       pl->pre_enqueue != NULL,
-                       pl->finalize != NULL,
-                       pl->has_events};
+    static const char *const names[] = {
+        "prepare_workload", "prepare_target", "release",     "counters",
+        "target_values",    "queue_sort",     "pre_filter",  "filter",
+        "filter_batch",     "filter_span",    "post_filter", "filter_feasible",
+        "pre_score",        "score",          "score_batch", "score_span",
+        "normalize",        "reserve",        "unreserve",   "permit",
+        "pre_bind",         "bind",           "post_bind",   "eviction_check",
+        "equivalent",       "pre_enqueue",    "finalize",    "events"};
+    const int has[] = {pl->prepare_workload != NULL, pl->prepare_target != NULL,
+                       pl->release != NULL,          pl->amounts != NULL,
+                       pl->target_values != NULL,    pl->less != NULL,
+                       pl->pre_filter != NULL,       pl->filter != NULL,
+                       pl->filter_batch != NULL,     pl->filter_span != NULL,
+                       pl->post_filter != NULL,      pl->filter_feasible != NULL,
+                       pl->pre_score != NULL,        pl->score != NULL,
+                       pl->score_batch != NULL,      pl->score_span != NULL,
+                       pl->normalize != NULL,        pl->reserve != NULL,
+                       pl->unreserve != NULL,        pl->permit != NULL,
+                       pl->pre_bind != NULL,         pl->bind != NULL,
+                       pl->post_bind != NULL,        pl->eviction_check != NULL,
+                       pl->equivalent != NULL,       pl->pre_enqueue != NULL,
+                       pl->finalize != NULL,         pl->has_events};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(names[i], hook) == 0)
             return has[i];
@@ -1782,6 +1778,44 @@ int mock_filter(mock *m, trellis_plugin *pl, const trellis_object *w,
     }
     cycle_end(&c);
     return rc;
+}
+
+int mock_filter_feasible(mock *m, trellis_plugin *pl, const trellis_object *w,
+                         trellis_object *const *targets, size_t n, int *codes, trellis_status *sts,
+                         char *err, size_t errlen)
+{
+    trellis_cycle c;
+    trellis_status st;
+    cycle_start(&c, m, w, targets, n);
+    for (size_t i = 0; i < n; i++) {
+        codes[i] = TRELLIS_SUCCESS;
+        if (sts)
+            memset(&sts[i], 0, sizeof sts[i]);
+    }
+    memset(&st, 0, sizeof st);
+    int rc = TRELLIS_SUCCESS;
+    if (pl->filter_feasible && n) {
+        c.ff = pl;
+        c.ff_codes = codes;
+        c.ff_st = sts;
+        rc = pl->filter_feasible(pl, &c, w, target_ptrs(&c), n, &st);
+        c.ff = NULL;
+    }
+    if (rc == TRELLIS_UNSCHEDULABLE || rc == TRELLIS_UNRESOLVABLE) {
+        for (size_t i = 0; i < n; i++) {
+            if (codes[i] != TRELLIS_SUCCESS)
+                continue;
+            codes[i] = rc;
+            if (sts)
+                sts[i] = st;
+        }
+    } else if (rc != TRELLIS_SUCCESS && rc != TRELLIS_SKIP) {
+        snprintf(err, errlen, "filter_feasible failed: %s", st.message);
+        cycle_end(&c);
+        return -1;
+    }
+    cycle_end(&c);
+    return 0;
 }
 
 int mock_score(mock *m, trellis_plugin *pl, const trellis_object *w, trellis_object *const *targets,

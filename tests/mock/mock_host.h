@@ -45,7 +45,8 @@ trellis_plugin *mock_load(mock *m, const char *name, const char *args_json, char
  * "filter", "filter_batch", "filter_span", "post_filter", "pre_score",
  * "score", "score_batch", "score_span", "normalize", "reserve",
  * "unreserve", "permit", "pre_bind", "bind", "post_bind",
- * "eviction_check", "equivalent", "pre_enqueue", "finalize", "events". */
+ * "eviction_check", "equivalent", "pre_enqueue", "finalize", "events",
+ * "filter_feasible". */
 int mock_registered(const trellis_plugin *pl, const char *hook);
 /* The events mask pl registered (0 when none). */
 unsigned mock_events(const trellis_plugin *pl);
@@ -79,6 +80,14 @@ void mock_assign(mock *m, trellis_object *t, trellis_object *w);
 int mock_filter(mock *m, trellis_plugin *pl, const trellis_object *w,
                 trellis_object *const *targets, size_t n, int *codes, trellis_status *st, char *err,
                 size_t errlen);
+/* pl's filter_feasible (SDK 1.6) for w over the feasible targets[0..n):
+ * codes[i] TRELLIS_SUCCESS, or the code of its rejection of target i
+ * (cycle_reject, or the hook's own UNSCHEDULABLE / UNRESOLVABLE for all
+ * left), st[i] (may be NULL) its status. All SUCCESS when pl registered
+ * none. 0; -1 with err when the hook returned ERROR. */
+int mock_filter_feasible(mock *m, trellis_plugin *pl, const trellis_object *w,
+                         trellis_object *const *targets, size_t n, int *codes, trellis_status *sts,
+                         char *err, size_t errlen);
 /* Pre-score, score (plain, and batch or span, which must agree) and
  * normalize of pl for w over targets[0..n) into scores. 0; -1 with err. */
 int mock_score(mock *m, trellis_plugin *pl, const trellis_object *w, trellis_object *const *targets,

@@ -1123,6 +1123,118 @@ START_TEST(several_targets)
 }
 END_TEST
 
+START_TEST(feasible_filter)
+{
+    /* fx-late (a fixture): filter_feasible (SDK 1.6) rejects by the label
+     * late through cycle_reject, or every target left by its own code */
+    trellis_plugin *pl = load("fx-late", NULL);
+    ck_assert(mock_registered(pl, "filter_feasible"));
+    trellis_object *t[3] = {
+        TARGET("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\","
+               "\"labels\":{\"late\":\"reject\"}}}"),
+        TARGET("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n2\","
+               "\"labels\":{\"late\":\"unresolvable\"}}}"),
+        TARGET("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n3\"}}")};
+    int codes[3];
+    trellis_status st[3];
+    char err[256];
+    trellis_object *w = WORKLOAD(POD("p", ""));
+    ck_assert_int_eq(mock_filter_feasible(m, pl, w, t, 3, codes, st, err, sizeof err), 0);
+    ck_assert_int_eq(codes[0], TRELLIS_UNSCHEDULABLE);
+    ck_assert_str_eq(st[0].reason, "LateRejected");
+    ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE);
+    ck_assert_int_eq(codes[2], TRELLIS_SUCCESS);
+    trellis_object *all = WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+                                   "\"name\":\"q\",\"labels\":{\"late-all\":\"reject\"}}}");
+    ck_assert_int_eq(mock_filter_feasible(m, pl, all, t, 3, codes, st, err, sizeof err), 0);
+    ck_assert_str_eq(st[0].reason, "LateRejected"); /* its own first */
+    ck_assert_int_eq(codes[2], TRELLIS_UNSCHEDULABLE);
+    ck_assert_str_eq(st[2].reason, "AllRejected");
+    trellis_object *bad = WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+                                   "\"name\":\"r\",\"labels\":{\"late-all\":\"error\"}}}");
+    ck_assert_int_eq(mock_filter_feasible(m, pl, bad, t, 3, codes, st, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "told to fail") != NULL, "%s", err);
+    /* an SDK 1.5 host has no filter_feasible: the plugin needs 1.6 */
+    mock *old = mock_new(5);
+    ck_assert_ptr_null(mock_load(old, "fx-late", NULL, err, sizeof err));
+    ck_assert_msg(strstr(err, "needs SDK 1.6") != NULL, "%s", err);
+    mock_free(old);
+}
+END_TEST
+
+/* http-extender (built with libcurl only): its configuration, which
+ * hooks it takes, managed resources, and a filter call to a port nobody
+ * listens on, ignorable or not. The real exchanges are tests/extender.sh. */
+START_TEST(http_extender)
+{
+    char err[1024];
+    if (!mock_load(m, "http-extender", "{\"url_prefix\":\"http://127.0.0.1:1\"}", err,
+                   sizeof err) &&
+        strstr(err, "no ") && strstr(err, "http-extender"))
+        return; /* this build has no libcurl */
+    ck_assert_ptr_null(mock_load(m, "http-extender", "{}", err, sizeof err));
+    ck_assert_msg(strstr(err, "url_prefix") != NULL, "%s", err);
+    ck_assert_ptr_null(
+        mock_load(m, "http-extender", "{\"url_prefix\":\"ftp://x\"}", err, sizeof err));
+    ck_assert_msg(strstr(err, "expected an http:// or https:// URL") != NULL, "%s", err);
+    ck_assert_ptr_null(mock_load(m, "http-extender",
+                                 "{\"url_prefix\":\"http://x\",\"bind_verb\":\"b?x\"}", err,
+                                 sizeof err));
+    ck_assert_msg(strstr(err, "bind_verb 'b?x'") != NULL, "%s", err);
+    ck_assert_ptr_null(mock_load(m, "http-extender",
+                                 "{\"url_prefix\":\"http://x\",\"http_timeout_ms\":-1}", err,
+                                 sizeof err));
+    ck_assert_msg(strstr(err, "http_timeout_ms -1") != NULL, "%s", err);
+
+    trellis_plugin *all =
+        load("http-extender", "{\"url_prefix\":\"http://127.0.0.1:1/x/\",\"filter_verb\":"
+                              "\"filter\",\"prioritize_verb\":\"prio\",\"bind_verb\":\"bind\","
+                              "\"managed_resources\":[\"example.com/gpu\"],"
+                              "\"http_timeout_ms\":500}");
+    ck_assert(mock_registered(all, "filter_feasible"));
+    ck_assert(mock_registered(all, "pre_score"));
+    ck_assert(mock_registered(all, "score_span"));
+    ck_assert(mock_registered(all, "bind"));
+    ck_assert(mock_registered(all, "prepare_workload")); /* interest */
+    ck_assert(mock_registered(all, "prepare_target"));   /* Node JSON */
+    trellis_plugin *names =
+        load("http-extender", "{\"url_prefix\":\"http://127.0.0.1:1\",\"filter_verb\":"
+                              "\"filter\",\"node_cache_capable\":true,\"ignorable\":true}");
+    ck_assert(!mock_registered(names, "prepare_target")); /* names only */
+    ck_assert(!mock_registered(names, "prepare_workload"));
+    ck_assert(!mock_registered(names, "pre_score"));
+    ck_assert(!mock_registered(names, "bind"));
+
+    trellis_object *t[2] = {TARGET("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{"
+                                   "\"name\":\"n1\"}}"),
+                            TARGET("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{"
+                                   "\"name\":\"n2\"}}")};
+    trellis_object *plain = WORKLOAD(POD("plain", "\"containers\":[{\"name\":\"c\"}]"));
+    trellis_object *gpu =
+        WORKLOAD(POD("gpu", "\"initContainers\":[{\"name\":\"i\",\"resources\":{\"limits\":{"
+                            "\"example.com/gpu\":1}}}],\"containers\":[{\"name\":\"c\"}]"));
+    int codes[2];
+    trellis_status st[2];
+    trellis_status bst;
+    /* not interested: no call at all, every Node stays, the bind is
+     * left to the next binder */
+    ck_assert_int_eq(mock_filter_feasible(m, all, plain, t, 2, codes, st, err, sizeof err), 0);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(mock_bind(m, all, plain, t[0], &bst), TRELLIS_SKIP);
+    /* interested (an init container's limit): the call fails, and names
+     * the URL (the prefix without its trailing slash, then the verb) */
+    ck_assert_int_eq(mock_filter_feasible(m, all, gpu, t, 2, codes, st, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "POST http://127.0.0.1:1/x/filter") != NULL, "%s", err);
+    ck_assert_int_eq(mock_bind(m, all, gpu, t[0], &bst), TRELLIS_ERROR);
+    ck_assert_msg(strstr(bst.message, "POST http://127.0.0.1:1/x/bind") != NULL, "%s", bst.message);
+    /* ignorable: the failure skips the extender, every Node stays */
+    ck_assert_int_eq(mock_filter_feasible(m, names, plain, t, 2, codes, st, err, sizeof err), 0);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+    ck_assert_uint_ge(mock_logged(m, TRELLIS_LOG_WARN), 1);
+}
+END_TEST
+
 START_TEST(pre_enqueue_and_finalize)
 {
     /* fx-writes (a fixture): leaves "ignore" workloads alone; finalizes
@@ -1998,6 +2110,8 @@ int main(void)
                              the_clock_is_the_hosts,
                              pre_enqueue_and_finalize,
                              several_targets,
+                             feasible_filter,
+                             http_extender,
                              NULL};
     SRunner *sr = srunner_create(suite("default-binder", binder));
     srunner_add_suite(sr, suite("priority-sort", prio));

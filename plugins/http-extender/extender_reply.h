@@ -1,0 +1,65 @@
+/*
+ * extender_reply.h - the answers of a kube-scheduler HTTP extender
+ * (k8s.io/kube-scheduler/extender/v1), read as kube-scheduler's Go
+ * decoder reads them.
+ *
+ * ExtenderFilterResult {nodes, nodenames, failedNodes,
+ * failedAndUnresolvableNodes, error}, HostPriorityList [{host, score}]
+ * and ExtenderBindingResult {error}: the first JSON value of the body
+ * (what follows it is not read, as json.Decoder.Decode does not), keys
+ * matched without regard to ASCII case (of two keys naming one field the
+ * last wins, as with encoding/json), null where Go would leave a field
+ * nil, unknown keys ignored, and a value of the wrong type an error. Only
+ * json-c and libc: the fuzz target links this file alone.
+ */
+#ifndef TRELLIS_EXTENDER_REPLY_H
+#define TRELLIS_EXTENDER_REPLY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A node the extender failed, with its message. */
+typedef struct ext_failed {
+    char *node;
+    char *message;
+    int unresolvable; /* from failedAndUnresolvableNodes */
+} ext_failed;
+
+typedef struct ext_filter_result {
+    int has_names; /* nodenames was given (not null) */
+    char **names;  /* nodenames, in the order given */
+    size_t n_names;
+    int has_nodes; /* nodes was given (not null): its items' metadata.name */
+    char **nodes;
+    size_t n_nodes;
+    ext_failed *failed; /* failedAndUnresolvableNodes first, then failedNodes
+                           not among them */
+    size_t n_failed;
+    char *error; /* non-empty "error", or NULL */
+} ext_filter_result;
+
+typedef struct ext_priority {
+    char *host;
+    int64_t score;
+} ext_priority;
+
+/* Parse a filter verb's answer body[0..len) into *r (zeroed first). 0, or
+ * -1 with err ("failedNodes[\"n1\"]: expected a string"); *r is empty
+ * then. Ownership of *r's contents transfers to the caller
+ * (ext_filter_result_free). */
+int ext_parse_filter(const char *body, size_t len, ext_filter_result *r, char *err, size_t errlen);
+void ext_filter_result_free(ext_filter_result *r);
+
+/* Parse a prioritize verb's answer into *out (malloc'd, *n entries; NULL
+ * and 0 for null or []). 0, or -1 with err. Ownership of *out transfers
+ * to the caller (ext_priorities_free). */
+int ext_parse_priorities(const char *body, size_t len, ext_priority **out, size_t *n, char *err,
+                         size_t errlen);
+void ext_priorities_free(ext_priority *v, size_t n);
+
+/* Parse a bind verb's answer: 0 with *error the non-empty "error" the
+ * extender returned (malloc'd, the caller's) or NULL; -1 with err when
+ * the body is not one. */
+int ext_parse_binding(const char *body, size_t len, char **error, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,411 @@
+#!/bin/sh
+# extender.sh - the http-extender plugin against real HTTP extenders
+# (tools/extender-server) on 127.0.0.1, started and stopped here: filter,
+# prioritize and weight as kube-scheduler adds them, managedResources,
+# nodeCacheCapable, slow extenders (ignorable or not), failing and
+# garbage-answering ones, the bind verb, TLS with a test CA, and the
+# configuration errors `trellis validate` reports. Skipped when this
+# build has no libcurl (no http-extender).
+set -u
+. "$SRCDIR/testlib.sh"
+SERVER=$TOP_BUILDDIR/tests/tools/extender-server
+if [ ! -x "$SERVER" ]; then
+    echo "1..0 # SKIP this build has no libcurl: no http-extender"
+    exit 0
+fi
+hosts_setup
+T=$TRELLIS
+
+# serve NAME ARG...: an extender started with ARGs; its port in $port,
+# what it received in $tmp/NAME.rec
+serve() {
+    name=$1
+    shift
+    rm -f "$tmp/$name.port" "$tmp/$name.rec"
+    "$SERVER" --port-file "$tmp/$name.port" --record "$tmp/$name.rec" "$@" \
+        >"$tmp/$name.out" 2>&1 &
+    pids="$pids $!"
+    eval "pid_$name=$!"
+    port=""
+    wait_for 10 test -s "$tmp/$name.port" && port=$(cat "$tmp/$name.port")
+    touch "$tmp/$name.rec"
+}
+unserve() { eval "kill -TERM \$pid_$1" 2>/dev/null; }
+
+# node NAME LABELS [CPU_USED]: a Node of 4 cpu and 8Gi with LABELS
+node() {
+    cat <<EOF
+---
+apiVersion: v1
+kind: Node
+metadata: {name: $1, labels: {$2}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+EOF
+}
+# pod NAME [RESOURCES] [NODE]: a Pod requesting 1 cpu (RESOURCES: the
+# container's resources, YAML flow)
+pod() {
+    res=${2:-}
+    [ -n "$res" ] || res='{requests: {cpu: "1"}}'
+    cat <<EOF
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: $1, namespace: default, uid: uid-$1}
+spec:
+  containers: [{name: c, image: x, resources: $res}]
+EOF
+    [ -z "${3:-}" ] || echo "  nodeName: $3"
+}
+# state DIR: n1 (gpu, rank 2), n2 (no gpu, rank 9), n3 (gpu, rank 7)
+state() {
+    mkdir -p "$1"
+    { node n1 'gpu: "true", rank: "2"'; node n2 'gpu: "false", rank: "9"'
+      node n3 'gpu: "true", rank: "7"'; } >"$1/nodes.yaml"
+    pod p1 >"$1/pods.yaml"
+}
+# cfg FILE ENTRY [FIT]: the kube default profile's relevant part with the
+# extender entry ENTRY (its args and weight); FIT 0 leaves
+# node-resources-fit out
+cfg() {
+    fit='{ name = "node-resources-fit"; weight = 1; },'
+    [ "${3:-1}" = 0 ] && fit=""
+    cat >"$1" <<EOF
+profiles = ( {
+  name = "default-scheduler"; default = true;
+  workload = { kind = "Pod"; scheduler_name_field = "spec.schedulerName"; };
+  target = { kind = "Node"; };
+  binding = { field = "spec.nodeName"; };
+  tie_break = "name";
+  plugins = ( { name = "priority-sort"; }, $fit
+    { name = "http-extender"; $2 },
+    { name = "default-binder"; } );
+} );
+EOF
+}
+# run NAME CFG [ARGS]: trellis schedule of a fresh copy of $tmp/NAME.state
+# into $tmp/NAME.json (the log in $tmp/NAME.log)
+run() {
+    rm -rf "$tmp/$1.st"
+    cp -r "$tmp/$1.state" "$tmp/$1.st"
+    # shellcheck disable=SC2086
+    "$T" schedule -c "$2" -s "$tmp/$1.st" -o json ${3:-} >"$tmp/$1.json" 2>"$tmp/$1.log"
+}
+# decided NAME POD RESULT [TARGET]: the decision of POD in $tmp/NAME.json
+decided() {
+    awk -v p="\"name\": \"$2\"" 'index($0, p) { on = 1 } on' "$tmp/$1.json" >"$tmp/$1.one"
+    grep -q "\"result\": \"$3\"" "$tmp/$1.one" || { cat "$tmp/$1.json" "$tmp/$1.log"; return 1; }
+    [ -z "${4:-}" ] && return 0
+    tr -d ' \n' <"$tmp/$1.one" | grep -q "\"targets\":\[\"$4\"\]" || { cat "$tmp/$1.json"; return 1; }
+}
+has() { grep -q -- "$2" "$tmp/$1" || { echo "no '$2' in $1:"; head -c 2000 "$tmp/$1"; return 1; }; }
+hasnt() { ! grep -q -- "$2" "$tmp/$1" || { echo "'$2' in $1:"; head -c 2000 "$tmp/$1"; return 1; }; }
+
+# ---- filter and prioritize ----
+# The extender keeps the Nodes labelled gpu=true (n1, n3) and fails n2
+# with "node lacks label gpu=true"; it scores each Node its label rank.
+# Every Node is empty, so node-resources-fit (LeastAllocated over cpu and
+# memory, kube's non-zero default of 200Mi for a Pod without a memory
+# request) gives each the same: cpu (4 - 1) * 100 / 4 = 75, memory
+# (8192Mi - 200Mi) * 100 / 8192Mi = 97.5 -> 97, (75 + 97) / 2 = 86.
+# kube adds score * weight * (MaxNodeScore 100 / MaxExtenderPriority 10):
+#   weight 1:  n1 86 + 2 * 10 = 106, n3 86 + 7 * 10 = 156  -> n3
+# Without the extender the tie goes to the first name: n1.
+state "$tmp/base.state"
+cp -r "$tmp/base.state" "$tmp/f.state"
+serve f --label gpu=true --score-label rank
+cfg "$tmp/f.cfg" "weight = 1; args = { url_prefix = \"http://127.0.0.1:$port/\";
+  filter_verb = \"filter\"; prioritize_verb = \"prioritize\"; http_timeout_ms = 2000; };"
+run f "$tmp/f.cfg" --explain
+check "filter + prioritize: the extender's scores make n3 win (86 + 70 against 86 + 20)" \
+    decided f p1 scheduled n3
+check "filter: n2, which the extender failed, is rejected with its message" \
+    has f.json '"reason": "node lacks label gpu=true"'
+check "prioritize: the extender's 7 on n3 counts 70" sh -c "tr -d ' \n' <'$tmp/f.json' | grep -q '\"http-extender\":70'"
+check "the extender got the Pod and the Nodes (a NodeList) in one filter request" \
+    sh -c "grep '^filter ' '$tmp/f.rec' | grep -q '\"pod\":{.*\"name\":\"p1\".*\"nodes\":{\"metadata\":{},\"items\":\\['"
+check "the extender was not sent n2 to score (filtered out before)" \
+    sh -c "grep '^prioritize ' '$tmp/f.rec' | grep -v -q '\"name\":\"n2\"'"
+"$T" explain default/p1 -c "$tmp/f.cfg" -s "$tmp/f.st" -o table >"$tmp/explain.txt" 2>&1 ||
+    "$T" explain default/p1 -c "$tmp/f.cfg" -s "$tmp/f.state" -o table >"$tmp/explain.txt" 2>&1
+check "trellis explain names the extender's rejection of n2 and its reason" \
+    sh -c "grep n2 '$tmp/explain.txt' | grep -q 'http-extender' && grep -q 'node lacks label gpu=true' '$tmp/explain.txt'"
+cfg "$tmp/none.cfg" "args = { url_prefix = \"http://127.0.0.1:$port/\"; };"
+cp -r "$tmp/base.state" "$tmp/none.state"
+run none "$tmp/none.cfg"
+check "an extender without verbs takes no part: n1 by name" decided none p1 scheduled n1
+
+# ---- weight ----
+# n1 and n3 as above but n3 runs a Pod of 3 cpu (bound, no memory
+# request): node-resources-fit on n3 is cpu (4 - 4) * 100 / 4 = 0, memory
+# (8192Mi - 400Mi) * 100 / 8192Mi = 95.1 -> 95, (0 + 95) / 2 = 47; n1 86.
+# rank: n1 2, n3 5 (n2 filtered out).
+#   weight 1:  n1 86 + 1 * 20 = 106, n3 47 + 1 * 50 = 97   -> n1
+#   weight 5:  n1 86 + 5 * 20 = 186, n3 47 + 5 * 50 = 297  -> n3
+mkdir -p "$tmp/w.state"
+{ node n1 'gpu: "true", rank: "2"'; node n2 'gpu: "false", rank: "9"'
+  node n3 'gpu: "true", rank: "5"'; } >"$tmp/w.state/nodes.yaml"
+{ pod p1; pod busy '{requests: {cpu: "3"}}' n3; } >"$tmp/w.state/pods.yaml"
+for w in 1 5; do
+    cfg "$tmp/w$w.cfg" "weight = $w; args = { url_prefix = \"http://127.0.0.1:$port\";
+      filter_verb = \"filter\"; prioritize_verb = \"prioritize\"; };"
+done
+run w "$tmp/w1.cfg" --explain
+check "weight 1: n1 wins, 106 against 97" decided w p1 scheduled n1
+check "weight 1: n3's total is 97" sh -c "tr -d ' \n' <'$tmp/w.json' | grep -q '\"target\":\"n3\",\"verdict\":\"feasible\",\"score\":97,'"
+run w "$tmp/w5.cfg" --explain
+check "weight 5: n3 wins, 297 against 186" decided w p1 scheduled n3
+check "weight 5: n1's total is 186" sh -c "tr -d ' \n' <'$tmp/w.json' | grep -q '\"target\":\"n1\",\"verdict\":\"feasible\",\"score\":186,'"
+unserve f
+
+# ---- managed resources ----
+# managed_resources example.com/gpu: the extender hears of g-limit (its
+# init container limits one) and not of plain, which requests none; it
+# rejects every Node (a label nobody has), so plain (not asked) goes to
+# n1 by name and g-limit fits nowhere.
+mkdir -p "$tmp/m.state"
+cp "$tmp/base.state/nodes.yaml" "$tmp/m.state/"
+cat >"$tmp/m.state/pods.yaml" <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: g-limit, namespace: default}
+spec:
+  initContainers: [{name: i, image: x, resources: {limits: {example.com/gpu: "1"}}}]
+  containers: [{name: c, image: x}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: plain, namespace: default}
+spec:
+  containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+EOF
+serve m --label nobody=here
+cfg "$tmp/m.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; filter_verb = \"filter\";
+  managed_resources = [ \"example.com/gpu\" ]; };" 0
+run m "$tmp/m.cfg"
+check "managed_resources: a Pod requesting none of them is not sent (plain -> n1)" decided m plain scheduled n1
+check "managed_resources: the extender never heard of plain" hasnt m.rec '"name":"plain"'
+check "managed_resources: an init container's limit makes the Pod the extender's (g-limit sent)" has m.rec '"name":"g-limit"'
+check "managed_resources: g-limit is unschedulable, 3 Nodes rejected by the extender" \
+    sh -c "grep -q '0/3 targets are available: 3 ExtenderRejected' '$tmp/m.json'"
+unserve m
+
+# ---- nodeCacheCapable ----
+# node_cache_capable: only names go out (nodenames), and the answer's
+# nodenames are read: the extender keeps n3 alone
+serve c --pass-names n3
+cfg "$tmp/c.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; filter_verb = \"filter\";
+  node_cache_capable = true; };"
+cp -r "$tmp/base.state" "$tmp/c.state"
+run c "$tmp/c.cfg"
+check "node_cache_capable: the answer's nodenames decide (n3)" decided c p1 scheduled n3
+check "node_cache_capable: the request has nodenames" has c.rec '"nodenames":\["n1","n2","n3"\]'
+check "node_cache_capable: and no Nodes" hasnt c.rec '"nodes":'
+unserve c
+
+# ---- two extenders ----
+# kube calls its extenders in turn, each on what the previous left: the
+# first (gpu=true) leaves n1 and n3, the second (as = "extender-2") keeps
+# everything but n1 and is sent only n1 and n3 -> n3
+serve two1 --label gpu=true
+p1=$port
+serve two2 --label rank=7
+cat >"$tmp/two.cfg" <<EOF
+profiles = ( {
+  name = "default-scheduler"; default = true;
+  workload = { kind = "Pod"; scheduler_name_field = "spec.schedulerName"; };
+  target = { kind = "Node"; };
+  binding = { field = "spec.nodeName"; };
+  plugins = ( { name = "priority-sort"; },
+    { name = "http-extender"; args = { url_prefix = "http://127.0.0.1:$p1"; filter_verb = "filter"; }; },
+    { name = "http-extender"; as = "extender-2"; args = { url_prefix = "http://127.0.0.1:$port";
+      filter_verb = "filter"; }; },
+    { name = "default-binder"; } );
+} );
+EOF
+cp -r "$tmp/base.state" "$tmp/two.state"
+run two "$tmp/two.cfg" --explain
+check "two extenders: each filters what the previous left (n3)" decided two p1 scheduled n3
+check "two extenders: the second was sent n1 and n3 only" \
+    sh -c "grep '^filter ' '$tmp/two2.rec' | grep -q '\"name\":\"n1\"' && ! grep -q '\"name\":\"n2\"' '$tmp/two2.rec'"
+check "two extenders: the rejection names the second by its as" \
+    sh -c "tr -d ' \n' <'$tmp/two.json' | grep -q '\"target\":\"n1\",\"verdict\":\"rejected\",\"plugin\":\"extender-2\"'"
+unserve two1
+unserve two2
+
+# ---- answers that are not a list of nodes ----
+# --drop n3: the extender neither keeps nor fails n3 (rejected, without a
+# message of its own); --unresolvable: failed in failedAndUnresolvableNodes
+serve d --label gpu=true --drop n3 --unresolvable
+cfg "$tmp/d.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; filter_verb = \"filter\"; };"
+cp -r "$tmp/base.state" "$tmp/d.state"
+run d "$tmp/d.cfg" --explain
+check "a node the extender leaves out is rejected; n1 is left" decided d p1 scheduled n1
+check "... with a message naming the extender" has d.json "did not return this node"
+unserve d
+serve s --label gpu=true --stray n9
+cfg "$tmp/s.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; filter_verb = \"filter\"; };"
+cp -r "$tmp/base.state" "$tmp/s.state"
+run s "$tmp/s.cfg"
+check "an answer keeping a node it was not sent is an error naming it" \
+    sh -c "grep -q 'claims a filtered node .*n9.* which is not found' '$tmp/s.json' && grep -q '\"result\": \"error\"' '$tmp/s.json'"
+unserve s
+serve e --error "the gpu inventory is down"
+cfg "$tmp/e.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; filter_verb = \"filter\"; };"
+cp -r "$tmp/base.state" "$tmp/e.state"
+run e "$tmp/e.cfg"
+check "an ExtenderFilterResult error is the decision's error" \
+    sh -c "grep -q 'plugin http-extender: filter failed: extender http://127.0.0.1:$port: the gpu inventory is down' '$tmp/e.json'"
+unserve e
+
+# ---- slow, failing and garbage-answering extenders ----
+# slow: answers after 3 s, the client gives up after 300 ms
+serve slow --slow-ms 3000
+for ig in true false; do
+    cfg "$tmp/slow-$ig.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\";
+      filter_verb = \"filter\"; prioritize_verb = \"prioritize\"; http_timeout_ms = 300;
+      ignorable = $ig; };"
+done
+cp -r "$tmp/base.state" "$tmp/slow.state"
+run slow "$tmp/slow-true.cfg"
+check "slow extender, ignorable: skipped, the Pod is still scheduled (n1)" decided slow p1 scheduled n1
+check "slow extender, ignorable: the skip is logged with the timeout" \
+    has slow.log "skipping the ignorable extender: extender http://127.0.0.1:$port: POST http://127.0.0.1:$port/filter: timed out after 300 ms"
+run slow "$tmp/slow-false.cfg"
+check "slow extender, not ignorable: the decision is an error" decided slow p1 error
+check "... naming the extender and the timeout" \
+    has slow.json "plugin http-extender: filter failed: extender http://127.0.0.1:$port: POST http://127.0.0.1:$port/filter: timed out after 300 ms (http_timeout_ms)"
+unserve slow
+serve fail --status 500
+cfg "$tmp/fail.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; filter_verb = \"filter\";
+  prioritize_verb = \"prioritize\"; };"
+cfg "$tmp/failp.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; prioritize_verb = \"prioritize\"; };"
+cp -r "$tmp/base.state" "$tmp/fail.state"
+run fail "$tmp/fail.cfg"
+check "an extender answering 500: error, as kube words it" \
+    has fail.json "failed filter with extender at URL http://127.0.0.1:$port/filter, code 500"
+run fail "$tmp/failp.cfg"
+check "a failing prioritize is ignored (kube: no score from it), the Pod scheduled" decided fail p1 scheduled n1
+unserve fail
+serve junk --garbage
+cfg "$tmp/junk.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; filter_verb = \"filter\"; };"
+cp -r "$tmp/base.state" "$tmp/junk.state"
+run junk "$tmp/junk.cfg"
+check "an extender answering garbage: error saying the answer is not JSON" \
+    has junk.json "filter answer: the answer is not JSON"
+unserve junk
+cfg "$tmp/down.cfg" "args = { url_prefix = \"http://127.0.0.1:1\"; filter_verb = \"filter\"; };"
+cp -r "$tmp/base.state" "$tmp/down.state"
+run down "$tmp/down.cfg"
+check "an extender nobody listens for: error naming the URL" \
+    sh -c "grep -q 'extender http://127.0.0.1:1: POST http://127.0.0.1:1/filter: .*' '$tmp/down.json' && grep -q '\"result\": \"error\"' '$tmp/down.json'"
+
+# ---- bind ----
+# With bind_verb the extender binds (ExtenderBindingArgs) and trellis
+# writes no binding of its own: kube-scheduler creates no Binding when a
+# binder extender is interested. The Pod stays unbound in the state
+# (the extender is to write it); one the extender is not interested in
+# (managed_resources) is bound by default-binder.
+serve b
+cfg "$tmp/b.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; bind_verb = \"bind\";
+  managed_resources = [ \"cpu\" ]; };"
+mkdir -p "$tmp/b.state"
+cp "$tmp/base.state/nodes.yaml" "$tmp/b.state/"
+{ pod p1; pod other '{requests: {memory: "1Gi"}}'; } >"$tmp/b.state/pods.yaml"
+run b "$tmp/b.cfg"
+check "bind: the decision is scheduled" decided b p1 scheduled n1
+check "bind: the extender recorded the binding (namespace/name, uid, node)" has b.rec "^BOUND default/p1 uid-p1 n1$"
+check "bind: the request is ExtenderBindingArgs" has b.rec '^bind {"podName":"p1","podNamespace":"default","podUID":"uid-p1","node":"n1"}$'
+check "bind: trellis wrote no binding of p1 into the state" \
+    sh -c "awk '/name: p1,/ { on = 1 } /name: other,/ { on = 0 } on' '$tmp/b.st/pods.yaml' | grep -vq nodeName"
+# other (1Gi of memory) comes after p1, which is assumed on n1: n2 and n3
+# are emptier and tie, n2 is the first name
+check "bind: a Pod the extender does not manage is bound by default-binder (n2)" \
+    sh -c "awk '/name: other,/ { on = 1 } on' '$tmp/b.st/pods.yaml' | grep -q 'nodeName: n2'"
+check "bind: the extender never heard of it" hasnt b.rec '"podName":"other"'
+# trellis run: the binding cycle calls the extender from its own thread;
+# the Pod the extender bound is not bound again while the host runs
+cp -r "$tmp/base.state" "$tmp/brun"
+start brun "$tmp/brun" "$tmp/b.cfg"
+check "run: the binding thread has the extender bind p1" wait_for 20 grep -q "^BOUND default/p1 uid-p1 n1$" "$tmp/b.rec"
+check "run: the host logs the binding" wait_for 20 grep -q "Pod default/p1: bound to n1" "$tmp/brun.log"
+kill -TERM "$pid"
+check "run: the host exits when asked" wait_for 20 stopped "$pid"
+check "run: the extender bound p1 once in the run (twice with schedule's above)" \
+    sh -c "[ \$(grep -c '^BOUND default/p1 ' '$tmp/b.rec') -eq 2 ]"
+unserve b
+serve be --error "binding refused"
+cfg "$tmp/be.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; bind_verb = \"bind\"; };"
+cp -r "$tmp/base.state" "$tmp/be.state"
+run be "$tmp/be.cfg"
+check "bind: an extender's binding error fails the binding, with its message" \
+    sh -c "grep -q 'binding refused' '$tmp/be.json' '$tmp/be.log' && awk '/name: p1,/ { on = 1 } on' '$tmp/be.st/pods.yaml' | grep -vq nodeName"
+unserve be
+
+# ---- TLS ----
+if command -v openssl >/dev/null 2>&1; then
+    pki=$tmp/pki
+    mkdir -p "$pki"
+    {
+        openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=extender-test-ca \
+            -keyout "$pki/ca.key" -out "$pki/ca.crt" &&
+            openssl req -newkey rsa:2048 -nodes -subj /CN=extender.test \
+                -keyout "$pki/server.key" -out "$pki/server.csr" &&
+            printf 'subjectAltName=DNS:extender.test\n' >"$pki/ext" &&
+            openssl x509 -req -in "$pki/server.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" \
+                -CAcreateserial -days 2 -extfile "$pki/ext" -out "$pki/server.crt"
+    } >"$pki/log" 2>&1
+    serve tls --tls "$pki/server.crt" "$pki/server.key" --label gpu=true
+    cp -r "$tmp/base.state" "$tmp/tls.state"
+    u="url_prefix = \"https://127.0.0.1:$port\"; filter_verb = \"filter\";"
+    cfg "$tmp/tls-ca.cfg" "args = { $u tls_ca_file = \"$pki/ca.crt\"; tls_server_name = \"extender.test\"; };"
+    run tls "$tmp/tls-ca.cfg"
+    check "TLS: the test CA's file and the server name: filtered over https (n1)" decided tls p1 scheduled n1
+    check "TLS: the request went over https" has tls.rec '^filter '
+    ca_text=$(awk '{ printf "%s\\n", $0 }' "$pki/ca.crt")
+    cfg "$tmp/tls-data.cfg" "args = { $u tls_ca_data = \"$ca_text\"; tls_server_name = \"extender.test\"; };"
+    run tls "$tmp/tls-data.cfg"
+    check "TLS: the CA as PEM text (tls_ca_data) works as the file does" decided tls p1 scheduled n1
+    cfg "$tmp/tls-name.cfg" "args = { $u tls_ca_file = \"$pki/ca.crt\"; };"
+    run tls "$tmp/tls-name.cfg"
+    check "TLS: without the server name the certificate (for extender.test) does not match 127.0.0.1" \
+        sh -c "grep -q '\"result\": \"error\"' '$tmp/tls.json' && grep -q 'POST https://127.0.0.1:$port/filter: .*' '$tmp/tls.json'"
+    cfg "$tmp/tls-none.cfg" "args = { $u };"
+    run tls "$tmp/tls-none.cfg"
+    check "TLS: an unknown CA is refused" decided tls p1 error
+    cfg "$tmp/tls-insecure.cfg" "args = { $u tls_insecure = true; };"
+    run tls "$tmp/tls-insecure.cfg"
+    check "TLS: tls_insecure skips the verification" decided tls p1 scheduled n1
+    unserve tls
+else
+    ok "TLS # SKIP openssl is not installed"
+fi
+
+# ---- configuration errors ----
+# validate CFG_ENTRY PATTERN: trellis validate refuses it (status 2), the
+# message matching PATTERN with the file and line of the entry
+refused() {
+    cfg "$tmp/bad.cfg" "$1"
+    "$T" validate -c "$tmp/bad.cfg" >"$tmp/bad.out" 2>&1
+    rc=$?
+    [ $rc -eq 2 ] && grep -q "$tmp/bad.cfg:8: .*$2" "$tmp/bad.out" || { echo "rc=$rc"; cat "$tmp/bad.out"; return 1; }
+}
+check "validate: a missing url_prefix is named" refused "args = { filter_verb = \"filter\"; };" \
+    "missing required argument 'url_prefix'"
+check "validate: a url_prefix that is no http(s) URL" refused "args = { url_prefix = \"127.0.0.1:80\"; };" \
+    "url_prefix '127.0.0.1:80': expected an http:// or https:// URL"
+check "validate: a verb that is no path segment" \
+    refused "args = { url_prefix = \"http://127.0.0.1:1\"; filter_verb = \"fil ter\"; };" \
+    "filter_verb 'fil ter': expected a path segment"
+check "validate: a negative timeout" \
+    refused "args = { url_prefix = \"http://127.0.0.1:1\"; http_timeout_ms = -5; };" \
+    "http_timeout_ms -5: expected 0 (5000, kube's default) or more"
+check "validate: a client certificate without its key" \
+    refused "args = { url_prefix = \"https://127.0.0.1:1\"; tls_cert_data = \"x\"; };" \
+    "a client certificate needs its key"
+check "validate: a CA file that cannot be read" \
+    refused "args = { url_prefix = \"https://127.0.0.1:1\"; tls_ca_file = \"$tmp/none.pem\"; };" \
+    "tls_ca_file '$tmp/none.pem': cannot be read"
+check "validate: an unknown argument" \
+    refused "args = { url_prefix = \"http://127.0.0.1:1\"; urlPrefix = \"x\"; };" "urlPrefix"
+finish
