@@ -284,7 +284,7 @@ START_TEST(http_errors)
                  "t.cfg:1: http.enabled: expected true or false");
     expect_error("http = {\n  prot = 80; };\n" PROFILE_HEAD PROFILE_TAIL,
                  "t.cfg:2: unknown setting 'prot' (expected one of: enabled, address, port, "
-                 "liveness_timeout_ms)");
+                 "liveness_timeout_ms, plugin_metrics_sample_percent)");
     expect_error("http = 1;\n" PROFILE_HEAD PROFILE_TAIL, "t.cfg:1: http must be a group");
 }
 END_TEST
