@@ -492,6 +492,7 @@ void metrics_set_queue(const char *profile, size_t active, size_t backoff, size_
     if (!metrics_enabled())
         return;
     pthread_mutex_lock(&mu);
+    update(F_BIND_ERRORS, ADD, 0, profile, NULL, NULL); /* there, at 0, from the start */
     update(F_PENDING, SET, (double)active, profile, "active", NULL);
     update(F_PENDING, SET, (double)backoff, profile, "backoff", NULL);
     update(F_PENDING, SET, (double)unschedulable, profile, "unschedulable", NULL);
@@ -764,6 +765,12 @@ char *metrics_render(void)
                 atomic_store(&sum.bits, to_bits(sum_where(F_PENDING, 1, queues[q])));
                 put_series(&b, f, &sum);
             }
+            continue;
+        }
+        if (!f->series.len && f->labels[0] == NULL && strncmp(f->name, "scheduler_", 10) == 0) {
+            /* kube's metrics without labels are there from the start, at 0 */
+            series zero = {.n = 0};
+            put_series(&b, f, &zero);
             continue;
         }
         size_t n = 0, it = 0;
