@@ -34,6 +34,47 @@ static double boot_time(void)
     return bt;
 }
 
+int procstat_parse_stat(const char *text, long hz, long page, double boot_time, procstat *ps)
+{
+    if (hz <= 0 || page <= 0 || !(boot_time >= 0))
+        return -1;
+    const char *p = strrchr(text, ')');
+    if (!p || !strchr(text, '('))
+        return -1;
+    p++;
+    /* fields 3.. : state is token 0, utime (14) token 11, stime 12,
+     * starttime (22) 19, vsize 20, rss 21: those read must be unsigned
+     * decimals; the others (tpgid is -1 without a terminal) need only be
+     * there */
+    unsigned long long tok[22] = {0};
+    int k = 0;
+    while (k < 22) {
+        while (*p == ' ')
+            p++;
+        if (!*p || *p == '\n')
+            return -1;
+        const char *start = p;
+        while (*p && *p != ' ' && *p != '\n')
+            p++;
+        if (k != 11 && k != 12 && k < 19) {
+            k++;
+            continue;
+        }
+        unsigned long long v = 0;
+        for (const char *d = start; d < p; d++) {
+            if (*d < '0' || *d > '9' || v > (UINT64_MAX - 9) / 10)
+                return -1;
+            v = v * 10 + (unsigned long long)(*d - '0');
+        }
+        tok[k++] = v;
+    }
+    ps->cpu_seconds = (double)(tok[11] + tok[12]) / (double)hz;
+    ps->start_time_seconds = boot_time + (double)tok[19] / (double)hz;
+    ps->virtual_bytes = (double)tok[20];
+    ps->resident_bytes = (double)tok[21] * (double)page;
+    return 0;
+}
+
 static int read_stat(procstat *ps)
 {
     char buf[4096];
@@ -43,30 +84,7 @@ static int read_stat(procstat *ps)
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = '\0';
-    char *p = strrchr(buf, ')');
-    if (!p)
-        return -1;
-    p++;
-    /* fields 3.. : state is token 0, utime (14) token 11, stime 12,
-     * starttime (22) 19, vsize 20, rss 21 */
-    unsigned long long tok[22];
-    int k = 0;
-    char *save = NULL;
-    for (char *t = strtok_r(p, " \n", &save); t && k < 22; t = strtok_r(NULL, " \n", &save), k++)
-        tok[k] = k == 0 ? 0 : strtoull(t, NULL, 10);
-    if (k < 22)
-        return -1;
-    long hz = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
-    if (hz <= 0 || page <= 0)
-        return -1;
-    double bt = boot_time();
-    if (bt < 0)
-        return -1;
-    ps->cpu_seconds = (double)(tok[11] + tok[12]) / (double)hz;
-    ps->start_time_seconds = bt + (double)tok[19] / (double)hz;
-    ps->virtual_bytes = (double)tok[20];
-    ps->resident_bytes = (double)tok[21] * (double)page;
-    return 0;
+    return procstat_parse_stat(buf, sysconf(_SC_CLK_TCK), sysconf(_SC_PAGESIZE), boot_time(), ps);
 }
 
 static int count_fds(double *out)

@@ -22,4 +22,11 @@ typedef struct procstat {
  * everything was read, -1 otherwise. */
 int procstat_read(procstat *ps);
 
+/* The text of /proc/<pid>/stat into ps's cpu_seconds, start_time_seconds,
+ * virtual_bytes and resident_bytes, given the clock ticks per second, the
+ * page size and the boot time (seconds since the epoch): 0, or -1 when
+ * the text is not a stat line (ps is then unchanged). Ownership of text is
+ * retained by the caller; it is not changed. */
+int procstat_parse_stat(const char *text, long hz, long page, double boot_time, procstat *ps);
+
 #endif

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "metrics.h"
+#include "procstat.h"
 #include "testutil.h"
 #include "trellis/plugin.h"
 
@@ -530,6 +531,37 @@ START_TEST(process_metrics)
 }
 END_TEST
 
+/* /proc/<pid>/stat: the name may hold spaces and parentheses; the fields
+ * read are unsigned decimals; a short or strange line is refused. */
+START_TEST(procstat_parses_stat)
+{
+    procstat ps;
+    memset(&ps, 0, sizeof ps);
+    const char *line = "4242 (a (weird) name) S 1 4242 4242 0 -1 4194560 1234 0 0 0 150 37 0 0 20 "
+                       "0 9 0 123456 2147483648 5120 18446744073709551615 1 1 0 0\n";
+    ck_assert_int_eq(procstat_parse_stat(line, 100, 4096, 1000, &ps), 0);
+    ck_assert_double_eq_tol(ps.cpu_seconds, 1.87, 1e-9);           /* (150 + 37) / 100 */
+    ck_assert_double_eq_tol(ps.start_time_seconds, 2234.56, 1e-9); /* 1000 + 123456 / 100 */
+    ck_assert_double_eq(ps.virtual_bytes, 2147483648.0);
+    ck_assert_double_eq(ps.resident_bytes, 5120.0 * 4096);
+    const char *bad[] = {
+        "",
+        "4242 name S 1",
+        "4242 (x) S 1 2 3\n",
+        "4242 (x) S 1 4242 4242 0 -1 4194560 1234 0 0 0 -150 37 0 0 20 0 9 0 123456 1 1\n",
+        "4242 (x) S 1 4242 4242 0 -1 4194560 1234 0 0 0 150 37 0 0 20 0 9 0 123456 1\n",
+        "4242 (x) S 1 4242 4242 0 -1 4194560 1234 0 0 0 150 37 0 0 20 0 9 0 123456 1 "
+        "99999999999999999999999\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        procstat before = ps;
+        ck_assert_msg(procstat_parse_stat(bad[i], 100, 4096, 1000, &ps) == -1, "%s", bad[i]);
+        ck_assert(memcmp(&before, &ps, sizeof ps) == 0);
+    }
+    ck_assert_int_eq(procstat_parse_stat(line, 0, 4096, 1000, &ps), -1);
+}
+END_TEST
+
 START_TEST(long_label_values)
 {
     char big[1000];
@@ -563,6 +595,7 @@ int main(void)
     tcase_add_test(tc, plugin_sampling);
     tcase_add_test(tc, cache_survives_reset);
     tcase_add_test(tc, process_metrics);
+    tcase_add_test(tc, procstat_parses_stat);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
