@@ -445,17 +445,20 @@ void metrics_plugin(metrics_cache *mc, const char *plugin, int point, int status
     observe(&families[F_PLUGIN_DURATION], s, seconds);
 }
 
-/* ---- the other record functions ---- */
+/* The process-wide series of the per-decision families whose label
+ * values are few and known: cached here as a profile's are there. */
+static cell preemption_attempts, preemption_victims, pod_attempts, sli[16];
 
 void metrics_preemption(size_t victims)
 {
     if (!metrics_enabled())
         return;
-    pthread_mutex_lock(&mu);
-    update(F_PREEMPTION_ATTEMPTS, ADD, 1, NULL, NULL, NULL);
+    atomic_fetch_add(&cached(&preemption_attempts, F_PREEMPTION_ATTEMPTS, NULL, NULL, NULL)->count,
+                     1);
     if (victims)
-        update(F_PREEMPTION_VICTIMS, OBSERVE, (double)victims, NULL, NULL, NULL);
-    pthread_mutex_unlock(&mu);
+        observe(&families[F_PREEMPTION_VICTIMS],
+                cached(&preemption_victims, F_PREEMPTION_VICTIMS, NULL, NULL, NULL),
+                (double)victims);
 }
 
 void metrics_scheduled(double seconds, unsigned attempts)
@@ -463,15 +466,13 @@ void metrics_scheduled(double seconds, unsigned attempts)
     if (!metrics_enabled())
         return;
     /* kube-scheduler's attempts label, capped against cardinality */
-    char label[16];
-    if (attempts >= 15)
-        snprintf(label, sizeof label, "15+");
-    else
-        snprintf(label, sizeof label, "%u", attempts);
-    pthread_mutex_lock(&mu);
-    update(F_SLI_DURATION, OBSERVE, seconds, label, NULL, NULL);
-    update(F_POD_ATTEMPTS, OBSERVE, (double)attempts, NULL, NULL, NULL);
-    pthread_mutex_unlock(&mu);
+    static const char *const labels[16] = {"0", "1", "2",  "3",  "4",  "5",  "6",  "7",
+                                           "8", "9", "10", "11", "12", "13", "14", "15+"};
+    unsigned i = attempts >= 15 ? 15 : attempts;
+    observe(&families[F_SLI_DURATION], cached(&sli[i], F_SLI_DURATION, labels[i], NULL, NULL),
+            seconds);
+    observe(&families[F_POD_ATTEMPTS], cached(&pod_attempts, F_POD_ATTEMPTS, NULL, NULL, NULL),
+            (double)attempts);
 }
 
 void metrics_binding(const char *profile, const char *result, double seconds)
