@@ -128,6 +128,8 @@ for d in kube gardener openmcp fleet; do
         test -d "$PREFIX/share/trellis/examples/$d"
 done
 expect "no share/trellis/examples/examples" test ! -e "$PREFIX/share/trellis/examples/examples"
+expect "installed the Grafana dashboard share/trellis/grafana/trellis-scheduler.json" \
+    test -s "$PREFIX/share/trellis/grafana/trellis-scheduler.json"
 # an operator's edited config survives make install; the new default goes beside it
 cp "$PREFIX/etc/trellis/trellis.cfg" "$TMP/trellis.cfg.orig"
 echo "# edited by the operator" >>"$PREFIX/etc/trellis/trellis.cfg"

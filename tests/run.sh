@@ -31,7 +31,10 @@ bound_to() { # bound_to FILE POD NODE: the pod's document in FILE names NODE
         END { exit !found }' "$1"
 }
 
-cfg="$TOP_SRCDIR/conf/kube.cfg"
+# conf/kube.cfg, with every cycle's plugin calls timed (kube-scheduler
+# times a tenth of them: too few to count on in a handful of cycles)
+cfg="$tmp/kube.cfg"
+{ cat "$TOP_SRCDIR/conf/kube.cfg"; echo 'http = { plugin_metrics_sample_percent = 100; };'; } >"$cfg"
 st="$tmp/state"
 cp -r "$TOP_SRCDIR/examples/kube" "$st"
 
@@ -45,6 +48,13 @@ check "pending pods are bound (payments-0 after a preemption)" \
 check "web pods are bound" wait_for 20 bound_to "$st/shop.yaml" web-5d8f7c-abcde worker-b
 check "search-indexer-0 does not fit anywhere yet" \
     grep -q "search-indexer-0: unschedulable: 0/4 targets are available" "$tmp/a.log"
+check "/metrics: it waits in the unschedulable queue" \
+    wait_for 20 metric_at_least 'scheduler_pending_pods{queue="unschedulable"}' 1
+check "/metrics counts it under the plugin that rejected it" \
+    wait_for 20 metric_at_least 'scheduler_unschedulable_pods{plugin="node-resources-fit",profile="default-scheduler"}' 1
+check "/metrics: the preemption for payments-0 is counted, with its victims" \
+    sh -c "curl -s http://127.0.0.1:$port/metrics | grep -q '^scheduler_preemption_attempts_total [1-9]' &&
+           curl -s http://127.0.0.1:$port/metrics | grep -q '^scheduler_preemption_victims_count [1-9]'"
 
 cat >"$st/big.yaml" <<'Y'
 apiVersion: v1
@@ -169,20 +179,29 @@ check "a removed file deletes its objects" \
 check "the host is still running after all that" kill -0 "$pid"
 
 check "/metrics counts scheduled attempts" \
-    metric_at_least 'trellis_schedule_attempts_total{profile="default-scheduler",result="scheduled"}' 7
+    metric_at_least 'scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"}' 7
 check "/metrics counts unschedulable attempts" \
-    metric_at_least 'trellis_schedule_attempts_total{profile="default-scheduler",result="unschedulable"}' 1
+    metric_at_least 'scheduler_schedule_attempts_total{profile="default-scheduler",result="unschedulable"}' 1
 check "/metrics has the binding latency histogram" \
     metric_at_least 'trellis_binding_duration_seconds_count{profile="default-scheduler",result="success"}' 7
 check "/metrics has per-extension-point latency" \
-    sh -c "curl -s http://127.0.0.1:$port/metrics | grep -q '^trellis_framework_extension_point_duration_seconds_bucket{.*extension_point=\"filter\"'"
-check "/metrics has per-plugin latency (preemption at post-filter, the binder at bind)" \
-    sh -c "curl -s http://127.0.0.1:$port/metrics | grep '^trellis_plugin_execution_duration_seconds_count{' >'$tmp/pm' &&
-           grep -q 'plugin=\"preemption\",extension_point=\"post_filter\"' '$tmp/pm' &&
-           grep -q 'plugin=\"default-binder\",extension_point=\"bind\"' '$tmp/pm'"
+    sh -c "curl -s http://127.0.0.1:$port/metrics | grep -q '^scheduler_framework_extension_point_duration_seconds_bucket{extension_point=\"Filter\",profile=\"default-scheduler\"'"
+check "/metrics has per-plugin latency (preemption at post-filter, the binder at bind, filters and scores)" \
+    sh -c "curl -s http://127.0.0.1:$port/metrics | grep '^scheduler_plugin_execution_duration_seconds_count{' >'$tmp/pm' &&
+           grep -q 'extension_point=\"PostFilter\",plugin=\"preemption\"' '$tmp/pm' &&
+           grep -q 'extension_point=\"Bind\",plugin=\"default-binder\"' '$tmp/pm' &&
+           grep -q 'extension_point=\"Filter\",plugin=\"node-resources-fit\"' '$tmp/pm' &&
+           grep -q 'extension_point=\"Score\",plugin=\"node-resources-fit\"' '$tmp/pm'"
 check "/metrics has the queue sizes" \
     sh -c "curl -s http://127.0.0.1:$port/metrics | grep -q '^trellis_pending_workloads{profile=\"default-scheduler\",queue=\"unschedulable\"}'"
-check "/metrics has the cache sizes" metric_at_least 'trellis_cache_size{type="targets"}' 4
+check "/metrics has the queue sizes under kube-scheduler's name" \
+    sh -c "curl -s http://127.0.0.1:$port/metrics | grep -q '^scheduler_pending_pods{queue=\"unschedulable\"}'"
+check "/metrics counts the pods that entered the queues" \
+    metric_at_least 'scheduler_queue_incoming_pods_total{event="PodAdd",queue="active"}' 8
+check "/metrics has the scheduling SLI of the bound pods" \
+    metric_at_least 'scheduler_pod_scheduling_sli_duration_seconds_count{attempts="1"}' 1
+check "/metrics has the cache sizes" metric_at_least 'scheduler_scheduler_cache_size{type="nodes"}' 4
+check "/metrics has the process's resident memory" metric_at_least 'process_resident_memory_bytes' 1000000
 check "/metrics: this host is the leader" metric_at_least 'trellis_leader' 1
 http /configz >/dev/null
 cat >"$tmp/want-configz.json" <<'J'
@@ -268,7 +287,7 @@ check "a failing bind is logged" wait_for 20 grep -q "p2: binding to n1 failed" 
 check "a failing bind is retried (bind errors counted more than once)" \
     wait_for 20 metric_at_least 'trellis_bind_errors_total{profile="default-scheduler"}' 2
 check "the failed assumption is forgotten (nothing stays assumed)" \
-    wait_for 20 metric_at_least 'trellis_cache_size{type="workloads"}' 0
+    wait_for 20 metric_at_least 'scheduler_scheduler_cache_size{type="pods"}' 0
 check "an unschedulable pod gets a FailedScheduling Event" \
     wait_for 20 sh -c "grep -l '\"FailedScheduling\"' '$tmp/s2/events/'*.json"
 ev=$(grep -l '"FailedScheduling"' "$tmp/s2/events/"*.json | head -n 1)
@@ -602,7 +621,7 @@ cp -r "$TOP_SRCDIR/examples/kube" "$tmp/s-summary3"
 start nosum "$tmp/s-summary3" "$tmp/nosummary.cfg"
 check "summary_interval_ms = 0: the host runs" test -n "$port"
 check "... and has scheduled what it could" \
-    wait_for 20 metric_at_least 'trellis_schedule_attempts_total{profile="default-scheduler",result="scheduled"}' 1
+    wait_for 20 metric_at_least 'scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"}' 1
 check "... without a summary line" sh -c "! grep -q 'summary:' '$tmp/nosum.log'"
 kill -TERM "$pid"
 wait_for 20 stopped "$pid"

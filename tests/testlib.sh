@@ -69,6 +69,11 @@ stopped() { ! kill -0 "$1" 2>/dev/null; }
 # start NAME STATE CONFIG: `trellis run` in the background, its log in
 # $tmp/NAME.log; sets $pid (added to $pids) and, once it serves, $port.
 start() {
+    # emptied here, not only by the redirections below: those happen in the
+    # background child, and until then a NAME used before would show the
+    # previous host's "serving" line (and its port)
+    : >"$tmp/$1.out"
+    : >"$tmp/$1.log"
     # shellcheck disable=SC2086
     "$TRELLIS" run -c "$3" -s "$2" --listen 127.0.0.1:0 --log-level info ${4:-} \
         >"$tmp/$1.out" 2>"$tmp/$1.log" &

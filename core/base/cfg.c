@@ -570,11 +570,13 @@ static void free_profile(cfg_profile *p)
 /* The group http { enabled; address; port; }: every member optional. */
 static int load_http(cfg *c, const config_setting_t *root, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"enabled", "address", "port", "liveness_timeout_ms", NULL};
+    static const char *const keys[] = {
+        "enabled", "address", "port", "liveness_timeout_ms", "plugin_metrics_sample_percent", NULL};
     c->http_enabled = 1;
     c->http_address = xstrdup("127.0.0.1");
     c->http_port = 10259;
     c->liveness_timeout_ms = 30000;
+    c->plugin_metrics_sample_percent = 10;
     config_setting_t *h = config_setting_get_member(root, "http");
     if (!h)
         return 0;
@@ -618,6 +620,10 @@ static int load_http(cfg *c, const config_setting_t *root, char *err, size_t err
     if (get_int(c, h, "liveness_timeout_ms", 1000, 86400000LL, &lt, err, errlen) < 0)
         return -1;
     c->liveness_timeout_ms = (uint32_t)lt;
+    long long sp = c->plugin_metrics_sample_percent;
+    if (get_int(c, h, "plugin_metrics_sample_percent", 0, 100, &sp, err, errlen) < 0)
+        return -1;
+    c->plugin_metrics_sample_percent = (int)sp;
     return 0;
 }
 
@@ -1245,6 +1251,8 @@ char *config_to_json(const cfg *c)
     json_object_object_add(h, "address", jstr(c->http_address));
     json_object_object_add(h, "port", json_object_new_int(c->http_port));
     json_object_object_add(h, "liveness_timeout_ms", json_object_new_int64(c->liveness_timeout_ms));
+    json_object_object_add(h, "plugin_metrics_sample_percent",
+                           json_object_new_int(c->plugin_metrics_sample_percent));
     json_object_object_add(o, "http", h);
     json_object *profs = json_object_new_array();
     for (size_t i = 0; i < c->n_profiles; i++)

@@ -208,6 +208,10 @@ typedef struct cfg {
     /* /healthz fails when the scheduling loop has not turned for this
      * long (default 30000) */
     uint32_t liveness_timeout_ms;
+    /* the share of scheduling cycles whose plugin calls are timed for
+     * scheduler_plugin_execution_duration_seconds, 0..100 (default 10,
+     * kube-scheduler's) */
+    int plugin_metrics_sample_percent;
     cfg_profile *profiles;
     size_t n_profiles;
     /* the file was a KubeSchedulerConfiguration (kubesched.h): lc holds

@@ -67,6 +67,8 @@ static void bind_done(sched *s, profile *p, decision *d, qitem *it, cache_target
         log_info("%s %s: bound to %s", it->w->kind, it->w->key, ct->name);
         routing_event(s, p, it->w, "Normal", "Scheduled", msg, NULL);
     }
+    if (it->queued && s->now_ms >= it->first_ms)
+        metrics_scheduled((double)(s->now_ms - it->first_ms) / 1e3, it->attempts + 1);
     queue_done(&p->q, it);
 }
 

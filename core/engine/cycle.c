@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics.h"
 #include "profile_impl.h"
 #include "util.h"
 
@@ -115,6 +116,8 @@ void cycle_reset(trellis_cycle *c, profile *p, trellis_object *w)
     memset(&c->pre_status, 0, sizeof c->pre_status);
     c->in_post_filter = 0;
     c->changed = 0;
+    c->n_evicted = 0;
+    c->sample = metrics_sample();
     c->failed = 0;
     c->want = 1;
     c->released = NULL;
@@ -133,6 +136,7 @@ void cycle_reset(trellis_cycle *c, profile *p, trellis_object *w)
 
 void cycle_move_state(trellis_cycle *to, trellis_cycle *from)
 {
+    to->sample = from->sample;
     to->slots = from->slots;
     to->cap_plugins = from->cap_plugins;
     to->arena = from->arena;

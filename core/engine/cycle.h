@@ -83,6 +83,10 @@ struct trellis_cycle {
     const char *nominated_name; /* set by the caller: prefer this target */
     const char *exclude_name;   /* set by the caller: never this target */
     int changed;                /* a post_filter evicted or created something */
+    size_t n_evicted;           /* workloads evicted this cycle (the metrics) */
+    /* this cycle's plugin calls are timed for the metrics (kube's sampled
+     * share, metrics_sample); the binding cycle keeps the draw */
+    int sample;
     /* the earliest time a plugin said a verdict changes by itself
      * (cycle_retry_at), INT64_MAX when none; now_ms: the cycle's clock */
     _Atomic int64_t retry_at;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics.h"
 #include "pool.h"
 #include "profile_impl.h"
 #include "runtime.h"
@@ -679,7 +680,7 @@ static fw_result find_feasible(profile *p, trellis_cycle *c, trellis_object *w, 
     }
     if (entry && atomic_load(&c->retry_at) == INT64_MAX) /* verdicts that expire are not kept */
         equiv_save_filter(p, c, w);
-    rt_time_point(p, "filter", c->n_feasible ? TRELLIS_SUCCESS : TRELLIS_UNSCHEDULABLE, tp);
+    rt_time_point(p, MP_FILTER, c->n_feasible ? TRELLIS_SUCCESS : TRELLIS_UNSCHEDULABLE, tp);
     return FW_SCHEDULED;
 }
 
@@ -844,7 +845,7 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, un
         return select_lexicographic(p, c, w, best, msg, msglen);
     if (p->cfg->score_mode == SCORE_TUPLE)
         return select_tuple(p, c, flags, best, msg, msglen);
-    rt_time_point(p, "score", TRELLIS_SUCCESS, tp);
+    rt_time_point(p, MP_SCORE, TRELLIS_SUCCESS, tp);
     *best = select_best(p, c);
     return FW_SCHEDULED;
 }

@@ -16,6 +16,7 @@
 
 #include "guard.h"
 #include "manifest.h"
+#include "metrics.h"
 #include "object.h"
 #include "util.h"
 
@@ -87,8 +88,10 @@ static void retire(trellis_plugin *pl)
 void registry_release_retired(void)
 {
     pthread_mutex_lock(&retired_mu);
-    for (size_t i = 0; i < n_retired; i++)
+    for (size_t i = 0; i < n_retired; i++) {
+        metrics_cache_free(retired_v[i]->mcache);
         free(retired_v[i]);
+    }
     free(retired_v);
     retired_v = NULL;
     n_retired = cap_retired = 0;
@@ -424,6 +427,7 @@ int registry_instantiate(registry *r, plugin_module *m, const cfg_plugin *pc,
     const cfg_profile *prof = ctx->prof;
     const char *cfg_file = ctx->cfg_file;
     trellis_plugin *pl = xcalloc(1, sizeof *pl);
+    pl->mcache = metrics_cache_new();
     if (prof) {
         pl->hook_deadline_ms = prof->hook_deadline_ms;
         pl->bind_deadline_ms = prof->bind_deadline_ms;
@@ -441,6 +445,7 @@ int registry_instantiate(registry *r, plugin_module *m, const cfg_plugin *pc,
         args_build(m->desc->args, pc->args, prof ? prof->plugin_args : NULL, cfg_file, err, errlen);
     if (!pl->args || read_documents(pl->args, pl->name, err, errlen) < 0) {
         args_free(pl->args);
+        metrics_cache_free(pl->mcache);
         free(pl);
         return -1;
     }

@@ -109,6 +109,9 @@ struct trellis_plugin {
      * NULL when the plugin named none */
     char **counter_names;
     trellis_unit *counter_units;
+    /* its series of scheduler_plugin_execution_duration_seconds, owned;
+     * freed with the struct (after retirement: threads may still time) */
+    struct metrics_cache *mcache;
 };
 
 typedef struct registry {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics.h"
 #include "placements.h"
 #include "util.h"
 
@@ -19,6 +20,8 @@ static void plist_add(plist *l, trellis_plugin *pl)
 
 void profile_build(profile *p)
 {
+    if (!p->mcache)
+        p->mcache = metrics_cache_new();
     for (size_t i = 0; i < p->n_plugins; i++) {
         trellis_plugin *pl = p->plugins[i];
         const plugin_hooks *h = &pl->h;
@@ -89,6 +92,7 @@ void profile_free(profile *p)
     for (size_t j = 0; j < sizeof lists / sizeof *lists; j++)
         free(lists[j]->v);
     free(p->plugins);
+    metrics_cache_free(p->mcache);
     memset(p, 0, sizeof *p);
 }
 

@@ -37,6 +37,8 @@ struct profile {
     /* binding model "object": the placements its binding objects make
      * (placements.h); NULL with model "field" */
     struct placements *placed;
+    /* its series of the scheduling metrics (metrics.h), owned */
+    struct metrics_cache *mcache;
 };
 
 /* Group the instances p->plugins[0..n_plugins) by extension point. */

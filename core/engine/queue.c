@@ -126,10 +126,38 @@ static void hremove(const queue *q, qheap *h, qitem *it)
     }
 }
 
-static void to_active(queue *q, qitem *it)
+static void to_active(queue *q, qitem *it, int ev)
 {
     it->state = Q_ACTIVE;
     hpush(q, &q->active, it);
+    q->incoming[QI_ACTIVE][ev]++;
+}
+
+static void to_backoff(queue *q, qitem *it, int ev)
+{
+    it->state = Q_BACKOFF;
+    hpush(q, &q->backoff, it);
+    q->incoming[QI_BACKOFF][ev]++;
+}
+
+/* the SLI's start, the first time it may be popped */
+static void first_queued(qitem *it, uint64_t now_ms)
+{
+    if (!it->queued) {
+        it->queued = 1;
+        it->first_ms = now_ms;
+    }
+}
+
+/* into the pool; counted under the plugins that rejected it when count */
+static void to_pool(queue *q, qitem *it, uint64_t now_ms, int count)
+{
+    it->state = Q_UNSCHEDULABLE;
+    it->unsched_ms = now_ms;
+    q->n_unschedulable++;
+    it->counted = count ? it->rejectors & ~QUEUE_REJ_ANY : 0;
+    for (uint64_t m = it->counted; m; m &= m - 1)
+        q->n_rejected[__builtin_ctzll(m)]++;
 }
 
 /* take an item out of wherever it is */
@@ -139,9 +167,12 @@ static void detach(queue *q, qitem *it)
         hremove(q, &q->active, it);
     else if (it->state == Q_BACKOFF)
         hremove(q, &q->backoff, it);
-    else if (it->state == Q_UNSCHEDULABLE)
+    else if (it->state == Q_UNSCHEDULABLE) {
         q->n_unschedulable--;
-    else if (it->state == Q_GATED)
+        for (uint64_t m = it->counted; m; m &= m - 1)
+            q->n_rejected[__builtin_ctzll(m)]--;
+        it->counted = 0;
+    } else if (it->state == Q_GATED)
         q->n_gated--;
     it->state = 0;
 }
@@ -157,13 +188,13 @@ void queue_add(queue *q, trellis_object *w, uint64_t now_ms)
         object_unref(old);
         if (it->state == Q_UNSCHEDULABLE || it->state == Q_GATED) {
             detach(q, it);
-            to_active(q, it);
+            to_active(q, it, QE_UPDATE);
+            first_queued(it, now_ms);
         } else if (it->state == Q_ACTIVE) {
             /* the order may depend on the object */
             hremove(q, &q->active, it);
             hpush(q, &q->active, it);
         }
-        (void)now_ms;
         return;
     }
     it = xcalloc(1, sizeof *it);
@@ -171,7 +202,8 @@ void queue_add(queue *q, trellis_object *w, uint64_t now_ms)
     it->key = w->id;
     it->seq = q->next_seq++;
     hmap_put(&q->items, it->key, it);
-    to_active(q, it);
+    to_active(q, it, QE_ADD);
+    first_queued(it, now_ms);
 }
 
 void queue_gate(queue *q, trellis_object *w)
@@ -179,6 +211,7 @@ void queue_gate(queue *q, trellis_object *w)
     qitem *it = hmap_get(&q->items, w->id);
     if (it && it->state == Q_IN_FLIGHT)
         return;
+    q->incoming[QI_GATED][it ? QE_UPDATE : QE_ADD]++;
     if (it) {
         trellis_object *old = it->w;
         detach(q, it);
@@ -207,7 +240,7 @@ static void flush_backoff(queue *q, uint64_t now_ms)
     while (q->backoff.n && q->backoff.v[0]->ready_ms <= now_ms) {
         qitem *it = q->backoff.v[0];
         detach(q, it);
-        to_active(q, it);
+        to_active(q, it, QE_BACKOFF);
     }
 }
 
@@ -243,20 +276,20 @@ void queue_requeue(queue *q, qitem *it, int unschedulable, uint64_t now_ms)
     it->ready_ms = now_ms + queue_backoff_ms(q, it->attempts);
     it->wake_ms = 0;
     if (unschedulable) {
-        it->state = Q_UNSCHEDULABLE;
-        it->unsched_ms = now_ms;
-        q->n_unschedulable++;
+        to_pool(q, it, now_ms, 1);
+        q->incoming[QI_UNSCHEDULABLE][QE_FAILURE]++;
     } else {
-        it->state = Q_BACKOFF;
-        hpush(q, &q->backoff, it);
+        to_backoff(q, it, QE_FAILURE);
     }
 }
 
 void queue_park(queue *q, qitem *it, uint64_t now_ms)
 {
-    queue_requeue(q, it, 1, now_ms);
-    it->attempts = 0; /* it got what it wanted: no backoff grows */
+    /* placed as it wants: neither a failure nor unschedulable by anyone */
+    it->attempts = 0; /* no backoff grows */
     it->ready_ms = now_ms;
+    it->wake_ms = 0;
+    to_pool(q, it, now_ms, 0);
 }
 
 void queue_wake_at(queue *q, qitem *it, uint64_t at_ms)
@@ -269,7 +302,7 @@ void queue_wake_at(queue *q, qitem *it, uint64_t at_ms)
 void queue_retry_now(queue *q, qitem *it)
 {
     it->attempts++;
-    to_active(q, it);
+    to_active(q, it, QE_RETRY);
 }
 
 typedef struct deadline {
@@ -282,7 +315,7 @@ static int expired(void *ud, qitem *it)
     return d->now_ms - it->unsched_ms >= d->max_ms || (it->wake_ms && d->now_ms >= it->wake_ms);
 }
 
-size_t queue_move_if(queue *q, uint64_t now_ms, int (*pred)(void *ud, qitem *it), void *ud)
+static size_t move_if(queue *q, uint64_t now_ms, int (*pred)(void *ud, qitem *it), void *ud, int ev)
 {
     size_t i = 0, moved = 0;
     hmap_slot *s;
@@ -293,14 +326,18 @@ size_t queue_move_if(queue *q, uint64_t now_ms, int (*pred)(void *ud, qitem *it)
         detach(q, it);
         moved++;
         if (it->ready_ms <= now_ms) {
-            to_active(q, it);
+            to_active(q, it, ev);
         } else {
-            it->state = Q_BACKOFF;
             it->moved = 1;
-            hpush(q, &q->backoff, it);
+            to_backoff(q, it, ev);
         }
     }
     return moved;
+}
+
+size_t queue_move_if(queue *q, uint64_t now_ms, int (*pred)(void *ud, qitem *it), void *ud)
+{
+    return move_if(q, now_ms, pred, ud, QE_CHANGE);
 }
 
 size_t queue_release_moved(queue *q)
@@ -312,7 +349,7 @@ size_t queue_release_moved(queue *q)
             v[n++] = q->backoff.v[i];
     for (size_t i = 0; i < n; i++) {
         detach(q, v[i]);
-        to_active(q, v[i]);
+        to_active(q, v[i], QE_BACKOFF);
     }
     free(v);
     return n;
@@ -320,13 +357,13 @@ size_t queue_release_moved(queue *q)
 
 void queue_move_all(queue *q, uint64_t now_ms)
 {
-    queue_move_if(q, now_ms, NULL, NULL);
+    move_if(q, now_ms, NULL, NULL, QE_CHANGE);
 }
 
 void queue_flush_unschedulable(queue *q, uint64_t now_ms)
 {
     deadline d = {now_ms, q->max_unschedulable_ms};
-    queue_move_if(q, now_ms, expired, &d);
+    move_if(q, now_ms, expired, &d, QE_TIMEOUT);
 }
 
 qitem *queue_find(const queue *q, const trellis_object *w)
@@ -370,4 +407,18 @@ uint64_t queue_next_due(const queue *q)
 size_t queue_len(const queue *q)
 {
     return q->items.len;
+}
+
+void queue_incoming_label(int qi, int ev, const char **queue_name, const char **event)
+{
+    static const char *const queues[QI_COUNT] = {"active", "backoff", "unschedulable", "gated"};
+    static const char *const events[QE_COUNT] = {"PodAdd",
+                                                 "PodUpdate",
+                                                 "ScheduleAttemptFailure",
+                                                 "BackoffComplete",
+                                                 "UnschedulableTimeout",
+                                                 "ClusterEvent",
+                                                 "PostFilterRetry"};
+    *queue_name = qi >= 0 && qi < QI_COUNT ? queues[qi] : "";
+    *event = ev >= 0 && ev < QE_COUNT ? events[ev] : "";
 }

@@ -25,6 +25,21 @@
 enum { Q_ACTIVE = 1, Q_BACKOFF, Q_UNSCHEDULABLE, Q_IN_FLIGHT, Q_GATED };
 #define QUEUE_REJ_ANY (1ull << 63)
 
+/* Entries into the queues, counted for kube-scheduler's
+ * scheduler_queue_incoming_pods_total{queue,event}: by queue (QI_*) and
+ * event (QE_*; queue_incoming_label names both). */
+enum { QI_ACTIVE, QI_BACKOFF, QI_UNSCHEDULABLE, QI_GATED, QI_COUNT };
+enum {
+    QE_ADD,     /* PodAdd: a new pending workload */
+    QE_UPDATE,  /* PodUpdate: a changed workload out of the pool or the gate */
+    QE_FAILURE, /* ScheduleAttemptFailure: a failed attempt */
+    QE_BACKOFF, /* BackoffComplete */
+    QE_TIMEOUT, /* UnschedulableTimeout: waited its longest, or woken */
+    QE_CHANGE,  /* ClusterEvent: a change that may help it (queueing hints) */
+    QE_RETRY,   /* PostFilterRetry: a post-filter made room, tried at once */
+    QE_COUNT
+};
+
 typedef struct qitem {
     trellis_object *w; /* one reference */
     const char *key;   /* the workload's id (w->id) */
@@ -40,6 +55,12 @@ typedef struct qitem {
     /* why it is unschedulable: bit i = the profile's plugin i rejected it
      * (QUEUE_REJ_ANY: anything may help), for queueing hints */
     uint64_t rejectors;
+    /* the plugins it is counted under in n_rejected while in the pool */
+    uint64_t counted;
+    /* when it first entered the active queue (the scheduling SLI's
+     * start: gated time is not counted), valid when queued is 1 */
+    uint64_t first_ms;
+    int queued;
 } qitem;
 
 typedef struct qheap {
@@ -52,6 +73,10 @@ typedef struct queue {
     hmap items; /* key -> qitem, every state */
     size_t n_unschedulable;
     size_t n_gated;
+    /* unschedulable workloads plugin i (its index in the profile, < 63)
+     * rejected, and the entries so far by queue and event */
+    size_t n_rejected[63];
+    uint64_t incoming[QI_COUNT][QE_COUNT];
     uint64_t next_seq;
     uint64_t backoff_initial_ms, backoff_max_ms, max_unschedulable_ms;
     /* queue order: nonzero when a goes before b */
@@ -121,5 +146,7 @@ uint64_t queue_backoff_ms(const queue *q, unsigned attempts);
 /* Earliest time a backoff item becomes due, or UINT64_MAX. */
 uint64_t queue_next_due(const queue *q);
 size_t queue_len(const queue *q);
+/* The labels of incoming[qi][ev]: the queue's and the event's. */
+void queue_incoming_label(int qi, int ev, const char **queue_name, const char **event);
 
 #endif

@@ -26,23 +26,25 @@ uint64_t rt_clock(void)
     return metrics_enabled() ? now_ns() : 0;
 }
 
-static const char *rc_status(int rc)
-{
-    return rc == TRELLIS_SUCCESS || rc == TRELLIS_SKIP ? "success"
-           : rc == TRELLIS_ERROR                       ? "error"
-                                                       : "unschedulable";
-}
-
-void rt_time_point(const profile *p, const char *point, int rc, uint64_t t0)
+void rt_time_point(const profile *p, int point, int rc, uint64_t t0)
 {
     if (t0)
-        metrics_extension_point(p->cfg->name, point, rc_status(rc), (double)(now_ns() - t0) / 1e9);
+        metrics_extension_point(p->mcache, p->cfg->name, point, metrics_status_of(rc),
+                                (double)(now_ns() - t0) / 1e9);
 }
 
-static void time_plugin(const trellis_plugin *pl, const char *point, int rc, uint64_t t0)
+/* kube-scheduler times plugins in a sampled share of its cycles: a start
+ * time when this call is to be timed (sample: the cycle's draw), else 0. */
+static uint64_t plugin_clock(int sample)
+{
+    return sample ? now_ns() : 0;
+}
+
+static void time_plugin(const trellis_plugin *pl, int point, int rc, uint64_t t0)
 {
     if (t0)
-        metrics_plugin(pl->name, point, rc_status(rc), (double)(now_ns() - t0) / 1e9);
+        metrics_plugin(pl->mcache, pl->name, point, metrics_status_of(rc),
+                       (double)(now_ns() - t0) / 1e9);
 }
 
 /* "plugin NAME: WHAT: MESSAGE", without ": MESSAGE" when it is empty. */
@@ -63,13 +65,13 @@ void rt_fail(trellis_cycle *c, const trellis_plugin *pl, const trellis_status *s
     fail_message(msg, msglen, pl, what, st);
 }
 
-/* One hook call of pl on object `what`, guarded and timed: the statement
- * is run between the two. */
-#define CALL(pl, point, what, deadline, rc, stmt)                                                  \
+/* One hook call of pl on object `what`, guarded, and timed as extension
+ * point mp when sample is nonzero: the statement is run between the two. */
+#define CALL(pl, point, mp, sample, what, deadline, rc, stmt)                                      \
     do {                                                                                           \
-        uint64_t t0_ = rt_clock();                                                                 \
+        uint64_t t0_ = plugin_clock(sample);                                                       \
         GUARD((pl), (point), (what), (deadline), stmt);                                            \
-        time_plugin((pl), (point), (rc), t0_);                                                     \
+        time_plugin((pl), (mp), (rc), t0_);                                                        \
     } while (0)
 
 /* ---- objects ---- */
@@ -218,8 +220,8 @@ int run_eviction_check(profile *p, trellis_object *w, struct trellis_target *t,
         trellis_plugin *pl = p->eviction.v[k];
         memset(st, 0, sizeof *st);
         int rc;
-        CALL(pl, "eviction_check", w->id, pl->hook_deadline_ms, rc,
-             rc = pl->h.eviction_check(pl, w, t, st));
+        CALL(pl, "eviction_check", MP_EVICTION_CHECK, metrics_sample(), w->id, pl->hook_deadline_ms,
+             rc, rc = pl->h.eviction_check(pl, w, t, st));
         if (rc != TRELLIS_SUCCESS) {
             *who = pl;
             return 1;
@@ -272,7 +274,7 @@ int run_pre_filter(trellis_cycle *c, char *msg, size_t msglen)
         trellis_plugin *pl = p->pre_filter.v[k];
         memset(&st, 0, sizeof st);
         int rc;
-        CALL(pl, "pre_filter", w->id, pl->hook_deadline_ms, rc,
+        CALL(pl, "pre_filter", MP_PRE_FILTER, c->sample, w->id, pl->hook_deadline_ms, rc,
              rc = pl->h.pre_filter(pl, c, w, &st));
         if (rc == TRELLIS_SUCCESS)
             continue;
@@ -291,7 +293,7 @@ int run_pre_filter(trellis_cycle *c, char *msg, size_t msglen)
         }
     }
     if (p->pre_filter.n)
-        rt_time_point(p, "pre_filter", result, tp);
+        rt_time_point(p, MP_PRE_FILTER, result, tp);
     return result;
 }
 
@@ -373,6 +375,7 @@ void run_filter_block(trellis_cycle *c, size_t k, size_t b, size_t e)
     memcpy(before, &pass[w0], nw * sizeof *pass);
     block_call bc = {c, pl, k, b, e, NULL};
     guard_prev gp;
+    uint64_t t0 = plugin_clock(c->sample);
     guard_enter(&gp, pl, "filter", c->w->id, pl->hook_deadline_ms);
     if (!pl->ignorable) {
         filter_call(&bc);
@@ -384,6 +387,11 @@ void run_filter_block(trellis_cycle *c, size_t k, size_t b, size_t e)
         return;
     }
     guard_leave(&gp);
+    if (t0) /* one observation per call, a block of targets: rejected any? */
+        time_plugin(pl, MP_FILTER,
+                    memcmp(before, &pass[w0], nw * sizeof *pass) ? TRELLIS_UNSCHEDULABLE
+                                                                 : TRELLIS_SUCCESS,
+                    t0);
     if (pl->h.filter_span || pl->h.filter_batch)
         note_cleared(c, k, before, &pass[w0], w0, nw);
 }
@@ -448,7 +456,7 @@ int run_filter_feasible(trellis_cycle *c, char *msg, size_t msglen)
         memset(&st, 0, sizeof st);
         int rc;
         c->in_filter_feasible = pl;
-        CALL(pl, "filter_feasible", w->id, pl->hook_deadline_ms, rc,
+        CALL(pl, "filter_feasible", MP_FILTER_FEASIBLE, c->sample, w->id, pl->hook_deadline_ms, rc,
              rc = pl->h.filter_feasible(pl, c, w, (const trellis_target *const *)c->feasible,
                                         c->n_feasible, &st));
         c->in_filter_feasible = NULL;
@@ -467,7 +475,7 @@ int run_filter_feasible(trellis_cycle *c, char *msg, size_t msglen)
         }
         compact_feasible(c);
     }
-    rt_time_point(p, "filter_feasible", result, tp);
+    rt_time_point(p, MP_FILTER_FEASIBLE, result, tp);
     return result;
 }
 
@@ -478,12 +486,13 @@ int run_post_filter(trellis_cycle *c, char *msg, size_t msglen)
     trellis_status st;
     int result = TRELLIS_UNSCHEDULABLE;
     uint64_t tp = rt_clock();
+    size_t evicted0 = c->n_evicted;
     c->in_post_filter = 1;
     for (size_t k = 0; k < p->post_filter.n && result == TRELLIS_UNSCHEDULABLE; k++) {
         trellis_plugin *pl = p->post_filter.v[k];
         memset(&st, 0, sizeof st);
         int rc;
-        CALL(pl, "post_filter", w->id, pl->hook_deadline_ms, rc,
+        CALL(pl, "post_filter", MP_POST_FILTER, c->sample, w->id, pl->hook_deadline_ms, rc,
              rc = pl->h.post_filter(pl, c, w, &st));
         if (rc == TRELLIS_SUCCESS) {
             c->changed = 1;
@@ -494,8 +503,11 @@ int run_post_filter(trellis_cycle *c, char *msg, size_t msglen)
         }
     }
     c->in_post_filter = 0;
-    if (p->post_filter.n)
-        rt_time_point(p, "post_filter", result, tp);
+    if (p->post_filter.n) {
+        rt_time_point(p, MP_POST_FILTER, result, tp);
+        /* kube's preemption attempt: the post-filter ran; its victims */
+        metrics_preemption(result == TRELLIS_SUCCESS ? c->n_evicted - evicted0 : 0);
+    }
     return result;
 }
 
@@ -510,7 +522,7 @@ int run_pre_score(trellis_cycle *c, char *msg, size_t msglen)
         trellis_plugin *pl = p->pre_score.v[k];
         memset(&st, 0, sizeof st);
         int rc;
-        CALL(pl, "pre_score", w->id, pl->hook_deadline_ms, rc,
+        CALL(pl, "pre_score", MP_PRE_SCORE, c->sample, w->id, pl->hook_deadline_ms, rc,
              rc = pl->h.pre_score(pl, c, w, (const trellis_target *const *)c->feasible,
                                   c->n_feasible, &st));
         if (rc == TRELLIS_SKIP) {
@@ -521,7 +533,7 @@ int run_pre_score(trellis_cycle *c, char *msg, size_t msglen)
         }
     }
     if (p->pre_score.n)
-        rt_time_point(p, "pre_score", result, tp);
+        rt_time_point(p, MP_PRE_SCORE, result, tp);
     return result;
 }
 
@@ -553,6 +565,7 @@ void run_score_block(trellis_cycle *c, size_t k, int64_t *out, size_t b, size_t 
     trellis_plugin *pl = c->p->score.v[k];
     block_call bc = {c, pl, 0, b, e, out};
     guard_prev gp;
+    uint64_t t0 = plugin_clock(c->sample);
     guard_enter(&gp, pl, "score", c->w->id, pl->hook_deadline_ms);
     if (!pl->ignorable) {
         score_call(&bc);
@@ -564,6 +577,7 @@ void run_score_block(trellis_cycle *c, size_t k, int64_t *out, size_t b, size_t 
         return;
     }
     guard_leave(&gp);
+    time_plugin(pl, MP_SCORE, TRELLIS_SUCCESS, t0);
 }
 
 int run_score(trellis_cycle *c, trellis_plugin *pl, const struct trellis_target *t, int64_t *v,
@@ -580,7 +594,7 @@ int run_normalize(trellis_cycle *c, trellis_plugin *pl, const struct trellis_tar
     trellis_status st;
     memset(&st, 0, sizeof st);
     int rc;
-    CALL(pl, "normalize", c->w->id, pl->hook_deadline_ms, rc,
+    CALL(pl, "normalize", MP_NORMALIZE, c->sample, c->w->id, pl->hook_deadline_ms, rc,
          rc = pl->h.normalize(pl, c, c->w, ts, n, sc, &st));
     if (rc == TRELLIS_SUCCESS)
         return 0;
@@ -602,14 +616,15 @@ int run_reserve(profile *p, trellis_cycle *c, trellis_object *w, const struct tr
             continue;
         memset(&st, 0, sizeof st);
         int rc;
-        CALL(pl, "reserve", w->id, pl->hook_deadline_ms, rc, rc = pl->h.reserve(pl, c, w, t, &st));
+        CALL(pl, "reserve", MP_RESERVE, c->sample, w->id, pl->hook_deadline_ms, rc,
+             rc = pl->h.reserve(pl, c, w, t, &st));
         if (rc != TRELLIS_SUCCESS) {
             fail_message(msg, msglen, pl, "reserve failed", &st);
             result = TRELLIS_ERROR;
         }
     }
     if (p->reserve.n)
-        rt_time_point(p, "reserve", result, tp);
+        rt_time_point(p, MP_RESERVE, result, tp);
     return result == TRELLIS_SUCCESS ? 0 : -1;
 }
 
@@ -618,8 +633,8 @@ void run_unreserve(profile *p, trellis_cycle *c, trellis_object *w, const struct
     for (size_t k = p->reserve.n; k-- > 0;) {
         trellis_plugin *pl = p->reserve.v[k];
         if (pl->h.unreserve)
-            CALL(pl, "unreserve", w->id, pl->bind_deadline_ms, TRELLIS_SUCCESS,
-                 pl->h.unreserve(pl, c, w, t));
+            CALL(pl, "unreserve", MP_UNRESERVE, c->sample, w->id, pl->bind_deadline_ms,
+                 TRELLIS_SUCCESS, pl->h.unreserve(pl, c, w, t));
     }
 }
 
@@ -635,7 +650,7 @@ int run_permit(profile *p, trellis_cycle *c, trellis_object *w, const struct tre
         memset(&st, 0, sizeof st);
         uint64_t to = 0;
         int rc;
-        CALL(pl, "permit", w->id, pl->hook_deadline_ms, rc,
+        CALL(pl, "permit", MP_PERMIT, c->sample, w->id, pl->hook_deadline_ms, rc,
              rc = pl->h.permit(pl, c, w, t, &to, &st));
         if (rc == TRELLIS_SUCCESS)
             continue;
@@ -650,7 +665,7 @@ int run_permit(profile *p, trellis_cycle *c, trellis_object *w, const struct tre
         result = TRELLIS_UNSCHEDULABLE;
     }
     if (p->permit.n)
-        rt_time_point(p, "permit", result, tp);
+        rt_time_point(p, MP_PERMIT, result, tp);
     return result;
 }
 
@@ -663,31 +678,32 @@ int run_bind(profile *p, trellis_cycle *c, trellis_object *w, const struct trell
         trellis_plugin *pl = p->pre_bind.v[k];
         memset(&st, 0, sizeof st);
         int rc;
-        CALL(pl, "pre_bind", w->id, pl->bind_deadline_ms, rc,
+        CALL(pl, "pre_bind", MP_PRE_BIND, c->sample, w->id, pl->bind_deadline_ms, rc,
              rc = pl->h.pre_bind(pl, c, w, t, &st));
         if (rc != TRELLIS_SUCCESS) {
-            rt_time_point(p, "pre_bind", rc, tp);
+            rt_time_point(p, MP_PRE_BIND, rc, tp);
             fail_message(msg, msglen, pl, "pre-bind failed", &st);
             return -1;
         }
     }
     if (p->pre_bind.n)
-        rt_time_point(p, "pre_bind", TRELLIS_SUCCESS, tp);
+        rt_time_point(p, MP_PRE_BIND, TRELLIS_SUCCESS, tp);
     tp = rt_clock();
     for (size_t k = 0; k < p->bind.n; k++) {
         trellis_plugin *pl = p->bind.v[k];
         memset(&st, 0, sizeof st);
         int rc;
-        CALL(pl, "bind", w->id, pl->bind_deadline_ms, rc, rc = pl->h.bind(pl, c, w, t, &st));
+        CALL(pl, "bind", MP_BIND, c->sample, w->id, pl->bind_deadline_ms, rc,
+             rc = pl->h.bind(pl, c, w, t, &st));
         if (rc == TRELLIS_SKIP)
             continue;
-        rt_time_point(p, "bind", rc, tp);
+        rt_time_point(p, MP_BIND, rc, tp);
         if (rc == TRELLIS_SUCCESS)
             return 0;
         fail_message(msg, msglen, pl, "bind failed", &st);
         return -1;
     }
-    rt_time_point(p, "bind", TRELLIS_ERROR, tp);
+    rt_time_point(p, MP_BIND, TRELLIS_ERROR, tp);
     snprintf(msg, msglen, "no bind plugin handled the workload");
     return -1;
 }
@@ -697,7 +713,8 @@ int run_pre_enqueue(profile *p, trellis_object *w, const char **by)
     for (size_t k = 0; k < p->pre_enqueue.n; k++) {
         trellis_plugin *pl = p->pre_enqueue.v[k];
         int rc = TRELLIS_SUCCESS;
-        CALL(pl, "pre_enqueue", w->id, pl->hook_deadline_ms, rc, rc = pl->h.pre_enqueue(pl, w));
+        CALL(pl, "pre_enqueue", MP_PRE_ENQUEUE, metrics_sample(), w->id, pl->hook_deadline_ms, rc,
+             rc = pl->h.pre_enqueue(pl, w));
         if (rc == TRELLIS_SKIP) {
             log_debug("%s %s: left alone (plugin %s, pre_enqueue)", w->kind, w->key, pl->name);
             if (by)
@@ -726,7 +743,7 @@ int run_target_lost(profile *p, trellis_object *w, const char *key, const trelli
         trellis_plugin *pl = p->target_lost.v[k];
         memset(st, 0, sizeof *st);
         int rc = TRELLIS_SKIP;
-        CALL(pl, "target_lost", w->id, pl->bind_deadline_ms, rc,
+        CALL(pl, "target_lost", MP_TARGET_LOST, metrics_sample(), w->id, pl->bind_deadline_ms, rc,
              rc = pl->h.target_lost(pl, w, ns, name, st));
         if (rc == TRELLIS_SKIP)
             continue;
@@ -753,7 +770,8 @@ void run_finalize(profile *p, trellis_object *w)
         trellis_status st;
         memset(&st, 0, sizeof st);
         int rc = TRELLIS_SUCCESS;
-        CALL(pl, "finalize", w->id, pl->bind_deadline_ms, rc, rc = pl->h.finalize(pl, w, &st));
+        CALL(pl, "finalize", MP_FINALIZE, metrics_sample(), w->id, pl->bind_deadline_ms, rc,
+             rc = pl->h.finalize(pl, w, &st));
         if (rc != TRELLIS_SUCCESS)
             log_error("%s %s: plugin %s: finalize failed: %s%s%s", w->kind, w->key, pl->name,
                       st.reason[0] ? st.reason : "error", st.message[0] ? ": " : "", st.message);
@@ -764,7 +782,7 @@ void run_decided(profile *p, trellis_cycle *c, trellis_object *w, int again)
 {
     for (size_t k = 0; k < p->decided.n; k++) {
         trellis_plugin *pl = p->decided.v[k];
-        CALL(pl, "decided", w->id, pl->hook_deadline_ms, TRELLIS_SUCCESS,
+        CALL(pl, "decided", MP_DECIDED, c->sample, w->id, pl->hook_deadline_ms, TRELLIS_SUCCESS,
              pl->h.decided(pl, c, w, again));
     }
 }
@@ -774,9 +792,9 @@ void run_post_bind(profile *p, trellis_cycle *c, trellis_object *w, const struct
     uint64_t tp = rt_clock();
     for (size_t k = 0; k < p->post_bind.n; k++) {
         trellis_plugin *pl = p->post_bind.v[k];
-        CALL(pl, "post_bind", w->id, pl->bind_deadline_ms, TRELLIS_SUCCESS,
+        CALL(pl, "post_bind", MP_POST_BIND, c->sample, w->id, pl->bind_deadline_ms, TRELLIS_SUCCESS,
              pl->h.post_bind(pl, c, w, t));
     }
     if (p->post_bind.n)
-        rt_time_point(p, "post_bind", TRELLIS_SUCCESS, tp);
+        rt_time_point(p, MP_POST_BIND, TRELLIS_SUCCESS, tp);
 }

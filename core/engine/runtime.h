@@ -34,8 +34,9 @@
 /* ---- timing ---- */
 /* A start time for rt_time_*: 0 when metrics are off (nothing is read). */
 uint64_t rt_clock(void);
-/* An extension point's latency since t0, with the status its rc gives. */
-void rt_time_point(const profile *p, const char *point, int rc, uint64_t t0);
+/* An extension point's latency since t0 (point: MP_*, metrics.h), with
+ * the status its rc gives. */
+void rt_time_point(const profile *p, int point, int rc, uint64_t t0);
 
 /* ---- objects (main thread) ---- */
 /* Have p's plugins prepare o as a workload or a target (prepare hooks,

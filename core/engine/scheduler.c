@@ -690,10 +690,10 @@ int sched_step(sched *s)
             continue;
         uint64_t c0 = now_ns();
         dec_result r = schedule_one(s, p, it);
-        metrics_attempt(p->cfg->name,
-                        r == DEC_SCHEDULED       ? "scheduled"
-                        : r == DEC_UNSCHEDULABLE ? "unschedulable"
-                                                 : "error",
+        metrics_attempt(p->mcache, p->cfg->name,
+                        r == DEC_SCHEDULED       ? MR_SCHEDULED
+                        : r == DEC_UNSCHEDULABLE ? MR_UNSCHEDULABLE
+                                                 : MR_ERROR,
                         (double)(now_ns() - c0) / 1e9);
         return 1;
     }
@@ -775,11 +775,34 @@ void sched_report_metrics(const sched *s)
 {
     if (!metrics_enabled())
         return;
+    uint64_t incoming[QI_COUNT][QE_COUNT] = {{0}};
     for (size_t i = 0; i < s->n_profiles; i++) {
+        const profile *p = &s->profiles[i];
         size_t a, b, u;
-        queue_counts(&s->profiles[i].q, &a, &b, &u);
-        metrics_set_queue(s->profiles[i].cfg->name, a, b, u, queue_gated(&s->profiles[i].q));
+        queue_counts(&p->q, &a, &b, &u);
+        metrics_set_queue(p->cfg->name, a, b, u, queue_gated(&p->q));
+        /* the plugins that can reject: its pre-filters and filters */
+        const char *names[63];
+        size_t counts[63], n = 0;
+        for (size_t k = 0; k < p->n_plugins && k < 63; k++) {
+            const trellis_plugin *pl = p->plugins[k];
+            if (pl->h.pre_filter || pl->h.filter || pl->h.filter_batch || pl->h.filter_span) {
+                names[n] = pl->name;
+                counts[n++] = p->q.n_rejected[k];
+            }
+        }
+        metrics_set_unschedulable(p->cfg->name, names, counts, n);
+        for (int qi = 0; qi < QI_COUNT; qi++)
+            for (int ev = 0; ev < QE_COUNT; ev++)
+                incoming[qi][ev] += p->q.incoming[qi][ev];
     }
+    for (int qi = 0; qi < QI_COUNT; qi++)
+        for (int ev = 0; ev < QE_COUNT; ev++)
+            if (incoming[qi][ev]) {
+                const char *qn, *en;
+                queue_incoming_label(qi, ev, &qn, &en);
+                metrics_set_incoming(qn, en, (double)incoming[qi][ev]);
+            }
     metrics_set_cache(s->cache.targets.len, s->cache.workloads.len, s->cache.n_assumed);
 }
 

@@ -59,6 +59,7 @@ static int svc_evict(void *ud, trellis_cycle *c, const trellis_plugin *pl,
         return -1;
     }
     decision_add_evicted(c->d, v);
+    c->n_evicted++;
     log_info("plugin %s: evicted %s %s from %s: %s", pl->name, v->kind, v->key, from.s,
              reason ? reason : "");
     sb_free(&from);

@@ -416,6 +416,7 @@ static void reload(host *h)
         config_free(old);
         free(old);
         atomic_store(&h->liveness_ms, nc->liveness_timeout_ms);
+        metrics_set_sample_percent(nc->plugin_metrics_sample_percent);
         metrics_config_reload(1);
         set_configz(h, nc);
         log_info("reload: %s is in force", h->o->config);
@@ -679,6 +680,7 @@ int run_main(const run_opts *o)
     char dir[512];
     state_where(&h, h.c, dir, sizeof dir);
     metrics_enable(1);
+    metrics_set_sample_percent(h.c->plugin_metrics_sample_percent);
     metrics_set_ready(0);
     set_configz(&h, h.c);
     set_ready(&h, 0, "starting");

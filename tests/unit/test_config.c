@@ -284,8 +284,10 @@ START_TEST(http_errors)
                  "t.cfg:1: http.enabled: expected true or false");
     expect_error("http = {\n  prot = 80; };\n" PROFILE_HEAD PROFILE_TAIL,
                  "t.cfg:2: unknown setting 'prot' (expected one of: enabled, address, port, "
-                 "liveness_timeout_ms)");
+                 "liveness_timeout_ms, plugin_metrics_sample_percent)");
     expect_error("http = 1;\n" PROFILE_HEAD PROFILE_TAIL, "t.cfg:1: http must be a group");
+    expect_error("http = { plugin_metrics_sample_percent = 101; };\n" PROFILE_HEAD PROFILE_TAIL,
+                 "t.cfg:1: 'plugin_metrics_sample_percent' must be between 0 and 100, got 101");
 }
 END_TEST
 

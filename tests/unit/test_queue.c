@@ -249,6 +249,63 @@ START_TEST(gated_waits_until_added)
 }
 END_TEST
 
+/* What the metrics read: entries by queue and event, the unschedulable
+ * pool by the plugins that rejected each workload (a parked one is
+ * nobody's), and the SLI's start, the first time it may be popped (not
+ * while gated). */
+START_TEST(metrics_counts)
+{
+    queue q;
+    queue_init(&q, 1000, 10000, 60000);
+    trellis_object *a = pod("a", 0), *b = pod("b", 0), *g = pod("g", 0);
+    queue_add(&q, a, 100);
+    queue_add(&q, b, 100);
+    queue_gate(&q, g);
+    ck_assert_uint_eq(q.incoming[QI_ACTIVE][QE_ADD], 2);
+    ck_assert_uint_eq(q.incoming[QI_GATED][QE_ADD], 1);
+    qitem *it = queue_pop(&q, 200);
+    ck_assert(it->queued && it->first_ms == 100);
+    it->rejectors = (1ull << 2) | (1ull << 5) | QUEUE_REJ_ANY;
+    queue_requeue(&q, it, 1, 200);
+    ck_assert_uint_eq(q.incoming[QI_UNSCHEDULABLE][QE_FAILURE], 1);
+    ck_assert_uint_eq(q.n_rejected[2], 1);
+    ck_assert_uint_eq(q.n_rejected[5], 1);
+    qitem *it2 = queue_pop(&q, 200);
+    it2->rejectors = 1ull << 2;
+    queue_requeue(&q, it2, 1, 200);
+    ck_assert_uint_eq(q.n_rejected[2], 2);
+    /* a change moves both out: nobody's any more */
+    queue_move_all(&q, 5000);
+    ck_assert_uint_eq(q.n_rejected[2], 0);
+    ck_assert_uint_eq(q.n_rejected[5], 0);
+    ck_assert_uint_eq(q.incoming[QI_ACTIVE][QE_CHANGE], 2);
+    /* a failure to backoff, then its backoff ends */
+    it = queue_pop(&q, 5000);
+    queue_requeue(&q, it, 0, 5000);
+    ck_assert_uint_eq(q.incoming[QI_BACKOFF][QE_FAILURE], 1);
+    it = queue_pop(&q, 5000);
+    queue_park(&q, it, 5000); /* placed: in the pool, counted under nobody */
+    ck_assert_uint_eq(q.n_rejected[2], 0);
+    ck_assert_uint_eq(q.incoming[QI_UNSCHEDULABLE][QE_FAILURE], 2); /* a and b, not this */
+    ck_assert_ptr_nonnull(queue_pop(&q, 100000));
+    ck_assert_uint_eq(q.incoming[QI_ACTIVE][QE_BACKOFF], 1);
+    /* the gated one starts its SLI when it is let in */
+    qitem *gi = queue_find(&q, g);
+    ck_assert(!gi->queued);
+    queue_add(&q, g, 7000);
+    ck_assert(gi->queued && gi->first_ms == 7000);
+    ck_assert_uint_eq(q.incoming[QI_ACTIVE][QE_UPDATE], 1);
+    const char *qn, *en;
+    queue_incoming_label(QI_UNSCHEDULABLE, QE_FAILURE, &qn, &en);
+    ck_assert_str_eq(qn, "unschedulable");
+    ck_assert_str_eq(en, "ScheduleAttemptFailure");
+    object_unref(a);
+    object_unref(b);
+    object_unref(g);
+    queue_free(&q);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("queue");
@@ -262,6 +319,7 @@ int main(void)
     tcase_add_test(tc, retry_now_goes_active);
     tcase_add_test(tc, wake_time_moves_one_item);
     tcase_add_test(tc, gated_waits_until_added);
+    tcase_add_test(tc, metrics_counts);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
