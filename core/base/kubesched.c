@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -335,8 +336,11 @@ static int get_duration(ks *k, const yaml_node_t *n, const char *what, long long
     while (*p) {
         char *end;
         errno = 0;
-        double v = strtod(p, &end);
-        if (end == p || errno || v < 0 || *p == '+' || *p == '-' || isspace((unsigned char)*p))
+        /* Go's time.ParseDuration: digits (and a point), never "nan",
+         * "inf" or hex */
+        double v = isdigit((unsigned char)*p) || *p == '.' ? strtod(p, &end) : (end = (char *)p, 0);
+        if (end == p || errno || !(v >= 0) || !isfinite(v) ||
+            (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')))
             return kerr(k, n, "%s: expected a duration such as \"30s\" or \"1m30s\", got '%s'",
                         what, s);
         size_t best = 0;
@@ -438,9 +442,16 @@ static void emit_scalar(strbuf *b, const yaml_node_t *n)
 /* n as flow YAML; at the top (depth 0) kind and apiVersion are left out
  * and the key `replace` (when not NULL) gets the list `with` instead of
  * its value, added when absent. */
+/* The most a plugin's args may come to once YAML aliases are expanded
+ * (an alias of an alias ... grows exponentially): write_profile refuses
+ * more. */
+#define EMIT_MAX (4u << 20)
+
 static void emit_flow(ks *k, strbuf *b, const yaml_node_t *n, int depth, const char *replace,
                       yaml_node_t *const *with, size_t n_with)
 {
+    if (b->len > EMIT_MAX)
+        return; /* refused by the caller: stop walking */
     if (depth > 64) {
         sb_puts(b, "null"); /* kube's decoder refuses such depth too; the plugin says so */
         return;
@@ -451,8 +462,8 @@ static void emit_flow(ks *k, strbuf *b, const yaml_node_t *n, int depth, const c
         emit_scalar(b, n);
     } else if (n->type == YAML_SEQUENCE_NODE) {
         sb_puts(b, "[");
-        for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top;
-             i++) {
+        for (yaml_node_item_t *i = n->data.sequence.items.start;
+             i < n->data.sequence.items.top && b->len <= EMIT_MAX; i++) {
             if (i != n->data.sequence.items.start)
                 sb_puts(b, ", ");
             emit_flow(k, b, node(k, *i), depth + 1, NULL, NULL, 0);
@@ -461,8 +472,8 @@ static void emit_flow(ks *k, strbuf *b, const yaml_node_t *n, int depth, const c
     } else {
         int first = 1, replaced = 0;
         sb_puts(b, "{");
-        for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-             p++) {
+        for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+             p < n->data.mapping.pairs.top && b->len <= EMIT_MAX; p++) {
             yaml_node_t *kn = node(k, p->key);
             const char *key = scalar(kn);
             if (depth == 0 && key && (!strcmp(key, "kind") || !strcmp(key, "apiVersion")))
@@ -1101,7 +1112,7 @@ static int write_profile(ks *k, config_setting_t *list, const yaml_node_t *pn, i
     }
     if (expand(k, p, pn) < 0)
         goto out;
-    int order[N_KPLUGINS], n_order;
+    int order[N_KPLUGINS], n_order = 0;
     if (plugin_order(k, p, pn, order, &n_order) < 0)
         goto out;
 
@@ -1199,6 +1210,14 @@ static int write_profile(ks *k, config_setting_t *list, const yaml_node_t *pn, i
                 }
             } else {
                 emit_flow(k, &yb, p->args[id], 0, NULL, NULL, 0);
+            }
+            if (yb.len > EMIT_MAX) {
+                sb_free(&yb);
+                kerr(k, p->args[id],
+                     "pluginConfig %s: its args come to more than %u MiB "
+                     "once YAML aliases are expanded",
+                     KPLUGINS[id].kube, EMIT_MAX >> 20);
+                goto out;
             }
             config_setting_t *a = cs_add(e, "args", CONFIG_TYPE_GROUP, aline);
             config_setting_t *c = cs_add(a, "config", CONFIG_TYPE_GROUP, aline);

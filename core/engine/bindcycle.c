@@ -401,8 +401,8 @@ static size_t release_held(sched *s, profile *p, trellis_cycle *c, decision *d,
             log_info("%s %s: released %s", c->w->kind, c->w->key, c->held[i]);
         }
     }
-    if ((c->n_released || c->n_reconsidered) && s->binder)
-        binder_request_flush(s->binder);
+    if ((c->n_released || c->n_reconsidered) && s->binder && !late)
+        binder_request_flush(s->binder); /* late: once they are written */
     decision_set_targets(d, kept, nk);
     free(kept);
     return nl;
@@ -492,7 +492,8 @@ void bindcycle_run_many(sched *s, profile *p, trellis_cycle *c, decision *d, qit
     free(cts);
     free(refresh);
     if (s->binder) { /* nothing to bind: nothing to wait for */
-        bindcycle_write_releases(s, late, n_late);
+        if (bindcycle_write_releases(s, late, n_late))
+            binder_request_flush(s->binder);
         free(late);
     } else if (n_late) { /* a one-shot run: after its flush (sched_run_once) */
         grow(&s->late, &s->cap_late, s->n_late + n_late, sizeof *s->late);

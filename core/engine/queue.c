@@ -340,14 +340,15 @@ size_t queue_move_if(queue *q, uint64_t now_ms, int (*pred)(void *ud, qitem *it)
     return move_if(q, now_ms, pred, ud, QE_CHANGE);
 }
 
-size_t queue_release_moved(queue *q)
+size_t queue_release_moved(queue *q, unsigned most)
 {
     size_t n = 0;
     qitem **v = xmalloc((q->backoff.n ? q->backoff.n : 1) * sizeof *v);
     for (size_t i = 0; i < q->backoff.n; i++)
-        if (q->backoff.v[i]->moved)
+        if (q->backoff.v[i]->moved && q->backoff.v[i]->released < most)
             v[n++] = q->backoff.v[i];
     for (size_t i = 0; i < n; i++) {
+        v[i]->released++;
         detach(q, v[i]);
         to_active(q, v[i], QE_BACKOFF);
     }

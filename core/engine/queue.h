@@ -50,7 +50,8 @@ typedef struct qitem {
     uint64_t wake_ms;    /* unschedulable: tried again from then even when
                             nothing changes (queue_wake_at); 0: never */
     int state;
-    int moved; /* in backoff because something changed (queue_move_if) */
+    int moved;         /* in backoff because something changed (queue_move_if) */
+    unsigned released; /* times queue_release_moved took it back */
     size_t hidx;
     /* why it is unschedulable: bit i = the profile's plugin i rejected it
      * (QUEUE_REJ_ANY: anything may help), for queueing hints */
@@ -127,8 +128,9 @@ void queue_move_all(queue *q, uint64_t now_ms);
 size_t queue_move_if(queue *q, uint64_t now_ms, int (*pred)(void *ud, qitem *it), void *ud);
 /* A one-shot run, whose clock does not move: the workloads in backoff
  * because something changed go to active now (not those in backoff after
- * an error); the number moved. */
-size_t queue_release_moved(queue *q);
+ * an error), each at most `most` times a run (plugins whose writes never
+ * settle cannot keep a run going); the number moved. */
+size_t queue_release_moved(queue *q, unsigned most);
 /* The item of w in any state, or NULL. */
 qitem *queue_find(const queue *q, const trellis_object *w);
 void queue_counts(const queue *q, size_t *active, size_t *backoff, size_t *unschedulable);

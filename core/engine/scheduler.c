@@ -364,6 +364,8 @@ static uint64_t rejectors(const trellis_cycle *c)
             idx = p->filter.v[r]->index;
         else if (r == REJ_PRE_FILTER)
             idx = c->pre_plugin;
+        else if (r == REJ_LATE)
+            idx = (int)cycle_late_of(c, i)->pl->index;
         if (idx >= 0 && idx < 63)
             m |= 1ull << idx;
         else if (r != REJ_EXCLUDED && r != REJ_HELD)
@@ -637,9 +639,9 @@ int sched_run_once(sched *s, char *err, size_t errlen)
                 show_progress(s, s->n_cycles, t0, &last);
         }
         /* this run's clock does not move: what its own writes moved back
-         * is tried again now, not after a backoff */
+         * is tried again now, not after a backoff (16 times at most) */
         for (size_t i = 0; i < s->n_profiles && !progress; i++)
-            progress = queue_release_moved(&s->profiles[i].q) > 0;
+            progress = queue_release_moved(&s->profiles[i].q, 16) > 0;
     }
     bindcycle_process_waiting(s, 1);
     s->schedule_ns = now_ns() - t0;

@@ -960,11 +960,18 @@ static int ks_flush(store *st, store_fail_cb failed, void *ud, char *err, size_t
     }
     strbuf problems;
     sb_init(&problems);
+    /* a Pod bound in this flush is bound, whatever became of a status
+     * patch of it beside the Binding (both name the Pod's id) */
+    hmap bound;
+    hmap_init(&bound);
+    for (size_t i = 0; i < n; i++)
+        if (w[i].state == 1 && strcmp(w[i].ix, w[i].id) != 0)
+            hmap_put(&bound, w[i].id, &w[i]);
     for (size_t i = 0; i < n; i++) {
         if (w[i].state == 0 && blocked == 1)
             fail(&w[i], "%s", why);
         if (w[i].state == 2) {
-            if (failed)
+            if (failed && !(strcmp(w[i].ix, w[i].id) == 0 && hmap_get(&bound, w[i].id)))
                 failed(ud, w[i].id, w[i].why);
             if (problems.len < 4096)
                 sb_printf(&problems, "%s%s: %s", problems.len ? "; " : "", w[i].id, w[i].why);
@@ -976,6 +983,7 @@ static int ks_flush(store *st, store_fail_cb failed, void *ud, char *err, size_t
         }
         kwrite_free(&w[i]);
     }
+    hmap_free(&bound);
     free(w);
     int rc = problems.len ? errf(err, errlen, "%s", problems.s) : 0;
     sb_free(&problems);

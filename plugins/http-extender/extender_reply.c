@@ -186,12 +186,16 @@ static int node_list(json_object *v, ext_filter_result *r, char *err, size_t err
     return 0;
 }
 
-static int has_failed(const ext_filter_result *r, const char *node)
+static int by_node(const void *a, const void *b)
 {
-    for (size_t i = 0; i < r->n_failed; i++)
-        if (strcmp(r->failed[i].node, node) == 0)
-            return 1;
-    return 0;
+    return strcmp(((const ext_failed *)a)->node, ((const ext_failed *)b)->node);
+}
+
+/* Whether node is among the first n of r->failed, sorted by node. */
+static int has_failed(const ext_filter_result *r, size_t n, const char *node)
+{
+    ext_failed key = {(char *)node, NULL, 0};
+    return n && bsearch(&key, r->failed, n, sizeof *r->failed, by_node) != NULL;
 }
 
 /* A FailedNodesMap: node name -> message. Nodes failed already (the
@@ -213,13 +217,18 @@ static int failed_map(json_object *v, const char *what, int unresolvable, ext_fi
         return -1;
     }
     r->failed = grown;
+    /* a map's keys are unique: only the maps read before are looked in,
+     * sorted once (an answer of many nodes costs n log n, not n^2) */
+    size_t before = r->n_failed;
+    if (before > 1)
+        qsort(r->failed, before, sizeof *r->failed, by_node);
     json_object_object_foreach(v, k, m)
     {
         if (m && !is(m, json_type_string)) {
             reply_err(err, errlen, "%s[\"%.64s\"]: expected a string", what, k);
             return -1;
         }
-        if (has_failed(r, k))
+        if (has_failed(r, before, k))
             continue;
         ext_failed *f = &r->failed[r->n_failed];
         f->node = reply_dup(k);

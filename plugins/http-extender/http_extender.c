@@ -95,6 +95,7 @@ typedef struct extender {
     char **managed;
     size_t n_managed;
     ext_http *http;
+    ext_http *bind_http; /* the binding thread's own connection (bind_verb) */
 } extender;
 
 /* What a prioritize call gave this cycle: the feasible targets as handed
@@ -112,6 +113,7 @@ static void extender_free(void *p)
     if (!e)
         return;
     ext_http_free(e->http);
+    ext_http_free(e->bind_http);
     free(e->url);
     free(e->filter_verb);
     free(e->prioritize_verb);
@@ -219,7 +221,10 @@ static int call(const extender *e, const char *verb, char *body, size_t len, cha
                 size_t *reply_len, char *err, size_t errlen)
 {
     char why[TRELLIS_MESSAGE_MAX];
-    int rc = ext_http_post(e->http, verb, body, len, reply, reply_len, why, sizeof why);
+    /* bind runs on the binding thread: a connection of its own, so that
+     * a scheduling cycle never waits for a binding's call */
+    ext_http *h = verb == e->bind_verb && e->bind_http ? e->bind_http : e->http;
+    int rc = ext_http_post(h, verb, body, len, reply, reply_len, why, sizeof why);
     free(body);
     if (rc < 0)
         snprintf(err, errlen, "extender %s: %.200s", e->url, why);
@@ -377,7 +382,8 @@ static int pre_score(trellis_plugin *self, trellis_cycle *c, const trellis_objec
         while (hit && hit > pr && strcmp(hit[-1].host, name) == 0)
             hit--;
         for (; hit && hit < pr + np && strcmp(hit->host, name) == 0; hit++)
-            sum += hit->score;
+            if (__builtin_add_overflow(sum, hit->score, &sum)) /* clamped below */
+                sum = hit->score < 0 ? INT64_MIN : INT64_MAX;
         /* kube multiplies by MaxNodeScore / MaxExtenderPriority; the host
          * takes 0..100 */
         int64_t v = sum < 0 ? 0 : sum > MAX_EXTENDER_PRIORITY ? MAX_EXTENDER_PRIORITY : sum;
@@ -568,8 +574,10 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
                    keyd};
     char herr[256];
     e->http = ext_http_new(url, (long)timeout, &tls, herr, sizeof herr);
-    if (!e->http || !e->url || !e->managed) {
-        snprintf(err, errlen, "%s", e->http ? "out of memory" : herr);
+    if (e->http && e->bind_verb)
+        e->bind_http = ext_http_new(url, (long)timeout, &tls, herr, sizeof herr);
+    if (!e->http || (e->bind_verb && !e->bind_http) || !e->url || !e->managed) {
+        snprintf(err, errlen, "%s", !e->url || !e->managed ? "out of memory" : herr);
         return -1;
     }
     int rc = 0;

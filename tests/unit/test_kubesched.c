@@ -520,6 +520,28 @@ START_TEST(refusals_name_the_line)
     expect_error(HEAD "profiles:\n- pluginConfig:\n  - name: DefaultPreemption\n"
                       "    args:\n      minCandidateNodesPercentage: 101\n",
                  7, "minCandidateNodesPercentage");
+    /* durations as Go reads them: no NaN, infinity or hex */
+    expect_error(HEAD "extenders:\n- urlPrefix: http://127.0.0.1:1/x\n  httpTimeout: nanms\n", 5,
+                 "expected a duration");
+    expect_error(HEAD "extenders:\n- urlPrefix: http://127.0.0.1:1/x\n  httpTimeout: infs\n", 5,
+                 "expected a duration");
+    expect_error(HEAD "extenders:\n- urlPrefix: http://127.0.0.1:1/x\n  httpTimeout: 0x10s\n", 5,
+                 "expected a duration");
+    /* aliases of aliases (a billion laughs) in args: refused, not expanded */
+    {
+        char y[4096];
+        int n = snprintf(y, sizeof y,
+                         HEAD "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
+                              "      scoringStrategy:\n        resources:\n"
+                              "        - &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for (int l = 1; l < 9; l++) {
+            n += snprintf(y + n, sizeof y - (size_t)n, "        - &a%d [", l);
+            for (int j = 0; j < 10; j++)
+                n += snprintf(y + n, sizeof y - (size_t)n, "%s*a%d", j ? ", " : "", l - 1);
+            n += snprintf(y + n, sizeof y - (size_t)n, "]\n");
+        }
+        expect_error(y, 0, "more than 4 MiB once YAML aliases are expanded");
+    }
     expect_error(HEAD "profiles:\n- pluginConfig:\n  - name: TaintToleration\n"
                       "    args: {x: 1}\n",
                  6, "takes no arguments");

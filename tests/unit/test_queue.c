@@ -131,6 +131,42 @@ START_TEST(unschedulable_pool_moves)
 }
 END_TEST
 
+START_TEST(one_shot_release_of_moved)
+{
+    /* a one-shot run's clock stays at 0: what a change moved into
+     * backoff is taken back (queue_release_moved), what failed with an
+     * error stays in backoff, and one workload is taken back at most
+     * `most` times */
+    queue q;
+    queue_init(&q, 1000, 10000, 60000);
+    add(&q, "moved", 0);
+    add(&q, "failed", 0);
+    qitem *m = queue_pop(&q, 0);
+    qitem *f = queue_pop(&q, 0);
+    queue_requeue(&q, m, 1, 0); /* unschedulable */
+    queue_requeue(&q, f, 0, 0); /* an error: backoff */
+    queue_move_all(&q, 0);      /* a change: backoff until 1000 */
+    ck_assert_ptr_null(queue_pop(&q, 0));
+    ck_assert_uint_eq(queue_release_moved(&q, 2), 1);
+    qitem *it = queue_pop(&q, 0);
+    ck_assert_str_eq(it->w->name, "moved");
+    ck_assert_ptr_null(queue_pop(&q, 0)); /* "failed" waits for its time */
+    for (int round = 0; round < 3; round++) {
+        queue_requeue(&q, it, 1, 0);
+        queue_move_all(&q, 0);
+        if (round == 0) { /* taken back a second time, then never again */
+            ck_assert_uint_eq(queue_release_moved(&q, 2), 1);
+            it = queue_pop(&q, 0);
+            ck_assert_ptr_nonnull(it);
+        } else {
+            ck_assert_uint_eq(queue_release_moved(&q, 2), 0);
+            break;
+        }
+    }
+    queue_free(&q);
+}
+END_TEST
+
 START_TEST(wake_time_moves_one_item)
 {
     queue q;
@@ -320,6 +356,7 @@ int main(void)
     tcase_add_test(tc, wake_time_moves_one_item);
     tcase_add_test(tc, gated_waits_until_added);
     tcase_add_test(tc, metrics_counts);
+    tcase_add_test(tc, one_shot_release_of_moved);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
