@@ -223,15 +223,24 @@ static void run_jobs(void *ud, void **jobs, size_t n)
     /* then what these decisions released: never before the bindings
      * that replace it */
     size_t late = 0;
-    for (size_t i = 0; i < n; i++) {
-        bind_job *j = jobs[i];
-        late += bindcycle_write_releases(s, j->late, j->n_late);
-        free(j->late);
-        j->late = NULL;
-        j->n_late = 0;
+    for (size_t i = 0; i < n; i++)
+        late += ((bind_job *)jobs[i])->n_late;
+    if (late) {
+        binding_release_w *rw = xcalloc(late, sizeof *rw);
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            bind_job *j = jobs[i];
+            if (j->n_late)
+                memcpy(rw + m, j->late, j->n_late * sizeof *rw);
+            m += j->n_late;
+            free(j->late);
+            j->late = NULL;
+            j->n_late = 0;
+        }
+        if (bindcycle_flush_releases(s, rw, m, err, sizeof err) < 0)
+            log_error("store: releases: %s", err);
+        free(rw);
     }
-    if (late && s->st->ops->flush(s->st, NULL, NULL, err, sizeof err) < 0)
-        log_error("store: releases: %s", err);
     for (size_t i = 0; i < n; i++) {
         bind_job *j = jobs[i];
         for (size_t k = 0; k < j->n; k++)
@@ -348,18 +357,57 @@ static int picked(const trellis_cycle *c, const char *key)
     return 0;
 }
 
-size_t bindcycle_write_releases(sched *s, binding_release_w *rw, size_t n)
+/* A release the store refused: the host, which let it go when it
+ * decided, sees it again as the store has it (was: as it was read). */
+static void release_refused(sched *s, trellis_object *was, const char *why)
+{
+    log_error("%s %s: cannot release it: %s; it stays as the store has it", was->kind, was->key,
+              why);
+    own_note(s, was, 0);
+}
+
+size_t bindcycle_write_releases(sched *s, binding_release_w *rw, size_t n, trellis_object **was)
 {
     size_t written = 0;
     for (size_t k = 0; k < n; k++) {
-        char err[1024], what[512];
-        snprintf(what, sizeof what, "%s %s", rw[k].o->kind, rw[k].o->key);
-        if (binding_release_write(s->st, &rw[k], err, sizeof err) < 0)
-            log_error("%s: cannot release it: %s", what, err);
-        else
+        char err[1024];
+        trellis_object *o = object_ref(rw[k].o);
+        if (binding_release_write(s->st, &rw[k], err, sizeof err) < 0) {
+            release_refused(s, o, err);
+            object_unref(o);
+        } else if (was) {
+            was[written++] = o;
+        } else {
+            object_unref(o);
             written++;
+        }
     }
     return written;
+}
+
+typedef struct late_flush {
+    sched *s;
+    trellis_object **was;
+    size_t n;
+} late_flush;
+
+static void late_not_written(void *ud, const char *id, const char *why)
+{
+    late_flush *lf = ud;
+    for (size_t k = 0; k < lf->n; k++)
+        if (strcmp(lf->was[k]->id, id) == 0)
+            release_refused(lf->s, lf->was[k], why);
+}
+
+int bindcycle_flush_releases(sched *s, binding_release_w *rw, size_t n, char *err, size_t errlen)
+{
+    late_flush lf = {s, xcalloc(n ? n : 1, sizeof *lf.was), 0};
+    lf.n = bindcycle_write_releases(s, rw, n, lf.was);
+    int rc = lf.n ? s->st->ops->flush(s->st, late_not_written, &lf, err, errlen) : 0;
+    for (size_t k = 0; k < lf.n; k++)
+        object_unref(lf.was[k]);
+    free(lf.was);
+    return rc;
 }
 
 /* Release what the cycle's plugins gave up, and set the decision's
@@ -492,7 +540,7 @@ void bindcycle_run_many(sched *s, profile *p, trellis_cycle *c, decision *d, qit
     free(cts);
     free(refresh);
     if (s->binder) { /* nothing to bind: nothing to wait for */
-        if (bindcycle_write_releases(s, late, n_late))
+        if (bindcycle_write_releases(s, late, n_late, NULL))
             binder_request_flush(s->binder);
         free(late);
     } else if (n_late) { /* a one-shot run: after its flush (sched_run_once) */

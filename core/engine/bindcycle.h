@@ -33,10 +33,15 @@ void bindcycle_shortfall(const decision *d, uint32_t want, char *msg, size_t len
 /* Release what the cycle's plugins gave up; the decision's targets
  * become those the workload keeps. */
 void bindcycle_release(sched *s, profile *p, trellis_cycle *c, decision *d);
-/* Write the releases rw[0..n) (bindcycle_run_many's, made after the
- * bindings of their decision) into the store, freeing them; how many the
- * store took (the others are logged). */
-size_t bindcycle_write_releases(sched *s, binding_release_w *rw, size_t n);
+/* Queue the releases rw[0..n) (bindcycle_run_many's, made after the
+ * bindings of their decision) in the store, freeing them; how many it
+ * took, their objects as read into was[] (NULL: not kept; a reference
+ * each). One the store refuses is logged and seen again as the store has
+ * it. */
+size_t bindcycle_write_releases(sched *s, binding_release_w *rw, size_t n, trellis_object **was);
+/* The same, then a store flush of them: one the flush does not write is
+ * seen again as the store has it. 0, or -1 with err (the flush's). */
+int bindcycle_flush_releases(sched *s, binding_release_w *rw, size_t n, char *err, size_t errlen);
 /* Bind workloads whose permit wait ended; with `final`, every wait ends
  * (a one-shot run has no later moment to allow them). */
 void bindcycle_process_waiting(sched *s, int final);

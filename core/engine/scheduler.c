@@ -653,8 +653,7 @@ int sched_run_once(sched *s, char *err, size_t errlen)
     /* then what the decisions released: never before the bindings that
      * replace it */
     char lerr[1024];
-    if (s->n_late && bindcycle_write_releases(s, s->late, s->n_late) &&
-        s->st->ops->flush(s->st, NULL, NULL, lerr, sizeof lerr) < 0) {
+    if (s->n_late && bindcycle_flush_releases(s, s->late, s->n_late, lerr, sizeof lerr) < 0) {
         log_error("store: releases: %s", lerr);
         if (rc == 0)
             rc = errf(err, errlen, "releases: %s", lerr);
