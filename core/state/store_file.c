@@ -278,8 +278,8 @@ static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t ha
     ms.n_errors = 0;
     /* entries found in the new text are claimed by this call */
     uint32_t epoch = ++fs->epoch;
-    trellis_object **objs = NULL;
-    size_t n = 0, cap = 0;
+    trellis_object **objs = NULL, **replaced = NULL;
+    size_t n = 0, cap = 0, n_replaced = 0, cap_replaced = 0;
     for (size_t i = 0; i < ms.n_objects; i++) {
         trellis_object *o = ms.objects[i];
         const char *k = o->id;
@@ -304,12 +304,15 @@ static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t ha
             hmap_put(&fs->objects, k, e);
             push_event(fs, STORE_ADDED, NULL, o);
         } else if (object_same_content(e->o, o)) {
-            /* the same object: only where it is and its version moved */
-            e->o->version = hash;
-            e->o->doc = o->doc;
-            e->o->item = o->item;
-            e->o->line = o->line;
-            object_unref(o);
+            /* the same object: only where it is and its version moved.
+             * The new reading takes the entry's place, without an event:
+             * the one the host holds is never changed in place (another
+             * thread may be reading it), and a write made against it
+             * finds this one (current()) */
+            grow(&replaced, &cap_replaced, n_replaced + 1, sizeof *replaced);
+            replaced[n_replaced++] = e->o; /* f->objs still names it below */
+            e->o = o;
+            hmap_put(&fs->objects, o->id, e);
         } else {
             push_event(fs, STORE_MODIFIED, e->o, o);
             e->o = object_ref(o);
@@ -339,7 +342,10 @@ static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t ha
     f->hash = hash;
     f->prev_hash = 0;
     f->n_touched = 0;
-    ms.n_objects = 0; /* each reference went to an event or was dropped */
+    for (size_t i = 0; i < n_replaced; i++)
+        object_unref(replaced[i]);
+    free(replaced);
+    ms.n_objects = 0; /* each reference went to an event, an entry or was dropped */
     manifest_set_free(&ms);
 }
 
