@@ -266,6 +266,17 @@ static int filter_failed(trellis_plugin *self, const extender *e, const char *wh
     return TRELLIS_ERROR;
 }
 
+/* ExtenderArgs for w and feasible[0..n) POSTed to verb: 0 with the
+ * reply, or -1 with why. */
+static int exchange(trellis_plugin *self, const extender *e, trellis_cycle *c,
+                    const trellis_object *w, const trellis_target *const *feasible, size_t n,
+                    const char *verb, char **reply, size_t *reply_len, char *why, size_t whylen)
+{
+    size_t len;
+    char *body = args_body(self, e, c, w, feasible, n, &len, why, whylen);
+    return body ? call(e, verb, body, len, reply, reply_len, why, whylen) : -1;
+}
+
 static int filter_feasible(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
                            const trellis_target *const *feasible, size_t n, trellis_status *st)
 {
@@ -273,10 +284,10 @@ static int filter_feasible(trellis_plugin *self, trellis_cycle *c, const trellis
     char why[TRELLIS_MESSAGE_MAX];
     if (!interested(self, e, w))
         return TRELLIS_SKIP;
-    size_t len, reply_len;
+    size_t reply_len;
     char *reply;
-    char *body = args_body(self, e, c, w, feasible, n, &len, why, sizeof why);
-    if (!body || call(e, e->filter_verb, body, len, &reply, &reply_len, why, sizeof why) < 0)
+    if (exchange(self, e, c, w, feasible, n, e->filter_verb, &reply, &reply_len, why, sizeof why) <
+        0)
         return filter_failed(self, e, why, st);
     ext_filter_result r;
     char perr[160];
@@ -345,10 +356,10 @@ static int pre_score(trellis_plugin *self, trellis_cycle *c, const trellis_objec
     char why[TRELLIS_MESSAGE_MAX];
     if (!interested(self, e, w))
         return TRELLIS_SKIP;
-    size_t len, reply_len;
+    size_t reply_len;
     char *reply;
-    char *body = args_body(self, e, c, w, feasible, n, &len, why, sizeof why);
-    if (!body || call(e, e->prioritize_verb, body, len, &reply, &reply_len, why, sizeof why) < 0) {
+    if (exchange(self, e, c, w, feasible, n, e->prioritize_verb, &reply, &reply_len, why,
+                 sizeof why) < 0) {
         host->log(self, TRELLIS_LOG_INFO, "no score from the extender: %s", why);
         return TRELLIS_SKIP;
     }
