@@ -88,7 +88,7 @@ tsan() {
         ../configure -q --enable-werror --enable-tsan CFLAGS="-g -O1" >/dev/null &&
         make -s -j"$jobs" >/dev/null &&
         TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" \
-            make -s check TESTS="run.sh metrics.sh openmcp.sh fleet.sh faults.sh crash.sh etcd.sh kube.sh extender.sh unit/test_metrics unit/test_http" \
+            make -s check TESTS="run.sh metrics.sh openmcp.sh fleet.sh faults.sh crash.sh etcd.sh kube.sh extender.sh unit/test_metrics unit/test_http unit/test_statelock" \
             >/dev/null 2>&1
     rc=$?
     cd "$top"

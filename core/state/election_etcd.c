@@ -17,19 +17,16 @@
  */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "election_impl.h"
 #include "base64.h"
 #include "etcdclient.h"
+#include "keeper.h"
 #include "log.h"
 #include "util.h"
 
@@ -39,18 +36,15 @@ typedef struct etcd_election {
     char *dir, *dir_end; /* "<prefix>/election/" and its range_end */
     char *where;
     uint32_t ttl_s;
-    pthread_mutex_t mu; /* everything below */
-    pthread_cond_t cv;  /* the keeper's pause, cut short by stop */
-    int64_t lease;      /* 0: none */
-    char key[256];      /* the candidate key, "" when none */
+    keeper *k;     /* its lock guards everything below */
+    int64_t lease; /* 0: none */
+    char key[256]; /* the candidate key, "" when none */
     int64_t create_rev;
     int leading, waiting;
     int lost; /* the lease or the key is gone */
     char lost_why[1024];
     uint64_t renewed_ms; /* when the last good renewal was sent */
-    pthread_t thr;
-    int thr_on, stop;
-    int pipe[2]; /* a standby's wake-up: 'y' leads now, 'n' campaign again */
+    uint64_t next_renew; /* the keeper thread's own */
 } etcd_election;
 
 static json_object *jint(int64_t v)
@@ -156,70 +150,58 @@ static int key_held(etcd_election *e, const char *key, int64_t rev)
     return rc;
 }
 
-static void wake(etcd_election *e, char c)
+/* One round of the keeper: renew the lease every third of the TTL (every
+ * half second while renewals fail), then look whether the leader's key
+ * is still there, or whether a waiting standby's key is now the lowest. */
+static uint32_t tick(void *ud)
 {
-    ssize_t w = write(e->pipe[1], &c, 1);
-    (void)w;
-}
-
-static void *keeper(void *arg)
-{
-    etcd_election *e = arg;
+    etcd_election *e = ud;
     uint32_t renew_every = e->ttl_s * 1000 / 3;
-    uint64_t next_renew = 0;
-    pthread_mutex_lock(&e->mu);
-    while (!e->stop) {
-        uint64_t now = clock_mono_ms();
-        int64_t lease = e->lease;
-        char key[256];
-        snprintf(key, sizeof key, "%s", e->key);
-        int64_t rev = e->create_rev;
-        int leading = e->leading, waiting = e->waiting, lost = e->lost;
-        pthread_mutex_unlock(&e->mu);
-        char why[512];
-        if (lease && !lost && now >= next_renew) {
-            int rc = keepalive(e, lease, why, sizeof why);
-            pthread_mutex_lock(&e->mu);
-            if (rc == 1 && e->lease == lease && e->renewed_ms < now)
-                e->renewed_ms = now;
-            if (e->lease == lease && !e->lost &&
-                (rc == 0 || clock_mono_ms() - e->renewed_ms > (uint64_t)e->ttl_s * 1000)) {
-                e->lost = 1;
-                snprintf(e->lost_why, sizeof e->lost_why, "%s: %s", e->where,
-                         rc == 0 ? why : "the lease was not renewed for a whole TTL");
-                if (e->waiting)
-                    wake(e, 'n');
-            }
-            lost = e->lost;
-            pthread_mutex_unlock(&e->mu);
-            next_renew = now + (rc == 1 ? renew_every : 500);
+    keeper_lock(e->k);
+    uint64_t now = clock_mono_ms();
+    int64_t lease = e->lease;
+    char key[256];
+    snprintf(key, sizeof key, "%s", e->key);
+    int64_t rev = e->create_rev;
+    int leading = e->leading, waiting = e->waiting, lost = e->lost;
+    keeper_unlock(e->k);
+    char why[512];
+    if (lease && !lost && now >= e->next_renew) {
+        int rc = keepalive(e, lease, why, sizeof why);
+        keeper_lock(e->k);
+        if (rc == 1 && e->lease == lease && e->renewed_ms < now)
+            e->renewed_ms = now;
+        if (e->lease == lease && !e->lost &&
+            (rc == 0 || clock_mono_ms() - e->renewed_ms > (uint64_t)e->ttl_s * 1000)) {
+            e->lost = 1;
+            snprintf(e->lost_why, sizeof e->lost_why, "%s: %s", e->where,
+                     rc == 0 ? why : "the lease was not renewed for a whole TTL");
+            if (e->waiting)
+                keeper_wake(e->k, 'n');
         }
-        if (lease && !lost && key[0]) {
-            char holder[256];
-            int rc = leading   ? key_held(e, key, rev)
-                     : waiting ? lowest(e, key, holder, sizeof holder, why, sizeof why)
-                               : -1;
-            pthread_mutex_lock(&e->mu);
-            if (e->lease == lease && !e->lost) {
-                if (leading && rc == 0) {
-                    e->lost = 1;
-                    snprintf(e->lost_why, sizeof e->lost_why, "%s: the candidate key %s is gone",
-                             e->where, key);
-                } else if (!leading && waiting && rc == 1 && e->waiting) {
-                    e->waiting = 0;
-                    wake(e, 'y');
-                }
-            }
-            pthread_mutex_unlock(&e->mu);
-        }
-        pthread_mutex_lock(&e->mu);
-        struct timespec ts;
-        clock_deadline(&ts, 500);
-        if (!e->stop)
-            pthread_cond_timedwait(&e->cv, &e->mu, &ts);
+        lost = e->lost;
+        keeper_unlock(e->k);
+        e->next_renew = now + (rc == 1 ? renew_every : 500);
     }
-    pthread_mutex_unlock(&e->mu);
-    return NULL;
+    if (lease && !lost && key[0]) {
+        char holder[256];
+        int rc = leading   ? key_held(e, key, rev)
+                 : waiting ? lowest(e, key, holder, sizeof holder, why, sizeof why)
+                           : -1;
+        keeper_lock(e->k);
+        if (e->lease == lease && !e->lost) {
+            if (leading && rc == 0) {
+                e->lost = 1;
+                snprintf(e->lost_why, sizeof e->lost_why, "%s: the candidate key %s is gone",
+                         e->where, key);
+            } else if (!leading && waiting && rc == 1 && e->waiting) {
+                e->waiting = 0;
+                keeper_wake(e->k, 'y');
+            }
+        }
+        keeper_unlock(e->k);
+    }
+    return 500;
 }
 
 /* Revoke the lease (its key goes with it); under no lock. */
@@ -289,7 +271,7 @@ static int stand(etcd_election *e, char *err, size_t errlen)
         lease_revoke(e, lease);
         return errf(err, errlen, "%s: the candidate key %s exists already", e->where, key);
     }
-    pthread_mutex_lock(&e->mu);
+    keeper_lock(e->k);
     e->lease = lease;
     snprintf(e->key, sizeof e->key, "%s", key);
     e->create_rev = rev; /* the txn's revision is the key's create revision */
@@ -297,11 +279,8 @@ static int stand(etcd_election *e, char *err, size_t errlen)
     e->lost_why[0] = '\0';
     e->leading = e->waiting = 0;
     e->renewed_ms = clock_mono_ms();
-    if (!e->thr_on && pthread_create(&e->thr, NULL, keeper, e) == 0)
-        e->thr_on = 1;
-    int started = e->thr_on;
-    pthread_mutex_unlock(&e->mu);
-    if (!started)
+    keeper_unlock(e->k);
+    if (keeper_start(e->k) < 0)
         return errf(err, errlen, "cannot start the lease keeper thread");
     return 0;
 }
@@ -309,36 +288,36 @@ static int stand(etcd_election *e, char *err, size_t errlen)
 /* Forget the candidacy (lost or resigned); the lease is revoked. */
 static void drop(etcd_election *e)
 {
-    pthread_mutex_lock(&e->mu);
+    keeper_lock(e->k);
     int64_t lease = e->lease;
     e->lease = 0;
     e->key[0] = '\0';
     e->leading = e->waiting = 0;
     e->lost = 0;
-    pthread_mutex_unlock(&e->mu);
+    keeper_unlock(e->k);
     lease_revoke(e, lease);
 }
 
 static int ee_campaign(election *ee, char *holder, size_t holderlen, char *err, size_t errlen)
 {
     etcd_election *e = (etcd_election *)ee;
-    pthread_mutex_lock(&e->mu);
+    keeper_lock(e->k);
     int have = e->lease && !e->lost;
-    pthread_mutex_unlock(&e->mu);
+    keeper_unlock(e->k);
     if (!have) {
         drop(e);
         if (stand(e, err, errlen) < 0)
             return -1;
     }
     char key[256];
-    pthread_mutex_lock(&e->mu);
+    keeper_lock(e->k);
     snprintf(key, sizeof key, "%s", e->key);
-    pthread_mutex_unlock(&e->mu);
+    keeper_unlock(e->k);
     int rc = lowest(e, key, holder, holderlen, err, errlen);
-    pthread_mutex_lock(&e->mu);
+    keeper_lock(e->k);
     if (rc == 1)
         e->leading = 1;
-    pthread_mutex_unlock(&e->mu);
+    keeper_unlock(e->k);
     return rc;
 }
 
@@ -347,13 +326,13 @@ static int ee_wait_fd(election *ee, char *err, size_t errlen)
     (void)err;
     (void)errlen;
     etcd_election *e = (etcd_election *)ee;
-    pthread_mutex_lock(&e->mu);
+    keeper_lock(e->k);
     e->waiting = 1;
     if (e->lost)
-        wake(e, 'n');
-    pthread_cond_broadcast(&e->cv);
-    pthread_mutex_unlock(&e->mu);
-    return e->pipe[0];
+        keeper_wake(e->k, 'n');
+    keeper_poke(e->k);
+    keeper_unlock(e->k);
+    return keeper_fd(e->k);
 }
 
 static int ee_wait_done(election *ee, char *err, size_t errlen)
@@ -361,23 +340,20 @@ static int ee_wait_done(election *ee, char *err, size_t errlen)
     (void)err;
     (void)errlen;
     etcd_election *e = (etcd_election *)ee;
-    char c = 'n', buf[16];
-    ssize_t r;
-    while ((r = read(e->pipe[0], buf, sizeof buf)) > 0)
-        c = buf[r - 1];
-    pthread_mutex_lock(&e->mu);
+    char c = keeper_drain(e->k);
+    keeper_lock(e->k);
     e->waiting = 0;
     int lead = c == 'y' && !e->lost && e->lease;
     if (lead)
         e->leading = 1;
-    pthread_mutex_unlock(&e->mu);
+    keeper_unlock(e->k);
     return lead;
 }
 
 static int ee_leading(election *ee, char *why, size_t whylen)
 {
     etcd_election *e = (etcd_election *)ee;
-    pthread_mutex_lock(&e->mu);
+    keeper_lock(e->k);
     int rc = 1;
     uint64_t since = clock_mono_ms() - e->renewed_ms;
     if (!e->leading || !e->lease)
@@ -388,20 +364,20 @@ static int ee_leading(election *ee, char *why, size_t whylen)
         rc = errf(why, whylen, "%s: the lease was not renewed for %.1f s (TTL %u s)", e->where,
                   (double)since / 1000.0, e->ttl_s) +
              1;
-    pthread_mutex_unlock(&e->mu);
+    keeper_unlock(e->k);
     return rc;
 }
 
 static int ee_fence_key(election *ee, char *key, size_t keylen, int64_t *version)
 {
     etcd_election *e = (etcd_election *)ee;
-    pthread_mutex_lock(&e->mu);
+    keeper_lock(e->k);
     int ok = e->leading && e->lease && !e->lost;
     if (ok) {
         snprintf(key, keylen, "%s", e->key);
         *version = e->create_rev;
     }
-    pthread_mutex_unlock(&e->mu);
+    keeper_unlock(e->k);
     return ok;
 }
 
@@ -413,18 +389,9 @@ static void ee_resign(election *ee)
 static void ee_destroy(election *ee)
 {
     etcd_election *e = (etcd_election *)ee;
-    if (e->thr_on) {
-        pthread_mutex_lock(&e->mu);
-        e->stop = 1;
-        pthread_cond_broadcast(&e->cv);
-        pthread_mutex_unlock(&e->mu);
-        pthread_join(e->thr, NULL);
-    }
+    keeper_stop(e->k);
     drop(e);
-    close(e->pipe[0]);
-    close(e->pipe[1]);
-    pthread_mutex_destroy(&e->mu);
-    pthread_cond_destroy(&e->cv);
+    keeper_free(e->k);
     etcd_client_free(e->cl);
     free(e->dir);
     free(e->dir_end);
@@ -450,18 +417,16 @@ election *election_etcd_open(const cfg_store *sc, char *err, size_t errlen)
         return NULL;
     etcd_election *e = xcalloc(1, sizeof *e);
     e->base.ops = &etcd_election_ops;
+    e->k = keeper_new(tick, e, err, errlen);
+    if (!e->k) {
+        etcd_client_free(cl);
+        free(e);
+        return NULL;
+    }
     e->cl = cl;
     e->dir = xasprintf("%s/election/", etcd_client_prefix(cl));
     e->dir_end = etcd_prefix_end(e->dir);
     e->where = xasprintf("etcd %s %s", sc->endpoints[0], e->dir);
     e->ttl_s = sc->lease_ttl_s ? sc->lease_ttl_s : 15;
-    pthread_mutex_init(&e->mu, NULL);
-    pthread_cond_init(&e->cv, NULL);
-    if (pipe2(e->pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
-        errf(err, errlen, "cannot create a pipe: %s", strerror(errno));
-        e->pipe[0] = e->pipe[1] = -1;
-        ee_destroy(&e->base);
-        return NULL;
-    }
     return &e->base;
 }

@@ -28,9 +28,6 @@
  */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +37,7 @@
 
 #include "clock.h"
 #include "election_impl.h"
+#include "keeper.h"
 #include "kubeapi.h"
 #include "log.h"
 #include "util.h"
@@ -50,16 +48,12 @@ typedef struct kube_election {
     char *path, *coll; /* the Lease's path, its namespace's leases */
     char *ns, *name, *identity, *where;
     uint32_t ttl_s, renew_deadline_ms, retry_ms;
-    pthread_mutex_t mu; /* everything below */
-    pthread_cond_t cv;  /* the keeper's pause, cut short by stop */
+    keeper *k; /* its lock guards everything below */
     int leading, waiting, lost;
     char lost_why[2048];
     uint64_t renewed_ms; /* when the last good renewal was sent */
     char *observed_rv;   /* the record as last read, and when it changed */
     uint64_t observed_ms;
-    pthread_t thr;
-    int thr_on, stop;
-    int pipe[2]; /* a standby's wake-up: 'y' leads now, 'n' campaign again */
 } kube_election;
 
 /* Now as a Kubernetes MicroTime. */
@@ -119,7 +113,7 @@ static char *lease_body(kube_election *e, const char *rv, const char *holder, in
     return text;
 }
 
-/* Remember what the record was when read (e->mu held). */
+/* Remember what the record was when read (under the keeper's lock). */
 static void observe(kube_election *e, const char *rv)
 {
     if (!e->observed_rv || strcmp(e->observed_rv, rv) != 0) {
@@ -155,10 +149,10 @@ static int try_acquire(kube_election *e, char *holder, size_t holderlen, char *e
                  kubeapi_message(reply));
         if (rc == 1) {
             json_object *md;
-            pthread_mutex_lock(&e->mu);
+            keeper_lock(e->k);
             if (json_object_object_get_ex(reply, "metadata", &md) && jstr(md, "resourceVersion"))
                 observe(e, jstr(md, "resourceVersion"));
-            pthread_mutex_unlock(&e->mu);
+            keeper_unlock(e->k);
         }
         json_object_put(reply);
         return rc;
@@ -176,10 +170,10 @@ static int try_acquire(kube_election *e, char *holder, size_t holderlen, char *e
     char *acq = jstr(sp, "acquireTime") ? xstrdup(jstr(sp, "acquireTime")) : NULL;
     char *rvc = xstrdup(rv ? rv : "");
     int mine = h && strcmp(h, e->identity) == 0;
-    pthread_mutex_lock(&e->mu);
+    keeper_lock(e->k);
     observe(e, rvc);
     int expired = clock_mono_ms() >= e->observed_ms + (uint64_t)(dur > 0 ? dur : e->ttl_s) * 1000u;
-    pthread_mutex_unlock(&e->mu);
+    keeper_unlock(e->k);
     if (h && *h && !mine && !expired) {
         snprintf(holder, holderlen, "%s", h);
         json_object_put(reply);
@@ -200,9 +194,9 @@ static int try_acquire(kube_election *e, char *holder, size_t holderlen, char *e
     } else if (status == 200) {
         rc = 1;
         if (json_object_object_get_ex(reply, "metadata", &md) && jstr(md, "resourceVersion")) {
-            pthread_mutex_lock(&e->mu);
+            keeper_lock(e->k);
             observe(e, jstr(md, "resourceVersion"));
-            pthread_mutex_unlock(&e->mu);
+            keeper_unlock(e->k);
         }
     } else if (status == 409) {
         snprintf(holder, holderlen, "another host, which updated the Lease just now");
@@ -215,61 +209,44 @@ static int try_acquire(kube_election *e, char *holder, size_t holderlen, char *e
     return rc;
 }
 
-static void wake(kube_election *e, char c)
+/* One round of the keeper, every retry period: a leader renews (and
+ * steps down past the renew deadline or when another holds the Lease), a
+ * waiting standby tries to take it. */
+static uint32_t tick(void *ud)
 {
-    ssize_t w = write(e->pipe[1], &c, 1);
-    (void)w;
-}
-
-static void *keeper(void *arg)
-{
-    kube_election *e = arg;
-    pthread_mutex_lock(&e->mu);
-    while (!e->stop) {
-        int leading = e->leading, waiting = e->waiting, lost = e->lost;
-        pthread_mutex_unlock(&e->mu);
-        if ((leading && !lost) || waiting) {
-            uint64_t sent = clock_mono_ms();
-            char holder[256] = "", err[512] = "";
-            int rc = try_acquire(e, holder, sizeof holder, err, sizeof err);
-            pthread_mutex_lock(&e->mu);
-            if (e->leading && !e->lost) {
-                if (rc == 1) {
-                    e->renewed_ms = sent;
-                } else if (rc == 0) {
-                    e->lost = 1;
-                    snprintf(e->lost_why, sizeof e->lost_why, "%s: the Lease is held by %s",
-                             e->where, holder);
-                } else if (clock_mono_ms() - e->renewed_ms > e->renew_deadline_ms) {
-                    e->lost = 1;
-                    snprintf(e->lost_why, sizeof e->lost_why,
-                             "%s: the Lease was not renewed within the renew deadline (%u ms): %s",
-                             e->where, e->renew_deadline_ms, err);
-                } else {
-                    log_warn("%s: cannot renew the Lease: %s", e->where, err);
-                }
-            } else if (e->waiting && rc == 1) {
-                e->waiting = 0;
-                e->leading = 1;
+    kube_election *e = ud;
+    keeper_lock(e->k);
+    int leading = e->leading, waiting = e->waiting, lost = e->lost;
+    keeper_unlock(e->k);
+    if ((leading && !lost) || waiting) {
+        uint64_t sent = clock_mono_ms();
+        char holder[256] = "", err[512] = "";
+        int rc = try_acquire(e, holder, sizeof holder, err, sizeof err);
+        keeper_lock(e->k);
+        if (e->leading && !e->lost) {
+            if (rc == 1) {
                 e->renewed_ms = sent;
-                wake(e, 'y');
+            } else if (rc == 0) {
+                e->lost = 1;
+                snprintf(e->lost_why, sizeof e->lost_why, "%s: the Lease is held by %s", e->where,
+                         holder);
+            } else if (clock_mono_ms() - e->renewed_ms > e->renew_deadline_ms) {
+                e->lost = 1;
+                snprintf(e->lost_why, sizeof e->lost_why,
+                         "%s: the Lease was not renewed within the renew deadline (%u ms): %s",
+                         e->where, e->renew_deadline_ms, err);
+            } else {
+                log_warn("%s: cannot renew the Lease: %s", e->where, err);
             }
-            pthread_mutex_unlock(&e->mu);
+        } else if (e->waiting && rc == 1) {
+            e->waiting = 0;
+            e->leading = 1;
+            e->renewed_ms = sent;
+            keeper_wake(e->k, 'y');
         }
-        pthread_mutex_lock(&e->mu);
-        struct timespec ts;
-        clock_deadline(&ts, e->retry_ms);
-        if (!e->stop)
-            pthread_cond_timedwait(&e->cv, &e->mu, &ts);
+        keeper_unlock(e->k);
     }
-    pthread_mutex_unlock(&e->mu);
-    return NULL;
-}
-
-static void start_keeper(kube_election *e)
-{
-    if (!e->thr_on && pthread_create(&e->thr, NULL, keeper, e) == 0)
-        e->thr_on = 1;
+    return e->retry_ms;
 }
 
 static int ke_campaign(election *ee, char *holder, size_t holderlen, char *err, size_t errlen)
@@ -277,31 +254,30 @@ static int ke_campaign(election *ee, char *holder, size_t holderlen, char *err, 
     kube_election *e = (kube_election *)ee;
     uint64_t sent = clock_mono_ms();
     int rc = try_acquire(e, holder, holderlen, err, errlen);
-    pthread_mutex_lock(&e->mu);
+    keeper_lock(e->k);
     if (rc == 1) {
         e->leading = 1;
         e->lost = 0;
         e->renewed_ms = sent;
     }
-    pthread_mutex_unlock(&e->mu);
-    if (rc == 1)
-        start_keeper(e);
+    keeper_unlock(e->k);
+    if (rc == 1 && keeper_start(e->k) < 0)
+        return errf(err, errlen, "cannot start the Lease keeper thread");
     return rc;
 }
 
 static int ke_wait_fd(election *ee, char *err, size_t errlen)
 {
-    (void)err;
-    (void)errlen;
     kube_election *e = (kube_election *)ee;
-    pthread_mutex_lock(&e->mu);
+    keeper_lock(e->k);
     e->waiting = 1;
     e->leading = 0;
     e->lost = 0;
-    pthread_cond_broadcast(&e->cv);
-    pthread_mutex_unlock(&e->mu);
-    start_keeper(e);
-    return e->pipe[0];
+    keeper_poke(e->k);
+    keeper_unlock(e->k);
+    if (keeper_start(e->k) < 0)
+        return errf(err, errlen, "cannot start the Lease keeper thread");
+    return keeper_fd(e->k);
 }
 
 static int ke_wait_done(election *ee, char *err, size_t errlen)
@@ -309,21 +285,18 @@ static int ke_wait_done(election *ee, char *err, size_t errlen)
     (void)err;
     (void)errlen;
     kube_election *e = (kube_election *)ee;
-    char c = 'n', buf[16];
-    ssize_t r;
-    while ((r = read(e->pipe[0], buf, sizeof buf)) > 0)
-        c = buf[r - 1];
-    pthread_mutex_lock(&e->mu);
+    char c = keeper_drain(e->k);
+    keeper_lock(e->k);
     int lead = c == 'y' && e->leading && !e->lost;
     e->waiting = 0;
-    pthread_mutex_unlock(&e->mu);
+    keeper_unlock(e->k);
     return lead;
 }
 
 static int ke_leading(election *ee, char *why, size_t whylen)
 {
     kube_election *e = (kube_election *)ee;
-    pthread_mutex_lock(&e->mu);
+    keeper_lock(e->k);
     int rc = 1;
     uint64_t since = clock_mono_ms() - e->renewed_ms;
     if (!e->leading)
@@ -334,17 +307,17 @@ static int ke_leading(election *ee, char *why, size_t whylen)
         rc = errf(why, whylen, "%s: the Lease was not renewed for %.1f s (renew deadline %.1f s)",
                   e->where, (double)since / 1000.0, e->renew_deadline_ms / 1000.0) +
              1;
-    pthread_mutex_unlock(&e->mu);
+    keeper_unlock(e->k);
     return rc;
 }
 
 /* Give the Lease up when this host holds it: holder emptied. */
 static void release(kube_election *e)
 {
-    pthread_mutex_lock(&e->mu);
+    keeper_lock(e->k);
     int had = e->leading && !e->lost;
     e->leading = e->waiting = 0;
-    pthread_mutex_unlock(&e->mu);
+    keeper_unlock(e->k);
     if (!had)
         return;
     long status;
@@ -379,20 +352,9 @@ static void ke_resign(election *ee)
 static void ke_destroy(election *ee)
 {
     kube_election *e = (kube_election *)ee;
-    if (e->thr_on) {
-        pthread_mutex_lock(&e->mu);
-        e->stop = 1;
-        pthread_cond_broadcast(&e->cv);
-        pthread_mutex_unlock(&e->mu);
-        pthread_join(e->thr, NULL);
-    }
+    keeper_stop(e->k);
     release(e);
-    if (e->pipe[0] >= 0) {
-        close(e->pipe[0]);
-        close(e->pipe[1]);
-    }
-    pthread_mutex_destroy(&e->mu);
-    pthread_cond_destroy(&e->cv);
+    keeper_free(e->k);
     kubeapi_free(e->api);
     free(e->path);
     free(e->coll);
@@ -421,8 +383,13 @@ election *election_kube_open(const cfg_store *sc, char *err, size_t errlen)
         return NULL;
     kube_election *e = xcalloc(1, sizeof *e);
     e->base.ops = &kube_election_ops;
+    e->k = keeper_new(tick, e, err, errlen);
+    if (!e->k) {
+        kubeapi_free(api);
+        free(e);
+        return NULL;
+    }
     e->api = api;
-    e->pipe[0] = e->pipe[1] = -1;
     e->ns = xstrdup(sc->lease_namespace ? sc->lease_namespace : "kube-system");
     e->name = xstrdup(sc->lease_name ? sc->lease_name : "trellis");
     e->coll = xasprintf("/apis/coordination.k8s.io/v1/namespaces/%s/leases", e->ns);
@@ -441,13 +408,5 @@ election *election_kube_open(const cfg_store *sc, char *err, size_t errlen)
         fclose(f);
     }
     e->identity = xasprintf("%s_%ld_%08x", host, (long)getpid(), rnd);
-    pthread_mutex_init(&e->mu, NULL);
-    pthread_cond_init(&e->cv, NULL);
-    if (pipe2(e->pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
-        errf(err, errlen, "cannot create a pipe: %s", strerror(errno));
-        e->pipe[0] = e->pipe[1] = -1;
-        ke_destroy(&e->base);
-        return NULL;
-    }
     return &e->base;
 }

@@ -1,18 +1,21 @@
 /*
  * test_statelock.c - the state lock (statelock.c) and the quarantine
- * file (quarantine.c), on real files.
+ * file (quarantine.c), on real files; the lease keeper thread of the
+ * etcd and Kubernetes API elections (keeper.c).
  */
 #include "config.h"
 
 #include <check.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "election.h"
+#include "keeper.h"
 #include "quarantine.h"
 #include "statelock.h"
 #include "testutil.h"
@@ -137,6 +140,69 @@ START_TEST(quarantine_holds_until_something_changes)
 }
 END_TEST
 
+/* ---- the keeper (keeper.c) ---- */
+
+typedef struct ticks {
+    keeper *k;
+    atomic_int n;
+} ticks;
+
+/* a long pause: only a poke brings the next round */
+static uint32_t count_tick(void *ud)
+{
+    ticks *t = ud;
+    if (atomic_fetch_add(&t->n, 1) + 1 == 2)
+        keeper_wake(t->k, 'y');
+    return 60000;
+}
+
+static int reached(ticks *t, int n)
+{
+    for (int i = 0; i < 5000 && atomic_load(&t->n) < n; i++) {
+        struct pollfd none;
+        poll(&none, 0, 1);
+    }
+    return atomic_load(&t->n) >= n;
+}
+
+START_TEST(keeper_rounds_pokes_and_wakes)
+{
+    char err[256];
+    ticks t = {NULL, 0};
+    t.k = keeper_new(count_tick, &t, err, sizeof err);
+    ck_assert_msg(t.k != NULL, "%s", err);
+    /* nothing runs before the start; nothing is waiting to be read */
+    ck_assert_int_eq(atomic_load(&t.n), 0);
+    ck_assert_int_eq(keeper_drain(t.k), 'n');
+    ck_assert_int_eq(keeper_start(t.k), 0);
+    ck_assert_int_eq(keeper_start(t.k), 0); /* once only */
+    ck_assert(reached(&t, 1));
+    /* the pause is a minute: a poke ends it, and the second round wakes
+     * the run loop through the pipe */
+    keeper_lock(t.k);
+    keeper_poke(t.k);
+    keeper_unlock(t.k);
+    ck_assert(reached(&t, 2));
+    struct pollfd p = {keeper_fd(t.k), POLLIN, 0};
+    ck_assert_int_eq(poll(&p, 1, 5000), 1);
+    keeper_wake(t.k, 'n');
+    keeper_wake(t.k, 'y');
+    ck_assert_int_eq(keeper_drain(t.k), 'y'); /* the last one counts */
+    ck_assert_int_eq(keeper_drain(t.k), 'n');
+    /* stopped: joined at once (no waiting out the pause), not restarted */
+    keeper_stop(t.k);
+    int n = atomic_load(&t.n);
+    ck_assert_int_eq(keeper_start(t.k), -1);
+    ck_assert_int_eq(atomic_load(&t.n), n);
+    keeper_free(t.k);
+    keeper_free(NULL);
+    /* freed without ever starting */
+    keeper *idle = keeper_new(count_tick, &t, err, sizeof err);
+    ck_assert_ptr_nonnull(idle);
+    keeper_free(idle);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("statelock");
@@ -144,6 +210,7 @@ int main(void)
     tcase_add_test(tc, one_holder_and_a_removed_file);
     tcase_add_test(tc, quarantine_holds_until_something_changes);
     tcase_add_test(tc, election_over_the_lock);
+    tcase_add_test(tc, keeper_rounds_pokes_and_wakes);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
