@@ -74,6 +74,7 @@ void cycle_free(trellis_cycle *c)
     free(c->feasible);
     free(c->feasible_idx);
     free(c->scores);
+    free(c->rows);
     free(c->totals);
     free(c->late);
     free(c->late_of);

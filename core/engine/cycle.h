@@ -71,8 +71,13 @@ struct trellis_cycle {
     uint32_t *feasible_idx;
     size_t n_feasible;
     int64_t *scores; /* [score plugin][feasible] */
+    /* [score plugin]: where that plugin's scores of the feasible targets
+     * are read (set by prioritise): its row of scores, or the equivalence
+     * cache's row when the cache serves it as it is (never one a
+     * normalize changes); valid while scored */
+    int64_t **rows;
     int64_t *totals;
-    size_t cap_scores;
+    size_t cap_scores, cap_rows;
     int scored;
     int filtered; /* cands[] holds this cycle's verdicts */
     /* pre_filter rejection for all targets */

@@ -149,7 +149,7 @@ void decision_record_candidates(decision *d, trellis_cycle *c)
             size_t ns = c->p->score.n;
             dc->scores = xcalloc(ns ? ns : 1, sizeof *dc->scores);
             for (size_t k = 0; k < ns; k++)
-                dc->scores[k] = c->scores[k * c->n_feasible + j];
+                dc->scores[k] = c->rows[k][j];
         }
         j++;
     }

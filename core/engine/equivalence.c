@@ -155,10 +155,18 @@ void equiv_score(profile *p, trellis_cycle *c, void (*rescore)(trellis_cycle *c,
     int same = e->nf == nf && e->fidx &&
                (!nf || memcmp(e->fidx, c->feasible_idx, nf * sizeof *e->fidx) == 0);
     if (same) {
-        /* the same feasible targets as last time: one copy (rows of
-         * skipped plugins hold zeros there already) */
-        if (ns && nf)
-            memcpy(c->scores, e->byf, ns * nf * sizeof *c->scores);
+        /* the same feasible targets as last time (rows of skipped plugins
+         * hold zeros there already): read where they are, or copied for
+         * what changes them (a normalize that runs, or another score
+         * mode's rounds) */
+        int in_place = p->cfg->score_mode == SCORE_WEIGHTED;
+        for (size_t k = 0; k < ns && nf; k++) {
+            const trellis_plugin *pl = p->score.v[k];
+            if (in_place && (!pl->h.normalize || c->skip_score[pl->index]))
+                c->rows[k] = &e->byf[k * nf];
+            else
+                memcpy(c->rows[k], &e->byf[k * nf], nf * sizeof *c->scores);
+        }
     } else {
         for (size_t k = 0; k < ns; k++) {
             int64_t *out = &c->scores[k * nf];

@@ -187,7 +187,7 @@ static void verdicts(sched *s, profile *p, trellis_object *w, decision *d, expla
             row->scores = xcalloc(nsc ? nsc : 1, sizeof *row->scores);
             row->kept = xcalloc(nsc ? nsc : 1, 1);
             for (size_t k = 0; k < nsc; k++)
-                row->scores[k] = c->scores[k * nf + j];
+                row->scores[k] = c->rows[k][j];
         }
         j++;
     }
@@ -204,8 +204,8 @@ static void verdicts(sched *s, profile *p, trellis_object *w, decision *d, expla
             continue;
         int64_t top = INT64_MIN;
         for (size_t f = 0; f < nf; f++)
-            if ((size_t)c->totals[f] > round && c->scores[k * nf + f] > top)
-                top = c->scores[k * nf + f];
+            if ((size_t)c->totals[f] > round && c->rows[k][f] > top)
+                top = c->rows[k][f];
         r->narrowed[k] = top != INT64_MIN;
         for (size_t f = 0; f < nf; f++) {
             explain_row *row = &r->rows[c->feasible_idx[f]];

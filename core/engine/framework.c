@@ -431,7 +431,7 @@ static fw_result select_lexicographic(profile *p, trellis_cycle *c, trellis_obje
         trellis_plugin *pl = p->score.v[k];
         if (c->skip_score[pl->index])
             continue;
-        int64_t *raw = &c->scores[k * nf];
+        int64_t *raw = c->rows[k];
         for (size_t j = 0; j < nl; j++) {
             if (raw[live[j]] == INT64_MIN) {
                 snprintf(msg, msglen, "plugin %s: score failed for target %s", pl->name,
@@ -481,9 +481,8 @@ out:
  * score plugin that ran. */
 static int same_scores(const profile *p, const trellis_cycle *c, uint32_t a, uint32_t b)
 {
-    size_t nf = c->n_feasible;
     for (size_t k = 0; k < p->score.n; k++)
-        if (!c->skip_score[p->score.v[k]->index] && c->scores[k * nf + a] != c->scores[k * nf + b])
+        if (!c->skip_score[p->score.v[k]->index] && c->rows[k][a] != c->rows[k][b])
             return 0;
     return 1;
 }
@@ -495,13 +494,12 @@ static int same_scores(const profile *p, const trellis_cycle *c, uint32_t a, uin
  * order, or its reverse). */
 static int rank_before(const profile *p, const trellis_cycle *c, uint32_t a, uint32_t b)
 {
-    size_t nf = c->n_feasible;
     if (p->cfg->score_mode == SCORE_WEIGHTED && c->totals[a] != c->totals[b])
         return c->totals[a] > c->totals[b];
     for (size_t k = 0; k < p->score.n && p->cfg->score_mode != SCORE_WEIGHTED; k++) {
         if (c->skip_score[p->score.v[k]->index])
             continue;
-        int64_t x = c->scores[k * nf + a], y = c->scores[k * nf + b];
+        int64_t x = c->rows[k][a], y = c->rows[k][b];
         if (x != y)
             return x > y;
     }
@@ -538,7 +536,7 @@ static fw_result select_tuple(profile *p, trellis_cycle *c, unsigned flags,
     size_t nf = c->n_feasible;
     for (size_t k = 0; k < p->score.n; k++) {
         trellis_plugin *pl = p->score.v[k];
-        if (!c->skip_score[pl->index] && score_failed(c, pl, &c->scores[k * nf], nf, msg, msglen))
+        if (!c->skip_score[pl->index] && score_failed(c, pl, c->rows[k], nf, msg, msglen))
             return FW_ERROR;
     }
     if (!(flags & FW_EXPLAIN)) {
@@ -587,7 +585,7 @@ static fw_result select_many(profile *p, trellis_cycle *c, size_t k, char *msg, 
     size_t nf = c->n_feasible;
     for (size_t s = 0; s < p->score.n && p->cfg->score_mode != SCORE_WEIGHTED; s++) {
         trellis_plugin *pl = p->score.v[s];
-        if (!c->skip_score[pl->index] && score_failed(c, pl, &c->scores[s * nf], nf, msg, msglen))
+        if (!c->skip_score[pl->index] && score_failed(c, pl, c->rows[s], nf, msg, msglen))
             return FW_ERROR;
     }
     uint32_t *idx = cycle_alloc(c, nf * sizeof *idx);
@@ -714,6 +712,12 @@ static fw_result prioritise(profile *p, trellis_cycle *c, int scores_usable, cha
         c->cap_scores = need + 64;
         c->scores = xrealloc(c->scores, c->cap_scores * sizeof *c->scores);
     }
+    if (p->score.n > c->cap_rows) {
+        c->cap_rows = p->score.n;
+        c->rows = xrealloc(c->rows, c->cap_rows * sizeof *c->rows);
+    }
+    for (size_t k = 0; k < p->score.n; k++)
+        c->rows[k] = &c->scores[k * nf];
     if (scores_usable && memcmp(p->eq.cur->skip_score, c->skip_score, p->n_plugins) != 0)
         scores_usable = 0; /* another plugin skips scoring this time */
     if (scores_usable) {
@@ -730,7 +734,7 @@ static fw_result prioritise(profile *p, trellis_cycle *c, int scores_usable, cha
         return FW_SCHEDULED; /* normalized round by round, or raw */
     for (size_t k = 0; k < p->score.n; k++) {
         trellis_plugin *pl = p->score.v[k];
-        int64_t *sc = &c->scores[k * nf];
+        int64_t *sc = c->rows[k];
         if (c->skip_score[pl->index])
             continue;
         if (pl->h.normalize && (score_failed(c, pl, sc, nf, msg, msglen) ||

@@ -656,7 +656,7 @@ static int cycle_score(const trellis_cycle *c, const char *plugin, const trellis
             continue;
         for (size_t j = 0; j < nf; j++) {
             if (c->feasible[j] == t || strcmp(c->feasible[j]->name, t->name) == 0) {
-                *out = c->scores[k * nf + j];
+                *out = c->rows[k][j];
                 return 0;
             }
         }
