@@ -218,7 +218,7 @@ static void run_jobs(void *ud, void **jobs, size_t n)
     }
     char err[1024];
     job_batch jb = {(bind_job **)jobs, n};
-    if (s->st->ops->flush(s->st, job_not_written, &jb, err, sizeof err) < 0)
+    if (own_flush(s, job_not_written, &jb, err, sizeof err) < 0)
         log_error("store: %s", err);
     /* then what these decisions released: never before the bindings
      * that replace it */
@@ -403,7 +403,7 @@ int bindcycle_flush_releases(sched *s, binding_release_w *rw, size_t n, char *er
 {
     late_flush lf = {s, xcalloc(n ? n : 1, sizeof *lf.was), 0};
     lf.n = bindcycle_write_releases(s, rw, n, lf.was);
-    int rc = lf.n ? s->st->ops->flush(s->st, late_not_written, &lf, err, errlen) : 0;
+    int rc = lf.n ? own_flush(s, late_not_written, &lf, err, errlen) : 0;
     for (size_t k = 0; k < lf.n; k++)
         object_unref(lf.was[k]);
     free(lf.was);
@@ -708,7 +708,7 @@ void bindcycle_stop(sched *s)
     collect_from(s, b);
     binder_free(b);
     char err[1024];
-    if (s->st && s->st->ops->flush(s->st, NULL, NULL, err, sizeof err) < 0)
+    if (s->st && own_flush(s, NULL, NULL, err, sizeof err) < 0)
         log_error("store: %s", err);
 }
 

@@ -11,6 +11,7 @@
 
 #include "bindcycle.h"
 #include "binding.h"
+#include "ownwrites.h"
 #include "routing.h"
 #include "sched_impl.h"
 #include "util.h"
@@ -116,7 +117,7 @@ int deschedule_run(sched *s, profile *p, size_t budget, desched_fn report, void 
     for (size_t i = 0; i < nt; i++)
         free(names[i]);
     free(names);
-    if (s->st && s->st->ops->flush(s->st, NULL, NULL, err, errlen) < 0)
+    if (s->st && own_flush(s, NULL, NULL, err, errlen) < 0)
         return -1;
     return (int)moved;
 }

@@ -22,6 +22,19 @@ void own_note_binding(sched *s, binding_change *ch);
 /* Forget what was noted for the object of id (its write failed: the host
  * must not see it). Any thread. */
 void own_forget(sched *s, const char *id);
+/* Before a plugin's write that the host will see at once (read your
+ * writes) is handed to the store: keep before (the object as the host
+ * holds it; NULL: the write creates after) until the store has flushed
+ * the write, to be seen again should the store refuse it (a creation:
+ * after is seen deleted). A reference to each is taken. Returns the
+ * entry's number, for own_pending_drop when the store refuses the write
+ * at once. Any thread. */
+uint64_t own_pending(sched *s, trellis_object *before, trellis_object *after);
+void own_pending_drop(sched *s, uint64_t gen);
+/* The store's flush with failed and ud (store.h), and what it did not
+ * write of a plugin's (own_pending) seen again as it was: the host's
+ * view follows the store. The flush's result. Any thread. */
+int own_flush(sched *s, store_fail_cb failed, void *ud, char *err, size_t errlen);
 /* Everything noted so far, in order: *n entries, the caller owns the
  * references and the array. */
 struct own_write *own_take(sched *s, size_t *n);

@@ -97,6 +97,16 @@ struct sched {
         int deleted;
     } * own;
     size_t n_own, cap_own;
+    /* a plugin's writes seen at once (read your writes) until the store
+     * took or refused them: the object as the host held it before (NULL:
+     * the write created it), under own_mu (ownwrites.c) */
+    struct own_pending {
+        trellis_object *before; /* one reference, or NULL: created */
+        trellis_object *after;  /* one reference: what the host sees */
+        uint64_t gen;           /* own_gen when noted */
+    } * pend;
+    size_t n_pend, cap_pend;
+    uint64_t own_gen;
     size_t n_deferred, cap_deferred;
     int targets_changed;        /* since the last sched_after_changes */
     uint64_t next_pool_scan_ms; /* next look for workloads unschedulable too long */

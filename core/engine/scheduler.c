@@ -24,6 +24,7 @@
 #include "hostapi.h"
 #include "log.h"
 #include "metrics.h"
+#include "ownwrites.h"
 #include "placements.h"
 #include "quarantine.h"
 #include "routing.h"
@@ -649,7 +650,7 @@ int sched_run_once(sched *s, char *err, size_t errlen)
         show_progress(s, SIZE_MAX, t0, &last);
     decisions_sort(s->dec);
     uint64_t w0 = now_ns();
-    int rc = s->st ? s->st->ops->flush(s->st, decision_not_written, s, err, errlen) : 0;
+    int rc = s->st ? own_flush(s, decision_not_written, s, err, errlen) : 0;
     /* then what the decisions released: never before the bindings that
      * replace it */
     char lerr[1024];

@@ -122,18 +122,19 @@ static int svc_patch(void *ud, const trellis_plugin *pl, const trellis_object *o
     (void)pl;
     if (!s->st)
         return errf(err, errlen, "no store");
-    if (s->st->ops->patch(s->st, o, subresource, edits, n, err, errlen) < 0)
-        return -1;
-    if (!seen_at_once(s, o))
-        return 0;
     /* the cycles that follow see the patched object */
     char why[256];
-    trellis_object *now = edit_apply_object(o, edits, n, why, sizeof why);
-    if (now) {
+    trellis_object *now =
+        seen_at_once(s, o) ? edit_apply_object(o, edits, n, why, sizeof why) : NULL;
+    uint64_t gen = now ? own_pending(s, (trellis_object *)o, now) : 0;
+    int rc = s->st->ops->patch(s->st, o, subresource, edits, n, err, errlen);
+    if (now && rc < 0)
+        own_pending_drop(s, gen);
+    else if (now)
         own_note(s, now, 0);
+    if (now)
         object_unref(now);
-    }
-    return 0;
+    return rc;
 }
 
 static int svc_create(void *ud, const trellis_plugin *pl, const char *json, char *err,
@@ -145,11 +146,14 @@ static int svc_create(void *ud, const trellis_plugin *pl, const char *json, char
     trellis_object *o = object_from_json(json, err, errlen);
     if (!o)
         return -1;
+    uint64_t gen = own_pending(s, NULL, o);
     trellis_object *stored = s->st->ops->create(s->st, o, err, errlen);
     if (stored) {
         log_info("plugin %s: created %s %s", pl->name, o->kind, o->key);
         own_note(s, stored, 0); /* read your writes: lookups see it at once */
         object_unref(stored);
+    } else {
+        own_pending_drop(s, gen);
     }
     object_unref(o);
     return stored ? 0 : -1;
@@ -161,10 +165,14 @@ static int svc_remove(void *ud, const trellis_plugin *pl, const trellis_object *
     sched *s = ud;
     if (!s->st)
         return errf(err, errlen, "no store");
+    int seen = seen_at_once(s, o);
+    uint64_t gen = seen ? own_pending(s, (trellis_object *)o, (trellis_object *)o) : 0;
     int rc = s->st->ops->remove(s->st, o, err, errlen);
     if (rc == 0)
         log_info("plugin %s: deleted %s %s", pl->name, o->kind, o->key);
-    if (rc == 0 && seen_at_once(s, o))
+    if (seen && rc < 0)
+        own_pending_drop(s, gen);
+    else if (seen)
         own_note(s, (trellis_object *)o, 1); /* read your writes */
     return rc;
 }

@@ -964,7 +964,9 @@ typedef struct trellis_host {
      * or a binding object (the workloads it held back are tried again,
      * in a one-shot run too); a patch or a deletion of those once the
      * store reports it (`trellis run`: the watch), their bindings and
-     * assumptions standing for them until then.
+     * assumptions standing for them until then. What the host saw at once
+     * of a write the store refuses at its flush goes back to the object
+     * as the store has it (as it was read; a creation: gone).
      * 0, or -1 with err (NUL-terminated, errlen bytes at most).
      *
      * store_patch: edits[0..n) (n <= TRELLIS_EDITS_MAX) of o as read, or

@@ -2,15 +2,18 @@
  * test_memstore.c - the store interface's second implementation
  * (tests/memstore): version preconditions, list edits resolved against
  * concurrent changes, failures reported by object, changes dispatched in
- * order; and the scheduler on it, binder included, without a file.
+ * order; and the scheduler on it, binder included, without a file, one-shot
+ * and as `trellis run` turns.
  */
 #include "config.h"
 
 #include <check.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cfg.h"
+#include "clock.h"
 #include "memstore.h"
 #include "scheduler.h"
 #include "testutil.h"
@@ -299,6 +302,94 @@ START_TEST(a_release_lands_after_its_replacement)
 }
 END_TEST
 
+/* One turn of `trellis run` (run.c's turn) on st. */
+static void run_turn(sched *s, store *st)
+{
+    struct pollfd none;
+    poll(&none, 0, 1);
+    sched_set_now(s, clock_mono_ms());
+    sched_collect(s);
+    if (st->ops->dispatch(st, sched_on_change, s))
+        sched_after_changes(s);
+    sched_tick(s);
+    while (sched_step(s))
+        sched_set_now(s, clock_mono_ms());
+}
+
+/* A plugin's patch the store refuses: the host saw it at once (read your
+ * writes), and sees the object again as the store has it once the flush
+ * refused the patch. fx-writes (tests/plugins/fx_writes.c) marks the
+ * ConfigMap board in r2's reserve and holds r1 back until board is
+ * marked; the store refuses the mark, so r1, which comes later, waits.
+ * (Before, the host kept believing board marked and placed r1.) */
+START_TEST(a_refused_plugin_write_is_undone)
+{
+    char dir[64], err[1024];
+    tu_mkdtemp(dir, "memrefused");
+    tu_write(dir, "t.cfg",
+             "profiles = ( { name = \"cluster-scheduler\"; default = true;"
+             " workload = { kind = \"ClusterRequest\"; }; target = { kind = \"Cluster\"; };"
+             " binding = { field = \"spec.cluster\"; };"
+             " plugins = ( { name = \"fx-writes\"; }, { name = \"default-binder\"; } ); } );\n");
+    cfg c;
+    sched *s = open_sched(dir, &c, 1);
+    store *st = memstore_new();
+    put(st, "{\"apiVersion\":\"v1\",\"kind\":\"Cluster\",\"metadata\":{\"name\":\"c1\","
+            "\"namespace\":\"team-a\"}}");
+    put(st, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"board\","
+            "\"namespace\":\"team-a\"},\"data\":{\"owner\":\"platform\"}}");
+    put(st, "{\"apiVersion\":\"v1\",\"kind\":\"ClusterRequest\",\"metadata\":{\"name\":\"r2\","
+            "\"namespace\":\"team-a\",\"annotations\":{\"fx.trellis.io/mark\":\"board\"}},"
+            "\"spec\":{}}");
+    memstore_fail_next(st, "ConfigMap/team-a/board", "the store refused the mark");
+    sched_set_long_running(s);
+    ck_assert_int_ge(st->ops->watch(st, err, sizeof err), 0);
+    ck_assert_msg(sched_load(s, st, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(sched_start(s, err, sizeof err) == 0, "%s", err);
+    /* r2 placed and its flush done: the mark refused */
+    trellis_object *r2 = NULL;
+    for (int i = 0; i < 5000 && !(r2 && object_get(r2, "spec.cluster")); i++) {
+        run_turn(s, st);
+        if (r2)
+            object_unref(r2);
+        r2 = memstore_get(st, "ClusterRequest/team-a/r2");
+    }
+    ck_assert_str_eq(value_string(object_get(r2, "spec.cluster")), "team-a/c1");
+    object_unref(r2);
+    trellis_object *board = memstore_get(st, "ConfigMap/team-a/board");
+    ck_assert_ptr_null(object_get(board, "data.marked"));
+    object_unref(board);
+    /* the host saw the mark at once; it sees board as the store has it
+     * once the flush refused the mark (the binding thread's flush, then
+     * a turn that collects it) */
+    const trellis_object *held = NULL;
+    for (int i = 0; i < 5000; i++) {
+        held = sched_lookup(s, "ConfigMap", "team-a", "board");
+        if (held && !object_get(held, "data.marked"))
+            break;
+        run_turn(s, st);
+    }
+    ck_assert_ptr_nonnull(held);
+    ck_assert_ptr_null(object_get(held, "data.marked"));
+    /* r1 needs the mark: it waits (a turn dispatches it and runs its
+     * cycle; stopping finishes any binding it would have had) */
+    put(st, "{\"apiVersion\":\"v1\",\"kind\":\"ClusterRequest\",\"metadata\":{\"name\":\"r1\","
+            "\"namespace\":\"team-a\",\"annotations\":{\"fx.trellis.io/needs-mark\":\"board\"}},"
+            "\"spec\":{}}");
+    for (int i = 0; i < 5000 && !sched_lookup(s, "ClusterRequest", "team-a", "r1"); i++)
+        run_turn(s, st);
+    ck_assert_ptr_nonnull(sched_lookup(s, "ClusterRequest", "team-a", "r1"));
+    sched_stop(s);
+    trellis_object *r1 = memstore_get(st, "ClusterRequest/team-a/r1");
+    ck_assert_ptr_null(object_get(r1, "spec.cluster"));
+    object_unref(r1);
+    sched_close(s);
+    st->ops->destroy(st);
+    config_free(&c);
+    tu_rmtree(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("memstore");
@@ -307,6 +398,7 @@ int main(void)
     tcase_add_test(tc, scheduler_and_binder_on_a_memory_store);
     tcase_add_test(tc, the_store_is_told_the_kinds);
     tcase_add_test(tc, a_release_lands_after_its_replacement);
+    tcase_add_test(tc, a_refused_plugin_write_is_undone);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
