@@ -41,22 +41,12 @@
 #include "hmap.h"
 #include "log.h"
 #include "util.h"
+#include "wqueue.h"
 
 #define TXN_MAX_WRITES 127
 #define TXN_MAX_BYTES (1024 * 1024)
 #define LIST_PAGE 1000
 #define REBASE_TRIES 3
-
-enum { W_PATCH, W_CREATE, W_REMOVE };
-
-typedef struct wpend {
-    char *id;
-    int op;
-    trellis_object *o; /* as read (patch, remove) or to create; one reference */
-    int64_t rev;       /* the mod_revision it was made against */
-    store_edit *edits; /* path and value owned */
-    size_t n_edits;
-} wpend;
 
 enum { Q_PUT, Q_DELETE, Q_RESYNC };
 typedef struct qitem {
@@ -73,9 +63,7 @@ typedef struct etcd_store {
     char *okey_end; /* its range_end */
     uint32_t watch_idle_ms;
     pthread_mutex_t mu; /* the queued writes, the kinds, the counts */
-    wpend *pend;
-    size_t n_pend, cap_pend;
-    hmap pend_ix; /* id (the wpend's) -> index + 1 */
+    wqueue pend;        /* the writes queued */
     char **kinds;
     size_t n_kinds;
     size_t writes, txns;
@@ -339,84 +327,39 @@ static trellis_object *es_get(store *s, const char *kind, const char *ns, const 
 
 /* ---- queued writes ---- */
 
-static wpend *pending_for(etcd_store *e, const trellis_object *o, int op, char *err, size_t errlen)
-{
-    uintptr_t at = (uintptr_t)hmap_get(&e->pend_ix, o->id);
-    if (at) {
-        wpend *p = &e->pend[at - 1];
-        if (p->op != op || op != W_PATCH) {
-            errf(err, errlen, "%s %s: a %s is queued already", o->kind, o->key,
-                 p->op == W_CREATE   ? "creation"
-                 : p->op == W_REMOVE ? "removal"
-                                     : "patch");
-            return NULL;
-        }
-        return p;
-    }
-    grow(&e->pend, &e->cap_pend, e->n_pend + 1, sizeof *e->pend);
-    wpend *p = &e->pend[e->n_pend++];
-    memset(p, 0, sizeof *p);
-    p->id = xstrdup(o->id);
-    p->op = op;
-    p->o = object_ref((trellis_object *)o);
-    p->rev = op == W_CREATE ? 0 : (int64_t)o->version;
-    /* the index points into pend, which may move: it keeps positions */
-    hmap_put(&e->pend_ix, p->id, (void *)(uintptr_t)e->n_pend);
-    return p;
-}
-
 static int es_patch(store *s, const trellis_object *o, const char *subresource,
                     const store_edit *edits, size_t n, char *err, size_t errlen)
 {
     (void)subresource; /* the status and the binding live in the object */
     etcd_store *e = (etcd_store *)s;
-    for (size_t i = 0; i < n; i++)
-        if (edit_check(o, &edits[i], err, errlen) < 0)
-            return -1;
     pthread_mutex_lock(&e->mu);
-    wpend *p = pending_for(e, o, W_PATCH, err, errlen);
-    for (size_t i = 0; p && i < n; i++) {
-        p->edits = xrealloc(p->edits, (p->n_edits + 1) * sizeof *p->edits);
-        p->edits[p->n_edits++] = (store_edit){
-            xstrdup(edits[i].path), edits[i].value ? xstrdup(edits[i].value) : NULL, edits[i].op};
-    }
+    int rc = wqueue_patch(&e->pend, o, NULL, edits, n, 0, err, errlen);
     pthread_mutex_unlock(&e->mu);
-    return p ? 0 : -1;
+    return rc;
 }
 
 static trellis_object *es_create(store *s, trellis_object *o, char *err, size_t errlen)
 {
     etcd_store *e = (etcd_store *)s;
     pthread_mutex_lock(&e->mu);
-    wpend *p = pending_for(e, o, W_CREATE, err, errlen);
+    int rc = wqueue_add(&e->pend, o, WQ_CREATE, err, errlen);
     pthread_mutex_unlock(&e->mu);
-    return p ? object_ref(o) : NULL;
+    return rc == 0 ? object_ref(o) : NULL;
 }
 
 static int es_remove(store *s, const trellis_object *o, char *err, size_t errlen)
 {
     etcd_store *e = (etcd_store *)s;
     pthread_mutex_lock(&e->mu);
-    wpend *p = pending_for(e, o, W_REMOVE, err, errlen);
+    int rc = wqueue_add(&e->pend, o, WQ_REMOVE, err, errlen);
     pthread_mutex_unlock(&e->mu);
-    return p ? 0 : -1;
-}
-
-static void wpend_free(wpend *p)
-{
-    for (size_t i = 0; i < p->n_edits; i++) {
-        free((char *)p->edits[i].path);
-        free((char *)p->edits[i].value);
-    }
-    free(p->edits);
-    object_unref(p->o);
-    free(p->id);
+    return rc;
 }
 
 /* ---- flush ---- */
 
 typedef struct wprep {
-    wpend *p;
+    wq_write *p;
     char *key;
     char *value; /* NULL: delete */
     int64_t rev; /* 0: the key must not exist */
@@ -446,12 +389,13 @@ static void fail(flush_ctx *f, wprep *w, const char *why)
 /* The text a queued write stores: 0, or -1 with err. */
 static int prepare(wprep *w, char *err, size_t errlen)
 {
-    wpend *p = w->p;
-    w->rev = p->rev;
-    if (p->op == W_REMOVE)
+    wq_write *p = w->p;
+    /* the mod_revision it was made against */
+    w->rev = p->op == WQ_CREATE ? 0 : (int64_t)p->o->version;
+    if (p->op == WQ_REMOVE)
         return 0;
     json_object *j;
-    if (p->op == W_CREATE) {
+    if (p->op == WQ_CREATE) {
         j = object_to_json(p->o);
     } else {
         trellis_object *o2 = edit_apply_object(p->o, p->edits, p->n_edits, err, errlen);
@@ -510,8 +454,8 @@ static int response_kv(json_object *resp, etcd_kv *kv)
  * (store.h): rebuild its text from cur. 0, or -1 when it cannot be. */
 static int rebase(wprep *w, const etcd_kv *cur)
 {
-    wpend *p = w->p;
-    if (p->op != W_PATCH || !cur->key || w->tries >= REBASE_TRIES)
+    wq_write *p = w->p;
+    if (p->op != WQ_PATCH || !cur->key || w->tries >= REBASE_TRIES)
         return -1;
     for (size_t i = 0; i < p->n_edits; i++)
         if (p->edits[i].op < STORE_LIST_ADD)
@@ -724,12 +668,8 @@ static int es_flush(store *s, store_fail_cb failed, void *ud, char *err, size_t 
 {
     etcd_store *e = (etcd_store *)s;
     pthread_mutex_lock(&e->mu);
-    wpend *pend = e->pend;
-    size_t n = e->n_pend;
-    e->pend = NULL;
-    e->n_pend = e->cap_pend = 0;
-    hmap_free(&e->pend_ix);
-    hmap_init(&e->pend_ix);
+    size_t n;
+    wq_write *pend = wqueue_take(&e->pend, &n);
     pthread_mutex_unlock(&e->mu);
     if (!n)
         return 0;
@@ -813,7 +753,7 @@ static int es_flush(store *s, store_fail_cb failed, void *ud, char *err, size_t 
         }
         free(w[i].key);
         free(w[i].value);
-        wpend_free(&pend[i]);
+        wq_write_free(&pend[i]);
     }
     free(w);
     free(pend);
@@ -1081,10 +1021,7 @@ static void es_destroy(store *s)
         free(e->q[i].all);
     }
     free(e->q);
-    for (size_t i = 0; i < e->n_pend; i++)
-        wpend_free(&e->pend[i]);
-    free(e->pend);
-    hmap_free(&e->pend_ix);
+    wqueue_clear(&e->pend);
     held_clear(e);
     hmap_free(&e->held);
     for (size_t i = 0; i < e->n_kinds; i++)
@@ -1130,7 +1067,7 @@ store *store_etcd_open(const cfg_store *sc, int dry_run, char *err, size_t errle
     pthread_mutex_init(&e->mu, NULL);
     pthread_mutex_init(&e->qmu, NULL);
     pthread_cond_init(&e->qcv, NULL);
-    hmap_init(&e->pend_ix);
+    wqueue_init(&e->pend);
     hmap_init(&e->held);
     if (pipe2(e->pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
         errf(err, errlen, "cannot create a pipe: %s", strerror(errno));

@@ -27,23 +27,14 @@
 #include "kubeapi.h"
 #include "log.h"
 #include "util.h"
+#include "wqueue.h"
 
 #define LIST_PAGE 500
 #define REBASE_TRIES 3
 
-enum { W_PATCH, W_CREATE, W_REMOVE };
-
-typedef struct kwrite {
-    char *id;
-    char *ix; /* its key in pend_ix: id, or id and "binding" for a Binding */
-    int op;
-    trellis_object *o; /* as read (patch, remove) or to create; one reference */
-    char *sub;         /* the subresource of a patch, or NULL */
-    store_edit *edits; /* path and value owned */
-    size_t n_edits;
-    int state; /* 0 to write, 1 written, 2 failed */
-    char *why; /* failed: the reason */
-} kwrite;
+/* A queued write (wqueue.h); its state: 0 to write, 1 written, 2
+ * failed (why says). */
+typedef wq_write kwrite;
 
 enum { Q_PUT, Q_DELETE, Q_RESYNC };
 typedef struct qitem {
@@ -73,9 +64,7 @@ typedef struct kube_store {
     uint32_t watch_timeout_ms;
     atomic_uint_fast64_t next_version;
     pthread_mutex_t mu; /* the queued writes, the kinds, the counts */
-    kwrite *pend;
-    size_t n_pend, cap_pend;
-    hmap pend_ix; /* id -> index + 1 */
+    wqueue pend;        /* the writes queued */
     char **kinds;
     size_t n_kinds;
     size_t writes, requests;
@@ -380,112 +369,32 @@ static trellis_object *ks_get(store *st, const char *kind, const char *ns, const
 
 /* ---- queued writes ---- */
 
-static int is_binding(const char *sub)
-{
-    return sub && strcmp(sub, "binding") == 0;
-}
-
-/* One queued write per object, edits of the same part merged; a Binding
- * may be queued beside a status patch of the same Pod (kube-scheduler
- * writes status.nominatedNodeName before it binds): it is sent after it
- * (first_phase). */
-static kwrite *pending_for(kube_store *s, const trellis_object *o, int op, const char *sub,
-                           char *err, size_t errlen)
-{
-    int bind = op == W_PATCH && is_binding(sub);
-    char *ix = bind ? xasprintf("%s\037binding", o->id) : xstrdup(o->id);
-    uintptr_t at = (uintptr_t)hmap_get(&s->pend_ix, ix);
-    /* the other part queued for the object: only a status patch beside a
-     * Binding */
-    char *other = bind ? xstrdup(o->id) : xasprintf("%s\037binding", o->id);
-    uintptr_t ot = (uintptr_t)hmap_get(&s->pend_ix, other);
-    free(other);
-    if (ot) {
-        const kwrite *q = &s->pend[ot - 1];
-        const kwrite *st = bind ? q : NULL;
-        int ok = bind ? st->op == W_PATCH && st->sub && strcmp(st->sub, "status") == 0
-                      : op == W_PATCH && sub && strcmp(sub, "status") == 0;
-        if (!ok) {
-            free(ix);
-            errf(err, errlen, "%s %s: a %s is queued already", o->kind, o->key,
-                 q->op == W_CREATE   ? "creation"
-                 : q->op == W_REMOVE ? "removal"
-                                     : "patch of another part");
-            return NULL;
-        }
-    }
-    if (at) {
-        free(ix);
-        kwrite *p = &s->pend[at - 1];
-        if (p->op != op || op != W_PATCH || !p->sub != !sub || (sub && strcmp(sub, p->sub))) {
-            errf(err, errlen, "%s %s: a %s is queued already", o->kind, o->key,
-                 p->op == W_CREATE   ? "creation"
-                 : p->op == W_REMOVE ? "removal"
-                                     : "patch of another part");
-            return NULL;
-        }
-        return p;
-    }
-    grow(&s->pend, &s->cap_pend, s->n_pend + 1, sizeof *s->pend);
-    kwrite *p = &s->pend[s->n_pend++];
-    memset(p, 0, sizeof *p);
-    p->id = xstrdup(o->id);
-    p->ix = ix;
-    p->op = op;
-    p->o = object_ref((trellis_object *)o);
-    p->sub = sub ? xstrdup(sub) : NULL;
-    hmap_put(&s->pend_ix, p->ix, (void *)(uintptr_t)s->n_pend);
-    return p;
-}
-
 static int ks_patch(store *st, const trellis_object *o, const char *sub, const store_edit *edits,
                     size_t n, char *err, size_t errlen)
 {
     kube_store *s = (kube_store *)st;
-    for (size_t i = 0; i < n; i++)
-        if (edit_check(o, &edits[i], err, errlen) < 0)
-            return -1;
     pthread_mutex_lock(&s->mu);
-    kwrite *p = pending_for(s, o, W_PATCH, sub, err, errlen);
-    for (size_t i = 0; p && i < n; i++) {
-        p->edits = xrealloc(p->edits, (p->n_edits + 1) * sizeof *p->edits);
-        p->edits[p->n_edits++] = (store_edit){
-            xstrdup(edits[i].path), edits[i].value ? xstrdup(edits[i].value) : NULL, edits[i].op};
-    }
+    int rc = wqueue_patch(&s->pend, o, sub, edits, n, 1, err, errlen);
     pthread_mutex_unlock(&s->mu);
-    return p ? 0 : -1;
+    return rc;
 }
 
 static trellis_object *ks_create(store *st, trellis_object *o, char *err, size_t errlen)
 {
     kube_store *s = (kube_store *)st;
     pthread_mutex_lock(&s->mu);
-    kwrite *p = pending_for(s, o, W_CREATE, NULL, err, errlen);
+    int rc = wqueue_add(&s->pend, o, WQ_CREATE, err, errlen);
     pthread_mutex_unlock(&s->mu);
-    return p ? object_ref(o) : NULL;
+    return rc == 0 ? object_ref(o) : NULL;
 }
 
 static int ks_remove(store *st, const trellis_object *o, char *err, size_t errlen)
 {
     kube_store *s = (kube_store *)st;
     pthread_mutex_lock(&s->mu);
-    kwrite *p = pending_for(s, o, W_REMOVE, NULL, err, errlen);
+    int rc = wqueue_add(&s->pend, o, WQ_REMOVE, err, errlen);
     pthread_mutex_unlock(&s->mu);
-    return p ? 0 : -1;
-}
-
-static void kwrite_free(kwrite *p)
-{
-    for (size_t i = 0; i < p->n_edits; i++) {
-        free((char *)p->edits[i].path);
-        free((char *)p->edits[i].value);
-    }
-    free(p->edits);
-    free(p->sub);
-    free(p->why);
-    object_unref(p->o);
-    free(p->id);
-    free(p->ix);
+    return rc;
 }
 
 /* ---- flush ---- */
@@ -884,9 +793,9 @@ static void write_one(kube_store *s, kwrite *w)
         fail(w, "%s", err);
         return;
     }
-    if (w->op == W_CREATE)
+    if (w->op == WQ_CREATE)
         create_one(s, w, r);
-    else if (w->op == W_REMOVE)
+    else if (w->op == WQ_REMOVE)
         remove_one(s, w, r);
     else
         patch_one(s, w, r);
@@ -899,9 +808,9 @@ static void write_one(kube_store *s, kwrite *w)
  * precondition a binding would break. */
 static int first_phase(kube_store *s, const kwrite *w)
 {
-    if (w->op == W_PATCH && is_binding(w->sub))
+    if (wq_write_is_binding(w))
         return 0;
-    if (w->op != W_CREATE)
+    if (w->op != WQ_CREATE)
         return 1;
     char err[512];
     const kube_resource *r =
@@ -934,12 +843,8 @@ static int ks_flush(store *st, store_fail_cb failed, void *ud, char *err, size_t
 {
     kube_store *s = (kube_store *)st;
     pthread_mutex_lock(&s->mu);
-    kwrite *w = s->pend;
-    size_t n = s->n_pend;
-    s->pend = NULL;
-    s->n_pend = s->cap_pend = 0;
-    hmap_free(&s->pend_ix);
-    hmap_init(&s->pend_ix);
+    size_t n;
+    kwrite *w = wqueue_take(&s->pend, &n);
     pthread_mutex_unlock(&s->mu);
     if (!n)
         return 0;
@@ -981,7 +886,7 @@ static int ks_flush(store *st, store_fail_cb failed, void *ud, char *err, size_t
             s->writes++;
             pthread_mutex_unlock(&s->mu);
         }
-        kwrite_free(&w[i]);
+        wq_write_free(&w[i]);
     }
     hmap_free(&bound);
     free(w);
@@ -1326,10 +1231,7 @@ static void ks_destroy(store *st)
         free(s->q[i].kind);
     }
     free(s->q);
-    for (size_t i = 0; i < s->n_pend; i++)
-        kwrite_free(&s->pend[i]);
-    free(s->pend);
-    hmap_free(&s->pend_ix);
+    wqueue_clear(&s->pend);
     held_clear(s);
     hmap_free(&s->held);
     for (size_t i = 0; i < s->n_kinds; i++)
@@ -1373,7 +1275,7 @@ store *store_kube_open(const cfg_store *sc, int dry_run, char *err, size_t errle
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->qmu, NULL);
     pthread_cond_init(&s->qcv, NULL);
-    hmap_init(&s->pend_ix);
+    wqueue_init(&s->pend);
     hmap_init(&s->held);
     s->pipe[0] = s->pipe[1] = -1;
     if (sc->n_kinds)

@@ -1,7 +1,8 @@
 /*
  * test_store.c - the file store: listing in path order with hidden files
  * skipped, duplicate objects reported, patches refused when the file
- * changed on disk (nothing is overwritten), dry runs, created objects.
+ * changed on disk (nothing is overwritten), dry runs, created objects;
+ * the write queue of the networked stores (wqueue.c).
  */
 #include "config.h"
 
@@ -16,6 +17,7 @@
 
 #include "store_file.h"
 #include "testutil.h"
+#include "wqueue.h"
 #include "util.h"
 
 static char tmp[64];
@@ -532,6 +534,74 @@ START_TEST(stale_temporary_files_removed)
 }
 END_TEST
 
+/* ---- the write queue (wqueue.c) ---- */
+
+START_TEST(write_queue_merges_and_refuses)
+{
+    char err[256];
+    wqueue q;
+    wqueue_init(&q);
+    trellis_object *pod = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
+                                 "{\"name\":\"web\",\"namespace\":\"shop\"},\"spec\":{}}");
+    trellis_object *cm = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":"
+                                "{\"name\":\"board\",\"namespace\":\"shop\"}}");
+    store_edit a = {"metadata.labels.tier", "web", STORE_SET};
+    store_edit b = {"metadata.labels.team", "shop", STORE_SET};
+    store_edit st = {"status.nominatedNodeName", "n1", STORE_SET};
+    store_edit bind = {"spec.nodeName", "n1", STORE_SET};
+    /* two patches of the object merge, edits in order */
+    ck_assert_int_eq(wqueue_patch(&q, pod, NULL, &a, 1, 0, err, sizeof err), 0);
+    ck_assert_int_eq(wqueue_patch(&q, pod, NULL, &b, 1, 0, err, sizeof err), 0);
+    /* a creation or removal of it cannot be queued beside */
+    ck_assert_int_eq(wqueue_add(&q, pod, WQ_REMOVE, err, sizeof err), -1);
+    ck_assert_str_eq(err, "Pod shop/web: a patch is queued already");
+    ck_assert_int_eq(wqueue_add(&q, cm, WQ_CREATE, err, sizeof err), 0);
+    ck_assert_int_eq(wqueue_patch(&q, cm, NULL, &a, 1, 0, err, sizeof err), -1);
+    ck_assert_str_eq(err, "ConfigMap shop/board: a creation is queued already");
+    size_t n;
+    wq_write *v = wqueue_take(&q, &n);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(v[0].id, pod->id);
+    ck_assert_int_eq(v[0].op, WQ_PATCH);
+    ck_assert_uint_eq(v[0].n_edits, 2);
+    ck_assert_str_eq(v[0].edits[1].path, "metadata.labels.team");
+    ck_assert_int_eq(v[1].op, WQ_CREATE);
+    for (size_t i = 0; i < n; i++)
+        wq_write_free(&v[i]);
+    free(v);
+    /* taken: the queue is empty and takes the object again */
+    ck_assert_int_eq(wqueue_add(&q, pod, WQ_REMOVE, err, sizeof err), 0);
+    wqueue_clear(&q);
+    /* the Kubernetes API's parts: a Binding beside a status patch, and
+     * patches of different parts of one object refused */
+    ck_assert_int_eq(wqueue_patch(&q, pod, "status", &st, 1, 1, err, sizeof err), 0);
+    ck_assert_int_eq(wqueue_patch(&q, pod, "binding", &bind, 1, 1, err, sizeof err), 0);
+    ck_assert_int_eq(wqueue_patch(&q, pod, NULL, &a, 1, 1, err, sizeof err), -1);
+    ck_assert_str_eq(err, "Pod shop/web: a patch of another part is queued already");
+    v = wqueue_take(&q, &n);
+    ck_assert_uint_eq(n, 2);
+    ck_assert(!wq_write_is_binding(&v[0]));
+    ck_assert(wq_write_is_binding(&v[1]));
+    for (size_t i = 0; i < n; i++)
+        wq_write_free(&v[i]);
+    free(v);
+    /* without parts a Binding is a patch of the object like any other */
+    ck_assert_int_eq(wqueue_patch(&q, pod, NULL, &st, 1, 0, err, sizeof err), 0);
+    ck_assert_int_eq(wqueue_patch(&q, pod, NULL, &bind, 1, 0, err, sizeof err), 0);
+    /* an edit that cannot apply is refused before anything is queued */
+    store_edit bad = {"", "x", STORE_SET};
+    ck_assert_int_eq(wqueue_patch(&q, cm, NULL, &bad, 1, 0, err, sizeof err), -1);
+    v = wqueue_take(&q, &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(v[0].n_edits, 2);
+    wq_write_free(&v[0]);
+    free(v);
+    wqueue_clear(&q);
+    object_unref(pod);
+    object_unref(cm);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("store");
@@ -550,5 +620,8 @@ int main(void)
     tcase_add_test(tc, remove_documents_items_and_files);
     tcase_add_test(tc, remove_refused_when_changed);
     suite_add_tcase(s, tc);
+    TCase *wq = tcase_create("wqueue");
+    tcase_add_test(wq, write_queue_merges_and_refuses);
+    suite_add_tcase(s, wq);
     return tu_run(s);
 }
