@@ -121,12 +121,11 @@ struct trellis_cycle {
      * some of them count on for this workload: a bitmap over targets
      * (NULL when there are none: the filters look at nothing else), and
      * for each (n_nom of them, by ascending index nom_idx) a copy with the
-     * nominated workloads added after the target's own nom_base[k] */
+     * nominated workloads added after the target's own */
     const struct nominator *nominations;
     uint64_t *nom_bits;
     uint32_t *nom_idx;
     struct trellis_target **nom_with;
-    size_t *nom_base;
     size_t n_nom;
     int requeue_now; /* cycle_requeue_now */
     int failed;      /* an ERROR status ended the cycle */

@@ -79,8 +79,7 @@ static int nominated_overlay(profile *p, trellis_cycle *c, const trellis_object 
     c->nom_bits = cycle_alloc(c, ((c->n + 63) / 64) * sizeof *c->nom_bits);
     c->nom_idx = cycle_alloc(c, nt * sizeof *c->nom_idx);
     c->nom_with = cycle_alloc(c, nt * sizeof *c->nom_with);
-    c->nom_base = cycle_alloc(c, nt * sizeof *c->nom_base);
-    if (!c->nom_bits || !c->nom_idx || !c->nom_with || !c->nom_base)
+    if (!c->nom_bits || !c->nom_idx || !c->nom_with)
         return -1;
     for (size_t i = 0, k = 0; i < np; k++) {
         size_t j = i;
@@ -107,7 +106,6 @@ static int nominated_overlay(profile *p, trellis_cycle *c, const trellis_object 
         x->sums = sums;
         c->nom_idx[k] = v[i].target;
         c->nom_with[k] = x;
-        c->nom_base[k] = t->n_wl;
         c->nom_bits[v[i].target / 64] |= 1ull << (v[i].target % 64);
         c->n_nom++;
         i = j;
