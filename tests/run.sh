@@ -6,7 +6,8 @@
 # file, a failing binding that is forgotten and retried, /healthz /readyz
 # /configz /metrics, Events with a count, SIGHUP with a bad and a good config, SIGTERM, and a standby that
 # takes over from the active host with every pod bound exactly once, and
-# objects a prepare read (a CloudProfile, a Project) changing under it. Every
+# objects a prepare read (a CloudProfile, a Project) changing under it, a
+# nominated Pod keeping its room against a lower-priority one. Every
 # wait polls with a bound (wait_for); nothing sleeps for a fixed time.
 # Also checks the one-shot progress line: shown on a terminal, silent
 # otherwise. Run by `make check` with TRELLIS and TRELLIS_PLUGIN_PATH set.
@@ -167,6 +168,89 @@ fin_pod fin-job Succeeded fin-1 >"$tmp/fin-job.yaml"
 mv "$tmp/fin-job.yaml" "$st/team/fin-job.yaml"
 check "the running Pod succeeds: its Node has room, the waiting Pod is bound there" \
     wait_for 20 bound_to "$st/team/fin-next.yaml" fin-next fin-1
+
+# a Pod nominated to a Node keeps its room there (kube's
+# RunFilterPluginsWithNominatedPods): nom-high (priority 1000, 6 cpu) is
+# nominated to nom-x (8 cpu), where its preemption's victim nom-victim (4
+# cpu) is still terminating, so it waits; nom-low (priority 10, 3 cpu)
+# would fit nom-x (4 + 3 <= 8, and least-allocated prefers it to nom-y, 3
+# cpu, full after), but counted with nom-high there it does not (4 + 6 + 3
+# > 8): it goes to nom-y. Once the victim is gone, nom-high lands on nom-x.
+cat >"$tmp/nom.yaml" <<'Y'
+apiVersion: v1
+kind: Node
+metadata:
+  name: nom-x
+  labels: {pool: nom}
+status:
+  allocatable: {cpu: "8", memory: 64Gi, pods: "110"}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: nom-y
+  labels: {pool: nom}
+status:
+  allocatable: {cpu: "3", memory: 64Gi, pods: "110"}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: nom-high
+  namespace: team
+spec:
+  priority: 1000
+  nodeSelector: {pool: nom}
+  containers:
+    - name: app
+      image: registry.example.com/app:1
+      resources: {requests: {cpu: "6"}}
+status:
+  phase: Pending
+  nominatedNodeName: nom-x
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: nom-low
+  namespace: team
+spec:
+  priority: 10
+  nodeSelector: {pool: nom}
+  containers:
+    - name: app
+      image: registry.example.com/app:1
+      resources: {requests: {cpu: "3"}}
+Y
+cat >"$tmp/nom-victim.yaml" <<'Y'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: nom-victim
+  namespace: team
+  deletionTimestamp: "2026-01-01T00:00:00Z"
+spec:
+  priority: 1
+  nodeName: nom-x
+  nodeSelector: {pool: nom}
+  containers:
+    - name: app
+      image: registry.example.com/app:1
+      resources: {requests: {cpu: "4"}}
+status:
+  phase: Running
+  conditions:
+    - {type: DisruptionTarget, status: "True", reason: PreemptionByScheduler}
+Y
+mv "$tmp/nom-victim.yaml" "$st/team/nom-victim.yaml"
+mv "$tmp/nom.yaml" "$st/team/nom.yaml"
+check "a Pod nominated to a Node waits there while its victim terminates" \
+    wait_for 20 grep -q "nom-high: unschedulable" "$tmp/a.log"
+check "a lower-priority Pod does not take the nominated Pod's room: it goes elsewhere" \
+    wait_for 20 bound_to "$st/team/nom.yaml" nom-low nom-y
+rm "$st/team/nom-victim.yaml"
+check "the victim gone, the nominated Pod is bound to its Node" \
+    wait_for 20 bound_to "$st/team/nom.yaml" nom-high nom-x
 
 printf 'apiVersion: v1\nkind: Pod\nmetadata: [broken\n' >"$st/bad.yaml"
 check "a malformed file is reported with its name" wait_for 20 grep -q "bad.yaml:.*skipped" "$tmp/a.log"

@@ -16,6 +16,7 @@ void cache_init(cache *c, int n_counters)
     memset(c, 0, sizeof *c);
     hmap_init(&c->targets);
     hmap_init(&c->workloads);
+    nominator_init(&c->nom);
     c->n_counters = n_counters;
 }
 
@@ -48,6 +49,7 @@ void cache_free(cache *c)
         free_target(s->val);
     hmap_free(&c->targets);
     hmap_free(&c->workloads);
+    nominator_free(&c->nom);
     memset(c, 0, sizeof *c);
 }
 
@@ -204,11 +206,13 @@ static int assign(cache *c, cache_workload *cw, cache_target *t, int assumed)
 int cache_add_bound(cache *c, trellis_object *w, const char *kind, const char *name)
 {
     cache_workload *cw = ensure_workload(c, w);
+    nominator_drop(&c->nom, w); /* placed: not a nomination any more */
     return assign(c, cw, ensure_target(c, kind, name), 0);
 }
 
 int cache_assume(cache *c, trellis_object *w, cache_target *t)
 {
+    nominator_drop(&c->nom, w); /* kube's DeleteNominatedPodIfExists on assume */
     return assign(c, ensure_workload(c, w), t, 1);
 }
 

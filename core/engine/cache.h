@@ -11,7 +11,9 @@
  * the target with a new generation and moves it to the front of a
  * most-recently-changed list, so the per-cycle snapshot copies only what
  * changed. A workload bound to a target not (yet) known gets a placeholder
- * target without object, which the snapshot skips.
+ * target without object, which the snapshot skips. The cache also keeps
+ * the nominations (nominator.h): a workload assumed or read bound loses
+ * its nomination.
  */
 #ifndef TRELLIS_CACHE_H
 #define TRELLIS_CACHE_H
@@ -20,6 +22,7 @@
 #include <stdint.h>
 
 #include "hmap.h"
+#include "nominator.h"
 #include "object.h"
 
 /* A target with its assignments; the snapshot holds copies. */
@@ -66,6 +69,7 @@ typedef struct cache {
     uint64_t removals; /* bumped when a target is removed */
     int n_counters;
     size_t n_assumed;
+    nominator nom; /* workloads nominated to a target, not placed yet */
 } cache;
 
 void cache_init(cache *c, int n_counters);

@@ -113,6 +113,7 @@ static void take_new(sched *s, profile *own, const trellis_object *old_obj, trel
     index_set(s->ix, w);
     index_prepare(s->ix, w, 1);
     routing_count_placements(s, own, w);
+    routing_nominations(s, own, old_obj, w);
     int deleting = object_being_deleted(w);
     if (deleting && !(old_obj && object_being_deleted(old_obj)))
         routing_finalize(s, own, w);
@@ -174,6 +175,7 @@ static int apply_workload(sched *s, profile *own, trellis_object *old_obj, trell
         take_new(s, own, old_obj, new_obj);
     } else {
         routing_finalize(s, own, old_obj); /* gone: whatever it still holds goes */
+        nominator_drop(&s->cache.nom, old_obj);
         index_del(s->ix, old_obj);
         for (size_t i = 0; i < s->n_profiles; i++)
             queue_delete(&s->profiles[i].q, old_obj);

@@ -117,6 +117,9 @@ void cycle_reset(trellis_cycle *c, profile *p, trellis_object *w)
     memset(&c->pre_status, 0, sizeof c->pre_status);
     c->in_post_filter = 0;
     c->changed = 0;
+    c->nominated_to = NULL;
+    c->nom_bits = NULL; /* the arena's: gone */
+    c->n_nom = 0;
     c->n_evicted = 0;
     c->sample = metrics_sample();
     c->failed = 0;

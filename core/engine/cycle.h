@@ -22,6 +22,7 @@
 
 struct profile;
 struct decision;
+struct nominator;
 /* Per-target verdict in a cycle. */
 typedef struct cand {
     int16_t rej;  /* index into profile->filter of the first rejecting plugin, -1 */
@@ -85,10 +86,11 @@ struct trellis_cycle {
     int pre_plugin;
     /* post_filter */
     int in_post_filter;
-    const char *nominated_name; /* set by the caller: prefer this target */
-    const char *exclude_name;   /* set by the caller: never this target */
-    int changed;                /* a post_filter evicted or created something */
-    size_t n_evicted;           /* workloads evicted this cycle (the metrics) */
+    const char *nominated_name;                /* set by the caller: prefer this target */
+    const char *exclude_name;                  /* set by the caller: never this target */
+    int changed;                               /* a post_filter evicted or created something */
+    const struct trellis_target *nominated_to; /* a post_filter nominated it (host->nominate) */
+    size_t n_evicted;                          /* workloads evicted this cycle (the metrics) */
     /* this cycle's plugin calls are timed for the metrics (kube's sampled
      * share, metrics_sample); the binding cycle keeps the draw */
     int sample;
@@ -118,6 +120,18 @@ struct trellis_cycle {
     size_t n_late, cap_late;
     uint32_t *late_of;
     size_t cap_late_of;
+    /* nominated workloads counted while filtering (kube's
+     * RunFilterPluginsWithNominatedPods): the host's nominations (set once
+     * by the owner of the cycle; NULL: none) and, per cycle, the targets
+     * some of them count on for this workload: a bitmap over targets
+     * (NULL when there are none: the filters look at nothing else), and
+     * for each (n_nom of them, by ascending index nom_idx) a copy with the
+     * nominated workloads added after the target's own */
+    const struct nominator *nominations;
+    uint64_t *nom_bits;
+    uint32_t *nom_idx;
+    struct trellis_target **nom_with;
+    size_t n_nom;
     int requeue_now; /* cycle_requeue_now */
     int failed;      /* an ERROR status ended the cycle */
     trellis_status error_status;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "metrics.h"
+#include "nominator.h"
 #include "pool.h"
 #include "profile_impl.h"
 #include "runtime.h"
@@ -29,6 +30,140 @@ static const trellis_plugin *invalid_for(const profile *p, const trellis_object 
             return p->plugins[i];
     }
     return NULL;
+}
+
+/* ---- nominated workloads (kube's RunFilterPluginsWithNominatedPods) ---- */
+
+typedef struct nom_pick {
+    uint32_t target;
+    const trellis_object *w;
+} nom_pick;
+
+static int by_target(const void *a, const void *b)
+{
+    const nom_pick *x = a, *y = b;
+    return x->target < y->target ? -1 : x->target > y->target;
+}
+
+/* kube's addGENominatedPods for every target at once: the workloads other
+ * than w nominated to a target of the snapshot whose priority is at least
+ * w's (rt_outranks_or_equals) are added to a copy of that target, their
+ * counters to its sums. Only a cycle that meets a nomination pays: with
+ * none anywhere this reads a count. Main thread; the copies live in the
+ * arena. -1 when it is exhausted. */
+static int nominated_overlay(profile *p, trellis_cycle *c, const trellis_object *w)
+{
+    const nominator *m = c->nominations;
+    size_t nn = m ? nominator_count(m) : 0, np = 0, nt = 0;
+    if (!nn || !c->n)
+        return 0;
+    nom_pick *v = cycle_alloc(c, nn * sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < nn; i++) {
+        const nomination *e = nominator_at(m, i);
+        if (strcmp(e->kind, p->snap.kind) != 0 || strcmp(e->w->id, w->id) == 0)
+            continue;
+        const struct trellis_target *t = snapshot_find(&p->snap, e->target);
+        if (!t || !rt_outranks_or_equals(p, e->w, w))
+            continue;
+        v[np].target = t->index;
+        v[np++].w = e->w;
+    }
+    if (!np)
+        return 0;
+    qsort(v, np, sizeof *v, by_target);
+    for (size_t i = 0; i < np; i++)
+        nt += i == 0 || v[i].target != v[i - 1].target;
+    int nc = p->snap.n_counters;
+    c->nom_bits = cycle_alloc(c, ((c->n + 63) / 64) * sizeof *c->nom_bits);
+    c->nom_idx = cycle_alloc(c, nt * sizeof *c->nom_idx);
+    c->nom_with = cycle_alloc(c, nt * sizeof *c->nom_with);
+    if (!c->nom_bits || !c->nom_idx || !c->nom_with)
+        return -1;
+    for (size_t i = 0, k = 0; i < np; k++) {
+        size_t j = i;
+        while (j < np && v[j].target == v[i].target)
+            j++;
+        const struct trellis_target *t = c->targets[v[i].target];
+        struct trellis_target *x = cycle_alloc(c, sizeof *x);
+        trellis_object **wl = cycle_alloc(c, (t->n_wl + j - i) * sizeof *wl);
+        int64_t *sums = cycle_alloc(c, (size_t)(nc ? nc : 1) * sizeof *sums);
+        if (!x || !wl || !sums)
+            return -1;
+        *x = *t;
+        if (t->n_wl)
+            memcpy(wl, t->wl, t->n_wl * sizeof *wl);
+        if (nc)
+            memcpy(sums, t->sums, (size_t)nc * sizeof *sums);
+        x->n_wl = x->cap_wl = t->n_wl;
+        for (size_t l = i; l < j; l++) {
+            wl[x->n_wl++] = (trellis_object *)v[l].w;
+            for (int q = 0; v[l].w->counters && q < nc; q++)
+                sums[q] += v[l].w->counters[q];
+        }
+        x->wl = wl;
+        x->sums = sums;
+        c->nom_idx[k] = v[i].target;
+        c->nom_with[k] = x;
+        c->nom_bits[v[i].target / 64] |= 1ull << (v[i].target % 64);
+        c->n_nom++;
+        i = j;
+    }
+    return 0;
+}
+
+/* The copy of target i with the nominated workloads, NULL when none. */
+static const struct trellis_target *nominated_copy(const trellis_cycle *c, size_t i)
+{
+    if (!c->nom_bits || i >= c->n || !(c->nom_bits[i / 64] & (1ull << (i % 64))))
+        return NULL;
+    size_t lo = 0, hi = c->n_nom;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->nom_idx[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < c->n_nom && c->nom_idx[lo] == i ? c->nom_with[lo] : NULL;
+}
+
+/* The plain filters in order on t (a copy of target i): TRELLIS_SUCCESS,
+ * or the first rejection's code with *k its filter and st its status. */
+static int filter_copy(trellis_cycle *c, const struct trellis_target *t, size_t *k,
+                       trellis_status *st)
+{
+    profile *p = c->p;
+    for (*k = 0; *k < p->filter.n; (*k)++) {
+        trellis_plugin *pl = p->filter.v[*k];
+        if (c->skip_filter[pl->index] || cycle_abandoned(c, pl->index))
+            continue;
+        memset(st, 0, sizeof *st);
+        int rc = cycle_filter_code(run_filter(c, pl, t, st));
+        if (rc != TRELLIS_SUCCESS)
+            return rc;
+    }
+    return TRELLIS_SUCCESS;
+}
+
+/* The targets of words [w0, w0 + nw) that passed every filter and have
+ * nominated workloads are filtered again with them (kube's first pass;
+ * the pass without them has run): both must pass. Worker threads: the
+ * words are the block's own. */
+static void filter_nominated(trellis_cycle *c, size_t w0, size_t nw)
+{
+    for (size_t wi = w0; wi < w0 + nw; wi++) {
+        uint64_t bits = c->pass[wi] & c->nom_bits[wi];
+        while (bits) {
+            size_t i = wi * 64 + (size_t)__builtin_ctzll(bits), k;
+            bits &= bits - 1;
+            trellis_status st;
+            int rc = filter_copy(c, nominated_copy(c, i), &k, &st);
+            if (rc != TRELLIS_SUCCESS)
+                cycle_reject(c, i, (int)k, rc);
+        }
+    }
 }
 
 /* Filter targets [b, e); b is a multiple of 64, so a block owns its words
@@ -65,6 +200,8 @@ static void filter_block(void *ctx, size_t b, size_t e)
         for (size_t wi = w0; wi < w0 + nw; wi++)
             live |= pass[wi];
     }
+    if (c->nom_bits && live)
+        filter_nominated(c, w0, nw);
 }
 
 /* Filter target i alone, as filter_block would: a batch hook gets a
@@ -234,6 +371,18 @@ int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who, tr
                  o->prepare_error ? o->prepare_error : "the target is malformed");
         return st->code;
     }
+    /* with nominated workloads first, as kube's first pass */
+    const struct trellis_target *with = nominated_copy(c, i);
+    size_t wk;
+    int wrc = with ? filter_copy(c, with, &wk, st) : TRELLIS_SUCCESS;
+    if (wrc != TRELLIS_SUCCESS) {
+        *who = p->filter.v[wk];
+        st->code = wrc;
+        if (!st->reason[0])
+            snprintf(st->reason, sizeof st->reason, "Rejected");
+        cd->code = (uint8_t)wrc;
+        return wrc;
+    }
     /* rerun the plain filters in order; the first rejection is the one */
     for (size_t k = 0; k < p->filter.n; k++) {
         trellis_plugin *pl = p->filter.v[k];
@@ -259,8 +408,9 @@ int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who, tr
     return TRELLIS_ERROR;
 }
 
-int framework_filter_without(trellis_cycle *c, const struct trellis_target *t,
-                             const trellis_object *const *victims, size_t n, trellis_status *st)
+/* The filters over t without the victims (a trial of preemption). */
+static int filter_trial(trellis_cycle *c, const struct trellis_target *t,
+                        const trellis_object *const *victims, size_t n, trellis_status *st)
 {
     profile *p = c->p;
     int nc = p->snap.n_counters;
@@ -302,6 +452,19 @@ int framework_filter_without(trellis_cycle *c, const struct trellis_target *t,
         rc = run_filter(c, pl, &tmp, st);
     }
     st->code = rc;
+    return rc;
+}
+
+int framework_filter_without(trellis_cycle *c, const struct trellis_target *t,
+                             const trellis_object *const *victims, size_t n, trellis_status *st)
+{
+    /* kube's SelectVictimsOnNode filters with the nominated workloads too:
+     * with them, then (if that passes) without */
+    const struct trellis_target *with =
+        t->index < c->n && c->targets[t->index] == t ? nominated_copy(c, t->index) : NULL;
+    int rc = filter_trial(c, with ? with : t, victims, n, st);
+    if (rc == TRELLIS_SUCCESS && with)
+        rc = filter_trial(c, t, victims, n, st);
     return rc;
 }
 
@@ -636,7 +799,8 @@ static fw_result find_feasible(profile *p, trellis_cycle *c, trellis_object *w, 
             if (x)
                 c->exclude_idx = x->index;
         }
-        if (!explain && want == c->n)
+        /* verdicts with nominated workloads are this workload's alone */
+        if (!explain && want == c->n && !c->nom_bits)
             reused = equiv_lookup(p, c, w);
         if (want < c->n)
             filter_sampled(p, c, want);
@@ -825,6 +989,10 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, un
     if (!more)
         return FW_SATISFIED;
     int all_rejected = pre == TRELLIS_UNSCHEDULABLE, scores_usable;
+    if (!all_rejected && nominated_overlay(p, c, w) < 0) {
+        snprintf(msg, msglen, "the cycle's arena is exhausted (nominated workloads)");
+        return FW_ERROR;
+    }
     if (find_feasible(p, c, w, flags, all_rejected, &scores_usable, msg, msglen) == FW_ERROR)
         return FW_ERROR;
     if (p->filter_feasible.n && c->n_feasible &&

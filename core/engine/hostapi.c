@@ -398,6 +398,7 @@ static int nominate(trellis_cycle *c, const trellis_target *t)
     if (!c || !c->in_post_filter || !t || !c->d)
         return -1;
     decision_nominate(c->d, t->name);
+    c->nominated_to = t;
     return 0;
 }
 

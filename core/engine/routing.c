@@ -79,6 +79,23 @@ void routing_count_placements(sched *s, profile *p, trellis_object *w)
     binding_each_counted(p, w, count_one, &cc);
 }
 
+void routing_nominations(sched *s, const profile *p, const trellis_object *old, trellis_object *w)
+{
+    nominator *m = &s->cache.nom;
+    const cache_workload *cw = cache_get_workload(&s->cache, w);
+    const char *to = profile_workload_nominated(p, w);
+    if (cw && cw->n_as) {
+        nominator_drop(m, w); /* placed */
+        return;
+    }
+    if (to)
+        nominator_set(m, w, p->cfg->target_kind, to);
+    else if (old && !profile_workload_nominated(p, old))
+        nominator_refresh(m, w); /* kube's updateNominatedPod keeps it */
+    else
+        nominator_drop(m, w);
+}
+
 int routing_wants_cycle(const profile *p, const trellis_object *w)
 {
     char buf[BINDING_KEY_MAX];

@@ -26,6 +26,12 @@ int routing_is_target(const sched *s, const trellis_object *o);
 profile *routing_binding_owner(const sched *s, const trellis_object *o);
 /* Count w (of owner p) on every target it is placed on, or counts on. */
 void routing_count_placements(sched *s, profile *p, trellis_object *w);
+/* Keep the nomination of w (of owner p) as the store has it, kube's
+ * nominator on a Pod add or update: its nominated_field names the target
+ * (old: the version it replaces, NULL when it is new); when the field is
+ * empty before and after, a nomination made in the run stays. A workload
+ * placed somewhere has none. */
+void routing_nominations(sched *s, const profile *p, const trellis_object *old, trellis_object *w);
 /* Whether w needs a scheduling cycle from p: it is placed nowhere, or p
  * reconciles placed workloads too (binding model "object" always does). */
 int routing_wants_cycle(const profile *p, const trellis_object *w);

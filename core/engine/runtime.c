@@ -190,6 +190,16 @@ void rt_order_leave(void *ud)
     guard_leave(&o->gp);
 }
 
+int rt_outranks_or_equals(const profile *p, const trellis_object *a, const trellis_object *b)
+{
+    trellis_plugin *pl = p->queue_sort;
+    int before = 0;
+    if (!pl)
+        return 1;
+    GUARD(pl, "queue_sort", b->id, pl->hook_deadline_ms, before = pl->h.less(pl, b, 0, a, 0));
+    return !before;
+}
+
 void run_allocated(trellis_plugin *pl, const trellis_object *t, const trellis_object *const *placed,
                    size_t n, int64_t *used, int64_t *allocatable)
 {

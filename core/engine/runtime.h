@@ -57,6 +57,11 @@ int rt_order_less(void *ud, const trellis_object *a, uint64_t as, const trellis_
                   uint64_t bs);
 void rt_order_enter(void *ud, const trellis_object *w);
 void rt_order_leave(void *ud);
+/* Whether workload a ranks at least as high as b in p's queue order on
+ * their own merit: the queue sort does not put b first when both were
+ * queued at the same moment (kube's "priority >= the incoming Pod's" for
+ * PrioritySort). 1 when p has no queue sort. Main thread, guarded. */
+int rt_outranks_or_equals(const profile *p, const trellis_object *a, const trellis_object *b);
 /* What target t, with placed[0..n) on it, holds and can hold of each of
  * pl's counters (name_counters) into used and allocatable (n_counters
  * each): the sums of the placed workloads' counters and -1, corrected by

@@ -144,6 +144,7 @@ sched *sched_open(cfg *c, char *const *extra_dirs, size_t n_extra, int paralleli
     registry_init(&s->reg);
     cycle_init(&s->cycle);
     s->cycle.now_ms = s->wall_ms;
+    s->cycle.nominations = &s->cache.nom;
     services_init(s, &s->svc);
     s->dec = decisions_new(1);
     /* recursive: a post-bind run from bindcycle_process_waiting may allow
@@ -258,6 +259,7 @@ static void load_workload(sched *s, trellis_object *o)
     index_prepare(s->ix, o, 1);
     s->n_workloads_loaded++;
     routing_count_placements(s, own, o);
+    routing_nominations(s, own, NULL, o);
     if (object_being_deleted(o))
         routing_finalize(s, own, o); /* it still counts where it is until it is gone */
     else if (p && routing_wants_cycle(p, o)) {
@@ -455,6 +457,8 @@ static dec_result cycle_one(sched *s, profile *p, qitem *it)
     fw_result r =
         framework_schedule(p, c, it->w, s->explain ? FW_EXPLAIN : 0, &best, msg, sizeof msg);
     c->nominated_name = NULL;
+    if (c->nominated_to) /* counted there for lower-priority workloads from now on */
+        nominator_set(&s->cache.nom, it->w, p->cfg->target_kind, c->nominated_to->name);
     if (s->explain)
         decision_record_candidates(d, c);
     if (r == FW_ERROR) {

@@ -21,7 +21,9 @@
  * host keeps per Node) against the incoming Pod. The filter looks up the
  * Node's few topology values: no Pod is walked per Node. Preemption's
  * "as if these victims were gone" (cycle_filter_without) subtracts the
- * victims' contributions from the Node's domains, as kube's RemovePod.
+ * victims' contributions from the Node's domains, as kube's RemovePod;
+ * the Pods the host adds to a copy of a Node (those nominated to it, as
+ * kube's RunFilterPluginsWithNominatedPods) add theirs, as its AddPod.
  *
  * Score (kube's scoring.go): for every existing Pod on a labelled Node,
  * the incoming Pod's preferred affinity terms it matches add their weight
@@ -835,9 +837,11 @@ nomem:
     return host->status(st, TRELLIS_ERROR, "OutOfMemory", "the cycle's arena is exhausted");
 }
 
-/* The Pods preemption takes off a Node for a trial (cycle_filter_without
- * hands the filter a copy of the Node without them): those of orig that
- * now lacks. */
+/* A copy of a Node the host hands the filter instead of the cycle's own:
+ * preemption's trial without some Pods (cycle_filter_without), or the Node
+ * with the Pods nominated to it (kube's RunFilterPluginsWithNominatedPods),
+ * or both: the Pods of orig that now lacks were removed, those of now that
+ * orig lacks added. */
 typedef struct removed {
     trellis_plugin *self;
     const trellis_target *orig, *now;
@@ -858,19 +862,21 @@ static int holds(const trellis_target *t, const trellis_object *w)
     return 0;
 }
 
-/* What the Pods gone in rm added to pair of map `which` in pre_filter
- * (kube's RemovePod). */
-static int64_t gone(const state *s, int which, uint64_t pair, const removed *rm)
+/* What the Pods of `from` that `other` lacks add to pair of map `which`,
+ * as pre_filter counts them: kube's RemovePod (from = orig) and AddPod
+ * (from = now). */
+static int64_t contribution(const state *s, int which, uint64_t pair, const removed *rm,
+                            const trellis_target *from, const trellis_target *other)
 {
-    size_t n = host->target_workload_count(rm->orig);
+    size_t n = host->target_workload_count(from);
     const pod *in = s->in;
     int64_t d = 0;
 
     for (size_t i = 0; i < n; i++) {
-        const trellis_object *w = host->target_workload(rm->orig, i);
+        const trellis_object *w = host->target_workload(from, i);
         const pod *ep;
 
-        if (holds(rm->now, w) || !(ep = host->object_data(rm->self, w)) || ep->inert)
+        if (holds(other, w) || !(ep = host->object_data(rm->self, w)) || ep->inert)
             continue;
         if (which == M_EXISTING) {
             for (size_t j = 0; j < ep->n[REQ_ANTI]; j++)
@@ -895,7 +901,11 @@ static int64_t count_of(const state *s, int which, uint64_t pair, const removed 
     const pairmap *m = which == M_EXISTING ? &s->existing : which == M_AFF ? &s->aff : &s->anti;
     int64_t c = pm_get(m, pair);
 
-    return rm && c > 0 ? c - gone(s, which, pair, rm) : c;
+    if (!rm)
+        return c;
+    if (c > 0)
+        c -= contribution(s, which, pair, rm, rm->orig, rm->now);
+    return c + contribution(s, which, pair, rm, rm->now, rm->orig);
 }
 
 /* kube's satisfyPodAffinity. */
@@ -924,6 +934,8 @@ static int affinity_ok(const state *s, const node *nd, const removed *rm)
             first = pair_at(nd, in->t[REQ_AFF][j].key) != pr;
         if (first && pm_get(&s->aff, pr) > 0 && count_of(s, M_AFF, pr, rm) == 0)
             len--; /* kube deletes a count that drops to zero */
+        else if (first && pm_get(&s->aff, pr) == 0 && count_of(s, M_AFF, pr, rm) > 0)
+            len++; /* and adds one an added Pod brings */
     }
     /* the first of a series of Pods with affinity to themselves */
     return len == 0 && s->self_match;
@@ -938,13 +950,13 @@ static int verdict(const state *s, const node *nd, const removed *rm)
 
     if (in->n[REQ_AFF] && !affinity_ok(s, nd, rm))
         return 1;
-    for (size_t i = 0; s->anti.n && i < in->n[REQ_ANTI]; i++) {
+    for (size_t i = 0; (s->anti.n || rm) && i < in->n[REQ_ANTI]; i++) {
         uint64_t pr = pair_at(nd, in->t[REQ_ANTI][i].key);
 
         if (pr != NO_PAIR && count_of(s, M_ANTI, pr, rm) > 0)
             return 2;
     }
-    for (size_t i = 0; s->existing.n && nd && i < nd->labels.n; i++) {
+    for (size_t i = 0; (s->existing.n || rm) && nd && i < nd->labels.n; i++) {
         if (count_of(s, M_EXISTING, nd->labels.pairs[i], rm) > 0)
             return 3;
     }
@@ -994,7 +1006,7 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
         return TRELLIS_SUCCESS;
     orig = snapshot_node(c, target);
     if (orig && orig != target) {
-        rm.orig = orig; /* preemption's trial without some Pods */
+        rm.orig = orig; /* a trial without some Pods, or with nominated ones */
         rm.nsobj = namespace_of(self, workload);
     }
     switch (verdict(s, nd, rm.orig ? &rm : NULL)) {

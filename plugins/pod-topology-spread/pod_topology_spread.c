@@ -38,7 +38,11 @@
  * constraint and per Node, sums them into per-domain counters (a small
  * hash map per constraint, in the cycle's arena) and writes each Node's
  * verdict into a column that filter_span reads; score_span reads the
- * counters. Filter and score allocate nothing.
+ * counters. Filter and score allocate nothing. A copy of a Node the host
+ * hands the plain filter instead of the cycle's own (with the Pods
+ * nominated to it, or without a preemption's victims) is judged with the
+ * Pods it adds or lacks counted in its domain, as kube's AddPod and
+ * RemovePod: the domain's count and the global minimum change.
  *
  * `config` is kube's PodTopologySpreadArgs as a document:
  *   defaultingType: System | List       (System: the system defaults)
@@ -888,15 +892,120 @@ static int say(trellis_status *st, int code)
     return TRELLIS_SUCCESS;
 }
 
+/* The cycle's own Node of the name of t (the snapshot is in namespace,
+ * name order), NULL when there is none. */
+static const trellis_target *snapshot_node(const trellis_cycle *c, const trellis_target *t)
+{
+    const trellis_object *o = host->target_object(t);
+    const char *ns = host->object_namespace(o), *name = host->target_name(t);
+    size_t lo = 0, hi = host->cycle_target_count(c), n = hi;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const trellis_target *m = host->cycle_target(c, mid);
+        int r = strcmp(host->object_namespace(host->target_object(m)), ns);
+
+        if (!r)
+            r = strcmp(host->target_name(m), name);
+        if (!r)
+            return m;
+        if (r < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = 0; i < n; i++) { /* not in that order (a test's host) */
+        const trellis_target *m = host->cycle_target(c, i);
+
+        if (host->target_object(m) == o)
+            return m;
+    }
+    return NULL;
+}
+
+static int holds(const trellis_target *t, const trellis_object *w)
+{
+    size_t n = host->target_workload_count(t);
+
+    for (size_t i = 0; i < n; i++) {
+        if (host->target_workload(t, i) == w)
+            return 1;
+    }
+    return 0;
+}
+
+/* The Pods of `from` that `other` lacks matching constraint k, as
+ * count_target counts them. */
+static int64_t matches_missing(trellis_plugin *self, const cstate *s, size_t k,
+                               const trellis_target *from, const trellis_target *other)
+{
+    size_t n = host->target_workload_count(from);
+    int64_t d = 0;
+
+    for (size_t j = 0; j < n; j++) {
+        const trellis_object *w = host->target_workload(from, j);
+        const prepared *pd = host->object_data(self, w);
+
+        if (!pd || pd->node || !pd->counted || pd->id != s->wp->ns || holds(other, w))
+            continue;
+        d += spread_counts(con(s, k), &pd->labels);
+    }
+    return d;
+}
+
+/* verdict() on now, a copy of the cycle's Node orig with Pods added (the
+ * ones nominated to it) or taken away (a preemption's trial): kube's
+ * AddPod and RemovePod change the count of the Node's domain, and with
+ * it the global minimum, when the Node is one the constraint counts. */
+static int verdict_changed(trellis_plugin *self, const cstate *s, const prepared *np,
+                           const trellis_target *orig, const trellis_target *now)
+{
+    int code = verdict(s, np);
+
+    if (code == MISSING || !np)
+        return code;
+    for (size_t k = 0; k < s->nh; k++) {
+        const spread_constraint *c = &s->wp->hard.v[k];
+        int32_t v = label_set_get(&np->labels, c->key);
+        const int64_t *n = dmap_find(&s->hard[k], v);
+        const dmap *m = &s->hard[k];
+        int64_t d, cnt, lo = INT64_MAX;
+
+        if (!included(s->wp, c, np) || !n) {
+            if ((n ? *n : 0) + c->self_match - s->min[k] > c->max_skew)
+                return SKEW;
+            continue;
+        }
+        d = matches_missing(self, s, k, now, orig) - matches_missing(self, s, k, orig, now);
+        cnt = *n + d;
+        for (uint32_t j = 0; j < m->cap; j++) {
+            if (m->keys[j])
+                lo = m->keys[j] == v + 1 ? (cnt < lo ? cnt : lo)
+                                         : (m->vals[j] < lo ? m->vals[j] : lo);
+        }
+        if (m->n < (uint32_t)c->min_domains)
+            lo = 0;
+        if (cnt + c->self_match - lo > c->max_skew)
+            return SKEW;
+    }
+    return PASS;
+}
+
 static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                   const trellis_target *target, trellis_status *st)
 {
     const cstate *s = host->cycle_get(c, self);
+    const prepared *np;
+    const trellis_target *orig;
 
     (void)workload;
     if (!s || s->nh == 0)
         return TRELLIS_SUCCESS;
-    return say(st, verdict(s, host->object_data(self, host->target_object(target))));
+    np = host->object_data(self, host->target_object(target));
+    orig = snapshot_node(c, target);
+    if (orig && orig != target)
+        return say(st, verdict_changed(self, s, np, orig, target));
+    return say(st, verdict(s, np));
 }
 
 static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,

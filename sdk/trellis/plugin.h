@@ -442,7 +442,10 @@ typedef void (*trellis_allocated_fn)(trellis_plugin *self, const trellis_object 
                                      int64_t *allocatable);
 
 /* Queue order: nonzero when a goes before b. seq is the order in which
- * workloads were first queued (smaller is earlier). */
+ * workloads were first queued (smaller is earlier). The host also asks
+ * with a_seq == b_seq (both 0) whether a ranks before b on its own merit:
+ * a workload nominated to a target counts there for b unless b ranks
+ * before it so (kube: for Pods of equal or lower priority). Main thread. */
 typedef int (*trellis_less_fn)(trellis_plugin *self, const trellis_object *a, uint64_t a_seq,
                                const trellis_object *b, uint64_t b_seq);
 

@@ -107,6 +107,63 @@ START_TEST(multiple_targets_per_workload)
 }
 END_TEST
 
+/* Nominations: one per workload, replaced when nominated elsewhere,
+ * refreshed to a newer version of the object, dropped when the workload
+ * is assumed or read bound. */
+START_TEST(nominations_follow_the_workload)
+{
+    cache c;
+    cache_init(&c, 2);
+    trellis_object *n1 = node("n1"), *n2 = node("n2");
+    trellis_object *p1 = pod("p1", 100), *p2 = pod("p2", 200), *p3 = pod("p3", 300);
+    cache_target *t1 = cache_set_target(&c, n1);
+    cache_set_target(&c, n2);
+    nominator *m = &c.nom;
+    ck_assert_uint_eq(nominator_count(m), 0);
+    ck_assert_ptr_null(nominator_get(m, p1));
+    nominator_drop(m, p1); /* nothing to drop */
+    uint64_t g = m->gen;
+    nominator_set(m, p1, "Node", "n1");
+    nominator_set(m, p2, "Node", "n1");
+    nominator_set(m, p3, "Node", "n2");
+    ck_assert_uint_eq(nominator_count(m), 3);
+    ck_assert_uint_gt(m->gen, g);
+    ck_assert_str_eq(nominator_get(m, p1)->target, "n1");
+    /* the same nomination again changes nothing */
+    g = m->gen;
+    nominator_set(m, p1, "Node", "n1");
+    ck_assert_uint_eq(m->gen, g);
+    /* elsewhere: replaced, still one */
+    nominator_set(m, p1, "Node", "n2");
+    ck_assert_uint_eq(nominator_count(m), 3);
+    ck_assert_str_eq(nominator_get(m, p1)->target, "n2");
+    /* a newer version of p2 (same id) takes the entry's place */
+    trellis_object *p2b = pod("p2", 250);
+    nominator_refresh(m, p2b);
+    ck_assert_ptr_eq(nominator_get(m, p2)->w, p2b);
+    ck_assert_str_eq(nominator_get(m, p2)->target, "n1");
+    /* assumed: dropped (kube's DeleteNominatedPodIfExists) */
+    ck_assert_int_eq(cache_assume(&c, p2b, t1), 0);
+    ck_assert_ptr_null(nominator_get(m, p2));
+    ck_assert_uint_eq(nominator_count(m), 2);
+    /* read bound: dropped */
+    ck_assert_int_eq(cache_add_bound(&c, p3, "Node", "n2"), 0);
+    ck_assert_ptr_null(nominator_get(m, p3));
+    /* what is left is reachable by position */
+    ck_assert_uint_eq(nominator_count(m), 1);
+    ck_assert_ptr_eq(nominator_at(m, 0)->w, p1);
+    nominator_drop(m, p1);
+    ck_assert_uint_eq(nominator_count(m), 0);
+    object_unref(n1);
+    object_unref(n2);
+    object_unref(p1);
+    object_unref(p2);
+    object_unref(p2b);
+    object_unref(p3);
+    cache_free(&c);
+}
+END_TEST
+
 START_TEST(snapshot_copies_only_changes)
 {
     cache c;
@@ -258,6 +315,7 @@ int main(void)
     tcase_add_test(tc, assume_finish_forget);
     tcase_add_test(tc, bound_before_target_exists);
     tcase_add_test(tc, multiple_targets_per_workload);
+    tcase_add_test(tc, nominations_follow_the_workload);
     tcase_add_test(tc, snapshot_copies_only_changes);
     tcase_add_test(tc, snapshot_added_targets_in_place);
     tcase_add_test(tc, snapshot_other_kinds_ignored);

@@ -187,6 +187,194 @@ START_TEST(sampled_filtering_is_deterministic)
 }
 END_TEST
 
+/* Ten Pods of a second profile, each asking for a whole node and held
+ * back by a nodeSelector no node matches, nominated (status.
+ * nominatedNodeName) to nodes across the filter blocks. */
+#define N_NOMINATED 10
+static const char *nominated_node(int i, char *buf, size_t len)
+{
+    snprintf(buf, len, "node-%03d", i * 70 + 3);
+    return buf;
+}
+
+static void add_nominated(void)
+{
+    strbuf b;
+    sb_init(&b);
+    for (int i = 0; i < N_NOMINATED; i++) {
+        char n[32];
+        sb_printf(&b,
+                  "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"held-%d\","
+                  "\"namespace\":\"default\"},\"spec\":{\"schedulerName\":\"high\","
+                  "\"priority\":100,\"nodeSelector\":{\"zone\":\"none\"},\"containers\":[{"
+                  "\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"4\"}}}]},"
+                  "\"status\":{\"nominatedNodeName\":\"%s\"}}\n",
+                  i, nominated_node(i, n, sizeof n));
+    }
+    write_text("state/nominated.json", b.s);
+    sb_free(&b);
+}
+
+#define NOM_PROFILE(name, extra, nominated, plugins)                                               \
+    "{ name = \"" name "\"; " extra                                                                \
+    " workload = { kind = \"Pod\"; scheduler_name_field = \"spec.schedulerName\"; " nominated      \
+    " }; target = { kind = \"Node\"; }; binding = { field = \"spec.nodeName\"; };"                 \
+    " plugins = ( " plugins " ); }"
+#define NOM_FIELD "nominated_field = \"status.nominatedNodeName\";"
+#define HIGH_PROFILE                                                                               \
+    NOM_PROFILE("high", "", NOM_FIELD,                                                             \
+                "{ name = \"priority-sort\"; }, { name = \"label-selector\"; },"                   \
+                " { name = \"default-binder\"; }")
+
+/* How many of the fleet's pods r placed on a nominated node; their
+ * targets into got[] (owned by the caller) when it is not NULL. */
+static int on_nominated(run *r, char **got)
+{
+    int hits = 0;
+    for (size_t i = 0; i < 300; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "pod-%03zu", i);
+        decision *d = find(r, name);
+        ck_assert_int_eq(d->result, DEC_SCHEDULED);
+        ck_assert_uint_eq(d->n_targets, 1);
+        for (int k = 0; k < N_NOMINATED; k++) {
+            char n[32];
+            hits += strcmp(d->targets[0], nominated_node(k, n, sizeof n)) == 0;
+        }
+        if (got)
+            got[i] = xstrdup(d->targets[0]);
+    }
+    for (int k = 0; k < N_NOMINATED; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "held-%d", k);
+        ck_assert_int_eq(find(r, name)->result, DEC_UNSCHEDULABLE);
+    }
+    return hits;
+}
+
+START_TEST(nominations_hold_their_nodes)
+{
+    const char *variants[] = {
+        /* every node, the equivalence cache on (it serves no cycle that
+         * meets a nomination) */
+        "",
+        /* every node, the cache off: the same decisions */
+        "equivalence_cache = false;",
+        /* kube's adaptive share: the nominated pass is inside the sampled
+         * window, so the feasible nodes counted are the right ones */
+        "percentage_of_targets_to_score = 10;",
+    };
+    char *first[300] = {0};
+    for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
+        for (int par = 1; par <= 4; par += 3) {
+            char conf[2048];
+            snprintf(conf, sizeof conf, "profiles = ( %s, %s );\n",
+                     v == 0 ? NOM_PROFILE("default-scheduler", "default = true;", NOM_FIELD,
+                                          "{ name = \"priority-sort\"; }, " FLEET_PLUGINS)
+                     : v == 1
+                         ? NOM_PROFILE("default-scheduler",
+                                       "default = true; equivalence_cache = false;", NOM_FIELD,
+                                       "{ name = \"priority-sort\"; }, " FLEET_PLUGINS)
+                         : NOM_PROFILE("default-scheduler",
+                                       "default = true; percentage_of_targets_to_score = 10;",
+                                       NOM_FIELD, "{ name = \"priority-sort\"; }, " FLEET_PLUGINS),
+                     HIGH_PROFILE);
+            make_fleet();
+            add_nominated();
+            run r;
+            start(&r, conf, par, 1);
+            char *got[300];
+            ck_assert_int_eq(on_nominated(&r, got), 0);
+            sched_stats st;
+            sched_get_stats(r.s, &st);
+            ck_assert_uint_eq(st.eq_hits, 0);
+            for (size_t i = 0; i < 300; i++) {
+                if (v < 2 && first[i])
+                    ck_assert_msg(strcmp(first[i], got[i]) == 0, "pod-%03zu: %s, then %s", i,
+                                  first[i], got[i]);
+                if (v == 0 && par == 1)
+                    first[i] = got[i];
+                else
+                    free(got[i]);
+            }
+            stop(&r);
+        }
+    }
+    for (size_t i = 0; i < 300; i++)
+        free(first[i]);
+    /* without the field read, the same fleet uses some of those nodes */
+    make_fleet();
+    add_nominated();
+    run r;
+    start(
+        &r,
+        "profiles = ( " NOM_PROFILE(
+            "default-scheduler", "default = true;", "",
+            "{ name = \"priority-sort\"; }, " FLEET_PLUGINS) ", " NOM_PROFILE("high", "", "",
+                                                                              "{ name = "
+                                                                              "\"priority-sort\"; "
+                                                                              "}, { name = "
+                                                                              "\"label-selector\"; "
+                                                                              "},"
+                                                                              " { name = "
+                                                                              "\"default-binder\"; "
+                                                                              "}") " );\n",
+        2, 1);
+    ck_assert_int_gt(on_nominated(&r, NULL), 0);
+    stop(&r);
+}
+END_TEST
+
+/* The equivalence cache keeps verdicts without nominations only: vip
+ * (priority 200) outranks the held pod nominated to n-0 and ignores it;
+ * low (priority 0) is equivalent to vip for every plugin (the priority is
+ * the queue's) but must not reuse vip's verdicts: held counts on n-0 for
+ * it. No score plugin: the first feasible name wins. */
+START_TEST(equivalence_not_reused_across_nominations)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/state", tmp);
+    mkdir(p, 0755);
+    strbuf b;
+    sb_init(&b);
+    for (int i = 0; i < 3; i++)
+        sb_printf(&b,
+                  "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n-%d\"},"
+                  "\"status\":{\"allocatable\":{\"cpu\":\"1\",\"memory\":\"8Gi\",\"pods\":"
+                  "\"110\"}}}\n",
+                  i);
+    const char *pods[][2] = {{"vip", "200"}, {"low", "0"}};
+    for (int i = 0; i < 2; i++)
+        sb_printf(&b,
+                  "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\","
+                  "\"namespace\":\"default\"},\"spec\":{\"priority\":%s,\"containers\":[{"
+                  "\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"500m\"}}}]}}\n",
+                  pods[i][0], pods[i][1]);
+    sb_printf(&b, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"held\","
+                  "\"namespace\":\"default\"},\"spec\":{\"schedulerName\":\"high\","
+                  "\"priority\":100,\"nodeSelector\":{\"zone\":\"none\"},\"containers\":[{"
+                  "\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]},"
+                  "\"status\":{\"nominatedNodeName\":\"n-0\"}}\n");
+    write_text("state/all.json", b.s);
+    sb_free(&b);
+    run r;
+    start(&r,
+          "profiles = ( " NOM_PROFILE(
+              "default-scheduler", "default = true; tie_break = \"name\";", NOM_FIELD,
+              "{ name = \"priority-sort\"; }, { name = \"resources-fit\"; },"
+              " { name = \"default-binder\"; }") ", " HIGH_PROFILE " );\n",
+          1, 1);
+    ck_assert_str_eq(find(&r, "vip")->targets[0], "n-0");
+    /* n-0 with held: 1 + 0.5 + 0.5 > 1 */
+    ck_assert_str_eq(find(&r, "low")->targets[0], "n-1");
+    ck_assert_int_eq(find(&r, "held")->result, DEC_UNSCHEDULABLE);
+    sched_stats st;
+    sched_get_stats(r.s, &st);
+    ck_assert_uint_eq(st.eq_hits, 0);
+    stop(&r);
+}
+END_TEST
+
 START_TEST(tie_break_by_name)
 {
     make_fleet();
@@ -354,6 +542,8 @@ int main(void)
     tcase_add_test(tc, same_decisions_for_any_worker_count);
     tcase_add_test(tc, sampled_filtering_is_deterministic);
     tcase_add_test(tc, tie_break_by_name);
+    tcase_add_test(tc, nominations_hold_their_nodes);
+    tcase_add_test(tc, equivalence_not_reused_across_nominations);
     tcase_add_test(tc, write_back_and_dry_run);
     tcase_add_test(tc, profiles_by_scheduler_name);
     tcase_add_test(tc, permit_wait_then_allow);
