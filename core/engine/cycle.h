@@ -80,6 +80,7 @@ struct trellis_cycle {
     int pre_plugin;
     /* post_filter */
     int in_post_filter;
+    int in_review;              /* a cycle_review_candidates call runs its reviewers */
     const char *nominated_name; /* set by the caller: prefer this target */
     const char *exclude_name;   /* set by the caller: never this target */
     int changed;                /* a post_filter evicted or created something */
