@@ -1275,6 +1275,33 @@ START_TEST(http_extender)
     ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
     ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
     ck_assert_uint_ge(mock_logged(m, TRELLIS_LOG_WARN), 1);
+
+    /* the preempt verb (SDK 1.7): a reviewer of preemption's candidates */
+    const char *pargs = "{\"url_prefix\":\"http://127.0.0.1:1/x/\",\"preempt_verb\":\"preempt\","
+                        "\"managed_resources\":[\"example.com/gpu\"]}";
+    trellis_plugin *pre = load("http-extender", pargs);
+    ck_assert(mock_registered(pre, "review_candidates"));
+    ck_assert(!mock_registered(all, "review_candidates"));
+    trellis_object *v1 = WORKLOAD(POD("v1", ""));
+    mock_assign(m, t[0], v1);
+    mock_candidate cand[1] = {{0, {v1}, 1, 0}};
+    size_t nc = 1;
+    /* not interested: no call, the candidates as they were */
+    ck_assert_int_eq(mock_review_candidates(m, pre, plain, t, 2, cand, &nc, &bst), TRELLIS_SKIP);
+    /* interested (prepared after the plugin was loaded): the call
+     * fails, and the preemption with it */
+    trellis_object *gpu2 =
+        WORKLOAD(POD("gpu2", "\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{"
+                             "\"example.com/gpu\":1}}}]"));
+    ck_assert_int_eq(mock_review_candidates(m, pre, gpu2, t, 2, cand, &nc, &bst), TRELLIS_ERROR);
+    ck_assert_msg(strstr(bst.message, "POST http://127.0.0.1:1/x/preempt") != NULL, "%s",
+                  bst.message);
+    ck_assert_uint_eq(nc, 1);
+    /* ignorable: skipped */
+    trellis_plugin *prei =
+        load("http-extender", "{\"url_prefix\":\"http://127.0.0.1:1\",\"preempt_verb\":"
+                              "\"preempt\",\"node_cache_capable\":true,\"ignorable\":true}");
+    ck_assert_int_eq(mock_review_candidates(m, prei, plain, t, 2, cand, &nc, &bst), TRELLIS_SKIP);
 }
 END_TEST
 
