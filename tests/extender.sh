@@ -3,7 +3,8 @@
 # (tools/extender-server) on 127.0.0.1, started and stopped here: filter,
 # prioritize and weight as kube-scheduler adds them, managedResources,
 # nodeCacheCapable, slow extenders (ignorable or not), failing and
-# garbage-answering ones, the bind verb, TLS with a test CA, and the
+# garbage-answering ones, the bind verb, the preempt verb (candidates
+# dropped, victims changed, meta victims, failures), TLS with a test CA, and the
 # configuration errors `trellis validate` reports. Skipped when this
 # build has no libcurl (no http-extender).
 set -u
@@ -341,6 +342,174 @@ run be "$tmp/be.cfg"
 check "bind: an extender's binding error fails the binding, with its message" \
     sh -c "grep -q 'binding refused' '$tmp/be.json' '$tmp/be.log' && awk '/name: p1,/ { on = 1 } on' '$tmp/be.st/pods.yaml' | grep -vq nodeName"
 unserve be
+
+# ---- preempt ----
+# kube's DefaultPreemption hands its candidates to every extender with a
+# preempt verb before it picks one (callExtenders). Nodes of 4 cpu:
+#   n1 runs a1 (priority 1, 4 cpu)
+#   n2 runs b1 and b2 (priority 5, 2 cpu each; b1 started first)
+#   n3 runs c1 (priority 200, 4 cpu)
+# p (priority 100, 2 cpu) fits nowhere (node-resources-fit). Preemption
+# tries every Node (10% of 3 is 0, at least 100, at most 3):
+#   n1: a1 (1 < 100) must go: [a1], highest victim priority 1
+#   n2: b1 and b2 are below 100; b1, the more important (same priority,
+#       earlier start), is put back first: without b2 p fits (2 + 2 = 4),
+#       b2 back too would make 6 > 4: [b2], highest 5
+#   n3: c1 (200) is not below 100: no candidate
+# Without an extender n1 wins (highest victim priority 1 < 5): a1 goes.
+# ppod NAME PRIORITY CPU [NODE START]: a Pod with a priority
+ppod() {
+    cat <<EOF
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: $1, namespace: default, uid: uid-$1}
+spec:
+  priority: $2
+  containers: [{name: c, image: x, resources: {requests: {cpu: "$3"}}}]
+EOF
+    [ -z "${4:-}" ] || printf '  nodeName: %s\nstatus: {phase: Running, startTime: "%s"}\n' "$4" "$5"
+}
+mkdir -p "$tmp/pre.state"
+{ node n1 'rank: "1"'; node n2 'rank: "2"'; node n3 'rank: "3"'; } >"$tmp/pre.state/nodes.yaml"
+{ ppod a1 1 4 n1 2026-01-01T08:00:00Z; ppod b1 5 2 n2 2026-01-01T08:00:00Z
+  ppod b2 5 2 n2 2026-01-01T09:00:00Z; ppod c1 200 4 n3 2026-01-01T08:00:00Z
+  ppod p 100 2; } >"$tmp/pre.state/pods.yaml"
+# pcfg FILE ENTRY: priority-sort, node-resources-fit, preemption, the
+# extender entry ENTRY (its args), default-binder
+pcfg() {
+    cat >"$1" <<EOF
+profiles = ( {
+  name = "default-scheduler"; default = true;
+  workload = { kind = "Pod"; scheduler_name_field = "spec.schedulerName"; };
+  target = { kind = "Node"; };
+  binding = { field = "spec.nodeName"; };
+  tie_break = "name";
+  plugins = ( { name = "priority-sort"; }, { name = "node-resources-fit"; },
+    { name = "preemption"; }, { name = "http-extender"; $2 },
+    { name = "default-binder"; } );
+} );
+EOF
+}
+# evicted NAME POD VICTIM: POD's decision evicted VICTIM alone
+evicted() {
+    tr -d ' \n' <"$tmp/$1.json" | grep -q "\"name\":\"$2\"},\"profile\":\"default-scheduler\",\"result\":\"scheduled\",\"targets\":\[\"[^\"]*\"\],\"message\":\"\",\"evicted\":\[{\"kind\":\"Pod\",\"namespace\":\"default\",\"name\":\"$3\"}\]" ||
+        { cat "$tmp/$1.json"; return 1; }
+}
+# picked NAME TARGET VICTIM: p went to TARGET, evicting VICTIM alone
+picked() { decided "$1" p scheduled "$2" && evicted "$1" p "$3"; }
+# refused NAME TEXT: p stayed unschedulable, TEXT in the decisions
+refused_with() { decided "$1" p unschedulable && has "$1.json" "$2"; }
+serve pe
+pcfg "$tmp/pe.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; preempt_verb = \"preempt\"; };"
+cp -r "$tmp/pre.state" "$tmp/pe.state"
+run pe "$tmp/pe.cfg"
+check "preempt: an extender keeping every candidate as it is: n1 as without it (a1 evicted)" \
+    picked pe n1 a1
+check "preempt: the request is ExtenderPreemptionArgs with the Pod and each candidate's victims, whole" \
+    sh -c "grep '^preempt ' '$tmp/pe.rec' | head -1 | grep -q '^preempt {\"pod\":{.*\"name\":\"p\".*\"nodeNameToVictims\":{\"n1\":{\"pods\":\[{.*\"uid\":\"uid-a1\".*}\],\"numPDBViolations\":0},\"n2\":{\"pods\":\[{.*\"uid\":\"uid-b2\".*}\],\"numPDBViolations\":0}}}$'"
+check "preempt: n3, no candidate, is not sent" sh -c "! grep '^preempt ' '$tmp/pe.rec' | head -1 | grep -q '\"n3\"'"
+check "preempt: the verb is called, so nothing says it is not" hasnt pe.log "not called"
+unserve pe
+# --preempt-drop n1: n2 [b2] is left: b2 goes, p lands on n2
+serve pd --preempt-drop n1
+pcfg "$tmp/pd.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; preempt_verb = \"preempt\"; };"
+cp -r "$tmp/pre.state" "$tmp/pd.state"
+run pd "$tmp/pd.cfg"
+check "preempt: the extender drops n1: p goes to n2, b2 is evicted" picked pd n2 b2
+# kube-scheduler's own configuration: an extender's preemptVerb reaches
+# the plugin (trellis config convert, kubesched.c) and kube's default
+# profile (DefaultPreemption) consults it: n1 dropped as above -> n2, b2
+cat >"$tmp/pk.yaml" <<EOF
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+extenders:
+- urlPrefix: "http://127.0.0.1:$port"
+  preemptVerb: "preempt"
+  httpTimeout: 2s
+EOF
+cp -r "$tmp/pre.state" "$tmp/pk.state"
+run pk "$tmp/pk.yaml"
+check "preempt: a KubeSchedulerConfiguration's preemptVerb is called (n1 dropped: n2, b2 evicted)" \
+    picked pk n2 b2
+check "... and its conversion carries preempt_verb" \
+    sh -c "'$T' config convert '$tmp/pk.yaml' | grep -q 'preempt_verb = \"preempt\"'"
+unserve pd
+# ... and names b1 as n2's victim instead of b2 (2 cpu too, enough): b1
+# goes, b2 stays
+serve pv --preempt-drop n1 --preempt-victims n2=uid-b1
+pcfg "$tmp/pv.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; preempt_verb = \"preempt\"; };"
+cp -r "$tmp/pre.state" "$tmp/pv.state"
+run pv "$tmp/pv.cfg"
+check "preempt: the extender changes n2's victims to b1: b1 is evicted, not b2" picked pv n2 b1
+unserve pv
+# nodeCacheCapable: only the victims' UIDs go out (nodeNameToMetaVictims)
+serve pm
+pcfg "$tmp/pm.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; preempt_verb = \"preempt\";
+  node_cache_capable = true; };"
+cp -r "$tmp/pre.state" "$tmp/pm.state"
+run pm "$tmp/pm.cfg"
+check "preempt: node_cache_capable sends meta victims (UIDs) with the violations" \
+    sh -c "grep '^preempt ' '$tmp/pm.rec' | head -1 | grep -q '\"nodeNameToMetaVictims\":{\"n1\":{\"pods\":\[{\"uid\":\"uid-a1\"}\],\"numPDBViolations\":0},\"n2\":{\"pods\":\[{\"uid\":\"uid-b2\"}\],\"numPDBViolations\":0}}}$'"
+check "preempt: ... and no Pods" sh -c "! grep '^preempt ' '$tmp/pm.rec' | grep -q 'nodeNameToVictims'"
+check "preempt: node_cache_capable: n1 as without the extender" decided pm p scheduled n1
+unserve pm
+# failures: a status other than 200, an extender that is too slow, a
+# Node that was no candidate, no candidates left
+serve pf --status 500
+pcfg "$tmp/pf.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; preempt_verb = \"preempt\"; };"
+cp -r "$tmp/pre.state" "$tmp/pf.state"
+run pf "$tmp/pf.cfg"
+check "preempt: a failing extender (500), not ignorable: p stays unschedulable" decided pf p unschedulable
+check "... nothing is evicted" sh -c "! tr -d ' \n' <'$tmp/pf.json' | grep -q '\"evicted\":\[{'"
+check "... and the decision's notes name the extender and the failure" \
+    has pf.json "preemption: preemption failed: plugin http-extender: extender http://127.0.0.1:$port: failed preempt with extender at URL http://127.0.0.1:$port/preempt, code 500"
+unserve pf
+serve ps --slow-ms 3000
+for ig in true false; do
+    pcfg "$tmp/ps-$ig.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; preempt_verb = \"preempt\";
+      http_timeout_ms = 300; ignorable = $ig; };"
+done
+cp -r "$tmp/pre.state" "$tmp/ps.state"
+run ps "$tmp/ps-true.cfg"
+check "preempt: a slow extender, ignorable: skipped, preemption as without it (n1, a1 evicted)" \
+    picked ps n1 a1
+check "... the skip is logged with the timeout" \
+    has ps.log "skipping the ignorable extender: extender http://127.0.0.1:$port: POST http://127.0.0.1:$port/preempt: timed out after 300 ms"
+run ps "$tmp/ps-false.cfg"
+check "preempt: a slow extender, not ignorable: p stays unschedulable, naming the timeout" \
+    refused_with ps "preemption failed: plugin http-extender: extender http://127.0.0.1:$port: POST http://127.0.0.1:$port/preempt: timed out after 300 ms"
+unserve ps
+serve pst --preempt-stray n9
+pcfg "$tmp/pst.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; preempt_verb = \"preempt\"; };"
+cp -r "$tmp/pre.state" "$tmp/pst.state"
+run pst "$tmp/pst.cfg"
+check "preempt: an answer naming a Node that was no candidate fails the preemption" \
+    refused_with pst 'claims to preempt on node \\"n9\\", which is not a candidate'
+unserve pst
+serve pn --preempt-none
+pcfg "$tmp/pn.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; preempt_verb = \"preempt\"; };"
+cp -r "$tmp/pre.state" "$tmp/pn.state"
+run pn "$tmp/pn.cfg"
+check "preempt: an empty answer leaves no candidate: p unschedulable" \
+    refused_with pn "the review left none: no candidate node for preemption"
+unserve pn
+# a Node answered without victims: kube's "expected at least one victim
+# pod on node"; an ignorable extender's such Node is dropped alone: n1
+# goes, n2 [b2] is left (b2 evicted, p to n2)
+serve pe0 --preempt-victims n1=
+for ig in true false; do
+    pcfg "$tmp/pe0-$ig.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; preempt_verb = \"preempt\";
+      ignorable = $ig; };"
+done
+cp -r "$tmp/pre.state" "$tmp/pe0.state"
+run pe0 "$tmp/pe0-false.cfg"
+check "preempt: a Node answered without victims fails the preemption" \
+    refused_with pe0 'expected at least one victim pod on node \\"n1\\"'
+run pe0 "$tmp/pe0-true.cfg"
+check "preempt: ... an ignorable extender's such Node is dropped alone: n2, b2 evicted" \
+    picked pe0 n2 b2
+unserve pe0
 
 # ---- TLS ----
 if command -v openssl >/dev/null 2>&1; then

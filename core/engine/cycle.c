@@ -116,6 +116,7 @@ void cycle_reset(trellis_cycle *c, profile *p, trellis_object *w)
     c->exclude_idx = SIZE_MAX;
     memset(&c->pre_status, 0, sizeof c->pre_status);
     c->in_post_filter = 0;
+    c->in_review = 0;
     c->changed = 0;
     c->nominated_to = NULL;
     c->nom_bits = NULL; /* the arena's: gone */

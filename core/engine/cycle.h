@@ -86,9 +86,10 @@ struct trellis_cycle {
     int pre_plugin;
     /* post_filter */
     int in_post_filter;
-    const char *nominated_name;                /* set by the caller: prefer this target */
-    const char *exclude_name;                  /* set by the caller: never this target */
-    int changed;                               /* a post_filter evicted or created something */
+    int in_review;              /* a cycle_review_candidates call runs its reviewers */
+    const char *nominated_name; /* set by the caller: prefer this target */
+    const char *exclude_name;   /* set by the caller: never this target */
+    int changed;                /* a post_filter evicted or created something */
     const struct trellis_target *nominated_to; /* a post_filter nominated it (host->nominate) */
     size_t n_evicted;                          /* workloads evicted this cycle (the metrics) */
     /* this cycle's plugin calls are timed for the metrics (kube's sampled

@@ -408,6 +408,12 @@ int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who, tr
     return TRELLIS_ERROR;
 }
 
+int framework_review(trellis_cycle *c, const trellis_plugin *caller, trellis_candidate *cands,
+                     size_t *n, trellis_status *st)
+{
+    return run_review_candidates(c, caller, cands, n, st);
+}
+
 /* The filters over t without the victims (a trial of preemption). */
 static int filter_trial(trellis_cycle *c, const struct trellis_target *t,
                         const trellis_object *const *victims, size_t n, trellis_status *st)

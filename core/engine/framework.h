@@ -53,6 +53,10 @@ int framework_rej(const trellis_cycle *c, size_t i);
 int framework_code(trellis_cycle *c, size_t i);
 /* The first rejection of target i, with its status (runs plain filters). */
 int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who, trellis_status *st);
+/* The profile's reviewers on a post-filter's candidates
+ * (run_review_candidates, runtime.h): post-filter support. */
+int framework_review(trellis_cycle *c, const trellis_plugin *caller, trellis_candidate *cands,
+                     size_t *n, trellis_status *st);
 /* Filters over t as if victims were gone (post-filter support). */
 int framework_filter_without(trellis_cycle *c, const struct trellis_target *t,
                              const trellis_object *const *victims, size_t n, trellis_status *st);

@@ -78,6 +78,7 @@ REG(reg_pre_enqueue, pre_enqueue, trellis_pre_enqueue_fn)
 REG(reg_finalize, finalize, trellis_finalize_fn)
 REG(reg_target_lost, target_lost, trellis_target_lost_fn)
 REG(reg_decided, decided, trellis_decided_fn)
+REG(reg_review_candidates, review_candidates, trellis_review_candidates_fn)
 #undef REG
 
 /* A plugin's own thread may still call the host after its fini: every
@@ -395,7 +396,7 @@ static int create_target(trellis_cycle *c, const trellis_plugin *self, const cha
 
 static int nominate(trellis_cycle *c, const trellis_target *t)
 {
-    if (!c || !c->in_post_filter || !t || !c->d)
+    if (!c || !c->in_post_filter || c->in_review || !t || !c->d)
         return -1;
     decision_nominate(c->d, t->name);
     c->nominated_to = t;
@@ -475,8 +476,8 @@ static int in_hook(const char *const *ok, size_t n);
 
 static void cycle_note(trellis_cycle *c, const trellis_plugin *self, const char *fmt, ...)
 {
-    static const char *const ok[] = {"pre_filter", "post_filter", "pre_score",
-                                     "normalize",  "reserve",     "permit"};
+    static const char *const ok[] = {"pre_filter", "post_filter", "pre_score",        "normalize",
+                                     "reserve",    "permit",      "review_candidates"};
     if (!c || !c->d || !fmt || !in_hook(ok, sizeof ok / sizeof *ok) || !self ||
         retired(self, "cycle_note"))
         return;
@@ -626,6 +627,29 @@ static int host_cycle_reject(trellis_cycle *c, const trellis_plugin *self, const
         snprintf(copy.reason, sizeof copy.reason, "Rejected");
     cycle_reject_late(c, self, i, &copy);
     return 0;
+}
+
+/* A post_filter's own call (not a reviewer's, not another hook's), on
+ * candidates it owns. */
+static int cycle_review_candidates(trellis_cycle *c, const trellis_plugin *self,
+                                   trellis_candidate *cands, size_t *n, trellis_status *st)
+{
+    static const char *const ok[] = {"post_filter"};
+    trellis_status tmp;
+    if (!st)
+        st = &tmp;
+    memset(st, 0, sizeof *st);
+    if (!c || !self || !n || (*n && !cands) || retired(self, __func__) || !c->in_post_filter ||
+        c->in_review || !in_hook(ok, 1)) {
+        st->code = TRELLIS_ERROR;
+        snprintf(st->reason, sizeof st->reason, "ReviewRefused");
+        snprintf(st->message, sizeof st->message,
+                 "cycle_review_candidates: refused (a post_filter's call, outside a review)");
+        return TRELLIS_ERROR;
+    }
+    if (*n == 0)
+        return TRELLIS_SUCCESS;
+    return framework_review(c, self, cands, n, st);
 }
 
 static const trellis_object *cycle_held_object(const trellis_cycle *c, size_t i)
@@ -963,6 +987,8 @@ static const trellis_host table = {
     .declare_kinds = declare_kinds,
     .register_filter_feasible = reg_filter_feasible,
     .cycle_reject = host_cycle_reject,
+    .register_review_candidates = reg_review_candidates,
+    .cycle_review_candidates = cycle_review_candidates,
 };
 
 const trellis_host *hostapi_table(void)

@@ -534,6 +534,7 @@ const char *registry_hook_names(const trellis_plugin *pl, char *buf, size_t len)
     HOOK(finalize, "finalize")
     HOOK(target_lost, "target-lost")
     HOOK(decided, "decided")
+    HOOK(review_candidates, "review-candidates")
 #undef HOOK
     if (h->has_events) {
         static const char *const ev_names[] = {"target-add",     "target-update",   "target-delete",

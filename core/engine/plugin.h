@@ -63,6 +63,7 @@ typedef struct plugin_hooks {
     trellis_finalize_fn finalize;
     trellis_target_lost_fn target_lost;
     trellis_decided_fn decided;
+    trellis_review_candidates_fn review_candidates;
     trellis_allocated_fn allocated;
     /* queueing hints: has_events is 0 until register_events is called (the
      * plugin is then concerned by every event); events is the OR of the

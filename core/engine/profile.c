@@ -66,6 +66,10 @@ void profile_build(profile *p)
             plist_add(&p->target_lost, pl);
         if (h->decided && (pt & PT_DECIDED))
             plist_add(&p->decided, pl);
+        /* the review of preemption candidates is part of the post-filter
+         * point (kube asks its extenders inside preemption) */
+        if (h->review_candidates && (pt & PT_POST_FILTER))
+            plist_add(&p->review_candidates, pl);
     }
     /* the equivalence cache needs every plugin that filters or scores;
      * a feasible filter's verdicts may depend on anything (an extender's
@@ -84,11 +88,16 @@ void profile_free(profile *p)
     snapshot_free(&p->snap);
     equiv_free(&p->eq);
     placements_free(p->placed);
-    plist *lists[] = {
-        &p->pre_filter, &p->filter_feasible,  &p->filter,         &p->post_filter, &p->pre_score,
-        &p->score,      &p->reserve,          &p->permit,         &p->pre_bind,    &p->bind,
-        &p->post_bind,  &p->prepare_workload, &p->prepare_target, &p->eviction,    &p->pre_enqueue,
-        &p->finalize,   &p->target_lost,      &p->decided};
+    plist *lists[] = {&p->pre_filter,       &p->filter_feasible,
+                      &p->filter,           &p->post_filter,
+                      &p->pre_score,        &p->score,
+                      &p->reserve,          &p->permit,
+                      &p->pre_bind,         &p->bind,
+                      &p->post_bind,        &p->prepare_workload,
+                      &p->prepare_target,   &p->eviction,
+                      &p->pre_enqueue,      &p->finalize,
+                      &p->target_lost,      &p->decided,
+                      &p->review_candidates};
     for (size_t j = 0; j < sizeof lists / sizeof *lists; j++)
         free(lists[j]->v);
     free(p->plugins);

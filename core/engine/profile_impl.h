@@ -27,7 +27,7 @@ struct profile {
     struct rt_order *order; /* its queue's order (runtime.h), or NULL */
     plist pre_filter, filter, filter_feasible, post_filter, pre_score, score, reserve, permit,
         pre_bind, bind, post_bind, prepare_workload, prepare_target, eviction, pre_enqueue,
-        finalize, target_lost, decided;
+        finalize, target_lost, decided, review_candidates;
     queue q;
     snapshot snap;
     struct pool *sched_pool;

@@ -17,6 +17,7 @@
 #include "object.h"
 #include "plugin.h"
 #include "profile_impl.h"
+#include "review.h"
 #include "util.h"
 
 /* ---- timing and wording ---- */
@@ -518,6 +519,62 @@ int run_post_filter(trellis_cycle *c, char *msg, size_t msglen)
         /* kube's preemption attempt: the post-filter ran; its victims */
         metrics_preemption(result == TRELLIS_SUCCESS ? c->n_evicted - evicted0 : 0);
     }
+    return result;
+}
+
+int run_review_candidates(trellis_cycle *c, const trellis_plugin *caller, trellis_candidate *cands,
+                          size_t *n, trellis_status *st)
+{
+    profile *p = c->p;
+    trellis_object *w = c->w;
+    trellis_candidate *copy = NULL;
+    int result = TRELLIS_SUCCESS;
+    c->in_review = 1;
+    for (size_t k = 0; k < p->review_candidates.n && *n && result == TRELLIS_SUCCESS; k++) {
+        trellis_plugin *pl = p->review_candidates.v[k];
+        if (pl == caller)
+            continue;
+        /* the reviewer edits a copy: a SKIP or a refused answer leaves
+         * the candidates as they were */
+        copy = xrealloc(copy, *n * sizeof *copy);
+        memcpy(copy, cands, *n * sizeof *copy);
+        size_t m = *n;
+        trellis_status rs;
+        char why[TRELLIS_MESSAGE_MAX];
+        memset(&rs, 0, sizeof rs);
+        int rc;
+        CALL(pl, "review_candidates", MP_POST_FILTER, c->sample, w->id, pl->hook_deadline_ms, rc,
+             rc = pl->h.review_candidates(pl, c, w, copy, &m, &rs));
+        if (rc == TRELLIS_SKIP)
+            continue;
+        if (rc == TRELLIS_SUCCESS) {
+            if (review_check(cands, *n, copy, m, why, sizeof why) == 0) {
+                memcpy(cands, copy, m * sizeof *copy);
+                *n = m;
+                continue;
+            }
+            snprintf(st->reason, sizeof st->reason, "ReviewRefused");
+            snprintf(st->message, sizeof st->message, "plugin %s: review of the candidates: %.180s",
+                     pl->name, why);
+        } else {
+            rs.reason[sizeof rs.reason - 1] = '\0';
+            rs.message[sizeof rs.message - 1] = '\0';
+            snprintf(st->reason, sizeof st->reason, "%s",
+                     rs.reason[0] ? rs.reason : "ReviewFailed");
+            if (rc == TRELLIS_ERROR)
+                snprintf(st->message, sizeof st->message, "plugin %s: %.200s", pl->name,
+                         rs.message[0] ? rs.message : "review of the candidates failed");
+            else
+                snprintf(st->message, sizeof st->message,
+                         "plugin %s: review of the candidates answered code %d (expected "
+                         "success, skip or error)",
+                         pl->name, rc);
+        }
+        st->code = TRELLIS_ERROR;
+        result = TRELLIS_ERROR;
+    }
+    c->in_review = 0;
+    free(copy);
     return result;
 }
 

@@ -113,6 +113,15 @@ int run_filter_feasible(trellis_cycle *c, char *msg, size_t msglen);
  * made room (c->changed), TRELLIS_UNSCHEDULABLE, or TRELLIS_ERROR with
  * msg. */
 int run_post_filter(trellis_cycle *c, char *msg, size_t msglen);
+/* The review of a post-filter's preemption candidates (SDK 1.7): every
+ * review_candidates plugin of the profile but `caller`, in profile order,
+ * on a copy of cands[0..*n) while any is left; an answer that passes
+ * review_check (review.h) replaces them, a SKIP leaves them. With
+ * c->in_review set. TRELLIS_SUCCESS, or TRELLIS_ERROR with st ("plugin
+ * NAME: ..."; cands as the reviewers before it left them). Main thread,
+ * inside caller's post_filter. */
+int run_review_candidates(trellis_cycle *c, const trellis_plugin *caller, trellis_candidate *cands,
+                          size_t *n, trellis_status *st);
 /* Pre-score over the feasible targets: TRELLIS_SUCCESS or TRELLIS_ERROR
  * with msg; TRELLIS_SKIP sets c->skip_score. */
 int run_pre_score(trellis_cycle *c, char *msg, size_t msglen);

@@ -372,6 +372,131 @@ int ext_parse_priorities(const char *body, size_t len, ext_priority **out, size_
     return 0;
 }
 
+void ext_meta_victims_free(ext_meta_victims *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++) {
+        for (size_t j = 0; j < v[i].n_uids; j++)
+            free(v[i].uids[j]);
+        free(v[i].uids);
+        free(v[i].node);
+    }
+    free(v);
+}
+
+/* One Node's MetaVictims (mv may be null: no victims) into *out. */
+static int meta_victims(const char *node, json_object *mv, ext_meta_victims *out, char *err,
+                        size_t errlen)
+{
+    int present;
+    if (!(out->node = reply_dup(node))) {
+        reply_err(err, errlen, "out of memory");
+        return -1;
+    }
+    if (!mv)
+        return 0;
+    if (!is(mv, json_type_object)) {
+        reply_err(err, errlen, "nodeNameToMetaVictims[\"%.64s\"]: expected MetaVictims (an object)",
+                  node);
+        return -1;
+    }
+    json_object *pdb = field(mv, "numPDBViolations", &present);
+    if (pdb && !is(pdb, json_type_int)) {
+        reply_err(err, errlen,
+                  "nodeNameToMetaVictims[\"%.64s\"].numPDBViolations: expected an "
+                  "integer",
+                  node);
+        return -1;
+    }
+    out->pdb_violations = pdb ? json_object_get_int64(pdb) : 0;
+    json_object *pods = field(mv, "pods", &present);
+    if (!pods)
+        return 0;
+    if (!is(pods, json_type_array)) {
+        reply_err(err, errlen, "nodeNameToMetaVictims[\"%.64s\"].pods: expected a list", node);
+        return -1;
+    }
+    out->has_pods = 1;
+    size_t len = json_object_array_length(pods);
+    out->uids = calloc(len ? len : 1, sizeof *out->uids);
+    if (!out->uids) {
+        reply_err(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < len; i++) {
+        json_object *p = json_object_array_get_idx(pods, i);
+        json_object *uid = p && is(p, json_type_object) ? field(p, "uid", &present) : NULL;
+        if (p && !is(p, json_type_object)) {
+            reply_err(err, errlen,
+                      "nodeNameToMetaVictims[\"%.64s\"].pods[%zu]: expected a MetaPod (an object)",
+                      node, i);
+            return -1;
+        }
+        if (uid && !is(uid, json_type_string)) {
+            reply_err(err, errlen,
+                      "nodeNameToMetaVictims[\"%.64s\"].pods[%zu].uid: expected a string", node, i);
+            return -1;
+        }
+        if (!(out->uids[i] = reply_dup(uid ? json_object_get_string(uid) : ""))) {
+            reply_err(err, errlen, "out of memory");
+            return -1;
+        }
+        out->n_uids++;
+    }
+    return 0;
+}
+
+int ext_parse_preemption(const char *body, size_t len, ext_meta_victims **out, size_t *n, char *err,
+                         size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    int is_null, present, rc = -1;
+    json_object *v = first_value(body, len, &is_null, err, errlen);
+    if (!v)
+        return is_null ? 0 : -1; /* null: no candidates */
+    if (!is(v, json_type_object)) {
+        reply_err(err, errlen, "expected an ExtenderPreemptionResult (a JSON object), got %s",
+                  json_type_to_name(json_object_get_type(v)));
+        json_object_put(v);
+        return -1;
+    }
+    json_object *m = field(v, "nodeNameToMetaVictims", &present);
+    if (!m) {
+        json_object_put(v);
+        return 0;
+    }
+    if (!is(m, json_type_object)) {
+        reply_err(err, errlen,
+                  "nodeNameToMetaVictims: expected a map of node names to MetaVictims");
+        json_object_put(v);
+        return -1;
+    }
+    size_t count = (size_t)json_object_object_length(m), k = 0;
+    ext_meta_victims *r = calloc(count ? count : 1, sizeof *r);
+    if (!r) {
+        reply_err(err, errlen, "out of memory");
+        json_object_put(v);
+        return -1;
+    }
+    json_object_object_foreach(m, node, mv)
+    {
+        if (k == count)
+            break;
+        if (meta_victims(node, mv, &r[k++], err, errlen) < 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    json_object_put(v);
+    if (rc < 0) {
+        ext_meta_victims_free(r, k);
+        return -1;
+    }
+    *out = r;
+    *n = k;
+    return 0;
+}
+
 int ext_parse_binding(const char *body, size_t len, char **error, char *err, size_t errlen)
 {
     *error = NULL;

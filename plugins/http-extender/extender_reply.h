@@ -4,8 +4,9 @@
  * decoder reads them.
  *
  * ExtenderFilterResult {nodes, nodenames, failedNodes,
- * failedAndUnresolvableNodes, error}, HostPriorityList [{host, score}]
- * and ExtenderBindingResult {error}: the first JSON value of the body
+ * failedAndUnresolvableNodes, error}, HostPriorityList [{host, score}],
+ * ExtenderPreemptionResult {nodeNameToMetaVictims: {node: {pods: [{uid}],
+ * numPDBViolations}}} and ExtenderBindingResult {error}: the first JSON value of the body
  * (what follows it is not read, as json.Decoder.Decode does not), keys
  * matched without regard to ASCII case (of two keys naming one field the
  * last wins, as with encoding/json), null where Go would leave a field
@@ -56,6 +57,25 @@ void ext_filter_result_free(ext_filter_result *r);
 int ext_parse_priorities(const char *body, size_t len, ext_priority **out, size_t *n, char *err,
                          size_t errlen);
 void ext_priorities_free(ext_priority *v, size_t n);
+
+/* What a preempt verb answered for one Node: its victims' UIDs. */
+typedef struct ext_meta_victims {
+    char *node;
+    int has_pods; /* the Node's entry and its pods were given (not null) */
+    char **uids;  /* in the order given; "" for a pod without a uid */
+    size_t n_uids;
+    int64_t pdb_violations;
+} ext_meta_victims;
+
+/* Parse a preempt verb's answer into *out (malloc'd, *n Nodes in the
+ * order given; NULL and 0 for null, {} or no nodeNameToMetaVictims: no
+ * candidates). A Node named twice counts once, with the last value (as a
+ * Go map). 0, or -1 with err ("nodeNameToMetaVictims[\"n1\"].pods[0].uid:
+ * expected a string"). Ownership of *out transfers to the caller
+ * (ext_meta_victims_free). */
+int ext_parse_preemption(const char *body, size_t len, ext_meta_victims **out, size_t *n, char *err,
+                         size_t errlen);
+void ext_meta_victims_free(ext_meta_victims *v, size_t n);
 
 /* Parse a bind verb's answer: 0 with *error the non-empty "error" the
  * extender returned (malloc'd, the caller's) or NULL; -1 with err when

@@ -5,6 +5,7 @@
 #include "extender_request.h"
 
 #include <json-c/json.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,6 +164,39 @@ char *ext_args_body(const char *pod_json, const char *const *items, size_t n, in
             puts_(&b, items[i]);
     }
     puts_(&b, names ? "]}" : "]}}");
+    return done(&b, len);
+}
+
+char *ext_preemption_body(const char *pod_json, const ext_victims *v, size_t n, int meta,
+                          size_t *len)
+{
+    buf b = {0};
+    char num[32];
+    puts_(&b, "{\"pod\":");
+    puts_(&b, pod_json);
+    puts_(&b, meta ? ",\"nodeNameToMetaVictims\":{" : ",\"nodeNameToVictims\":{");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            puts_(&b, ",");
+        quoted(&b, v[i].node);
+        puts_(&b, ":{\"pods\":[");
+        for (size_t j = 0; j < v[i].n_pods; j++) {
+            if (j)
+                puts_(&b, ",");
+            if (meta) {
+                puts_(&b, "{\"uid\":");
+                quoted(&b, v[i].pods[j]);
+                puts_(&b, "}");
+            } else {
+                puts_(&b, v[i].pods[j]);
+            }
+        }
+        snprintf(num, sizeof num, "%lld", (long long)v[i].pdb_violations);
+        puts_(&b, "],\"numPDBViolations\":");
+        puts_(&b, num);
+        puts_(&b, "}");
+    }
+    puts_(&b, "}}");
     return done(&b, len);
 }
 

@@ -5,8 +5,10 @@
  *
  * An object goes out as the JSON of its whole tree (the manifest as the
  * store holds it); ExtenderArgs carries the Pod and either the Nodes as
- * a NodeList or only their names (nodeCacheCapable); ExtenderBindingArgs
- * names the Pod and the Node. Strings returned are malloc'd and the
+ * a NodeList or only their names (nodeCacheCapable); ExtenderPreemptionArgs
+ * carries the Pod and, per candidate Node, its victims (the Pods, or only
+ * their UIDs when nodeCacheCapable) and budget violations;
+ * ExtenderBindingArgs names the Pod and the Node. Strings returned are malloc'd and the
  * caller's; NULL means out of memory (or, for ext_object_json, an object
  * the host cannot show whole).
  */
@@ -26,6 +28,24 @@ char *ext_object_json(const trellis_host *h, const trellis_object *o);
  * Ownership of pod_json and items is retained by the caller. */
 char *ext_args_body(const char *pod_json, const char *const *items, size_t n, int names,
                     size_t *len);
+
+/* One candidate Node of a preemption: its victims, as Pods' JSON texts
+ * (nodeNameToVictims) or as UIDs (nodeNameToMetaVictims). */
+typedef struct ext_victims {
+    const char *node;
+    const char *const *pods;
+    size_t n_pods;
+    int64_t pdb_violations;
+} ext_victims;
+
+/* ExtenderPreemptionArgs: {"pod":POD,"nodeNameToVictims":{NODE:{"pods":
+ * [POD,...],"numPDBViolations":N},...}} when meta is 0 (pods[i]: a Pod's
+ * JSON text), {"pod":POD,"nodeNameToMetaVictims":{NODE:{"pods":[{"uid":
+ * UID},...],"numPDBViolations":N},...}} when it is 1 (pods[i]: a UID,
+ * quoted here). *len the length. Ownership of pod_json and v is retained
+ * by the caller. */
+char *ext_preemption_body(const char *pod_json, const ext_victims *v, size_t n, int meta,
+                          size_t *len);
 
 /* {"podName":..,"podNamespace":..,"podUID":..,"node":..}; *len the
  * length. The strings are the caller's. */

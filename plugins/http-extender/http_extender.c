@@ -26,12 +26,25 @@
  *               binding of its own: list the entry before default-binder,
  *               kube asks a binder extender before its bind plugins. A
  *               failure or an "error" fails the binding.
+ *   preempt     when a post-filter (preemption) found candidates, before
+ *               it picks one (SDK 1.7 review_candidates; kube's
+ *               callExtenders and ProcessPreemption): ExtenderPreemptionArgs
+ *               with the Pod and, per candidate Node, its victims (the
+ *               Pods, or their UIDs with node_cache_capable) and budget
+ *               violations. The answer's nodeNameToMetaVictims is what is
+ *               left: a Node it leaves out is dropped, its victims (found
+ *               by UID among the Node's Pods) and numPDBViolations replace
+ *               the candidate's. A Node that was no candidate, a UID not on
+ *               its Node, a status other than 200, a timeout or an answer
+ *               that is not ExtenderPreemptionResult fails the preemption
+ *               (the Pod stays unschedulable, the message names the URL),
+ *               unless `ignorable`: then the extender is skipped. A Node
+ *               answered without victims fails it too ("expected at least
+ *               one victim pod on node"); an ignorable extender's such
+ *               Node is dropped alone, as kube does.
  *   interest    managed_resources: the extender hears only of Pods whose
  *               containers or init containers request or limit one of
  *               them (IsInterested); empty: every Pod.
- * The preempt verb is not implemented: preemption (the preemption
- * plugin) does not consult extenders; a preempt_verb is accepted, so a
- * converted configuration loads, and logged at start.
  *
  * The Pod and the Nodes go out as their manifests' JSON; a Node's JSON is
  * made once per change of the Node (prepared data), not per cycle. With
@@ -39,6 +52,10 @@
  * extender are serialised on one kept-alive connection (extender_http.c).
  */
 #define _POSIX_C_SOURCE 200809L /* strdup */
+/* the oldest host it runs on: filter_feasible (1.6); the preempt verb
+ * needs review_candidates (1.7) and is logged as not called without it */
+#define TRELLIS_PLUGIN_MIN_MINOR 6
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +80,7 @@ static const trellis_arg_spec args[] = {
     {"prioritize_verb", TRELLIS_ARG_STRING, "",
      "the prioritize verb; empty: the extender does not score"},
     {"preempt_verb", TRELLIS_ARG_STRING, "",
-     "accepted and not called: preemption does not consult extenders"},
+     "the preempt verb; set: the extender reviews preemption's candidates before its pick"},
     {"bind_verb", TRELLIS_ARG_STRING, "",
      "the bind verb; set: the extender binds the Pods it is interested in"},
     {"http_timeout_ms", TRELLIS_ARG_INT, "5000",
@@ -90,7 +107,7 @@ static const trellis_arg_spec args[] = {
 
 typedef struct extender {
     char *url; /* url_prefix, for messages */
-    char *filter_verb, *prioritize_verb, *bind_verb;
+    char *filter_verb, *prioritize_verb, *bind_verb, *preempt_verb;
     int node_cache_capable, ignorable;
     char **managed;
     size_t n_managed;
@@ -118,6 +135,7 @@ static void extender_free(void *p)
     free(e->filter_verb);
     free(e->prioritize_verb);
     free(e->bind_verb);
+    free(e->preempt_verb);
     for (size_t i = 0; i < e->n_managed; i++)
         free(e->managed[i]);
     free(e->managed);
@@ -433,6 +451,156 @@ static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_obj
         scores[j] = s ? s->by_idx[idx[j]] : 0;
 }
 
+/* ---- preempt ---- */
+
+/* A failed preempt call: skipped when ignorable, else the review's error
+ * (the preemption fails). */
+static int preempt_failed(trellis_plugin *self, const extender *e, const char *why,
+                          trellis_status *st)
+{
+    if (e->ignorable) {
+        host->log(self, TRELLIS_LOG_WARN, "skipping the ignorable extender: %s", why);
+        return TRELLIS_SKIP;
+    }
+    host->status(st, TRELLIS_ERROR, "ExtenderError", "%s", why);
+    return TRELLIS_ERROR;
+}
+
+/* The ExtenderPreemptionArgs body for w and cands[0..n); NULL with why.
+ * The victims' JSON texts are made for this call and freed here. */
+static char *preempt_body(const extender *e, trellis_cycle *c, const trellis_object *w,
+                          const trellis_candidate *cands, size_t n, size_t *len, char *why,
+                          size_t whylen)
+{
+    /* zeroed: a text not made is NULL */
+    ext_victims *v = host->cycle_alloc(c, n * sizeof *v);
+    char *pod = ext_object_json(host, w), *body = NULL;
+    int ok = v && pod;
+    for (size_t i = 0; ok && i < n; i++) {
+        const char **pods = host->cycle_alloc(c, (cands[i].n_victims + 1) * sizeof *pods);
+        if (!(ok = pods != NULL))
+            break;
+        v[i].node = host->target_name(cands[i].target);
+        v[i].pods = pods;
+        v[i].n_pods = cands[i].n_victims;
+        v[i].pdb_violations = cands[i].pdb_violations;
+        for (size_t j = 0; ok && j < cands[i].n_victims; j++) {
+            pods[j] = e->node_cache_capable ? host->object_uid(cands[i].victims[j])
+                                            : ext_object_json(host, cands[i].victims[j]);
+            ok = pods[j] != NULL;
+        }
+    }
+    if (ok)
+        body = ext_preemption_body(pod, v, n, e->node_cache_capable, len);
+    for (size_t i = 0; v && !e->node_cache_capable && i < n; i++)
+        for (size_t j = 0; v[i].pods && j < v[i].n_pods; j++)
+            free((char *)v[i].pods[j]);
+    free(pod);
+    if (!body)
+        snprintf(why, whylen, "cannot write the request (out of memory)");
+    return body;
+}
+
+/* The workload of UID uid on t, or NULL. */
+static const trellis_object *pod_of_uid(const trellis_target *t, const char *uid)
+{
+    for (size_t i = 0; uid[0] && i < host->target_workload_count(t); i++)
+        if (strcmp(host->object_uid(host->target_workload(t, i)), uid) == 0)
+            return host->target_workload(t, i);
+    return NULL;
+}
+
+/* kube's callExtenders for this extender: the candidates it keeps, with
+ * the victims it names, into cands[0..*n). */
+static int review(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                  trellis_candidate *cands, size_t *n, trellis_status *st)
+{
+    const extender *e = host->get_private(self);
+    char why[TRELLIS_MESSAGE_MAX], perr[160];
+    if (!interested(self, e, w))
+        return TRELLIS_SKIP;
+    size_t len, reply_len, na;
+    char *reply;
+    char *body = preempt_body(e, c, w, cands, *n, &len, why, sizeof why);
+    if (!body || call(e, e->preempt_verb, body, len, &reply, &reply_len, why, sizeof why) < 0)
+        return preempt_failed(self, e, why, st);
+    ext_meta_victims *a;
+    int prc = ext_parse_preemption(reply, reply_len, &a, &na, perr, sizeof perr);
+    free(reply);
+    if (prc < 0) {
+        snprintf(why, sizeof why, "extender %s: %s answer: %s", e->url, e->preempt_verb, perr);
+        return preempt_failed(self, e, why, st);
+    }
+    trellis_candidate *kept = host->cycle_alloc(c, (na ? na : 1) * sizeof *kept);
+    size_t k = 0;
+    int rc = TRELLIS_SUCCESS;
+    if (!kept) {
+        ext_meta_victims_free(a, na);
+        host->status(st, TRELLIS_ERROR, "OutOfMemory", "no room for %zu candidates", na);
+        return TRELLIS_ERROR;
+    }
+    /* kube's convertToVictims: every Node a candidate, every UID a Pod on
+     * its Node; a failure here is the extender's */
+    for (size_t i = 0; i < na && rc == TRELLIS_SUCCESS; i++) {
+        const trellis_candidate *given = NULL;
+        for (size_t j = 0; j < *n && !given; j++)
+            if (strcmp(host->target_name(cands[j].target), a[i].node) == 0)
+                given = &cands[j];
+        if (!given) {
+            snprintf(why, sizeof why,
+                     "extender %s claims to preempt on node \"%.64s\", which is not a "
+                     "candidate",
+                     e->url, a[i].node);
+            rc = preempt_failed(self, e, why, st);
+            break;
+        }
+        const trellis_object **victims =
+            host->cycle_alloc(c, (a[i].n_uids ? a[i].n_uids : 1) * sizeof *victims);
+        if (!victims) {
+            rc = host->status(st, TRELLIS_ERROR, "OutOfMemory", "no room for the victims");
+            break;
+        }
+        for (size_t j = 0; j < a[i].n_uids && rc == TRELLIS_SUCCESS; j++) {
+            if (!(victims[j] = pod_of_uid(given->target, a[i].uids[j]))) {
+                snprintf(why, sizeof why,
+                         "extender %s claims to preempt pod (UID: %.64s) on node: %.64s, but "
+                         "the pod is not found on that node",
+                         e->url, a[i].uids[j], a[i].node);
+                rc = preempt_failed(self, e, why, st);
+            }
+        }
+        kept[k].target = given->target;
+        kept[k].victims = victims;
+        kept[k].n_victims = a[i].n_uids;
+        kept[k].pdb_violations = a[i].pdb_violations;
+        k++;
+    }
+    /* then the Nodes left without victims: an ignorable extender's are
+     * dropped, any other's fail the preemption */
+    size_t m = 0;
+    for (size_t i = 0; i < k && rc == TRELLIS_SUCCESS; i++) {
+        if (kept[i].n_victims > 0) {
+            kept[m++] = kept[i];
+            continue;
+        }
+        if (e->ignorable) {
+            host->log(self, TRELLIS_LOG_INFO,
+                      "ignored node %s for which the extender didn't report victims",
+                      host->target_name(kept[i].target));
+            continue;
+        }
+        rc = host->status(st, TRELLIS_ERROR, "ExtenderError",
+                          "extender %s: expected at least one victim pod on node \"%s\"", e->url,
+                          host->target_name(kept[i].target));
+    }
+    ext_meta_victims_free(a, na);
+    if (rc != TRELLIS_SUCCESS)
+        return rc;
+    memcpy(cands, kept, m * sizeof *kept);
+    *n = m;
+    return TRELLIS_SUCCESS;
+}
+
 /* ---- bind ---- */
 
 static int bind(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
@@ -548,13 +716,18 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         e->prioritize_verb = verb(a, "prioritize_verb", err, errlen, &bad);
     if (!bad)
         e->bind_verb = verb(a, "bind_verb", err, errlen, &bad);
-    char *preempt = bad ? NULL : verb(a, "preempt_verb", err, errlen, &bad);
+    if (!bad)
+        e->preempt_verb = verb(a, "preempt_verb", err, errlen, &bad);
     if (bad)
         return -1;
-    if (preempt)
+    if (e->preempt_verb && !TRELLIS_HOST_HAS(h, register_review_candidates)) {
         h->log(self, TRELLIS_LOG_WARN,
-               "preempt_verb '%s' is not called: preemption does not consult extenders", preempt);
-    free(preempt);
+               "preempt_verb '%s' is not called: this host cannot have preemption candidates "
+               "reviewed (SDK 1.7)",
+               e->preempt_verb);
+        free(e->preempt_verb);
+        e->preempt_verb = NULL;
+    }
     e->node_cache_capable = h->arg_bool(a, "node_cache_capable");
     e->ignorable = h->arg_bool(a, "ignorable");
     e->n_managed = h->arg_list_len(a, "managed_resources");
@@ -605,6 +778,8 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
               h->register_score_span(self, score_span);
     if (e->bind_verb)
         rc |= h->register_bind(self, bind);
+    if (e->preempt_verb)
+        rc |= h->register_review_candidates(self, review);
     if (rc) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
@@ -617,7 +792,8 @@ static const trellis_plugin_desc desc = {
     TRELLIS_DESC_HEADER,
     "http-extender",
     "0.1.0",
-    "a kube-scheduler HTTP extender (filter, prioritize, bind verbs; extender protocol v1)",
+    "a kube-scheduler HTTP extender (filter, prioritize, preempt, bind verbs; extender "
+    "protocol v1)",
     args,
     init,
     NULL,

@@ -27,12 +27,20 @@
  *     a pod named in status.disruptedPods not counted) and the rest; each
  *     group in turn, the most important first, is reprieved when the
  *     workload still fits with it back. What stays out are the victims.
- *  4. The choice (pickOneNodeForPreemption, pick.h): fewest PDB
+ *  4. The review (kube's callExtenders; SDK 1.7 cycle_review_candidates):
+ *     the profile's reviewers (an HTTP extender's preempt verb) get the
+ *     candidates in turn and may drop some and change victims and
+ *     violation counts; what a reviewer changed is summarised again.
+ *     A review that fails leaves the workload unschedulable, its message
+ *     in the decision's notes and the log, the nomination as it was; one
+ *     that leaves nothing: "no candidate node for preemption", likewise.
+ *     On a host older than 1.7 there is no review.
+ *  5. The choice (pickOneNodeForPreemption, pick.h): fewest PDB
  *     violations, lowest highest victim priority, smallest sum of victim
  *     priorities (each plus 2^31), fewest victims, latest earliest start
  *     of the highest-priority victims, then the first candidate
  *     (non-violating candidates first, each group in the order tried).
- *  5. The victims are evicted (the host unbinds and requeues them), lower
+ *  6. The victims are evicted (the host unbinds and requeues them), lower
  *     priority workloads nominated to that target lose their nomination,
  *     and the workload's status.nominatedNodeName names the target (a
  *     write through the status subresource); the host prefers that target
@@ -395,6 +403,76 @@ static int plan_target(trellis_plugin *self, const config *cfg, trellis_cycle *c
     return nv > 0;
 }
 
+/* ---- the review ------------------------------------------------------------ */
+
+/* What pickOneNodeForPreemption compares about victims[0..n) with pdb
+ * violations: the most important victim's priority, the earliest start
+ * among the victims of that priority, the sum of the terms. */
+static pick_summary summarise(const trellis_plugin *self, const config *cfg,
+                              const trellis_object *const *victims, size_t n, int64_t pdb)
+{
+    pick_summary s;
+
+    memset(&s, 0, sizeof(s));
+    s.pdb_violations = pdb;
+    s.victims = n;
+    for (size_t j = 0; j < n; j++) {
+        int64_t p = priority_of(self, cfg, victims[j]);
+        int64_t at = start_of(self, cfg, victims[j]);
+
+        if (j == 0 || p > s.highest) {
+            s.highest = p;
+            s.earliest_ms = at;
+        } else if (p == s.highest && at < s.earliest_ms) {
+            s.earliest_ms = at;
+        }
+        s.sum += pick_sum_term(p);
+    }
+    return s;
+}
+
+/* Have the profile's reviewers look at all[0..*n): TRELLIS_SUCCESS with
+ * all[0..*n) what they left (changed victims summarised again), or
+ * TRELLIS_ERROR with st. Without the host function (older than 1.7):
+ * nothing changes. */
+static int review(trellis_plugin *self, const config *cfg, trellis_cycle *c, plan *all, size_t *n,
+                  trellis_status *st)
+{
+    trellis_candidate *cands;
+    size_t m = *n;
+
+    if (!TRELLIS_HOST_HAS(host, cycle_review_candidates) || *n == 0)
+        return TRELLIS_SUCCESS;
+    cands = host->cycle_alloc(c, *n * sizeof(*cands));
+    if (!cands)
+        return host->status(st, TRELLIS_ERROR, "OutOfMemory", "the cycle's arena is exhausted");
+    for (size_t i = 0; i < *n; i++) {
+        cands[i].target = all[i].t;
+        cands[i].victims = all[i].victims;
+        cands[i].n_victims = all[i].sum.victims;
+        cands[i].pdb_violations = all[i].sum.pdb_violations;
+    }
+    if (host->cycle_review_candidates(c, self, cands, &m, st) != TRELLIS_SUCCESS)
+        return TRELLIS_ERROR;
+    /* the reviewers keep the order given: match each survivor up */
+    for (size_t i = 0, k = 0; i < m; i++) {
+        while (k < *n && all[k].t != cands[i].target)
+            k++;
+        if (k == *n)
+            return host->status(st, TRELLIS_ERROR, "ReviewRefused",
+                                "the review answered a target that was not a candidate");
+        if (cands[i].victims != all[k].victims || cands[i].n_victims != all[k].sum.victims ||
+            cands[i].pdb_violations != all[k].sum.pdb_violations) {
+            all[k].victims = (const trellis_object **)cands[i].victims;
+            all[k].sum =
+                summarise(self, cfg, cands[i].victims, cands[i].n_victims, cands[i].pdb_violations);
+        }
+        all[i] = all[k++];
+    }
+    *n = m;
+    return TRELLIS_SUCCESS;
+}
+
 /* ---- eligibility --------------------------------------------------------- */
 
 /* kube's podTerminatingByPreemption. */
@@ -539,6 +617,8 @@ static int post_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obj
     size_t count = host->cycle_target_count(c), npot = 0, nviol = 0, nok = 0, vcap = 0, ocap = 0;
     size_t *pot;
     plan cur, *ok = NULL, *viol = NULL, *all, *best;
+    size_t ncand;
+    trellis_status rst;
     budgets bs;
     uint32_t want;
     int rc = TRELLIS_SUCCESS;
@@ -604,20 +684,51 @@ static int post_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obj
         all[i] = ok[i];
     for (size_t i = 0; i < nviol; i++)
         all[nok + i] = viol[i];
+    ncand = nok + nviol;
+    memset(&rst, 0, sizeof(rst));
+    if (review(self, cfg, c, all, &ncand, &rst) != TRELLIS_SUCCESS) {
+        /* kube: the status of the failed extender; the pod stays
+         * unschedulable and its nomination as it was */
+        host->cycle_note(c, self, "preemption failed: %s", rst.message);
+        host->log(self, TRELLIS_LOG_WARN, "preemption for %s failed: %s", who, rst.message);
+        host->status(st, TRELLIS_UNSCHEDULABLE, "PreemptionReviewFailed", "%s", rst.message);
+        rc = TRELLIS_UNSCHEDULABLE;
+        goto out;
+    }
+    if (ncand == 0) {
+        host->cycle_note(c, self,
+                         "%zu of %zu targets tried, %zu candidates; the review left none: no "
+                         "candidate node for preemption",
+                         npot, count, nok + nviol);
+        host->status(st, TRELLIS_UNSCHEDULABLE, "NoPreemptionCandidate",
+                     "no candidate node for preemption");
+        rc = TRELLIS_UNSCHEDULABLE;
+        goto out;
+    }
     {
-        pick_summary *sums = host->cycle_alloc(c, (nok + nviol) * sizeof(*sums));
+        pick_summary *sums = host->cycle_alloc(c, ncand * sizeof(*sums));
 
         if (!sums)
             goto oom;
-        for (size_t i = 0; i < nok + nviol; i++)
+        for (size_t i = 0; i < ncand; i++)
             sums[i] = all[i].sum;
-        best = &all[pick_one(sums, nok + nviol)];
+        best = &all[pick_one(sums, ncand)];
     }
-    host->cycle_note(c, self,
-                     "%zu of %zu targets tried, %zu candidates (%zu violate a disruption "
-                     "budget); %s: %zu victims, highest priority %lld, %lld budget violations",
-                     npot, count, nok + nviol, nviol, host->target_name(best->t), best->sum.victims,
-                     (long long)best->sum.highest, (long long)best->sum.pdb_violations);
+    if (ncand == nok + nviol)
+        host->cycle_note(c, self,
+                         "%zu of %zu targets tried, %zu candidates (%zu violate a disruption "
+                         "budget); %s: %zu victims, highest priority %lld, %lld budget violations",
+                         npot, count, nok + nviol, nviol, host->target_name(best->t),
+                         best->sum.victims, (long long)best->sum.highest,
+                         (long long)best->sum.pdb_violations);
+    else
+        host->cycle_note(c, self,
+                         "%zu of %zu targets tried, %zu candidates (%zu violate a disruption "
+                         "budget), %zu left by the review; %s: %zu victims, highest priority "
+                         "%lld, %lld budget violations",
+                         npot, count, nok + nviol, nviol, ncand, host->target_name(best->t),
+                         best->sum.victims, (long long)best->sum.highest,
+                         (long long)best->sum.pdb_violations);
 
     snprintf(reason, sizeof(reason), "preempted by %s (priority %lld)", who, (long long)prio);
     for (size_t j = 0; j < best->sum.victims; j++) {

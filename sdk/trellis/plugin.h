@@ -207,6 +207,10 @@
  *   1.6  trellis_filter_feasible_fn
  *   1.6  trellis_host.cycle_reject                  reject a feasible target (filter_feasible)
  *   1.6  TRELLIS_EV_WORKLOAD_PLACED                 a workload placed (kube's AssignedPod add)
+ *   1.7  trellis_candidate                          a preemption candidate: target, victims
+ *   1.7  trellis_review_candidates_fn
+ *   1.7  trellis_host.register_review_candidates    review a post-filter's candidates (extenders)
+ *   1.7  trellis_host.cycle_review_candidates       have the candidates reviewed before the pick
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -252,6 +256,10 @@
  *     filter_feasible                  main thread, once, after every filter,
  *                                      with the feasible targets (1.6)
  *     post_filter                      main thread, only when no target fits
+ *       review_candidates              main thread, inside a post_filter's
+ *                                      cycle_review_candidates call: the
+ *                                      profile's other plugins review its
+ *                                      preemption candidates (1.7)
  *     pre_score                        main thread, with the feasible targets
  *     score_span / score_batch / score WORKER threads, disjoint blocks
  *     normalize                        main thread, all feasible scores
@@ -310,7 +318,7 @@ extern "C" {
 #endif
 
 #define TRELLIS_SDK_MAJOR 1
-#define TRELLIS_SDK_MINOR 6
+#define TRELLIS_SDK_MINOR 7
 
 /* ---- opaque handles ---------------------------------------------------- */
 
@@ -690,6 +698,44 @@ typedef int (*trellis_target_lost_fn)(trellis_plugin *self, const trellis_object
 typedef void (*trellis_decided_fn)(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
                                    int again);
 
+/* ---- reviewing preemption candidates (1.7) ------------------------------- */
+
+/* One way a post_filter found to make room for the workload (kube's
+ * preemption candidate: a Node and its Victims): evict victims[0..n_victims)
+ * from target, which overdraws pdb_violations disruption budgets. Every
+ * pointer is borrowed for the cycle: target is one of the cycle's
+ * targets, each victim a workload assigned to it (target_workload), the
+ * victims array the cycle's (cycle_alloc) or the target's own. */
+typedef struct trellis_candidate {
+    const trellis_target *target;
+    const trellis_object *const *victims;
+    size_t n_victims;
+    int64_t pdb_violations;
+} trellis_candidate;
+
+/* review_candidates (1.7): a post_filter that found candidates
+ * (preemption) has them reviewed with cycle_review_candidates before it
+ * picks one: what kube-scheduler asks its extenders' preempt verb. Each
+ * reviewer of the profile (profile order) gets what the one before left,
+ * cands[0..*n) (n >= 1), in a copy it may edit: remove candidates (move
+ * the others up and lower *n; 0: none may be used), change a candidate's
+ * victims (workloads on its target, in an array from cycle_alloc) and
+ * its pdb_violations; never add a target or list one twice. Return
+ * TRELLIS_SUCCESS: the host checks the edits and takes them (an edit it
+ * may not make fails the review, naming the plugin); TRELLIS_SKIP (not
+ * interested, or a failure the plugin may ignore): the candidates stay as
+ * they were, edits dropped; TRELLIS_ERROR with st: the review fails and
+ * the post_filter is told (kube: an extender that is not ignorable).
+ * Main thread, inside the post_filter's call: the reviewer may read (the
+ * cycle's targets, target_workload, lookup_object), note (cycle_note)
+ * and allocate (cycle_alloc), not write or evict. Ownership of cands
+ * stays with the host; the victims arrays a reviewer sets must live for
+ * the cycle. */
+typedef int (*trellis_review_candidates_fn)(trellis_plugin *self, trellis_cycle *c,
+                                            const trellis_object *workload,
+                                            trellis_candidate *cands, size_t *n,
+                                            trellis_status *st);
+
 /* ---- writes (1.4) -------------------------------------------------------- */
 
 /* What an edit of store_patch does to the field at its path. */
@@ -1011,7 +1057,7 @@ typedef struct trellis_host {
      * (at most TRELLIS_MESSAGE_MAX bytes kept; at most 64 notes per
      * decision, then one line says how many more there were). Main thread hooks of the
      * scheduling cycle: pre_filter, post_filter, pre_score, normalize,
-     * reserve, permit; ignored elsewhere. */
+     * reserve, permit, review_candidates (1.7); ignored elsewhere. */
     void (*cycle_note)(trellis_cycle *c, const trellis_plugin *self, const char *fmt, ...)
 #if defined(__GNUC__)
         __attribute__((format(printf, 3, 4)))
@@ -1147,6 +1193,24 @@ typedef struct trellis_host {
      * retained by the caller. */
     int (*cycle_reject)(trellis_cycle *c, const trellis_plugin *self, const trellis_target *t,
                         const trellis_status *st);
+
+    /* -- since 1.7 -- */
+    /* Registration (init only): see trellis_review_candidates_fn. */
+    int (*register_review_candidates)(trellis_plugin *self, trellis_review_candidates_fn fn);
+    /* Have the profile's reviewers (every plugin that registered
+     * review_candidates but self, in profile order) review
+     * cands[0..*n), the candidates this post_filter found, before it
+     * picks one. TRELLIS_SUCCESS: cands[0..*n) holds what they left, in
+     * the order given (a victims array may now be a reviewer's, valid for
+     * the cycle); *n 0: none may be used. TRELLIS_ERROR with st (its
+     * message "plugin NAME: ..."): a reviewer failed, or answered what it
+     * may not (a target it was not given or given twice, a victim not on
+     * its target, no victims); cands[0..*n) is what the reviewers before
+     * it left. Without reviewers: TRELLIS_SUCCESS, nothing changed.
+     * post_filter only (TRELLIS_ERROR elsewhere, and inside a review).
+     * Ownership of cands, its arrays and st is retained by the caller. */
+    int (*cycle_review_candidates)(trellis_cycle *c, const trellis_plugin *self,
+                                   trellis_candidate *cands, size_t *n, trellis_status *st);
 } trellis_host;
 
 /* cycle_want: every feasible target. */

@@ -1,6 +1,7 @@
 /*
  * layout.c - the offsets of the SDK's two binary interfaces, one line
- * each: the host table and the plugin descriptor. tests/abi.sh builds it
+ * each: the host table and the plugin descriptor (and, since 1.7, the
+ * preemption candidate a reviewer edits). tests/abi.sh builds it
  * against this header and against the frozen SDK 1.1 header and compares
  * both with sdk-1.layout: within a major an offset never changes, and
  * members are only ever added at the end.
@@ -11,6 +12,7 @@
 #include "trellis/plugin.h"
 
 #define HOST(m) printf("trellis_host.%s %zu\n", #m, offsetof(trellis_host, m))
+#define CAND(m) printf("trellis_candidate.%s %zu\n", #m, offsetof(trellis_candidate, m))
 #define DESC(m) printf("trellis_plugin_desc.%s %zu\n", #m, offsetof(trellis_plugin_desc, m))
 
 int main(void)
@@ -140,6 +142,10 @@ int main(void)
     HOST(register_filter_feasible);
     HOST(cycle_reject);
 #endif
+#if TRELLIS_SDK_MINOR >= 7
+    HOST(register_review_candidates);
+    HOST(cycle_review_candidates);
+#endif
     DESC(size);
     DESC(sdk_major);
     DESC(sdk_minor);
@@ -149,5 +155,12 @@ int main(void)
     DESC(args);
     DESC(init);
     DESC(fini);
+#if TRELLIS_SDK_MINOR >= 7
+    /* a struct a reviewer edits in place (1.7) */
+    CAND(target);
+    CAND(victims);
+    CAND(n_victims);
+    CAND(pdb_violations);
+#endif
     return 0;
 }

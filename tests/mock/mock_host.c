@@ -94,6 +94,7 @@ struct trellis_plugin {
     trellis_finalize_fn finalize;
     trellis_target_lost_fn target_lost;
     trellis_decided_fn decided;
+    trellis_review_candidates_fn review_candidates;
     unsigned events;
     int has_events;
     trellis_hint_fn hint;
@@ -120,6 +121,8 @@ struct trellis_cycle {
     const trellis_plugin *ff;
     int *ff_codes;
     trellis_status *ff_st;
+    /* mock_review_candidates: a review runs (no second one inside it) */
+    int in_review;
 };
 
 typedef struct written {
@@ -921,6 +924,7 @@ REG(r_pre_enqueue, pre_enqueue, trellis_pre_enqueue_fn)
 REG(r_finalize, finalize, trellis_finalize_fn)
 REG(r_target_lost, target_lost, trellis_target_lost_fn)
 REG(r_decided, decided, trellis_decided_fn)
+REG(r_review_candidates, review_candidates, trellis_review_candidates_fn)
 #undef REG
 
 static int r_counters(trellis_plugin *self, int n, trellis_amounts_fn fn)
@@ -1196,6 +1200,23 @@ static int h_cycle_reject(trellis_cycle *c, const trellis_plugin *self, const tr
     return 0;
 }
 
+/* The mock has no profile: no other plugin reviews, so the candidates
+ * stay as they are; refused inside a review and without a list. */
+static int h_cycle_review_candidates(trellis_cycle *c, const trellis_plugin *self,
+                                     trellis_candidate *cands, size_t *n, trellis_status *st)
+{
+    if (st)
+        memset(st, 0, sizeof *st);
+    if (!c || !self || !n || (*n && !cands) || c->in_review) {
+        if (st) {
+            st->code = TRELLIS_ERROR;
+            snprintf(st->reason, sizeof st->reason, "ReviewRefused");
+        }
+        return TRELLIS_ERROR;
+    }
+    return TRELLIS_SUCCESS;
+}
+
 static int h_name_counters(trellis_plugin *self, const char *const *names,
                            const trellis_unit *units, trellis_allocated_fn fn)
 {
@@ -1402,6 +1423,8 @@ static const trellis_host full = {
     .name_counters = h_name_counters,
     .register_filter_feasible = r_filter_feasible,
     .cycle_reject = h_cycle_reject,
+    .register_review_candidates = r_review_candidates,
+    .cycle_review_candidates = h_cycle_review_candidates,
 };
 
 /* How much of the table a host of SDK 1.<minor> has. */
@@ -1420,6 +1443,8 @@ static size_t table_size(int minor)
         return offsetof(trellis_host, cycle_held_object);
     case 5:
         return offsetof(trellis_host, register_filter_feasible);
+    case 6:
+        return offsetof(trellis_host, register_review_candidates);
     default:
         return sizeof(trellis_host);
     }
@@ -1573,7 +1598,8 @@ int mock_registered(const trellis_plugin *pl, const char *hook)
         "pre_score",        "score",          "score_batch", "score_span",
         "normalize",        "reserve",        "unreserve",   "permit",
         "pre_bind",         "bind",           "post_bind",   "eviction_check",
-        "equivalent",       "pre_enqueue",    "finalize",    "events"};
+        "equivalent",       "pre_enqueue",    "finalize",    "events",
+        "review_candidates"};
     const int has[] = {pl->prepare_workload != NULL, pl->prepare_target != NULL,
                        pl->release != NULL,          pl->amounts != NULL,
                        pl->target_values != NULL,    pl->less != NULL,
@@ -1587,7 +1613,8 @@ int mock_registered(const trellis_plugin *pl, const char *hook)
                        pl->pre_bind != NULL,         pl->bind != NULL,
                        pl->post_bind != NULL,        pl->eviction_check != NULL,
                        pl->equivalent != NULL,       pl->pre_enqueue != NULL,
-                       pl->finalize != NULL,         pl->has_events};
+                       pl->finalize != NULL,         pl->has_events,
+                       pl->review_candidates != NULL};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(names[i], hook) == 0)
             return has[i];
@@ -1816,6 +1843,43 @@ int mock_filter_feasible(mock *m, trellis_plugin *pl, const trellis_object *w,
     }
     cycle_end(&c);
     return 0;
+}
+
+int mock_review_candidates(mock *m, trellis_plugin *pl, const trellis_object *w,
+                           trellis_object *const *targets, size_t nt, mock_candidate *cands,
+                           size_t *n, trellis_status *st)
+{
+    trellis_cycle c;
+    trellis_status tmp;
+    if (!st)
+        st = &tmp;
+    memset(st, 0, sizeof *st);
+    if (!pl->review_candidates || *n == 0)
+        return TRELLIS_SKIP;
+    cycle_start(&c, m, w, targets, nt);
+    trellis_candidate *v = h_cycle_alloc(&c, *n * sizeof *v);
+    for (size_t j = 0; j < *n; j++) {
+        v[j].target = &c.targets[cands[j].target];
+        v[j].victims = cands[j].victims;
+        v[j].n_victims = cands[j].n_victims;
+        v[j].pdb_violations = cands[j].pdb_violations;
+    }
+    size_t k = *n;
+    c.in_review = 1;
+    int rc = pl->review_candidates(pl, &c, w, v, &k, st);
+    c.in_review = 0;
+    if (rc == TRELLIS_SUCCESS) {
+        for (size_t j = 0; j < k && j < *n; j++) {
+            cands[j].target = (size_t)(v[j].target - c.targets);
+            cands[j].n_victims = v[j].n_victims < MOCK_VICTIMS ? v[j].n_victims : MOCK_VICTIMS;
+            for (size_t i = 0; i < cands[j].n_victims; i++)
+                cands[j].victims[i] = v[j].victims[i];
+            cands[j].pdb_violations = v[j].pdb_violations;
+        }
+        *n = k < *n ? k : *n;
+    }
+    cycle_end(&c);
+    return rc;
 }
 
 int mock_score(mock *m, trellis_plugin *pl, const trellis_object *w, trellis_object *const *targets,

@@ -46,7 +46,7 @@ trellis_plugin *mock_load(mock *m, const char *name, const char *args_json, char
  * "score", "score_batch", "score_span", "normalize", "reserve",
  * "unreserve", "permit", "pre_bind", "bind", "post_bind",
  * "eviction_check", "equivalent", "pre_enqueue", "finalize", "events",
- * "filter_feasible". */
+ * "filter_feasible", "review_candidates". */
 int mock_registered(const trellis_plugin *pl, const char *hook);
 /* The events mask pl registered (0 when none). */
 unsigned mock_events(const trellis_plugin *pl);
@@ -88,6 +88,23 @@ int mock_filter(mock *m, trellis_plugin *pl, const trellis_object *w,
 int mock_filter_feasible(mock *m, trellis_plugin *pl, const trellis_object *w,
                          trellis_object *const *targets, size_t n, int *codes, trellis_status *sts,
                          char *err, size_t errlen);
+/* A preemption candidate for mock_review_candidates: targets[target]
+ * and its victims (workloads assigned to it with mock_assign). */
+#define MOCK_VICTIMS 16
+typedef struct mock_candidate {
+    size_t target;
+    const trellis_object *victims[MOCK_VICTIMS];
+    size_t n_victims;
+    int64_t pdb_violations;
+} mock_candidate;
+/* pl's review_candidates (SDK 1.7) for w over cands[0..*n), whose
+ * targets are targets[0..nt): the hook's code (TRELLIS_SKIP when pl
+ * registered none), st its status; on TRELLIS_SUCCESS cands[0..*n) as
+ * it answered (not checked: the host's checks are the host's).
+ * Ownership of everything is retained by the caller. */
+int mock_review_candidates(mock *m, trellis_plugin *pl, const trellis_object *w,
+                           trellis_object *const *targets, size_t nt, mock_candidate *cands,
+                           size_t *n, trellis_status *st);
 /* Pre-score, score (plain, and batch or span, which must agree) and
  * normalize of pl for w over targets[0..n) into scores. 0; -1 with err. */
 int mock_score(mock *m, trellis_plugin *pl, const trellis_object *w, trellis_object *const *targets,

@@ -1162,6 +1162,49 @@ START_TEST(feasible_filter)
 }
 END_TEST
 
+START_TEST(review_candidates)
+{
+    /* fx-review (a fixture): review_candidates (SDK 1.7) drops the
+     * candidate on a target labelled fx-review=drop and keeps only the
+     * victim fx-review/only names */
+    trellis_plugin *pl = load("fx-review", NULL);
+    ck_assert(mock_registered(pl, "review_candidates"));
+    trellis_object *t[3] = {TARGET(NODE("n1", ",\"labels\":{\"fx-review\":\"drop\"}") "}"),
+                            TARGET(NODE("n2", ",\"labels\":{\"fx-review/only\":\"b\"}") "}"),
+                            TARGET(NODE("n3", "") "}")};
+    trellis_object *x = WORKLOAD(POD("x", "")), *a = WORKLOAD(POD("a", ""));
+    trellis_object *b = WORKLOAD(POD("b", "")), *y = WORKLOAD(POD("y", ""));
+    mock_assign(m, t[0], x);
+    mock_assign(m, t[1], a);
+    mock_assign(m, t[1], b);
+    mock_assign(m, t[2], y);
+    mock_candidate c[3] = {{0, {x}, 1, 1}, {1, {a, b}, 2, 1}, {2, {y}, 1, 0}};
+    size_t n = 3;
+    trellis_status st;
+    trellis_object *w = WORKLOAD(POD("p", ""));
+    ck_assert_int_eq(mock_review_candidates(m, pl, w, t, 3, c, &n, &st), TRELLIS_SUCCESS);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_uint_eq(c[0].target, 1);
+    ck_assert_uint_eq(c[0].n_victims, 1);
+    ck_assert_ptr_eq(c[0].victims[0], b);
+    ck_assert_int_eq(c[0].pdb_violations, 0);
+    ck_assert_uint_eq(c[1].target, 2);
+    ck_assert_ptr_eq(c[1].victims[0], y);
+    /* told to fail: the review's error with its message */
+    trellis_object *bad = WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+                                   "\"name\":\"q\",\"labels\":{\"fx-review\":\"error\"}}}");
+    n = 2;
+    ck_assert_int_eq(mock_review_candidates(m, pl, bad, t, 3, c, &n, &st), TRELLIS_ERROR);
+    ck_assert_msg(strstr(st.message, "told to fail") != NULL, "%s", st.message);
+    /* an SDK 1.6 host has no review: the fixture needs 1.7 */
+    char err[256];
+    mock *old = mock_new(6);
+    ck_assert_ptr_null(mock_load(old, "fx-review", NULL, err, sizeof err));
+    ck_assert_msg(strstr(err, "needs SDK 1.7") != NULL, "%s", err);
+    mock_free(old);
+}
+END_TEST
+
 /* http-extender (built with libcurl only): its configuration, which
  * hooks it takes, managed resources, and a filter call to a port nobody
  * listens on, ignorable or not. The real exchanges are tests/extender.sh. */
@@ -1232,6 +1275,33 @@ START_TEST(http_extender)
     ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
     ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
     ck_assert_uint_ge(mock_logged(m, TRELLIS_LOG_WARN), 1);
+
+    /* the preempt verb (SDK 1.7): a reviewer of preemption's candidates */
+    const char *pargs = "{\"url_prefix\":\"http://127.0.0.1:1/x/\",\"preempt_verb\":\"preempt\","
+                        "\"managed_resources\":[\"example.com/gpu\"]}";
+    trellis_plugin *pre = load("http-extender", pargs);
+    ck_assert(mock_registered(pre, "review_candidates"));
+    ck_assert(!mock_registered(all, "review_candidates"));
+    trellis_object *v1 = WORKLOAD(POD("v1", ""));
+    mock_assign(m, t[0], v1);
+    mock_candidate cand[1] = {{0, {v1}, 1, 0}};
+    size_t nc = 1;
+    /* not interested: no call, the candidates as they were */
+    ck_assert_int_eq(mock_review_candidates(m, pre, plain, t, 2, cand, &nc, &bst), TRELLIS_SKIP);
+    /* interested (prepared after the plugin was loaded): the call
+     * fails, and the preemption with it */
+    trellis_object *gpu2 =
+        WORKLOAD(POD("gpu2", "\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{"
+                             "\"example.com/gpu\":1}}}]"));
+    ck_assert_int_eq(mock_review_candidates(m, pre, gpu2, t, 2, cand, &nc, &bst), TRELLIS_ERROR);
+    ck_assert_msg(strstr(bst.message, "POST http://127.0.0.1:1/x/preempt") != NULL, "%s",
+                  bst.message);
+    ck_assert_uint_eq(nc, 1);
+    /* ignorable: skipped */
+    trellis_plugin *prei =
+        load("http-extender", "{\"url_prefix\":\"http://127.0.0.1:1\",\"preempt_verb\":"
+                              "\"preempt\",\"node_cache_capable\":true,\"ignorable\":true}");
+    ck_assert_int_eq(mock_review_candidates(m, prei, plain, t, 2, cand, &nc, &bst), TRELLIS_SKIP);
 }
 END_TEST
 
@@ -2111,6 +2181,7 @@ int main(void)
                              pre_enqueue_and_finalize,
                              several_targets,
                              feasible_filter,
+                             review_candidates,
                              http_extender,
                              NULL};
     SRunner *sr = srunner_create(suite("default-binder", binder));

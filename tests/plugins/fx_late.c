@@ -11,6 +11,9 @@
  * rejects outside filter_feasible (pre_score): a guard that lets it
  * through ends the cycle with an error, which the decisions show.
  */
+/* a 1.6 plugin: it needs filter_feasible and nothing newer */
+#define TRELLIS_PLUGIN_MIN_MINOR 6
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

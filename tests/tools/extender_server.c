@@ -19,6 +19,13 @@
  *   --stray NAME       filter: claim NAME passes (a Node it was not sent)
  *   --score-label K    prioritize: each Node scores its label K's value
  *   --error MSG        filter and bind answer {"error": MSG}
+ *   preempt: every candidate Node is answered with its victims' UIDs
+ *   and violations (nodeNameToMetaVictims), as sent, unless
+ *   --preempt-drop NAME      NAME is left out (repeatable as A,B)
+ *   --preempt-victims N=U,.. Node N's victims become the Pods of UIDs U
+ *                            (none: N=)
+ *   --preempt-stray NAME     NAME is answered too (not a candidate)
+ *   --preempt-none           the answer is {} (no candidates)
  *   --slow-ms N        every answer waits N ms first (past the client's
  *                      timeout: what a slow extender looks like)
  *   --status N         every answer has HTTP status N
@@ -41,7 +48,8 @@
 
 static struct {
     const char *record, *label, *pass_names, *drop, *stray, *score_label, *error;
-    int unresolvable, garbage, status;
+    const char *preempt_drop, *preempt_victims, *preempt_stray;
+    int unresolvable, garbage, status, preempt_none;
     long slow_ms;
 } opt = {.status = 200};
 
@@ -174,6 +182,84 @@ static json_object *prioritize(json_object *args)
     return out;
 }
 
+/* The UIDs of a Victims' pods (Pods whole, or MetaPods). */
+static json_object *uids_of(json_object *victims)
+{
+    json_object *out = json_object_new_array(), *pods, *meta, *uid;
+    if (!json_object_object_get_ex(victims, "pods", &pods))
+        return out;
+    for (size_t i = 0; i < json_object_array_length(pods); i++) {
+        json_object *p = json_object_array_get_idx(pods, i), *m = json_object_new_object();
+        if (json_object_object_get_ex(p, "metadata", &meta))
+            p = meta;
+        if (json_object_object_get_ex(p, "uid", &uid))
+            json_object_object_add(m, "uid", json_object_get(uid));
+        json_object_array_add(out, m);
+    }
+    return out;
+}
+
+/* --preempt-victims N=U,...: the MetaPods for node, or NULL when it is
+ * not named. */
+static json_object *victims_for(const char *node)
+{
+    const char *v = opt.preempt_victims;
+    size_t n = strlen(node);
+    if (!v || strncmp(v, node, n) != 0 || v[n] != '=')
+        return NULL;
+    json_object *out = json_object_new_array();
+    for (const char *p = v + n + 1; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        json_object *m = json_object_new_object();
+        json_object_object_add(m, "uid", json_object_new_string_len(p, (int)len));
+        json_object_array_add(out, m);
+        p = e ? e + 1 : p + len;
+    }
+    return out;
+}
+
+/* The preempt verb's answer: ExtenderPreemptionResult. */
+static json_object *preempt(json_object *args)
+{
+    json_object *out = json_object_new_object(), *map = json_object_new_object(), *in;
+    if (opt.preempt_none) {
+        json_object_put(map);
+        return out;
+    }
+    if (!json_object_object_get_ex(args, "nodeNameToVictims", &in) &&
+        !json_object_object_get_ex(args, "nodeNameToMetaVictims", &in))
+        in = NULL;
+    if (!json_object_is_type(in, json_type_object))
+        in = json_object_new_object(); /* nothing to answer (and not ours) */
+    else
+        json_object_get(in);
+    json_object_object_foreach(in, node, victims)
+    {
+        json_object *mv = json_object_new_object(), *pdb, *chosen = victims_for(node);
+        if (in_list(opt.preempt_drop, node)) {
+            json_object_put(mv);
+            json_object_put(chosen);
+            continue;
+        }
+        json_object_object_add(mv, "pods", chosen ? chosen : uids_of(victims));
+        if (json_object_object_get_ex(victims, "numPDBViolations", &pdb))
+            json_object_object_add(mv, "numPDBViolations", json_object_get(pdb));
+        json_object_object_add(map, node, mv);
+    }
+    json_object_put(in);
+    if (opt.preempt_stray) {
+        json_object *mv = json_object_new_object(), *pods = json_object_new_array();
+        json_object *m = json_object_new_object();
+        json_object_object_add(m, "uid", json_object_new_string("uid-nobody"));
+        json_object_array_add(pods, m);
+        json_object_object_add(mv, "pods", pods);
+        json_object_object_add(map, opt.preempt_stray, mv);
+    }
+    json_object_object_add(out, "nodeNameToMetaVictims", map);
+    return out;
+}
+
 static json_object *binding(json_object *args)
 {
     json_object *out = json_object_new_object(), *v;
@@ -243,7 +329,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         return answer(conn, 200, "<html>this is not JSON</html>");
     json_object *args = json_tokener_parse(u->s ? u->s : "");
     json_object *out = NULL;
-    if (strstr(verb, "filter"))
+    if (strstr(verb, "preempt"))
+        out = preempt(args);
+    else if (strstr(verb, "filter"))
         out = filter(args);
     else if (strstr(verb, "prioritize"))
         out = prioritize(args);
@@ -312,6 +400,9 @@ int main(int argc, char **argv)
         ARG("--stray", opt.stray)
         ARG("--score-label", opt.score_label)
         ARG("--error", opt.error)
+        ARG("--preempt-drop", opt.preempt_drop)
+        ARG("--preempt-victims", opt.preempt_victims)
+        ARG("--preempt-stray", opt.preempt_stray)
 #undef ARG
         if (strcmp(a, "--tls") == 0 && i + 2 < argc) {
             cert = argv[++i];
@@ -324,6 +415,8 @@ int main(int argc, char **argv)
             opt.unresolvable = 1;
         } else if (strcmp(a, "--garbage") == 0) {
             opt.garbage = 1;
+        } else if (strcmp(a, "--preempt-none") == 0) {
+            opt.preempt_none = 1;
         } else {
             fprintf(stderr, "extender-server: unknown argument '%s'\n", a);
             return 2;

@@ -14,11 +14,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache.h"
+#include "cycle.h"
 #include "guard.h"
 #include "hostapi.h"
 #include "log.h"
 #include "object.h"
 #include "plugin.h"
+#include "review.h"
 #include "runtime.h"
 #include "services.h"
 #include "testutil.h"
@@ -263,12 +266,107 @@ START_TEST(named_counters)
 }
 END_TEST
 
+static int reviewer(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                    trellis_candidate *cands, size_t *n, trellis_status *st)
+{
+    return TRELLIS_SKIP;
+}
+
+#define REVIEW_POD(n) "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"" n "\"}}"
+
+/* cycle_review_candidates (SDK 1.7): a post-filter's own call, refused
+ * elsewhere and inside a review; and the check of a reviewer's answer
+ * (review.c): only targets it was given, each once, victims on them. */
+START_TEST(review)
+{
+    const trellis_host *h = hostapi_table();
+    trellis_plugin pl;
+    memset(&pl, 0, sizeof pl);
+    pl.name = "review-test";
+    pl.slot = -1;
+    trellis_cycle c;
+    memset(&c, 0, sizeof c);
+    trellis_candidate none[1];
+    trellis_status st;
+    size_t n = 1;
+    int rc;
+    IN_HOOK(&pl, "pre_score", rc = h->cycle_review_candidates(&c, &pl, none, &n, &st));
+    ck_assert_int_eq(rc, TRELLIS_ERROR);
+    ck_assert_msg(strstr(st.message, "refused"), "%s", st.message);
+    c.in_post_filter = 1;
+    c.in_review = 1; /* a reviewer asking for a review */
+    IN_HOOK(&pl, "review_candidates", rc = h->cycle_review_candidates(&c, &pl, none, &n, &st));
+    ck_assert_int_eq(rc, TRELLIS_ERROR);
+    IN_HOOK(&pl, "post_filter", rc = h->cycle_review_candidates(&c, &pl, none, &n, &st));
+    ck_assert_int_eq(rc, TRELLIS_ERROR);
+    c.in_review = 0;
+    n = 0; /* nothing to review: nothing to do */
+    IN_HOOK(&pl, "post_filter", rc = h->cycle_review_candidates(&c, &pl, none, &n, &st));
+    ck_assert_int_eq(rc, TRELLIS_SUCCESS);
+    n = 1;
+    IN_HOOK(&pl, "post_filter", rc = h->cycle_review_candidates(&c, &pl, NULL, &n, &st));
+    ck_assert_int_eq(rc, TRELLIS_ERROR);
+    pl.in_init = 1;
+    ck_assert_int_eq(h->register_review_candidates(&pl, reviewer), 0);
+    ck_assert_int_eq(h->register_review_candidates(&pl, reviewer), -1);
+
+    trellis_object *a = tu_obj(REVIEW_POD("a")), *b = tu_obj(REVIEW_POD("b"));
+    trellis_object *x = tu_obj(REVIEW_POD("x"));
+    trellis_object *on1[] = {a, b}, *on2[] = {x};
+    struct trellis_target t1, t2, t3;
+    memset(&t1, 0, sizeof t1);
+    memset(&t2, 0, sizeof t2);
+    memset(&t3, 0, sizeof t3);
+    t1.name = "n1";
+    t1.wl = on1;
+    t1.n_wl = 2;
+    t2.name = "n2";
+    t2.wl = on2;
+    t2.n_wl = 1;
+    t3.name = "n3";
+    const trellis_object *va[] = {a, b}, *vb[] = {b}, *vx[] = {x}, *vaa[] = {a, a};
+    const trellis_candidate given[2] = {{&t1, va, 2, 1}, {&t2, vx, 1, 0}};
+    char why[256];
+    /* n1 with b alone, answered after n2: kept in the order given */
+    trellis_candidate ans[3] = {{&t2, vx, 1, 0}, {&t1, vb, 1, 0}};
+    ck_assert_int_eq(review_check(given, 2, ans, 2, why, sizeof why), 0);
+    ck_assert_ptr_eq(ans[0].target, &t1);
+    ck_assert_ptr_eq(ans[0].victims, vb);
+    ck_assert_ptr_eq(ans[1].target, &t2);
+    ck_assert_int_eq(review_check(given, 2, ans, 0, why, sizeof why), 0);
+    ck_assert_int_eq(review_check(given, 2, ans, 3, why, sizeof why), -1);
+    ck_assert_msg(strstr(why, "more than the 2"), "%s", why);
+    trellis_candidate stray[1] = {{&t3, vx, 1, 0}};
+    ck_assert_int_eq(review_check(given, 2, stray, 1, why, sizeof why), -1);
+    ck_assert_msg(strstr(why, "a target it was not given"), "%s", why);
+    trellis_candidate twice[2] = {{&t1, va, 2, 1}, {&t1, vb, 1, 0}};
+    ck_assert_int_eq(review_check(given, 2, twice, 2, why, sizeof why), -1);
+    ck_assert_msg(strstr(why, "target n1 is listed twice"), "%s", why);
+    trellis_candidate foreign[1] = {{&t1, vx, 1, 0}};
+    ck_assert_int_eq(review_check(given, 2, foreign, 1, why, sizeof why), -1);
+    ck_assert_msg(strstr(why, "target n1: victim 0 is not a workload on it"), "%s", why);
+    trellis_candidate empty[1] = {{&t2, NULL, 0, 0}};
+    ck_assert_int_eq(review_check(given, 2, empty, 1, why, sizeof why), -1);
+    ck_assert_msg(strstr(why, "target n2: no victims"), "%s", why);
+    trellis_candidate dup[1] = {{&t1, vaa, 2, 0}};
+    ck_assert_int_eq(review_check(given, 2, dup, 1, why, sizeof why), -1);
+    ck_assert_msg(strstr(why, "is listed twice"), "%s", why);
+    trellis_candidate neg[1] = {{&t2, vx, 1, -1}};
+    ck_assert_int_eq(review_check(given, 2, neg, 1, why, sizeof why), -1);
+    ck_assert_msg(strstr(why, "-1 disruption budget violations"), "%s", why);
+    object_unref(a);
+    object_unref(b);
+    object_unref(x);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("hostapi");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, phases);
     tcase_add_test(tc, named_counters);
+    tcase_add_test(tc, review);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
