@@ -52,7 +52,8 @@ static wq_write *write_for(wqueue *q, const trellis_object *o, int op, const cha
         uintptr_t ot = (uintptr_t)hmap_get(&q->ix, other);
         free(other);
         const wq_write *w = ot ? &q->v[ot - 1] : NULL;
-        if (w && !(bind ? w->op == WQ_PATCH && is_status(w->sub) : op == WQ_PATCH && is_status(sub))) {
+        if (w &&
+            !(bind ? w->op == WQ_PATCH && is_status(w->sub) : op == WQ_PATCH && is_status(sub))) {
             free(ix);
             queued_already(o, op, w, err, errlen);
             return NULL;
