@@ -504,6 +504,14 @@ static void cycle_want(trellis_cycle *c, uint32_t n)
         c->want = c->p && c->p->placed ? n : 1;
 }
 
+static int cycle_narrow(trellis_cycle *c, const trellis_plugin *self, const uint32_t *idx, size_t n)
+{
+    static const char *const ok[] = {"pre_filter"};
+    if (!c || !self || (n && !idx) || !in_hook(ok, 1) || retired(self, "cycle_narrow"))
+        return -1;
+    return cycle_narrow_to(c, self->index, idx, n);
+}
+
 static size_t cycle_held_count(const trellis_cycle *c)
 {
     return c ? c->n_held : 0;
@@ -962,6 +970,7 @@ static const trellis_host table = {
     .declare_kinds = declare_kinds,
     .register_filter_feasible = reg_filter_feasible,
     .cycle_reject = host_cycle_reject,
+    .cycle_narrow = cycle_narrow,
 };
 
 const trellis_host *hostapi_table(void)

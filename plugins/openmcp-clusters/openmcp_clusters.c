@@ -18,6 +18,12 @@
  *                  (placed, their finalizers not written yet).
  * When nothing is left, openmcp-create makes a new Cluster.
  *
+ * The pre-filter narrows each cycle (cycle_narrow, kube's PreFilterResult)
+ * to the Clusters that can be candidates: those serving the request's
+ * purpose, from an index of Clusters by purpose kept as Clusters are
+ * prepared and released, in the request's namespace under a Namespaced
+ * scope; only the recovered one after recovery; none for an Exclusive
+ * purpose. A Cluster left out is explained by the plain filter, as before.
  * The hot loop is filter_span over target-value columns computed once per
  * Cluster change (purpose mask, namespace id, request count, deletion)
  * and the host's per-target counters of placed and of bound requests
@@ -53,6 +59,16 @@ typedef struct conf {
     int32_t *holders;
     struct clu **where;
     size_t cap;
+    /* per purpose, the prepared Clusters that serve it (any order; each
+     * knows its place, clu.at) */
+    struct members {
+        struct clu **v;
+        size_t n, cap;
+    } serves[OMCP_PURPOSES_MAX];
+    /* the last scan of positions (locate): the cycle's target count and
+     * data column then */
+    size_t scan_n;
+    void *const *scan_data;
 } conf;
 
 enum { T_REQ = 1, T_CLU };
@@ -78,7 +94,17 @@ typedef struct clu {
     char *ns, *name;
     int32_t *fins;
     size_t n_fins;
+    /* its place in cf->serves[k] for each purpose k it serves, by rank
+     * among the bits of v[V_PURPOSES]; listed: whether it is in them */
+    uint32_t *at;
+    int listed;
+    /* its position in the cycles' targets as last found (main thread):
+     * POS_NEW never looked for, POS_GONE not there at the last scan */
+    uint32_t pos;
 } clu;
+
+#define POS_NEW UINT32_MAX
+#define POS_GONE (UINT32_MAX - 1)
 
 /* one cycle */
 typedef struct cyc {
@@ -108,11 +134,66 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *w, void 
     return 0;
 }
 
+/* Take t off the purpose index. */
+static void unlist(clu *t)
+{
+    if (!t->listed)
+        return;
+    uint64_t m = (uint64_t)t->v[V_PURPOSES];
+    for (size_t r = 0; m; r++, m &= m - 1) {
+        struct members *ms = &t->cf->serves[__builtin_ctzll(m)];
+        clu *last = ms->v[--ms->n];
+        ms->v[t->at[r]] = last;
+        /* last's place for this purpose: its rank of the same bit */
+        uint64_t lm = (uint64_t)last->v[V_PURPOSES], bit = m & -m;
+        last->at[__builtin_popcountll(lm & (bit - 1))] = t->at[r];
+    }
+    t->listed = 0;
+}
+
+/* Put t on the purpose index. 0, or -1 when out of memory. */
+static int list(clu *t)
+{
+    uint64_t m = (uint64_t)t->v[V_PURPOSES];
+    if (!m)
+        return 0;
+    t->at = calloc((size_t)__builtin_popcountll(m), sizeof *t->at);
+    if (!t->at)
+        return -1;
+    for (size_t r = 0; m; r++, m &= m - 1) {
+        struct members *ms = &t->cf->serves[__builtin_ctzll(m)];
+        if (ms->n == ms->cap) {
+            size_t cap = ms->cap ? 2 * ms->cap : 64;
+            clu **v = realloc(ms->v, cap * sizeof *v);
+            if (!v) {
+                /* undo the purposes listed so far */
+                uint64_t done = (uint64_t)t->v[V_PURPOSES] & ~m;
+                for (size_t q = 0; done; q++, done &= done - 1) {
+                    struct members *d = &t->cf->serves[__builtin_ctzll(done)];
+                    clu *last = d->v[--d->n];
+                    d->v[t->at[q]] = last;
+                    uint64_t lm = (uint64_t)last->v[V_PURPOSES], bit = done & -done;
+                    last->at[__builtin_popcountll(lm & (bit - 1))] = t->at[q];
+                }
+                return -1;
+            }
+            ms->v = v;
+            ms->cap = cap;
+        }
+        t->at[r] = (uint32_t)ms->n;
+        ms->v[ms->n++] = t;
+    }
+    t->listed = 1;
+    return 0;
+}
+
 static void release(trellis_plugin *self, void *data)
 {
     (void)self;
     clu *t = data;
     if (t && t->tag == T_CLU) {
+        unlist(t);
+        free(t->at);
         for (size_t i = 0; i < t->n_fins; i++) {
             t->cf->holders[t->fins[i]]--;
             if (t->cf->where[t->fins[i]] == t)
@@ -173,7 +254,10 @@ static int prepare_target(trellis_plugin *self, const trellis_object *o, void **
     t->v[V_NAMESPACE] = intern_id(&cf->ids, t->ns);
     t->v[V_REQUESTS] = omcp_cluster_requests(host, o);
     t->v[V_DELETING] = omcp_being_deleted(host, o);
+    t->pos = POS_NEW;
     *data = t; /* released by the host whatever happens below */
+    if (list(t) < 0)
+        return snprintf(err, errlen, "out of memory"), -1;
     const trellis_value *f = host->object_get(o, "metadata.finalizers");
     for (size_t i = 0; f && i < host->value_len(f); i++) {
         const char *s = host->value_string(host->value_at(f, i));
@@ -361,6 +445,72 @@ static long recovered(const conf *cf, trellis_cycle *c, const trellis_plugin *se
     return -1;
 }
 
+/* Whether Cluster t is the cycle's target at its noted position. */
+static int at_pos(const clu *t, void *const *data, size_t n)
+{
+    return t->pos < n && data[t->pos] == t;
+}
+
+/* Note the position of every Cluster of the cycle (a scan of the data
+ * column), when one serving purpose k was never looked for, moved, or
+ * was missing while the targets changed since: after Clusters were added
+ * or removed, not per cycle. */
+static void locate(conf *cf, trellis_cycle *c, const trellis_plugin *self, int k)
+{
+    size_t n = host->cycle_target_count(c);
+    void *const *data = host->cycle_target_data(c, self);
+    const struct members *ms = &cf->serves[k];
+    int stale = 0;
+    for (size_t j = 0; j < ms->n && !stale; j++) {
+        const clu *t = ms->v[j];
+        stale = t->pos == POS_GONE ? n != cf->scan_n || data != cf->scan_data : !at_pos(t, data, n);
+    }
+    if (!stale || !data)
+        return;
+    for (size_t j = 0; j < ms->n; j++)
+        ms->v[j]->pos = POS_GONE;
+    for (size_t i = 0; i < n; i++) {
+        clu *t = data[i];
+        if (t && t->tag == T_CLU && t->cf == cf)
+            t->pos = (uint32_t)i;
+    }
+    /* a Cluster of another purpose that is not there stays POS_NEW (or
+     * an old position, which at_pos rejects): its own cycles look again */
+    cf->scan_n = n;
+    cf->scan_data = data;
+}
+
+/* Narrow the cycle to the Clusters that can be candidates for y: the
+ * recovered one, none for an Exclusive purpose, else those serving the
+ * purpose (in the request's namespace when the scope is Namespaced). 0,
+ * or -1 when out of memory. */
+static int narrow(conf *cf, trellis_cycle *c, const trellis_plugin *self, const cyc *y)
+{
+    if (y->rec >= 0) {
+        uint32_t one = (uint32_t)y->rec;
+        return host->cycle_narrow(c, self, &one, 1);
+    }
+    if (y->exclusive)
+        return host->cycle_narrow(c, self, NULL, 0);
+    int k = y->r->purpose;
+    const struct members *ms = &cf->serves[k];
+    locate(cf, c, self, k);
+    size_t n = host->cycle_target_count(c);
+    void *const *data = host->cycle_target_data(c, self);
+    if (!data || !n) /* no target at all */
+        return host->cycle_narrow(c, self, NULL, 0);
+    uint32_t *idx = host->cycle_alloc(c, (ms->n ? ms->n : 1) * sizeof *idx);
+    if (!idx)
+        return -1;
+    size_t m = 0;
+    for (size_t j = 0; j < ms->n; j++) {
+        const clu *t = ms->v[j];
+        if (at_pos(t, data, n) && (y->r->ns < 0 || t->v[V_NAMESPACE] == y->r->ns))
+            idx[m++] = t->pos;
+    }
+    return host->cycle_narrow(c, self, idx, m);
+}
+
 static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
                       trellis_status *st)
 {
@@ -381,6 +531,9 @@ static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obje
                          "recovered: Cluster %s already carries the request's finalizer %s",
                          host->target_key(host->cycle_target(c, (size_t)y->rec)), r->fin);
     host->cycle_set(c, self, y);
+    if (TRELLIS_HOST_HAS(host, cycle_narrow) && narrow(cf, c, self, y) < 0)
+        return host->status(st, TRELLIS_ERROR, "NarrowFailed",
+                            "cannot narrow the cycle to the candidates of purpose '%s'", p->name);
     return TRELLIS_SUCCESS;
 }
 
@@ -491,6 +644,8 @@ static void more_free(void *p)
     intern_free(&cf->ids);
     free(cf->holders);
     free(cf->where);
+    for (size_t k = 0; k < OMCP_PURPOSES_MAX; k++)
+        free(cf->serves[k].v);
 }
 
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,

@@ -207,6 +207,7 @@
  *   1.6  trellis_filter_feasible_fn
  *   1.6  trellis_host.cycle_reject                  reject a feasible target (filter_feasible)
  *   1.6  TRELLIS_EV_WORKLOAD_PLACED                 a workload placed (kube's AssignedPod add)
+ *   1.7  trellis_host.cycle_narrow                  the targets a cycle looks at (PreFilterResult)
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -310,7 +311,7 @@ extern "C" {
 #endif
 
 #define TRELLIS_SDK_MAJOR 1
-#define TRELLIS_SDK_MINOR 6
+#define TRELLIS_SDK_MINOR 7
 
 /* ---- opaque handles ---------------------------------------------------- */
 
@@ -1142,6 +1143,25 @@ typedef struct trellis_host {
      * retained by the caller. */
     int (*cycle_reject)(trellis_cycle *c, const trellis_plugin *self, const trellis_target *t,
                         const trellis_status *st);
+
+    /* -- since 1.7 -- */
+    /* Narrow this cycle to the targets at positions idx[0..n) (cycle_target
+     * positions; any order, repeats allowed), kube-scheduler's
+     * PreFilterResult: filter and score hooks then run over those targets
+     * only (a span or batch hook still gets whole blocks, with the bits of
+     * the others clear). A second call, by this plugin or another,
+     * intersects. n 0 leaves no target: the post-filters run. A target left
+     * out is rejected without any filter running on it; when its verdict is
+     * wanted (the decision's candidates, `trellis explain`, the
+     * unschedulable message) the narrowing plugin's plain filter is asked
+     * why, and without one, or when it passes the target, the reason is
+     * NotInPreFilterResult, "didn't satisfy plugin(s) [name]" as kube
+     * words it. A narrowed cycle does not use the equivalence cache: the
+     * set is what keeps it short. pre_filter only. Ownership of idx is
+     * retained by the caller (it is read before the call returns). 0, or -1
+     * (outside pre_filter, a position out of range: nothing narrowed). */
+    int (*cycle_narrow)(trellis_cycle *c, const trellis_plugin *self, const uint32_t *idx,
+                        size_t n);
 } trellis_host;
 
 /* cycle_want: every feasible target. */

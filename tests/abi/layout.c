@@ -140,6 +140,9 @@ int main(void)
     HOST(register_filter_feasible);
     HOST(cycle_reject);
 #endif
+#if TRELLIS_SDK_MINOR >= 7
+    HOST(cycle_narrow);
+#endif
     DESC(size);
     DESC(sdk_major);
     DESC(sdk_minor);
