@@ -23,12 +23,12 @@
  * purpose, from an index of Clusters by purpose kept as Clusters are
  * prepared and released, in the request's namespace under a Namespaced
  * scope; only the recovered one after recovery; none for an Exclusive
- * purpose. A Cluster left out is explained by the plain filter, as before.
- * The hot loop is filter_span over target-value columns computed once per
- * Cluster change (purpose mask, namespace id, request count, deletion)
- * and the host's per-target counters of placed and of bound requests
- * (their difference: the assumed ones): no string is compared per
- * (request, Cluster) pair. Arguments: config, default_scope (the scope when
+ * purpose. The index notes where each Cluster was last found among the
+ * cycle's targets, and looks again only for those that moved. A Cluster left out is explained by
+ * the plain filter, as before. The hot loop is filter_span over target-value columns computed once
+ * per Cluster change (purpose mask, namespace id, request count, deletion) and the host's
+ * per-target counters of placed and of bound requests (their difference: the assumed ones): no
+ * string is compared per (request, Cluster) pair. Arguments: config, default_scope (the scope when
  * the configuration sets none: "Namespaced" as openMCP's document says,
  * "Cluster" as its current code defaults), and the four switches above.
  */
@@ -60,15 +60,17 @@ typedef struct conf {
     struct clu **where;
     size_t cap;
     /* per purpose, the prepared Clusters that serve it (any order; each
-     * knows its place, clu.at) */
+     * knows its place, clu.at), with where each was last found among the
+     * cycle's targets: a narrowing reads these entries, not the Clusters */
     struct members {
-        struct clu **v;
+        struct member {
+            struct clu *t;
+            uint32_t pos;  /* POS_NEW: never looked for; POS_GONE: not there */
+            uint32_t at_n; /* the cycle's target count when pos was found */
+            int64_t ns;    /* the Cluster's namespace id */
+        } * v;
         size_t n, cap;
     } serves[OMCP_PURPOSES_MAX];
-    /* the last scan of positions (locate): the cycle's target count and
-     * data column then */
-    size_t scan_n;
-    void *const *scan_data;
 } conf;
 
 enum { T_REQ = 1, T_CLU };
@@ -98,9 +100,6 @@ typedef struct clu {
      * among the bits of v[V_PURPOSES]; listed: whether it is in them */
     uint32_t *at;
     int listed;
-    /* its position in the cycles' targets as last found (main thread):
-     * POS_NEW never looked for, POS_GONE not there at the last scan */
-    uint32_t pos;
 } clu;
 
 #define POS_NEW UINT32_MAX
@@ -142,11 +141,11 @@ static void unlist(clu *t)
     uint64_t m = (uint64_t)t->v[V_PURPOSES];
     for (size_t r = 0; m; r++, m &= m - 1) {
         struct members *ms = &t->cf->serves[__builtin_ctzll(m)];
-        clu *last = ms->v[--ms->n];
+        struct member last = ms->v[--ms->n];
         ms->v[t->at[r]] = last;
         /* last's place for this purpose: its rank of the same bit */
-        uint64_t lm = (uint64_t)last->v[V_PURPOSES], bit = m & -m;
-        last->at[__builtin_popcountll(lm & (bit - 1))] = t->at[r];
+        uint64_t lm = (uint64_t)last.t->v[V_PURPOSES], bit = m & -m;
+        last.t->at[__builtin_popcountll(lm & (bit - 1))] = t->at[r];
     }
     t->listed = 0;
 }
@@ -164,16 +163,16 @@ static int list(clu *t)
         struct members *ms = &t->cf->serves[__builtin_ctzll(m)];
         if (ms->n == ms->cap) {
             size_t cap = ms->cap ? 2 * ms->cap : 64;
-            clu **v = realloc(ms->v, cap * sizeof *v);
+            struct member *v = realloc(ms->v, cap * sizeof *v);
             if (!v) {
                 /* undo the purposes listed so far */
                 uint64_t done = (uint64_t)t->v[V_PURPOSES] & ~m;
                 for (size_t q = 0; done; q++, done &= done - 1) {
                     struct members *d = &t->cf->serves[__builtin_ctzll(done)];
-                    clu *last = d->v[--d->n];
+                    struct member last = d->v[--d->n];
                     d->v[t->at[q]] = last;
-                    uint64_t lm = (uint64_t)last->v[V_PURPOSES], bit = done & -done;
-                    last->at[__builtin_popcountll(lm & (bit - 1))] = t->at[q];
+                    uint64_t lm = (uint64_t)last.t->v[V_PURPOSES], bit = done & -done;
+                    last.t->at[__builtin_popcountll(lm & (bit - 1))] = t->at[q];
                 }
                 return -1;
             }
@@ -181,7 +180,7 @@ static int list(clu *t)
             ms->cap = cap;
         }
         t->at[r] = (uint32_t)ms->n;
-        ms->v[ms->n++] = t;
+        ms->v[ms->n++] = (struct member){t, POS_NEW, 0, t->v[V_NAMESPACE]};
     }
     t->listed = 1;
     return 0;
@@ -254,7 +253,6 @@ static int prepare_target(trellis_plugin *self, const trellis_object *o, void **
     t->v[V_NAMESPACE] = intern_id(&cf->ids, t->ns);
     t->v[V_REQUESTS] = omcp_cluster_requests(host, o);
     t->v[V_DELETING] = omcp_being_deleted(host, o);
-    t->pos = POS_NEW;
     *data = t; /* released by the host whatever happens below */
     if (list(t) < 0)
         return snprintf(err, errlen, "out of memory"), -1;
@@ -445,39 +443,33 @@ static long recovered(const conf *cf, trellis_cycle *c, const trellis_plugin *se
     return -1;
 }
 
-/* Whether Cluster t is the cycle's target at its noted position. */
-static int at_pos(const clu *t, void *const *data, size_t n)
+/* Where the Cluster of entry e is among the cycle's n targets (data: the
+ * prepared data column), noted in e: where it was last found, unless
+ * targets were added since (positions only move up then: it is looked for
+ * among the next n - at_n places), else by name (a binary search). Reads
+ * the data column and, only when it moved, the Cluster. POS_GONE when it
+ * is not a target of the cycle (its object was replaced or removed). */
+static uint32_t position(trellis_cycle *c, struct member *e, void *const *data, size_t n)
 {
-    return t->pos < n && data[t->pos] == t;
-}
-
-/* Note the position of every Cluster of the cycle (a scan of the data
- * column), when one serving purpose k was never looked for, moved, or
- * was missing while the targets changed since: after Clusters were added
- * or removed, not per cycle. */
-static void locate(conf *cf, trellis_cycle *c, const trellis_plugin *self, int k)
-{
-    size_t n = host->cycle_target_count(c);
-    void *const *data = host->cycle_target_data(c, self);
-    const struct members *ms = &cf->serves[k];
-    int stale = 0;
-    for (size_t j = 0; j < ms->n && !stale; j++) {
-        const clu *t = ms->v[j];
-        stale = t->pos == POS_GONE ? n != cf->scan_n || data != cf->scan_data : !at_pos(t, data, n);
+    if (e->pos < n && data[e->pos] == e->t)
+        return e->pos;
+    if (e->pos == POS_GONE && e->at_n == n)
+        return POS_GONE; /* the same set as when it was missing */
+    uint32_t found = POS_GONE;
+    if (e->pos < POS_GONE && n > e->at_n) {
+        size_t last = e->pos + (n - e->at_n);
+        for (size_t i = e->pos + 1; i <= last && i < n && found == POS_GONE; i++)
+            if (data[i] == e->t)
+                found = (uint32_t)i;
     }
-    if (!stale || !data)
-        return;
-    for (size_t j = 0; j < ms->n; j++)
-        ms->v[j]->pos = POS_GONE;
-    for (size_t i = 0; i < n; i++) {
-        clu *t = data[i];
-        if (t && t->tag == T_CLU && t->cf == cf)
-            t->pos = (uint32_t)i;
+    if (found == POS_GONE) {
+        long i = find_target(c, e->t->ns, e->t->name);
+        if (i >= 0 && data[i] == e->t)
+            found = (uint32_t)i;
     }
-    /* a Cluster of another purpose that is not there stays POS_NEW (or
-     * an old position, which at_pos rejects): its own cycles look again */
-    cf->scan_n = n;
-    cf->scan_data = data;
+    e->pos = found;
+    e->at_n = (uint32_t)n;
+    return found;
 }
 
 /* Narrow the cycle to the Clusters that can be candidates for y: the
@@ -492,9 +484,7 @@ static int narrow(conf *cf, trellis_cycle *c, const trellis_plugin *self, const 
     }
     if (y->exclusive)
         return host->cycle_narrow(c, self, NULL, 0);
-    int k = y->r->purpose;
-    const struct members *ms = &cf->serves[k];
-    locate(cf, c, self, k);
+    struct members *ms = &cf->serves[y->r->purpose];
     size_t n = host->cycle_target_count(c);
     void *const *data = host->cycle_target_data(c, self);
     if (!data || !n) /* no target at all */
@@ -503,10 +493,14 @@ static int narrow(conf *cf, trellis_cycle *c, const trellis_plugin *self, const 
     if (!idx)
         return -1;
     size_t m = 0;
+    int32_t ns = y->r->ns;
     for (size_t j = 0; j < ms->n; j++) {
-        const clu *t = ms->v[j];
-        if (at_pos(t, data, n) && (y->r->ns < 0 || t->v[V_NAMESPACE] == y->r->ns))
-            idx[m++] = t->pos;
+        struct member *e = &ms->v[j];
+        if (ns >= 0 && e->ns != ns)
+            continue;
+        uint32_t pos = position(c, e, data, n);
+        if (pos != POS_GONE)
+            idx[m++] = pos;
     }
     return host->cycle_narrow(c, self, idx, m);
 }
