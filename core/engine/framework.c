@@ -593,9 +593,23 @@ static fw_result select_tuple(profile *p, trellis_cycle *c, unsigned flags,
     }
     if (!(flags & FW_EXPLAIN)) {
         uint32_t top = 0;
-        for (uint32_t j = 1; j < nf; j++)
-            if (rank_before(p, c, j, top))
-                top = j;
+        /* one score plugin in play (the usual tuple: a strategy): its row
+         * alone, as rank_before would compare it, then the tie-break */
+        size_t active = 0, row = 0;
+        for (size_t k = 0; k < p->score.n; k++)
+            if (!c->skip_score[p->score.v[k]->index])
+                active++, row = k;
+        if (active == 1) {
+            const int64_t *sc = &c->scores[row * nf];
+            int desc = p->cfg->tie_break_desc;
+            for (uint32_t j = 1; j < nf; j++)
+                if (sc[j] > sc[top] || (desc && sc[j] == sc[top]))
+                    top = j;
+        } else {
+            for (uint32_t j = 1; j < nf; j++)
+                if (rank_before(p, c, j, top))
+                    top = j;
+        }
         *best = c->feasible[top];
         for (uint32_t j = 0; c->nominated_name && j < nf; j++)
             if (same_scores(p, c, top, j) && strcmp(c->feasible[j]->name, c->nominated_name) == 0)
