@@ -206,8 +206,9 @@ static void score_block(void *ctx, size_t b, size_t e)
 /* Why target i was left out of the cycle by cycle_narrow: the narrowing
  * plugins' plain filters say (in the order they narrowed; never on a
  * target some plugin could not prepare), else kube-scheduler's words for a
- * node outside the PreFilterResult. Nothing is kept: a left-out target has
- * no cands[] entry. */
+ * node outside the PreFilterResult. The code is UNRESOLVABLE whatever the
+ * filter said, as kube marks an absent node: no eviction can bring it into
+ * this cycle. Nothing is kept: a left-out target has no cands[] entry. */
 static int narrowed_out(trellis_cycle *c, size_t i, const trellis_plugin **who, trellis_status *st)
 {
     profile *p = c->p;
@@ -222,10 +223,10 @@ static int narrowed_out(trellis_cycle *c, size_t i, const trellis_plugin **who, 
         if (rc == TRELLIS_SUCCESS)
             continue;
         *who = pl;
-        st->code = rc;
+        st->code = TRELLIS_UNRESOLVABLE;
         if (!st->reason[0])
             snprintf(st->reason, sizeof st->reason, "Rejected");
-        return rc;
+        return st->code;
     }
     memset(st, 0, sizeof *st);
     *who = p->plugins[c->narrow_by[0]];

@@ -607,6 +607,7 @@ static int cycle_target_status(trellis_cycle *c, size_t i, trellis_status *st)
         if (rej == -1 || rej == REJ_NOT_EVALUATED)
             return TRELLIS_SUCCESS;
         return rej == REJ_PRE_FILTER              ? c->pre_status.code
+               : rej == REJ_NARROWED              ? TRELLIS_UNRESOLVABLE
                : c->cands[i].code == CODE_UNKNOWN ? TRELLIS_UNSCHEDULABLE
                                                   : c->cands[i].code;
     }

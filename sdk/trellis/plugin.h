@@ -1156,10 +1156,11 @@ typedef struct trellis_host {
      * unschedulable message) the narrowing plugin's plain filter is asked
      * why, and without one, or when it passes the target, the reason is
      * NotInPreFilterResult, "didn't satisfy plugin(s) [name]" as kube
-     * words it. A narrowed cycle does not use the equivalence cache: the
-     * set is what keeps it short. pre_filter only. Ownership of idx is
-     * retained by the caller (it is read before the call returns). 0, or -1
-     * (outside pre_filter, a position out of range: nothing narrowed). */
+     * words it; its code is TRELLIS_UNRESOLVABLE either way (kube's absent
+     * nodes: no eviction brings one into the cycle). A narrowed cycle does not use the equivalence
+     * cache: the set is what keeps it short. pre_filter only. Ownership of idx is retained by the
+     * caller (it is read before the call returns). 0, or -1 (outside pre_filter, a position out of
+     * range: nothing narrowed). */
     int (*cycle_narrow)(trellis_cycle *c, const trellis_plugin *self, const uint32_t *idx,
                         size_t n);
 } trellis_host;

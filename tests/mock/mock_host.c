@@ -1805,12 +1805,15 @@ int mock_filter(mock *m, trellis_plugin *pl, const trellis_object *w,
         } else {
             codes[i] = skip ? TRELLIS_SUCCESS : pl->filter(pl, &c, w, &c.targets[i], s);
         }
-        if (c.in_set && !c.in_set[i] && codes[i] == TRELLIS_SUCCESS) {
-            /* left out, and the filter does not say why: the host's words */
+        if (c.in_set && !c.in_set[i]) {
+            /* left out: unresolvable, with the filter's reason, or the
+             * host's words when it has none */
+            if (codes[i] == TRELLIS_SUCCESS) {
+                snprintf(s->reason, sizeof s->reason, "NotInPreFilterResult");
+                snprintf(s->message, sizeof s->message, "didn't satisfy plugin(s) [%s]",
+                         pl->desc->name);
+            }
             codes[i] = TRELLIS_UNRESOLVABLE;
-            snprintf(s->reason, sizeof s->reason, "NotInPreFilterResult");
-            snprintf(s->message, sizeof s->message, "didn't satisfy plugin(s) [%s]",
-                     pl->desc->name);
         }
     }
     if (!skip && pre == TRELLIS_SUCCESS && (pl->filter_batch || pl->filter_span)) {
