@@ -424,4 +424,28 @@ says "... which --profile evaluates against, with a note" 0 "$TMP/out" \
     "^note: Pod default/other is scheduled by no profile; evaluated against profile 'default-scheduler'" \
     '^n1 +✓  <- picked$'
 
+# A pre-filter that narrowed the cycle (cycle_narrow): the targets it left
+# out met no filter, and say why from the narrowing plugin's filter (or in
+# kube's words when that passes them).
+S pre-filter-narrow -o table default/a-pool
+says "a target left out by a pre-filter: no filter ran on it, the narrowing plugin says why" \
+    0 "$TMP/out" '^n2 +- +-$' '^n3 +- +-$' \
+    '^  n2 +fx-narrow +OtherPool: n2 is in pool b, not a$' \
+    "^  n3 +fx-narrow +NotInPreFilterResult: didn't satisfy plugin\\(s\\) \\[fx-narrow\\]$" \
+    '^Narrowed: pre-filter fx-narrow left 2 of 4 targets in the cycle' '^Result: scheduled on n1$'
+S pre-filter-narrow -o json default/a-pool
+json_has "... and the JSON names the narrowing plugin, the set's size and each verdict" \
+    '{"narrowed": {"by": "fx-narrow", "targets": 2}, "result": "scheduled", "picked": "n1",
+      "targets": [{"target": "n1", "feasible": true},
+                  {"target": "n2", "feasible": false,
+                   "rejected_by": {"plugin": "fx-narrow", "code": "OtherPool"},
+                   "filters": [{"plugin": "taint-toleration", "verdict": "not-run"},
+                               {"plugin": "fx-narrow", "verdict": "not-run"}]},
+                  {"target": "n3", "feasible": false,
+                   "rejected_by": {"plugin": "fx-narrow", "code": "NotInPreFilterResult"}},
+                  {"target": "n4", "feasible": false,
+                   "rejected_by": {"plugin": "taint-toleration"}}]}'
+S pre-filter-narrow -o json default/c-any
+json_has "a workload the pre-filter does not narrow says so" '{"narrowed": null}'
+
 finish

@@ -78,6 +78,8 @@ void cycle_free(trellis_cycle *c)
     free(c->totals);
     free(c->late);
     free(c->late_of);
+    free(c->narrow);
+    free(c->narrow_tmp);
     memset(c, 0, sizeof *c);
 }
 
@@ -134,6 +136,9 @@ void cycle_reset(trellis_cycle *c, profile *p, trellis_object *w)
     c->n_late = 0;
     c->in_filter_feasible = NULL;
     c->requeue_now = 0;
+    c->narrowed = 0;
+    c->n_narrow = 0;
+    c->n_narrow_by = 0;
     atomic_store_explicit(&c->abandoned, 0, memory_order_relaxed);
     c->error_plugin = NULL;
     memset(&c->error_status, 0, sizeof c->error_status);
@@ -174,4 +179,39 @@ void cycle_settle_abandoned(trellis_cycle *c, unsigned char *skip)
     uint64_t m = atomic_load_explicit(&c->abandoned, memory_order_relaxed);
     for (; m; m &= m - 1)
         skip[__builtin_ctzll(m)] = 1;
+}
+
+int cycle_narrow_to(trellis_cycle *c, int by, const uint32_t *idx, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (idx[k] >= c->n)
+            return -1;
+    size_t words = (c->n + 63) / 64;
+    if (words > c->cap_narrow || !c->narrow) {
+        c->cap_narrow = (c->cap_targets + 63) / 64;
+        if (c->cap_narrow < words)
+            c->cap_narrow = words;
+        c->narrow = xrealloc(c->narrow, (c->cap_narrow ? c->cap_narrow : 1) * sizeof *c->narrow);
+        c->narrow_tmp =
+            xrealloc(c->narrow_tmp, (c->cap_narrow ? c->cap_narrow : 1) * sizeof *c->narrow_tmp);
+    }
+    uint64_t *set = c->narrowed ? c->narrow_tmp : c->narrow;
+    memset(set, 0, words * sizeof *set);
+    for (size_t k = 0; k < n; k++)
+        set[idx[k] / 64] |= 1ull << (idx[k] % 64);
+    size_t count = 0;
+    for (size_t wi = 0; wi < words; wi++) {
+        if (c->narrowed)
+            c->narrow[wi] &= set[wi];
+        count += (size_t)__builtin_popcountll(c->narrow[wi]);
+    }
+    c->narrowed = 1;
+    c->n_narrow = count;
+    for (size_t k = 0; k < c->n_narrow_by && k < NARROW_NAMED; k++)
+        if (c->narrow_by[k] == by)
+            return 0;
+    if (c->n_narrow_by < NARROW_NAMED)
+        c->narrow_by[c->n_narrow_by] = by;
+    c->n_narrow_by++;
+    return 0;
 }

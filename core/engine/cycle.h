@@ -36,6 +36,10 @@ typedef struct cand {
 #define REJ_NOT_EVALUATED (-5) /* enough feasible targets were found before it */
 #define REJ_HELD (-6)          /* the workload holds it already (cycle_want) */
 #define REJ_LATE (-7)          /* a filter_feasible plugin rejected it: see late_of */
+#define REJ_NARROWED (-8)      /* a pre_filter left it out of the cycle (cycle_narrow) */
+
+/* The plugins whose cycle_narrow a cycle keeps by name, for the messages. */
+#define NARROW_NAMED 4
 
 /* A rejection by a filter_feasible plugin (cycle_reject): who and why. */
 typedef struct cycle_late {
@@ -133,6 +137,15 @@ struct trellis_cycle {
     uint32_t *nom_idx;
     struct trellis_target **nom_with;
     size_t n_nom;
+    /* cycle_narrow: whether a pre_filter narrowed the cycle, the targets
+     * it left in (a bitmap sized like pass; narrow_tmp: a second one for
+     * the intersection) and how many, and the plugins (by profile index)
+     * that narrowed it, the first NARROW_NAMED of n_narrow_by */
+    int narrowed;
+    uint64_t *narrow, *narrow_tmp;
+    size_t n_narrow, cap_narrow;
+    int narrow_by[NARROW_NAMED];
+    size_t n_narrow_by;
     int requeue_now; /* cycle_requeue_now */
     int failed;      /* an ERROR status ended the cycle */
     trellis_status error_status;
@@ -177,6 +190,18 @@ static inline int cycle_filter_code(int rc)
                ? rc
                : TRELLIS_ERROR;
 }
+
+/* Whether target i is in the cycle: not left out by cycle_narrow. */
+static inline int cycle_in_set(const trellis_cycle *c, size_t i)
+{
+    return !c->narrowed || (c->narrow[i / 64] & (1ull << (i % 64)));
+}
+
+/* Narrow c to the targets at idx[0..n) (cycle_narrow), by the plugin of
+ * profile index `by`: the first call sets the set, later ones intersect.
+ * 0, or -1 when a position is out of range (nothing changes). Main
+ * thread; allocates only when the snapshot outgrew the bitmaps. */
+int cycle_narrow_to(trellis_cycle *c, int by, const uint32_t *idx, size_t n);
 
 /* Target i is rejected by rej (a filter index or a REJ_* code) with code. */
 static inline void cycle_reject(trellis_cycle *c, size_t i, int rej, int code)

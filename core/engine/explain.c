@@ -151,6 +151,16 @@ static void verdicts(sched *s, profile *p, trellis_object *w, decision *d, expla
         r->pre_plugin = xstrdup(p->plugins[c->pre_plugin]->name);
         r->pre_status = c->pre_status;
     }
+    if (c->narrowed) {
+        strbuf b;
+        sb_init(&b);
+        for (size_t k = 0; k < c->n_narrow_by && k < NARROW_NAMED; k++)
+            sb_printf(&b, "%s%s", k ? ", " : "", p->plugins[c->narrow_by[k]]->name);
+        if (c->n_narrow_by > NARROW_NAMED)
+            sb_puts(&b, ", ...");
+        r->narrowed_by = sb_steal(&b);
+        r->n_narrow = c->n_narrow;
+    }
     size_t nfl = p->filter.n, nsc = p->score.n, nf = c->n_feasible;
     r->scored = c->scored;
     r->score_skipped = xcalloc(nsc ? nsc : 1, 1);
@@ -174,7 +184,8 @@ static void verdicts(sched *s, profile *p, trellis_object *w, decision *d, expla
         row->filters = xcalloc(nfl ? nfl : 1, sizeof *row->filters);
         for (size_t k = 0; k < nfl; k++) {
             explain_verdict *v = &row->filters[k];
-            v->ran = c->pre_plugin < 0;
+            /* a target left out of the cycle met no filter */
+            v->ran = c->pre_plugin < 0 && cycle_in_set(c, i);
             v->code = v->ran ? framework_filter_one(c, k, i, &st) : TRELLIS_SKIP;
             v->reason = xstrdup(v->ran ? st.reason : "");
             v->message = xstrdup(v->ran ? st.message : "");
@@ -412,6 +423,7 @@ void explain_free(explain_result *r)
     free(r->bound);
     free(r->note);
     free(r->pre_plugin);
+    free(r->narrowed_by);
     for (size_t i = 0; i < r->n_notes; i++)
         free(r->notes[i]);
     free(r->notes);
@@ -580,6 +592,13 @@ void explain_print_json(FILE *f, const explain_result *r)
     json_object_object_add(root, "attempts", json_object_new_int((int)r->attempts));
     json_object_object_add(root, "targets_not_evaluated",
                            json_object_new_int64((int64_t)r->n_not_evaluated));
+    json_object *nw = NULL;
+    if (r->narrowed_by) {
+        nw = json_object_new_object();
+        json_object_object_add(nw, "by", jstr(r->narrowed_by));
+        json_object_object_add(nw, "targets", json_object_new_int64((int64_t)r->n_narrow));
+    }
+    json_object_object_add(root, "narrowed", nw);
     json_object *pf = json_object_new_object();
     json_object *pl = json_object_new_array();
     for (size_t k = 0; k < p->post_filter.n; k++)
@@ -868,6 +887,12 @@ void explain_print_table(FILE *f, const explain_result *r)
     }
     fprintf(f, "\n");
     print_post_filter(f, r);
+    if (r->narrowed_by)
+        fprintf(f,
+                "Narrowed: pre-filter %s left %zu of %zu targets in the cycle; no filter ran on "
+                "the others (- above), each rejected with the reason the narrowing plugin's "
+                "filter gives, or NotInPreFilterResult\n",
+                r->narrowed_by, r->n_narrow, r->n_targets);
     if (r->n_not_evaluated)
         fprintf(f,
                 "note: the real cycle looked at %zu of %zu targets "

@@ -27,7 +27,8 @@
 /* One filter plugin's verdict on one target. */
 typedef struct explain_verdict {
     int code;      /* trellis_code; TRELLIS_SKIP when told to skip */
-    int ran;       /* 0 when a pre-filter rejected the workload first */
+    int ran;       /* 0 when a pre-filter rejected the workload first, or left
+                      the target out of the cycle (cycle_narrow) */
     char *reason;  /* the reason code, "" on success; owned */
     char *message; /* owned */
 } explain_verdict;
@@ -57,7 +58,11 @@ typedef struct explain_result {
     size_t queued_ahead; /* pending workloads of the profile the queue pops first */
     char *pre_plugin;    /* the pre-filter that rejected it for every target */
     trellis_status pre_status;
-    size_t n_targets;  /* in the profile's snapshot */
+    size_t n_targets; /* in the profile's snapshot */
+    /* cycle_narrow: the pre-filters that narrowed the cycle ("a, b";
+     * NULL when none did) and how many targets they left in */
+    char *narrowed_by;
+    size_t n_narrow;
     explain_row *rows; /* in snapshot order (by name); NULL when none was evaluated */
     size_t n_rows;
     int scored;                   /* the feasible targets have scores */

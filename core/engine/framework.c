@@ -178,6 +178,8 @@ static void filter_block(void *ctx, size_t b, size_t e)
     uint64_t live = 0;
     for (size_t wi = w0; wi < w0 + nw; wi++) {
         uint64_t m = wi * 64 + 64 <= e ? ~0ull : (1ull << (e % 64)) - 1;
+        if (c->narrowed) /* only the targets a pre-filter left in */
+            m &= c->narrow[wi];
         uint64_t bad = invalid[wi] & m;
         pass[wi] = m;
         while (bad) { /* failed some plugin's prepare: this profile's? */
@@ -210,6 +212,10 @@ static void filter_target(trellis_cycle *c, size_t i)
 {
     profile *p = c->p;
     uint64_t bit = 1ull << (i % 64);
+    if (!cycle_in_set(c, i)) {
+        c->pass[i / 64] &= ~bit; /* left out: framework_rej says so */
+        return;
+    }
     c->pass[i / 64] |= bit;
     if ((p->snap.invalid[i / 64] & bit) && invalid_for(p, c->targets[i]->obj)) {
         cycle_reject(c, i, REJ_INVALID, TRELLIS_UNRESOLVABLE);
@@ -230,6 +236,8 @@ int framework_rej(const trellis_cycle *c, size_t i)
 {
     if (c->pre_plugin >= 0)
         return REJ_PRE_FILTER;
+    if (!cycle_in_set(c, i))
+        return REJ_NARROWED;
     if (c->pass[i / 64] & (1ull << (i % 64)))
         return -1;
     if (c->eval_len < c->n && (i + c->n - c->eval_begin) % c->n >= c->eval_len)
@@ -244,7 +252,7 @@ int framework_code(trellis_cycle *c, size_t i)
         return TRELLIS_SUCCESS;
     if (rej == REJ_PRE_FILTER)
         return c->pre_status.code;
-    if (c->cands[i].code == CODE_UNKNOWN) {
+    if (rej == REJ_NARROWED || c->cands[i].code == CODE_UNKNOWN) {
         const trellis_plugin *who;
         trellis_status st;
         return framework_explain(c, i, &who, &st);
@@ -332,6 +340,47 @@ static void score_block(void *ctx, size_t b, size_t e)
     }
 }
 
+/* Why target i was left out of the cycle by cycle_narrow: the narrowing
+ * plugins' plain filters say (in the order they narrowed; never on a
+ * target some plugin could not prepare), else kube-scheduler's words for a
+ * node outside the PreFilterResult. The code is UNRESOLVABLE whatever the
+ * filter said, as kube marks an absent node: no eviction can bring it into
+ * this cycle. Nothing is kept: a left-out target has no cands[] entry. */
+static int narrowed_out(trellis_cycle *c, size_t i, const trellis_plugin **who, trellis_status *st)
+{
+    profile *p = c->p;
+    size_t named = c->n_narrow_by < NARROW_NAMED ? c->n_narrow_by : NARROW_NAMED;
+    int valid = !invalid_for(p, c->targets[i]->obj);
+    for (size_t k = 0; k < named && valid; k++) {
+        trellis_plugin *pl = p->plugins[c->narrow_by[k]];
+        if (!pl->h.filter || c->skip_filter[pl->index])
+            continue;
+        memset(st, 0, sizeof *st);
+        int rc = cycle_filter_code(run_filter(c, pl, c->targets[i], st));
+        if (rc == TRELLIS_SUCCESS)
+            continue;
+        *who = pl;
+        st->code = TRELLIS_UNRESOLVABLE;
+        if (!st->reason[0])
+            snprintf(st->reason, sizeof st->reason, "Rejected");
+        return st->code;
+    }
+    memset(st, 0, sizeof *st);
+    *who = p->plugins[c->narrow_by[0]];
+    st->code = TRELLIS_UNRESOLVABLE;
+    snprintf(st->reason, sizeof st->reason, "NotInPreFilterResult");
+    strbuf b;
+    sb_init(&b);
+    for (size_t k = 0; k < named; k++)
+        sb_printf(&b, "%s%s", k ? ", " : "", p->plugins[c->narrow_by[k]]->name);
+    if (c->n_narrow_by > named)
+        sb_puts(&b, ", ...");
+    snprintf(st->message, sizeof st->message, "didn't satisfy plugin(s) [%s]%s", b.s ? b.s : "",
+             c->n_narrow_by > 1 ? " simultaneously" : "");
+    sb_free(&b);
+    return st->code;
+}
+
 int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who, trellis_status *st)
 {
     profile *p = c->p;
@@ -348,6 +397,8 @@ int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who, tr
     }
     if (rej == REJ_NOT_EVALUATED)
         return TRELLIS_SUCCESS; /* never looked at: nothing to explain */
+    if (rej == REJ_NARROWED)
+        return narrowed_out(c, i, who, st);
     if (rej == REJ_EXCLUDED || rej == REJ_HELD) {
         st->code = TRELLIS_UNRESOLVABLE;
         snprintf(st->reason, sizeof st->reason, "%s", rej == REJ_HELD ? "Held" : "CurrentTarget");
@@ -710,9 +761,23 @@ static fw_result select_tuple(profile *p, trellis_cycle *c, unsigned flags,
     }
     if (!(flags & FW_EXPLAIN)) {
         uint32_t top = 0;
-        for (uint32_t j = 1; j < nf; j++)
-            if (rank_before(p, c, j, top))
-                top = j;
+        /* one score plugin in play (the usual tuple: a strategy): its row
+         * alone, as rank_before would compare it, then the tie-break */
+        size_t active = 0, row = 0;
+        for (size_t k = 0; k < p->score.n; k++)
+            if (!c->skip_score[p->score.v[k]->index])
+                active++, row = k;
+        if (active == 1) {
+            const int64_t *sc = &c->scores[row * nf];
+            int desc = p->cfg->tie_break_desc;
+            for (uint32_t j = 1; j < nf; j++)
+                if (sc[j] > sc[top] || (desc && sc[j] == sc[top]))
+                    top = j;
+        } else {
+            for (uint32_t j = 1; j < nf; j++)
+                if (rank_before(p, c, j, top))
+                    top = j;
+        }
         *best = c->feasible[top];
         for (uint32_t j = 0; c->nominated_name && j < nf; j++)
             if (same_scores(p, c, top, j) && strcmp(c->feasible[j]->name, c->nominated_name) == 0)
@@ -796,19 +861,22 @@ static fw_result find_feasible(profile *p, trellis_cycle *c, trellis_object *w, 
         int explain = (flags & FW_EXPLAIN) != 0;
         /* a decision of several targets looks at every one: a sample
          * would hide what it wants */
+        size_t in_set = c->narrowed ? c->n_narrow : c->n;
         size_t want = explain || framework_more_wanted(c) > 1
-                          ? c->n
-                          : feasible_to_find(p->cfg->percentage_to_score, c->n);
+                          ? in_set
+                          : feasible_to_find(p->cfg->percentage_to_score, in_set);
         c->exclude_idx = SIZE_MAX;
         if (c->exclude_name) {
             const struct trellis_target *x = snapshot_find(&p->snap, c->exclude_name);
             if (x)
                 c->exclude_idx = x->index;
         }
-        /* verdicts with nominated workloads are this workload's alone */
-        if (!explain && want == c->n && !c->nom_bits)
+        /* a narrowed cycle looks at its set alone (the cache's bookkeeping
+         * walks every target); verdicts with nominated workloads are this
+         * workload's alone */
+        if (!explain && want == c->n && !c->narrowed && !c->nom_bits)
             reused = equiv_lookup(p, c, w);
-        if (want < c->n)
+        if (want < in_set)
             filter_sampled(p, c, want);
         else if (reused)
             equiv_filter(p, c, filter_target);
@@ -1041,6 +1109,10 @@ int framework_filter_one(trellis_cycle *c, size_t k, size_t i, trellis_status *s
     if (c->pre_plugin >= 0) {
         *st = c->pre_status; /* the filters never ran */
         return st->code;
+    }
+    if (!cycle_in_set(c, i)) { /* left out: no filter ran on it */
+        const trellis_plugin *who;
+        return narrowed_out(c, i, &who, st);
     }
     const trellis_object *o = c->targets[i]->obj;
     if (invalid_for(p, o)) {

@@ -506,6 +506,14 @@ static void cycle_want(trellis_cycle *c, uint32_t n)
         c->want = c->p && c->p->placed ? n : 1;
 }
 
+static int cycle_narrow(trellis_cycle *c, const trellis_plugin *self, const uint32_t *idx, size_t n)
+{
+    static const char *const ok[] = {"pre_filter"};
+    if (!c || !self || (n && !idx) || !in_hook(ok, 1) || retired(self, "cycle_narrow"))
+        return -1;
+    return cycle_narrow_to(c, self->index, idx, n);
+}
+
 static size_t cycle_held_count(const trellis_cycle *c)
 {
     return c ? c->n_held : 0;
@@ -601,6 +609,7 @@ static int cycle_target_status(trellis_cycle *c, size_t i, trellis_status *st)
         if (rej == -1 || rej == REJ_NOT_EVALUATED)
             return TRELLIS_SUCCESS;
         return rej == REJ_PRE_FILTER              ? c->pre_status.code
+               : rej == REJ_NARROWED              ? TRELLIS_UNRESOLVABLE
                : c->cands[i].code == CODE_UNKNOWN ? TRELLIS_UNSCHEDULABLE
                                                   : c->cands[i].code;
     }
@@ -989,6 +998,7 @@ static const trellis_host table = {
     .cycle_reject = host_cycle_reject,
     .register_review_candidates = reg_review_candidates,
     .cycle_review_candidates = cycle_review_candidates,
+    .cycle_narrow = cycle_narrow,
 };
 
 const trellis_host *hostapi_table(void)

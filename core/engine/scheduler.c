@@ -369,6 +369,13 @@ static uint64_t rejectors(const trellis_cycle *c)
             idx = c->pre_plugin;
         else if (r == REJ_LATE)
             idx = (int)cycle_late_of(c, i)->pl->index;
+        else if (r == REJ_NARROWED && c->n_narrow_by <= NARROW_NAMED) {
+            /* a change the narrowing plugins hear of may let it in */
+            for (size_t k = 0; k + 1 < c->n_narrow_by; k++)
+                if (c->narrow_by[k] < 63)
+                    m |= 1ull << c->narrow_by[k];
+            idx = c->narrow_by[c->n_narrow_by - 1];
+        }
         if (idx >= 0 && idx < 63)
             m |= 1ull << idx;
         else if (r != REJ_EXCLUDED && r != REJ_HELD)

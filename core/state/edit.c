@@ -113,9 +113,122 @@ static int list_after(json_object *old, const store_edit *e, json_object **out, 
     return 0;
 }
 
+/* s as json-c prints a string (JSON_C_TO_STRING_NOSLASHESCAPE), quotes
+ * included, into b. */
+static void json_quote(strbuf *b, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    sb_add(b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        char esc[7] = {'\\', 0, 0, 0, 0, 0, 0};
+        size_t n = 2;
+        switch (*p) {
+        case '\b':
+            esc[1] = 'b';
+            break;
+        case '\n':
+            esc[1] = 'n';
+            break;
+        case '\r':
+            esc[1] = 'r';
+            break;
+        case '\t':
+            esc[1] = 't';
+            break;
+        case '\f':
+            esc[1] = 'f';
+            break;
+        case '"':
+            esc[1] = '"';
+            break;
+        case '\\':
+            esc[1] = '\\';
+            break;
+        default:
+            if (*p < ' ') {
+                memcpy(esc + 1, "u00", 3);
+                esc[4] = hex[*p >> 4];
+                esc[5] = hex[*p & 15];
+                n = 6;
+            } else {
+                esc[0] = (char)*p;
+                n = 1;
+            }
+        }
+        sb_add(b, esc, n);
+    }
+    sb_add(b, "\"", 1);
+}
+
+/* Where the item q (quoted, qlen bytes) stands in the list text t (as
+ * json-c prints a list of strings: no spaces), from offset from on, or
+ * NULL. An item starts after '[' or ',' and ends before ',' or ']'; a
+ * quote inside a string is escaped, so no match starts or ends inside
+ * one. */
+static const char *find_item(const char *t, size_t tlen, size_t from, const char *q, size_t qlen)
+{
+    for (size_t at = from; at + qlen + 1 <= tlen;) {
+        const char *hit = memmem(t + at, tlen - at, q, qlen);
+        if (!hit)
+            return NULL;
+        size_t i = (size_t)(hit - t);
+        if (i > 0 && (t[i - 1] == '[' || t[i - 1] == ',') && i + qlen < tlen &&
+            (t[i + qlen] == ',' || t[i + qlen] == ']'))
+            return hit;
+        at = i + 1;
+    }
+    return NULL;
+}
+
+/* The list edit e of the list text t (an earlier result of
+ * edit_list_result), as text: the bytes list_after and json-c would
+ * print. */
+static char *list_text_after(const char *t, const store_edit *e)
+{
+    strbuf q;
+    sb_init(&q);
+    json_quote(&q, e->value);
+    size_t tlen = strlen(t);
+    strbuf out;
+    sb_init(&out);
+    if (e->op == STORE_LIST_ADD) {
+        if (find_item(t, tlen, 0, q.s, q.len)) {
+            sb_add(&out, t, tlen);
+        } else {
+            sb_reserve(&out, tlen + q.len + 2);
+            sb_add(&out, t, tlen - 1); /* without the ']' */
+            if (tlen > 2)
+                sb_add(&out, ",", 1);
+            sb_add(&out, q.s, q.len);
+            sb_add(&out, "]", 1);
+        }
+    } else {
+        /* every copy goes, with the comma before it (after it when first) */
+        size_t from = 0;
+        const char *hit;
+        while ((hit = find_item(t, tlen, from, q.s, q.len))) {
+            size_t i = (size_t)(hit - t), end = i + q.len;
+            if (t[i - 1] == ',' && i - 1 >= from)
+                i--;
+            else if (t[end] == ',')
+                end++;
+            sb_add(&out, t + from, i - from);
+            from = end;
+        }
+        sb_add(&out, t + from, tlen - from);
+    }
+    sb_free(&q);
+    sb_puts(&out, "");
+    return sb_steal(&out);
+}
+
 char *edit_list_result(const trellis_object *o, const edit_pending *pending, const store_edit *e,
                        int *unchanged, char *err, size_t errlen)
 {
+    if (pending && pending->value && pending->json && pending->list) {
+        *unchanged = 0; /* queued: written whatever the edit does */
+        return list_text_after(pending->value, e);
+    }
     /* what the edit starts from: the value queued for the field, else
      * the object's list */
     json_object *before = NULL;

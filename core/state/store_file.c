@@ -35,12 +35,15 @@
 #include "writeback.h"
 
 /* A pending field edit. Path and value are pooled strings (see pool_get):
- * fifty thousand bindings name one path and a few thousand targets. */
+ * fifty thousand bindings name one path and a few thousand targets. A
+ * list edit's whole list is the exception: no two are alike, so it is not
+ * pooled (hashing it would cost as much as the edit) but owned. */
 typedef struct fs_edit {
     int doc, item;
     const char *path;
     const char *value; /* NULL = remove */
     int raw;           /* value is JSON text */
+    int list;          /* value is a list edit's result, owned (not pooled) */
 } fs_edit;
 
 /* A pending removal of the document (item -1) or List item. */
@@ -163,7 +166,10 @@ static void clear_edits(file_store *fs, fs_file *f)
 {
     for (size_t j = 0; j < f->n_edits; j++) {
         pool_put(fs, f->edits[j].path);
-        pool_put(fs, f->edits[j].value);
+        if (f->edits[j].list)
+            free((char *)f->edits[j].value);
+        else
+            pool_put(fs, f->edits[j].value);
     }
     f->n_edits = 0;
     f->n_dels = 0;
@@ -567,7 +573,7 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
             /* resolved now, against the object and what is queued for it */
             int unchanged;
             const fs_edit *q = f->eslots[slot] ? &f->edits[f->eslots[slot] - 1] : NULL;
-            edit_pending pending = {q ? q->value : NULL, q ? q->raw : 0};
+            edit_pending pending = {q ? q->value : NULL, q ? q->raw : 0, q ? q->list : 0};
             list = edit_list_result(o, q ? &pending : NULL, &edits[i], &unchanged, err, errlen);
             if (!list) {
                 pool_put(fs, path);
@@ -582,7 +588,10 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
         if (f->eslots[slot]) {
             e = &f->edits[f->eslots[slot] - 1];
             pool_put(fs, path);
-            pool_put(fs, e->value);
+            if (e->list)
+                free((char *)e->value);
+            else
+                pool_put(fs, e->value);
         } else {
             grow(&f->edits, &f->cap_edits, f->n_edits + 1, sizeof *f->edits);
             e = &f->edits[f->n_edits++];
@@ -591,9 +600,9 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
             e->path = path;
             f->eslots[slot] = (uint32_t)f->n_edits;
         }
-        e->value = pool_get(fs, value);
+        e->list = list != NULL;
+        e->value = list ? list : pool_get(fs, value); /* the list is the entry's now */
         e->raw = raw;
-        free(list);
     }
     return 0;
 }

@@ -18,11 +18,17 @@
  *                  (placed, their finalizers not written yet).
  * When nothing is left, openmcp-create makes a new Cluster.
  *
- * The hot loop is filter_span over target-value columns computed once per
- * Cluster change (purpose mask, namespace id, request count, deletion)
- * and the host's per-target counters of placed and of bound requests
- * (their difference: the assumed ones): no string is compared per
- * (request, Cluster) pair. Arguments: config, default_scope (the scope when
+ * The pre-filter narrows each cycle (cycle_narrow, kube's PreFilterResult)
+ * to the Clusters that can be candidates: those serving the request's
+ * purpose, from an index of Clusters by purpose kept as Clusters are
+ * prepared and released, in the request's namespace under a Namespaced
+ * scope; only the recovered one after recovery; none for an Exclusive
+ * purpose. The index notes where each Cluster was last found among the
+ * cycle's targets, and looks again only for those that moved. A Cluster left out is explained by
+ * the plain filter, as before. The hot loop is filter_span over target-value columns computed once
+ * per Cluster change (purpose mask, namespace id, request count, deletion) and the host's
+ * per-target counters of placed and of bound requests (their difference: the assumed ones): no
+ * string is compared per (request, Cluster) pair. Arguments: config, default_scope (the scope when
  * the configuration sets none: "Namespaced" as openMCP's document says,
  * "Cluster" as its current code defaults), and the four switches above.
  */
@@ -53,6 +59,18 @@ typedef struct conf {
     int32_t *holders;
     struct clu **where;
     size_t cap;
+    /* per purpose, the prepared Clusters that serve it (any order; each
+     * knows its place, clu.at), with where each was last found among the
+     * cycle's targets: a narrowing reads these entries, not the Clusters */
+    struct members {
+        struct member {
+            struct clu *t;
+            uint32_t pos;  /* POS_NEW: never looked for; POS_GONE: not there */
+            uint32_t at_n; /* the cycle's target count when pos was found */
+            int64_t ns;    /* the Cluster's namespace id */
+        } * v;
+        size_t n, cap;
+    } serves[OMCP_PURPOSES_MAX];
 } conf;
 
 enum { T_REQ = 1, T_CLU };
@@ -78,7 +96,14 @@ typedef struct clu {
     char *ns, *name;
     int32_t *fins;
     size_t n_fins;
+    /* its place in cf->serves[k] for each purpose k it serves, by rank
+     * among the bits of v[V_PURPOSES]; listed: whether it is in them */
+    uint32_t *at;
+    int listed;
 } clu;
+
+#define POS_NEW UINT32_MAX
+#define POS_GONE (UINT32_MAX - 1)
 
 /* one cycle */
 typedef struct cyc {
@@ -108,11 +133,66 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *w, void 
     return 0;
 }
 
+/* Take t off the purpose index. */
+static void unlist(clu *t)
+{
+    if (!t->listed)
+        return;
+    uint64_t m = (uint64_t)t->v[V_PURPOSES];
+    for (size_t r = 0; m; r++, m &= m - 1) {
+        struct members *ms = &t->cf->serves[__builtin_ctzll(m)];
+        struct member last = ms->v[--ms->n];
+        ms->v[t->at[r]] = last;
+        /* last's place for this purpose: its rank of the same bit */
+        uint64_t lm = (uint64_t)last.t->v[V_PURPOSES], bit = m & -m;
+        last.t->at[__builtin_popcountll(lm & (bit - 1))] = t->at[r];
+    }
+    t->listed = 0;
+}
+
+/* Put t on the purpose index. 0, or -1 when out of memory. */
+static int list(clu *t)
+{
+    uint64_t m = (uint64_t)t->v[V_PURPOSES];
+    if (!m)
+        return 0;
+    t->at = calloc((size_t)__builtin_popcountll(m), sizeof *t->at);
+    if (!t->at)
+        return -1;
+    for (size_t r = 0; m; r++, m &= m - 1) {
+        struct members *ms = &t->cf->serves[__builtin_ctzll(m)];
+        if (ms->n == ms->cap) {
+            size_t cap = ms->cap ? 2 * ms->cap : 64;
+            struct member *v = realloc(ms->v, cap * sizeof *v);
+            if (!v) {
+                /* undo the purposes listed so far */
+                uint64_t done = (uint64_t)t->v[V_PURPOSES] & ~m;
+                for (size_t q = 0; done; q++, done &= done - 1) {
+                    struct members *d = &t->cf->serves[__builtin_ctzll(done)];
+                    struct member last = d->v[--d->n];
+                    d->v[t->at[q]] = last;
+                    uint64_t lm = (uint64_t)last.t->v[V_PURPOSES], bit = done & -done;
+                    last.t->at[__builtin_popcountll(lm & (bit - 1))] = t->at[q];
+                }
+                return -1;
+            }
+            ms->v = v;
+            ms->cap = cap;
+        }
+        t->at[r] = (uint32_t)ms->n;
+        ms->v[ms->n++] = (struct member){t, POS_NEW, 0, t->v[V_NAMESPACE]};
+    }
+    t->listed = 1;
+    return 0;
+}
+
 static void release(trellis_plugin *self, void *data)
 {
     (void)self;
     clu *t = data;
     if (t && t->tag == T_CLU) {
+        unlist(t);
+        free(t->at);
         for (size_t i = 0; i < t->n_fins; i++) {
             t->cf->holders[t->fins[i]]--;
             if (t->cf->where[t->fins[i]] == t)
@@ -174,6 +254,8 @@ static int prepare_target(trellis_plugin *self, const trellis_object *o, void **
     t->v[V_REQUESTS] = omcp_cluster_requests(host, o);
     t->v[V_DELETING] = omcp_being_deleted(host, o);
     *data = t; /* released by the host whatever happens below */
+    if (list(t) < 0)
+        return snprintf(err, errlen, "out of memory"), -1;
     const trellis_value *f = host->object_get(o, "metadata.finalizers");
     for (size_t i = 0; f && i < host->value_len(f); i++) {
         const char *s = host->value_string(host->value_at(f, i));
@@ -361,6 +443,68 @@ static long recovered(const conf *cf, trellis_cycle *c, const trellis_plugin *se
     return -1;
 }
 
+/* Where the Cluster of entry e is among the cycle's n targets (data: the
+ * prepared data column), noted in e: where it was last found, unless
+ * targets were added since (positions only move up then: it is looked for
+ * among the next n - at_n places), else by name (a binary search). Reads
+ * the data column and, only when it moved, the Cluster. POS_GONE when it
+ * is not a target of the cycle (its object was replaced or removed). */
+static uint32_t position(trellis_cycle *c, struct member *e, void *const *data, size_t n)
+{
+    if (e->pos < n && data[e->pos] == e->t)
+        return e->pos;
+    if (e->pos == POS_GONE && e->at_n == n)
+        return POS_GONE; /* the same set as when it was missing */
+    uint32_t found = POS_GONE;
+    if (e->pos < POS_GONE && n > e->at_n) {
+        size_t last = e->pos + (n - e->at_n);
+        for (size_t i = e->pos + 1; i <= last && i < n && found == POS_GONE; i++)
+            if (data[i] == e->t)
+                found = (uint32_t)i;
+    }
+    if (found == POS_GONE) {
+        long i = find_target(c, e->t->ns, e->t->name);
+        if (i >= 0 && data[i] == e->t)
+            found = (uint32_t)i;
+    }
+    e->pos = found;
+    e->at_n = (uint32_t)n;
+    return found;
+}
+
+/* Narrow the cycle to the Clusters that can be candidates for y: the
+ * recovered one, none for an Exclusive purpose, else those serving the
+ * purpose (in the request's namespace when the scope is Namespaced). 0,
+ * or -1 when out of memory. */
+static int narrow(conf *cf, trellis_cycle *c, const trellis_plugin *self, const cyc *y)
+{
+    if (y->rec >= 0) {
+        uint32_t one = (uint32_t)y->rec;
+        return host->cycle_narrow(c, self, &one, 1);
+    }
+    if (y->exclusive)
+        return host->cycle_narrow(c, self, NULL, 0);
+    struct members *ms = &cf->serves[y->r->purpose];
+    size_t n = host->cycle_target_count(c);
+    void *const *data = host->cycle_target_data(c, self);
+    if (!data || !n) /* no target at all */
+        return host->cycle_narrow(c, self, NULL, 0);
+    uint32_t *idx = host->cycle_alloc(c, (ms->n ? ms->n : 1) * sizeof *idx);
+    if (!idx)
+        return -1;
+    size_t m = 0;
+    int32_t ns = y->r->ns;
+    for (size_t j = 0; j < ms->n; j++) {
+        struct member *e = &ms->v[j];
+        if (ns >= 0 && e->ns != ns)
+            continue;
+        uint32_t pos = position(c, e, data, n);
+        if (pos != POS_GONE)
+            idx[m++] = pos;
+    }
+    return host->cycle_narrow(c, self, idx, m);
+}
+
 static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
                       trellis_status *st)
 {
@@ -381,6 +525,9 @@ static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obje
                          "recovered: Cluster %s already carries the request's finalizer %s",
                          host->target_key(host->cycle_target(c, (size_t)y->rec)), r->fin);
     host->cycle_set(c, self, y);
+    if (TRELLIS_HOST_HAS(host, cycle_narrow) && narrow(cf, c, self, y) < 0)
+        return host->status(st, TRELLIS_ERROR, "NarrowFailed",
+                            "cannot narrow the cycle to the candidates of purpose '%s'", p->name);
     return TRELLIS_SUCCESS;
 }
 
@@ -491,6 +638,8 @@ static void more_free(void *p)
     intern_free(&cf->ids);
     free(cf->holders);
     free(cf->where);
+    for (size_t k = 0; k < OMCP_PURPOSES_MAX; k++)
+        free(cf->serves[k].v);
 }
 
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,

@@ -211,6 +211,7 @@
  *   1.7  trellis_review_candidates_fn
  *   1.7  trellis_host.register_review_candidates    review a post-filter's candidates (extenders)
  *   1.7  trellis_host.cycle_review_candidates       have the candidates reviewed before the pick
+ *   1.7  trellis_host.cycle_narrow                  the targets a cycle looks at (PreFilterResult)
  *
  * LIFECYCLE (which hook runs when, and on which thread)
  *
@@ -1211,6 +1212,25 @@ typedef struct trellis_host {
      * Ownership of cands, its arrays and st is retained by the caller. */
     int (*cycle_review_candidates)(trellis_cycle *c, const trellis_plugin *self,
                                    trellis_candidate *cands, size_t *n, trellis_status *st);
+    /* Narrow this cycle to the targets at positions idx[0..n) (cycle_target
+     * positions; any order, repeats allowed), kube-scheduler's
+     * PreFilterResult: filter and score hooks then run over those targets
+     * only (a span or batch hook still gets whole blocks, with the bits of
+     * the others clear). A second call, by this plugin or another,
+     * intersects. n 0 leaves no target: the post-filters run. A target left
+     * out is rejected without any filter running on it; when its verdict is
+     * wanted (the decision's candidates, `trellis explain`, the
+     * unschedulable message) the narrowing plugin's plain filter is asked
+     * why, and without one, or when it passes the target, the reason is
+     * NotInPreFilterResult, "didn't satisfy plugin(s) [name]" as kube
+     * words it; its code is TRELLIS_UNRESOLVABLE either way (kube's absent
+     * nodes: no eviction brings one into the cycle). A narrowed cycle
+     * does not use the equivalence cache: the set is what keeps it short.
+     * pre_filter only. Ownership of idx is retained by the caller (it is
+     * read before the call returns). 0, or -1 (outside pre_filter, a
+     * position out of range: nothing narrowed). */
+    int (*cycle_narrow)(trellis_cycle *c, const trellis_plugin *self, const uint32_t *idx,
+                        size_t n);
 } trellis_host;
 
 /* cycle_want: every feasible target. */

@@ -145,6 +145,7 @@ int main(void)
 #if TRELLIS_SDK_MINOR >= 7
     HOST(register_review_candidates);
     HOST(cycle_review_candidates);
+    HOST(cycle_narrow);
 #endif
     DESC(size);
     DESC(sdk_major);

@@ -123,6 +123,9 @@ struct trellis_cycle {
     trellis_status *ff_st;
     /* mock_review_candidates: a review runs (no second one inside it) */
     int in_review;
+    /* cycle_narrow: in_set[i] whether target i is left in (NULL: not
+     * narrowed) */
+    unsigned char *in_set;
 };
 
 typedef struct written {
@@ -153,6 +156,7 @@ struct mock {
     char *reconsidered[64];
     size_t n_reconsidered;
     int requeue_now;
+    long narrowed; /* the last cycle's narrowed set size, -1 when none */
     char *notes[64];
     size_t n_notes;
 };
@@ -1182,6 +1186,33 @@ static int h_cycle_score(const trellis_cycle *c, const char *plugin, const trell
     return -1;
 }
 
+/* As the host: any position in range, intersected with an earlier set
+ * (the mock does not check that the caller is in pre_filter). */
+static int h_cycle_narrow(trellis_cycle *c, const trellis_plugin *self, const uint32_t *idx,
+                          size_t n)
+{
+    if (!c || !self || (n && !idx))
+        return -1;
+    for (size_t k = 0; k < n; k++)
+        if (idx[k] >= c->n)
+            return -1;
+    unsigned char *set = calloc(c->n ? c->n : 1, 1);
+    if (!set)
+        return -1;
+    for (size_t k = 0; k < n; k++)
+        set[idx[k]] = 1;
+    long count = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->in_set)
+            set[i] &= c->in_set[i];
+        count += set[i];
+    }
+    free(c->in_set);
+    c->in_set = set;
+    c->m->narrowed = count;
+    return 0;
+}
+
 /* Checked as the host checks them. */
 /* Only in mock_filter_feasible, by the plugin it runs, on a target not
  * rejected yet, with a rejection's code. */
@@ -1299,6 +1330,11 @@ const char *mock_note(const mock *m, size_t i)
 void mock_set_now(mock *m, int64_t ms)
 {
     m->now_ms = ms;
+}
+
+long mock_narrowed(const mock *m)
+{
+    return m->narrowed;
 }
 
 int64_t mock_retry_at(const mock *m)
@@ -1425,6 +1461,7 @@ static const trellis_host full = {
     .cycle_reject = h_cycle_reject,
     .register_review_candidates = r_review_candidates,
     .cycle_review_candidates = h_cycle_review_candidates,
+    .cycle_narrow = h_cycle_narrow,
 };
 
 /* How much of the table a host of SDK 1.<minor> has. */
@@ -1457,6 +1494,7 @@ mock *mock_new(int minor)
         minor = TRELLIS_SDK_MINOR;
     m->minor = minor;
     m->table = full;
+    m->narrowed = -1;
     m->table.size = table_size(minor);
     m->table.sdk_minor = minor;
     /* what an older host does not have is not there */
@@ -1717,6 +1755,7 @@ static void cycle_start(trellis_cycle *c, mock *m, const trellis_object *w,
     /* what a plugin says about the workload is the last cycle's */
     m->want = 1;
     m->requeue_now = 0;
+    m->narrowed = -1;
     for (size_t i = 0; i < m->n_released; i++)
         free(m->released[i]);
     for (size_t i = 0; i < m->n_reconsidered; i++)
@@ -1738,6 +1777,7 @@ static void cycle_end(trellis_cycle *c)
     free(c->arena);
     free(c->data);
     free(c->targets);
+    free(c->in_set);
 }
 
 static const trellis_target *const *target_ptrs(trellis_cycle *c)
@@ -1755,6 +1795,9 @@ static void batch_pass(trellis_cycle *c, trellis_plugin *pl, uint64_t *pass, siz
         pass[i] = ~UINT64_C(0);
     if (c->n % 64)
         pass[words - 1] = (UINT64_C(1) << (c->n % 64)) - 1;
+    for (size_t i = 0; c->in_set && i < c->n; i++)
+        if (!c->in_set[i])
+            pass[i / 64] &= ~(UINT64_C(1) << (i % 64));
     if (pl->filter_span)
         pl->filter_span(pl, c, c->w, 0, c->n, pass);
     else
@@ -1786,6 +1829,16 @@ int mock_filter(mock *m, trellis_plugin *pl, const trellis_object *w,
                 *s = st;
         } else {
             codes[i] = skip ? TRELLIS_SUCCESS : pl->filter(pl, &c, w, &c.targets[i], s);
+        }
+        if (c.in_set && !c.in_set[i]) {
+            /* left out: unresolvable, with the filter's reason, or the
+             * host's words when it has none */
+            if (codes[i] == TRELLIS_SUCCESS) {
+                snprintf(s->reason, sizeof s->reason, "NotInPreFilterResult");
+                snprintf(s->message, sizeof s->message, "didn't satisfy plugin(s) [%s]",
+                         pl->desc->name);
+            }
+            codes[i] = TRELLIS_UNRESOLVABLE;
         }
     }
     if (!skip && pre == TRELLIS_SUCCESS && (pl->filter_batch || pl->filter_span)) {

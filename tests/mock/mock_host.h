@@ -136,6 +136,11 @@ int mock_bind(mock *m, trellis_plugin *pl, const trellis_object *w, trellis_obje
 const char *mock_written(const mock *m, const char *ns, const char *name, const char *path);
 /* The clock plugins read (clock_now), ms since the epoch; 0 until set. */
 void mock_set_now(mock *m, int64_t ms);
+/* How many targets the pre_filter of the last mock_filter left in the
+ * cycle (cycle_narrow), -1 when it did not narrow. A target left out is
+ * UNRESOLVABLE with the plain filter's reason, or NotInPreFilterResult
+ * when the plain filter passes it, as the host words it. */
+long mock_narrowed(const mock *m);
 /* The earliest retry time a plugin asked for (cycle_retry_at) in the last
  * mock_filter or mock_score, 0 when none. */
 int64_t mock_retry_at(const mock *m);

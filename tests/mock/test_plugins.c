@@ -1205,6 +1205,47 @@ START_TEST(review_candidates)
 }
 END_TEST
 
+START_TEST(narrowing_pre_filter)
+{
+    /* fx-narrow (a fixture): its pre_filter narrows the cycle (SDK 1.7
+     * cycle_narrow) to the targets of the workload's pool; a target left
+     * out is rejected by its plain filter, or in the host's words */
+    trellis_plugin *pl = load("fx-narrow", NULL);
+    trellis_object *t[4] = {
+        TARGET("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\","
+               "\"labels\":{\"pool\":\"a\"}}}"),
+        TARGET("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n2\","
+               "\"labels\":{\"pool\":\"b\"}}}"),
+        TARGET("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n3\"}}"),
+        TARGET("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n4\","
+               "\"labels\":{\"pool\":\"a\"}}}")};
+    int codes[4];
+    trellis_status st[4];
+    char err[256];
+    trellis_object *w = WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+                                 "\"name\":\"p\",\"labels\":{\"pool\":\"a\"}}}");
+    ck_assert_int_eq(mock_filter(m, pl, w, t, 4, codes, st, err, sizeof err), 0);
+    ck_assert_int_eq(mock_narrowed(m), 2); /* n1 and n4; the position out of range refused */
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE); /* left out: no eviction brings it in */
+    ck_assert_str_eq(st[1].reason, "OtherPool");
+    ck_assert_int_eq(codes[2], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[2].reason, "NotInPreFilterResult");
+    ck_assert_str_eq(st[2].message, "didn't satisfy plugin(s) [fx-narrow]");
+    ck_assert_int_eq(codes[3], TRELLIS_SUCCESS);
+    trellis_object *any = WORKLOAD(POD("q", ""));
+    ck_assert_int_eq(mock_filter(m, pl, any, t, 4, codes, st, err, sizeof err), 0);
+    ck_assert_int_eq(mock_narrowed(m), -1); /* no pool: not narrowed */
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(codes[i], TRELLIS_SUCCESS);
+    /* an SDK 1.6 host has no cycle_narrow: the plugin needs 1.7 */
+    mock *old = mock_new(6);
+    ck_assert_ptr_null(mock_load(old, "fx-narrow", NULL, err, sizeof err));
+    ck_assert_msg(strstr(err, "needs SDK 1.7") != NULL, "%s", err);
+    mock_free(old);
+}
+END_TEST
+
 /* http-extender (built with libcurl only): its configuration, which
  * hooks it takes, managed resources, and a filter call to a port nobody
  * listens on, ignorable or not. The real exchanges are tests/extender.sh. */
@@ -2182,6 +2223,7 @@ int main(void)
                              several_targets,
                              feasible_filter,
                              review_candidates,
+                             narrowing_pre_filter,
                              http_extender,
                              NULL};
     SRunner *sr = srunner_create(suite("default-binder", binder));

@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <string.h>
 
+/* what it uses came with 1.6: a newer host's additions are not needed */
+#define TRELLIS_PLUGIN_MIN_MINOR 6
 #include "trellis/plugin.h"
 
 /* Process-global and immutable once init has run (see plugin.h). */

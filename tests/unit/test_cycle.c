@@ -100,6 +100,52 @@ START_TEST(cycle_arena_and_handover)
 }
 END_TEST
 
+/* cycle_narrow: a set of positions, intersected by later calls; a
+ * position out of range changes nothing; the next cycle starts whole. */
+START_TEST(cycle_narrowed_to_a_set)
+{
+    profile p;
+    memset(&p, 0, sizeof p);
+    p.n_plugins = 5;
+    snapshot_init(&p.snap, "Node", 0, 0, 0);
+    trellis_cycle c;
+    cycle_init(&c);
+    trellis_object *w = node("w");
+    cycle_reset(&c, &p, w);
+    c.n = 130; /* three bitmap words; the set's bitmaps are sized to it */
+    ck_assert(cycle_in_set(&c, 129));
+    const uint32_t first[] = {129, 5, 70, 70};
+    ck_assert_int_eq(cycle_narrow_to(&c, 2, first, 4), 0);
+    ck_assert(c.narrowed);
+    ck_assert_uint_eq(c.n_narrow, 3);
+    ck_assert(cycle_in_set(&c, 5) && cycle_in_set(&c, 70) && cycle_in_set(&c, 129));
+    ck_assert(!cycle_in_set(&c, 0) && !cycle_in_set(&c, 6) && !cycle_in_set(&c, 128));
+    const uint32_t out[] = {1, 130};
+    ck_assert_int_eq(cycle_narrow_to(&c, 3, out, 2), -1);
+    ck_assert_uint_eq(c.n_narrow, 3);
+    ck_assert(!cycle_in_set(&c, 1));
+    ck_assert_uint_eq(c.n_narrow_by, 1);
+    const uint32_t second[] = {70, 1};
+    ck_assert_int_eq(cycle_narrow_to(&c, 4, second, 2), 0); /* intersected */
+    ck_assert_uint_eq(c.n_narrow, 1);
+    ck_assert(cycle_in_set(&c, 70) && !cycle_in_set(&c, 1) && !cycle_in_set(&c, 5));
+    ck_assert_uint_eq(c.n_narrow_by, 2);
+    ck_assert_int_eq(c.narrow_by[0], 2);
+    ck_assert_int_eq(c.narrow_by[1], 4);
+    ck_assert_int_eq(cycle_narrow_to(&c, 4, second, 1), 0); /* the same plugin is named once */
+    ck_assert_uint_eq(c.n_narrow_by, 2);
+    ck_assert_int_eq(cycle_narrow_to(&c, 2, NULL, 0), 0); /* nothing left */
+    ck_assert_uint_eq(c.n_narrow, 0);
+    ck_assert(!cycle_in_set(&c, 70));
+    cycle_reset(&c, &p, w);
+    ck_assert(!c.narrowed);
+    ck_assert(cycle_in_set(&c, 70));
+    cycle_free(&c);
+    snapshot_free(&p.snap);
+    object_unref(w);
+}
+END_TEST
+
 START_TEST(events_count_up)
 {
     char dir[64], err[512];
@@ -155,6 +201,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, snapshot_sorted_and_incremental);
     tcase_add_test(tc, cycle_arena_and_handover);
+    tcase_add_test(tc, cycle_narrowed_to_a_set);
     tcase_add_test(tc, events_count_up);
     suite_add_tcase(s, tc);
     return tu_run(s);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "edit.h"
 #include "store_file.h"
 #include "testutil.h"
 #include "wqueue.h"
@@ -258,6 +259,54 @@ START_TEST(list_edits_add_and_remove_strings)
     store_edit novalue = {"metadata.finalizers", NULL, STORE_LIST_REMOVE};
     ck_assert_int_eq(s->ops->patch(s, ms.objects[0], NULL, &novalue, 1, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "a list edit needs a value"), "%s", err);
+    manifest_set_free(&ms);
+    s->ops->destroy(s);
+}
+END_TEST
+
+/* A list edit after an earlier one of the same run is made on the text:
+ * the same bytes as parsing the list and printing it again, whatever the
+ * strings hold. */
+START_TEST(list_edits_as_text_match_a_reparse)
+{
+    put("a.yaml", CLUSTER("none", ""));
+    manifest_set ms;
+    store *s = open_listed(&ms);
+    const trellis_object *o = ms.objects[0];
+    static const char *const values[] = {"plain.io/a",  "with,comma", "[bracket]", "quote\"d",
+                                         "back\\slash", "a\\",        "slash/es",  "tab\tnl\n",
+                                         "\x01ctl",     "",           "ünïcode",   "\\",
+                                         ",\"x\",",     "plain.io/a"};
+    char err[256];
+    int unchanged;
+    store_edit first = {"metadata.finalizers", "first.io/x", STORE_LIST_ADD};
+    char *text = edit_list_result(o, NULL, &first, &unchanged, err, sizeof err);
+    ck_assert_ptr_nonnull(text);
+    for (int round = 0; round < 3; round++) {
+        for (size_t k = 0; k < sizeof values / sizeof *values; k++) {
+            /* add in the first round, remove in the second, add back in the third */
+            store_edit e = {"metadata.finalizers", values[k],
+                            round == 1 ? STORE_LIST_REMOVE : STORE_LIST_ADD};
+            edit_pending as_text = {text, 1, 1}, reparsed = {text, 1, 0};
+            char *fast = edit_list_result(o, &as_text, &e, &unchanged, err, sizeof err);
+            char *slow = edit_list_result(o, &reparsed, &e, &unchanged, err, sizeof err);
+            ck_assert_ptr_nonnull(fast);
+            ck_assert_ptr_nonnull(slow);
+            ck_assert_str_eq(fast, slow);
+            free(slow);
+            free(text);
+            text = fast;
+        }
+    }
+    /* every copy of a value goes, first, middle and last */
+    free(text);
+    text = xstrdup("[\"d\",\"x\",\"d\",\"y\",\"d\"]");
+    store_edit rm = {"metadata.finalizers", "d", STORE_LIST_REMOVE};
+    edit_pending p = {text, 1, 1};
+    char *left = edit_list_result(o, &p, &rm, &unchanged, err, sizeof err);
+    ck_assert_str_eq(left, "[\"x\",\"y\"]");
+    free(left);
+    free(text);
     manifest_set_free(&ms);
     s->ops->destroy(s);
 }
@@ -610,6 +659,7 @@ int main(void)
     tcase_add_test(tc, list_order_hidden_and_duplicates);
     tcase_add_test(tc, patch_flush_and_precondition);
     tcase_add_test(tc, dry_run_writes_nothing);
+    tcase_add_test(tc, list_edits_as_text_match_a_reparse);
     tcase_add_test(tc, create_writes_a_new_file);
     tcase_add_test(tc, open_errors);
     tcase_add_test(tc, links_walked_once_and_kept_inside);
