@@ -21,7 +21,9 @@ int atomicfile_write(const char *path, const char *within, const char *data, siz
  * sync for all: each file is staged (its temporary written), then commit
  * syncs them at once, renames each into place and syncs each directory
  * once. A reader sees each file old or new, never a mix; a file that
- * fails leaves its original untouched. */
+ * fails leaves its original untouched. Files that are not links are
+ * resolved through their directory, which the batch resolves once for a
+ * run of files in it; a link is resolved on its own each time. */
 typedef struct atomicfile_batch atomicfile_batch;
 /* within as for atomicfile_write (copied; may be NULL). */
 atomicfile_batch *atomicfile_batch_new(const char *within);

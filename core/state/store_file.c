@@ -880,9 +880,14 @@ static int stage_created(file_store *fs, atomicfile_batch *b, created_batch *cb,
     json_object *tree = object_to_json(o);
     const char *js = json_object_to_json_string_ext(
         tree, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
-    char *text = xasprintf("%s\n", js);
+    /* the text and a newline (not through printf: a copy of a long %s
+     * goes byte by byte) */
+    size_t jl = strlen(js);
+    char *text = xmalloc(jl + 2);
+    memcpy(text, js, jl);
+    memcpy(text + jl, "\n", 2);
     json_object_put(tree);
-    if (atomicfile_batch_add(b, p, text, strlen(text), e, elen) < 0) {
+    if (atomicfile_batch_add(b, p, text, jl + 1, e, elen) < 0) {
         free(text);
         free(p);
         return -1;
