@@ -877,16 +877,19 @@ static int stage_created(file_store *fs, atomicfile_batch *b, created_batch *cb,
             log_warn("%s: cannot create directory: %s", d, strerror(errno));
         free(d);
     }
-    json_object *tree = object_to_json(o);
-    const char *js = json_object_to_json_string_ext(
-        tree, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
-    /* the text and a newline (not through printf: a copy of a long %s
-     * goes byte by byte) */
-    size_t jl = strlen(js);
-    char *text = xmalloc(jl + 2);
-    memcpy(text, js, jl);
-    memcpy(text + jl, "\n", 2);
-    json_object_put(tree);
+    /* the text json-c would write, without building its tree */
+    strbuf tb;
+    sb_init(&tb);
+    if (object_json_pretty(o, &tb) < 0) {
+        json_object *tree = object_to_json(o);
+        sb_puts(&tb, json_object_to_json_string_ext(tree, JSON_C_TO_STRING_PRETTY |
+                                                              JSON_C_TO_STRING_SPACED |
+                                                              JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(tree);
+    }
+    sb_add(&tb, "\n", 1);
+    size_t jl = tb.len - 1;
+    char *text = sb_steal(&tb);
     if (atomicfile_batch_add(b, p, text, jl + 1, e, elen) < 0) {
         free(text);
         free(p);
