@@ -469,6 +469,19 @@ static int filter(trellis_plugin *self, trellis_cycle *cy, const trellis_object 
     return TRELLIS_UNRESOLVABLE;
 }
 
+/* The filter over a block of the snapshot, from its prepared-data column. */
+static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                        size_t first, size_t n, uint64_t *pass)
+{
+    const affinity *a = host->object_data(self, w);
+    if (!a || !a->n_required)
+        return;
+    void *const *data = host->cycle_target_data(c, self);
+    for (size_t j = 0; j < n; j++)
+        if (rejects(a, data ? data[first + j] : NULL))
+            pass[j / 64] &= ~(1ull << (j % 64));
+}
+
 /* ---- score ---- */
 
 typedef struct extremes {
@@ -540,6 +553,23 @@ static int score(trellis_plugin *self, trellis_cycle *c, const trellis_object *w
     return TRELLIS_SUCCESS;
 }
 
+/* The score of the feasible targets idx[0..n), as score gives each. */
+static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                       const uint32_t *idx, size_t n, int64_t *scores)
+{
+    const affinity *a = host->object_data(self, w);
+    const extremes *ex = host->cycle_get(c, self);
+    void *const *data = host->cycle_target_data(c, self);
+    for (size_t j = 0; j < n; j++) {
+        const cluster *cl = data ? data[idx[j]] : NULL;
+        int64_t sc = 0;
+        for (size_t k = 0; a && ex && k < a->n_preferred; k++)
+            if (a->preferred[k].weight != 0)
+                sc += preference(&a->preferred[k], &ex[k], cl);
+        scores[j] = sc;
+    }
+}
+
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
@@ -552,7 +582,9 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     if (h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_prepare_target(self, prepare_target) < 0 ||
         h->register_release(self, release) < 0 || h->register_filter(self, filter) < 0 ||
-        h->register_pre_score(self, pre_score) < 0 || h->register_score(self, score) < 0) {
+        h->register_filter_span(self, filter_span) < 0 ||
+        h->register_pre_score(self, pre_score) < 0 || h->register_score(self, score) < 0 ||
+        h->register_score_span(self, score_span) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }
