@@ -1005,6 +1005,8 @@ static void pretty_string(strbuf *b, const char *s, size_t n)
     size_t start = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
+        if (c >= ' ' && c != '"' && c != '\\')
+            continue; /* the common case: as it is */
         const char *esc = NULL;
         char u[7];
         switch (c) {
