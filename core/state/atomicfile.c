@@ -126,21 +126,16 @@ static char *resolve(const char *path, const char *within, char *err, size_t err
 }
 
 /* The real path of path when it is not a link (a new file, or a regular
- * one: *st filled, or st->st_mode 0 when there is none): its directory
- * resolved once per batch. NULL when resolve() must walk it (a link, an
- * unusual name), with *st untouched. */
-static char *resolve_plain(atomicfile_batch *b, const char *path, struct stat *st)
+ * one), given lstat's answer (*st, or st->st_mode 0 when there is no
+ * file): its directory resolved once per batch. NULL when resolve() must
+ * walk it (a link, an unusual name). */
+static char *resolve_plain(atomicfile_batch *b, const char *path, const struct stat *st)
 {
     const char *slash = strrchr(path, '/');
     if (!slash || slash == path || !slash[1])
         return NULL;
-    if (lstat(path, st) < 0) {
-        if (errno != ENOENT)
-            return NULL;
-        st->st_mode = 0;
-    } else if (!S_ISREG(st->st_mode)) {
+    if (st->st_mode && !S_ISREG(st->st_mode))
         return NULL;
-    }
     size_t dl = (size_t)(slash - path);
     if (!b->dir_named || strlen(b->dir_named) != dl || memcmp(b->dir_named, path, dl) != 0) {
         char *named = xasprintf("%.*s", (int)dl, path);
@@ -157,12 +152,27 @@ static char *resolve_plain(atomicfile_batch *b, const char *path, struct stat *s
     return xasprintf("%s/%s", strcmp(b->dir_real, "/") == 0 ? "" : b->dir_real, slash + 1);
 }
 
-int atomicfile_batch_add(atomicfile_batch *b, const char *path, const char *data, size_t len,
-                         char *err, size_t errlen)
+/* atomicfile_batch_add; with only_new, -2 (err empty) when path names
+ * anything already. */
+static int batch_add(atomicfile_batch *b, const char *path, const char *data, size_t len,
+                     int only_new, char *err, size_t errlen)
 {
     struct stat st;
     mode_t mode = 0644;
-    char *target = resolve_plain(b, path, &st);
+    char *target = NULL;
+    struct stat tst;
+    if (lstat(path, &st) == 0) {
+        /* a link that leads nowhere is not a file (as access() has it) */
+        if (only_new && (!S_ISLNK(st.st_mode) || stat(path, &tst) == 0)) {
+            if (errlen)
+                err[0] = '\0';
+            return -2;
+        }
+        target = resolve_plain(b, path, &st);
+    } else if (errno == ENOENT) {
+        st.st_mode = 0;
+        target = resolve_plain(b, path, &st);
+    }
     if (target && b->within && !path_within(b->within, target)) {
         free(target);
         target = NULL; /* resolve() words the refusal */
@@ -220,6 +230,18 @@ fail:
     free(dir);
     free(tmp);
     return -1;
+}
+
+int atomicfile_batch_add(atomicfile_batch *b, const char *path, const char *data, size_t len,
+                         char *err, size_t errlen)
+{
+    return batch_add(b, path, data, len, 0, err, errlen);
+}
+
+int atomicfile_batch_add_new(atomicfile_batch *b, const char *path, const char *data, size_t len,
+                             char *err, size_t errlen)
+{
+    return batch_add(b, path, data, len, 1, err, errlen);
 }
 
 /* Make every staged temporary durable: one syncfs of the file system

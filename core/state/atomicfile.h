@@ -31,6 +31,14 @@ atomicfile_batch *atomicfile_batch_new(const char *within);
  * with err (nothing staged). */
 int atomicfile_batch_add(atomicfile_batch *b, const char *path, const char *data, size_t len,
                          char *err, size_t errlen);
+/* atomicfile_batch_add of a file that must not exist yet: -2, with
+ * nothing staged and err empty, when path names a file already (through a
+ * link too; a link that leads nowhere is replaced, as with
+ * atomicfile_batch_add). The check is the one lstat the add makes anyway;
+ * like any check before a rename it does not stop a file that appears
+ * between the two. */
+int atomicfile_batch_add_new(atomicfile_batch *b, const char *path, const char *data, size_t len,
+                             char *err, size_t errlen);
 /* Put every staged file in place; done(ud, i, why) for the i-th staged
  * file (why NULL: written; else borrowed for the call). 0 when every one
  * was written, else -1. */

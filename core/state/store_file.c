@@ -862,7 +862,9 @@ static int stage_created(file_store *fs, atomicfile_batch *b, created_batch *cb,
                          trellis_object *o, char *e, size_t elen)
 {
     char *p = created_path(fs, o);
-    if (access(p, F_OK) == 0 || hmap_get(&cb->staged, p)) {
+    /* a file there already: a dry run asks, a write learns it as it
+     * stages (one lookup, not two) */
+    if (hmap_get(&cb->staged, p) || (fs->base.dry_run && access(p, F_OK) == 0)) {
         snprintf(e, elen, "%s: exists already; %s %s not written", p, o->kind, o->key);
         free(p);
         return -1;
@@ -890,7 +892,10 @@ static int stage_created(file_store *fs, atomicfile_batch *b, created_batch *cb,
     sb_add(&tb, "\n", 1);
     size_t jl = tb.len - 1;
     char *text = sb_steal(&tb);
-    if (atomicfile_batch_add(b, p, text, jl + 1, e, elen) < 0) {
+    int rc = atomicfile_batch_add_new(b, p, text, jl + 1, e, elen);
+    if (rc == -2)
+        snprintf(e, elen, "%s: exists already; %s %s not written", p, o->kind, o->key);
+    if (rc < 0) {
         free(text);
         free(p);
         return -1;

@@ -2168,6 +2168,47 @@ START_TEST(atomic_batch_one_directory)
 }
 END_TEST
 
+/* add_new stages only a path where no file is: not over a file, nor
+ * through a link to one; a link that leads nowhere is replaced. */
+START_TEST(atomic_batch_add_new)
+{
+    char *d = make_tmpdir();
+    char *old = xasprintf("%s/old.json", d), *fresh = xasprintf("%s/fresh.json", d);
+    char *tofile = xasprintf("%s/to-old.json", d), *nowhere = xasprintf("%s/nowhere.json", d);
+    FILE *fp = fopen(old, "w");
+    ck_assert_ptr_nonnull(fp);
+    fputs("old\n", fp);
+    fclose(fp);
+    ck_assert_int_eq(symlink("old.json", tofile), 0);
+    ck_assert_int_eq(symlink("missing.json", nowhere), 0);
+    char err[512] = "x";
+    atomicfile_batch *b = atomicfile_batch_new(NULL);
+    ck_assert_int_eq(atomicfile_batch_add_new(b, old, "new\n", 4, err, sizeof err), -2);
+    ck_assert_str_eq(err, "");
+    ck_assert_int_eq(atomicfile_batch_add_new(b, tofile, "new\n", 4, err, sizeof err), -2);
+    ck_assert_int_eq(atomicfile_batch_add_new(b, fresh, "{}\n", 3, err, sizeof err), 0);
+    ck_assert_int_eq(atomicfile_batch_add_new(b, nowhere, "{}\n", 3, err, sizeof err), 0);
+    ck_assert_int_eq(atomicfile_batch_commit(b, NULL, NULL), 0);
+    atomicfile_batch_free(b);
+    size_t len;
+    char *got = read_file(old, &len, err, sizeof err);
+    ck_assert_str_eq(got, "old\n"); /* untouched */
+    free(got);
+    got = read_file(fresh, &len, err, sizeof err);
+    ck_assert_str_eq(got, "{}\n");
+    free(got);
+    struct stat st;
+    ck_assert_int_eq(lstat(nowhere, &st), 0);
+    ck_assert(S_ISREG(st.st_mode));
+    ck_assert_uint_eq(count_entries(d), 4);
+    free(old);
+    free(fresh);
+    free(tofile);
+    free(nowhere);
+    remove_tree(d);
+}
+END_TEST
+
 START_TEST(atomic_failure_leaves_nothing)
 {
     char *d = make_tmpdir();
@@ -2354,6 +2395,7 @@ static Suite *writeback_suite(void)
     tcase_add_test(a, atomic_replace_keeps_mode);
     tcase_add_test(a, atomic_failure_leaves_nothing);
     tcase_add_test(a, atomic_batch_one_directory);
+    tcase_add_test(a, atomic_batch_add_new);
     suite_add_tcase(s, a);
     TCase *c = tcase_create("cut");
     tcase_add_test(c, cut_yaml_documents);
