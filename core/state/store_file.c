@@ -891,7 +891,9 @@ static int stage_created(file_store *fs, atomicfile_batch *b, created_batch *cb,
     }
     sb_add(&tb, "\n", 1);
     size_t jl = tb.len - 1;
-    char *text = sb_steal(&tb);
+    /* exactly its size: every created text is held until the batch is
+     * committed */
+    char *text = xrealloc(sb_steal(&tb), jl + 2);
     int rc = atomicfile_batch_add_new(b, p, text, jl + 1, e, elen);
     if (rc == -2)
         snprintf(e, elen, "%s: exists already; %s %s not written", p, o->kind, o->key);
