@@ -768,7 +768,7 @@ static fw_result select_tuple(profile *p, trellis_cycle *c, unsigned flags,
             if (!c->skip_score[p->score.v[k]->index])
                 active++, row = k;
         if (active == 1) {
-            const int64_t *sc = &c->scores[row * nf];
+            const int64_t *sc = c->rows[row];
             int desc = p->cfg->tie_break_desc;
             for (uint32_t j = 1; j < nf; j++)
                 if (sc[j] > sc[top] || (desc && sc[j] == sc[top]))

@@ -688,8 +688,17 @@ static int cycle_score(const trellis_cycle *c, const char *plugin, const trellis
         const trellis_plugin *pl = p->score.v[k];
         if (strcmp(pl->name, plugin) != 0 || c->skip_score[pl->index])
             continue;
+        /* the handle itself first (a binder asks of the targets it was
+         * handed), then by name (a copy of a handle); names are unique
+         * in a cycle, so both find the same entry */
         for (size_t j = 0; j < nf; j++) {
-            if (c->feasible[j] == t || strcmp(c->feasible[j]->name, t->name) == 0) {
+            if (c->feasible[j] == t) {
+                *out = c->rows[k][j];
+                return 0;
+            }
+        }
+        for (size_t j = 0; j < nf; j++) {
+            if (strcmp(c->feasible[j]->name, t->name) == 0) {
                 *out = c->rows[k][j];
                 return 0;
             }

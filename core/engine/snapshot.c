@@ -59,14 +59,28 @@ void snapshot_free(snapshot *s)
 static void copy_into(snapshot *s, struct trellis_target *dst, const struct trellis_target *src)
 {
     trellis_object *old_obj = dst->obj;
-    trellis_object **old_wl = dst->wl;
     size_t old_n = dst->n_wl;
     dst->obj = object_ref(src->obj);
     dst->name = src->obj->key;
-    dst->wl = xmalloc((src->n_wl ? src->n_wl : 1) * sizeof *dst->wl);
-    dst->cap_wl = src->n_wl ? src->n_wl : 1;
-    for (size_t i = 0; i < src->n_wl; i++)
-        dst->wl[i] = object_ref(src->wl[i]);
+    /* A target changes mostly by a workload added at the end of its list:
+     * the references of the part both lists share stay as they are
+     * (touching each workload's count is a cache miss per workload, and
+     * a target holds thousands), the rest are taken, then the old ones
+     * dropped. */
+    size_t same = 0;
+    while (same < old_n && same < src->n_wl && dst->wl[same] == src->wl[same])
+        same++;
+    for (size_t i = same; i < src->n_wl; i++)
+        object_ref(src->wl[i]);
+    for (size_t i = same; i < old_n; i++)
+        object_unref(dst->wl[i]);
+    size_t need = src->n_wl ? src->n_wl : 1;
+    if (!dst->wl || dst->cap_wl < need) {
+        dst->wl = xrealloc(dst->wl, need * sizeof *dst->wl);
+        dst->cap_wl = need;
+    }
+    if (src->n_wl > same)
+        memcpy(dst->wl + same, src->wl + same, (src->n_wl - same) * sizeof *dst->wl);
     dst->n_wl = src->n_wl;
     if (!dst->sums)
         dst->sums = xcalloc((size_t)(s->n_counters ? s->n_counters : 1), sizeof(int64_t));
@@ -75,9 +89,6 @@ static void copy_into(snapshot *s, struct trellis_target *dst, const struct trel
     dst->gen = src->gen;
     if (old_obj && old_obj != dst->obj)
         hmap_put(&s->by_name, dst->name, dst);
-    for (size_t i = 0; i < old_n; i++)
-        object_unref(old_wl[i]);
-    free(old_wl);
     if (old_obj)
         object_unref(old_obj);
 }

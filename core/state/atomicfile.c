@@ -64,6 +64,9 @@ struct atomicfile_batch {
     char *within;
     staged *v;
     size_t n, cap;
+    /* the directory of the last file added, as named and resolved: a
+     * batch writes many files into one directory, resolved once */
+    char *dir_named, *dir_real;
 };
 
 atomicfile_batch *atomicfile_batch_new(const char *within)
@@ -87,6 +90,8 @@ void atomicfile_batch_free(atomicfile_batch *b)
     }
     free(b->v);
     free(b->within);
+    free(b->dir_named);
+    free(b->dir_real);
     free(b);
 }
 
@@ -120,22 +125,74 @@ static char *resolve(const char *path, const char *within, char *err, size_t err
     return target;
 }
 
-int atomicfile_batch_add(atomicfile_batch *b, const char *path, const char *data, size_t len,
-                         char *err, size_t errlen)
+/* The real path of path when it is not a link (a new file, or a regular
+ * one), given lstat's answer (*st, or st->st_mode 0 when there is no
+ * file): its directory resolved once per batch. NULL when resolve() must
+ * walk it (a link, an unusual name). */
+static char *resolve_plain(atomicfile_batch *b, const char *path, const struct stat *st)
 {
-    char *target = resolve(path, b->within, err, errlen);
-    if (!target)
-        return -1;
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path || !slash[1])
+        return NULL;
+    if (st->st_mode && !S_ISREG(st->st_mode))
+        return NULL;
+    size_t dl = (size_t)(slash - path);
+    if (!b->dir_named || strlen(b->dir_named) != dl || memcmp(b->dir_named, path, dl) != 0) {
+        char *named = xasprintf("%.*s", (int)dl, path);
+        char *real = realpath(named, NULL);
+        if (!real) {
+            free(named);
+            return NULL;
+        }
+        free(b->dir_named);
+        free(b->dir_real);
+        b->dir_named = named;
+        b->dir_real = real;
+    }
+    return xasprintf("%s/%s", strcmp(b->dir_real, "/") == 0 ? "" : b->dir_real, slash + 1);
+}
+
+/* atomicfile_batch_add; with only_new, -2 (err empty) when path names
+ * anything already. */
+static int batch_add(atomicfile_batch *b, const char *path, const char *data, size_t len,
+                     int only_new, char *err, size_t errlen)
+{
+    struct stat st;
+    mode_t mode = 0644;
+    char *target = NULL;
+    struct stat tst;
+    if (lstat(path, &st) == 0) {
+        /* a link that leads nowhere is not a file (as access() has it) */
+        if (only_new && (!S_ISLNK(st.st_mode) || stat(path, &tst) == 0)) {
+            if (errlen)
+                err[0] = '\0';
+            return -2;
+        }
+        target = resolve_plain(b, path, &st);
+    } else if (errno == ENOENT) {
+        st.st_mode = 0;
+        target = resolve_plain(b, path, &st);
+    }
+    if (target && b->within && !path_within(b->within, target)) {
+        free(target);
+        target = NULL; /* resolve() words the refusal */
+    }
+    if (target) {
+        if (st.st_mode)
+            mode = st.st_mode & 07777;
+    } else {
+        target = resolve(path, b->within, err, errlen);
+        if (!target)
+            return -1;
+        if (stat(target, &st) == 0)
+            mode = st.st_mode & 07777;
+    }
     char *dcopy = xstrdup(target), *bcopy = xstrdup(target);
     char *dir = xstrdup(dirname(dcopy));
     char *tmp =
         xasprintf("%s/.%s.tmp.%s.%ld.XXXXXX", dir, basename(bcopy), host_name(), (long)getpid());
     free(dcopy);
     free(bcopy);
-    struct stat st;
-    mode_t mode = 0644;
-    if (stat(target, &st) == 0)
-        mode = st.st_mode & 07777;
     int fd = mkstemp(tmp);
     if (fd < 0) {
         errf(err, errlen, "%s: cannot create a temporary file: %s", path, strerror(errno));
@@ -173,6 +230,18 @@ fail:
     free(dir);
     free(tmp);
     return -1;
+}
+
+int atomicfile_batch_add(atomicfile_batch *b, const char *path, const char *data, size_t len,
+                         char *err, size_t errlen)
+{
+    return batch_add(b, path, data, len, 0, err, errlen);
+}
+
+int atomicfile_batch_add_new(atomicfile_batch *b, const char *path, const char *data, size_t len,
+                             char *err, size_t errlen)
+{
+    return batch_add(b, path, data, len, 1, err, errlen);
 }
 
 /* Make every staged temporary durable: one syncfs of the file system

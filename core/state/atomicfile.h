@@ -21,7 +21,9 @@ int atomicfile_write(const char *path, const char *within, const char *data, siz
  * sync for all: each file is staged (its temporary written), then commit
  * syncs them at once, renames each into place and syncs each directory
  * once. A reader sees each file old or new, never a mix; a file that
- * fails leaves its original untouched. */
+ * fails leaves its original untouched. Files that are not links are
+ * resolved through their directory, which the batch resolves once for a
+ * run of files in it; a link is resolved on its own each time. */
 typedef struct atomicfile_batch atomicfile_batch;
 /* within as for atomicfile_write (copied; may be NULL). */
 atomicfile_batch *atomicfile_batch_new(const char *within);
@@ -29,6 +31,14 @@ atomicfile_batch *atomicfile_batch_new(const char *within);
  * with err (nothing staged). */
 int atomicfile_batch_add(atomicfile_batch *b, const char *path, const char *data, size_t len,
                          char *err, size_t errlen);
+/* atomicfile_batch_add of a file that must not exist yet: -2, with
+ * nothing staged and err empty, when path names a file already (through a
+ * link too; a link that leads nowhere is replaced, as with
+ * atomicfile_batch_add). The check is the one lstat the add makes anyway;
+ * like any check before a rename it does not stop a file that appears
+ * between the two. */
+int atomicfile_batch_add_new(atomicfile_batch *b, const char *path, const char *data, size_t len,
+                             char *err, size_t errlen);
 /* Put every staged file in place; done(ud, i, why) for the i-th staged
  * file (why NULL: written; else borrowed for the call). 0 when every one
  * was written, else -1. */

@@ -997,6 +997,144 @@ json_object *object_to_json(const trellis_object *o)
     return value_to_json(o->root);
 }
 
+/* json-c's json_escape_str with JSON_C_TO_STRING_NOSLASHESCAPE. */
+static void pretty_string(strbuf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    sb_add(b, "\"", 1);
+    size_t start = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= ' ' && c != '"' && c != '\\')
+            continue; /* the common case: as it is */
+        const char *esc = NULL;
+        char u[7];
+        switch (c) {
+        case '\b':
+            esc = "\\b";
+            break;
+        case '\n':
+            esc = "\\n";
+            break;
+        case '\r':
+            esc = "\\r";
+            break;
+        case '\t':
+            esc = "\\t";
+            break;
+        case '\f':
+            esc = "\\f";
+            break;
+        case '"':
+            esc = "\\\"";
+            break;
+        case '\\':
+            esc = "\\\\";
+            break;
+        default:
+            if (c < ' ') {
+                memcpy(u, "\\u00", 4);
+                u[4] = hex[c >> 4];
+                u[5] = hex[c & 0xf];
+                u[6] = '\0';
+                esc = u;
+            }
+        }
+        if (!esc)
+            continue;
+        sb_add(b, s + start, i - start);
+        sb_add(b, esc, strlen(esc));
+        start = i + 1;
+    }
+    sb_add(b, s + start, n - start);
+    sb_add(b, "\"", 1);
+}
+
+static void pretty_indent(strbuf *b, int level)
+{
+    static const char spaces[] = "                                ";
+    for (size_t n = (size_t)level * 2; n;) {
+        size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
+        sb_add(b, spaces, k);
+        n -= k;
+    }
+}
+
+/* json-c's to_json_string of each type, PRETTY | SPACED. */
+static int pretty_value(strbuf *b, const onode *n, int level)
+{
+    char num[32];
+    switch (ntype(n)) {
+    case N_BOOL:
+        sb_puts(b, nlen(n) ? "true" : "false");
+        return 0;
+    case N_INT: {
+        int64_t i;
+        memcpy(&i, (const char *)n + n->off, 8);
+        snprintf(num, sizeof num, "%" PRId64, i);
+        sb_puts(b, num);
+        return 0;
+    }
+    case N_DOUBLE: /* json_object_new_double_s: the text as read */
+        sb_puts(b, ntext(n));
+        return 0;
+    case N_STRING:
+        pretty_string(b, ntext(n), nlen(n));
+        return 0;
+    case N_LIST:
+        sb_add(b, "[\n", 2);
+        for (size_t i = 0; i < nlen(n); i++) {
+            if (i)
+                sb_add(b, ",\n", 2);
+            pretty_indent(b, level + 1);
+            if (pretty_value(b, nchild(n, i), level + 1) < 0)
+                return -1;
+        }
+        if (nlen(n))
+            sb_add(b, "\n", 1);
+        pretty_indent(b, level);
+        sb_add(b, "]", 1);
+        return 0;
+    case N_MAP:
+        sb_add(b, "{", 1);
+        for (size_t i = 0; i < nlen(n); i++) {
+            const onode *c = nchild(n, i);
+            for (size_t k = 0; k < i; k++)
+                if (nchild(n, k)->key == c->key)
+                    return -1; /* json-c keeps the first place, the last value */
+            sb_add(b, i ? ",\n" : "\n", i ? 2 : 1);
+            pretty_indent(b, level + 1);
+            const char *key = nkey(c);
+            pretty_string(b, key, strlen(key));
+            sb_add(b, ": ", 2);
+            if (pretty_value(b, c, level + 1) < 0)
+                return -1;
+        }
+        sb_add(b, "\n", 1); /* an empty map too: "{", a line, "}" */
+        pretty_indent(b, level);
+        sb_add(b, "}", 1);
+        return 0;
+    default:
+        sb_puts(b, "null");
+        return 0;
+    }
+}
+
+int object_json_pretty(const trellis_object *o, strbuf *b)
+{
+    size_t was = b->len;
+    if (!o->root) {
+        sb_puts(b, "null");
+        return 0;
+    }
+    if (pretty_value(b, N(o->root), 0) == 0)
+        return 0;
+    b->len = was;
+    if (b->s)
+        b->s[was] = '\0';
+    return -1;
+}
+
 const char *object_label(const trellis_object *o, const char *key)
 {
     return value_string(value_get(o->labels, key));

@@ -90,6 +90,14 @@ int object_same_but_status(const trellis_object *a, const trellis_object *b);
 json_object *object_to_json(const trellis_object *o);
 /* A value as a new json-c tree (NULL for null); ownership transfers. */
 json_object *value_to_json(const trellis_value *v);
+struct strbuf;
+/* Append to b the text json-c gives object_to_json(o) with
+ * JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+ * JSON_C_TO_STRING_NOSLASHESCAPE (how the file store writes a new
+ * object), byte for byte, without building the json-c tree. 0, or -1
+ * (b as it was) when o holds a map with a key twice, which only json-c's
+ * own rules word. Ownership of o and b is retained by the caller. */
+int object_json_pretty(const trellis_object *o, struct strbuf *b);
 
 const char *object_label(const trellis_object *o, const char *key);
 const char *object_annotation(const trellis_object *o, const char *key);

@@ -871,7 +871,9 @@ static int stage_created(file_store *fs, atomicfile_batch *b, created_batch *cb,
                          trellis_object *o, char *e, size_t elen)
 {
     char *p = created_path(fs, o);
-    if (access(p, F_OK) == 0 || hmap_get(&cb->staged, p)) {
+    /* a file there already: a dry run asks, a write learns it as it
+     * stages (one lookup, not two) */
+    if (hmap_get(&cb->staged, p) || (fs->base.dry_run && access(p, F_OK) == 0)) {
         snprintf(e, elen, "%s: exists already; %s %s not written", p, o->kind, o->key);
         free(p);
         return -1;
@@ -886,12 +888,25 @@ static int stage_created(file_store *fs, atomicfile_batch *b, created_batch *cb,
             log_warn("%s: cannot create directory: %s", d, strerror(errno));
         free(d);
     }
-    json_object *tree = object_to_json(o);
-    const char *js = json_object_to_json_string_ext(
-        tree, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
-    char *text = xasprintf("%s\n", js);
-    json_object_put(tree);
-    if (atomicfile_batch_add(b, p, text, strlen(text), e, elen) < 0) {
+    /* the text json-c would write, without building its tree */
+    strbuf tb;
+    sb_init(&tb);
+    if (object_json_pretty(o, &tb) < 0) {
+        json_object *tree = object_to_json(o);
+        sb_puts(&tb, json_object_to_json_string_ext(tree, JSON_C_TO_STRING_PRETTY |
+                                                              JSON_C_TO_STRING_SPACED |
+                                                              JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(tree);
+    }
+    sb_add(&tb, "\n", 1);
+    size_t jl = tb.len - 1;
+    /* exactly its size: every created text is held until the batch is
+     * committed */
+    char *text = xrealloc(sb_steal(&tb), jl + 2);
+    int rc = atomicfile_batch_add_new(b, p, text, jl + 1, e, elen);
+    if (rc == -2)
+        snprintf(e, elen, "%s: exists already; %s %s not written", p, o->kind, o->key);
+    if (rc < 0) {
         free(text);
         free(p);
         return -1;

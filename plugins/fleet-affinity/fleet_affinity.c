@@ -21,7 +21,10 @@
  * any other name from status.properties[name].value (the member agent's
  * kubernetes-fleet.io/node-count among them), as Kubernetes quantities.
  * Clusters are read once per change, policies once per placement or
- * snapshot change.
+ * snapshot change: label keys and values and property names become
+ * interned ids there (intern.h), so filter and score compare integers (a
+ * compiled selector against the cluster's label set, a property found by
+ * its id in the cluster's array).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +32,7 @@
 #include <string.h>
 
 #include "fleet.h"
+#include "intern.h"
 #include "resources.h"
 #include "selector.h"
 #include "trellis/helpers.h"
@@ -42,40 +46,48 @@ static const trellis_host *host;
 
 typedef struct config {
     const char *snapshot_kind; /* host-owned; first (fleet_setup) */
+    intern labels;             /* label keys and values; written in prepare only */
+    intern props;              /* property names; written in prepare only */
 } config;
+
+static void config_free(void *p)
+{
+    config *cfg = p;
+    intern_free(&cfg->labels);
+    intern_free(&cfg->props);
+    free(cfg);
+}
 
 typedef struct quantity {
     int64_t milli; /* exact, in thousandths (rounded up) */
     double f;
 } quantity;
 
-typedef struct prop {
-    char *name;
-    quantity q;
-} prop;
-
 /* Prepared data of a cluster and of a placement share the release hook:
  * both begin with is_cluster. */
 typedef struct cluster {
     int is_cluster; /* 1 */
-    prop *v;
-    size_t n;
+    label_set labels;
+    quantity *q;  /* by property id: q[id], when has[id] */
+    uint8_t *has; /* the cluster reports property id */
+    size_t n_ids; /* ids below n_ids may be reported; any other is not */
 } cluster;
 
 enum { OP_GT = 0, OP_GE, OP_EQ, OP_NE, OP_LT, OP_LE };
 
 typedef struct expr {
-    char *name;
+    int32_t name; /* property id */
     int op;
     quantity q;
 } expr;
 
 typedef struct term {
-    selector *labels; /* NULL: not checked */
+    int has_labels; /* 0: labels not checked */
+    selector_ids labels;
     expr *exprs;
     size_t n_exprs;
     int32_t weight; /* preferred */
-    char *sorter;   /* preferred: the propertySorter's property, or NULL */
+    int32_t sorter; /* preferred: the propertySorter's property id, or -1 */
     int ascending;
 } term;
 
@@ -103,15 +115,17 @@ static int parse_quantity(const char *text, quantity *q)
 
 static void cluster_free(cluster *c)
 {
-    for (size_t i = 0; c && i < c->n; i++)
-        free(c->v[i].name);
-    if (c)
-        free(c->v);
+    if (c) {
+        label_set_clear(&c->labels);
+        free(c->q);
+        free(c->has);
+    }
     free(c);
 }
 
 typedef struct add_ctx {
     cluster *c;
+    intern *ids;
     const char *prefix, *sub, *where;
     char *err;
     size_t errlen;
@@ -123,28 +137,46 @@ static int add_one(const char *key, const trellis_value *v, void *ud)
     const char *t = values_scalar_text(host, x->sub ? host->value_get(v, x->sub) : v);
     char name[512];
     snprintf(name, sizeof name, "%s%s", x->prefix, key);
-    prop *np = realloc(x->c->v, (x->c->n + 1) * sizeof *x->c->v);
-    if (!np) {
-        snprintf(x->err, x->errlen, "out of memory");
-        return 1;
-    }
-    x->c->v = np;
-    if (parse_quantity(t, &np[x->c->n].q) < 0) {
+    quantity q;
+    if (parse_quantity(t, &q) < 0) {
         snprintf(x->err, x->errlen, "%s.%s: \"%s\" is not a quantity", x->where, key, t ? t : "");
         return 1;
     }
-    np[x->c->n++].name = values_strdup(name);
+    int32_t id = intern_id(x->ids, name);
+    cluster *c = x->c;
+    if (id >= 0 && (size_t)id >= c->n_ids) {
+        size_t n = (size_t)id + 8;
+        quantity *nq = realloc(c->q, n * sizeof *nq);
+        if (nq)
+            c->q = nq;
+        uint8_t *nh = nq ? realloc(c->has, n) : NULL;
+        if (nh) {
+            memset(nh + c->n_ids, 0, n - c->n_ids);
+            c->has = nh;
+            c->n_ids = n;
+        }
+    }
+    if (id < 0 || (size_t)id >= c->n_ids) {
+        snprintf(x->err, x->errlen, "out of memory");
+        return 1;
+    }
+    /* a name read twice (a custom property named like a resource one):
+     * the first reading counts, as status.properties come first */
+    if (!c->has[id]) {
+        c->q[id] = q;
+        c->has[id] = 1;
+    }
     return 0;
 }
 
 /* Add the quantities of the map m under prefix + key (sub: the member of
  * each entry holding it); NULL m: none. */
-static int add_props(cluster *c, const trellis_value *m, const char *prefix, const char *sub,
-                     const char *where, char *err, size_t errlen)
+static int add_props(cluster *c, intern *ids, const trellis_value *m, const char *prefix,
+                     const char *sub, const char *where, char *err, size_t errlen)
 {
     if (!m || host->value_type(m) != TRELLIS_VALUE_MAP)
         return 0;
-    add_ctx x = {c, prefix, sub, where, err, errlen};
+    add_ctx x = {c, ids, prefix, sub, where, err, errlen};
     err[0] = '\0';
     host->value_foreach(m, add_one, &x);
     return err[0] ? -1 : 0;
@@ -153,9 +185,11 @@ static int add_props(cluster *c, const trellis_value *m, const char *prefix, con
 static int prepare_target(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
                           size_t errlen)
 {
-    (void)self;
+    config *cfg = host->get_private(self);
     cluster *c = calloc(1, sizeof *c);
-    if (!c) {
+    if (!c || label_set_read(host, host->object_get(obj, "metadata.labels"), &cfg->labels,
+                             &c->labels) < 0) {
+        free(c);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -164,13 +198,13 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
                                            {"allocatable", RESOURCE_PREFIX "allocatable-"},
                                            {"available", RESOURCE_PREFIX "available-"}};
     const trellis_value *ru = host->object_get(obj, "status.resourceUsage");
-    int rc = add_props(c, host->object_get(obj, "status.properties"), "", "value",
+    int rc = add_props(c, &cfg->props, host->object_get(obj, "status.properties"), "", "value",
                        "status.properties", err, errlen);
     for (size_t i = 0; i < 3 && rc == 0; i++) {
         char where[64];
         snprintf(where, sizeof where, "status.resourceUsage.%s", usage[i][0]);
-        rc = add_props(c, ru ? host->value_get(ru, usage[i][0]) : NULL, usage[i][1], NULL, where,
-                       err, errlen);
+        rc = add_props(c, &cfg->props, ru ? host->value_get(ru, usage[i][0]) : NULL, usage[i][1],
+                       NULL, where, err, errlen);
     }
     if (rc < 0) {
         cluster_free(c);
@@ -180,13 +214,12 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
     return 0;
 }
 
-/* The cluster's reading of property name, or NULL. */
-static const quantity *property(const cluster *c, const char *name)
+/* The cluster's reading of the property of id, or NULL. */
+static inline const quantity *property(const cluster *c, int32_t id)
 {
-    for (size_t i = 0; c && i < c->n; i++)
-        if (strcmp(c->v[i].name, name) == 0)
-            return &c->v[i].q;
-    return NULL;
+    if (!c || id < 0 || (size_t)id >= c->n_ids || !c->has[id])
+        return NULL;
+    return &c->q[id];
 }
 
 /* ---- the policy ---- */
@@ -194,11 +227,8 @@ static const quantity *property(const cluster *c, const char *name)
 static void terms_free(term *t, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        selector_free(t[i].labels);
-        for (size_t k = 0; k < t[i].n_exprs; k++)
-            free(t[i].exprs[k].name);
+        selector_ids_clear(&t[i].labels);
         free(t[i].exprs);
-        free(t[i].sorter);
     }
     free(t);
 }
@@ -225,15 +255,24 @@ static const char *const op_names[] = {"Gt", "Ge", "Eq", "Ne", "Lt", "Le", NULL}
 
 /* A term's labelSelector and (required terms) propertySelector, or
  * (preferred) its propertySorter. */
-static int read_term(const trellis_value *v, const char *where, int preferred, term *t, char *err,
-                     size_t errlen)
+static int read_term(config *cfg, const trellis_value *v, const char *where, int preferred, term *t,
+                     char *err, size_t errlen)
 {
     char path[600];
+    t->sorter = -1;
     const trellis_value *ls = host->value_get(v, "labelSelector");
     if (ls && host->value_type(ls) != TRELLIS_VALUE_NULL) {
+        selector *sel = NULL;
         snprintf(path, sizeof path, "%.500s.labelSelector", where);
-        if (selector_parse(host, ls, SELECTOR_FORMAT_SELECTOR, path, &t->labels, err, errlen) < 0)
+        if (selector_parse(host, ls, SELECTOR_FORMAT_SELECTOR, path, &sel, err, errlen) < 0)
             return -1;
+        int rc = selector_compile(sel, &cfg->labels, &t->labels);
+        selector_free(sel);
+        if (rc < 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        t->has_labels = 1;
     }
     if (preferred) {
         const trellis_value *ps = host->value_get(v, "propertySorter");
@@ -248,7 +287,11 @@ static int read_term(const trellis_value *v, const char *where, int preferred, t
                      where);
             return -1;
         }
-        t->sorter = values_strdup(name);
+        t->sorter = intern_id(&cfg->props, name);
+        if (t->sorter < 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
         t->ascending = strcmp(order, "Ascending") == 0;
         return 0;
     }
@@ -281,7 +324,11 @@ static int read_term(const trellis_value *v, const char *where, int preferred, t
             snprintf(err, errlen, "%s.values: expected exactly one quantity", path);
             return -1;
         }
-        x->name = values_strdup(name);
+        x->name = intern_id(&cfg->props, name);
+        if (x->name < 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
         t->n_exprs++;
     }
     return 0;
@@ -289,8 +336,8 @@ static int read_term(const trellis_value *v, const char *where, int preferred, t
 
 /* The list at v (where names it) into *out: its terms, or (preferred)
  * {weight, preference} entries. */
-static int read_terms(const trellis_value *v, const char *where, int preferred, term **out,
-                      size_t *n_out, char *err, size_t errlen)
+static int read_terms(config *cfg, const trellis_value *v, const char *where, int preferred,
+                      term **out, size_t *n_out, char *err, size_t errlen)
 {
     size_t n = v && host->value_type(v) == TRELLIS_VALUE_LIST ? host->value_len(v) : 0;
     *out = calloc(n ? n : 1, sizeof **out);
@@ -313,7 +360,7 @@ static int read_terms(const trellis_value *v, const char *where, int preferred, 
             t->weight = (int32_t)w;
             e = host->value_get(e, "preference");
         }
-        if (read_term(e, path, preferred, t, err, errlen) < 0)
+        if (read_term(cfg, e, path, preferred, t, err, errlen) < 0)
             return -1;
     }
     return 0;
@@ -322,7 +369,7 @@ static int read_terms(const trellis_value *v, const char *where, int preferred, 
 static int prepare_workload(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
                             size_t errlen)
 {
-    const config *cfg = host->get_private(self);
+    config *cfg = host->get_private(self);
     const trellis_object *snap;
     const trellis_value *pol;
     if (fleet_policy_of(host, self, obj, cfg->snapshot_kind, &snap, &pol, err, errlen) < 0)
@@ -343,7 +390,8 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
                  "%s.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution."
                  "clusterSelectorTerms",
                  where);
-        rc = read_terms(host->value_get(host->value_get(ca, "requiredDuringSchedulingIgnoredDuring"
+        rc = read_terms(cfg,
+                        host->value_get(host->value_get(ca, "requiredDuringSchedulingIgnoredDuring"
                                                             "Execution"),
                                         "clusterSelectorTerms"),
                         path, 0, &a->required, &a->n_required, err, errlen);
@@ -352,7 +400,8 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
                  where);
         /* PickAll ignores preferences */
         if (rc == 0 && type == FLEET_PICK_N)
-            rc = read_terms(host->value_get(ca, "preferredDuringSchedulingIgnoredDuringExecution"),
+            rc = read_terms(cfg,
+                            host->value_get(ca, "preferredDuringSchedulingIgnoredDuringExecution"),
                             path, 1, &a->preferred, &a->n_preferred, err, errlen);
     }
     if (rc < 0) {
@@ -364,11 +413,6 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
 }
 
 /* ---- filter ---- */
-
-static const char *label_of(const void *ud, const char *key)
-{
-    return host->object_label(ud, key);
-}
 
 static int cmp_ok(int op, const quantity *have, const quantity *want)
 {
@@ -390,9 +434,10 @@ static int cmp_ok(int op, const quantity *have, const quantity *want)
 }
 
 /* KubeFleet's clusterRequirement.Matches. */
-static int term_matches(const term *t, const trellis_object *o, const cluster *c)
+static int term_matches(const term *t, const cluster *c)
 {
-    if (t->labels && selector_first_mismatch(t->labels, label_of, o) >= 0)
+    static const label_set none = {NULL, 0};
+    if (t->has_labels && selector_ids_first_mismatch(&t->labels, c ? &c->labels : &none) >= 0)
         return 0;
     for (size_t i = 0; i < t->n_exprs; i++) {
         const quantity *q = property(c, t->exprs[i].name);
@@ -402,12 +447,12 @@ static int term_matches(const term *t, const trellis_object *o, const cluster *c
     return 1;
 }
 
-static int rejects(const affinity *a, const trellis_object *o, const cluster *c)
+static int rejects(const affinity *a, const cluster *c)
 {
     if (!a || !a->n_required)
         return 0;
     for (size_t i = 0; i < a->n_required; i++)
-        if (term_matches(&a->required[i], o, c))
+        if (term_matches(&a->required[i], c))
             return 0;
     return 1;
 }
@@ -417,11 +462,24 @@ static int filter(trellis_plugin *self, trellis_cycle *cy, const trellis_object 
 {
     (void)cy;
     const trellis_object *o = host->target_object(target);
-    if (!rejects(host->object_data(self, w), o, host->object_data(self, o)))
+    if (!rejects(host->object_data(self, w), host->object_data(self, o)))
         return TRELLIS_SUCCESS;
     host->status(st, TRELLIS_UNRESOLVABLE, "AffinityMismatch",
                  "cluster does not match with any of the required cluster affinity terms");
     return TRELLIS_UNRESOLVABLE;
+}
+
+/* The filter over a block of the snapshot, from its prepared-data column. */
+static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                        size_t first, size_t n, uint64_t *pass)
+{
+    const affinity *a = host->object_data(self, w);
+    if (!a || !a->n_required)
+        return;
+    void *const *data = host->cycle_target_data(c, self);
+    for (size_t j = 0; j < n; j++)
+        if (rejects(a, data ? data[first + j] : NULL))
+            pass[j / 64] &= ~(1ull << (j % 64));
 }
 
 /* ---- score ---- */
@@ -447,7 +505,7 @@ static int pre_score(trellis_plugin *self, trellis_cycle *c, const trellis_objec
     size_t n = host->cycle_target_count(c);
     void *const *data = host->cycle_target_data(c, self);
     for (size_t k = 0; k < a->n_preferred; k++) {
-        if (!a->preferred[k].sorter)
+        if (a->preferred[k].sorter < 0)
             continue;
         for (size_t i = 0; i < n; i++) {
             const quantity *q = property(data[i], a->preferred[k].sorter);
@@ -465,12 +523,12 @@ static int pre_score(trellis_plugin *self, trellis_cycle *c, const trellis_objec
 }
 
 /* KubeFleet's clusterPreference.Scores with interpolateWeightFor. */
-static int64_t preference(const term *t, const extremes *ex, const trellis_object *o,
-                          const cluster *c)
+static int64_t preference(const term *t, const extremes *ex, const cluster *c)
 {
-    if (t->labels && selector_first_mismatch(t->labels, label_of, o) >= 0)
+    static const label_set none = {NULL, 0};
+    if (t->has_labels && selector_ids_first_mismatch(&t->labels, c ? &c->labels : &none) >= 0)
         return 0;
-    if (!t->sorter)
+    if (t->sorter < 0)
         return t->weight;
     const quantity *q = property(c, t->sorter);
     if (!q || !ex->seen || ex->min == ex->max)
@@ -487,26 +545,46 @@ static int score(trellis_plugin *self, trellis_cycle *c, const trellis_object *w
     (void)st;
     const affinity *a = host->object_data(self, w);
     const extremes *ex = host->cycle_get(c, self);
-    const trellis_object *o = host->target_object(target);
-    const cluster *cl = host->object_data(self, o);
+    const cluster *cl = host->object_data(self, host->target_object(target));
     *out = 0;
     for (size_t k = 0; a && ex && k < a->n_preferred; k++)
         if (a->preferred[k].weight != 0)
-            *out += preference(&a->preferred[k], &ex[k], o, cl);
+            *out += preference(&a->preferred[k], &ex[k], cl);
     return TRELLIS_SUCCESS;
+}
+
+/* The score of the feasible targets idx[0..n), as score gives each. */
+static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                       const uint32_t *idx, size_t n, int64_t *scores)
+{
+    const affinity *a = host->object_data(self, w);
+    const extremes *ex = host->cycle_get(c, self);
+    void *const *data = host->cycle_target_data(c, self);
+    for (size_t j = 0; j < n; j++) {
+        const cluster *cl = data ? data[idx[j]] : NULL;
+        int64_t sc = 0;
+        for (size_t k = 0; a && ex && k < a->n_preferred; k++)
+            if (a->preferred[k].weight != 0)
+                sc += preference(&a->preferred[k], &ex[k], cl);
+        scores[j] = sc;
+    }
 }
 
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
     host = h;
-    if (!fleet_setup(h, self, args, sizeof(config), err, errlen))
+    config *cfg = fleet_setup(h, self, args, sizeof(config), err, errlen);
+    if (!cfg)
         return -1;
+    h->set_private(self, cfg, config_free); /* the same data, freed with its tables */
     /* no `equivalent`: the score depends on every cluster (min, max) */
     if (h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_prepare_target(self, prepare_target) < 0 ||
         h->register_release(self, release) < 0 || h->register_filter(self, filter) < 0 ||
-        h->register_pre_score(self, pre_score) < 0 || h->register_score(self, score) < 0) {
+        h->register_filter_span(self, filter_span) < 0 ||
+        h->register_pre_score(self, pre_score) < 0 || h->register_score(self, score) < 0 ||
+        h->register_score_span(self, score_span) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }

@@ -194,6 +194,18 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     return TRELLIS_UNRESOLVABLE;
 }
 
+/* The filter over a block: only a PickFixed placement rejects anything. */
+static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                        size_t first, size_t n, uint64_t *pass)
+{
+    const fleet_policy *p = host->object_data(self, w);
+    if (!p || p->type != FLEET_PICK_FIXED)
+        return;
+    for (size_t j = 0; j < n; j++)
+        if (!fleet_policy_names(p, host->target_key(host->cycle_target(c, first + j))))
+            pass[j / 64] &= ~(1ull << (j % 64));
+}
+
 static int equivalent(trellis_plugin *self, const trellis_object *a, const trellis_object *b)
 {
     const fleet_policy *x = host->object_data(self, a), *y = host->object_data(self, b);
@@ -214,7 +226,8 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         return -1;
     cfg->target_kind = h->arg_string(args, "target_kind");
     if (fleet_register_policy(h, self) < 0 || h->register_pre_filter(self, pre_filter) < 0 ||
-        h->register_filter(self, filter) < 0 || h->register_equivalent(self, equivalent) < 0) {
+        h->register_filter(self, filter) < 0 || h->register_filter_span(self, filter_span) < 0 ||
+        h->register_equivalent(self, equivalent) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }

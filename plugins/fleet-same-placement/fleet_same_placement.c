@@ -77,6 +77,18 @@ static int score(trellis_plugin *self, trellis_cycle *c, const trellis_object *w
     return TRELLIS_SUCCESS;
 }
 
+/* The score of the feasible targets idx[0..n), as score gives each. */
+static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                       const uint32_t *idx, size_t n, int64_t *scores)
+{
+    (void)w;
+    const obsolete *o = host->cycle_get(c, self);
+    for (size_t j = 0; j < n; j++) {
+        const char *key = o && o->n ? host->target_key(host->cycle_target(c, idx[j])) : NULL;
+        scores[j] = key && bsearch(&key, o->keys, o->n, sizeof *o->keys, fleet_key_cmp) ? 1 : 0;
+    }
+}
+
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
                 size_t errlen)
 {
@@ -86,7 +98,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
         return -1;
     cfg->target_kind = h->arg_string(args, "target_kind");
     if (fleet_register_policy(h, self) < 0 || h->register_pre_score(self, pre_score) < 0 ||
-        h->register_score(self, score) < 0) {
+        h->register_score(self, score) < 0 || h->register_score_span(self, score_span) < 0) {
         snprintf(err, errlen, "cannot register hooks");
         return -1;
     }

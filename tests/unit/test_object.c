@@ -658,6 +658,66 @@ static int first_key(const char *key, const trellis_value *v, void *ud)
     return 1;
 }
 
+/* object_json_pretty writes what json-c writes of object_to_json. */
+static void expect_pretty_as_json_c(trellis_object *o)
+{
+    json_object *tree = object_to_json(o);
+    const char *want = json_object_to_json_string_ext(
+        tree, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+    strbuf b;
+    sb_init(&b);
+    sb_puts(&b, "x"); /* appended after what is there */
+    if (object_json_pretty(o, &b) == 0)
+        ck_assert_str_eq(b.s + 1, want);
+    else
+        ck_assert_str_eq(b.s, "x");
+    sb_free(&b);
+    json_object_put(tree);
+}
+
+START_TEST(pretty_text_as_json_c)
+{
+    const char *texts[] = {
+        pod,
+        "{\"apiVersion\": \"v1\", \"kind\": \"A\", \"metadata\": {\"name\": \"a\"}, \"l\": [[], "
+        "{}, [1, [2, []]], null,"
+        " {\"x\": null, \"y\": [null]}], \"d\": [1.50, -0.0, 1e3, 2E-7, 123456789012345678901234],"
+        " \"i\": [-9223372036854775808, 9223372036854775807, 0, -1], \"b\": [true, false],"
+        " \"s\": \"tab\\there \\\"q\\\" back\\\\ slash/ nl\\n cr\\r ff\\f bs\\b \\u0001\\u001f"
+        " \\u007f caf\\u00e9 \\ud83d\\ude00 end\"}",
+        "{\"apiVersion\": \"v1\", \"kind\": \"B\", \"metadata\": {\"name\": \"b\"}, \"dup\": 1, "
+        "\"dup\": 2}",
+        "{\"apiVersion\": \"v1\", \"kind\": \"C\", \"metadata\": {\"name\": \"c\", \"labels\": "
+        "{}}, \"e\": {\"\": \"\"}}",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        trellis_object *o = from_json(texts[i]);
+        expect_pretty_as_json_c(o);
+        object_unref(o);
+    }
+    /* every byte in a string and in a key */
+    char text[2048];
+    for (int c = 1; c < 256; c++) {
+        char ch[8];
+        if (c == '"' || c == '\\')
+            snprintf(ch, sizeof ch, "\\%c", c);
+        else if (c < ' ')
+            snprintf(ch, sizeof ch, "\\u%04x", c);
+        else if (c < 0x80)
+            snprintf(ch, sizeof ch, "%c", c);
+        else /* as UTF-8 */
+            snprintf(ch, sizeof ch, "%c%c", 0xc0 | (c >> 6), 0x80 | (c & 0x3f));
+        snprintf(text, sizeof text,
+                 "{\"apiVersion\": \"v1\", \"kind\": \"K\", \"metadata\": {\"name\": \"k\"}, "
+                 "\"v%s\": \"a%sb\"}",
+                 ch, ch);
+        trellis_object *o = from_json(text);
+        expect_pretty_as_json_c(o);
+        object_unref(o);
+    }
+}
+END_TEST
+
 START_TEST(same_content_and_origin)
 {
     const char *t = HEAD "[1, \"s\", {\"a\": true}]}";
@@ -716,6 +776,7 @@ static Suite *object_suite(void)
     tcase_add_test(c, big_maps);
     tcase_add_test(c, builder);
     tcase_add_test(c, same_content_and_origin);
+    tcase_add_test(c, pretty_text_as_json_c);
     suite_add_tcase(s, c);
     return s;
 }

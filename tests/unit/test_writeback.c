@@ -2108,6 +2108,107 @@ START_TEST(atomic_replace_keeps_mode)
 }
 END_TEST
 
+/* A batch resolves its directory once: files of one directory, new and
+ * old, through a link inside the state and a link leading out of it. */
+START_TEST(atomic_batch_one_directory)
+{
+    char *d = make_tmpdir();
+    char *real = realpath(d, NULL);
+    ck_assert_ptr_nonnull(real);
+    char *old = xasprintf("%s/old.yaml", d), *fresh = xasprintf("%s/fresh.json", d);
+    char *in = xasprintf("%s/in.yaml", d), *out = xasprintf("%s/out.yaml", d);
+    FILE *fp = fopen(old, "w");
+    ck_assert_ptr_nonnull(fp);
+    fputs("old\n", fp);
+    fclose(fp);
+    ck_assert_int_eq(chmod(old, 0600), 0);
+    ck_assert_int_eq(symlink("old.yaml", in), 0);
+    char *elsewhere = make_tmpdir(), *outside = xasprintf("%s/x.yaml", elsewhere);
+    fp = fopen(outside, "w");
+    ck_assert_ptr_nonnull(fp);
+    fclose(fp);
+    ck_assert_int_eq(symlink(outside, out), 0);
+    char err[512] = "";
+    atomicfile_batch *b = atomicfile_batch_new(real);
+    ck_assert_int_eq(atomicfile_batch_add(b, fresh, "{}\n", 3, err, sizeof err), 0);
+    ck_assert_int_eq(atomicfile_batch_add(b, old, "new\n", 4, err, sizeof err), 0);
+    ck_assert_int_eq(atomicfile_batch_add(b, out, "x", 1, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "outside the state directory"), "err '%s'", err);
+    ck_assert_int_eq(atomicfile_batch_commit(b, NULL, NULL), 0);
+    atomicfile_batch_free(b);
+    struct stat st;
+    ck_assert_int_eq(stat(old, &st), 0);
+    ck_assert_int_eq(st.st_mode & 07777, 0600); /* kept */
+    ck_assert_int_eq(stat(fresh, &st), 0);
+    ck_assert_int_eq(st.st_mode & 07777, 0644);
+    size_t len;
+    char *got = read_file(fresh, &len, err, sizeof err);
+    ck_assert_str_eq(got, "{}\n");
+    free(got);
+    /* a link within the state is followed, in the same batch as others */
+    b = atomicfile_batch_new(real);
+    ck_assert_int_eq(atomicfile_batch_add(b, fresh, "{\"a\":1}\n", 8, err, sizeof err), 0);
+    ck_assert_int_eq(atomicfile_batch_add(b, in, "via link\n", 9, err, sizeof err), 0);
+    ck_assert_int_eq(atomicfile_batch_commit(b, NULL, NULL), 0);
+    atomicfile_batch_free(b);
+    ck_assert_int_eq(lstat(in, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    got = read_file(old, &len, err, sizeof err);
+    ck_assert_str_eq(got, "via link\n");
+    free(got);
+    ck_assert_uint_eq(count_entries(d), 4); /* no temporary left */
+    free(old);
+    free(fresh);
+    free(in);
+    free(out);
+    free(real);
+    free(outside);
+    remove_tree(elsewhere);
+    remove_tree(d);
+}
+END_TEST
+
+/* add_new stages only a path where no file is: not over a file, nor
+ * through a link to one; a link that leads nowhere is replaced. */
+START_TEST(atomic_batch_add_new)
+{
+    char *d = make_tmpdir();
+    char *old = xasprintf("%s/old.json", d), *fresh = xasprintf("%s/fresh.json", d);
+    char *tofile = xasprintf("%s/to-old.json", d), *nowhere = xasprintf("%s/nowhere.json", d);
+    FILE *fp = fopen(old, "w");
+    ck_assert_ptr_nonnull(fp);
+    fputs("old\n", fp);
+    fclose(fp);
+    ck_assert_int_eq(symlink("old.json", tofile), 0);
+    ck_assert_int_eq(symlink("missing.json", nowhere), 0);
+    char err[512] = "x";
+    atomicfile_batch *b = atomicfile_batch_new(NULL);
+    ck_assert_int_eq(atomicfile_batch_add_new(b, old, "new\n", 4, err, sizeof err), -2);
+    ck_assert_str_eq(err, "");
+    ck_assert_int_eq(atomicfile_batch_add_new(b, tofile, "new\n", 4, err, sizeof err), -2);
+    ck_assert_int_eq(atomicfile_batch_add_new(b, fresh, "{}\n", 3, err, sizeof err), 0);
+    ck_assert_int_eq(atomicfile_batch_add_new(b, nowhere, "{}\n", 3, err, sizeof err), 0);
+    ck_assert_int_eq(atomicfile_batch_commit(b, NULL, NULL), 0);
+    atomicfile_batch_free(b);
+    size_t len;
+    char *got = read_file(old, &len, err, sizeof err);
+    ck_assert_str_eq(got, "old\n"); /* untouched */
+    free(got);
+    got = read_file(fresh, &len, err, sizeof err);
+    ck_assert_str_eq(got, "{}\n");
+    free(got);
+    struct stat st;
+    ck_assert_int_eq(lstat(nowhere, &st), 0);
+    ck_assert(S_ISREG(st.st_mode));
+    ck_assert_uint_eq(count_entries(d), 4);
+    free(old);
+    free(fresh);
+    free(tofile);
+    free(nowhere);
+    remove_tree(d);
+}
+END_TEST
+
 START_TEST(atomic_failure_leaves_nothing)
 {
     char *d = make_tmpdir();
@@ -2293,6 +2394,8 @@ static Suite *writeback_suite(void)
     TCase *a = tcase_create("atomic");
     tcase_add_test(a, atomic_replace_keeps_mode);
     tcase_add_test(a, atomic_failure_leaves_nothing);
+    tcase_add_test(a, atomic_batch_one_directory);
+    tcase_add_test(a, atomic_batch_add_new);
     suite_add_tcase(s, a);
     TCase *c = tcase_create("cut");
     tcase_add_test(c, cut_yaml_documents);
