@@ -1,7 +1,8 @@
 #!/bin/sh
 # extender.sh - the http-extender plugin against real HTTP extenders
 # (tools/extender-server) on 127.0.0.1, started and stopped here: filter,
-# prioritize and weight as kube-scheduler adds them, managedResources,
+# prioritize and weight as kube-scheduler adds them, the requests' keys
+# (Go's field names) and answers in either spelling, managedResources,
 # nodeCacheCapable, slow extenders (ignorable or not), failing and
 # garbage-answering ones, the bind verb, the preempt verb (candidates
 # dropped, victims changed, meta victims, failures), TLS with a test CA, and the
@@ -123,8 +124,13 @@ check "filter + prioritize: the extender's scores make n3 win (86 + 70 against 8
 check "filter: n2, which the extender failed, is rejected with its message" \
     has f.json '"reason": "node lacks label gpu=true"'
 check "prioritize: the extender's 7 on n3 counts 70" sh -c "tr -d ' \n' <'$tmp/f.json' | grep -q '\"http-extender\":70'"
-check "the extender got the Pod and the Nodes (a NodeList) in one filter request" \
-    sh -c "grep '^filter ' '$tmp/f.rec' | grep -q '\"pod\":{.*\"name\":\"p1\".*\"nodes\":{\"metadata\":{},\"items\":\\['"
+# The requests carry the Go field names of extender/v1, whose types have
+# no json tags, as today's kube-scheduler's json.Marshal writes them:
+# every field, the one not in use null.
+check "the extender got the Pod and the Nodes (a NodeList) in one filter request, with Go's field names" \
+    sh -c "grep '^filter ' '$tmp/f.rec' | grep -q '^filter {\"Pod\":{.*\"name\":\"p1\".*},\"Nodes\":{\"metadata\":{},\"items\":\\[.*\\]},\"NodeNames\":null}$'"
+check "no request has the lower camelCase keys of the API before 1.17" \
+    sh -c "! grep -q -e '\"pod\":' -e '\"nodes\":' -e '\"nodenames\":' '$tmp/f.rec'"
 check "the extender was not sent n2 to score (filtered out before)" \
     sh -c "grep '^prioritize ' '$tmp/f.rec' | grep -v -q '\"name\":\"n2\"'"
 "$T" explain default/p1 -c "$tmp/f.cfg" -s "$tmp/f.st" -o table >"$tmp/explain.txt" 2>&1 ||
@@ -192,16 +198,17 @@ check "managed_resources: g-limit is unschedulable, 3 Nodes rejected by the exte
 unserve m
 
 # ---- nodeCacheCapable ----
-# node_cache_capable: only names go out (nodenames), and the answer's
-# nodenames are read: the extender keeps n3 alone
+# node_cache_capable: only names go out (NodeNames), and the answer's
+# NodeNames are read: the extender keeps n3 alone
 serve c --pass-names n3
 cfg "$tmp/c.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; filter_verb = \"filter\";
   node_cache_capable = true; };"
 cp -r "$tmp/base.state" "$tmp/c.state"
 run c "$tmp/c.cfg"
-check "node_cache_capable: the answer's nodenames decide (n3)" decided c p1 scheduled n3
-check "node_cache_capable: the request has nodenames" has c.rec '"nodenames":\["n1","n2","n3"\]'
-check "node_cache_capable: and no Nodes" hasnt c.rec '"nodes":'
+check "node_cache_capable: the answer's NodeNames decide (n3)" decided c p1 scheduled n3
+check "node_cache_capable: the request has NodeNames and Nodes null" \
+    has c.rec '^filter {"Pod":{.*},"Nodes":null,"NodeNames":\["n1","n2","n3"\]}$'
+check "node_cache_capable: and no NodeList" hasnt c.rec '"items":'
 unserve c
 
 # ---- two extenders ----
@@ -234,9 +241,37 @@ check "two extenders: the rejection names the second by its as" \
 unserve two1
 unserve two2
 
+# ---- answers with the keys of the API before 1.17 ----
+# The server answers as a Go extender does, with Go's field names
+# ("NodeNames", "FailedNodes", "Host", ...): every decision above read
+# them. One written against the scheduler API before 1.17 answers with
+# its lower camelCase json tags; the plugin reads those too, as Go's
+# decoder matches keys without regard to case. The same extender as in
+# "filter and prioritize" (n3: 86 + 70 against 86 + 20) and the
+# node-cache-capable one keeping n3, now answering in the old spelling:
+serve old --old-keys --label gpu=true --score-label rank
+cfg "$tmp/old.cfg" "weight = 1; args = { url_prefix = \"http://127.0.0.1:$port\";
+  filter_verb = \"filter\"; prioritize_verb = \"prioritize\"; };"
+cp -r "$tmp/base.state" "$tmp/old.state"
+run old "$tmp/old.cfg" --explain
+check "old keys: the answers were in lower camelCase" \
+    sh -c "grep -q '^ANSWER filter {\"nodes\":{\"metadata\":{},\"items\":\\[.*\\]},\"nodenames\":null,\"failedNodes\":{\"n2\":\"node lacks label gpu=true\"},' '$tmp/old.rec' && grep -q '^ANSWER prioritize \\[{\"host\":\"n1\",\"score\":2},{\"host\":\"n3\",\"score\":7}\\]$' '$tmp/old.rec'"
+check "old keys: read as Go's spelling is, n3 wins (86 + 70 against 86 + 20)" decided old p1 scheduled n3
+check "old keys: n2 is rejected with the extender's message" has old.json '"reason": "node lacks label gpu=true"'
+unserve old
+serve oldc --old-keys --pass-names n3
+cfg "$tmp/oldc.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; filter_verb = \"filter\";
+  node_cache_capable = true; };"
+cp -r "$tmp/base.state" "$tmp/oldc.state"
+run oldc "$tmp/oldc.cfg"
+check "old keys: node_cache_capable, the answer is nodenames" \
+    sh -c "grep -q '^ANSWER filter {\"nodes\":null,\"nodenames\":\\[\"n3\"\\],' '$tmp/oldc.rec'"
+check "old keys: ... and decides (n3)" decided oldc p1 scheduled n3
+unserve oldc
+
 # ---- answers that are not a list of nodes ----
 # --drop n3: the extender neither keeps nor fails n3 (rejected, without a
-# message of its own); --unresolvable: failed in failedAndUnresolvableNodes
+# message of its own); --unresolvable: failed in FailedAndUnresolvableNodes
 serve d --label gpu=true --drop n3 --unresolvable
 cfg "$tmp/d.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; filter_verb = \"filter\"; };"
 cp -r "$tmp/base.state" "$tmp/d.state"
@@ -316,14 +351,14 @@ cp "$tmp/base.state/nodes.yaml" "$tmp/b.state/"
 run b "$tmp/b.cfg"
 check "bind: the decision is scheduled" decided b p1 scheduled n1
 check "bind: the extender recorded the binding (namespace/name, uid, node)" has b.rec "^BOUND default/p1 uid-p1 n1$"
-check "bind: the request is ExtenderBindingArgs" has b.rec '^bind {"podName":"p1","podNamespace":"default","podUID":"uid-p1","node":"n1"}$'
+check "bind: the request is ExtenderBindingArgs" has b.rec '^bind {"PodName":"p1","PodNamespace":"default","PodUID":"uid-p1","Node":"n1"}$'
 check "bind: trellis wrote no binding of p1 into the state" \
     sh -c "awk '/name: p1,/ { on = 1 } /name: other,/ { on = 0 } on' '$tmp/b.st/pods.yaml' | grep -vq nodeName"
 # other (1Gi of memory) comes after p1, which is assumed on n1: n2 and n3
 # are emptier and tie, n2 is the first name
 check "bind: a Pod the extender does not manage is bound by default-binder (n2)" \
     sh -c "awk '/name: other,/ { on = 1 } on' '$tmp/b.st/pods.yaml' | grep -q 'nodeName: n2'"
-check "bind: the extender never heard of it" hasnt b.rec '"podName":"other"'
+check "bind: the extender never heard of it" hasnt b.rec '"PodName":"other"'
 # trellis run: the binding cycle calls the extender from its own thread;
 # the Pod the extender bound is not bound again while the host runs
 cp -r "$tmp/base.state" "$tmp/brun"
@@ -342,6 +377,14 @@ run be "$tmp/be.cfg"
 check "bind: an extender's binding error fails the binding, with its message" \
     sh -c "grep -q 'binding refused' '$tmp/be.json' '$tmp/be.log' && awk '/name: p1,/ { on = 1 } on' '$tmp/be.st/pods.yaml' | grep -vq nodeName"
 unserve be
+serve beo --old-keys --error "binding refused"
+cfg "$tmp/beo.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; bind_verb = \"bind\"; };"
+cp -r "$tmp/base.state" "$tmp/beo.state"
+run beo "$tmp/beo.cfg"
+check "bind, old keys: the answer is {\"error\": ...}" has beo.rec '^ANSWER bind {"error":"binding refused"}$'
+check "bind, old keys: read the same, the binding fails with the message" \
+    sh -c "grep -q 'binding refused' '$tmp/beo.json' '$tmp/beo.log' && awk '/name: p1,/ { on = 1 } on' '$tmp/beo.st/pods.yaml' | grep -vq nodeName"
+unserve beo
 
 # ---- preempt ----
 # kube's DefaultPreemption hands its candidates to every extender with a
@@ -407,7 +450,7 @@ run pe "$tmp/pe.cfg"
 check "preempt: an extender keeping every candidate as it is: n1 as without it (a1 evicted)" \
     picked pe n1 a1
 check "preempt: the request is ExtenderPreemptionArgs with the Pod and each candidate's victims, whole" \
-    sh -c "grep '^preempt ' '$tmp/pe.rec' | head -1 | grep -q '^preempt {\"pod\":{.*\"name\":\"p\".*\"nodeNameToVictims\":{\"n1\":{\"pods\":\[{.*\"uid\":\"uid-a1\".*}\],\"numPDBViolations\":0},\"n2\":{\"pods\":\[{.*\"uid\":\"uid-b2\".*}\],\"numPDBViolations\":0}}}$'"
+    sh -c "grep '^preempt ' '$tmp/pe.rec' | head -1 | grep -q '^preempt {\"Pod\":{.*\"name\":\"p\".*},\"NodeNameToVictims\":{\"n1\":{\"Pods\":\[{.*\"uid\":\"uid-a1\".*}\],\"NumPDBViolations\":0},\"n2\":{\"Pods\":\[{.*\"uid\":\"uid-b2\".*}\],\"NumPDBViolations\":0}},\"NodeNameToMetaVictims\":null}$'"
 check "preempt: n3, no candidate, is not sent" sh -c "! grep '^preempt ' '$tmp/pe.rec' | head -1 | grep -q '\"n3\"'"
 check "preempt: the verb is called, so nothing says it is not" hasnt pe.log "not called"
 unserve pe
@@ -443,15 +486,24 @@ cp -r "$tmp/pre.state" "$tmp/pv.state"
 run pv "$tmp/pv.cfg"
 check "preempt: the extender changes n2's victims to b1: b1 is evicted, not b2" picked pv n2 b1
 unserve pv
-# nodeCacheCapable: only the victims' UIDs go out (nodeNameToMetaVictims)
+# the same answer in the lower camelCase of the API before 1.17
+serve pvo --old-keys --preempt-drop n1 --preempt-victims n2=uid-b1
+pcfg "$tmp/pvo.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; preempt_verb = \"preempt\"; };"
+cp -r "$tmp/pre.state" "$tmp/pvo.state"
+run pvo "$tmp/pvo.cfg"
+check "preempt, old keys: the answer is nodeNameToMetaVictims with pods and uid" \
+    has pvo.rec '^ANSWER preempt {"nodeNameToMetaVictims":{"n2":{"pods":\[{"uid":"uid-b1"}\],"numPDBViolations":0}}}$'
+check "preempt, old keys: read the same: b1 is evicted, not b2" picked pvo n2 b1
+unserve pvo
+# nodeCacheCapable: only the victims' UIDs go out (NodeNameToMetaVictims)
 serve pm
 pcfg "$tmp/pm.cfg" "args = { url_prefix = \"http://127.0.0.1:$port\"; preempt_verb = \"preempt\";
   node_cache_capable = true; };"
 cp -r "$tmp/pre.state" "$tmp/pm.state"
 run pm "$tmp/pm.cfg"
 check "preempt: node_cache_capable sends meta victims (UIDs) with the violations" \
-    sh -c "grep '^preempt ' '$tmp/pm.rec' | head -1 | grep -q '\"nodeNameToMetaVictims\":{\"n1\":{\"pods\":\[{\"uid\":\"uid-a1\"}\],\"numPDBViolations\":0},\"n2\":{\"pods\":\[{\"uid\":\"uid-b2\"}\],\"numPDBViolations\":0}}}$'"
-check "preempt: ... and no Pods" sh -c "! grep '^preempt ' '$tmp/pm.rec' | grep -q 'nodeNameToVictims'"
+    sh -c "grep '^preempt ' '$tmp/pm.rec' | head -1 | grep -q '^preempt {\"Pod\":{.*},\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":{\"n1\":{\"Pods\":\[{\"UID\":\"uid-a1\"}\],\"NumPDBViolations\":0},\"n2\":{\"Pods\":\[{\"UID\":\"uid-b2\"}\],\"NumPDBViolations\":0}}}$'"
+check "preempt: ... and no Pods" sh -c "! grep '^preempt ' '$tmp/pm.rec' | grep -q '\"NodeNameToVictims\":{'"
 check "preempt: node_cache_capable: n1 as without the extender" decided pm p scheduled n1
 unserve pm
 # failures: a status other than 200, an extender that is too slow, a

@@ -133,14 +133,14 @@ static int string_list(json_object *v, const char *what, char ***out, size_t *n,
     return 0;
 }
 
-/* nodes: a NodeList, its items' metadata.name. */
+/* Nodes: a NodeList, its items' metadata.name. */
 static int node_list(json_object *v, ext_filter_result *r, char *err, size_t errlen)
 {
     r->has_nodes = v != NULL;
     if (!v)
         return 0;
     if (!is(v, json_type_object)) {
-        reply_err(err, errlen, "nodes: expected a NodeList (an object with items)");
+        reply_err(err, errlen, "Nodes: expected a NodeList (an object with items)");
         return -1;
     }
     int present;
@@ -148,7 +148,7 @@ static int node_list(json_object *v, ext_filter_result *r, char *err, size_t err
     if (!items)
         return 0;
     if (!is(items, json_type_array)) {
-        reply_err(err, errlen, "nodes.items: expected a list of Nodes");
+        reply_err(err, errlen, "Nodes.items: expected a list of Nodes");
         return -1;
     }
     size_t len = json_object_array_length(items);
@@ -161,17 +161,17 @@ static int node_list(json_object *v, ext_filter_result *r, char *err, size_t err
         json_object *node = json_object_array_get_idx(items, i);
         const char *name = "";
         if (node && !is(node, json_type_object)) {
-            reply_err(err, errlen, "nodes.items[%zu]: expected a Node", i);
+            reply_err(err, errlen, "Nodes.items[%zu]: expected a Node", i);
             return -1;
         }
         json_object *meta = node ? field(node, "metadata", &present) : NULL;
         if (meta && !is(meta, json_type_object)) {
-            reply_err(err, errlen, "nodes.items[%zu].metadata: expected an object", i);
+            reply_err(err, errlen, "Nodes.items[%zu].metadata: expected an object", i);
             return -1;
         }
         json_object *n = meta ? field(meta, "name", &present) : NULL;
         if (n && !is(n, json_type_string)) {
-            reply_err(err, errlen, "nodes.items[%zu].metadata.name: expected a string", i);
+            reply_err(err, errlen, "Nodes.items[%zu].metadata.name: expected a string", i);
             return -1;
         }
         if (n)
@@ -245,15 +245,15 @@ static int failed_map(json_object *v, const char *what, int unresolvable, ext_fi
     return 0;
 }
 
-/* "error": a string or null; the non-empty one into *out. */
+/* Error: a string or null; the non-empty one into *out. */
 static int error_field(json_object *o, char **out, char *err, size_t errlen)
 {
     int present;
-    json_object *e = field(o, "error", &present);
+    json_object *e = field(o, "Error", &present);
     if (!e)
         return 0;
     if (!is(e, json_type_string)) {
-        reply_err(err, errlen, "error: expected a string");
+        reply_err(err, errlen, "Error: expected a string");
         return -1;
     }
     const char *s = json_object_get_string(e);
@@ -293,12 +293,12 @@ int ext_parse_filter(const char *body, size_t len, ext_filter_result *r, char *e
                   json_type_to_name(json_object_get_type(v)));
         goto out;
     }
-    if (string_list(field(v, "nodenames", &present), "nodenames", &r->names, &r->n_names,
+    if (string_list(field(v, "NodeNames", &present), "NodeNames", &r->names, &r->n_names,
                     &r->has_names, err, errlen) < 0 ||
-        node_list(field(v, "nodes", &present), r, err, errlen) < 0 ||
-        failed_map(field(v, "failedAndUnresolvableNodes", &present), "failedAndUnresolvableNodes",
+        node_list(field(v, "Nodes", &present), r, err, errlen) < 0 ||
+        failed_map(field(v, "FailedAndUnresolvableNodes", &present), "FailedAndUnresolvableNodes",
                    1, r, err, errlen) < 0 ||
-        failed_map(field(v, "failedNodes", &present), "failedNodes", 0, r, err, errlen) < 0 ||
+        failed_map(field(v, "FailedNodes", &present), "FailedNodes", 0, r, err, errlen) < 0 ||
         error_field(v, &r->error, err, errlen) < 0)
         goto out;
     rc = 0;
@@ -341,18 +341,18 @@ int ext_parse_priorities(const char *body, size_t len, ext_priority **out, size_
     size_t k = 0;
     for (; k < len_; k++) {
         json_object *e = json_object_array_get_idx(v, k);
-        json_object *h = e && is(e, json_type_object) ? field(e, "host", &present) : NULL;
-        json_object *s = e && is(e, json_type_object) ? field(e, "score", &present) : NULL;
+        json_object *h = e && is(e, json_type_object) ? field(e, "Host", &present) : NULL;
+        json_object *s = e && is(e, json_type_object) ? field(e, "Score", &present) : NULL;
         if (e && !is(e, json_type_object)) {
             reply_err(err, errlen, "[%zu]: expected a HostPriority (an object)", k);
             break;
         }
         if (h && !is(h, json_type_string)) {
-            reply_err(err, errlen, "[%zu].host: expected a string", k);
+            reply_err(err, errlen, "[%zu].Host: expected a string", k);
             break;
         }
         if (s && !is(s, json_type_int)) {
-            reply_err(err, errlen, "[%zu].score: expected an integer", k);
+            reply_err(err, errlen, "[%zu].Score: expected an integer", k);
             break;
         }
         p[k].host = reply_dup(h ? json_object_get_string(h) : "");
@@ -395,24 +395,24 @@ static int meta_victims(const char *node, json_object *mv, ext_meta_victims *out
     if (!mv)
         return 0;
     if (!is(mv, json_type_object)) {
-        reply_err(err, errlen, "nodeNameToMetaVictims[\"%.64s\"]: expected MetaVictims (an object)",
+        reply_err(err, errlen, "NodeNameToMetaVictims[\"%.64s\"]: expected MetaVictims (an object)",
                   node);
         return -1;
     }
-    json_object *pdb = field(mv, "numPDBViolations", &present);
+    json_object *pdb = field(mv, "NumPDBViolations", &present);
     if (pdb && !is(pdb, json_type_int)) {
         reply_err(err, errlen,
-                  "nodeNameToMetaVictims[\"%.64s\"].numPDBViolations: expected an "
+                  "NodeNameToMetaVictims[\"%.64s\"].NumPDBViolations: expected an "
                   "integer",
                   node);
         return -1;
     }
     out->pdb_violations = pdb ? json_object_get_int64(pdb) : 0;
-    json_object *pods = field(mv, "pods", &present);
+    json_object *pods = field(mv, "Pods", &present);
     if (!pods)
         return 0;
     if (!is(pods, json_type_array)) {
-        reply_err(err, errlen, "nodeNameToMetaVictims[\"%.64s\"].pods: expected a list", node);
+        reply_err(err, errlen, "NodeNameToMetaVictims[\"%.64s\"].Pods: expected a list", node);
         return -1;
     }
     out->has_pods = 1;
@@ -424,16 +424,16 @@ static int meta_victims(const char *node, json_object *mv, ext_meta_victims *out
     }
     for (size_t i = 0; i < len; i++) {
         json_object *p = json_object_array_get_idx(pods, i);
-        json_object *uid = p && is(p, json_type_object) ? field(p, "uid", &present) : NULL;
+        json_object *uid = p && is(p, json_type_object) ? field(p, "UID", &present) : NULL;
         if (p && !is(p, json_type_object)) {
             reply_err(err, errlen,
-                      "nodeNameToMetaVictims[\"%.64s\"].pods[%zu]: expected a MetaPod (an object)",
+                      "NodeNameToMetaVictims[\"%.64s\"].Pods[%zu]: expected a MetaPod (an object)",
                       node, i);
             return -1;
         }
         if (uid && !is(uid, json_type_string)) {
             reply_err(err, errlen,
-                      "nodeNameToMetaVictims[\"%.64s\"].pods[%zu].uid: expected a string", node, i);
+                      "NodeNameToMetaVictims[\"%.64s\"].Pods[%zu].UID: expected a string", node, i);
             return -1;
         }
         if (!(out->uids[i] = reply_dup(uid ? json_object_get_string(uid) : ""))) {
@@ -460,14 +460,14 @@ int ext_parse_preemption(const char *body, size_t len, ext_meta_victims **out, s
         json_object_put(v);
         return -1;
     }
-    json_object *m = field(v, "nodeNameToMetaVictims", &present);
+    json_object *m = field(v, "NodeNameToMetaVictims", &present);
     if (!m) {
         json_object_put(v);
         return 0;
     }
     if (!is(m, json_type_object)) {
         reply_err(err, errlen,
-                  "nodeNameToMetaVictims: expected a map of node names to MetaVictims");
+                  "NodeNameToMetaVictims: expected a map of node names to MetaVictims");
         json_object_put(v);
         return -1;
     }

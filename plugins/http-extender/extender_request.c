@@ -148,13 +148,18 @@ static char *done(buf *b, size_t *len)
     return b->s;
 }
 
+/* The keys below are the Go field names of extender/v1, whose types carry
+ * no json tags: kube-scheduler's json.Marshal writes every field, so the
+ * one not in use goes out as null, as kube sends it. */
+
 char *ext_args_body(const char *pod_json, const char *const *items, size_t n, int names,
                     size_t *len)
 {
     buf b = {0};
-    puts_(&b, "{\"pod\":");
+    puts_(&b, "{\"Pod\":");
     puts_(&b, pod_json);
-    puts_(&b, names ? ",\"nodenames\":[" : ",\"nodes\":{\"metadata\":{},\"items\":[");
+    puts_(&b,
+          names ? ",\"Nodes\":null,\"NodeNames\":[" : ",\"Nodes\":{\"metadata\":{},\"items\":[");
     for (size_t i = 0; i < n; i++) {
         if (i)
             puts_(&b, ",");
@@ -163,8 +168,13 @@ char *ext_args_body(const char *pod_json, const char *const *items, size_t n, in
         else
             puts_(&b, items[i]);
     }
-    puts_(&b, names ? "]}" : "]}}");
+    puts_(&b, names ? "]}" : "]},\"NodeNames\":null}");
     return done(&b, len);
+}
+
+static int by_node_name(const void *a, const void *b)
+{
+    return strcmp((*(const ext_victims *const *)a)->node, (*(const ext_victims *const *)b)->node);
 }
 
 char *ext_preemption_body(const char *pod_json, const ext_victims *v, size_t n, int meta,
@@ -172,31 +182,41 @@ char *ext_preemption_body(const char *pod_json, const ext_victims *v, size_t n, 
 {
     buf b = {0};
     char num[32];
-    puts_(&b, "{\"pod\":");
+    /* Go writes a map's keys sorted (bytewise, as strcmp) */
+    const ext_victims **order = malloc((n ? n : 1) * sizeof *order);
+    if (!order)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        order[i] = &v[i];
+    qsort(order, n, sizeof *order, by_node_name);
+    puts_(&b, "{\"Pod\":");
     puts_(&b, pod_json);
-    puts_(&b, meta ? ",\"nodeNameToMetaVictims\":{" : ",\"nodeNameToVictims\":{");
+    puts_(&b, meta ? ",\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":{"
+                   : ",\"NodeNameToVictims\":{");
     for (size_t i = 0; i < n; i++) {
+        const ext_victims *c = order[i];
         if (i)
             puts_(&b, ",");
-        quoted(&b, v[i].node);
-        puts_(&b, ":{\"pods\":[");
-        for (size_t j = 0; j < v[i].n_pods; j++) {
+        quoted(&b, c->node);
+        puts_(&b, ":{\"Pods\":[");
+        for (size_t j = 0; j < c->n_pods; j++) {
             if (j)
                 puts_(&b, ",");
             if (meta) {
-                puts_(&b, "{\"uid\":");
-                quoted(&b, v[i].pods[j]);
+                puts_(&b, "{\"UID\":");
+                quoted(&b, c->pods[j]);
                 puts_(&b, "}");
             } else {
-                puts_(&b, v[i].pods[j]);
+                puts_(&b, c->pods[j]);
             }
         }
-        snprintf(num, sizeof num, "%lld", (long long)v[i].pdb_violations);
-        puts_(&b, "],\"numPDBViolations\":");
+        snprintf(num, sizeof num, "%lld", (long long)c->pdb_violations);
+        puts_(&b, "],\"NumPDBViolations\":");
         puts_(&b, num);
         puts_(&b, "}");
     }
-    puts_(&b, "}}");
+    puts_(&b, meta ? "}}" : "},\"NodeNameToMetaVictims\":null}");
+    free(order);
     return done(&b, len);
 }
 
@@ -204,13 +224,13 @@ char *ext_binding_body(const char *pod_name, const char *pod_namespace, const ch
                        const char *node, size_t *len)
 {
     buf b = {0};
-    puts_(&b, "{\"podName\":");
+    puts_(&b, "{\"PodName\":");
     quoted(&b, pod_name);
-    puts_(&b, ",\"podNamespace\":");
+    puts_(&b, ",\"PodNamespace\":");
     quoted(&b, pod_namespace);
-    puts_(&b, ",\"podUID\":");
+    puts_(&b, ",\"PodUID\":");
     quoted(&b, pod_uid);
-    puts_(&b, ",\"node\":");
+    puts_(&b, ",\"Node\":");
     quoted(&b, node);
     puts_(&b, "}");
     return done(&b, len);

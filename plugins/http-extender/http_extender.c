@@ -6,11 +6,11 @@
  * schedule_one.go calls it:
  *   filter      after every filter plugin, once per cycle, with the
  *               feasible Nodes (SDK 1.6 filter_feasible). What the
- *               extender leaves out is rejected: failedAndUnresolvableNodes
- *               unresolvable, failedNodes unschedulable, each with the
+ *               extender leaves out is rejected: FailedAndUnresolvableNodes
+ *               unresolvable, FailedNodes unschedulable, each with the
  *               extender's message; the others it did not return are
  *               rejected too. An answer naming a Node it was not sent, an
- *               "error", a status other than 200, a timeout or an answer
+ *               Error, a status other than 200, a timeout or an answer
  *               that is not ExtenderFilterResult fails the cycle (decision
  *               "error" naming the URL), unless `ignorable`: then the
  *               extender is skipped for the cycle, as kube does.
@@ -25,15 +25,15 @@
  *               interested in (ExtenderBindingArgs) and the host writes no
  *               binding of its own: list the entry before default-binder,
  *               kube asks a binder extender before its bind plugins. A
- *               failure or an "error" fails the binding.
+ *               failure or an Error fails the binding.
  *   preempt     when a post-filter (preemption) found candidates, before
  *               it picks one (SDK 1.7 review_candidates; kube's
  *               callExtenders and ProcessPreemption): ExtenderPreemptionArgs
  *               with the Pod and, per candidate Node, its victims (the
  *               Pods, or their UIDs with node_cache_capable) and budget
- *               violations. The answer's nodeNameToMetaVictims is what is
+ *               violations. The answer's NodeNameToMetaVictims is what is
  *               left: a Node it leaves out is dropped, its victims (found
- *               by UID among the Node's Pods) and numPDBViolations replace
+ *               by UID among the Node's Pods) and NumPDBViolations replace
  *               the candidate's. A Node that was no candidate, a UID not on
  *               its Node, a status other than 200, a timeout or an answer
  *               that is not ExtenderPreemptionResult fails the preemption
@@ -46,10 +46,15 @@
  *               containers or init containers request or limit one of
  *               them (IsInterested); empty: every Pod.
  *
- * The Pod and the Nodes go out as their manifests' JSON; a Node's JSON is
- * made once per change of the Node (prepared data), not per cycle. With
- * node_cache_capable only the names are sent (nodenames). Calls to one
- * extender are serialised on one kept-alive connection (extender_http.c).
+ * The requests carry the Go field names of extender/v1 ("Pod", "Nodes",
+ * "NodeNames", ...) as today's kube-scheduler sends them (its types have
+ * no json tags); the answers are read in either spelling, keys matched
+ * without regard to case as Go's decoder does (extender_request.h,
+ * extender_reply.h). The Pod and the Nodes go out as their manifests'
+ * JSON; a Node's JSON is made once per change of the Node (prepared
+ * data), not per cycle. With node_cache_capable only the names are sent
+ * (NodeNames). Calls to one extender are serialised on one kept-alive
+ * connection (extender_http.c).
  */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 /* the oldest host it runs on: filter_feasible (1.6); the preempt verb
@@ -87,7 +92,7 @@ static const trellis_arg_spec args[] = {
      "the timeout of one call (kube's httpTimeout; 0: its default, 5 s); keep it below the "
      "profile's hook_deadline_ms (bind: bind_deadline_ms)"},
     {"node_cache_capable", TRELLIS_ARG_BOOL, "false",
-     "send only Node names (nodenames), not the Nodes (nodes)"},
+     "send only Node names (NodeNames), not the Nodes (Nodes)"},
     {"managed_resources", TRELLIS_ARG_STRING_LIST, "",
      "resource names; when set, only Pods requesting or limiting one of them are sent"},
     {"ignorable", TRELLIS_ARG_BOOL, "false",

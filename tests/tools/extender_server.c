@@ -6,28 +6,43 @@
  *
  *   extender-server --port-file F [--record F] [--tls CERT KEY] [OPTION]...
  *
+ * It plays an extender written in Go on the types of
+ * k8s.io/kube-scheduler/extender/v1, which have no json tags: it reads a
+ * request as Go's decoder does (keys matched without regard to ASCII
+ * case, null as absent; label keys, a map's, exactly) and answers as
+ * json.Marshal writes those types, every field under its Go name
+ * ({"Nodes":..,"NodeNames":..,"FailedNodes":..,
+ * "FailedAndUnresolvableNodes":..,"Error":""}, [{"Host":..,"Score":..}],
+ * {"NodeNameToMetaVictims":{N:{"Pods":[{"UID":..}],"NumPDBViolations":..}}},
+ * {"Error":""}), nil ones as null.
+ *
  * It listens on a port the system picks and writes the number to F once
  * it serves (a rename: F is whole when it appears). Every request is
  * appended to the record file as one line, "VERB BODY" (the body as
  * received); a binding adds "BOUND namespace/name uid node".
  *   --label K=V        filter: Nodes with label K=V pass, the others are
  *                      failed with "node lacks label K=V"
- *   --unresolvable     ... in failedAndUnresolvableNodes instead
- *   --pass-names A,B   filter with nodenames (node-cache-capable): these
+ *   --unresolvable     ... in FailedAndUnresolvableNodes instead
+ *   --pass-names A,B   filter with NodeNames (node-cache-capable): these
  *                      names pass, the others fail
  *   --drop NAME        filter: NAME is neither kept nor failed
  *   --stray NAME       filter: claim NAME passes (a Node it was not sent)
  *   --score-label K    prioritize: each Node scores its label K's value
- *   --error MSG        filter and bind answer {"error": MSG}
+ *   --error MSG        filter and bind answer with Error MSG
  *   preempt: every candidate Node is answered with its victims' UIDs
- *   and violations (nodeNameToMetaVictims), as sent, unless
+ *   and violations (NodeNameToMetaVictims), as sent, unless
  *   --preempt-drop NAME      NAME is left out (repeatable as A,B)
  *   --preempt-victims N=U,.. Node N's victims become the Pods of UIDs U
  *                            (none: N=)
  *   --preempt-stray NAME     NAME is answered too (not a candidate)
- *   --preempt-none           the answer is {} (no candidates)
+ *   --preempt-none           no candidates: {"NodeNameToMetaVictims":null}
  *   --slow-ms N        every answer waits N ms first (past the client's
  *                      timeout: what a slow extender looks like)
+ *   --old-keys         answer with the lower camelCase keys of the
+ *                      scheduler API before Kubernetes 1.17 ("nodenames",
+ *                      "failedNodes", "host", "nodeNameToMetaVictims",
+ *                      "pods", "uid", "error", ...) instead, and record
+ *                      each answer too, as "ANSWER VERB BODY"
  *   --status N         every answer has HTTP status N
  *   --garbage          every answer is not JSON
  * Stops on SIGTERM or SIGINT.
@@ -43,13 +58,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
 static struct {
     const char *record, *label, *pass_names, *drop, *stray, *score_label, *error;
     const char *preempt_drop, *preempt_victims, *preempt_stray;
-    int unresolvable, garbage, status, preempt_none;
+    int unresolvable, garbage, status, preempt_none, old_keys;
     long slow_ms;
 } opt = {.status = 200};
 
@@ -75,23 +91,42 @@ static void record(const char *verb, const char *text)
     pthread_mutex_unlock(&record_mu);
 }
 
+/* The member of o named name without regard to ASCII case, the last one
+ * when several are (Go decodes each in turn into the same field); NULL
+ * when there is none, when it is null or when o is no object. */
+static json_object *get(json_object *o, const char *name)
+{
+    json_object *found = NULL;
+    if (!json_object_is_type(o, json_type_object))
+        return NULL;
+    json_object_object_foreach(o, k, v)
+    {
+        if (strcasecmp(k, name) == 0)
+            found = v;
+    }
+    return found;
+}
+
+/* a string member, or "" (Go's zero value) */
+static const char *str(json_object *o, const char *name)
+{
+    json_object *v = get(o, name);
+    return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+}
+
 static const char *label_of(json_object *node, const char *key)
 {
-    json_object *meta, *labels, *v;
-    if (json_object_object_get_ex(node, "metadata", &meta) &&
-        json_object_object_get_ex(meta, "labels", &labels) &&
-        json_object_object_get_ex(labels, key, &v))
+    json_object *labels = get(get(node, "metadata"), "labels"), *v;
+    /* a map: its keys are matched exactly */
+    if (json_object_is_type(labels, json_type_object) &&
+        json_object_object_get_ex(labels, key, &v) && json_object_is_type(v, json_type_string))
         return json_object_get_string(v);
     return NULL;
 }
 
 static const char *name_of(json_object *node)
 {
-    json_object *meta, *v;
-    if (json_object_object_get_ex(node, "metadata", &meta) &&
-        json_object_object_get_ex(meta, "name", &v))
-        return json_object_get_string(v);
-    return "";
+    return str(get(node, "metadata"), "name");
 }
 
 static int in_list(const char *list, const char *name)
@@ -107,21 +142,34 @@ static int in_list(const char *list, const char *name)
     return 0;
 }
 
+/* An ExtenderFilterResult as json.Marshal writes it: every field, nil
+ * ones null (each argument may be NULL; ownership passes here). */
+static json_object *filter_result(json_object *nodes, json_object *names, json_object *failed,
+                                  json_object *unresolvable, const char *error)
+{
+    json_object *out = json_object_new_object();
+    json_object_object_add(out, "Nodes", nodes);
+    json_object_object_add(out, "NodeNames", names);
+    json_object_object_add(out, "FailedNodes", failed);
+    json_object_object_add(out, "FailedAndUnresolvableNodes", unresolvable);
+    json_object_object_add(out, "Error", json_object_new_string(error ? error : ""));
+    return out;
+}
+
 /* The filter verb's answer to args. */
 static json_object *filter(json_object *args)
 {
-    json_object *out = json_object_new_object(), *failed = json_object_new_object();
-    json_object *nodes, *items, *names;
+    json_object *failed, *names = get(args, "NodeNames"), *items = get(get(args, "Nodes"), "items");
     char why[256];
-    if (opt.error) {
-        json_object_object_add(out, "error", json_object_new_string(opt.error));
-        json_object_put(failed);
-        return out;
-    }
-    if (json_object_object_get_ex(args, "nodenames", &names) && names) {
+    if (opt.error)
+        return filter_result(NULL, NULL, NULL, NULL, opt.error);
+    failed = json_object_new_object();
+    if (json_object_is_type(names, json_type_array)) {
         json_object *kept = json_object_new_array();
         for (size_t i = 0; i < json_object_array_length(names); i++) {
-            const char *n = json_object_get_string(json_object_array_get_idx(names, i));
+            json_object *e = json_object_array_get_idx(names, i);
+            const char *n =
+                json_object_is_type(e, json_type_string) ? json_object_get_string(e) : "";
             if (opt.drop && strcmp(n, opt.drop) == 0)
                 continue;
             if (in_list(opt.pass_names, n))
@@ -132,10 +180,12 @@ static json_object *filter(json_object *args)
         }
         if (opt.stray)
             json_object_array_add(kept, json_object_new_string(opt.stray));
-        json_object_object_add(out, "nodenames", kept);
-    } else if (json_object_object_get_ex(args, "nodes", &nodes) &&
-               json_object_object_get_ex(nodes, "items", &items)) {
-        json_object *list = json_object_new_object(), *kept = json_object_new_array();
+        return opt.unresolvable ? filter_result(NULL, kept, NULL, failed, NULL)
+                                : filter_result(NULL, kept, failed, NULL, NULL);
+    }
+    json_object *list = NULL;
+    if (json_object_is_type(items, json_type_array)) {
+        json_object *kept = json_object_new_array();
         char key[128] = "", val[128] = "";
         if (opt.label)
             sscanf(opt.label, "%127[^=]=%127s", key, val);
@@ -152,49 +202,53 @@ static json_object *filter(json_object *args)
             json_object_object_add(failed, n, json_object_new_string(why));
         }
         if (opt.stray) {
-            json_object *s = json_object_new_object(), *m = json_object_new_object();
+            json_object *st = json_object_new_object(), *m = json_object_new_object();
             json_object_object_add(m, "name", json_object_new_string(opt.stray));
-            json_object_object_add(s, "metadata", m);
-            json_object_array_add(kept, s);
+            json_object_object_add(st, "metadata", m);
+            json_object_array_add(kept, st);
         }
+        /* a v1.NodeList: its own API keys */
+        list = json_object_new_object();
+        json_object_object_add(list, "metadata", json_object_new_object());
         json_object_object_add(list, "items", kept);
-        json_object_object_add(out, "nodes", list);
     }
-    json_object_object_add(out, opt.unresolvable ? "failedAndUnresolvableNodes" : "failedNodes",
-                           failed);
-    return out;
+    return opt.unresolvable ? filter_result(list, NULL, NULL, failed, NULL)
+                            : filter_result(list, NULL, failed, NULL, NULL);
 }
 
-/* The prioritize verb's answer: [{host, score}]. */
+/* The prioritize verb's answer: a HostPriorityList [{Host, Score}]. */
 static json_object *prioritize(json_object *args)
 {
-    json_object *out = json_object_new_array(), *nodes, *items;
-    if (json_object_object_get_ex(args, "nodes", &nodes) &&
-        json_object_object_get_ex(nodes, "items", &items)) {
-        for (size_t i = 0; i < json_object_array_length(items); i++) {
-            json_object *node = json_object_array_get_idx(items, i), *hp = json_object_new_object();
-            const char *v = opt.score_label ? label_of(node, opt.score_label) : NULL;
-            json_object_object_add(hp, "host", json_object_new_string(name_of(node)));
-            json_object_object_add(hp, "score", json_object_new_int64(v ? atoll(v) : 0));
-            json_object_array_add(out, hp);
-        }
+    json_object *out = json_object_new_array(), *items = get(get(args, "Nodes"), "items");
+    for (size_t i = 0;
+         json_object_is_type(items, json_type_array) && i < json_object_array_length(items); i++) {
+        json_object *node = json_object_array_get_idx(items, i), *hp = json_object_new_object();
+        const char *v = opt.score_label ? label_of(node, opt.score_label) : NULL;
+        json_object_object_add(hp, "Host", json_object_new_string(name_of(node)));
+        json_object_object_add(hp, "Score", json_object_new_int64(v ? atoll(v) : 0));
+        json_object_array_add(out, hp);
     }
     return out;
 }
 
-/* The UIDs of a Victims' pods (Pods whole, or MetaPods). */
+/* A MetaPod {"UID": uid}. */
+static json_object *meta_pod(const char *uid, size_t len)
+{
+    json_object *m = json_object_new_object();
+    json_object_object_add(m, "UID", json_object_new_string_len(uid, (int)len));
+    return m;
+}
+
+/* The MetaPods of a Victims' or MetaVictims' Pods: a whole Pod's
+ * metadata.uid, or a MetaPod's UID. */
 static json_object *uids_of(json_object *victims)
 {
-    json_object *out = json_object_new_array(), *pods, *meta, *uid;
-    if (!json_object_object_get_ex(victims, "pods", &pods))
-        return out;
-    for (size_t i = 0; i < json_object_array_length(pods); i++) {
-        json_object *p = json_object_array_get_idx(pods, i), *m = json_object_new_object();
-        if (json_object_object_get_ex(p, "metadata", &meta))
-            p = meta;
-        if (json_object_object_get_ex(p, "uid", &uid))
-            json_object_object_add(m, "uid", json_object_get(uid));
-        json_object_array_add(out, m);
+    json_object *out = json_object_new_array(), *pods = get(victims, "Pods");
+    for (size_t i = 0;
+         json_object_is_type(pods, json_type_array) && i < json_object_array_length(pods); i++) {
+        json_object *p = json_object_array_get_idx(pods, i), *meta = get(p, "metadata");
+        const char *uid = str(meta ? meta : p, "uid");
+        json_object_array_add(out, meta_pod(uid, strlen(uid)));
     }
     return out;
 }
@@ -211,70 +265,112 @@ static json_object *victims_for(const char *node)
     for (const char *p = v + n + 1; *p;) {
         const char *e = strchr(p, ',');
         size_t len = e ? (size_t)(e - p) : strlen(p);
-        json_object *m = json_object_new_object();
-        json_object_object_add(m, "uid", json_object_new_string_len(p, (int)len));
-        json_object_array_add(out, m);
+        json_object_array_add(out, meta_pod(p, len));
         p = e ? e + 1 : p + len;
     }
     return out;
 }
 
-/* The preempt verb's answer: ExtenderPreemptionResult. */
+/* The preempt verb's answer: an ExtenderPreemptionResult. */
 static json_object *preempt(json_object *args)
 {
-    json_object *out = json_object_new_object(), *map = json_object_new_object(), *in;
+    json_object *out = json_object_new_object(), *map, *in;
     if (opt.preempt_none) {
-        json_object_put(map);
+        json_object_object_add(out, "NodeNameToMetaVictims", NULL);
         return out;
     }
-    if (!json_object_object_get_ex(args, "nodeNameToVictims", &in) &&
-        !json_object_object_get_ex(args, "nodeNameToMetaVictims", &in))
-        in = NULL;
+    /* whichever the request carries (the other is null) */
+    in = get(args, "NodeNameToVictims");
     if (!json_object_is_type(in, json_type_object))
-        in = json_object_new_object(); /* nothing to answer (and not ours) */
-    else
-        json_object_get(in);
-    json_object_object_foreach(in, node, victims)
-    {
-        json_object *mv = json_object_new_object(), *pdb, *chosen = victims_for(node);
-        if (in_list(opt.preempt_drop, node)) {
-            json_object_put(mv);
-            json_object_put(chosen);
-            continue;
+        in = get(args, "NodeNameToMetaVictims");
+    map = json_object_new_object();
+    if (json_object_is_type(in, json_type_object)) {
+        json_object_object_foreach(in, node, victims)
+        {
+            json_object *mv, *chosen;
+            if (in_list(opt.preempt_drop, node))
+                continue;
+            chosen = victims_for(node);
+            mv = json_object_new_object();
+            json_object_object_add(mv, "Pods", chosen ? chosen : uids_of(victims));
+            json_object *pdb = get(victims, "NumPDBViolations");
+            json_object_object_add(mv, "NumPDBViolations",
+                                   json_object_new_int64(pdb ? json_object_get_int64(pdb) : 0));
+            json_object_object_add(map, node, mv);
         }
-        json_object_object_add(mv, "pods", chosen ? chosen : uids_of(victims));
-        if (json_object_object_get_ex(victims, "numPDBViolations", &pdb))
-            json_object_object_add(mv, "numPDBViolations", json_object_get(pdb));
-        json_object_object_add(map, node, mv);
     }
-    json_object_put(in);
     if (opt.preempt_stray) {
         json_object *mv = json_object_new_object(), *pods = json_object_new_array();
-        json_object *m = json_object_new_object();
-        json_object_object_add(m, "uid", json_object_new_string("uid-nobody"));
-        json_object_array_add(pods, m);
-        json_object_object_add(mv, "pods", pods);
+        json_object_array_add(pods, meta_pod("uid-nobody", strlen("uid-nobody")));
+        json_object_object_add(mv, "Pods", pods);
+        json_object_object_add(mv, "NumPDBViolations", json_object_new_int64(0));
         json_object_object_add(map, opt.preempt_stray, mv);
     }
-    json_object_object_add(out, "nodeNameToMetaVictims", map);
+    json_object_object_add(out, "NodeNameToMetaVictims", map);
     return out;
 }
 
+/* The bind verb's answer: an ExtenderBindingResult. */
 static json_object *binding(json_object *args)
 {
-    json_object *out = json_object_new_object(), *v;
+    json_object *out = json_object_new_object();
     char line[512];
-    const char *f[4] = {"", "", "", ""};
-    const char *keys[4] = {"podNamespace", "podName", "podUID", "node"};
-    for (int i = 0; i < 4; i++)
-        if (json_object_object_get_ex(args, keys[i], &v))
-            f[i] = json_object_get_string(v);
-    if (opt.error) {
-        json_object_object_add(out, "error", json_object_new_string(opt.error));
+    json_object_object_add(out, "Error", json_object_new_string(opt.error ? opt.error : ""));
+    if (opt.error)
+        return out;
+    snprintf(line, sizeof line, "%s/%s %s %s", str(args, "PodNamespace"), str(args, "PodName"),
+             str(args, "PodUID"), str(args, "Node"));
+    record("BOUND", line);
+    return out;
+}
+
+/* --old-keys: the pre-1.17 json tag of a Go field name, or NULL */
+static const char *old_key(const char *k)
+{
+    static const char *const map[][2] = {
+        {"Nodes", "nodes"},
+        {"NodeNames", "nodenames"},
+        {"FailedNodes", "failedNodes"},
+        {"FailedAndUnresolvableNodes", "failedAndUnresolvableNodes"},
+        {"Error", "error"},
+        {"Host", "host"},
+        {"Score", "score"},
+        {"NodeNameToMetaVictims", "nodeNameToMetaVictims"},
+        {"Pods", "pods"},
+        {"NumPDBViolations", "numPDBViolations"},
+        {"UID", "uid"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (strcmp(k, map[i][0]) == 0)
+            return map[i][1];
+    return NULL;
+}
+
+/* o with the Go field names of extender/v1 renamed to the old tags, at
+ * the levels where they are fields (a NodeList's items and the map of
+ * node names keep their keys). Ownership of o passes here. */
+static json_object *with_old_keys(json_object *o, int map_of_victims)
+{
+    if (json_object_is_type(o, json_type_array)) {
+        json_object *out = json_object_new_array();
+        for (size_t i = 0; i < json_object_array_length(o); i++)
+            json_object_array_add(
+                out, with_old_keys(json_object_get(json_object_array_get_idx(o, i)), 0));
+        json_object_put(o);
         return out;
     }
-    snprintf(line, sizeof line, "%s/%s %s %s", f[0], f[1], f[2], f[3]);
-    record("BOUND", line);
+    if (!json_object_is_type(o, json_type_object))
+        return o;
+    json_object *out = json_object_new_object();
+    json_object_object_foreach(o, k, v)
+    {
+        const char *old = map_of_victims ? NULL : old_key(k);
+        json_object *val = json_object_get(v);
+        if (map_of_victims || (old && (!strcmp(k, "NodeNameToMetaVictims") || !strcmp(k, "Pods"))))
+            val = with_old_keys(val, old && !strcmp(k, "NodeNameToMetaVictims"));
+        json_object_object_add(out, old ? old : k, val);
+    }
+    json_object_put(o);
     return out;
 }
 
@@ -337,6 +433,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         out = prioritize(args);
     else if (strstr(verb, "bind"))
         out = binding(args);
+    if (out && opt.old_keys) {
+        out = with_old_keys(out, 0);
+        char line[64];
+        snprintf(line, sizeof line, "ANSWER %.40s", verb);
+        record(line, json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN));
+    }
     enum MHD_Result rc =
         out ? answer(conn, 200, json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN))
             : answer(conn, 404, "{}");
@@ -415,6 +517,8 @@ int main(int argc, char **argv)
             opt.unresolvable = 1;
         } else if (strcmp(a, "--garbage") == 0) {
             opt.garbage = 1;
+        } else if (strcmp(a, "--old-keys") == 0) {
+            opt.old_keys = 1;
         } else if (strcmp(a, "--preempt-none") == 0) {
             opt.preempt_none = 1;
         } else {
