@@ -147,17 +147,25 @@ static int filter_copy(trellis_cycle *c, const struct trellis_target *t, size_t 
     return TRELLIS_SUCCESS;
 }
 
-/* The targets of words [w0, w0 + nw) that passed every filter and have
- * nominated workloads are filtered again with them (kube's first pass;
- * the pass without them has run): both must pass. Worker threads: the
- * words are the block's own. */
-static void filter_nominated(trellis_cycle *c, size_t w0, size_t nw)
+/* The targets of [b, e) with nominated workloads are filtered again with
+ * them, kube's first pass (the pass without them has run): both must
+ * pass, and when the first fails its rejection is the one recorded, as
+ * kube reports it (framework_explain asks in the same order). A target
+ * rejected before any filter ran (a failed prepare, excluded) stays as
+ * it is. Worker threads: the words are the block's own. */
+static void filter_nominated(trellis_cycle *c, size_t b, size_t e)
 {
-    for (size_t wi = w0; wi < w0 + nw; wi++) {
-        uint64_t bits = c->pass[wi] & c->nom_bits[wi];
+    for (size_t wi = b / 64; wi < (e + 63) / 64; wi++) {
+        uint64_t m = wi * 64 + 64 <= e ? ~0ull : (1ull << (e % 64)) - 1;
+        if (c->narrowed)
+            m &= c->narrow[wi];
+        uint64_t bits = m & c->nom_bits[wi];
         while (bits) {
             size_t i = wi * 64 + (size_t)__builtin_ctzll(bits), k;
             bits &= bits - 1;
+            if (!(c->pass[wi] & (1ull << (i % 64))) &&
+                (c->cands[i].rej < 0 || c->cands[i].code == TRELLIS_ERROR))
+                continue;
             trellis_status st;
             int rc = filter_copy(c, nominated_copy(c, i), &k, &st);
             if (rc != TRELLIS_SUCCESS)
@@ -202,8 +210,8 @@ static void filter_block(void *ctx, size_t b, size_t e)
         for (size_t wi = w0; wi < w0 + nw; wi++)
             live |= pass[wi];
     }
-    if (c->nom_bits && live)
-        filter_nominated(c, w0, nw);
+    if (c->nom_bits)
+        filter_nominated(c, b, e);
 }
 
 /* Filter target i alone, as filter_block would: a batch hook gets a
@@ -252,7 +260,9 @@ int framework_code(trellis_cycle *c, size_t i)
         return TRELLIS_SUCCESS;
     if (rej == REJ_PRE_FILTER)
         return c->pre_status.code;
-    if (rej == REJ_NARROWED || c->cands[i].code == CODE_UNKNOWN) {
+    if (rej == REJ_NARROWED) /* always, whatever the narrowing plugin says why */
+        return TRELLIS_UNRESOLVABLE;
+    if (c->cands[i].code == CODE_UNKNOWN) {
         const trellis_plugin *who;
         trellis_status st;
         return framework_explain(c, i, &who, &st);
@@ -431,7 +441,6 @@ int framework_explain(trellis_cycle *c, size_t i, const trellis_plugin **who, tr
         st->code = wrc;
         if (!st->reason[0])
             snprintf(st->reason, sizeof st->reason, "Rejected");
-        cd->code = (uint8_t)wrc;
         return wrc;
     }
     /* rerun the plain filters in order; the first rejection is the one */
@@ -515,10 +524,18 @@ static int filter_trial(trellis_cycle *c, const struct trellis_target *t,
 int framework_filter_without(trellis_cycle *c, const struct trellis_target *t,
                              const trellis_object *const *victims, size_t n, trellis_status *st)
 {
+    int ours = t->index < c->n && c->targets[t->index] == t;
+    if (ours && !cycle_in_set(c, t->index)) {
+        /* left out by a pre-filter: no eviction brings it into the cycle */
+        memset(st, 0, sizeof *st);
+        st->code = TRELLIS_UNRESOLVABLE;
+        snprintf(st->reason, sizeof st->reason, "NotInPreFilterResult");
+        snprintf(st->message, sizeof st->message, "the pre-filter left the target out");
+        return TRELLIS_UNRESOLVABLE;
+    }
     /* kube's SelectVictimsOnNode filters with the nominated workloads too:
      * with them, then (if that passes) without */
-    const struct trellis_target *with =
-        t->index < c->n && c->targets[t->index] == t ? nominated_copy(c, t->index) : NULL;
+    const struct trellis_target *with = ours ? nominated_copy(c, t->index) : NULL;
     int rc = filter_trial(c, with ? with : t, victims, n, st);
     if (rc == TRELLIS_SUCCESS && with)
         rc = filter_trial(c, t, victims, n, st);
@@ -916,6 +933,10 @@ static fw_result find_feasible(profile *p, trellis_cycle *c, trellis_object *w, 
     }
     if (entry && atomic_load(&c->retry_at) == INT64_MAX) /* verdicts that expire are not kept */
         equiv_save_filter(p, c, w);
+    else if (entry) { /* nor their scores: the entry stays as it was, not valid */
+        p->eq.cur = NULL;
+        *scores_usable = 0;
+    }
     rt_time_point(p, MP_FILTER, c->n_feasible ? TRELLIS_SUCCESS : TRELLIS_UNSCHEDULABLE, tp);
     return FW_SCHEDULED;
 }

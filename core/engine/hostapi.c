@@ -398,6 +398,9 @@ static int nominate(trellis_cycle *c, const trellis_target *t)
 {
     if (!c || !c->in_post_filter || c->in_review || !t || !c->d)
         return -1;
+    /* not a target a pre-filter left out of the cycle */
+    if (t->index < c->n && c->targets[t->index] == t && !cycle_in_set(c, t->index))
+        return -1;
     decision_nominate(c->d, t->name);
     c->nominated_to = t;
     return 0;

@@ -897,13 +897,16 @@ typedef struct trellis_host {
     const trellis_target *(*cycle_target)(const trellis_cycle *c, size_t i);
     int (*cycle_target_code)(const trellis_cycle *c, size_t i);
     /* Run the profile's filters against t as if `victims` were not on it
-     * (post_filter only). Returns the code; st gets the first rejection. */
+     * (post_filter only; a target a pre-filter left out of the cycle is
+     * TRELLIS_UNRESOLVABLE). Returns the code; st gets the first
+     * rejection. */
     int (*cycle_filter_without)(trellis_cycle *c, const trellis_target *t,
                                 const trellis_object *const *victims, size_t n, trellis_status *st);
     /* post_filter actions. evict: unbind the victim (its binding field is
      * cleared through the store) and requeue it; reason is copied.
      * create_target: add a new target from a JSON manifest (copied);
-     * nominate: prefer t when the workload is retried. 0 or -1 with err. */
+     * nominate: prefer t when the workload is retried (-1 for a target a
+     * pre-filter left out of the cycle, cycle_narrow). 0 or -1 with err. */
     int (*evict)(trellis_cycle *c, const trellis_plugin *self, const trellis_object *victim,
                  const char *reason, char *err, size_t errlen);
     int (*create_target)(trellis_cycle *c, const trellis_plugin *self, const char *manifest_json,
