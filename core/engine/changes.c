@@ -359,6 +359,20 @@ void changes_apply_own(sched *s)
     for (size_t i = 0; i < n; i++) {
         trellis_object *o = v[i].o;
         const trellis_object *cur = index_lookup_id(s->ix, o->id);
+        /* an undo of a refused write: only while the host holds what the
+         * write made it see */
+        const trellis_object *ex = v[i].expect;
+        int stale = v[i].undo == OWN_IF_ABSENT ? cur != NULL
+                    : v[i].undo == OWN_IF_SAME ? cur != ex
+                    : v[i].undo == OWN_IF_HELD
+                        ? cur != ex && !(cur && ex && object_same_content(cur, ex))
+                        : 0;
+        if (v[i].expect)
+            object_unref(v[i].expect);
+        if (stale) {
+            object_unref(o);
+            continue;
+        }
         profile *bp = routing_binding_owner(s, o);
         trellis_object *old = cur && cur != o ? object_ref((trellis_object *)cur) : NULL;
         /* a deletion: of what the host holds now (nothing: done) */

@@ -22,14 +22,21 @@ void own_note_binding(sched *s, binding_change *ch);
 /* Forget what was noted for the object of id (its write failed: the host
  * must not see it). Any thread. */
 void own_forget(sched *s, const char *id);
-/* Before a plugin's write that the host will see at once (read your
- * writes) is handed to the store: keep before (the object as the host
- * holds it; NULL: the write creates after) until the store has flushed
- * the write, to be seen again should the store refuse it (a creation:
- * after is seen deleted). A reference to each is taken. Returns the
- * entry's number, for own_pending_drop when the store refuses the write
- * at once. Any thread. */
-uint64_t own_pending(sched *s, trellis_object *before, trellis_object *after);
+/* A plugin's write (op) that the host sees at once (read your writes),
+ * before it is handed to the store: before (the object as the host holds
+ * it; NULL for a creation) is kept until the store has flushed the write,
+ * to be seen again should the store refuse it (a creation: after is seen
+ * deleted) while the host still holds what the write made it see (after;
+ * nothing, for a deletion). A reference to each is taken. Returns the
+ * entry's number: then own_pending_queued once the store took the write
+ * (with the object the host is told, now), or own_pending_drop when it
+ * refused it at once. Any thread. */
+enum { OWN_PATCH, OWN_CREATE, OWN_DELETE };
+/* When an undo applies (struct own_write's undo): the host holds expect
+ * or an object of its content; holds expect itself; holds nothing. */
+enum { OWN_IF_HELD = 1, OWN_IF_SAME, OWN_IF_ABSENT };
+uint64_t own_pending(sched *s, int op, trellis_object *before, trellis_object *after);
+void own_pending_queued(sched *s, uint64_t gen, trellis_object *now);
 void own_pending_drop(sched *s, uint64_t gen);
 /* The store's flush with failed and ud (store.h), and what it did not
  * write of a plugin's (own_pending) seen again as it was: the host's

@@ -95,15 +95,22 @@ struct sched {
     struct own_write {
         trellis_object *o; /* one reference */
         int deleted;
+        /* an undo (ownwrites.c OWN_IF_*, 0: none): applied only while the
+         * host holds what the refused write made it see (expect, one
+         * reference, or nothing) */
+        int undo;
+        trellis_object *expect;
     } * own;
     size_t n_own, cap_own;
     /* a plugin's writes seen at once (read your writes) until the store
      * took or refused them: the object as the host held it before (NULL:
      * the write created it), under own_mu (ownwrites.c) */
     struct own_pending {
+        int op;                 /* OWN_PATCH, OWN_CREATE, OWN_DELETE */
         trellis_object *before; /* one reference, or NULL: created */
         trellis_object *after;  /* one reference: what the host sees */
         uint64_t gen;           /* own_gen when noted */
+        int queued;             /* the store took the write */
     } * pend;
     size_t n_pend, cap_pend;
     uint64_t own_gen;

@@ -126,12 +126,14 @@ static int svc_patch(void *ud, const trellis_plugin *pl, const trellis_object *o
     char why[256];
     trellis_object *now =
         seen_at_once(s, o) ? edit_apply_object(o, edits, n, why, sizeof why) : NULL;
-    uint64_t gen = now ? own_pending(s, (trellis_object *)o, now) : 0;
+    uint64_t gen = now ? own_pending(s, OWN_PATCH, (trellis_object *)o, now) : 0;
     int rc = s->st->ops->patch(s->st, o, subresource, edits, n, err, errlen);
-    if (now && rc < 0)
+    if (now && rc < 0) {
         own_pending_drop(s, gen);
-    else if (now)
+    } else if (now) {
+        own_pending_queued(s, gen, now);
         own_note(s, now, 0);
+    }
     if (now)
         object_unref(now);
     return rc;
@@ -146,10 +148,11 @@ static int svc_create(void *ud, const trellis_plugin *pl, const char *json, char
     trellis_object *o = object_from_json(json, err, errlen);
     if (!o)
         return -1;
-    uint64_t gen = own_pending(s, NULL, o);
+    uint64_t gen = own_pending(s, OWN_CREATE, NULL, o);
     trellis_object *stored = s->st->ops->create(s->st, o, err, errlen);
     if (stored) {
         log_info("plugin %s: created %s %s", pl->name, o->kind, o->key);
+        own_pending_queued(s, gen, stored);
         own_note(s, stored, 0); /* read your writes: lookups see it at once */
         object_unref(stored);
     } else {
@@ -166,14 +169,16 @@ static int svc_remove(void *ud, const trellis_plugin *pl, const trellis_object *
     if (!s->st)
         return errf(err, errlen, "no store");
     int seen = seen_at_once(s, o);
-    uint64_t gen = seen ? own_pending(s, (trellis_object *)o, (trellis_object *)o) : 0;
+    uint64_t gen = seen ? own_pending(s, OWN_DELETE, (trellis_object *)o, (trellis_object *)o) : 0;
     int rc = s->st->ops->remove(s->st, o, err, errlen);
     if (rc == 0)
         log_info("plugin %s: deleted %s %s", pl->name, o->kind, o->key);
-    if (seen && rc < 0)
+    if (seen && rc < 0) {
         own_pending_drop(s, gen);
-    else if (seen)
+    } else if (seen) {
+        own_pending_queued(s, gen, (trellis_object *)o);
         own_note(s, (trellis_object *)o, 1); /* read your writes */
+    }
     return rc;
 }
 

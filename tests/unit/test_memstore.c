@@ -13,8 +13,10 @@
 #include <string.h>
 
 #include "cfg.h"
+#include "changes.h"
 #include "clock.h"
 #include "memstore.h"
+#include "ownwrites.h"
 #include "scheduler.h"
 #include "testutil.h"
 
@@ -390,6 +392,67 @@ START_TEST(a_refused_plugin_write_is_undone)
 }
 END_TEST
 
+/* The undo of a refused write (ownwrites.c) applies only while the host
+ * holds what the write made it see: when the watch brought another
+ * change of the object meanwhile, the host keeps that one. The engine's
+ * own calls, in the order trellis run makes them. */
+static void undo_after(int watched)
+{
+    char dir[64], err[1024];
+    tu_mkdtemp(dir, "memundo");
+    tu_write(dir, "t.cfg",
+             "profiles = ( { name = \"cluster-scheduler\"; default = true;"
+             " workload = { kind = \"ClusterRequest\"; }; target = { kind = \"Cluster\"; };"
+             " binding = { field = \"spec.cluster\"; };"
+             " plugins = ( { name = \"fx-writes\"; }, { name = \"default-binder\"; } ); } );\n");
+    cfg c;
+    sched *s = open_sched(dir, &c, 1);
+    store *st = memstore_new();
+#define BOARD(data)                                                                                \
+    "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"board\","              \
+    "\"namespace\":\"team-a\"},\"data\":{" data "}}"
+    put(st, BOARD("\"owner\":\"platform\""));
+    ck_assert_msg(sched_load(s, st, err, sizeof err) == 0, "%s", err);
+    trellis_object *v1 = (trellis_object *)sched_lookup(s, "ConfigMap", "team-a", "board");
+    ck_assert_ptr_nonnull(v1);
+    object_ref(v1);
+    /* a plugin marks the board: the store queues it, the host sees it */
+    trellis_object *marked = tu_obj(BOARD("\"owner\":\"platform\",\"marked\":\"r2\""));
+    store_edit e = {"data.marked", "r2", STORE_SET};
+    uint64_t gen = own_pending(s, OWN_PATCH, v1, marked);
+    ck_assert_int_eq(st->ops->patch(st, v1, NULL, &e, 1, err, sizeof err), 0);
+    own_pending_queued(s, gen, marked);
+    own_note(s, marked, 0);
+    changes_apply_own(s);
+    ck_assert_ptr_eq(sched_lookup(s, "ConfigMap", "team-a", "board"), marked);
+    trellis_object *v2 = tu_obj(BOARD("\"owner\":\"ops\""));
+    if (watched) /* another writer's change, delivered before the flush ends */
+        changes_apply(s, STORE_MODIFIED, marked, v2);
+    /* the flush refuses the mark; its undo is applied at the next turn */
+    memstore_fail_next(st, "ConfigMap/team-a/board", "refused");
+    ck_assert_int_eq(own_flush(s, NULL, NULL, err, sizeof err), -1);
+    changes_apply_own(s);
+    const trellis_object *now = sched_lookup(s, "ConfigMap", "team-a", "board");
+    ck_assert_ptr_nonnull(now);
+    ck_assert_str_eq(value_string(object_get(now, "data.owner")), watched ? "ops" : "platform");
+    ck_assert_ptr_null(object_get(now, "data.marked"));
+#undef BOARD
+    object_unref(v1);
+    object_unref(v2);
+    object_unref(marked);
+    sched_close(s);
+    st->ops->destroy(st);
+    config_free(&c);
+    tu_rmtree(dir);
+}
+
+START_TEST(an_undo_yields_to_a_later_change)
+{
+    undo_after(0);
+    undo_after(1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("memstore");
@@ -399,6 +462,7 @@ int main(void)
     tcase_add_test(tc, the_store_is_told_the_kinds);
     tcase_add_test(tc, a_release_lands_after_its_replacement);
     tcase_add_test(tc, a_refused_plugin_write_is_undone);
+    tcase_add_test(tc, an_undo_yields_to_a_later_change);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
