@@ -963,37 +963,6 @@ static int verdict(const state *s, const node *nd, const removed *rm)
     return 0;
 }
 
-/* The cycle's own Node of the name of t (the snapshot is in namespace,
- * name order), NULL when there is none. */
-static const trellis_target *snapshot_node(const trellis_cycle *c, const trellis_target *t)
-{
-    const trellis_object *o = host->target_object(t);
-    const char *ns = host->object_namespace(o), *name = host->target_name(t);
-    size_t lo = 0, hi = host->cycle_target_count(c), n = hi;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const trellis_target *m = host->cycle_target(c, mid);
-        int r = strcmp(host->object_namespace(host->target_object(m)), ns);
-
-        if (!r)
-            r = strcmp(host->target_name(m), name);
-        if (!r)
-            return m;
-        if (r < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = 0; i < n; i++) { /* not in that order (a test's host) */
-        const trellis_target *m = host->cycle_target(c, i);
-
-        if (host->target_object(m) == o)
-            return m;
-    }
-    return NULL;
-}
-
 static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,
                   const trellis_target *target, trellis_status *st)
 {
@@ -1004,7 +973,7 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
 
     if (!s)
         return TRELLIS_SUCCESS;
-    orig = snapshot_node(c, target);
+    orig = trellis_cycle_own_target(host, c, target);
     if (orig && orig != target) {
         rm.orig = orig; /* a trial without some Pods, or with nominated ones */
         rm.nsobj = namespace_of(self, workload);

@@ -892,37 +892,6 @@ static int say(trellis_status *st, int code)
     return TRELLIS_SUCCESS;
 }
 
-/* The cycle's own Node of the name of t (the snapshot is in namespace,
- * name order), NULL when there is none. */
-static const trellis_target *snapshot_node(const trellis_cycle *c, const trellis_target *t)
-{
-    const trellis_object *o = host->target_object(t);
-    const char *ns = host->object_namespace(o), *name = host->target_name(t);
-    size_t lo = 0, hi = host->cycle_target_count(c), n = hi;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const trellis_target *m = host->cycle_target(c, mid);
-        int r = strcmp(host->object_namespace(host->target_object(m)), ns);
-
-        if (!r)
-            r = strcmp(host->target_name(m), name);
-        if (!r)
-            return m;
-        if (r < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = 0; i < n; i++) { /* not in that order (a test's host) */
-        const trellis_target *m = host->cycle_target(c, i);
-
-        if (host->target_object(m) == o)
-            return m;
-    }
-    return NULL;
-}
-
 static int holds(const trellis_target *t, const trellis_object *w)
 {
     size_t n = host->target_workload_count(t);
@@ -1002,7 +971,7 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     if (!s || s->nh == 0)
         return TRELLIS_SUCCESS;
     np = host->object_data(self, host->target_object(target));
-    orig = snapshot_node(c, target);
+    orig = trellis_cycle_own_target(host, c, target);
     if (orig && orig != target)
         return say(st, verdict_changed(self, s, np, orig, target));
     return say(st, verdict(s, np));

@@ -20,6 +20,8 @@
  *   trellis_register_equivalent           register_equivalent where the host
  *                                         has it
  *   trellis_scores_min_max                the range of raw scores (normalize)
+ *   trellis_cycle_own_target              the cycle's target a copy stands for
+ *                                         (1.3)
  */
 #ifndef TRELLIS_HELPERS_H
 #define TRELLIS_HELPERS_H
@@ -294,6 +296,46 @@ static inline void trellis_scores_min_max(const int64_t *scores, size_t n, int64
     }
     *min = lo;
     *max = hi;
+}
+
+/* ---- copies of targets -------------------------------------------------
+ * A filter may be handed a copy of a target rather than the cycle's own:
+ * the target with nominated workloads added, or a preemption trial's
+ * target without its victims. A plugin that keeps per-target state in the
+ * cycle by position finds the target the copy stands for here. */
+
+/* The cycle's own target of t's namespace and name (the cycle's targets
+ * are in namespace, name order: a binary search, then, for a host that
+ * keeps another order, a walk by object), or NULL. cycle_target in every
+ * hook of a cycle needs SDK 1.3. Borrowed, as cycle_target's. */
+static inline const trellis_target *
+trellis_cycle_own_target(const trellis_host *h, const trellis_cycle *c, const trellis_target *t)
+{
+    const trellis_object *o = h->target_object(t);
+    const char *ns = h->object_namespace(o), *name = h->target_name(t);
+    size_t lo = 0, hi = h->cycle_target_count(c), n = hi;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const trellis_target *m = h->cycle_target(c, mid);
+        int r = strcmp(h->object_namespace(h->target_object(m)), ns);
+
+        if (!r)
+            r = strcmp(h->target_name(m), name);
+        if (!r)
+            return m;
+        if (r < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const trellis_target *m = h->cycle_target(c, i);
+
+        if (h->target_object(m) == o)
+            return m;
+    }
+    return NULL;
 }
 
 #ifdef __cplusplus
