@@ -277,9 +277,9 @@ static const char *unknown_name(char **list, size_t n, char **names, size_t nf)
     return NULL;
 }
 
-/* A failed filter call: skipped when ignorable, else the cycle's error. */
-static int filter_failed(trellis_plugin *self, const extender *e, const char *why,
-                         trellis_status *st)
+/* A failed call (filter, preempt): skipped when ignorable, else the
+ * cycle's error (or the review's: the preemption fails). */
+static int call_failed(trellis_plugin *self, const extender *e, const char *why, trellis_status *st)
 {
     if (e->ignorable) {
         host->log(self, TRELLIS_LOG_WARN, "skipping the ignorable extender: %s", why);
@@ -311,19 +311,19 @@ static int filter_feasible(trellis_plugin *self, trellis_cycle *c, const trellis
     char *reply;
     if (exchange(self, e, c, w, feasible, n, e->filter_verb, &reply, &reply_len, why, sizeof why) <
         0)
-        return filter_failed(self, e, why, st);
+        return call_failed(self, e, why, st);
     ext_filter_result r;
     char perr[160];
     int prc = ext_parse_filter(reply, reply_len, &r, perr, sizeof perr);
     free(reply);
     if (prc < 0) {
         snprintf(why, sizeof why, "extender %s: %s answer: %s", e->url, e->filter_verb, perr);
-        return filter_failed(self, e, why, st);
+        return call_failed(self, e, why, st);
     }
     if (r.error) {
         snprintf(why, sizeof why, "extender %s: %s", e->url, r.error);
         ext_filter_result_free(&r);
-        return filter_failed(self, e, why, st);
+        return call_failed(self, e, why, st);
     }
     /* kube reads nodenames only from a node-cache-capable extender */
     int names = e->node_cache_capable && r.has_names;
@@ -345,7 +345,7 @@ static int filter_feasible(trellis_plugin *self, trellis_cycle *c, const trellis
                  "node list",
                  e->url, stray);
         ext_filter_result_free(&r);
-        return filter_failed(self, e, why, st);
+        return call_failed(self, e, why, st);
     }
     qsort(kept, n_kept, sizeof *kept, by_name);
     /* a failed node's name is its first member: sorted and found by it */
@@ -458,19 +458,6 @@ static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_obj
 
 /* ---- preempt ---- */
 
-/* A failed preempt call: skipped when ignorable, else the review's error
- * (the preemption fails). */
-static int preempt_failed(trellis_plugin *self, const extender *e, const char *why,
-                          trellis_status *st)
-{
-    if (e->ignorable) {
-        host->log(self, TRELLIS_LOG_WARN, "skipping the ignorable extender: %s", why);
-        return TRELLIS_SKIP;
-    }
-    host->status(st, TRELLIS_ERROR, "ExtenderError", "%s", why);
-    return TRELLIS_ERROR;
-}
-
 /* The ExtenderPreemptionArgs body for w and cands[0..n); NULL with why.
  * The victims' JSON texts are made for this call and freed here. */
 static char *preempt_body(const extender *e, trellis_cycle *c, const trellis_object *w,
@@ -528,13 +515,13 @@ static int review(trellis_plugin *self, trellis_cycle *c, const trellis_object *
     char *reply;
     char *body = preempt_body(e, c, w, cands, *n, &len, why, sizeof why);
     if (!body || call(e, e->preempt_verb, body, len, &reply, &reply_len, why, sizeof why) < 0)
-        return preempt_failed(self, e, why, st);
+        return call_failed(self, e, why, st);
     ext_meta_victims *a;
     int prc = ext_parse_preemption(reply, reply_len, &a, &na, perr, sizeof perr);
     free(reply);
     if (prc < 0) {
         snprintf(why, sizeof why, "extender %s: %s answer: %s", e->url, e->preempt_verb, perr);
-        return preempt_failed(self, e, why, st);
+        return call_failed(self, e, why, st);
     }
     trellis_candidate *kept = host->cycle_alloc(c, (na ? na : 1) * sizeof *kept);
     size_t k = 0;
@@ -556,7 +543,7 @@ static int review(trellis_plugin *self, trellis_cycle *c, const trellis_object *
                      "extender %s claims to preempt on node \"%.64s\", which is not a "
                      "candidate",
                      e->url, a[i].node);
-            rc = preempt_failed(self, e, why, st);
+            rc = call_failed(self, e, why, st);
             break;
         }
         const trellis_object **victims =
@@ -571,7 +558,7 @@ static int review(trellis_plugin *self, trellis_cycle *c, const trellis_object *
                          "extender %s claims to preempt pod (UID: %.64s) on node: %.64s, but "
                          "the pod is not found on that node",
                          e->url, a[i].uids[j], a[i].node);
-                rc = preempt_failed(self, e, why, st);
+                rc = call_failed(self, e, why, st);
             }
         }
         kept[k].target = given->target;

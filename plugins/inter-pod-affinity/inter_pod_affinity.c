@@ -851,17 +851,6 @@ typedef struct removed {
 
 enum { M_EXISTING, M_AFF, M_ANTI };
 
-static int holds(const trellis_target *t, const trellis_object *w)
-{
-    size_t n = host->target_workload_count(t);
-
-    for (size_t i = 0; i < n; i++) {
-        if (host->target_workload(t, i) == w)
-            return 1;
-    }
-    return 0;
-}
-
 /* What the Pods of `from` that `other` lacks add to pair of map `which`,
  * as pre_filter counts them: kube's RemovePod (from = orig) and AddPod
  * (from = now). */
@@ -876,7 +865,8 @@ static int64_t contribution(const state *s, int which, uint64_t pair, const remo
         const trellis_object *w = host->target_workload(from, i);
         const pod *ep;
 
-        if (holds(other, w) || !(ep = host->object_data(rm->self, w)) || ep->inert)
+        if (trellis_target_holds(host, other, w) || !(ep = host->object_data(rm->self, w)) ||
+            ep->inert)
             continue;
         if (which == M_EXISTING) {
             for (size_t j = 0; j < ep->n[REQ_ANTI]; j++)

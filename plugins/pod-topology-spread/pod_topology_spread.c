@@ -892,17 +892,6 @@ static int say(trellis_status *st, int code)
     return TRELLIS_SUCCESS;
 }
 
-static int holds(const trellis_target *t, const trellis_object *w)
-{
-    size_t n = host->target_workload_count(t);
-
-    for (size_t i = 0; i < n; i++) {
-        if (host->target_workload(t, i) == w)
-            return 1;
-    }
-    return 0;
-}
-
 /* The Pods of `from` that `other` lacks matching constraint k, as
  * count_target counts them. */
 static int64_t matches_missing(trellis_plugin *self, const cstate *s, size_t k,
@@ -915,7 +904,8 @@ static int64_t matches_missing(trellis_plugin *self, const cstate *s, size_t k,
         const trellis_object *w = host->target_workload(from, j);
         const prepared *pd = host->object_data(self, w);
 
-        if (!pd || pd->node || !pd->counted || pd->id != s->wp->ns || holds(other, w))
+        if (!pd || pd->node || !pd->counted || pd->id != s->wp->ns ||
+            trellis_target_holds(host, other, w))
             continue;
         d += spread_counts(con(s, k), &pd->labels);
     }

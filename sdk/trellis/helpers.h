@@ -22,6 +22,7 @@
  *   trellis_scores_min_max                the range of raw scores (normalize)
  *   trellis_cycle_own_target              the cycle's target a copy stands for
  *                                         (1.3)
+ *   trellis_target_holds                  whether a target holds a workload
  */
 #ifndef TRELLIS_HELPERS_H
 #define TRELLIS_HELPERS_H
@@ -336,6 +337,18 @@ trellis_cycle_own_target(const trellis_host *h, const trellis_cycle *c, const tr
             return m;
     }
     return NULL;
+}
+
+/* Whether w is among the workloads t holds (t's own, or a copy's). */
+static inline int trellis_target_holds(const trellis_host *h, const trellis_target *t,
+                                       const trellis_object *w)
+{
+    size_t n = h->target_workload_count(t);
+
+    for (size_t i = 0; i < n; i++)
+        if (h->target_workload(t, i) == w)
+            return 1;
+    return 0;
 }
 
 #ifdef __cplusplus
