@@ -21,10 +21,17 @@ etcd_why_not() {
     fi
 }
 
-# etcd_port: a port nobody listens on (random in 20000..59999).
+# etcd_port: a port nobody listens on, below the kernel's ephemeral ports
+# (random in 10000 up to them): a port a server is to take later must not
+# be one an outgoing connection may be given meanwhile -- among them a
+# waiting client's own attempts to reach it, which on Linux can connect
+# the socket to itself (a TCP self-connect) and hold the port.
 etcd_port() {
+    lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+    case "$lo" in '' | *[!0-9]*) lo=32768 ;; esac
+    [ "$lo" -gt 12000 ] || lo=60000
     while :; do
-        p=$(($(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 40000 + 20000))
+        p=$(($(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % (lo - 10000) + 10000))
         hex=$(printf '%04X' "$p")
         grep -q ":$hex 00000000:0000 0A" /proc/net/tcp 2>/dev/null || { echo "$p"; return; }
     done
