@@ -113,53 +113,6 @@ static int list_after(json_object *old, const store_edit *e, json_object **out, 
     return 0;
 }
 
-/* s as json-c prints a string (JSON_C_TO_STRING_NOSLASHESCAPE), quotes
- * included, into b. */
-static void json_quote(strbuf *b, const char *s)
-{
-    static const char hex[] = "0123456789abcdef";
-    sb_add(b, "\"", 1);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        char esc[7] = {'\\', 0, 0, 0, 0, 0, 0};
-        size_t n = 2;
-        switch (*p) {
-        case '\b':
-            esc[1] = 'b';
-            break;
-        case '\n':
-            esc[1] = 'n';
-            break;
-        case '\r':
-            esc[1] = 'r';
-            break;
-        case '\t':
-            esc[1] = 't';
-            break;
-        case '\f':
-            esc[1] = 'f';
-            break;
-        case '"':
-            esc[1] = '"';
-            break;
-        case '\\':
-            esc[1] = '\\';
-            break;
-        default:
-            if (*p < ' ') {
-                memcpy(esc + 1, "u00", 3);
-                esc[4] = hex[*p >> 4];
-                esc[5] = hex[*p & 15];
-                n = 6;
-            } else {
-                esc[0] = (char)*p;
-                n = 1;
-            }
-        }
-        sb_add(b, esc, n);
-    }
-    sb_add(b, "\"", 1);
-}
-
 /* Where the item q (quoted, qlen bytes) stands in the list text t (as
  * json-c prints a list of strings: no spaces), from offset from on, or
  * NULL. An item starts after '[' or ',' and ends before ',' or ']'; a
@@ -187,7 +140,7 @@ static char *list_text_after(const char *t, const store_edit *e)
 {
     strbuf q;
     sb_init(&q);
-    json_quote(&q, e->value);
+    object_json_string(&q, e->value, strlen(e->value));
     size_t tlen = strlen(t);
     strbuf out;
     sb_init(&out);

@@ -997,8 +997,7 @@ json_object *object_to_json(const trellis_object *o)
     return value_to_json(o->root);
 }
 
-/* json-c's json_escape_str with JSON_C_TO_STRING_NOSLASHESCAPE. */
-static void pretty_string(strbuf *b, const char *s, size_t n)
+void object_json_string(strbuf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     sb_add(b, "\"", 1);
@@ -1079,7 +1078,7 @@ static int pretty_value(strbuf *b, const onode *n, int level)
         sb_puts(b, ntext(n));
         return 0;
     case N_STRING:
-        pretty_string(b, ntext(n), nlen(n));
+        object_json_string(b, ntext(n), nlen(n));
         return 0;
     case N_LIST:
         sb_add(b, "[\n", 2);
@@ -1105,7 +1104,7 @@ static int pretty_value(strbuf *b, const onode *n, int level)
             sb_add(b, i ? ",\n" : "\n", i ? 2 : 1);
             pretty_indent(b, level + 1);
             const char *key = nkey(c);
-            pretty_string(b, key, strlen(key));
+            object_json_string(b, key, strlen(key));
             sb_add(b, ": ", 2);
             if (pretty_value(b, c, level + 1) < 0)
                 return -1;

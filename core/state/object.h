@@ -98,6 +98,9 @@ struct strbuf;
  * (b as it was) when o holds a map with a key twice, which only json-c's
  * own rules word. Ownership of o and b is retained by the caller. */
 int object_json_pretty(const trellis_object *o, struct strbuf *b);
+/* The n bytes at s as json-c writes a string (json_escape_str with
+ * JSON_C_TO_STRING_NOSLASHESCAPE), quotes included, appended to b. */
+void object_json_string(struct strbuf *b, const char *s, size_t n);
 
 const char *object_label(const trellis_object *o, const char *key);
 const char *object_annotation(const trellis_object *o, const char *key);
