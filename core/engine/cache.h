@@ -37,7 +37,9 @@ struct trellis_target {
     size_t n_wl, cap_wl;
     int64_t *sums; /* cache->n_counters sums */
     uint64_t gen;
-    uint32_t index; /* in a snapshot: the position (cycle_target index) */
+    /* in a snapshot: an id that stays while the target does (0..n-1);
+     * snapshot_pos gives its position (cycle_target index) */
+    uint32_t snap_id;
 };
 
 typedef struct cache_target {

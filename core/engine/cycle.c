@@ -181,6 +181,12 @@ void cycle_settle_abandoned(trellis_cycle *c, unsigned char *skip)
         skip[__builtin_ctzll(m)] = 1;
 }
 
+size_t cycle_pos(const trellis_cycle *c, const struct trellis_target *t)
+{
+    size_t i = c->p ? snapshot_pos(&c->p->snap, t) : SIZE_MAX;
+    return i < c->n && c->targets[i] == t ? i : SIZE_MAX;
+}
+
 int cycle_narrow_to(trellis_cycle *c, int by, const uint32_t *idx, size_t n)
 {
     for (size_t k = 0; k < n; k++)

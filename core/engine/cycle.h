@@ -191,6 +191,10 @@ static inline int cycle_filter_code(int rc)
                : TRELLIS_ERROR;
 }
 
+/* The position of t among the cycle's targets, or SIZE_MAX when t is not
+ * one of them (a copy, a target of another kind). */
+size_t cycle_pos(const trellis_cycle *c, const struct trellis_target *t);
+
 /* Whether target i is in the cycle: not left out by cycle_narrow. */
 static inline int cycle_in_set(const trellis_cycle *c, size_t i)
 {

@@ -67,7 +67,7 @@ static int nominated_overlay(profile *p, trellis_cycle *c, const trellis_object 
         const struct trellis_target *t = snapshot_find(&p->snap, e->target);
         if (!t || !rt_outranks_or_equals(p, e->w, w))
             continue;
-        v[np].target = t->index;
+        v[np].target = snapshot_pos(&p->snap, t);
         v[np++].w = e->w;
     }
     if (!np)
@@ -524,8 +524,9 @@ static int filter_trial(trellis_cycle *c, const struct trellis_target *t,
 int framework_filter_without(trellis_cycle *c, const struct trellis_target *t,
                              const trellis_object *const *victims, size_t n, trellis_status *st)
 {
-    int ours = t->index < c->n && c->targets[t->index] == t;
-    if (ours && !cycle_in_set(c, t->index)) {
+    size_t ti = cycle_pos(c, t);
+    int ours = ti != SIZE_MAX;
+    if (ours && !cycle_in_set(c, ti)) {
         /* left out by a pre-filter: no eviction brings it into the cycle */
         memset(st, 0, sizeof *st);
         st->code = TRELLIS_UNRESOLVABLE;
@@ -535,7 +536,7 @@ int framework_filter_without(trellis_cycle *c, const struct trellis_target *t,
     }
     /* kube's SelectVictimsOnNode filters with the nominated workloads too:
      * with them, then (if that passes) without */
-    const struct trellis_target *with = ours ? nominated_copy(c, t->index) : NULL;
+    const struct trellis_target *with = ours ? nominated_copy(c, ti) : NULL;
     int rc = filter_trial(c, with ? with : t, victims, n, st);
     if (rc == TRELLIS_SUCCESS && with)
         rc = filter_trial(c, t, victims, n, st);
@@ -825,8 +826,9 @@ static void exclude_held(const profile *p, trellis_cycle *c)
         if (cycle_reconsidered(c, c->held[i]))
             continue; /* a candidate again */
         const struct trellis_target *x = snapshot_find(&p->snap, c->held[i]);
-        if (x && (c->pass[x->index / 64] & (1ull << (x->index % 64))))
-            cycle_reject(c, x->index, REJ_HELD, TRELLIS_UNRESOLVABLE);
+        size_t xi = x ? snapshot_pos(&p->snap, x) : 0;
+        if (x && (c->pass[xi / 64] & (1ull << (xi % 64))))
+            cycle_reject(c, xi, REJ_HELD, TRELLIS_UNRESOLVABLE);
     }
 }
 
@@ -886,7 +888,7 @@ static fw_result find_feasible(profile *p, trellis_cycle *c, trellis_object *w, 
         if (c->exclude_name) {
             const struct trellis_target *x = snapshot_find(&p->snap, c->exclude_name);
             if (x)
-                c->exclude_idx = x->index;
+                c->exclude_idx = snapshot_pos(&p->snap, x);
         }
         /* a narrowed cycle looks at its set alone (the cache's bookkeeping
          * walks every target); verdicts with nominated workloads are this

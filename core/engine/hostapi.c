@@ -399,7 +399,8 @@ static int nominate(trellis_cycle *c, const trellis_target *t)
     if (!c || !c->in_post_filter || c->in_review || !t || !c->d)
         return -1;
     /* not a target a pre-filter left out of the cycle */
-    if (t->index < c->n && c->targets[t->index] == t && !cycle_in_set(c, t->index))
+    size_t i = cycle_pos(c, t);
+    if (i != SIZE_MAX && !cycle_in_set(c, i))
         return -1;
     decision_nominate(c->d, t->name);
     c->nominated_to = t;
@@ -629,8 +630,8 @@ static int host_cycle_reject(trellis_cycle *c, const trellis_plugin *self, const
         return -1;
     if (st->code != TRELLIS_UNSCHEDULABLE && st->code != TRELLIS_UNRESOLVABLE)
         return -1;
-    size_t i = t->index;
-    if (i >= c->n || c->targets[i] != t || !(c->pass[i / 64] & (1ull << (i % 64))))
+    size_t i = cycle_pos(c, t);
+    if (i == SIZE_MAX || !(c->pass[i / 64] & (1ull << (i % 64))))
         return -1;
     trellis_status copy = *st;
     copy.reason[sizeof copy.reason - 1] = '\0';

@@ -48,6 +48,8 @@ void snapshot_free(snapshot *s)
     free(s->data);
     free(s->invalid);
     free(s->tgen);
+    free(s->pos);
+    free(s->id_at);
     hmap_free(&s->by_name);
     free(s->kind);
     memset(s, 0, sizeof *s);
@@ -99,7 +101,8 @@ static void fill_columns(snapshot *s, size_t i)
     struct trellis_target *t = s->targets[i];
     const trellis_object *o = t->obj;
     size_t cap = s->cap_cols;
-    t->index = (uint32_t)i;
+    s->id_at[i] = t->snap_id;
+    s->pos[t->snap_id] = (uint32_t)i;
     for (int k = 0; k < s->n_counters; k++)
         s->counters[(size_t)k * cap + i] = t->sums[k];
     for (int k = 0; k < s->n_tvalues; k++)
@@ -128,6 +131,34 @@ struct trellis_target *snapshot_find(const snapshot *s, const char *name)
     return hmap_get(&s->by_name, name);
 }
 
+/* One column of n elements of size sz at stride cap, moved to stride ncap
+ * (the first `keep` elements of each of its k rows kept). */
+static void *regrid(void *old, int k, size_t cap, size_t ncap, size_t keep, size_t sz)
+{
+    size_t rows = (size_t)(k ? k : 1);
+    char *nw = xcalloc(rows * ncap, sz);
+    for (size_t r = 0; old && r < rows && keep; r++)
+        memcpy(nw + r * ncap * sz, (char *)old + r * cap * sz, keep * sz);
+    free(old);
+    return nw;
+}
+
+/* Room in every column for at least n targets, the first `keep` entries
+ * of each kept (columns only grow). */
+static void grow_columns(snapshot *s, size_t n, size_t keep)
+{
+    size_t cap = s->cap_cols, ncap = n + n / 4 + 64;
+    s->counters = regrid(s->counters, s->n_counters, cap, ncap, keep, sizeof(int64_t));
+    s->tvalues = regrid(s->tvalues, s->n_tvalues, cap, ncap, keep, sizeof(int64_t));
+    s->data = regrid(s->data, s->n_slots, cap, ncap, keep, sizeof *s->data);
+    s->tgen = regrid(s->tgen, 1, cap, ncap, keep, sizeof *s->tgen);
+    s->pos = regrid(s->pos, 1, cap, ncap, keep, sizeof *s->pos);
+    s->id_at = regrid(s->id_at, 1, cap, ncap, keep, sizeof *s->id_at);
+    s->invalid = regrid(s->invalid, 1, (cap + 63) / 64, (ncap + 63) / 64, (keep + 63) / 64,
+                        sizeof *s->invalid);
+    s->cap_cols = ncap;
+}
+
 static void rebuild(snapshot *s, const cache *c)
 {
     for (size_t i = 0; i < s->n; i++)
@@ -148,22 +179,10 @@ static void rebuild(snapshot *s, const cache *c)
     }
     if (s->n)
         qsort(s->targets, s->n, sizeof *s->targets, by_name);
-    if (s->n > s->cap_cols || !s->invalid) {
-        /* columns only grow; positions follow the new order */
-        size_t cap = s->n + s->n / 4 + 64;
-        free(s->counters);
-        free(s->tvalues);
-        free(s->data);
-        free(s->invalid);
-        free(s->tgen);
-        s->counters = xcalloc((size_t)(s->n_counters ? s->n_counters : 1) * cap, sizeof(int64_t));
-        s->tvalues = xcalloc((size_t)(s->n_tvalues ? s->n_tvalues : 1) * cap, sizeof(int64_t));
-        s->data = xcalloc((size_t)(s->n_slots ? s->n_slots : 1) * cap, sizeof *s->data);
-        s->invalid = xcalloc((cap + 63) / 64, sizeof *s->invalid);
-        s->tgen = xcalloc(cap, sizeof *s->tgen);
-        s->cap_cols = cap;
-    }
+    if (s->n > s->cap_cols || !s->invalid)
+        grow_columns(s, s->n, 0); /* positions follow the new order */
     for (size_t k = 0; k < s->n; k++) {
+        s->targets[k]->snap_id = (uint32_t)k;
         fill_columns(s, k);
         hmap_put(&s->by_name, s->targets[k]->name, s->targets[k]);
     }
@@ -201,26 +220,30 @@ static void open_gap(snapshot *s, size_t at)
         memmove(&s->data[(size_t)k * cap + at + 1], &s->data[(size_t)k * cap + at],
                 tail * sizeof *s->data);
     memmove(&s->tgen[at + 1], &s->tgen[at], tail * sizeof *s->tgen);
-    for (size_t i = s->n; i > at; i--) { /* the invalid bits, one place up */
-        if (s->invalid[(i - 1) / 64] & (1ull << ((i - 1) % 64)))
-            s->invalid[i / 64] |= 1ull << (i % 64);
-        else
-            s->invalid[i / 64] &= ~(1ull << (i % 64));
-        s->targets[i]->index = (uint32_t)i;
-    }
+    memmove(&s->id_at[at + 1], &s->id_at[at], tail * sizeof *s->id_at);
+    /* the invalid bits from at on, one place up, a word at a time (bit
+     * at itself is set by fill_columns; the top word's bits past n are
+     * never read) */
+    uint64_t *inv = s->invalid;
+    size_t lo = at / 64;
+    for (size_t w = s->n / 64; w > lo; w--)
+        inv[w] = (inv[w] << 1) | (inv[w - 1] >> 63);
+    uint64_t keep = (1ull << (at % 64)) - 1;
+    inv[lo] = (inv[lo] & keep) | ((inv[lo] << 1) & ~keep);
+    for (size_t i = at + 1; i <= s->n; i++)
+        s->pos[s->id_at[i]] = (uint32_t)i;
 }
 
 /* Targets were only added since the last update (a post-filter created
  * one): each goes into its place, the columns after it move up by one,
- * and nothing is copied or sorted again. 0, or -1 when the columns are
- * too small (the caller rebuilds). */
-static int add_new(snapshot *s, const cache *c)
+ * and nothing is copied or sorted again. */
+static void add_new(snapshot *s, const cache *c)
 {
     size_t n_new = 0;
     for (const cache_target *ct = c->mru; ct && ct->t.gen > s->gen; ct = ct->next)
         n_new += ct->t.obj && strcmp(ct->kind, s->kind) == 0 && !snapshot_find(s, ct->name);
     if (s->n + n_new > s->cap_cols)
-        return -1;
+        grow_columns(s, s->n + n_new, s->n);
     for (const cache_target *ct = c->mru; ct && ct->t.gen > s->gen; ct = ct->next) {
         if (!ct->t.obj || strcmp(ct->kind, s->kind) != 0 || snapshot_find(s, ct->name))
             continue;
@@ -229,21 +252,19 @@ static int add_new(snapshot *s, const cache *c)
         size_t at = sorted_position(s, t);
         grow(&s->targets, &s->cap, s->n + 1, sizeof *s->targets);
         open_gap(s, at);
+        t->snap_id = (uint32_t)s->n; /* ids stay 0..n-1: only additions */
         s->targets[at] = t;
         s->n++;
         fill_columns(s, at);
         hmap_put(&s->by_name, t->name, t);
     }
     s->set_gen = c->set_gen;
-    return 0;
 }
 
 void snapshot_update(snapshot *s, const cache *c)
 {
-    if (s->set_gen != c->set_gen && s->removals == c->removals && s->gen != 0 &&
-        add_new(s, c) == 0) {
-        /* only additions: placed; the loop below updates what changed */
-    }
+    if (s->set_gen != c->set_gen && s->removals == c->removals && s->gen != 0)
+        add_new(s, c); /* only additions: placed; the loop below updates what changed */
     if (s->set_gen != c->set_gen || (s->gen == 0 && c->gen != 0)) {
         rebuild(s, c);
     } else {
@@ -253,7 +274,7 @@ void snapshot_update(snapshot *s, const cache *c)
             struct trellis_target *t = snapshot_find(s, ct->name);
             if (t) {
                 copy_into(s, t, &ct->t);
-                fill_columns(s, t->index);
+                fill_columns(s, s->pos[t->snap_id]);
             }
         }
     }

@@ -40,6 +40,10 @@ typedef struct snapshot {
     void **data;       /* n_slots columns: the prepared data of target i */
     uint64_t *invalid; /* bit i: target i's object failed a plugin's prepare */
     uint64_t *tgen;    /* the cache generation target i was copied at */
+    /* a target's position by its snap_id, and the snap_id at a position:
+     * a target added between two others moves the later ones up by one
+     * without touching their copies */
+    uint32_t *pos, *id_at;
 } snapshot;
 
 void snapshot_init(snapshot *s, const char *kind, int n_counters, int n_slots, int n_tvalues);
@@ -61,6 +65,12 @@ static inline const int64_t *snapshot_counter(const snapshot *s, int k)
 static inline const int64_t *snapshot_values(const snapshot *s, int k)
 {
     return s->tvalues ? s->tvalues + (size_t)k * s->cap_cols : NULL;
+}
+
+/* The position of the snapshot's target t (or of a copy of it). */
+static inline size_t snapshot_pos(const snapshot *s, const struct trellis_target *t)
+{
+    return t->snap_id < s->n ? s->pos[t->snap_id] : SIZE_MAX;
 }
 
 #endif

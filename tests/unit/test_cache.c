@@ -189,8 +189,8 @@ START_TEST(snapshot_copies_only_changes)
     ck_assert_int_eq(sa->sums[0], 500);
     ck_assert_uint_eq(sb->gen, gen_b); /* untouched */
     /* the columns follow: counter 0 of target 0 ("a"), by position */
-    ck_assert_uint_eq(sa->index, 0);
-    ck_assert_uint_eq(sb->index, 1);
+    ck_assert_uint_eq(snapshot_pos(&s, sa), 0);
+    ck_assert_uint_eq(snapshot_pos(&s, sb), 1);
     ck_assert_int_eq(snapshot_counter(&s, 0)[0], 500);
     ck_assert_int_eq(snapshot_counter(&s, 0)[1], 0);
 
@@ -218,7 +218,7 @@ START_TEST(snapshot_copies_only_changes)
     ck_assert_ptr_null(snapshot_find(&s, "b"));
     /* positions and columns follow the rebuilt order */
     for (uint32_t i = 0; i < 3; i++)
-        ck_assert_uint_eq(s.targets[i]->index, i);
+        ck_assert_uint_eq(snapshot_pos(&s, s.targets[i]), i);
     ck_assert_str_eq(s.targets[1]->name, "c");
     ck_assert_int_eq(snapshot_counter(&s, 1)[1], s.targets[1]->sums[1]);
 
@@ -291,7 +291,7 @@ START_TEST(snapshot_added_targets_in_place)
     ck_assert_uint_eq(fresh.n, 9);
     for (size_t i = 0; i < 9; i++) {
         ck_assert_str_eq(s.targets[i]->name, fresh.targets[i]->name);
-        ck_assert_uint_eq(s.targets[i]->index, i);
+        ck_assert_uint_eq(snapshot_pos(&s, s.targets[i]), i);
         ck_assert_ptr_eq(snapshot_find(&s, s.targets[i]->name), s.targets[i]);
         for (int k = 0; k < 2; k++)
             ck_assert_int_eq(snapshot_counter(&s, k)[i], snapshot_counter(&fresh, k)[i]);
@@ -301,6 +301,53 @@ START_TEST(snapshot_added_targets_in_place)
     snapshot_free(&s);
     snapshot_free(&fresh);
     for (size_t i = 0; i < no; i++) {
+        object_unref(objs[i]);
+        object_unref(pods[i]);
+    }
+    cache_free(&c);
+}
+END_TEST
+
+/* Many targets added one cycle at a time, each between others (a word of
+ * the invalid bitmap and the columns' room outgrown on the way): positions,
+ * counters and the invalid bits are a fresh snapshot's, position by
+ * position. */
+START_TEST(snapshot_added_targets_outgrow_columns)
+{
+    enum { N = 300 };
+    cache c;
+    cache_init(&c, 2);
+    trellis_object *objs[N], *pods[N];
+    snapshot s;
+    snapshot_init(&s, "Node", 2, 0, 0);
+    for (size_t i = 0; i < N; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "n%03zu", (i * 7) % N); /* 7 and 300 coprime */
+        objs[i] = node(name);
+        if (i % 5 == 0)
+            objs[i]->prepare_failed_slot = 0; /* some plugin could not prepare it */
+        cache_target *t = cache_set_target(&c, objs[i]);
+        pods[i] = pod(name, 10 * (int64_t)(i + 1));
+        cache_assume(&c, pods[i], t);
+        snapshot_update(&s, &c);
+    }
+    snapshot fresh;
+    snapshot_init(&fresh, "Node", 2, 0, 0);
+    snapshot_update(&fresh, &c);
+    ck_assert_uint_eq(s.n, N);
+    ck_assert_uint_eq(fresh.n, N);
+    for (size_t i = 0; i < N; i++) {
+        ck_assert_str_eq(s.targets[i]->name, fresh.targets[i]->name);
+        ck_assert_uint_eq(snapshot_pos(&s, s.targets[i]), i);
+        ck_assert_uint_eq((s.invalid[i / 64] >> (i % 64)) & 1,
+                          (fresh.invalid[i / 64] >> (i % 64)) & 1);
+        for (int k = 0; k < 2; k++)
+            ck_assert_int_eq(snapshot_counter(&s, k)[i], snapshot_counter(&fresh, k)[i]);
+    }
+    ck_assert_uint_eq(s.invalid[0] & 1, 1); /* n000, the first added */
+    snapshot_free(&s);
+    snapshot_free(&fresh);
+    for (size_t i = 0; i < N; i++) {
         object_unref(objs[i]);
         object_unref(pods[i]);
     }
@@ -318,6 +365,7 @@ int main(void)
     tcase_add_test(tc, nominations_follow_the_workload);
     tcase_add_test(tc, snapshot_copies_only_changes);
     tcase_add_test(tc, snapshot_added_targets_in_place);
+    tcase_add_test(tc, snapshot_added_targets_outgrow_columns);
     tcase_add_test(tc, snapshot_other_kinds_ignored);
     suite_add_tcase(s, tc);
     return tu_run(s);
