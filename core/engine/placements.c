@@ -268,32 +268,28 @@ trellis_object *placements_manifest(const placements *pl, const trellis_object *
     const cfg_profile *pc = pl->pc;
     char name[256];
     placements_object_name(w, t->key, name, sizeof name);
-    json_object *root = json_object_new_object();
-    json_object *md = json_object_new_object();
-    json_object_object_add(
-        root, "apiVersion",
-        json_object_new_string(pc->bobj_api_version ? pc->bobj_api_version : "v1"));
-    json_object_object_add(root, "kind", json_object_new_string(pc->bobj_kind));
-    json_object_object_add(md, "name", json_object_new_string(name));
+    /* the object's own fields, then what the binder adds (Fleet's
+     * snapshot name and decision) */
+    store_edit stack[16], *e = stack;
+    size_t need = 8 + n_extra, ne = 0;
+    if (need > sizeof stack / sizeof *stack)
+        e = xmalloc(need * sizeof *e);
+    e[ne++] =
+        (store_edit){"apiVersion", pc->bobj_api_version ? pc->bobj_api_version : "v1", STORE_SET};
+    e[ne++] = (store_edit){"kind", pc->bobj_kind, STORE_SET};
+    e[ne++] = (store_edit){"metadata.name", name, STORE_SET};
     if (*w->namespace_)
-        json_object_object_add(md, "namespace", json_object_new_string(w->namespace_));
-    json_object_object_add(root, "metadata", md);
-    store_edit e[4] = {{pc->bobj_workload_field, w->name, STORE_SET},
-                       {pc->bobj_target_field, t->key, STORE_SET}};
-    size_t ne = 2;
+        e[ne++] = (store_edit){"metadata.namespace", w->namespace_, STORE_SET};
+    e[ne++] = (store_edit){pc->bobj_workload_field, w->name, STORE_SET};
+    e[ne++] = (store_edit){pc->bobj_target_field, t->key, STORE_SET};
     if (pc->bobj_state_field && pc->bobj_initial_state)
         e[ne++] = (store_edit){pc->bobj_state_field, pc->bobj_initial_state, STORE_SET};
     if (pc->bobj_finalizer)
         e[ne++] = (store_edit){"metadata.finalizers", pc->bobj_finalizer, STORE_LIST_ADD};
-    int ok = 1;
-    for (size_t i = 0; i < ne && ok; i++)
-        ok = edit_apply_json(root, &e[i], err, errlen) == 0;
-    /* then what the binder adds (Fleet's snapshot name and decision) */
-    for (size_t i = 0; i < n_extra && ok; i++)
-        ok = edit_apply_json(root, &extra[i], err, errlen) == 0;
-    if (!ok) {
-        json_object_put(root);
-        return NULL;
-    }
-    return object_new(root, err, errlen); /* the tree is the object's now */
+    for (size_t i = 0; i < n_extra; i++)
+        e[ne++] = extra[i];
+    trellis_object *o = edit_build_object(e, ne, err, errlen);
+    if (e != stack)
+        free(e);
+    return o;
 }

@@ -296,6 +296,155 @@ int edit_apply_json(json_object *root, const store_edit *e, char *err, size_t er
     }
 }
 
+/* ---- an object made of edits ------------------------------------------ */
+
+/* The tree edit_build_object makes of its edits before it lays it out:
+ * maps of members in the order they were first set, strings, JSON texts
+ * and lists of strings. Node 0 is "none"; node 1 the root map. */
+enum { EB_MAP, EB_STRING, EB_JSON, EB_LIST };
+typedef struct eb_node {
+    char *key;         /* owned; NULL for the root and list items */
+    int type;          /* EB_* */
+    const char *value; /* EB_STRING, EB_JSON: the edit's */
+    uint32_t first, last, next;
+} eb_node;
+
+typedef struct eb_tree {
+    eb_node *v;
+    size_t n, cap;
+} eb_tree;
+
+static uint32_t eb_add(eb_tree *t, uint32_t parent, char *key, int type, const char *value)
+{
+    grow(&t->v, &t->cap, t->n + 1, sizeof *t->v);
+    uint32_t i = (uint32_t)t->n++;
+    t->v[i] = (eb_node){key, type, value, 0, 0, 0};
+    if (parent) {
+        if (t->v[parent].last)
+            t->v[t->v[parent].last].next = i;
+        else
+            t->v[parent].first = i;
+        t->v[parent].last = i;
+    }
+    return i;
+}
+
+static uint32_t eb_member(const eb_tree *t, uint32_t map, const char *key)
+{
+    for (uint32_t k = t->v[map].first; k; k = t->v[k].next)
+        if (strcmp(t->v[k].key, key) == 0)
+            return k;
+    return 0;
+}
+
+/* The member k (owned: kept or freed) of the map cur, added as an empty
+ * node of that type when absent; 0 when it is there with another type. */
+static uint32_t eb_child(eb_tree *t, uint32_t cur, char *k, int type)
+{
+    uint32_t m = eb_member(t, cur, k);
+    if (!m)
+        return eb_add(t, cur, k, type, NULL);
+    free(k);
+    return t->v[m].type == type ? m : 0;
+}
+
+/* Apply e to the tree: 0, or 1 when it is an edit the tree does not take
+ * (a removal, a list removal, a path through or a list edit of a value
+ * that is not one it built): json-c's way decides then. */
+static int eb_apply(eb_tree *t, const store_edit *e)
+{
+    const char *path = e->path ? e->path : "";
+    if (!*path || !e->value ||
+        (e->op != STORE_SET && e->op != STORE_SET_JSON && e->op != STORE_LIST_ADD))
+        return 1;
+    uint32_t cur = 1;
+    size_t i = 0, end;
+    while (path[end = key_end(path, i)]) {
+        if (!(cur = eb_child(t, cur, key_text(path, i, end), EB_MAP)))
+            return 1;
+        i = path[end] == '.' ? end + 1 : end;
+    }
+    char *k = key_text(path, i, end);
+    if (e->op == STORE_LIST_ADD) {
+        uint32_t m = eb_child(t, cur, k, EB_LIST), it = m ? t->v[m].first : 0;
+        while (it && strcmp(t->v[it].value, e->value) != 0)
+            it = t->v[it].next;
+        if (m && !it)
+            eb_add(t, m, NULL, EB_STRING, e->value);
+        return !m;
+    }
+    uint32_t m = eb_member(t, cur, k);
+    if (m) /* replaced where it stands */
+        free(k);
+    else
+        m = eb_add(t, cur, k, EB_STRING, NULL);
+    t->v[m].type = e->op == STORE_SET ? EB_STRING : EB_JSON;
+    t->v[m].value = e->value;
+    t->v[m].first = t->v[m].last = 0;
+    return 0;
+}
+
+/* Node i into b, or OB_NONE for a JSON text the fast reader does not take
+ * whole. */
+static oref eb_emit(const eb_tree *t, obuild *b, uint32_t i)
+{
+    const eb_node *nd = &t->v[i];
+    if (nd->type == EB_STRING)
+        return ob_string(b, nd->value, strlen(nd->value));
+    if (nd->type == EB_JSON) {
+        size_t len = strlen(nd->value);
+        oref v;
+        size_t at = ob_parse_json(b, nd->value, len, &v);
+        while (at && at < len && strchr(" \t\r\n", nd->value[at]))
+            at++;
+        return at == len ? v : OB_NONE;
+    }
+    size_t mark = ob_open(b);
+    for (uint32_t k = nd->first; k; k = t->v[k].next) {
+        oref v = eb_emit(t, b, k);
+        if (v == OB_NONE)
+            return OB_NONE;
+        if (nd->type == EB_LIST)
+            ob_item(b, v);
+        else
+            ob_member(b, mark, t->v[k].key, strlen(t->v[k].key), v, 0);
+    }
+    return nd->type == EB_LIST ? ob_close_list(b, mark) : ob_close_map(b, mark);
+}
+
+trellis_object *edit_build_object(const store_edit *edits, size_t n, char *err, size_t errlen)
+{
+    eb_tree t = {0};
+    eb_add(&t, 0, NULL, EB_MAP, NULL); /* node 0: none */
+    eb_add(&t, 0, NULL, EB_MAP, NULL); /* node 1: the root */
+    int fast = 1;
+    for (size_t k = 0; k < n && fast; k++)
+        fast = eb_apply(&t, &edits[k]) == 0;
+    trellis_object *o = NULL;
+    if (fast) {
+        obuild *b = obuild_thread();
+        oref root = eb_emit(&t, b, 1);
+        if (root != OB_NONE)
+            o = object_build(b, root, err, errlen);
+        else
+            fast = 0;
+    }
+    for (size_t k = 0; k < t.n; k++)
+        free(t.v[k].key);
+    free(t.v);
+    if (fast)
+        return o;
+    /* json-c's way: the same object, or the error edit_apply_json words */
+    json_object *tree = json_object_new_object();
+    for (size_t k = 0; k < n; k++) {
+        if (edit_apply_json(tree, &edits[k], err, errlen) < 0) {
+            json_object_put(tree);
+            return NULL;
+        }
+    }
+    return object_new(tree, err, errlen); /* the tree is the object's now */
+}
+
 trellis_object *edit_apply_object(const trellis_object *o, const store_edit *edits, size_t n,
                                   char *err, size_t errlen)
 {

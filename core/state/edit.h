@@ -48,6 +48,12 @@ char *edit_list_result(const trellis_object *o, const edit_pending *pending, con
  * or -1 with err (a parent that is not a map, a list that is not one of
  * strings, a JSON value that does not parse). */
 int edit_apply_json(json_object *root, const store_edit *e, char *err, size_t errlen);
+/* A new object: edits[0..n) applied in order to an empty map, as
+ * edit_apply_json and object_new make it (the same members in the same
+ * order, the same error), without a json-c tree when every edit sets a
+ * string or a JSON text or adds to a list it made. One reference; NULL with
+ * err. */
+trellis_object *edit_build_object(const store_edit *edits, size_t n, char *err, size_t errlen);
 /* o with edits[0..n) applied, as a new object (ownership transfers; the
  * version is o's), all or none: NULL with err when an edit cannot be
  * applied or would change the object's identity. */

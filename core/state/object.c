@@ -134,6 +134,35 @@ void obuild_clear(obuild *b)
     b->nul = 0;
 }
 
+/* The calling thread's builder: kept from one object to the next so that
+ * its memory and the keys it met (object_key_id takes a lock) serve every
+ * object the thread builds; freed when the thread ends. */
+static _Thread_local obuild *thread_builder;
+static pthread_key_t thread_builder_key;
+static pthread_once_t thread_builder_once = PTHREAD_ONCE_INIT;
+
+static void thread_builder_end(void *b)
+{
+    obuild_free(b);
+    thread_builder = NULL;
+}
+
+static void thread_builder_init(void)
+{
+    pthread_key_create(&thread_builder_key, thread_builder_end);
+}
+
+obuild *obuild_thread(void)
+{
+    if (!thread_builder) {
+        pthread_once(&thread_builder_once, thread_builder_init);
+        thread_builder = obuild_new();
+        pthread_setspecific(thread_builder_key, thread_builder);
+    }
+    obuild_clear(thread_builder);
+    return thread_builder;
+}
+
 static oref new_node(obuild *b, uint32_t type)
 {
     if (b->n_nodes == b->cap_nodes)
@@ -880,12 +909,10 @@ trellis_object *object_build_document(obuild *b, oref root, char *err, size_t er
 
 trellis_object *object_new(json_object *root, char *err, size_t errlen)
 {
-    obuild *b = obuild_new();
+    obuild *b = obuild_thread();
     oref r = root ? ob_json(b, root) : OB_NONE;
     json_object_put(root);
-    trellis_object *o = object_build(b, r, err, errlen);
-    obuild_free(b);
-    return o;
+    return object_build(b, r, err, errlen);
 }
 
 /* 1-based line of byte offset off in text. */

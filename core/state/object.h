@@ -140,6 +140,9 @@ obuild *obuild_new(void);
 void obuild_free(obuild *b);
 /* Forget every value built (keeps the memory for the next document). */
 void obuild_clear(obuild *b);
+/* The calling thread's builder, cleared (not freed by the caller; the
+ * next obuild_thread call on the thread clears it again). */
+obuild *obuild_thread(void);
 
 oref ob_null(obuild *b);
 oref ob_bool(obuild *b, int v);

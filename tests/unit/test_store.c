@@ -312,6 +312,79 @@ START_TEST(list_edits_as_text_match_a_reparse)
 }
 END_TEST
 
+/* edit_build_object makes the object json-c's tree of the same edits
+ * makes, member for member (its written text), or fails with the same
+ * error: the edits it builds itself and those it leaves to json-c. */
+START_TEST(object_built_from_edits_as_json_c_makes_it)
+{
+#define HEAD                                                                                       \
+    {"apiVersion", "v1", STORE_SET}, {"kind", "ConfigMap", STORE_SET},                             \
+        {"metadata.name", "cm", STORE_SET},                                                        \
+    {                                                                                              \
+        "metadata.namespace", "ns", STORE_SET                                                      \
+    }
+    static const store_edit cases[][8] = {
+        {HEAD,
+         {"spec.a", "x", STORE_SET},
+         {"metadata.labels[\"a.io/b\"]", "y", STORE_SET},
+         {"metadata.finalizers", "f.io/x", STORE_LIST_ADD},
+         {"spec.d", "{\"n\": 1.50, \"l\": [1, \"s\", null, true], \"e\": {}}", STORE_SET_JSON}},
+        {HEAD, {"spec.a", "1", STORE_SET}, {"spec.b", "2", STORE_SET}, {"spec.a", "3", STORE_SET}},
+        {HEAD,
+         {"metadata.finalizers", "a", STORE_LIST_ADD},
+         {"metadata.finalizers", "b", STORE_LIST_ADD},
+         {"metadata.finalizers", "a", STORE_LIST_ADD}},
+        {HEAD,
+         {"spec.a.b", "1", STORE_SET},
+         {"spec", "flat", STORE_SET},
+         {"spec.c", "2", STORE_SET}},
+        {HEAD, {"spec.j", " {\"a\": 1} \n", STORE_SET_JSON}, {"spec.j.b", "x", STORE_SET}},
+        {HEAD, {"spec.j", "{} x", STORE_SET_JSON}},
+        {HEAD, {"spec.j", "{\"a\": ", STORE_SET_JSON}},
+        {HEAD, {"spec.j", "null", STORE_SET_JSON}, {"spec.k", "[]", STORE_SET_JSON}},
+        {HEAD, {"spec.a", "1", STORE_SET}, {"spec.a", NULL, STORE_SET}},
+        {HEAD,
+         {"metadata.finalizers", "a", STORE_LIST_ADD},
+         {"metadata.finalizers", "a", STORE_LIST_REMOVE}},
+        {HEAD, {"spec.l", "\"s\"", STORE_SET_JSON}, {"spec.l", "a", STORE_LIST_ADD}},
+        {HEAD, {"metadata['k\\'q'].x", "v", STORE_SET}, {"[\"a.b\"]", "dot", STORE_SET}},
+        {{"apiVersion", "v1", STORE_SET}, {"metadata.name", "no-kind", STORE_SET}},
+    };
+#undef HEAD
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        size_t n = 0;
+        while (n < 8 && cases[c][n].path)
+            n++;
+        char e1[256] = "", e2[256] = "";
+        trellis_object *fast = edit_build_object(cases[c], n, e1, sizeof e1);
+        json_object *tree = json_object_new_object();
+        trellis_object *slow = NULL;
+        size_t k = 0;
+        while (k < n && edit_apply_json(tree, &cases[c][k], e2, sizeof e2) == 0)
+            k++;
+        if (k == n)
+            slow = object_new(tree, e2, sizeof e2);
+        else
+            json_object_put(tree);
+        ck_assert_msg(!fast == !slow, "case %zu: %s / %s", c, e1, e2);
+        if (!fast) {
+            ck_assert_str_eq(e1, e2);
+            continue;
+        }
+        strbuf a, b;
+        sb_init(&a);
+        sb_init(&b);
+        object_json_pretty(fast, &a);
+        object_json_pretty(slow, &b);
+        ck_assert_msg(strcmp(a.s, b.s) == 0, "case %zu:\n%s\n%s", c, a.s, b.s);
+        sb_free(&a);
+        sb_free(&b);
+        object_unref(fast);
+        object_unref(slow);
+    }
+}
+END_TEST
+
 START_TEST(keys_with_dots_and_slashes)
 {
     put("a.yaml", CLUSTER("c", "  labels:\n    plain: x\n"));
@@ -667,6 +740,7 @@ int main(void)
     tcase_add_test(tc, stale_temporary_files_removed);
     tcase_add_test(tc, list_edits_add_and_remove_strings);
     tcase_add_test(tc, keys_with_dots_and_slashes);
+    tcase_add_test(tc, object_built_from_edits_as_json_c_makes_it);
     tcase_add_test(tc, remove_documents_items_and_files);
     tcase_add_test(tc, remove_refused_when_changed);
     suite_add_tcase(s, tc);
