@@ -93,6 +93,7 @@ static cache_target *ensure_target(cache *c, const char *kind, const char *name)
     t->name = xstrdup(name);
     t->t.name = t->name;
     t->t.sums = xcalloc((size_t)(c->n_counters ? c->n_counters : 1), sizeof(int64_t));
+    t->t.wl_cut = ++c->cuts;
     hmap_put(&c->targets, t->key, t);
     touch(c, t);
     return t;
@@ -242,6 +243,7 @@ static void unassign(cache *c, cache_workload *cw, size_t idx)
             object_unref(t->t.wl[j]);
             memmove(&t->t.wl[j], &t->t.wl[j + 1], (t->t.n_wl - j - 1) * sizeof *t->t.wl);
             t->t.n_wl--;
+            t->t.wl_cut = ++c->cuts;
             break;
         }
     }

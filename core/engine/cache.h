@@ -37,6 +37,9 @@ struct trellis_target {
     size_t n_wl, cap_wl;
     int64_t *sums; /* cache->n_counters sums */
     uint64_t gen;
+    /* set (from the cache's cuts) when the target is made and whenever a
+     * workload leaves wl: while it stays, wl only grew at its end */
+    uint64_t wl_cut;
     /* in a snapshot: an id that stays while the target does (0..n-1);
      * snapshot_pos gives its position (cycle_target index) */
     uint32_t snap_id;
@@ -69,6 +72,7 @@ typedef struct cache {
     uint64_t gen;      /* bumped on every change */
     uint64_t set_gen;  /* bumped when targets are added or removed */
     uint64_t removals; /* bumped when a target is removed */
+    uint64_t cuts;     /* the last trellis_target.wl_cut given */
     int n_counters;
     size_t n_assumed;
     nominator nom; /* workloads nominated to a target, not placed yet */

@@ -68,19 +68,19 @@ static void copy_into(snapshot *s, struct trellis_target *dst, const struct trel
      * the references of the part both lists share stay as they are
      * (touching each workload's count is a cache miss per workload, and
      * a target holds thousands), the rest are taken, then the old ones
-     * dropped. */
+     * dropped. With no workload gone since the last copy (the same cut),
+     * the old list is the new one's start, unread. */
     size_t same = 0;
+    if (dst->wl_cut == src->wl_cut && old_n <= src->n_wl)
+        same = old_n;
     while (same < old_n && same < src->n_wl && dst->wl[same] == src->wl[same])
         same++;
+    dst->wl_cut = src->wl_cut;
     for (size_t i = same; i < src->n_wl; i++)
         object_ref(src->wl[i]);
     for (size_t i = same; i < old_n; i++)
         object_unref(dst->wl[i]);
-    size_t need = src->n_wl ? src->n_wl : 1;
-    if (!dst->wl || dst->cap_wl < need) {
-        dst->wl = xrealloc(dst->wl, need * sizeof *dst->wl);
-        dst->cap_wl = need;
-    }
+    grow(&dst->wl, &dst->cap_wl, src->n_wl ? src->n_wl : 1, sizeof *dst->wl);
     if (src->n_wl > same)
         memcpy(dst->wl + same, src->wl + same, (src->n_wl - same) * sizeof *dst->wl);
     dst->n_wl = src->n_wl;
