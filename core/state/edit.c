@@ -133,55 +133,51 @@ static const char *find_item(const char *t, size_t tlen, size_t from, const char
     return NULL;
 }
 
-/* The list edit e of the list text t (an earlier result of
- * edit_list_result), as text: the bytes list_after and json-c would
- * print. */
-static char *list_text_after(const char *t, const store_edit *e)
+void edit_list_in_place(edit_text *t, const store_edit *e)
 {
     strbuf q;
     sb_init(&q);
     object_json_string(&q, e->value, strlen(e->value));
-    size_t tlen = strlen(t);
-    strbuf out;
-    sb_init(&out);
+    char *s = t->s;
+    size_t len = t->len;
     if (e->op == STORE_LIST_ADD) {
-        if (find_item(t, tlen, 0, q.s, q.len)) {
-            sb_add(&out, t, tlen);
-        } else {
-            sb_reserve(&out, tlen + q.len + 2);
-            sb_add(&out, t, tlen - 1); /* without the ']' */
-            if (tlen > 2)
-                sb_add(&out, ",", 1);
-            sb_add(&out, q.s, q.len);
-            sb_add(&out, "]", 1);
+        if (!find_item(s, len, 0, q.s, q.len)) { /* at the end, before the ']' */
+            grow(&t->s, &t->cap, len + q.len + 2, 1);
+            s = t->s;
+            len--;
+            if (len > 1)
+                s[len++] = ',';
+            memcpy(s + len, q.s, q.len);
+            len += q.len;
+            s[len++] = ']';
+            s[len] = '\0';
         }
     } else {
-        /* every copy goes, with the comma before it (after it when first) */
-        size_t from = 0;
+        /* every copy goes, with the comma before it (after it when first);
+         * the text only shrinks: kept bytes move down as they are met */
+        size_t from = 0, out = 0;
         const char *hit;
-        while ((hit = find_item(t, tlen, from, q.s, q.len))) {
-            size_t i = (size_t)(hit - t), end = i + q.len;
-            if (t[i - 1] == ',' && i - 1 >= from)
+        while ((hit = find_item(s, len, from, q.s, q.len))) {
+            size_t i = (size_t)(hit - s), end = i + q.len;
+            if (s[i - 1] == ',' && i - 1 >= from)
                 i--;
-            else if (t[end] == ',')
+            else if (s[end] == ',')
                 end++;
-            sb_add(&out, t + from, i - from);
+            memmove(s + out, s + from, i - from);
+            out += i - from;
             from = end;
         }
-        sb_add(&out, t + from, tlen - from);
+        memmove(s + out, s + from, len - from);
+        len = out + len - from;
+        s[len] = '\0';
     }
+    t->len = len;
     sb_free(&q);
-    sb_puts(&out, "");
-    return sb_steal(&out);
 }
 
 char *edit_list_result(const trellis_object *o, const edit_pending *pending, const store_edit *e,
                        int *unchanged, char *err, size_t errlen)
 {
-    if (pending && pending->value && pending->json && pending->list) {
-        *unchanged = 0; /* queued: written whatever the edit does */
-        return list_text_after(pending->value, e);
-    }
     /* what the edit starts from: the value queued for the field, else
      * the object's list */
     json_object *before = NULL;

@@ -29,19 +29,27 @@ int edit_check(const trellis_object *o, const store_edit *e, char *err, size_t e
 typedef struct edit_pending {
     const char *value; /* NULL: removed */
     int json;          /* value is a JSON text, not a string */
-    int list;          /* value is what edit_list_result returned: edited as text */
 } edit_pending;
 
 /* A list edit (STORE_LIST_ADD, STORE_LIST_REMOVE) of o, after pending (may
  * be NULL: the object's list), as the JSON text of the whole new list
  * (malloc'd, ownership transfers). NULL with *unchanged set when nothing
  * needs writing (the value is there already, or absent); NULL with err
- * when the field is not a list of strings. A pending value marked list
- * (an earlier result) is edited as text, not parsed and printed again:
- * the same bytes, at the cost of a copy (a Cluster gaining its
- * thousandth finalizer in one run). */
+ * when the field is not a list of strings. A later edit of the result
+ * goes through edit_list_in_place. */
 char *edit_list_result(const trellis_object *o, const edit_pending *pending, const store_edit *e,
                        int *unchanged, char *err, size_t errlen);
+/* A text grown in place: s (malloc'd) holds len bytes and a NUL in cap. */
+typedef struct edit_text {
+    char *s;
+    size_t len, cap;
+} edit_text;
+/* The list edit e (STORE_LIST_ADD, STORE_LIST_REMOVE) of t, an earlier
+ * result of edit_list_result, in place: the bytes edit_list_result would
+ * give from t parsed, without parsing, printing or copying the list (a
+ * Cluster gaining its thousandth finalizer in one run; an addition goes
+ * at the end). */
+void edit_list_in_place(edit_text *t, const store_edit *e);
 
 /* Apply e to a json-c tree in place (an object created in this run and
  * not written yet: its patches go to it). Missing parents are created. 0,

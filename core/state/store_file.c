@@ -44,6 +44,7 @@ typedef struct fs_edit {
     const char *value; /* NULL = remove */
     int raw;           /* value is JSON text */
     int list;          /* value is a list edit's result, owned (not pooled) */
+    size_t vlen, vcap; /* a list's text: its length and its buffer's */
 } fs_edit;
 
 /* A pending removal of the document (item -1) or List item. */
@@ -572,8 +573,17 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
         if (edits[i].op >= STORE_LIST_ADD) {
             /* resolved now, against the object and what is queued for it */
             int unchanged;
-            const fs_edit *q = f->eslots[slot] ? &f->edits[f->eslots[slot] - 1] : NULL;
-            edit_pending pending = {q ? q->value : NULL, q ? q->raw : 0, q ? q->list : 0};
+            fs_edit *q = f->eslots[slot] ? &f->edits[f->eslots[slot] - 1] : NULL;
+            if (q && q->list) { /* a list edited before: edited where it is */
+                edit_text t = {(char *)q->value, q->vlen, q->vcap};
+                edit_list_in_place(&t, &edits[i]);
+                q->value = t.s;
+                q->vlen = t.len;
+                q->vcap = t.cap;
+                pool_put(fs, path);
+                continue;
+            }
+            edit_pending pending = {q ? q->value : NULL, q ? q->raw : 0};
             list = edit_list_result(o, q ? &pending : NULL, &edits[i], &unchanged, err, errlen);
             if (!list) {
                 pool_put(fs, path);
@@ -602,6 +612,8 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
         }
         e->list = list != NULL;
         e->value = list ? list : pool_get(fs, value); /* the list is the entry's now */
+        e->vlen = list ? strlen(list) : 0;
+        e->vcap = list ? e->vlen + 1 : 0;
         e->raw = raw;
     }
     return 0;
