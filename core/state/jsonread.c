@@ -429,7 +429,7 @@ trellis_object *object_from_json(const char *text, char *err, size_t errlen)
     size_t len = strlen(text);
     if (len >= INT_MAX)
         return errf(err, errlen, "JSON text too large"), NULL;
-    obuild *b = obuild_new();
+    obuild *b = obuild_thread();
     oref r = OB_NONE;
     size_t i = 0;
     while (i < len && is_ws(text[i]))
@@ -445,10 +445,8 @@ trellis_object *object_from_json(const char *text, char *err, size_t errlen)
         obuild_clear(b);
         r = OB_NONE;
         json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH * 4);
-        if (!tok) {
-            obuild_free(b);
+        if (!tok)
             return errf(err, errlen, "out of memory"), NULL;
-        }
         json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
         /* include the terminating NUL so a top-level number can end */
         json_object *root = json_tokener_parse_ex(tok, text, (int)len + 1);
@@ -459,7 +457,6 @@ trellis_object *object_from_json(const char *text, char *err, size_t errlen)
             size_t at = end > len ? len : end;
             errf(err, errlen, "line %d, column %d: %s", line_of(text, at), column_of(text, at),
                  json_tokener_error_desc(jerr));
-            obuild_free(b);
             return NULL;
         }
         if (root)
@@ -467,7 +464,5 @@ trellis_object *object_from_json(const char *text, char *err, size_t errlen)
         json_object_put(root);
         ob_note_json_text(b, text, len);
     }
-    trellis_object *o = object_build(b, r, err, errlen);
-    obuild_free(b);
-    return o;
+    return object_build(b, r, err, errlen);
 }

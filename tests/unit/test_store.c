@@ -184,6 +184,59 @@ START_TEST(create_writes_a_new_file)
 }
 END_TEST
 
+/* Many created objects written in one flush: every file with its object's
+ * text, and those that cannot be (a file already there; a second object
+ * for the same file) reported in order, the others written all the same. */
+static void note_failed(void *ud, const char *id, const char *message)
+{
+    (void)message;
+    strbuf *b = ud;
+    sb_printf(b, "%s;", id);
+}
+
+START_TEST(many_created_files_written_in_order)
+{
+    enum { N = 600 };
+    char err[2048];
+    store *s = store_file_open(tmp, 0, err, sizeof err);
+    manifest_set ms;
+    manifest_set_init(&ms);
+    s->ops->list(s, &ms, err, sizeof err);
+    put("node-n0300.json", "{}\n"); /* appears after the listing */
+    for (int i = 0; i <= N; i++) {
+        char buf[160];
+        snprintf(buf, sizeof buf,
+                 "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"%s%04d\"}}",
+                 i == N ? "N" : "n", i == N ? 17 : i); /* N0017's file is n0017's */
+        trellis_object *o = tu_obj(buf);
+        ck_assert_int_eq(tu_created(s, o, err, sizeof err), 0);
+        object_unref(o);
+    }
+    strbuf failed;
+    sb_init(&failed);
+    ck_assert_int_eq(s->ops->flush(s, note_failed, &failed, err, sizeof err), -1);
+    ck_assert_str_eq(failed.s, "Node//n0300;Node//N0017;");
+    const char *a = strstr(err, "node-n0300.json: exists already");
+    const char *b = strstr(err, "node-n0017.json: exists already; Node N0017");
+    ck_assert_msg(a && b && a < b, "%s", err);
+    sb_free(&failed);
+    for (int i = 0; i < N; i++) {
+        char rel[32], want[160];
+        snprintf(rel, sizeof rel, "node-n%04d.json", i);
+        char *t = get(rel);
+        snprintf(want, sizeof want,
+                 i == 300 ? "{}\n"
+                          : "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"Node\",\n  \"metadata\": "
+                            "{\n    \"name\": \"n%04d\"\n  }\n}\n",
+                 i);
+        ck_assert_str_eq(t, want);
+        free(t);
+    }
+    manifest_set_free(&ms);
+    s->ops->destroy(s);
+}
+END_TEST
+
 /* Open tmp, list it and return the store; the objects into ms. */
 static store *open_listed(manifest_set *ms)
 {
@@ -734,6 +787,7 @@ int main(void)
     tcase_add_test(tc, dry_run_writes_nothing);
     tcase_add_test(tc, list_edits_as_text_match_a_reparse);
     tcase_add_test(tc, create_writes_a_new_file);
+    tcase_add_test(tc, many_created_files_written_in_order);
     tcase_add_test(tc, open_errors);
     tcase_add_test(tc, links_walked_once_and_kept_inside);
     tcase_add_test(tc, no_write_through_a_link_outside);
