@@ -8,6 +8,7 @@
 #include "wbtree.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,16 +16,93 @@
 
 /* ---- position trees ---------------------------------------------------- */
 
+/* A document's tree lives while its file is written back, and a file is
+ * read twice (planned, then checked): nodes are many and short-lived.
+ * Each thread keeps up to POOL_MAX of the nodes it freed, with their kid
+ * arrays and value buffers, for the next tree it reads; what it kept goes
+ * when the thread ends. */
+#define POOL_MAX 262144
+static _Thread_local node *pool;
+static _Thread_local size_t pool_n;
+static pthread_key_t pool_key;
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+
+static void destroy(node *n)
+{
+    free(n->kids);
+    free(n->vbuf);
+    free(n);
+}
+
+static void pool_end(void *unused)
+{
+    (void)unused;
+    while (pool) {
+        node *n = pool;
+        pool = n->kids ? n->kids[0] : NULL; /* the next kept node */
+        destroy(n);
+    }
+    pool_n = 0;
+}
+
+static void pool_init(void)
+{
+    pthread_key_create(&pool_key, pool_end);
+}
+
+/* A node, all zero but for the buffers a reused one keeps. */
+static node *node_new(void)
+{
+    node *n = pool;
+    if (!n)
+        return xcalloc(1, sizeof *n);
+    pool = n->kids[0];
+    pool_n--;
+    node **kids = n->kids;
+    size_t cap = n->cap, vcap = n->vcap;
+    char *vbuf = n->vbuf;
+    memset(n, 0, sizeof *n);
+    n->kids = kids;
+    n->cap = cap;
+    n->vbuf = vbuf;
+    n->vcap = vcap;
+    return n;
+}
+
+/* n's value, with room for len bytes and a NUL (its old text dropped). */
+static char *node_value(node *n, size_t len)
+{
+    if (n->vcap < len + 1) {
+        free(n->vbuf);
+        n->vcap = len + 1 < 32 ? 32 : len + 1;
+        n->vbuf = xmalloc(n->vcap);
+    }
+    n->vlen = len;
+    return n->value = n->vbuf;
+}
+
 void wb_node_free(node *n)
 {
     if (!n)
         return;
     for (size_t i = 0; i < n->nkids; i++)
         wb_node_free(n->kids[i]);
-    free(n->kids);
-    free(n->value);
     free(n->anchor);
-    free(n);
+    n->anchor = NULL;
+    if (pool_n >= POOL_MAX) {
+        destroy(n);
+        return;
+    }
+    if (!pool)
+        pthread_once(&pool_once, pool_init);
+    if (!pool_n)
+        pthread_setspecific(pool_key, &pool_key); /* pool_end runs at the thread's end */
+    /* kept: its kid array links it to the next kept node */
+    grow(&n->kids, &n->cap, 1, sizeof *n->kids);
+    n->kids[0] = pool;
+    n->nkids = 0;
+    pool = n;
+    pool_n++;
 }
 
 void wb_tree_free(tree *t)
@@ -353,9 +431,8 @@ static void ybuild_scalar(ybuild *b, yaml_event_t *ev, node *n, const char **anc
     n->style = ev->data.scalar.style;
     n->tagged = ev->data.scalar.tag != NULL;
     *anchor = (const char *)ev->data.scalar.anchor;
-    n->value = xmalloc(ev->data.scalar.length + 1);
-    memcpy(n->value, ev->data.scalar.value, ev->data.scalar.length + 1);
-    n->vlen = ev->data.scalar.length;
+    memcpy(node_value(n, ev->data.scalar.length), ev->data.scalar.value,
+           ev->data.scalar.length + 1);
     size_t end = byte_at(b, ev->end_mark.index);
     n->cstart = (*anchor || n->tagged) ? skip_props(s, n->start, end) : n->start;
     n->end = end;
@@ -434,7 +511,7 @@ static int ybuild_collection(ybuild *b, yaml_event_t *ev, int depth, node *n)
 
 static int ybuild_node(ybuild *b, yaml_event_t *ev, int depth, node **out)
 {
-    node *n = xcalloc(1, sizeof *n);
+    node *n = node_new();
     const char *anchor = NULL;
     int rc = 0;
     *out = n;
@@ -565,23 +642,19 @@ static void put_utf8(strbuf *sb, unsigned cp)
     sb_add(sb, u, n);
 }
 
-/* A string at b->i (json-c also takes single quotes); decoded into n. */
-static int jstring(jbuild *b, node *n)
+/* A string at b->i (json-c also takes single quotes), decoded into sb. */
+static int jstring_text(jbuild *b, strbuf *sb)
 {
     char q = b->s[b->i++];
-    strbuf sb;
-    sb_init(&sb);
     for (;;) {
-        if (b->i >= b->len) {
-            sb_free(&sb);
+        if (b->i >= b->len)
             return jfail(b, "unterminated string");
-        }
         /* the plain run up to the next quote or backslash, in one piece */
         size_t run = b->i;
         while (run < b->len && b->s[run] != q && b->s[run] != '\\')
             run++;
         if (run > b->i) {
-            sb_add(&sb, b->s + b->i, run - b->i);
+            sb_add(sb, b->s + b->i, run - b->i);
             b->i = run;
             continue;
         }
@@ -594,48 +667,58 @@ static int jstring(jbuild *b, node *n)
         unsigned cp;
         switch (c) {
         case 'b':
-            sb_add(&sb, "\b", 1);
+            sb_add(sb, "\b", 1);
             break;
         case 'f':
-            sb_add(&sb, "\f", 1);
+            sb_add(sb, "\f", 1);
             break;
         case 'n':
-            sb_add(&sb, "\n", 1);
+            sb_add(sb, "\n", 1);
             break;
         case 'r':
-            sb_add(&sb, "\r", 1);
+            sb_add(sb, "\r", 1);
             break;
         case 't':
-            sb_add(&sb, "\t", 1);
+            sb_add(sb, "\t", 1);
             break;
         case 'u':
-            if (jhex4(b, &cp) < 0) {
-                sb_free(&sb);
+            if (jhex4(b, &cp) < 0)
                 return -1;
-            }
             if (cp >= 0xd800 && cp < 0xdc00 && b->i + 6 <= b->len && b->s[b->i] == '\\' &&
                 b->s[b->i + 1] == 'u') {
                 unsigned lo;
                 b->i += 2;
-                if (jhex4(b, &lo) < 0) {
-                    sb_free(&sb);
+                if (jhex4(b, &lo) < 0)
                     return -1;
-                }
                 if (lo >= 0xdc00 && lo < 0xe000)
                     cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
                 else
-                    put_utf8(&sb, cp), cp = lo;
+                    put_utf8(sb, cp), cp = lo;
             }
-            put_utf8(&sb, cp);
+            put_utf8(sb, cp);
             break;
         default:
-            sb_add(&sb, &c, 1);
+            sb_add(sb, &c, 1);
         }
     }
-    n->vlen = sb.len;
-    n->value = sb_steal(&sb);
-    n->style = 1;
     return 0;
+}
+
+/* A string at b->i (json-c also takes single quotes); decoded into n's
+ * value, in the buffer it has. */
+static int jstring(jbuild *b, node *n)
+{
+    strbuf sb = {n->vbuf, 0, n->vcap};
+    if (sb.s)
+        sb.s[0] = '\0';
+    int rc = jstring_text(b, &sb);
+    if (!sb.s)
+        sb_add(&sb, "", 0);
+    n->value = n->vbuf = sb.s;
+    n->vcap = sb.cap;
+    n->vlen = sb.len;
+    n->style = 1;
+    return rc;
 }
 
 /* wb_next_line for the JSON builder, remembering the line it found. */
@@ -667,7 +750,7 @@ static int jcontainer(jbuild *b, node *n, int depth)
             jws(b);
             if (b->i >= b->len || (b->s[b->i] != '"' && b->s[b->i] != '\''))
                 return jfail(b, "expected a string key");
-            kid = xcalloc(1, sizeof *kid);
+            kid = node_new();
             kid->kind = N_SCALAR;
             kid->start = kid->cstart = b->i;
             add_kid(n, kid);
@@ -699,7 +782,7 @@ static int jcontainer(jbuild *b, node *n, int depth)
 static int jvalue(jbuild *b, int depth, node **out)
 {
     jws(b);
-    node *n = xcalloc(1, sizeof *n);
+    node *n = node_new();
     *out = n;
     n->start = n->cstart = b->i;
     if (depth > MAX_DEPTH)
@@ -725,10 +808,9 @@ static int jvalue(jbuild *b, int depth, node **out)
             b->i++;
         if (b->i == st)
             return jfail(b, "unexpected character");
-        n->vlen = b->i - st;
-        n->value = xmalloc(n->vlen + 1);
-        memcpy(n->value, b->s + st, n->vlen);
-        n->value[n->vlen] = '\0';
+        char *v = node_value(n, b->i - st);
+        memcpy(v, b->s + st, n->vlen);
+        v[n->vlen] = '\0';
     }
     n->end = b->i;
     n->after = jnext_line(b, n->end);

@@ -32,8 +32,10 @@ typedef struct node {
      * anchor and tag), end of content, start of the line after the node */
     size_t start, cstart, end, after;
     size_t col;  /* column of start, in characters */
-    char *value; /* scalar: decoded text (JSON literals: as written) */
+    char *value; /* scalar: decoded text (JSON literals: as written), in vbuf */
     size_t vlen;
+    char *vbuf; /* owned, vcap bytes: kept when the node is reused */
+    size_t vcap;
     char *anchor;       /* own anchor, or the alias's target */
     struct node **kids; /* map: key, value, key, value...; seq: elements */
     size_t nkids, cap;
