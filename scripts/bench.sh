@@ -1,8 +1,9 @@
 #!/bin/sh
 # Benchmarks: generate fleets with contrib/gen (seeded, reproducible), run
 # `trellis schedule --dry-run --stats` on each, and print per case: targets,
-# workloads, load time, scheduling time, decisions per second, per-decision
-# latency p50 / p99, peak memory. The same figures go to bench.json (or
+# workloads, load time, scheduling time, write time, decisions per second
+# (and for a case written back, written/s: the decisions over deciding and
+# writing them), per-decision latency p50 / p99, peak memory. The same figures go to bench.json (or
 # $BENCH_JSON) so two commits can be compared. Scheduling time is measured
 # inside trellis apart from reading the manifests.
 #
@@ -120,8 +121,9 @@ done
 sed -e 's|config = "openmcp-scheduler.yaml"|config = "openmcp-bench.yaml"|' -e 's|^plugin_dirs = .*||' \
     "$top/conf/openmcp.cfg" >"$tmp/openmcp.cfg"
 
-printf '%-13s %8s %9s %3s %5s %9s %9s %9s %12s %9s %9s %9s %8s %9s\n' profile targets workloads \
-    j fmt load_s sched_s write_s decisions/s p50_us p99_us ns/target rss_MiB load_MB/s
+printf '%-13s %8s %9s %3s %5s %9s %9s %9s %12s %11s %9s %9s %9s %8s %9s\n' profile targets \
+    workloads j fmt load_s sched_s write_s decisions/s written/s p50_us p99_us ns/target rss_MiB \
+    load_MB/s
 echo "[" >"$out"
 first=1
 for c in $cases; do
@@ -154,13 +156,20 @@ EOC
     mbps=$(awk -v b="$bytes" -v t="$load" 'BEGIN { printf "%.1f", (t > 0 ? b / t / 1e6 : 0) }')
     rss=$(awk -v k="$(get peak_rss_kib)" 'BEGIN { printf "%.0f", k / 1024 }')
     nspt=$(awk -v p="$(get p50_us)" -v n="$nt" 'BEGIN { printf "%.1f", p * 1000 / n }')
-    printf '%-13s %8s %9s %3s %5s %9.3f %9.3f %9.3f %12.0f %9.1f %9.1f %9s %8s %9s\n' "$prof" \
-        "$nt" "$nw" "$j" "$fmt" "$load" "$(get schedule_s)" "$(get write_s)" \
-        "$(get decisions_per_s)" "$(get p50_us)" "$(get p99_us)" "$nspt" "$rss" "$mbps"
+    # written/s: the decisions over deciding and writing them (a written
+    # case; a dry run's write_s only plans)
+    wps=-
+    [ -z "$dry" ] && wps=$(awk -v d="$(get decisions)" -v s="$(get schedule_s)" \
+        -v w="$(get write_s)" 'BEGIN { printf "%.0f", (s + w > 0 ? d / (s + w) : 0) }')
+    printf '%-13s %8s %9s %3s %5s %9.3f %9.3f %9.3f %12.0f %11s %9.1f %9.1f %9s %8s %9s\n' \
+        "$prof" "$nt" "$nw" "$j" "$fmt" "$load" "$(get schedule_s)" "$(get write_s)" \
+        "$(get decisions_per_s)" "$wps" "$(get p50_us)" "$(get p99_us)" "$nspt" "$rss" "$mbps"
     [ $first -eq 1 ] || echo "," >>"$out"
     first=0
-    printf '{"case": "%s", "profile": "%s", "format": "%s", "manifest_bytes": %s, "stats": %s}' \
-        "$c" "$prof" "$fmt" "$bytes" "$s" >>"$out"
+    wjson=
+    [ "$wps" = - ] || wjson=", \"written_per_s\": $wps"
+    printf '{"case": "%s", "profile": "%s", "format": "%s", "manifest_bytes": %s%s, "stats": %s}' \
+        "$c" "$prof" "$fmt" "$bytes" "$wjson" "$s" >>"$out"
 done
 
 # store_bench NAME DIR STORE-CFG PROFILE-CFG FAILOVER-CFG STARTED ADD-POD:
