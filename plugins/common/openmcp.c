@@ -619,8 +619,13 @@ int omcp_request_finalizer(const trellis_host *h, const trellis_object *w, char 
     const char *uid = h->object_uid(w);
     if (!uid || !*uid)
         return -1;
-    int n = snprintf(out, len, "%s%s", OMCP_CLUSTER_FINALIZER_PREFIX, uid);
-    return n < 0 || (size_t)n >= len ? -1 : 0;
+    /* asked in every cycle and binding: two copies, not a format */
+    size_t pl = sizeof OMCP_CLUSTER_FINALIZER_PREFIX - 1, ul = strlen(uid);
+    if (pl + ul >= len)
+        return -1;
+    memcpy(out, OMCP_CLUSTER_FINALIZER_PREFIX, pl);
+    memcpy(out + pl, uid, ul + 1);
+    return 0;
 }
 
 const char *omcp_new_namespace(const omcp_purpose *p, const trellis_host *h,

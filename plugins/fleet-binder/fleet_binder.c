@@ -219,7 +219,8 @@ static int bind(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
     const int64_t *sc = p && p->type == FLEET_PICK_FIXED ? NULL : scores;
     char reason[1024], err[TRELLIS_MESSAGE_MAX];
     success_reason(reason, sizeof reason, name, sc);
-    sbuf d = {0};
+    sbuf d = {malloc(512), 0, 512, 0}; /* a decision's size: one allocation */
+    d.failed = !d.s;
     put_decision(&d, name, 1, sc, reason);
     trellis_edit e[2];
     size_t n = 0;
