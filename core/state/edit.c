@@ -113,11 +113,29 @@ static int list_after(json_object *old, const store_edit *e, json_object **out, 
     return 0;
 }
 
+/* Whether an item of the list text t starts at t[i], walking the items
+ * from `from` (where one starts, or the '[', ',' or ']' before or after
+ * one) on: each string to its closing quote, escapes skipped. */
+static int item_starts_at(const char *t, size_t tlen, size_t from, size_t i)
+{
+    size_t k = from;
+    for (;;) {
+        while (k < tlen && (t[k] == '[' || t[k] == ','))
+            k++;
+        if (k >= i || k >= tlen || t[k] != '"')
+            return k == i;
+        for (k++; k < tlen && t[k] != '"'; k++)
+            k += t[k] == '\\';
+        k++;
+    }
+}
+
 /* Where the item q (quoted, qlen bytes) stands in the list text t (as
- * json-c prints a list of strings: no spaces), from offset from on, or
- * NULL. An item starts after '[' or ',' and ends before ',' or ']'; a
- * quote inside a string is escaped, so no match starts or ends inside
- * one. */
+ * json-c prints a list of strings: no spaces), from offset from (as for
+ * item_starts_at) on, or NULL. A match that looks like an item (after '['
+ * or ',', before ',' or ']') may still start at the closing quote of one
+ * (["a[",",b"] holds "," there): it counts only where the items, walked,
+ * put one; q being a whole string, the item is then q. */
 static const char *find_item(const char *t, size_t tlen, size_t from, const char *q, size_t qlen)
 {
     for (size_t at = from; at + qlen + 1 <= tlen;) {
@@ -126,7 +144,7 @@ static const char *find_item(const char *t, size_t tlen, size_t from, const char
             return NULL;
         size_t i = (size_t)(hit - t);
         if (i > 0 && (t[i - 1] == '[' || t[i - 1] == ',') && i + qlen < tlen &&
-            (t[i + qlen] == ',' || t[i + qlen] == ']'))
+            (t[i + qlen] == ',' || t[i + qlen] == ']') && item_starts_at(t, tlen, from, i))
             return hit;
         at = i + 1;
     }
@@ -380,8 +398,27 @@ static int eb_apply(eb_tree *t, const store_edit *e)
     return 0;
 }
 
+/* Whether the JSON text s nests containers more than max deep (strings
+ * skipped). */
+static int json_deeper_than(const char *s, size_t len, int max)
+{
+    int depth = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '"') {
+            for (i++; i < len && s[i] != '"'; i++)
+                i += s[i] == '\\';
+        } else if (s[i] == '[' || s[i] == '{') {
+            if (++depth > max)
+                return 1;
+        } else if (s[i] == ']' || s[i] == '}') {
+            depth--;
+        }
+    }
+    return 0;
+}
+
 /* Node i into b, or OB_NONE for a JSON text the fast reader does not take
- * whole. */
+ * whole (or takes where json-c's parse, edit_apply_json's, would not). */
 static oref eb_emit(const eb_tree *t, obuild *b, uint32_t i)
 {
     const eb_node *nd = &t->v[i];
@@ -389,11 +426,13 @@ static oref eb_emit(const eb_tree *t, obuild *b, uint32_t i)
         return ob_string(b, nd->value, strlen(nd->value));
     if (nd->type == EB_JSON) {
         size_t len = strlen(nd->value);
-        oref v;
+        oref v = OB_NONE;
+        if (json_deeper_than(nd->value, len, JSON_TOKENER_DEFAULT_DEPTH))
+            return OB_NONE; /* json-c's parse refuses what the fast reader takes */
         size_t at = ob_parse_json(b, nd->value, len, &v);
         while (at && at < len && strchr(" \t\r\n", nd->value[at]))
             at++;
-        return at == len ? v : OB_NONE;
+        return at && at == len ? v : OB_NONE;
     }
     size_t mark = ob_open(b);
     for (uint32_t k = nd->first; k; k = t->v[k].next) {

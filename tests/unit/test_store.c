@@ -326,10 +326,10 @@ START_TEST(list_edits_as_text_match_a_reparse)
     manifest_set ms;
     store *s = open_listed(&ms);
     const trellis_object *o = ms.objects[0];
-    static const char *const values[] = {"plain.io/a",  "with,comma", "[bracket]", "quote\"d",
-                                         "back\\slash", "a\\",        "slash/es",  "tab\tnl\n",
-                                         "\x01ctl",     "",           "ünïcode",   "\\",
-                                         ",\"x\",",     "plain.io/a"};
+    static const char *const values[] = {
+        "plain.io/a", "with,comma", "[bracket]", "quote\"d", "back\\slash", "a\\",     "slash/es",
+        "tab\tnl\n",  "\x01ctl",    "",          "ünïcode",  "\\",          ",\"x\",", "plain.io/a",
+        "a[",         ",b",         ",",         "]",        "[",           "\",\""};
     char err[256];
     int unchanged;
     store_edit first = {"metadata.finalizers", "first.io/x", STORE_LIST_ADD};
@@ -402,6 +402,16 @@ START_TEST(object_built_from_edits_as_json_c_makes_it)
         {HEAD, {"spec.l", "\"s\"", STORE_SET_JSON}, {"spec.l", "a", STORE_LIST_ADD}},
         {HEAD, {"metadata['k\\'q'].x", "v", STORE_SET}, {"[\"a.b\"]", "dot", STORE_SET}},
         {{"apiVersion", "v1", STORE_SET}, {"metadata.name", "no-kind", STORE_SET}},
+        {HEAD, {"spec.j", "", STORE_SET_JSON}},
+        {HEAD, {"spec.j", " ", STORE_SET_JSON}},
+        /* json-c's parse stops at 32 levels; the fast reader would go on */
+        {HEAD,
+         {"spec.j", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+          STORE_SET_JSON}},
+        {HEAD,
+         {"spec.j", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+          STORE_SET_JSON}},
+        {HEAD, {"spec.j", "[\"[[[[\", {\"a\": \"]]]\"}]", STORE_SET_JSON}},
     };
 #undef HEAD
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
