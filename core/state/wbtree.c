@@ -18,14 +18,33 @@
 
 /* A document's tree lives while its file is written back, and a file is
  * read twice (planned, then checked): nodes are many and short-lived.
- * Each thread keeps up to POOL_MAX of the nodes it freed, with their kid
- * arrays and value buffers, for the next tree it reads; what it kept goes
- * when the thread ends. */
-#define POOL_MAX 262144
+ * Each thread keeps the nodes it freed, with their kid arrays and value
+ * buffers, for the next tree it reads, up to POOL_BYTES in all (a value
+ * buffer over VALUE_KEPT bytes is not kept); what it kept goes when the
+ * thread ends. Under AddressSanitizer nothing is kept, so that a node
+ * used after it was freed is still caught. */
+#define POOL_BYTES ((size_t)32 << 20)
+#define VALUE_KEPT 256
+#if defined(__SANITIZE_ADDRESS__)
+#define POOLED 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define POOLED 0
+#endif
+#endif
+#ifndef POOLED
+#define POOLED 1
+#endif
 static _Thread_local node *pool;
-static _Thread_local size_t pool_n;
+static _Thread_local size_t pool_bytes;
 static pthread_key_t pool_key;
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+static int pool_ok; /* the key exists: a thread's pool is freed at its end */
+
+static size_t node_bytes(const node *n)
+{
+    return sizeof *n + n->cap * sizeof *n->kids + n->vcap;
+}
 
 static void destroy(node *n)
 {
@@ -39,15 +58,15 @@ static void pool_end(void *unused)
     (void)unused;
     while (pool) {
         node *n = pool;
-        pool = n->kids ? n->kids[0] : NULL; /* the next kept node */
+        pool = n->next_free;
         destroy(n);
     }
-    pool_n = 0;
+    pool_bytes = 0;
 }
 
 static void pool_init(void)
 {
-    pthread_key_create(&pool_key, pool_end);
+    pool_ok = pthread_key_create(&pool_key, pool_end) == 0;
 }
 
 /* A node, all zero but for the buffers a reused one keeps. */
@@ -56,8 +75,8 @@ static node *node_new(void)
     node *n = pool;
     if (!n)
         return xcalloc(1, sizeof *n);
-    pool = n->kids[0];
-    pool_n--;
+    pool = n->next_free;
+    pool_bytes -= node_bytes(n);
     node **kids = n->kids;
     size_t cap = n->cap, vcap = n->vcap;
     char *vbuf = n->vbuf;
@@ -89,20 +108,22 @@ void wb_node_free(node *n)
         wb_node_free(n->kids[i]);
     free(n->anchor);
     n->anchor = NULL;
-    if (pool_n >= POOL_MAX) {
+    if (POOLED)
+        pthread_once(&pool_once, pool_init);
+    if (n->vcap > VALUE_KEPT) {
+        free(n->vbuf);
+        n->vbuf = NULL;
+        n->vcap = 0;
+    }
+    if (!POOLED || !pool_ok || pool_bytes + node_bytes(n) > POOL_BYTES) {
         destroy(n);
         return;
     }
     if (!pool)
-        pthread_once(&pool_once, pool_init);
-    if (!pool_n)
         pthread_setspecific(pool_key, &pool_key); /* pool_end runs at the thread's end */
-    /* kept: its kid array links it to the next kept node */
-    grow(&n->kids, &n->cap, 1, sizeof *n->kids);
-    n->kids[0] = pool;
-    n->nkids = 0;
+    n->next_free = pool;
     pool = n;
-    pool_n++;
+    pool_bytes += node_bytes(n);
 }
 
 void wb_tree_free(tree *t)

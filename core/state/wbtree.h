@@ -39,6 +39,7 @@ typedef struct node {
     char *anchor;       /* own anchor, or the alias's target */
     struct node **kids; /* map: key, value, key, value...; seq: elements */
     size_t nkids, cap;
+    struct node *next_free; /* kept for reuse (wbtree.c's pool): the next one */
 } node;
 
 typedef struct anchor_ref {
