@@ -131,8 +131,8 @@ struct trellis_target *snapshot_find(const snapshot *s, const char *name)
     return hmap_get(&s->by_name, name);
 }
 
-/* One column of n elements of size sz at stride cap, moved to stride ncap
- * (the first `keep` elements of each of its k rows kept). */
+/* The k columns (one when k is 0) of elements of size sz at stride cap in
+ * old, moved to stride ncap, the first `keep` elements of each kept. */
 static void *regrid(void *old, int k, size_t cap, size_t ncap, size_t keep, size_t sz)
 {
     size_t rows = (size_t)(k ? k : 1);

@@ -147,9 +147,11 @@ static void thread_builder_end(void *b)
     thread_builder = NULL;
 }
 
+static int thread_builder_keyed; /* else a thread's builder outlives it */
+
 static void thread_builder_init(void)
 {
-    pthread_key_create(&thread_builder_key, thread_builder_end);
+    thread_builder_keyed = pthread_key_create(&thread_builder_key, thread_builder_end) == 0;
 }
 
 obuild *obuild_thread(void)
@@ -157,7 +159,8 @@ obuild *obuild_thread(void)
     if (!thread_builder) {
         pthread_once(&thread_builder_once, thread_builder_init);
         thread_builder = obuild_new();
-        pthread_setspecific(thread_builder_key, thread_builder);
+        if (thread_builder_keyed)
+            pthread_setspecific(thread_builder_key, thread_builder);
     }
     obuild_clear(thread_builder);
     return thread_builder;
