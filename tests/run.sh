@@ -310,7 +310,10 @@ kill -TERM "$pid"
 check "SIGTERM: the host exits" wait_for 20 stopped "$pid"
 wait "$pid"
 check "SIGTERM: exit status 0" test $? -eq 0
-check "SIGTERM: the bindings in flight were finished" grep -q "bound [0-9]* workload(s); 0 binding error(s)" "$tmp/a.log"
+# (on a failure, the bindings that failed go to the test's log)
+check "SIGTERM: the bindings in flight were finished" sh -c \
+    "grep -q 'bound [0-9]* workload(s); 0 binding error(s)' '$tmp/a.log' ||
+     { grep 'binding to .* failed\|binding error' '$tmp/a.log' >&2; false; }"
 
 start b "$st" "$tmp/live.cfg"
 wait_for 20 http_is /readyz 200
