@@ -76,10 +76,19 @@ static char *target_key(const char *kind, const char *name)
 
 cache_target *cache_get_target(const cache *c, const char *kind, const char *name)
 {
-    char *k = target_key(kind, name);
-    cache_target *t = hmap_get(&c->targets, k);
-    free(k);
-    return t;
+    /* asked once or more per binding: the key on the stack when it fits */
+    char buf[256];
+    size_t kl = strlen(kind), nl = strlen(name);
+    if (kl + nl + 2 > sizeof buf) {
+        char *k = target_key(kind, name);
+        cache_target *t = hmap_get(&c->targets, k);
+        free(k);
+        return t;
+    }
+    memcpy(buf, kind, kl);
+    buf[kl] = '/';
+    memcpy(buf + kl + 1, name, nl + 1);
+    return hmap_get(&c->targets, buf);
 }
 
 static cache_target *ensure_target(cache *c, const char *kind, const char *name)

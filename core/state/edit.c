@@ -151,6 +151,78 @@ static const char *find_item(const char *t, size_t tlen, size_t from, const char
     return NULL;
 }
 
+/* The hash of an item's text (quotes included), never 0 (an empty slot). */
+static uint64_t item_hash(const char *s, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    h ^= h >> 32;
+    return h | 1;
+}
+
+/* Whether h is in t's set; with add, put it there when it is not. */
+static int seen_has(edit_text *t, uint64_t h, int add)
+{
+    if (add && (t->n_seen + 1) * 2 > t->cap_seen) {
+        size_t cap = t->cap_seen ? t->cap_seen * 2 : 64;
+        uint64_t *v = xcalloc(cap, sizeof *v);
+        for (size_t j = 0; j < t->cap_seen; j++) {
+            if (!t->seen[j])
+                continue;
+            size_t k = t->seen[j] & (cap - 1);
+            while (v[k])
+                k = (k + 1) & (cap - 1);
+            v[k] = t->seen[j];
+        }
+        free(t->seen);
+        t->seen = v;
+        t->cap_seen = cap;
+    }
+    size_t mask = t->cap_seen - 1, k = h & mask;
+    for (; t->seen[k]; k = (k + 1) & mask)
+        if (t->seen[k] == h)
+            return 1;
+    if (add) {
+        t->seen[k] = h;
+        t->n_seen++;
+    }
+    return 0;
+}
+
+/* t's set from its items: each string to its closing quote. */
+static void seen_build(edit_text *t)
+{
+    const char *s = t->s;
+    for (size_t k = 0; k < t->len;) {
+        if (s[k] != '"') {
+            k++;
+            continue;
+        }
+        size_t start = k;
+        for (k++; k < t->len && s[k] != '"'; k++)
+            k += s[k] == '\\';
+        k++;
+        seen_has(t, item_hash(s + start, k - start), 1);
+    }
+    if (!t->seen)
+        seen_has(t, 1, 1); /* an empty list: a set all the same */
+}
+
+void edit_text_free(edit_text *t)
+{
+    free(t->s);
+    free(t->seen);
+    memset(t, 0, sizeof *t);
+}
+
 void edit_list_in_place(edit_text *t, const store_edit *e)
 {
     strbuf q;
@@ -159,7 +231,14 @@ void edit_list_in_place(edit_text *t, const store_edit *e)
     char *s = t->s;
     size_t len = t->len;
     if (e->op == STORE_LIST_ADD) {
-        if (!find_item(s, len, 0, q.s, q.len)) { /* at the end, before the ']' */
+        /* the set holds every item the list has held (a removal leaves
+         * its hash: then the text is looked at); built at the first
+         * addition, it pays from the second */
+        uint64_t h = item_hash(q.s, q.len);
+        if (!t->seen)
+            seen_build(t);
+        int absent = !seen_has(t, h, 1) || !find_item(s, len, 0, q.s, q.len);
+        if (absent) { /* at the end, before the ']' */
             grow(&t->s, &t->cap, len + q.len + 2, 1);
             s = t->s;
             len--;

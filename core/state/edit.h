@@ -12,6 +12,7 @@
 #define TRELLIS_EDIT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <json-c/json.h>
 
@@ -39,17 +40,24 @@ typedef struct edit_pending {
  * goes through edit_list_in_place. */
 char *edit_list_result(const trellis_object *o, const edit_pending *pending, const store_edit *e,
                        int *unchanged, char *err, size_t errlen);
-/* A text grown in place: s (malloc'd) holds len bytes and a NUL in cap. */
+/* A text grown in place: s (malloc'd) holds len bytes and a NUL in cap.
+ * seen (malloc'd, cap_seen slots, or NULL until the first addition) is
+ * edit_list_in_place's set of the hashes of the items the list has held:
+ * an addition looks for its item in the text only when its hash is
+ * there. All zero is an empty text; edit_text_free frees both. */
 typedef struct edit_text {
     char *s;
     size_t len, cap;
+    uint64_t *seen;
+    size_t n_seen, cap_seen;
 } edit_text;
 /* The list edit e (STORE_LIST_ADD, STORE_LIST_REMOVE) of t, an earlier
  * result of edit_list_result, in place: the bytes edit_list_result would
  * give from t parsed, without parsing, printing or copying the list (a
  * Cluster gaining its thousandth finalizer in one run; an addition goes
- * at the end). */
+ * at the end, after a look at the item set rather than the text). */
 void edit_list_in_place(edit_text *t, const store_edit *e);
+void edit_text_free(edit_text *t);
 
 /* Apply e to a json-c tree in place (an object created in this run and
  * not written yet: its patches go to it). Missing parents are created. 0,

@@ -44,7 +44,7 @@ typedef struct fs_edit {
     const char *value; /* NULL = remove */
     int raw;           /* value is JSON text */
     int list;          /* value is a list edit's result, owned (not pooled) */
-    size_t vlen, vcap; /* a list's text: its length and its buffer's */
+    edit_text text;    /* a list's: value is text.s */
 } fs_edit;
 
 /* A pending removal of the document (item -1) or List item. */
@@ -168,7 +168,7 @@ static void clear_edits(file_store *fs, fs_file *f)
     for (size_t j = 0; j < f->n_edits; j++) {
         pool_put(fs, f->edits[j].path);
         if (f->edits[j].list)
-            free((char *)f->edits[j].value);
+            edit_text_free(&f->edits[j].text);
         else
             pool_put(fs, f->edits[j].value);
     }
@@ -575,11 +575,8 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
             int unchanged;
             fs_edit *q = f->eslots[slot] ? &f->edits[f->eslots[slot] - 1] : NULL;
             if (q && q->list) { /* a list edited before: edited where it is */
-                edit_text t = {(char *)q->value, q->vlen, q->vcap};
-                edit_list_in_place(&t, &edits[i]);
-                q->value = t.s;
-                q->vlen = t.len;
-                q->vcap = t.cap;
+                edit_list_in_place(&q->text, &edits[i]);
+                q->value = q->text.s;
                 pool_put(fs, path);
                 continue;
             }
@@ -599,7 +596,7 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
             e = &f->edits[f->eslots[slot] - 1];
             pool_put(fs, path);
             if (e->list)
-                free((char *)e->value);
+                edit_text_free(&e->text);
             else
                 pool_put(fs, e->value);
         } else {
@@ -612,8 +609,8 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
         }
         e->list = list != NULL;
         e->value = list ? list : pool_get(fs, value); /* the list is the entry's now */
-        e->vlen = list ? strlen(list) : 0;
-        e->vcap = list ? e->vlen + 1 : 0;
+        size_t ll = list ? strlen(list) : 0;
+        e->text = (edit_text){.s = list, .len = ll, .cap = list ? ll + 1 : 0};
         e->raw = raw;
     }
     return 0;
