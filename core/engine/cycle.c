@@ -203,13 +203,18 @@ int cycle_narrow_to(trellis_cycle *c, int by, const uint32_t *idx, size_t n)
     }
     uint64_t *set = c->narrowed ? c->narrow_tmp : c->narrow;
     memset(set, 0, words * sizeof *set);
-    for (size_t k = 0; k < n; k++)
-        set[idx[k] / 64] |= 1ull << (idx[k] % 64);
-    size_t count = 0;
-    for (size_t wi = 0; wi < words; wi++) {
-        if (c->narrowed)
+    size_t count = 0; /* the first narrowing counts as it sets */
+    for (size_t k = 0; k < n; k++) {
+        uint64_t bit = 1ull << (idx[k] % 64);
+        count += !(set[idx[k] / 64] & bit);
+        set[idx[k] / 64] |= bit;
+    }
+    if (c->narrowed) {
+        count = 0;
+        for (size_t wi = 0; wi < words; wi++) {
             c->narrow[wi] &= set[wi];
-        count += (size_t)__builtin_popcountll(c->narrow[wi]);
+            count += (size_t)__builtin_popcountll(c->narrow[wi]);
+        }
     }
     c->narrowed = 1;
     c->n_narrow = count;

@@ -209,7 +209,12 @@ void decision_add_note(decision *d, const char *plugin, const char *text)
         return;
     }
     d->notes = xrealloc(d->notes, (d->n_notes + 1) * sizeof *d->notes);
-    d->notes[d->n_notes++] = xasprintf("%s: %s", plugin, text);
+    size_t pl = strlen(plugin), tl = strlen(text);
+    char *n = xmalloc(pl + tl + 3); /* "plugin: text", a note per decision or more */
+    memcpy(n, plugin, pl);
+    memcpy(n + pl, ": ", 2);
+    memcpy(n + pl + 2, text, tl + 1);
+    d->notes[d->n_notes++] = n;
 }
 
 void decision_notes_again(decision *d)

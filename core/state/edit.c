@@ -223,29 +223,50 @@ void edit_text_free(edit_text *t)
     memset(t, 0, sizeof *t);
 }
 
+/* v quoted as JSON: in stack (cap bytes) when it needs no escape and
+ * fits, else in heap (initialised, freed by the caller). */
+static const char *quoted(const char *v, char *stack, size_t cap, strbuf *heap, size_t *len)
+{
+    size_t n = 0;
+    while (v[n] && (unsigned char)v[n] >= ' ' && v[n] != '"' && v[n] != '\\')
+        n++;
+    if (!v[n] && n + 2 <= cap) { /* a finalizer: as it is, in quotes */
+        stack[0] = '"';
+        memcpy(stack + 1, v, n);
+        stack[n + 1] = '"';
+        *len = n + 2;
+        return stack;
+    }
+    object_json_string(heap, v, strlen(v));
+    *len = heap->len;
+    return heap->s;
+}
+
 void edit_list_in_place(edit_text *t, const store_edit *e)
 {
-    strbuf q;
-    sb_init(&q);
-    object_json_string(&q, e->value, strlen(e->value));
+    strbuf heap;
+    sb_init(&heap);
+    char stack[256];
+    size_t qlen;
+    const char *qs = quoted(e->value, stack, sizeof stack, &heap, &qlen);
     char *s = t->s;
     size_t len = t->len;
     if (e->op == STORE_LIST_ADD) {
         /* the set holds every item the list has held (a removal leaves
          * its hash: then the text is looked at); built at the first
          * addition, it pays from the second */
-        uint64_t h = item_hash(q.s, q.len);
+        uint64_t h = item_hash(qs, qlen);
         if (!t->seen)
             seen_build(t);
-        int absent = !seen_has(t, h, 1) || !find_item(s, len, 0, q.s, q.len);
+        int absent = !seen_has(t, h, 1) || !find_item(s, len, 0, qs, qlen);
         if (absent) { /* at the end, before the ']' */
-            grow(&t->s, &t->cap, len + q.len + 2, 1);
+            grow(&t->s, &t->cap, len + qlen + 2, 1);
             s = t->s;
             len--;
             if (len > 1)
                 s[len++] = ',';
-            memcpy(s + len, q.s, q.len);
-            len += q.len;
+            memcpy(s + len, qs, qlen);
+            len += qlen;
             s[len++] = ']';
             s[len] = '\0';
         }
@@ -254,8 +275,8 @@ void edit_list_in_place(edit_text *t, const store_edit *e)
          * the text only shrinks: kept bytes move down as they are met */
         size_t from = 0, out = 0;
         const char *hit;
-        while ((hit = find_item(s, len, from, q.s, q.len))) {
-            size_t i = (size_t)(hit - s), end = i + q.len;
+        while ((hit = find_item(s, len, from, qs, qlen))) {
+            size_t i = (size_t)(hit - s), end = i + qlen;
             if (s[i - 1] == ',' && i - 1 >= from)
                 i--;
             else if (s[end] == ',')
@@ -269,7 +290,7 @@ void edit_list_in_place(edit_text *t, const store_edit *e)
         s[len] = '\0';
     }
     t->len = len;
-    sb_free(&q);
+    sb_free(&heap);
 }
 
 char *edit_list_result(const trellis_object *o, const edit_pending *pending, const store_edit *e,
