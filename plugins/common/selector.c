@@ -441,6 +441,47 @@ void selector_ids_clear(selector_ids *s)
     memset(s, 0, sizeof(*s));
 }
 
+/* The number of values of s. */
+static size_t ids_values(const selector_ids *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++)
+        n += s->reqs[i].nvalues;
+    return n;
+}
+
+int selector_ids_equal(const selector_ids *a, const selector_ids *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->n; i++) {
+        const selector_idreq *x = &a->reqs[i], *y = &b->reqs[i];
+        if (x->key != y->key || x->op != y->op || x->first != y->first || x->nvalues != y->nvalues)
+            return 0;
+    }
+    size_t nv = ids_values(a);
+    return nv == 0 || memcmp(a->values, b->values, nv * sizeof *a->values) == 0;
+}
+
+int selector_ids_copy(const selector_ids *s, selector_ids *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (s->n == 0)
+        return 0;
+    size_t nv = ids_values(s);
+    out->reqs = malloc(s->n * sizeof(*out->reqs));
+    out->values = malloc((nv ? nv : 1) * sizeof(*out->values));
+    if (!out->reqs || !out->values) {
+        selector_ids_clear(out);
+        return -1;
+    }
+    memcpy(out->reqs, s->reqs, s->n * sizeof(*out->reqs));
+    if (nv)
+        memcpy(out->values, s->values, nv * sizeof(*out->values));
+    out->n = s->n;
+    return 0;
+}
+
 typedef struct read_ctx {
     const trellis_host *h;
     intern *t;

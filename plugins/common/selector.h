@@ -118,6 +118,12 @@ typedef struct selector_ids {
 int selector_compile(const selector *s, intern *t, selector_ids *out);
 
 void selector_ids_clear(selector_ids *s);
+/* Whether a and b, compiled against the same table, are the same
+ * selector (the same requirements in the same order). */
+int selector_ids_equal(const selector_ids *a, const selector_ids *b);
+/* A copy of s into *out (its own arrays). 0, or -1 when out of memory
+ * (*out is then empty). */
+int selector_ids_copy(const selector_ids *s, selector_ids *out);
 
 /* The labels of the map `labels` (NULL, null or not a map: no labels) into
  * *out, interned in t. 0, or -1 when out of memory (*out is then empty). */

@@ -44,17 +44,29 @@ static const trellis_host *host;
 
 #define RESOURCE_PREFIX "resources.kubernetes-fleet.io/"
 
+struct memo;
+
+#define MEMO_ENTRIES 8
+
 typedef struct config {
     const char *snapshot_kind; /* host-owned; first (fleet_setup) */
     intern labels;             /* label keys and values; written in prepare only */
     intern props;              /* property names; written in prepare only */
+    /* counts the clusters prepared and released: a memo made at another
+     * count may hold a cluster that is gone (main thread) */
+    uint64_t gen;
+    struct memo *memos; /* MEMO_ENTRIES of them, made at the first use */
+    uint64_t tick;      /* of the last memo use */
 } config;
+
+static void memos_free(struct memo *v);
 
 static void config_free(void *p)
 {
     config *cfg = p;
     intern_free(&cfg->labels);
     intern_free(&cfg->props);
+    memos_free(cfg->memos);
     free(cfg);
 }
 
@@ -186,6 +198,7 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
                           size_t errlen)
 {
     config *cfg = host->get_private(self);
+    cfg->gen++;
     cluster *c = calloc(1, sizeof *c);
     if (!c || label_set_read(host, host->object_get(obj, "metadata.labels"), &cfg->labels,
                              &c->labels) < 0) {
@@ -244,11 +257,12 @@ static void affinity_free(affinity *a)
 
 static void release(trellis_plugin *self, void *data)
 {
-    (void)self;
-    if (data && *(const int *)data)
+    if (data && *(const int *)data) {
+        ((config *)host->get_private(self))->gen++;
         cluster_free(data);
-    else
+    } else {
         affinity_free(data);
+    }
 }
 
 static const char *const op_names[] = {"Gt", "Ge", "Eq", "Ne", "Lt", "Le", NULL};
@@ -489,26 +503,17 @@ typedef struct extremes {
     int seen;
 } extremes;
 
-/* pre_score: min and max of every sorted property over all clusters. */
-static int pre_score(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
-                     const trellis_target *const *feasible, size_t n_feasible, trellis_status *st)
+/* min and max of every sorted property of terms[0..n_terms) over the n
+ * clusters of data, into ex. */
+static void extremes_of(const term *terms, size_t n_terms, void *const *data, size_t n,
+                        extremes *ex)
 {
-    (void)st;
-    (void)feasible;
-    (void)n_feasible;
-    const affinity *a = host->object_data(self, w);
-    if (!a || !a->n_preferred)
-        return TRELLIS_SKIP;
-    extremes *ex = host->cycle_alloc(c, a->n_preferred * sizeof *ex);
-    if (!ex)
-        return TRELLIS_SKIP;
-    size_t n = host->cycle_target_count(c);
-    void *const *data = host->cycle_target_data(c, self);
-    for (size_t k = 0; k < a->n_preferred; k++) {
-        if (a->preferred[k].sorter < 0)
+    for (size_t k = 0; k < n_terms; k++) {
+        ex[k] = (extremes){0, 0, 0};
+        if (terms[k].sorter < 0)
             continue;
         for (size_t i = 0; i < n; i++) {
-            const quantity *q = property(data[i], a->preferred[k].sorter);
+            const quantity *q = property(data[i], terms[k].sorter);
             if (!q)
                 continue;
             if (!ex[k].seen || q->f < ex[k].min)
@@ -518,8 +523,6 @@ static int pre_score(trellis_plugin *self, trellis_cycle *c, const trellis_objec
             ex[k].seen = 1;
         }
     }
-    host->cycle_set(c, self, ex);
-    return TRELLIS_SUCCESS;
 }
 
 /* KubeFleet's clusterPreference.Scores with interpolateWeightFor. */
@@ -539,17 +542,175 @@ static int64_t preference(const term *t, const extremes *ex, const cluster *c)
     return w >= 0 ? (int64_t)(w + 0.5) : -(int64_t)(-w + 0.5);
 }
 
+/* The score of cluster cl by the preferred terms[0..n_terms). */
+static int64_t preferences(const term *terms, size_t n_terms, const extremes *ex, const cluster *cl)
+{
+    int64_t sc = 0;
+    for (size_t k = 0; k < n_terms; k++)
+        if (terms[k].weight != 0)
+            sc += preference(&terms[k], &ex[k], cl);
+    return sc;
+}
+
+/* ---- the memo: scores kept across cycles ---- */
+
+/* The preferred terms' extremes and every cluster's score, made once for
+ * all the placements with the same preferred terms and kept while the
+ * clusters are the same: the same prepared data at every position, and
+ * none prepared or released since (so that no address was reused). Each
+ * cycle copies what it uses (a memo may be remade while the cycle lives). */
+typedef struct memo {
+    term *terms; /* a copy: weight, labels and sorter (preferred terms have no exprs) */
+    size_t n_terms;
+    extremes *ex; /* one per term */
+    uint64_t gen; /* config.gen when made */
+    size_t n;     /* clusters */
+    void **data;  /* their prepared data, in snapshot order */
+    int64_t *scores;
+    uint64_t used; /* config.tick of its last use; 0: empty */
+} memo;
+
+static void memo_clear(memo *e)
+{
+    if (e->terms)
+        for (size_t k = 0; k < e->n_terms; k++)
+            selector_ids_clear(&e->terms[k].labels);
+    free(e->terms);
+    free(e->ex);
+    free(e->data);
+    free(e->scores);
+    memset(e, 0, sizeof *e);
+}
+
+static void memos_free(memo *v)
+{
+    for (size_t k = 0; v && k < MEMO_ENTRIES; k++)
+        memo_clear(&v[k]);
+    free(v);
+}
+
+static int same_terms(const memo *e, const affinity *a)
+{
+    if (!e->used || e->n_terms != a->n_preferred)
+        return 0;
+    for (size_t k = 0; k < e->n_terms; k++) {
+        const term *x = &e->terms[k], *y = &a->preferred[k];
+        if (x->weight != y->weight || x->sorter != y->sorter || x->ascending != y->ascending ||
+            x->has_labels != y->has_labels || !selector_ids_equal(&x->labels, &y->labels))
+            return 0;
+    }
+    return 1;
+}
+
+/* e remade for a's preferred terms over the n clusters of data. 0, or -1
+ * when out of memory (e is then empty). */
+static int memo_make(memo *e, const affinity *a, void *const *data, size_t n, uint64_t gen)
+{
+    memo_clear(e);
+    e->terms = calloc(a->n_preferred, sizeof *e->terms);
+    e->ex = calloc(a->n_preferred, sizeof *e->ex);
+    e->data = malloc((n ? n : 1) * sizeof *e->data);
+    e->scores = malloc((n ? n : 1) * sizeof *e->scores);
+    if (!e->terms || !e->ex || !e->data || !e->scores) {
+        memo_clear(e);
+        return -1;
+    }
+    for (size_t k = 0; k < a->n_preferred; k++) {
+        term *t = &e->terms[k];
+        *t = a->preferred[k];
+        t->exprs = NULL;
+        t->n_exprs = 0;
+        e->n_terms = k + 1;
+        if (selector_ids_copy(&a->preferred[k].labels, &t->labels) < 0) {
+            memo_clear(e);
+            return -1;
+        }
+    }
+    extremes_of(e->terms, e->n_terms, data, n, e->ex);
+    for (size_t i = 0; i < n; i++) {
+        e->data[i] = data[i];
+        e->scores[i] = preferences(e->terms, e->n_terms, e->ex, data[i]);
+    }
+    e->n = n;
+    e->gen = gen;
+    return 0;
+}
+
+/* The memo of a's preferred terms over the n clusters of data, made when
+ * none is valid (in the entry of the same terms, else the least recently
+ * used), or NULL when out of memory. */
+static const memo *memo_for(config *cfg, const affinity *a, void *const *data, size_t n)
+{
+    if (!cfg->memos && !(cfg->memos = calloc(MEMO_ENTRIES, sizeof *cfg->memos)))
+        return NULL;
+    memo *victim = &cfg->memos[0];
+    for (size_t k = 0; k < MEMO_ENTRIES; k++) {
+        memo *e = &cfg->memos[k];
+        if (same_terms(e, a)) {
+            if (e->gen == cfg->gen && e->n == n &&
+                (n == 0 || memcmp(e->data, data, n * sizeof *data) == 0)) {
+                e->used = ++cfg->tick;
+                return e;
+            }
+            victim = e;
+            break;
+        }
+        if (e->used < victim->used)
+            victim = e;
+    }
+    if (memo_make(victim, a, data, n, cfg->gen) < 0)
+        return NULL;
+    victim->used = ++cfg->tick;
+    return victim;
+}
+
+/* What a cycle scores with: the extremes of its preferred terms and, when
+ * the memo served, every cluster's score (its own copies). */
+typedef struct scoring {
+    extremes *ex;
+    int64_t *scores; /* by snapshot index, or NULL */
+} scoring;
+
+/* pre_score: min and max of every sorted property over all clusters, and
+ * the scores, from the memo when the clusters did not change. */
+static int pre_score(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
+                     const trellis_target *const *feasible, size_t n_feasible, trellis_status *st)
+{
+    (void)st;
+    (void)feasible;
+    (void)n_feasible;
+    const affinity *a = host->object_data(self, w);
+    if (!a || !a->n_preferred)
+        return TRELLIS_SKIP;
+    scoring *sc = host->cycle_alloc(c, sizeof *sc);
+    extremes *ex = host->cycle_alloc(c, a->n_preferred * sizeof *ex);
+    if (!sc || !ex)
+        return TRELLIS_SKIP;
+    size_t n = host->cycle_target_count(c);
+    void *const *data = host->cycle_target_data(c, self);
+    const memo *m = data ? memo_for(host->get_private(self), a, data, n) : NULL;
+    sc->ex = ex;
+    sc->scores = m && n ? host->cycle_alloc(c, n * sizeof *sc->scores) : NULL;
+    if (sc->scores) {
+        memcpy(ex, m->ex, a->n_preferred * sizeof *ex);
+        memcpy(sc->scores, m->scores, n * sizeof *sc->scores);
+    } else if (data) {
+        extremes_of(a->preferred, a->n_preferred, data, n, ex);
+    } else {
+        memset(ex, 0, a->n_preferred * sizeof *ex);
+    }
+    host->cycle_set(c, self, sc);
+    return TRELLIS_SUCCESS;
+}
+
 static int score(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
                  const trellis_target *target, int64_t *out, trellis_status *st)
 {
     (void)st;
     const affinity *a = host->object_data(self, w);
-    const extremes *ex = host->cycle_get(c, self);
+    const scoring *sc = host->cycle_get(c, self);
     const cluster *cl = host->object_data(self, host->target_object(target));
-    *out = 0;
-    for (size_t k = 0; a && ex && k < a->n_preferred; k++)
-        if (a->preferred[k].weight != 0)
-            *out += preference(&a->preferred[k], &ex[k], cl);
+    *out = a && sc ? preferences(a->preferred, a->n_preferred, sc->ex, cl) : 0;
     return TRELLIS_SUCCESS;
 }
 
@@ -558,15 +719,15 @@ static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_obj
                        const uint32_t *idx, size_t n, int64_t *scores)
 {
     const affinity *a = host->object_data(self, w);
-    const extremes *ex = host->cycle_get(c, self);
+    const scoring *sc = host->cycle_get(c, self);
     void *const *data = host->cycle_target_data(c, self);
     for (size_t j = 0; j < n; j++) {
-        const cluster *cl = data ? data[idx[j]] : NULL;
-        int64_t sc = 0;
-        for (size_t k = 0; a && ex && k < a->n_preferred; k++)
-            if (a->preferred[k].weight != 0)
-                sc += preference(&a->preferred[k], &ex[k], cl);
-        scores[j] = sc;
+        if (sc && sc->scores)
+            scores[j] = sc->scores[idx[j]];
+        else
+            scores[j] = a && sc ? preferences(a->preferred, a->n_preferred, sc->ex,
+                                              data ? data[idx[j]] : NULL)
+                                : 0;
     }
 }
 

@@ -726,6 +726,46 @@ START_TEST(fleet_affinity_properties)
 }
 END_TEST
 
+/* Preferred scores are kept across cycles (and placements with the same
+ * terms) only while the clusters are the same: a cluster replaced moves
+ * the extremes, and every score with them. node-count Descending, weight
+ * 100: round(100 x (v - min) / (max - min)). */
+#define COUNTED(name, count)                                                                       \
+    TARGET(                                                                                        \
+        "{\"apiVersion\":\"v1\",\"kind\":\"MemberCluster\",\"metadata\":{\"name\":\"" name         \
+        "\"},\"status\":{\"properties\":{\"kubernetes-fleet.io/node-count\":{\"value\":\"" count   \
+        "\"}}}}")
+#define BY_COUNT(name)                                                                             \
+    WORKLOAD(                                                                                      \
+        "{\"apiVersion\":\"v1\",\"kind\":\"CRP\",\"metadata\":{\"name\":\"" name "\"},"            \
+        "\"spec\":{\"policy\":{\"placementType\":\"PickN\",\"numberOfClusters\":1,"                \
+        "\"affinity\":{\"clusterAffinity\":{\"preferredDuringSchedulingIgnoredDuringExecution\":"  \
+        "[{\"weight\":100,\"preference\":{\"propertySorter\":{\"name\":"                           \
+        "\"kubernetes-fleet.io/node-count\",\"sortOrder\":\"Descending\"}}}]}}}}}")
+START_TEST(fleet_affinity_scores_follow_the_clusters)
+{
+    trellis_plugin *pl = load("fleet-affinity", NULL);
+    trellis_object *t[] = {COUNTED("m1", "3"), COUNTED("m2", "5"), COUNTED("m3", "4")};
+    int64_t s[3];
+    score(pl, BY_COUNT("a"), t, 3, s); /* min 3, max 5: m3 (4 - 3) / 2 */
+    ck_assert_int_eq(s[0], 0);
+    ck_assert_int_eq(s[1], 100);
+    ck_assert_int_eq(s[2], 50);
+    score(pl, BY_COUNT("b"), t, 3, s); /* the same terms and clusters */
+    ck_assert_int_eq(s[2], 50);
+    t[1] = COUNTED("m2", "9"); /* max 9: m3 (4 - 3) / 6 = 16.7 */
+    score(pl, BY_COUNT("c"), t, 3, s);
+    ck_assert_int_eq(s[0], 0);
+    ck_assert_int_eq(s[1], 100);
+    ck_assert_int_eq(s[2], 17);
+    score(pl, BY_COUNT("a"), t, 2, s); /* m1 and m2 alone */
+    ck_assert_int_eq(s[0], 0);
+    ck_assert_int_eq(s[1], 100);
+}
+END_TEST
+#undef COUNTED
+#undef BY_COUNT
+
 START_TEST(gardener_region_same_region)
 {
     trellis_plugin *pl = load("gardener-region", "{\"region_config\":false}");
@@ -2209,7 +2249,8 @@ int main(void)
     const TTest *fleet_elig[] = {fleet_eligibility_follows_the_clock, NULL};
     const TTest *fleet_pol[] = {fleet_policy_from_the_latest_snapshot, NULL};
     const TTest *fleet_taints[] = {fleet_taints_match_as_kubefleet, NULL};
-    const TTest *fleet_aff[] = {fleet_affinity_properties, NULL};
+    const TTest *fleet_aff[] = {fleet_affinity_properties,
+                                fleet_affinity_scores_follow_the_clusters, NULL};
     const TTest *fleet_more[] = {fleet_topology_spread_counts_domains,
                                  fleet_same_placement_scores_older_bindings,
                                  fleet_binder_writes_the_cluster_decision, NULL};
