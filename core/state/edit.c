@@ -498,25 +498,6 @@ static int eb_apply(eb_tree *t, const store_edit *e)
     return 0;
 }
 
-/* Whether the JSON text s nests containers more than max deep (strings
- * skipped). */
-static int json_deeper_than(const char *s, size_t len, int max)
-{
-    int depth = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] == '"') {
-            for (i++; i < len && s[i] != '"'; i++)
-                i += s[i] == '\\';
-        } else if (s[i] == '[' || s[i] == '{') {
-            if (++depth > max)
-                return 1;
-        } else if (s[i] == ']' || s[i] == '}') {
-            depth--;
-        }
-    }
-    return 0;
-}
-
 /* Node i into b, or OB_NONE for a JSON text the fast reader does not take
  * whole (or takes where json-c's parse, edit_apply_json's, would not). */
 static oref eb_emit(const eb_tree *t, obuild *b, uint32_t i)
@@ -527,9 +508,8 @@ static oref eb_emit(const eb_tree *t, obuild *b, uint32_t i)
     if (nd->type == EB_JSON) {
         size_t len = strlen(nd->value);
         oref v = OB_NONE;
-        if (json_deeper_than(nd->value, len, JSON_TOKENER_DEFAULT_DEPTH))
-            return OB_NONE; /* json-c's parse refuses what the fast reader takes */
-        size_t at = ob_parse_json(b, nd->value, len, &v);
+        /* nested deeper than json-c's parse takes: its way, with its error */
+        size_t at = ob_parse_json_nest(b, nd->value, len, JSON_TOKENER_DEFAULT_DEPTH, &v);
         while (at && at < len && strchr(" \t\r\n", nd->value[at]))
             at++;
         return at && at == len ? v : OB_NONE;

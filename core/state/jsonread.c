@@ -29,6 +29,7 @@ typedef struct jparse {
     obuild *b;
     const char *t;
     size_t n, i;
+    int max_open; /* a container opens at a depth below it */
 } jparse;
 
 static int jp_value(jparse *p, int depth, oref *out);
@@ -358,6 +359,8 @@ static int jp_value(jparse *p, int depth, oref *out)
         return -1;
     obuild *b = p->b;
     char c = p->t[p->i];
+    if ((c == '{' || c == '[') && depth >= p->max_open)
+        return -1;
     if (c == '{')
         return jp_object(p, depth, out);
     if (c == '[')
@@ -393,14 +396,19 @@ static int jp_value(jparse *p, int depth, oref *out)
     }
 }
 
-size_t ob_parse_json(obuild *b, const char *text, size_t len, oref *out)
+size_t ob_parse_json_nest(obuild *b, const char *text, size_t len, int max_nest, oref *out)
 {
-    jparse p = {b, text, len, 0};
+    jparse p = {b, text, len, 0, max_nest};
     if (len >= INT_MAX)
         return 0;
     if (jp_value(&p, 0, out) < 0)
         return 0;
     return p.i;
+}
+
+size_t ob_parse_json(obuild *b, const char *text, size_t len, oref *out)
+{
+    return ob_parse_json_nest(b, text, len, JSON_MAX_DEPTH + 1, out);
 }
 
 /* ---- a whole object from JSON text ---- */

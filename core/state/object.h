@@ -201,5 +201,8 @@ char *ob_scratch(obuild *b, size_t need);
  * (then json-c decides: it may accept what this refuses, and its error is
  * the one to report). */
 size_t ob_parse_json(obuild *b, const char *text, size_t len, oref *out); /* jsonread.c */
+/* ob_parse_json refusing (0) a text that nests containers more than
+ * max_nest deep (json_tokener_parse's own limit, where its text goes). */
+size_t ob_parse_json_nest(obuild *b, const char *text, size_t len, int max_nest, oref *out);
 
 #endif
