@@ -311,8 +311,8 @@ static void finish_many(sched *s, profile *p, decision *d, qitem *it, int requeu
     for (size_t k = 0; k < landed; k++) {
         cache_finish_binding(&s->cache, it->w, landed_on[k]);
         all[d->n_targets + k] = landed_on[k]->name;
-        decision_add_added(d, landed_on[k]->name);
     }
+    decision_add_added(d, all + d->n_targets, landed);
     decision_set_targets(d, all, d->n_targets + landed);
     free(all);
     char msg[1200] = "";

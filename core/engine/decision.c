@@ -62,23 +62,43 @@ void decision_set_result(decision *d, dec_result r, const char *msg, const char 
     decision_set_targets(d, &target, target ? 1 : 0);
 }
 
-static void add_name(char ***v, uint32_t *n, const char *name)
+/* Append the names[0..n) not in v yet: a set of them when there are many
+ * (a PickAll placement lands on every cluster of a region at once). */
+static void add_names(char ***v, uint32_t *nv, const char *const *names, size_t n)
 {
-    for (uint32_t i = 0; i < *n; i++)
-        if (strcmp((*v)[i], name) == 0)
-            return;
-    *v = xrealloc(*v, (*n + 1) * sizeof **v);
-    (*v)[(*n)++] = xstrdup(name);
+    int many = *nv + n > 16;
+    hmap seen;
+    if (many) {
+        hmap_init(&seen);
+        for (uint32_t i = 0; i < *nv; i++)
+            hmap_put(&seen, (*v)[i], (*v)[i]);
+    }
+    *v = xrealloc(*v, (*nv + n + 1) * sizeof **v);
+    for (size_t k = 0; k < n; k++) {
+        int have = 0;
+        if (many)
+            have = hmap_get(&seen, names[k]) != NULL;
+        for (uint32_t i = 0; !many && i < *nv && !have; i++)
+            have = strcmp((*v)[i], names[k]) == 0;
+        if (have)
+            continue;
+        char *c = xstrdup(names[k]);
+        (*v)[(*nv)++] = c;
+        if (many)
+            hmap_put(&seen, c, c);
+    }
+    if (many)
+        hmap_free(&seen);
 }
 
-void decision_add_added(decision *d, const char *target)
+void decision_add_added(decision *d, const char *const *targets, size_t n)
 {
-    add_name(&d->added, &d->n_added, target);
+    add_names(&d->added, &d->n_added, targets, n);
 }
 
 void decision_add_released(decision *d, const char *target)
 {
-    add_name(&d->released, &d->n_released, target);
+    add_names(&d->released, &d->n_released, &target, 1);
 }
 
 static void remove_name(char **v, uint32_t *n, const char *name)

@@ -83,8 +83,9 @@ const char *decision_result_name(dec_result r);
 void decision_set_result(decision *d, dec_result r, const char *msg, const char *target);
 /* Set d's targets to names[0..n) (copied), keeping its result. */
 void decision_set_targets(decision *d, const char *const *names, size_t n);
-/* Note that this run placed d's workload on target, or released it. */
-void decision_add_added(decision *d, const char *target);
+/* Note that this run placed d's workload on targets[0..n), or released
+ * it from target (each name once, in the order first noted). */
+void decision_add_added(decision *d, const char *const *targets, size_t n);
 void decision_add_released(decision *d, const char *target);
 /* Undo that note (the write did not land): an addition leaves targets
  * and added, a release leaves released and returns to targets. */

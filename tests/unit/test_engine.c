@@ -339,6 +339,39 @@ START_TEST(decision_notes_capped_visibly)
 }
 END_TEST
 
+/* The targets a run placed a workload on: each once, in the order first
+ * noted, across batches small and large; an unrecorded one can come back. */
+START_TEST(decision_added_each_once)
+{
+    decisions *ds = decisions_new(1);
+    trellis_object *a = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"CRP\",\"metadata\":"
+                               "{\"name\":\"a\"}}");
+    decision *d = decisions_for(ds, a, NULL);
+    const char *few[] = {"m2", "m1", "m2"};
+    decision_add_added(d, few, 3);
+    ck_assert_uint_eq(d->n_added, 2);
+    char names[40][8];
+    const char *many[40];
+    for (int i = 0; i < 40; i++) {
+        snprintf(names[i], sizeof names[i], "m%d", i % 30); /* m0..m29, then m0..m9 again */
+        many[i] = names[i];
+    }
+    decision_add_added(d, many, 40);
+    ck_assert_uint_eq(d->n_added, 30);
+    ck_assert_str_eq(d->added[0], "m2");
+    ck_assert_str_eq(d->added[1], "m1");
+    ck_assert_str_eq(d->added[2], "m0");
+    ck_assert_str_eq(d->added[29], "m29");
+    decision_unrecord(d, "m5", 0);
+    ck_assert_uint_eq(d->n_added, 29);
+    decision_add_added(d, many, 40);
+    ck_assert_uint_eq(d->n_added, 30);
+    ck_assert_str_eq(d->added[29], "m5");
+    object_unref(a);
+    decisions_free(ds);
+}
+END_TEST
+
 START_TEST(depends_records_reads_while_preparing)
 {
     depends *d = depends_new();
@@ -430,6 +463,7 @@ int main(void)
     tcase_add_test(tc, binding_with_namespace_field);
     tcase_add_test(tc, decisions_table);
     tcase_add_test(tc, decision_notes_capped_visibly);
+    tcase_add_test(tc, decision_added_each_once);
     tcase_add_test(tc, index_order_and_replacement);
     tcase_add_test(tc, depends_records_reads_while_preparing);
     suite_add_tcase(s, tc);
