@@ -42,14 +42,16 @@ void snapshot_free(snapshot *s)
 {
     for (size_t i = 0; i < s->n; i++)
         free_copy(s->targets[i]);
-    free(s->targets);
-    free(s->counters);
-    free(s->tvalues);
-    free(s->data);
+    if (s->tgen) { /* the blocks start off elements before the columns */
+        free(s->targets - s->off);
+        free(s->counters - s->off);
+        free(s->tvalues - s->off);
+        free(s->data - s->off);
+        free(s->tgen - s->off);
+        free(s->id_at - s->off);
+    }
     free(s->invalid);
-    free(s->tgen);
     free(s->pos);
-    free(s->id_at);
     hmap_free(&s->by_name);
     free(s->kind);
     memset(s, 0, sizeof *s);
@@ -102,7 +104,7 @@ static void fill_columns(snapshot *s, size_t i)
     const trellis_object *o = t->obj;
     size_t cap = s->cap_cols;
     s->id_at[i] = t->snap_id;
-    s->pos[t->snap_id] = (uint32_t)i;
+    s->pos[t->snap_id] = (uint32_t)(i + s->off);
     for (int k = 0; k < s->n_counters; k++)
         s->counters[(size_t)k * cap + i] = t->sums[k];
     for (int k = 0; k < s->n_tvalues; k++)
@@ -132,31 +134,40 @@ struct trellis_target *snapshot_find(const snapshot *s, const char *name)
 }
 
 /* The k columns (one when k is 0) of elements of size sz at stride cap in
- * old, moved to stride ncap, the first `keep` elements of each kept. */
-static void *regrid(void *old, int k, size_t cap, size_t ncap, size_t keep, size_t sz)
+ * old (its block starting off elements before it; NULL: none yet), moved
+ * to stride ncap in a block with noff free elements before them, the first
+ * `keep` elements of each kept. Returns where the new columns start. */
+static void *regrid(void *old, size_t off, int k, size_t cap, size_t ncap, size_t noff, size_t keep,
+                    size_t sz)
 {
     size_t rows = (size_t)(k ? k : 1);
-    char *nw = xcalloc(rows * ncap, sz);
+    char *nw = (char *)xcalloc(noff + rows * ncap, sz) + noff * sz;
     for (size_t r = 0; old && r < rows && keep; r++)
         memcpy(nw + r * ncap * sz, (char *)old + r * cap * sz, keep * sz);
-    free(old);
+    if (old)
+        free((char *)old - off * sz);
     return nw;
 }
 
 /* Room in every column for at least n targets, the first `keep` entries
- * of each kept (columns only grow). */
+ * of each kept (columns only grow), and a quarter of that free before the
+ * columns for additions in the first half of the order. */
 static void grow_columns(snapshot *s, size_t n, size_t keep)
 {
-    size_t cap = s->cap_cols, ncap = n + n / 4 + 64;
-    s->counters = regrid(s->counters, s->n_counters, cap, ncap, keep, sizeof(int64_t));
-    s->tvalues = regrid(s->tvalues, s->n_tvalues, cap, ncap, keep, sizeof(int64_t));
-    s->data = regrid(s->data, s->n_slots, cap, ncap, keep, sizeof *s->data);
-    s->tgen = regrid(s->tgen, 1, cap, ncap, keep, sizeof *s->tgen);
-    s->pos = regrid(s->pos, 1, cap, ncap, keep, sizeof *s->pos);
-    s->id_at = regrid(s->id_at, 1, cap, ncap, keep, sizeof *s->id_at);
-    s->invalid = regrid(s->invalid, 1, (cap + 63) / 64, (ncap + 63) / 64, (keep + 63) / 64,
+    size_t cap = s->cap_cols, ncap = n + n / 4 + 64, off = s->off, noff = ncap / 4;
+    s->targets = regrid(s->targets, off, 1, cap, ncap, noff, keep, sizeof *s->targets);
+    s->counters = regrid(s->counters, off, s->n_counters, cap, ncap, noff, keep, sizeof(int64_t));
+    s->tvalues = regrid(s->tvalues, off, s->n_tvalues, cap, ncap, noff, keep, sizeof(int64_t));
+    s->data = regrid(s->data, off, s->n_slots, cap, ncap, noff, keep, sizeof *s->data);
+    s->tgen = regrid(s->tgen, off, 1, cap, ncap, noff, keep, sizeof *s->tgen);
+    s->id_at = regrid(s->id_at, off, 1, cap, ncap, noff, keep, sizeof *s->id_at);
+    s->pos = regrid(s->pos, 0, 1, cap, ncap, 0, keep, sizeof *s->pos);
+    s->invalid = regrid(s->invalid, 0, 1, (cap + 63) / 64, (ncap + 63) / 64, 0, (keep + 63) / 64,
                         sizeof *s->invalid);
     s->cap_cols = ncap;
+    s->off = noff;
+    for (size_t i = 0; i < keep; i++) /* the kept targets' places in the new blocks */
+        s->pos[s->id_at[i]] = (uint32_t)(i + noff);
 }
 
 static void rebuild(snapshot *s, const cache *c)
@@ -166,7 +177,8 @@ static void rebuild(snapshot *s, const cache *c)
     s->n = 0;
     hmap_free(&s->by_name);
     hmap_init(&s->by_name);
-    size_t i = 0;
+    size_t i = 0, n = 0, cap = 0;
+    struct trellis_target **v = NULL;
     hmap_slot *sl;
     while ((sl = hmap_next(&c->targets, &i))) {
         const cache_target *ct = sl->val;
@@ -174,13 +186,17 @@ static void rebuild(snapshot *s, const cache *c)
             continue;
         struct trellis_target *t = xcalloc(1, sizeof *t);
         copy_into(s, t, &ct->t);
-        grow(&s->targets, &s->cap, s->n + 1, sizeof *s->targets);
-        s->targets[s->n++] = t;
+        grow(&v, &cap, n + 1, sizeof *v);
+        v[n++] = t;
     }
-    if (s->n)
-        qsort(s->targets, s->n, sizeof *s->targets, by_name);
-    if (s->n > s->cap_cols || !s->invalid)
-        grow_columns(s, s->n, 0); /* positions follow the new order */
+    if (n)
+        qsort(v, n, sizeof *v, by_name);
+    if (n > s->cap_cols || !s->invalid)
+        grow_columns(s, n, 0); /* positions follow the new order */
+    if (n)
+        memcpy(s->targets, v, n * sizeof *v);
+    free(v);
+    s->n = n;
     for (size_t k = 0; k < s->n; k++) {
         s->targets[k]->snap_id = (uint32_t)k;
         fill_columns(s, k);
@@ -204,39 +220,74 @@ static size_t sorted_position(const snapshot *s, const struct trellis_target *t)
     return lo;
 }
 
+/* Open a gap at position at of every column by moving the entries before
+ * it down one place, into the room before the columns (one place less of
+ * it). */
+static void open_gap_below(snapshot *s, size_t at)
+{
+    size_t cap = s->cap_cols;
+    s->off--;
+    s->targets--;
+    s->counters--;
+    s->tvalues--;
+    s->data--;
+    s->tgen--;
+    s->id_at--;
+    /* column k's window now starts one place lower, where column k - 1's
+     * last (unused: n < cap) place was, or the room before column 0 */
+    memmove(&s->targets[0], &s->targets[1], at * sizeof *s->targets);
+    for (int k = 0; k < s->n_counters; k++)
+        memmove(&s->counters[(size_t)k * cap], &s->counters[(size_t)k * cap + 1],
+                at * sizeof *s->counters);
+    for (int k = 0; k < s->n_tvalues; k++)
+        memmove(&s->tvalues[(size_t)k * cap], &s->tvalues[(size_t)k * cap + 1],
+                at * sizeof *s->tvalues);
+    for (int k = 0; k < s->n_slots; k++)
+        memmove(&s->data[(size_t)k * cap], &s->data[(size_t)k * cap + 1], at * sizeof *s->data);
+    memmove(&s->tgen[0], &s->tgen[1], at * sizeof *s->tgen);
+    memmove(&s->id_at[0], &s->id_at[1], at * sizeof *s->id_at);
+    for (size_t i = 0; i < at; i++) /* their places in the block moved */
+        s->pos[s->id_at[i]] = (uint32_t)(i + s->off);
+}
+
 /* Open a gap at position at of every column (the entries from at on
- * move one place up) and of the target array. */
+ * move one place up, or those before it down when they are fewer and
+ * there is room) and of the target array. */
 static void open_gap(snapshot *s, size_t at)
 {
     size_t cap = s->cap_cols, tail = s->n - at;
-    memmove(&s->targets[at + 1], &s->targets[at], tail * sizeof *s->targets);
-    for (int k = 0; k < s->n_counters; k++)
-        memmove(&s->counters[(size_t)k * cap + at + 1], &s->counters[(size_t)k * cap + at],
-                tail * sizeof *s->counters);
-    for (int k = 0; k < s->n_tvalues; k++)
-        memmove(&s->tvalues[(size_t)k * cap + at + 1], &s->tvalues[(size_t)k * cap + at],
-                tail * sizeof *s->tvalues);
-    for (int k = 0; k < s->n_slots; k++)
-        memmove(&s->data[(size_t)k * cap + at + 1], &s->data[(size_t)k * cap + at],
-                tail * sizeof *s->data);
-    memmove(&s->tgen[at + 1], &s->tgen[at], tail * sizeof *s->tgen);
-    memmove(&s->id_at[at + 1], &s->id_at[at], tail * sizeof *s->id_at);
+    if (at < tail && s->off > 0) {
+        open_gap_below(s, at);
+    } else {
+        memmove(&s->targets[at + 1], &s->targets[at], tail * sizeof *s->targets);
+        for (int k = 0; k < s->n_counters; k++)
+            memmove(&s->counters[(size_t)k * cap + at + 1], &s->counters[(size_t)k * cap + at],
+                    tail * sizeof *s->counters);
+        for (int k = 0; k < s->n_tvalues; k++)
+            memmove(&s->tvalues[(size_t)k * cap + at + 1], &s->tvalues[(size_t)k * cap + at],
+                    tail * sizeof *s->tvalues);
+        for (int k = 0; k < s->n_slots; k++)
+            memmove(&s->data[(size_t)k * cap + at + 1], &s->data[(size_t)k * cap + at],
+                    tail * sizeof *s->data);
+        memmove(&s->tgen[at + 1], &s->tgen[at], tail * sizeof *s->tgen);
+        memmove(&s->id_at[at + 1], &s->id_at[at], tail * sizeof *s->id_at);
+        for (size_t i = at + 1; i <= s->n; i++)
+            s->pos[s->id_at[i]] = (uint32_t)(i + s->off);
+    }
     /* the invalid bits from at on, one place up, a word at a time (bit
      * at itself is set by fill_columns; the top word's bits past n are
-     * never read) */
+     * never read): a bitmap is not worth its own room below */
     uint64_t *inv = s->invalid;
     size_t lo = at / 64;
     for (size_t w = s->n / 64; w > lo; w--)
         inv[w] = (inv[w] << 1) | (inv[w - 1] >> 63);
     uint64_t keep = (1ull << (at % 64)) - 1;
     inv[lo] = (inv[lo] & keep) | ((inv[lo] << 1) & ~keep);
-    for (size_t i = at + 1; i <= s->n; i++)
-        s->pos[s->id_at[i]] = (uint32_t)i;
 }
 
 /* Targets were only added since the last update (a post-filter created
- * one): each goes into its place, the columns after it move up by one,
- * and nothing is copied or sorted again. */
+ * one): each goes into its place, the columns before or after it move by
+ * one, and nothing is copied or sorted again. */
 static void add_new(snapshot *s, const cache *c)
 {
     size_t n_new = 0;
@@ -250,7 +301,6 @@ static void add_new(snapshot *s, const cache *c)
         struct trellis_target *t = xcalloc(1, sizeof *t);
         copy_into(s, t, &ct->t);
         size_t at = sorted_position(s, t);
-        grow(&s->targets, &s->cap, s->n + 1, sizeof *s->targets);
         open_gap(s, at);
         t->snap_id = (uint32_t)s->n; /* ids stay 0..n-1: only additions */
         s->targets[at] = t;
@@ -274,7 +324,7 @@ void snapshot_update(snapshot *s, const cache *c)
             struct trellis_target *t = snapshot_find(s, ct->name);
             if (t) {
                 copy_into(s, t, &ct->t);
-                fill_columns(s, s->pos[t->snap_id]);
+                fill_columns(s, snapshot_pos(s, t));
             }
         }
     }

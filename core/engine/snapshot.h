@@ -28,21 +28,27 @@
 typedef struct snapshot {
     char *kind;                      /* owned */
     struct trellis_target **targets; /* sorted by name; copies owned here */
-    size_t n, cap;
+    size_t n;
     hmap by_name; /* name -> struct trellis_target* */
     uint64_t gen, set_gen, removals;
     int n_counters;
     int n_slots, n_tvalues;
-    /* columns of cap_cols elements: column k of x starts at x + k * cap_cols */
-    size_t cap_cols;
+    /* columns of cap_cols elements: column k of x starts at x + k * cap_cols;
+     * the targets, their generations and snap_ids, counters, target values
+     * and prepared data are columns too. Their blocks keep `off` free
+     * elements before x: a target added in the first half of the order
+     * moves the entries before it down one (off shrinks by one), one in
+     * the second half those after it up. */
+    size_t cap_cols, off;
     int64_t *counters; /* n_counters columns: counter k's sum on target i */
     int64_t *tvalues;  /* n_tvalues columns: target value k of target i */
     void **data;       /* n_slots columns: the prepared data of target i */
     uint64_t *invalid; /* bit i: target i's object failed a plugin's prepare */
     uint64_t *tgen;    /* the cache generation target i was copied at */
-    /* a target's position by its snap_id, and the snap_id at a position:
-     * a target added between two others moves the later ones up by one
-     * without touching their copies */
+    /* a target's place in the blocks (its position + off) by its snap_id,
+     * and the snap_id at a position: a target added between two others
+     * moves the earlier or the later ones by one without touching their
+     * copies, and only the moved ones' places change */
     uint32_t *pos, *id_at;
 } snapshot;
 
@@ -70,7 +76,7 @@ static inline const int64_t *snapshot_values(const snapshot *s, int k)
 /* The position of the snapshot's target t (or of a copy of it). */
 static inline size_t snapshot_pos(const snapshot *s, const struct trellis_target *t)
 {
-    return t->snap_id < s->n ? s->pos[t->snap_id] : SIZE_MAX;
+    return t->snap_id < s->n ? s->pos[t->snap_id] - s->off : SIZE_MAX;
 }
 
 #endif

@@ -309,9 +309,10 @@ START_TEST(snapshot_added_targets_in_place)
 END_TEST
 
 /* Many targets added one cycle at a time, each between others (a word of
- * the invalid bitmap and the columns' room outgrown on the way): positions,
- * counters and the invalid bits are a fresh snapshot's, position by
- * position. */
+ * the invalid bitmap, the columns' room and the room below them outgrown
+ * on the way; the earlier or the later entries moved): positions,
+ * counters, generations and the invalid bits are a fresh snapshot's,
+ * position by position. */
 START_TEST(snapshot_added_targets_outgrow_columns)
 {
     enum { N = 300 };
@@ -343,6 +344,8 @@ START_TEST(snapshot_added_targets_outgrow_columns)
                           (fresh.invalid[i / 64] >> (i % 64)) & 1);
         for (int k = 0; k < 2; k++)
             ck_assert_int_eq(snapshot_counter(&s, k)[i], snapshot_counter(&fresh, k)[i]);
+        ck_assert_uint_eq(s.tgen[i], fresh.tgen[i]);
+        ck_assert_uint_eq(s.id_at[i], s.targets[i]->snap_id);
     }
     ck_assert_uint_eq(s.invalid[0] & 1, 1); /* n000, the first added */
     snapshot_free(&s);
