@@ -293,9 +293,57 @@ void edit_list_in_place(edit_text *t, const store_edit *e)
     sb_free(&heap);
 }
 
+/* list_after over the object's value v (absent, null or a list of
+ * strings), printed into b as json-c prints its result, without json-c:
+ * 0, or -1 when v is anything else (json-c's way says why). */
+static int list_after_text(const trellis_value *v, const store_edit *e, strbuf *b, int *changed)
+{
+    trellis_value_type ty = v ? value_type(v) : TRELLIS_VALUE_NULL;
+    if (ty != TRELLIS_VALUE_NULL && ty != TRELLIS_VALUE_LIST)
+        return -1;
+    size_t n = ty == TRELLIS_VALUE_LIST ? value_len(v) : 0;
+    for (size_t i = 0; i < n; i++)
+        if (value_type(value_at(v, i)) != TRELLIS_VALUE_STRING)
+            return -1;
+    int found = 0;
+    size_t items = 0;
+    sb_add(b, "[", 1);
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        const char *it = value_string_len(value_at(v, i), &len);
+        int same = strcmp(it, e->value) == 0; /* as list_after compares */
+        found |= same;
+        if (same && e->op == STORE_LIST_REMOVE)
+            continue;
+        if (items++)
+            sb_add(b, ",", 1);
+        object_json_string(b, it, len);
+    }
+    if (!found && e->op == STORE_LIST_ADD) {
+        if (items)
+            sb_add(b, ",", 1);
+        object_json_string(b, e->value, strlen(e->value));
+    }
+    sb_add(b, "]", 1);
+    *changed = found != (e->op == STORE_LIST_ADD);
+    return 0;
+}
+
 char *edit_list_result(const trellis_object *o, const edit_pending *pending, const store_edit *e,
                        int *unchanged, char *err, size_t errlen)
 {
+    if (!pending) { /* the object's list, read where it is */
+        strbuf b;
+        sb_init(&b);
+        int changed;
+        if (list_after_text(object_get(o, e->path), e, &b, &changed) == 0) {
+            *unchanged = !changed;
+            if (*unchanged)
+                sb_free(&b);
+            return *unchanged ? NULL : sb_steal(&b);
+        }
+        sb_free(&b);
+    }
     /* what the edit starts from: the value queued for the field, else
      * the object's list */
     json_object *before = NULL;

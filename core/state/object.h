@@ -119,6 +119,9 @@ int value_int(const trellis_value *v, int64_t *out);
 int value_double(const trellis_value *v, double *out);
 int value_bool(const trellis_value *v, int *out);
 size_t value_len(const trellis_value *v);
+/* A string value's bytes (NUL-terminated; *len of them, NULs within
+ * counted), or NULL when v is not a string. */
+const char *value_string_len(const trellis_value *v, size_t *len);
 const trellis_value *value_at(const trellis_value *list, size_t i);
 const trellis_value *value_get(const trellis_value *map, const char *key);
 const trellis_value *value_path(const trellis_value *v, const char *path);

@@ -111,6 +111,15 @@ int value_bool(const trellis_value *v, int *out)
     return 0;
 }
 
+const char *value_string_len(const trellis_value *v, size_t *len)
+{
+    const onode *n = N(v);
+    if (!n || ntype(n) != N_STRING)
+        return NULL;
+    *len = nlen(n);
+    return ntext(n);
+}
+
 size_t value_len(const trellis_value *v)
 {
     const onode *n = N(v);

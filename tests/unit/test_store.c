@@ -385,6 +385,74 @@ START_TEST(list_edits_as_text_match_a_reparse)
 }
 END_TEST
 
+/* The first edit of an object's list is read from the object, not through
+ * json-c: the same text, the same "nothing to write", the same errors as
+ * json-c's way (the list handed over as pending JSON text). */
+START_TEST(list_edits_from_the_object_match_json_c)
+{
+    static const char *const lists[] = {
+        NULL,
+        "null",
+        "[]",
+        "[\"a\"]",
+        "[\"a\",\"b\",\"a\"]",
+        "[\"with,comma\",\"quote\\\"d\",\"back\\\\slash\",\"t\\tab\",\"\\u0001\",\"\u00fc\"]",
+        "\"scalar\"",
+        "[1]",
+        "[\"a\",{}]",
+        "{}"};
+    static const char *const values[] = {"a", "b", "quote\"d", "\x01", "new", ""};
+    char json[512], err[256], err2[256];
+    for (size_t l = 0; l < sizeof lists / sizeof *lists; l++) {
+        if (lists[l])
+            snprintf(json, sizeof json,
+                     "{\"apiVersion\":\"v1\",\"kind\":\"C\",\"metadata\":{\"name\":\"c\","
+                     "\"finalizers\":%s}}",
+                     lists[l]);
+        else
+            snprintf(json, sizeof json,
+                     "{\"apiVersion\":\"v1\",\"kind\":\"C\",\"metadata\":{\"name\":\"c\"}}");
+        trellis_object *o = tu_obj(json);
+        json_object *list = value_to_json(object_get(o, "metadata.finalizers"));
+        char *text = list ? xstrdup(json_object_to_json_string_ext(
+                                list, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE))
+                          : NULL;
+        json_object_put(list);
+        for (size_t k = 0; k < sizeof values / sizeof *values; k++) {
+            for (int op = 0; op < 2; op++) {
+                store_edit e = {"metadata.finalizers", values[k],
+                                op ? STORE_LIST_REMOVE : STORE_LIST_ADD};
+                int u1 = -1, u2 = -1;
+                err[0] = err2[0] = '\0';
+                char *fast = edit_list_result(o, NULL, &e, &u1, err, sizeof err);
+                edit_pending p = {text, 1};
+                char *slow = text ? edit_list_result(o, &p, &e, &u2, err2, sizeof err2)
+                                  : edit_list_result(o, &(edit_pending){NULL, 0}, &e, &u2, err2,
+                                                     sizeof err2);
+                const char *what = lists[l] ? lists[l] : "(absent)";
+                if (!fast && !err[0]) {
+                    /* nothing to write; json-c's way, handed the list as
+                     * pending, writes it as it is */
+                    ck_assert_int_eq(u1, 1);
+                    ck_assert_msg(slow && strcmp(slow, text ? text : "[]") == 0, "list %s: %s",
+                                  what, slow ? slow : err2);
+                } else if (fast) {
+                    ck_assert_msg(slow && strcmp(fast, slow) == 0, "list %s, %s %s: %s / %s", what,
+                                  op ? "remove" : "add", values[k], fast, slow ? slow : err2);
+                } else {
+                    ck_assert_msg(!slow && strcmp(err, err2) == 0, "list %s: %s / %s", what, err,
+                                  slow ? slow : err2);
+                }
+                free(fast);
+                free(slow);
+            }
+        }
+        free(text);
+        object_unref(o);
+    }
+}
+END_TEST
+
 /* edit_build_object makes the object json-c's tree of the same edits
  * makes, member for member (its written text), or fails with the same
  * error: the edits it builds itself and those it leaves to json-c. */
@@ -816,6 +884,7 @@ int main(void)
     tcase_add_test(tc, patch_flush_and_precondition);
     tcase_add_test(tc, dry_run_writes_nothing);
     tcase_add_test(tc, list_edits_as_text_match_a_reparse);
+    tcase_add_test(tc, list_edits_from_the_object_match_json_c);
     tcase_add_test(tc, create_writes_a_new_file);
     tcase_add_test(tc, many_created_files_written_in_order);
     tcase_add_test(tc, open_errors);
