@@ -37,15 +37,22 @@
 /* A pending field edit. Path and value are pooled strings (see pool_get):
  * fifty thousand bindings name one path and a few thousand targets. A
  * list edit's whole list is the exception: no two are alike, so it is not
- * pooled (hashing it would cost as much as the edit) but owned. */
+ * pooled (hashing it would cost as much as the edit) but owned, with what
+ * edits it in place (a hundred thousand edits of a run are not lists). */
 typedef struct fs_edit {
     int doc, item;
     const char *path;
-    const char *value; /* NULL = remove */
+    const char *value; /* NULL = remove; a list's: list->s */
     int raw;           /* value is JSON text */
-    int list;          /* value is a list edit's result, owned (not pooled) */
-    edit_text text;    /* a list's: value is text.s */
+    edit_text *list;   /* a list edit's result (owned), or NULL */
 } fs_edit;
+
+static void list_free(edit_text *t)
+{
+    if (t)
+        edit_text_free(t);
+    free(t);
+}
 
 /* A pending removal of the document (item -1) or List item. */
 typedef struct fs_del {
@@ -168,7 +175,7 @@ static void clear_edits(file_store *fs, fs_file *f)
     for (size_t j = 0; j < f->n_edits; j++) {
         pool_put(fs, f->edits[j].path);
         if (f->edits[j].list)
-            edit_text_free(&f->edits[j].text);
+            list_free(f->edits[j].list);
         else
             pool_put(fs, f->edits[j].value);
     }
@@ -575,8 +582,8 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
             int unchanged;
             fs_edit *q = f->eslots[slot] ? &f->edits[f->eslots[slot] - 1] : NULL;
             if (q && q->list) { /* a list edited before: edited where it is */
-                edit_list_in_place(&q->text, &edits[i]);
-                q->value = q->text.s;
+                edit_list_in_place(q->list, &edits[i]);
+                q->value = q->list->s;
                 pool_put(fs, path);
                 continue;
             }
@@ -596,7 +603,7 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
             e = &f->edits[f->eslots[slot] - 1];
             pool_put(fs, path);
             if (e->list)
-                edit_text_free(&e->text);
+                list_free(e->list);
             else
                 pool_put(fs, e->value);
         } else {
@@ -607,10 +614,14 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
             e->path = path;
             f->eslots[slot] = (uint32_t)f->n_edits;
         }
-        e->list = list != NULL;
-        e->value = list ? list : pool_get(fs, value); /* the list is the entry's now */
-        size_t ll = list ? strlen(list) : 0;
-        e->text = (edit_text){.s = list, .len = ll, .cap = list ? ll + 1 : 0};
+        e->list = NULL;
+        if (list) { /* the list is the entry's now */
+            e->list = xcalloc(1, sizeof *e->list);
+            e->list->s = list;
+            e->list->len = strlen(list);
+            e->list->cap = e->list->len + 1;
+        }
+        e->value = list ? list : pool_get(fs, value);
         e->raw = raw;
     }
     return 0;
