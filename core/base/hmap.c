@@ -51,7 +51,12 @@ static hmap_slot *find(const hmap *m, const char *key, uint64_t h)
 
 void *hmap_get(const hmap *m, const char *key)
 {
-    hmap_slot *s = find(m, key, hmap_hash(key));
+    return hmap_get_h(m, key, hmap_hash(key));
+}
+
+void *hmap_get_h(const hmap *m, const char *key, uint64_t h)
+{
+    hmap_slot *s = find(m, key, h);
     return s ? s->val : NULL;
 }
 
@@ -84,7 +89,11 @@ static void rehash(hmap *m, size_t cap)
 
 void *hmap_put(hmap *m, const char *key, void *val)
 {
-    uint64_t h = hmap_hash(key);
+    return hmap_put_h(m, key, hmap_hash(key), val);
+}
+
+void *hmap_put_h(hmap *m, const char *key, uint64_t h, void *val)
+{
     hmap_slot *s = find(m, key, h);
     if (s) {
         void *prev = s->val;
@@ -117,7 +126,12 @@ const char *hmap_key(const hmap *m, const char *key)
 
 void *hmap_del(hmap *m, const char *key)
 {
-    hmap_slot *s = find(m, key, hmap_hash(key));
+    return hmap_del_h(m, key, hmap_hash(key));
+}
+
+void *hmap_del_h(hmap *m, const char *key, uint64_t h)
+{
+    hmap_slot *s = find(m, key, h);
     if (!s)
         return NULL;
     void *v = s->val;

@@ -36,6 +36,11 @@ void *hmap_put(hmap *m, const char *key, void *val);
 const char *hmap_key(const hmap *m, const char *key);
 /* Remove; returns the removed value or NULL. */
 void *hmap_del(hmap *m, const char *key);
+/* The same with the key's hash given (h = hmap_hash(key), computed once
+ * where a key is looked up in several maps: an object's id). */
+void *hmap_get_h(const hmap *m, const char *key, uint64_t h);
+void *hmap_put_h(hmap *m, const char *key, uint64_t h, void *val);
+void *hmap_del_h(hmap *m, const char *key, uint64_t h);
 /* Iterate: i starts at 0; returns the next occupied slot or NULL. */
 hmap_slot *hmap_next(const hmap *m, size_t *i);
 

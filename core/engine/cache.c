@@ -164,7 +164,7 @@ size_t cache_count_targets(const cache *c, const char *kind)
  * one is released. */
 cache_workload *cache_get_workload(const cache *c, const trellis_object *w)
 {
-    return hmap_get(&c->workloads, w->id);
+    return hmap_get_h(&c->workloads, w->id, w->id_hash);
 }
 
 static cache_workload *ensure_workload(cache *c, trellis_object *w)
@@ -175,7 +175,7 @@ static cache_workload *ensure_workload(cache *c, trellis_object *w)
             trellis_object *old = cw->obj;
             cw->obj = object_ref(w);
             cw->key = w->id;
-            hmap_put(&c->workloads, cw->key, cw);
+            hmap_put_h(&c->workloads, cw->key, cw->obj->id_hash, cw);
             object_unref(old);
         }
         return cw;
@@ -183,7 +183,7 @@ static cache_workload *ensure_workload(cache *c, trellis_object *w)
     cw = xcalloc(1, sizeof *cw);
     cw->obj = object_ref(w);
     cw->key = w->id;
-    hmap_put(&c->workloads, cw->key, cw);
+    hmap_put_h(&c->workloads, cw->key, cw->obj->id_hash, cw);
     return cw;
 }
 
@@ -297,7 +297,7 @@ void cache_remove_workload(cache *c, const trellis_object *w)
         return;
     while (cw->n_as)
         unassign(c, cw, cw->n_as - 1);
-    hmap_del(&c->workloads, cw->key);
+    hmap_del_h(&c->workloads, cw->key, cw->obj->id_hash);
     object_unref(cw->obj);
     free(cw->as);
     free(cw);

@@ -332,12 +332,12 @@ void decisions_free(decisions *ds)
 
 decision *decisions_for(decisions *ds, trellis_object *w, profile *p)
 {
-    decision *d = hmap_get(&ds->by_key, w->id);
+    decision *d = hmap_get_h(&ds->by_key, w->id, w->id_hash);
     if (d) {
         if (d->w != w) {
             trellis_object *old = d->w;
             d->w = object_ref(w);
-            hmap_put(&ds->by_key, w->id, d); /* the key is d->w's id */
+            hmap_put_h(&ds->by_key, w->id, w->id_hash, d); /* the key is d->w's id */
             object_unref(old);
         }
         d->p = p;
@@ -351,7 +351,7 @@ decision *decisions_for(decisions *ds, trellis_object *w, profile *p)
         ds->v[ds->n++] = d;
     }
     /* the key is the workload's id, alive while d->w is */
-    hmap_put(&ds->by_key, w->id, d);
+    hmap_put_h(&ds->by_key, w->id, w->id_hash, d);
     return d;
 }
 
@@ -364,7 +364,7 @@ void decisions_drop(decisions *ds, const trellis_object *w)
 {
     if (ds->keep_all)
         return; /* the report holds every decision */
-    decision *d = hmap_del(&ds->by_key, w->id);
+    decision *d = hmap_del_h(&ds->by_key, w->id, w->id_hash);
     if (d)
         decision_free(d);
 }

@@ -104,13 +104,13 @@ void index_free(obj_index *ix)
 
 void index_set(obj_index *ix, trellis_object *o)
 {
-    idx_entry *e = hmap_get(&ix->by_id, o->id);
+    idx_entry *e = hmap_get_h(&ix->by_id, o->id, o->id_hash);
     if (e) {
         trellis_object *old = ix->objects[e->pos];
         ix->objects[e->pos] = object_ref(o);
         kind_of(ix, o->kind)->v[e->kpos] = o;
         e->key = o->id;
-        hmap_put(&ix->by_id, e->key, e);
+        hmap_put_h(&ix->by_id, e->key, o->id_hash, e);
         object_unref(old);
         ix->n_replaced++;
         return;
@@ -122,21 +122,21 @@ void index_set(obj_index *ix, trellis_object *o)
     e->kpos = k->n;
     grow(&k->v, &k->cap, k->n + 1, sizeof *k->v);
     k->v[k->n++] = o;
-    hmap_put(&ix->by_id, e->key, e);
+    hmap_put_h(&ix->by_id, e->key, o->id_hash, e);
     grow(&ix->objects, &ix->cap_objects, ix->n_objects + 1, sizeof *ix->objects);
     ix->objects[ix->n_objects++] = object_ref(o);
 }
 
 void index_del(obj_index *ix, const trellis_object *o)
 {
-    idx_entry *e = hmap_del(&ix->by_id, o->id);
+    idx_entry *e = hmap_del_h(&ix->by_id, o->id, o->id_hash);
     if (!e)
         return;
     kind_list *k = kind_of(ix, o->kind);
     memmove(k->v + e->kpos, k->v + e->kpos + 1, (k->n - e->kpos - 1) * sizeof *k->v);
     k->n--;
     for (size_t i = e->kpos; i < k->n; i++) {
-        idx_entry *me = hmap_get(&ix->by_id, k->v[i]->id);
+        idx_entry *me = hmap_get_h(&ix->by_id, k->v[i]->id, k->v[i]->id_hash);
         if (me)
             me->kpos = i;
     }
@@ -146,7 +146,7 @@ void index_del(obj_index *ix, const trellis_object *o)
             (ix->n_objects - e->pos - 1) * sizeof *ix->objects);
     ix->n_objects--;
     for (size_t i = e->pos; i < ix->n_objects; i++) {
-        idx_entry *me = hmap_get(&ix->by_id, ix->objects[i]->id);
+        idx_entry *me = hmap_get_h(&ix->by_id, ix->objects[i]->id, ix->objects[i]->id_hash);
         if (me)
             me->pos = i;
     }

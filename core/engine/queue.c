@@ -179,12 +179,12 @@ static void detach(queue *q, qitem *it)
 
 void queue_add(queue *q, trellis_object *w, uint64_t now_ms)
 {
-    qitem *it = hmap_get(&q->items, w->id);
+    qitem *it = hmap_get_h(&q->items, w->id, w->id_hash);
     if (it) {
         trellis_object *old = it->w;
         it->w = object_ref(w);
         it->key = w->id;
-        hmap_put(&q->items, it->key, it);
+        hmap_put_h(&q->items, it->key, it->w->id_hash, it);
         object_unref(old);
         if (it->state == Q_UNSCHEDULABLE || it->state == Q_GATED) {
             detach(q, it);
@@ -201,14 +201,14 @@ void queue_add(queue *q, trellis_object *w, uint64_t now_ms)
     it->w = object_ref(w);
     it->key = w->id;
     it->seq = q->next_seq++;
-    hmap_put(&q->items, it->key, it);
+    hmap_put_h(&q->items, it->key, it->w->id_hash, it);
     to_active(q, it, QE_ADD);
     first_queued(it, now_ms);
 }
 
 void queue_gate(queue *q, trellis_object *w)
 {
-    qitem *it = hmap_get(&q->items, w->id);
+    qitem *it = hmap_get_h(&q->items, w->id, w->id_hash);
     if (it && it->state == Q_IN_FLIGHT)
         return;
     q->incoming[QI_GATED][it ? QE_UPDATE : QE_ADD]++;
@@ -217,14 +217,14 @@ void queue_gate(queue *q, trellis_object *w)
         detach(q, it);
         it->w = object_ref(w);
         it->key = w->id;
-        hmap_put(&q->items, it->key, it);
+        hmap_put_h(&q->items, it->key, it->w->id_hash, it);
         object_unref(old);
     } else {
         it = xcalloc(1, sizeof *it);
         it->w = object_ref(w);
         it->key = w->id;
         it->seq = q->next_seq++;
-        hmap_put(&q->items, it->key, it);
+        hmap_put_h(&q->items, it->key, it->w->id_hash, it);
     }
     it->state = Q_GATED;
     q->n_gated++;
@@ -258,7 +258,7 @@ qitem *queue_pop(queue *q, uint64_t now_ms)
 
 void queue_done(queue *q, qitem *it)
 {
-    hmap_del(&q->items, it->key);
+    hmap_del_h(&q->items, it->key, it->w->id_hash);
     free_item(it);
 }
 
@@ -369,7 +369,7 @@ void queue_flush_unschedulable(queue *q, uint64_t now_ms)
 
 qitem *queue_find(const queue *q, const trellis_object *w)
 {
-    return hmap_get(&q->items, w->id);
+    return hmap_get_h(&q->items, w->id, w->id_hash);
 }
 
 void queue_counts(const queue *q, size_t *active, size_t *backoff, size_t *unschedulable)
@@ -382,7 +382,7 @@ void queue_counts(const queue *q, size_t *active, size_t *backoff, size_t *unsch
 qitem *queue_take(queue *q, trellis_object *w, uint64_t now_ms)
 {
     queue_add(q, w, now_ms);
-    qitem *it = hmap_get(&q->items, w->id);
+    qitem *it = hmap_get_h(&q->items, w->id, w->id_hash);
     if (it->state == Q_IN_FLIGHT)
         return NULL;
     detach(q, it);
@@ -396,7 +396,7 @@ void queue_delete(queue *q, const trellis_object *w)
     if (!it || it->state == Q_IN_FLIGHT)
         return;
     detach(q, it);
-    hmap_del(&q->items, it->key);
+    hmap_del_h(&q->items, it->key, it->w->id_hash);
     free_item(it);
 }
 

@@ -877,6 +877,7 @@ static void set_identity(trellis_object *o, const char *strs, uint32_t idoff, ui
     o->annotations = value_type(ann) == TRELLIS_VALUE_MAP ? ann : NULL;
     o->key = strs + keyoff;
     o->id = strs + idoff;
+    o->id_hash = hmap_hash(o->id);
     o->item = -1;
     o->prepare_failed_slot = -1;
     atomic_init(&o->refs, 1);

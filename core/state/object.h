@@ -38,6 +38,7 @@ struct trellis_object {
     const char *key;                  /* "namespace/name", or "name" for cluster-scoped */
     const char *id;                   /* "Kind/namespace/name" (namespace "" when cluster-
                                          scoped): what stores and indexes key objects by */
+    uint64_t id_hash;                 /* hmap_hash(id): the maps keyed by id use it */
 
     /* provenance, set by the store that read it */
     const char *file; /* shared with every object of that file; NULL when

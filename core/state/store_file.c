@@ -254,7 +254,7 @@ static void file_free(file_store *fs, fs_file *f)
 
 static void entry_drop(file_store *fs, fs_entry *e)
 {
-    hmap_del(&fs->objects, e->o->id);
+    hmap_del_h(&fs->objects, e->o->id, e->o->id_hash);
     free(e);
 }
 
@@ -297,7 +297,7 @@ static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t ha
     for (size_t i = 0; i < ms.n_objects; i++) {
         trellis_object *o = ms.objects[i];
         const char *k = o->id;
-        fs_entry *e = hmap_get(&fs->objects, k);
+        fs_entry *e = hmap_get_h(&fs->objects, k, o->id_hash);
         fs_entry *first = e && (e->f != f || e->claim == epoch) ? e : NULL;
         if (first) {
             const trellis_object *prev = first->o;
@@ -315,7 +315,7 @@ static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t ha
             e = xcalloc(1, sizeof *e);
             e->o = object_ref(o);
             e->f = f;
-            hmap_put(&fs->objects, k, e);
+            hmap_put_h(&fs->objects, k, o->id_hash, e);
             push_event(fs, STORE_ADDED, NULL, o);
         } else if (object_same_content(e->o, o)) {
             /* the same object: only where it is and its version moved.
@@ -326,11 +326,11 @@ static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t ha
             grow(&replaced, &cap_replaced, n_replaced + 1, sizeof *replaced);
             replaced[n_replaced++] = e->o; /* f->objs still names it below */
             e->o = o;
-            hmap_put(&fs->objects, o->id, e);
+            hmap_put_h(&fs->objects, o->id, o->id_hash, e);
         } else {
             push_event(fs, STORE_MODIFIED, e->o, o);
             e->o = object_ref(o);
-            hmap_put(&fs->objects, o->id, e); /* the old object goes with the event */
+            hmap_put_h(&fs->objects, o->id, o->id_hash, e); /* the old object goes with the event */
         }
         e->claim = epoch;
         grow(&objs, &cap, n + 1, sizeof *objs);
@@ -338,7 +338,7 @@ static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t ha
     }
     for (size_t i = 0; i < f->n_objs; i++) {
         trellis_object *old = f->objs[i];
-        fs_entry *e = hmap_get(&fs->objects, old->id);
+        fs_entry *e = hmap_get_h(&fs->objects, old->id, old->id_hash);
         if (!e || e->claim == epoch)
             continue;
         if (malformed && present) {
@@ -506,10 +506,10 @@ static int patch_created(file_store *fs, size_t i, const store_edit *edits, size
     trellis_object *c = edit_apply_object(o, edits, n, err, errlen);
     if (!c)
         return -1;
-    fs_entry *en = hmap_get(&fs->objects, o->id);
+    fs_entry *en = hmap_get_h(&fs->objects, o->id, o->id_hash);
     if (en && en->o == o) {
         en->o = object_ref(c);
-        hmap_put(&fs->objects, c->id, en);
+        hmap_put_h(&fs->objects, c->id, c->id_hash, en);
         /* a watching host holds o: it learns of the new content as of any
          * change (the entry's reference goes with the event) */
         if (fs->ino >= 0)
@@ -541,7 +541,7 @@ static const trellis_object *current(file_store *fs, const fs_file *f, const tre
         if (j == f->n_touched)
             return o;
     }
-    const fs_entry *en = hmap_get(&fs->objects, o->id);
+    const fs_entry *en = hmap_get_h(&fs->objects, o->id, o->id_hash);
     return en && en->f == f && en->o->version == f->hash && object_same_content(en->o, o) ? en->o
                                                                                           : NULL;
 }
@@ -649,12 +649,12 @@ static trellis_object *fs_create(store *s, trellis_object *o, char *err, size_t 
     const char *k = o->id;
     pthread_mutex_lock(&fs->mu);
     trellis_object *stored = NULL;
-    if (hmap_get(&fs->objects, k)) {
+    if (hmap_get_h(&fs->objects, k, o->id_hash)) {
         errf(err, errlen, "%s %s already exists", o->kind, o->key);
     } else {
         fs_entry *e = xcalloc(1, sizeof *e);
         e->o = object_ref(o);
-        hmap_put(&fs->objects, k, e);
+        hmap_put_h(&fs->objects, k, o->id_hash, e);
         grow(&fs->created, &fs->cap_created, fs->n_created + 1, sizeof *fs->created);
         fs->created[fs->n_created++] = object_ref(o);
         stored = object_ref(o);
@@ -665,7 +665,7 @@ static trellis_object *fs_create(store *s, trellis_object *o, char *err, size_t 
 
 static int remove_locked(file_store *fs, const trellis_object *o, char *err, size_t errlen)
 {
-    fs_entry *en = hmap_get(&fs->objects, o->id);
+    fs_entry *en = hmap_get_h(&fs->objects, o->id, o->id_hash);
     for (size_t i = 0; en && !en->f && i < fs->n_created; i++) {
         if (fs->created[i] != en->o)
             continue;
@@ -961,7 +961,7 @@ static void created_done(void *ud, size_t i, const char *err)
      * the object already ignores it) */
     if (fs->ino >= 0)
         push_event(fs, STORE_ADDED, NULL, object_ref(o));
-    fs_entry *en = hmap_get(&fs->objects, o->id);
+    fs_entry *en = hmap_get_h(&fs->objects, o->id, o->id_hash);
     if (en)
         en->f = f;
 }
