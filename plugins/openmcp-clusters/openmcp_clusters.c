@@ -48,6 +48,8 @@ enum { V_PURPOSES, V_NAMESPACE, V_REQUESTS, V_DELETING, N_VALUES };
 
 struct clu;
 
+#define NARROWED 64 /* narrowings kept (a power of two) */
+
 typedef struct conf {
     omcp_config c;
     int recover, exclusive, skip_deleting, tenancy_count;
@@ -71,6 +73,19 @@ typedef struct conf {
         } * v;
         size_t n, cap;
     } serves[OMCP_PURPOSES_MAX];
+    /* counts the Clusters prepared and released: while it and the
+     * cycle's target count stay, every Cluster keeps its position */
+    uint64_t gen;
+    /* the last narrowings, by purpose and namespace (direct-mapped): the
+     * positions they gave, at gen with n targets */
+    struct narrowing {
+        int purpose; /* -1: empty */
+        int64_t ns;
+        uint64_t gen;
+        size_t n_targets;
+        uint32_t *idx;
+        size_t n, cap;
+    } narrowed[NARROWED];
 } conf;
 
 enum { T_REQ = 1, T_CLU };
@@ -191,6 +206,7 @@ static void release(trellis_plugin *self, void *data)
     (void)self;
     clu *t = data;
     if (t && t->tag == T_CLU) {
+        t->cf->gen++;
         unlist(t);
         free(t->at);
         for (size_t i = 0; i < t->n_fins; i++) {
@@ -239,6 +255,7 @@ static int prepare_target(trellis_plugin *self, const trellis_object *o, void **
                           size_t errlen)
 {
     conf *cf = host->get_private(self);
+    cf->gen++;
     clu *t = calloc(1, sizeof *t);
     if (!t || !(t->ns = values_strdup(host->object_namespace(o))) ||
         !(t->name = values_strdup(host->object_name(o)))) {
@@ -489,20 +506,31 @@ static int narrow(conf *cf, trellis_cycle *c, const trellis_plugin *self, const 
     void *const *data = host->cycle_target_data(c, self);
     if (!data || !n) /* no target at all */
         return host->cycle_narrow(c, self, NULL, 0);
-    uint32_t *idx = host->cycle_alloc(c, (ms->n ? ms->n : 1) * sizeof *idx);
-    if (!idx)
-        return -1;
-    size_t m = 0;
     int32_t ns = y->r->ns;
+    struct narrowing *g =
+        &cf->narrowed[((size_t)y->r->purpose * 31 + (size_t)(ns + 1)) & (NARROWED - 1)];
+    if (g->idx && g->purpose == y->r->purpose && g->ns == ns && g->gen == cf->gen &&
+        g->n_targets == n) /* nothing moved since */
+        return host->cycle_narrow(c, self, g->idx, g->n);
+    if (ms->n > g->cap) {
+        uint32_t *v = realloc(g->idx, ms->n * sizeof *v);
+        if (!v)
+            return -1;
+        g->idx = v;
+        g->cap = ms->n;
+    }
+    g->purpose = -1; /* until it is filled */
+    size_t m = 0;
     for (size_t j = 0; j < ms->n; j++) {
         struct member *e = &ms->v[j];
         if (ns >= 0 && e->ns != ns)
             continue;
         uint32_t pos = position(c, e, data, n);
         if (pos != POS_GONE)
-            idx[m++] = pos;
+            g->idx[m++] = pos;
     }
-    return host->cycle_narrow(c, self, idx, m);
+    *g = (struct narrowing){y->r->purpose, ns, cf->gen, n, g->idx, m, g->cap};
+    return host->cycle_narrow(c, self, g->idx, m);
 }
 
 static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
@@ -640,6 +668,8 @@ static void more_free(void *p)
     free(cf->where);
     for (size_t k = 0; k < OMCP_PURPOSES_MAX; k++)
         free(cf->serves[k].v);
+    for (size_t k = 0; k < NARROWED; k++)
+        free(cf->narrowed[k].idx);
 }
 
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,

@@ -766,6 +766,43 @@ END_TEST
 #undef COUNTED
 #undef BY_COUNT
 
+/* openmcp-clusters narrows a request's cycle to its purpose's Clusters
+ * and keeps the positions for the next request of the purpose while no
+ * Cluster changed: a Cluster that comes to serve the purpose (the same
+ * number of targets) is in the next narrowing. */
+#define OMCP_CLUSTER(name, purposes)                                                               \
+    TARGET("{\"apiVersion\":\"clusters.openmcp.cloud/v1alpha1\",\"kind\":\"Cluster\","             \
+           "\"metadata\":{\"name\":\"" name                                                        \
+           "\",\"namespace\":\"ns\"},\"spec\":{\"purposes\":" purposes "}}")
+#define OMCP_REQUEST(name)                                                                         \
+    WORKLOAD("{\"apiVersion\":\"clusters.openmcp.cloud/v1alpha1\",\"kind\":\"ClusterRequest\","    \
+             "\"metadata\":{\"name\":\"" name "\",\"namespace\":\"ns\",\"uid\":\"u-" name "\"},"   \
+             "\"spec\":{\"purpose\":\"mcp\"}}")
+START_TEST(openmcp_narrowing_follows_the_clusters)
+{
+    trellis_plugin *pl =
+        load("openmcp-clusters",
+             "{\"config\":{\"scheduler\":{\"scope\":\"Cluster\",\"purposeMappings\":{\"mcp\":{"
+             "\"template\":{\"spec\":{\"profile\":\"p\",\"tenancy\":\"Shared\"}}}}}}}");
+    trellis_object *t[] = {OMCP_CLUSTER("c1", "[\"mcp\"]"), OMCP_CLUSTER("c2", "[\"other\"]"),
+                           OMCP_CLUSTER("c3", "[\"mcp\"]")};
+    int codes[3];
+    trellis_status st[3];
+    char err[512];
+    ck_assert_int_eq(mock_filter(m, pl, OMCP_REQUEST("a"), t, 3, codes, st, err, sizeof err), 0);
+    ck_assert_int_eq(mock_narrowed(m), 2);
+    ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE);
+    ck_assert_int_eq(mock_filter(m, pl, OMCP_REQUEST("b"), t, 3, codes, st, err, sizeof err), 0);
+    ck_assert_int_eq(mock_narrowed(m), 2); /* the same Clusters */
+    t[1] = OMCP_CLUSTER("c2", "[\"other\",\"mcp\"]");
+    ck_assert_int_eq(mock_filter(m, pl, OMCP_REQUEST("c"), t, 3, codes, st, err, sizeof err), 0);
+    ck_assert_int_eq(mock_narrowed(m), 3);
+    ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
+}
+END_TEST
+#undef OMCP_CLUSTER
+#undef OMCP_REQUEST
+
 START_TEST(gardener_region_same_region)
 {
     trellis_plugin *pl = load("gardener-region", "{\"region_config\":false}");
@@ -2249,6 +2286,7 @@ int main(void)
     const TTest *fleet_elig[] = {fleet_eligibility_follows_the_clock, NULL};
     const TTest *fleet_pol[] = {fleet_policy_from_the_latest_snapshot, NULL};
     const TTest *fleet_taints[] = {fleet_taints_match_as_kubefleet, NULL};
+    const TTest *omcp[] = {openmcp_narrowing_follows_the_clusters, NULL};
     const TTest *fleet_aff[] = {fleet_affinity_properties,
                                 fleet_affinity_scores_follow_the_clusters, NULL};
     const TTest *fleet_more[] = {fleet_topology_spread_counts_domains,
@@ -2295,6 +2333,7 @@ int main(void)
     srunner_add_suite(sr, suite("fleet-policy", fleet_pol));
     srunner_add_suite(sr, suite("fleet-taints", fleet_taints));
     srunner_add_suite(sr, suite("fleet-affinity", fleet_aff));
+    srunner_add_suite(sr, suite("openmcp-clusters", omcp));
     srunner_add_suite(sr, suite("fleet-spread-same-binder", fleet_more));
     srunner_add_suite(sr, suite("gardener-zones", zones));
     srunner_add_suite(sr, suite("gardener-access", access));
