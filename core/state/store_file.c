@@ -44,6 +44,7 @@ typedef struct fs_edit {
     const char *path;
     const char *value; /* NULL = remove; a list's: list->s */
     int raw;           /* value is JSON text */
+    uint32_t prev;     /* the object's edit before this one: index + 1, 0 = none */
     edit_text *list;   /* a list edit's result (owned), or NULL */
 } fs_edit;
 
@@ -66,8 +67,11 @@ typedef struct fs_file {
     size_t n_edits, cap_edits;
     fs_del *dels; /* removals, made after the edits */
     size_t n_dels, cap_dels;
-    uint32_t *eslots; /* edits by (doc, item, path): index + 1, 0 = empty */
-    size_t cap_eslots;
+    /* each edited object's last edit by (doc, item): index + 1, 0 = empty;
+     * its earlier ones follow prev (a patch of several fields finds its
+     * object once) */
+    uint32_t *eslots;
+    size_t cap_eslots, n_eobjs;
     trellis_object **objs; /* in file order; the index holds the references */
     size_t n_objs, cap_objs;
     /* this store's last write of the file, when it kept the objects as
@@ -152,10 +156,12 @@ static void pool_put(file_store *fs, const char *s)
     }
 }
 
-static size_t edit_slot(const fs_file *f, int doc, int item, const char *path)
+/* The slot of the object (doc, item) in f's edit index: where its last
+ * edit is, or the empty slot it would take. */
+static size_t edit_slot(const fs_file *f, int doc, int item)
 {
     uint64_t h = ((uint64_t)(uint32_t)doc * 0x9e3779b97f4a7c15ull) ^
-                 ((uint64_t)(uint32_t)item * 0xbf58476d1ce4e5b9ull) ^ (uint64_t)(uintptr_t)path;
+                 ((uint64_t)(uint32_t)item * 0xbf58476d1ce4e5b9ull);
     h ^= h >> 29;
     h *= 0x94d049bb133111ebull;
     h ^= h >> 32;
@@ -163,10 +169,34 @@ static size_t edit_slot(const fs_file *f, int doc, int item, const char *path)
     size_t i = h & mask;
     for (; f->eslots[i]; i = (i + 1) & mask) {
         const fs_edit *e = &f->edits[f->eslots[i] - 1];
-        if (e->doc == doc && e->item == item && e->path == path)
+        if (e->doc == doc && e->item == item)
             break;
     }
     return i;
+}
+
+/* The pending edit of path (pooled) of the object at slot, or NULL. */
+static fs_edit *edit_of(const fs_file *f, size_t slot, const char *path)
+{
+    for (uint32_t k = f->eslots[slot]; k; k = f->edits[k - 1].prev)
+        if (f->edits[k - 1].path == path)
+            return &f->edits[k - 1];
+    return NULL;
+}
+
+/* Room in f's edit index for one more object: the index, rebuilt from the
+ * edits in order when it grows, holds each object's last edit. */
+static void edit_room(fs_file *f)
+{
+    if ((f->n_eobjs + 1) * 2 <= f->cap_eslots)
+        return;
+    free(f->eslots);
+    f->cap_eslots = f->cap_eslots ? f->cap_eslots * 2 : 16;
+    f->eslots = xcalloc(f->cap_eslots, sizeof *f->eslots);
+    for (size_t j = 0; j < f->n_edits; j++) {
+        const fs_edit *x = &f->edits[j];
+        f->eslots[edit_slot(f, x->doc, x->item)] = (uint32_t)(j + 1);
+    }
 }
 
 /* Drop a file's pending edits and their index. */
@@ -184,6 +214,7 @@ static void clear_edits(file_store *fs, fs_file *f)
     free(f->eslots);
     f->eslots = NULL;
     f->cap_eslots = 0;
+    f->n_eobjs = 0;
 }
 
 /* The content hash of a file (its version): eight bytes a step, four
@@ -560,27 +591,18 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
     if (!cur)
         return errf(err, errlen, "%s: %s %s changed since it was read", f->path, o->kind, o->key);
     o = cur;
+    edit_room(f);
+    size_t slot = edit_slot(f, o->doc, o->item);
     for (size_t i = 0; i < n; i++) {
-
         /* a later patch of the same field replaces an earlier one */
-        if ((f->n_edits + 1) * 2 > f->cap_eslots) {
-            free(f->eslots);
-            f->cap_eslots = f->cap_eslots ? f->cap_eslots * 2 : 16;
-            f->eslots = xcalloc(f->cap_eslots, sizeof *f->eslots);
-            for (size_t j = 0; j < f->n_edits; j++) {
-                const fs_edit *x = &f->edits[j];
-                f->eslots[edit_slot(f, x->doc, x->item, x->path)] = (uint32_t)(j + 1);
-            }
-        }
         const char *path = pool_get(fs, edits[i].path);
-        size_t slot = edit_slot(f, o->doc, o->item, path);
+        fs_edit *q = edit_of(f, slot, path);
         const char *value = edits[i].value;
         int raw = edits[i].op == STORE_SET_JSON;
         char *list = NULL;
         if (edits[i].op >= STORE_LIST_ADD) {
             /* resolved now, against the object and what is queued for it */
             int unchanged;
-            fs_edit *q = f->eslots[slot] ? &f->edits[f->eslots[slot] - 1] : NULL;
             if (q && q->list) { /* a list edited before: edited where it is */
                 edit_list_in_place(q->list, &edits[i]);
                 q->value = q->list->s;
@@ -598,9 +620,8 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
             value = list;
             raw = 1;
         }
-        fs_edit *e;
-        if (f->eslots[slot]) {
-            e = &f->edits[f->eslots[slot] - 1];
+        fs_edit *e = q;
+        if (e) {
             pool_put(fs, path);
             if (e->list)
                 list_free(e->list);
@@ -612,6 +633,8 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
             e->doc = o->doc;
             e->item = o->item;
             e->path = path;
+            e->prev = f->eslots[slot];
+            f->n_eobjs += !e->prev;
             f->eslots[slot] = (uint32_t)f->n_edits;
         }
         e->list = NULL;

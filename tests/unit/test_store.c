@@ -248,6 +248,63 @@ static store *open_listed(manifest_set *ms)
     return s;
 }
 
+/* Patches of many objects of one file, several fields a patch, some
+ * fields patched again later, interleaved, as the edit index grows:
+ * every object gets the last value of each of its fields. */
+START_TEST(patches_of_many_objects_keep_the_last_value)
+{
+    enum { N = 40 };
+    strbuf b;
+    sb_init(&b);
+    sb_puts(&b, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[");
+    for (int i = 0; i < N; i++)
+        sb_printf(&b,
+                  "%s{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p%02d\","
+                  "\"namespace\":\"d\"}}",
+                  i ? "," : "", i);
+    sb_puts(&b, "]}\n");
+    put("pods.json", b.s);
+    sb_free(&b);
+    manifest_set ms;
+    store *s = open_listed(&ms);
+    ck_assert_uint_eq(ms.n_objects, N);
+    char err[512], v1[N][16], v2[N][16];
+    for (int i = 0; i < N; i++) {
+        snprintf(v1[i], sizeof v1[i], "one-%d", i);
+        store_edit e[] = {{"status.a", v1[i], STORE_SET}, {"status.b", "b", STORE_SET}};
+        ck_assert_int_eq(s->ops->patch(s, ms.objects[i], "status", e, 2, err, sizeof err), 0);
+    }
+    for (int i = N - 1; i >= 0; i -= 3) {
+        snprintf(v2[i], sizeof v2[i], "two-%d", i);
+        store_edit e[] = {{"status.c", "c", STORE_SET},
+                          {"status.a", v2[i], STORE_SET},
+                          {"metadata.finalizers", "f.io/x", STORE_LIST_ADD}};
+        ck_assert_int_eq(s->ops->patch(s, ms.objects[i], "status", e, 3, err, sizeof err), 0);
+    }
+    for (int i = 0; i < N; i += 5) {
+        store_edit e = {"metadata.finalizers", "f.io/y", STORE_LIST_ADD};
+        ck_assert_int_eq(s->ops->patch(s, ms.objects[i], NULL, &e, 1, err, sizeof err), 0);
+    }
+    ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), 0);
+    manifest_set_free(&ms);
+    s->ops->destroy(s);
+    s = open_listed(&ms);
+    for (int i = 0; i < N; i++) {
+        const trellis_object *o = ms.objects[i];
+        int again = (N - 1 - i) % 3 == 0;
+        ck_assert_str_eq(value_string(object_get(o, "status.a")), again ? v2[i] : v1[i]);
+        ck_assert_str_eq(value_string(object_get(o, "status.b")), "b");
+        ck_assert_int_eq(object_get(o, "status.c") != NULL, again);
+        const trellis_value *f = object_get(o, "metadata.finalizers");
+        ck_assert_uint_eq(value_len(f), (size_t)again + (i % 5 == 0));
+        if (again && i % 5 == 0)
+            ck_assert_str_eq(value_string(value_at(f, 1)), "f.io/y");
+    }
+    manifest_set_free(&ms);
+    s->ops->destroy(s);
+}
+END_TEST
+
 #define CLUSTER(name, extra)                                                                       \
     "apiVersion: clusters.openmcp.cloud/v1alpha1\nkind: Cluster\nmetadata:\n  name: " name         \
     "\n  namespace: ns\n" extra "spec:\n  purposes: [mcp]\n"
@@ -882,6 +939,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, list_order_hidden_and_duplicates);
     tcase_add_test(tc, patch_flush_and_precondition);
+    tcase_add_test(tc, patches_of_many_objects_keep_the_last_value);
     tcase_add_test(tc, dry_run_writes_nothing);
     tcase_add_test(tc, list_edits_as_text_match_a_reparse);
     tcase_add_test(tc, list_edits_from_the_object_match_json_c);
