@@ -23,7 +23,7 @@
 typedef struct intern {
     char **strs;     /* id -> owned copy of the string */
     uint32_t n, cap; /* ids in use, capacity of strs */
-    uint32_t *slots; /* open addressing: id + 1, 0 when empty */
+    uint64_t *slots; /* open addressing: id + 1 and a hash tag (intern.c), 0 when empty */
     size_t nslots;   /* a power of two, or 0 */
 } intern;
 
