@@ -887,15 +887,24 @@ typedef uint64_t form_sums[2];
 
 static void form_sum(const strbuf *b, uint64_t *out)
 {
-    uint64_t h1 = 1469598103934665603ull ^ b->len, h2 = 0x9e3779b97f4a7c15ull ^ ~b->len;
-    for (size_t i = 0; i < b->len; i++) {
-        unsigned char c = (unsigned char)b->s[i];
-        h1 = (h1 ^ c) * 1099511628211ull;
-        h2 = (h2 + c + 1) * 0xbf58476d1ce4e5b9ull;
+    /* two independent lanes, eight bytes a step (a file's forms run to
+     * megabytes, summed twice a write) */
+    uint64_t h1 = 1469598103934665603ull ^ b->len, h2 = 0x9e3779b97f4a7c15ull ^ ~b->len, w;
+    size_t i = 0;
+    for (; i + 8 <= b->len; i += 8) {
+        memcpy(&w, b->s + i, 8);
+        h1 = (h1 ^ w) * 0xff51afd7ed558ccdull;
+        h1 ^= h1 >> 29;
+        h2 = (h2 + w + 1) * 0xbf58476d1ce4e5b9ull;
         h2 ^= h2 >> 27;
     }
-    out[0] = h1;
-    out[1] = h2;
+    w = 0;
+    if (b->len > i)
+        memcpy(&w, b->s + i, b->len - i);
+    h1 = (h1 ^ w) * 0xc4ceb9fe1a85ec53ull;
+    h2 = (h2 + w + 1) * 0x94d049bb133111ebull;
+    out[0] = h1 ^ (h1 >> 31);
+    out[1] = h2 ^ (h2 >> 31);
 }
 
 /* Plan the pass's edits (state 1) over w->s. Replacements go to rs (in
