@@ -159,9 +159,13 @@ size_t wb_line_start(const char *s, size_t p)
 /* Offset of the line break ending the line that holds p (or len). */
 size_t wb_line_end(const char *s, size_t len, size_t p)
 {
-    while (p < len && s[p] != '\n' && s[p] != '\r')
-        p++;
-    return p;
+    if (p >= len)
+        return p;
+    /* the next '\n', or an earlier '\r' (memchr reads a word at a time) */
+    const char *nl = memchr(s + p, '\n', len - p);
+    size_t end = nl ? (size_t)(nl - s) : len;
+    const char *cr = memchr(s + p, '\r', end - p);
+    return cr ? (size_t)(cr - s) : end;
 }
 
 /* Start of the line after the one holding p (len at the last line). */
