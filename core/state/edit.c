@@ -556,7 +556,8 @@ static oref eb_emit(const eb_tree *t, obuild *b, uint32_t i)
     if (nd->type == EB_JSON) {
         size_t len = strlen(nd->value);
         oref v = OB_NONE;
-        /* nested deeper than json-c's parse takes: its way, with its error */
+        /* nested deeper than json-c's parse takes (a value at depth 32):
+         * its way, with its error */
         size_t at = ob_parse_json_nest(b, nd->value, len, JSON_TOKENER_DEFAULT_DEPTH, &v);
         while (at && at < len && strchr(" \t\r\n", nd->value[at]))
             at++;

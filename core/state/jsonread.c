@@ -29,7 +29,7 @@ typedef struct jparse {
     obuild *b;
     const char *t;
     size_t n, i;
-    int max_open; /* a container opens at a depth below it */
+    int max_depth; /* a value sits at a depth below it (json-c's rule) */
 } jparse;
 
 static int jp_value(jparse *p, int depth, oref *out);
@@ -355,12 +355,10 @@ static int jp_array(jparse *p, int depth, oref *out)
 /* A value at p->i; a document (depth 0) must be an object or an array. */
 static int jp_value(jparse *p, int depth, oref *out)
 {
-    if (p->i >= p->n || depth > JSON_MAX_DEPTH)
+    if (p->i >= p->n || depth >= p->max_depth)
         return -1;
     obuild *b = p->b;
     char c = p->t[p->i];
-    if ((c == '{' || c == '[') && depth >= p->max_open)
-        return -1;
     if (c == '{')
         return jp_object(p, depth, out);
     if (c == '[')

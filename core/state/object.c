@@ -299,7 +299,8 @@ static uint32_t hash_bytes(const char *s, size_t n)
         h ^= h >> 32;
     }
     w = 0;
-    memcpy(&w, s + i, n - i);
+    if (n > i)
+        memcpy(&w, s + i, n - i);
     h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
     h ^= h >> 29;
     return (uint32_t)(h ^ (h >> 32));

@@ -205,8 +205,10 @@ char *ob_scratch(obuild *b, size_t need);
  * (then json-c decides: it may accept what this refuses, and its error is
  * the one to report). */
 size_t ob_parse_json(obuild *b, const char *text, size_t len, oref *out); /* jsonread.c */
-/* ob_parse_json refusing (0) a text that nests containers more than
- * max_nest deep (json_tokener_parse's own limit, where its text goes). */
+/* ob_parse_json refusing (0) a text with a value nested max_nest deep or
+ * more (the document's own container at depth 0): json-c's rule, for a
+ * text json_tokener_parse (max_nest JSON_TOKENER_DEFAULT_DEPTH) would
+ * read. */
 size_t ob_parse_json_nest(obuild *b, const char *text, size_t len, int max_nest, oref *out);
 
 #endif

@@ -28,7 +28,8 @@ static uint64_t hash_bytes(const char *s, size_t n)
         h ^= h >> 32;
     }
     w = 0;
-    memcpy(&w, s + i, n - i);
+    if (n > i)
+        memcpy(&w, s + i, n - i);
     h = (h ^ w) * UINT64_C(0xc4ceb9fe1a85ec53);
     return h ^ (h >> 29);
 }

@@ -258,7 +258,9 @@ static void affinity_free(affinity *a)
 static void release(trellis_plugin *self, void *data)
 {
     if (data && *(const int *)data) {
-        ((config *)host->get_private(self))->gen++;
+        config *cfg = host->get_private(self);
+        if (cfg) /* the memo must not outlive the cluster */
+            cfg->gen++;
         cluster_free(data);
     } else {
         affinity_free(data);

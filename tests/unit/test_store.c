@@ -556,6 +556,13 @@ START_TEST(object_built_from_edits_as_json_c_makes_it)
         {HEAD,
          {"spec.j", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
           STORE_SET_JSON}},
+        /* 32 levels with a value in the innermost: a value at depth 32 */
+        {HEAD,
+         {"spec.j", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+          STORE_SET_JSON}},
+        {HEAD,
+         {"spec.j", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[{\"a\":1}]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+          STORE_SET_JSON}},
         {HEAD, {"spec.j", "[\"[[[[\", {\"a\": \"]]]\"}]", STORE_SET_JSON}},
     };
 #undef HEAD
