@@ -35,6 +35,23 @@ uint64_t hmap_hash(const char *s)
     return h | 1;
 }
 
+uint64_t hash_mem(const void *s, size_t n)
+{
+    const unsigned char *p = s;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    w = 0;
+    if (n > i)
+        memcpy(&w, p + i, n - i);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 29);
+}
+
 static hmap_slot *find(const hmap *m, const char *key, uint64_t h)
 {
     if (!m->cap)

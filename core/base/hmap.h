@@ -29,6 +29,11 @@ typedef struct hmap {
 void hmap_init(hmap *m);
 void hmap_free(hmap *m);
 uint64_t hmap_hash(const char *s);
+/* A hash of the n bytes at s (s may be NULL when n is 0), eight bytes a
+ * step and mixed at the end so that its low bits depend on every byte:
+ * for tables that live in one process (never stored, never compared
+ * across builds). */
+uint64_t hash_mem(const void *s, size_t n);
 void *hmap_get(const hmap *m, const char *key);
 /* Insert or replace; returns the previous value or NULL. */
 void *hmap_put(hmap *m, const char *key, void *val);

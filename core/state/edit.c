@@ -10,6 +10,7 @@
 
 #include <json-c/json.h>
 
+#include "hmap.h"
 #include "util.h"
 
 /* Where the key that starts at path[i] ends: at the next '.' or '[', or
@@ -154,18 +155,7 @@ static const char *find_item(const char *t, size_t tlen, size_t from, const char
 /* The hash of an item's text (quotes included), never 0 (an empty slot). */
 static uint64_t item_hash(const char *s, size_t n)
 {
-    uint64_t h = 0xcbf29ce484222325ull ^ n;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-        h ^= h >> 29;
-    }
-    for (; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-    h ^= h >> 32;
-    return h | 1;
+    return hash_mem(s, n) | 1;
 }
 
 /* Whether h is in t's set; with add, put it there when it is not. */

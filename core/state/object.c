@@ -286,23 +286,11 @@ void ob_item(obuild *b, oref v)
     push_member(b, NOKEY, 0, v);
 }
 
-/* The builder's tables' hash: eight bytes a step (the strings of a
- * binding's decision run to hundreds of bytes), mixed at the end so that
- * the low bits, which pick the slot, depend on every byte. */
+/* The builder's tables' hash (the strings of a binding's decision run to
+ * hundreds of bytes). */
 static uint32_t hash_bytes(const char *s, size_t n)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        memcpy(&w, s + i, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
-    }
-    w = 0;
-    if (n > i)
-        memcpy(&w, s + i, n - i);
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 29;
+    uint64_t h = hash_mem(s, n);
     return (uint32_t)(h ^ (h >> 32));
 }
 
