@@ -61,7 +61,8 @@ static hmap_slot *find(const hmap *m, const char *key, uint64_t h)
         hmap_slot *s = &m->slots[i];
         if (!s->key)
             return NULL;
-        if (s->key != HMAP_TOMB && m->hashes[i] == (uint32_t)h && strcmp(s->key, key) == 0)
+        if (s->key == key ||
+            (s->key != HMAP_TOMB && m->hashes[i] == (uint32_t)h && strcmp(s->key, key) == 0))
             return s;
     }
 }
@@ -111,28 +112,49 @@ void *hmap_put(hmap *m, const char *key, void *val)
 
 void *hmap_put_h(hmap *m, const char *key, uint64_t h, void *val)
 {
-    hmap_slot *s = find(m, key, h);
-    if (s) {
-        void *prev = s->val;
-        s->val = val;
-        s->key = key;
-        return prev;
-    }
-    if ((m->used + 1) * 4 >= m->cap * 3)
-        rehash(m, m->cap ? (m->len * 2 >= m->cap ? m->cap * 2 : m->cap) : 16);
-    size_t mask = m->cap - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-        s = &m->slots[i];
-        if (!s->key || s->key == HMAP_TOMB) {
-            if (!s->key)
-                m->used++;
-            s->key = key;
-            s->val = val;
-            m->hashes[i] = (uint32_t)h;
-            m->len++;
-            return NULL;
+    int found;
+    hmap_slot *s = hmap_slot_h(m, key, h, &found);
+    void *prev = found ? s->val : NULL;
+    s->key = key;
+    s->val = val;
+    return prev;
+}
+
+hmap_slot *hmap_slot_h(hmap *m, const char *key, uint64_t h, int *found)
+{
+    /* one probe: the key's slot, else the first free one on the way (a
+     * tombstone first), hmap_put's choice */
+    size_t mask = m->cap - 1, i = h & mask;
+    hmap_slot *free_slot = NULL;
+    for (; m->cap; i = (i + 1) & mask) {
+        hmap_slot *s = &m->slots[i];
+        if (!s->key)
+            break;
+        if (s->key == HMAP_TOMB) {
+            if (!free_slot)
+                free_slot = s;
+        } else if (s->key == key || (m->hashes[i] == (uint32_t)h && strcmp(s->key, key) == 0)) {
+            *found = 1;
+            return s;
         }
     }
+    *found = 0;
+    if ((m->used + 1) * 4 >= m->cap * 3) {
+        rehash(m, m->cap ? (m->len * 2 >= m->cap ? m->cap * 2 : m->cap) : 16);
+        mask = m->cap - 1;
+        free_slot = NULL;
+        for (i = h & mask; m->slots[i].key; i = (i + 1) & mask)
+            ; /* no tombstone after a rehash */
+    }
+    if (!free_slot) {
+        free_slot = &m->slots[i];
+        m->used++;
+    }
+    free_slot->key = key;
+    free_slot->val = NULL;
+    m->hashes[free_slot - m->slots] = (uint32_t)h;
+    m->len++;
+    return free_slot;
 }
 
 const char *hmap_key(const hmap *m, const char *key)

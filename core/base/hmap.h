@@ -46,6 +46,11 @@ void *hmap_del(hmap *m, const char *key);
 void *hmap_get_h(const hmap *m, const char *key, uint64_t h);
 void *hmap_put_h(hmap *m, const char *key, uint64_t h, void *val);
 void *hmap_del_h(hmap *m, const char *key, uint64_t h);
+/* The slot of key, found (*found = 1) or made for it in the same probe
+ * (*found = 0: its value NULL, key stored; the caller sets the value, and
+ * may set the key to another pointer to the same text): a lookup and an
+ * insert for the price of one. */
+hmap_slot *hmap_slot_h(hmap *m, const char *key, uint64_t h, int *found);
 /* Iterate: i starts at 0; returns the next occupied slot or NULL. */
 hmap_slot *hmap_next(const hmap *m, size_t *i);
 

@@ -169,13 +169,15 @@ cache_workload *cache_get_workload(const cache *c, const trellis_object *w)
 
 static cache_workload *ensure_workload(cache *c, trellis_object *w)
 {
-    cache_workload *cw = cache_get_workload(c, w);
-    if (cw) {
+    int found;
+    hmap_slot *sl = hmap_slot_h(&c->workloads, w->id, w->id_hash, &found);
+    cache_workload *cw = sl->val;
+    if (found) {
         if (cw->obj != w) {
             trellis_object *old = cw->obj;
             cw->obj = object_ref(w);
             cw->key = w->id;
-            hmap_put_h(&c->workloads, cw->key, cw->obj->id_hash, cw);
+            sl->key = cw->key;
             object_unref(old);
         }
         return cw;
@@ -183,7 +185,7 @@ static cache_workload *ensure_workload(cache *c, trellis_object *w)
     cw = xcalloc(1, sizeof *cw);
     cw->obj = object_ref(w);
     cw->key = w->id;
-    hmap_put_h(&c->workloads, cw->key, cw->obj->id_hash, cw);
+    sl->val = cw;
     return cw;
 }
 

@@ -332,12 +332,14 @@ void decisions_free(decisions *ds)
 
 decision *decisions_for(decisions *ds, trellis_object *w, profile *p)
 {
-    decision *d = hmap_get_h(&ds->by_key, w->id, w->id_hash);
-    if (d) {
+    int found;
+    hmap_slot *sl = hmap_slot_h(&ds->by_key, w->id, w->id_hash, &found);
+    decision *d = sl->val;
+    if (found) {
         if (d->w != w) {
             trellis_object *old = d->w;
             d->w = object_ref(w);
-            hmap_put_h(&ds->by_key, w->id, w->id_hash, d); /* the key is d->w's id */
+            sl->key = w->id; /* the key is d->w's id */
             object_unref(old);
         }
         d->p = p;
@@ -350,8 +352,7 @@ decision *decisions_for(decisions *ds, trellis_object *w, profile *p)
         grow(&ds->v, &ds->cap, ds->n + 1, sizeof *ds->v);
         ds->v[ds->n++] = d;
     }
-    /* the key is the workload's id, alive while d->w is */
-    hmap_put_h(&ds->by_key, w->id, w->id_hash, d);
+    sl->val = d; /* the key is the workload's id, alive while d->w is */
     return d;
 }
 

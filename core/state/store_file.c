@@ -123,8 +123,10 @@ typedef struct file_store {
     hmap pool; /* text -> pstr, the strings pending edits share */
 } file_store;
 
-/* A pooled string, counted by the edits that hold it. */
+/* A pooled string, counted by the edits that hold it; h: its hash_mem
+ * (the pool lives in this process only). */
 typedef struct pstr {
+    uint64_t h;
     size_t refs;
     char s[];
 } pstr;
@@ -133,13 +135,18 @@ static const char *pool_get(file_store *fs, const char *s)
 {
     if (!s)
         return NULL;
-    pstr *p = hmap_get(&fs->pool, s);
-    if (!p) {
-        size_t len = strlen(s);
+    size_t len = strlen(s);
+    uint64_t h = hash_mem(s, len);
+    int found;
+    hmap_slot *sl = hmap_slot_h(&fs->pool, s, h, &found);
+    pstr *p = sl->val;
+    if (!found) {
         p = xmalloc(sizeof *p + len + 1);
+        p->h = h;
         p->refs = 0;
         memcpy(p->s, s, len + 1);
-        hmap_put(&fs->pool, p->s, p);
+        sl->key = p->s;
+        sl->val = p;
     }
     p->refs++;
     return p->s;
@@ -151,7 +158,7 @@ static void pool_put(file_store *fs, const char *s)
         return;
     pstr *p = (pstr *)(void *)(s - offsetof(pstr, s));
     if (--p->refs == 0) {
-        hmap_del(&fs->pool, p->s);
+        hmap_del_h(&fs->pool, p->s, p->h);
         free(p);
     }
 }

@@ -103,6 +103,69 @@ START_TEST(hmap_put_get_del_grow)
 }
 END_TEST
 
+/* hmap_slot_h is a lookup and an insert in one probe. A deleted key put
+ * back takes its tombstone (on its probe before any empty slot): the same
+ * slot, nothing more used; a present key is found under another pointer to
+ * its text; keys made while the table grows are all found after. */
+START_TEST(hmap_slot_is_put_in_one_probe)
+{
+    hmap m;
+    hmap_init(&m);
+    enum { N = 600 };
+    char *keys[N], *twins[N];
+    size_t at[N];
+    for (int i = 0; i < N; i++) {
+        keys[i] = xasprintf("k%d", i);
+        twins[i] = xstrdup(keys[i]); /* the same text elsewhere */
+        int found;
+        hmap_slot *s = hmap_slot_h(&m, twins[i], hmap_hash(keys[i]), &found);
+        ck_assert_int_eq(found, 0);
+        ck_assert_ptr_eq(s->key, twins[i]);
+        ck_assert_ptr_null(s->val);
+        s->key = keys[i];
+        s->val = (void *)(intptr_t)(i + 1);
+    }
+    ck_assert_uint_eq(m.len, N);
+    for (int i = 0; i < N; i++)
+        ck_assert_int_eq((int)(intptr_t)hmap_get(&m, keys[i]), i + 1);
+    size_t it = 0;
+    hmap_slot *s;
+    while ((s = hmap_next(&m, &it)))
+        at[(int)(intptr_t)s->val - 1] = it - 1;
+    /* one deleted at a time: put back into its own slot */
+    size_t used = m.used;
+    for (int i = 0; i < N; i += 3) {
+        hmap_del(&m, keys[i]);
+        int found;
+        s = hmap_slot_h(&m, twins[i], hmap_hash(keys[i]), &found);
+        ck_assert_int_eq(found, 0);
+        ck_assert_uint_eq((size_t)(s - m.slots), at[i]);
+        s->key = keys[i];
+        s->val = (void *)(intptr_t)(i + 1);
+    }
+    /* a third deleted, then put back: each into a tombstone */
+    for (int i = 0; i < N; i += 3)
+        hmap_del(&m, keys[i]);
+    for (int i = 0; i < N; i++) {
+        int found;
+        s = hmap_slot_h(&m, twins[i], hmap_hash(keys[i]), &found);
+        ck_assert_int_eq(found, i % 3 != 0);
+        ck_assert_ptr_eq(s->key, found ? keys[i] : twins[i]);
+        if (found)
+            ck_assert_uint_eq((size_t)(s - m.slots), at[i]);
+        else
+            s->val = (void *)(intptr_t)(i + 1);
+    }
+    ck_assert_uint_eq(m.used, used);
+    ck_assert_uint_eq(m.len, N);
+    hmap_free(&m);
+    for (int i = 0; i < N; i++) {
+        free(keys[i]);
+        free(twins[i]);
+    }
+}
+END_TEST
+
 static void add_range(void *ctx, size_t b, size_t e)
 {
     int *seen = ctx;
@@ -216,6 +279,7 @@ int main(void)
     tcase_add_test(tc, labelsel_matches_as_kubernetes);
     tcase_add_test(tc, clock_formats_whole_seconds);
     tcase_add_test(tc, hmap_put_get_del_grow);
+    tcase_add_test(tc, hmap_slot_is_put_in_one_probe);
     tcase_add_test(tc, pool_covers_every_index_once);
     tcase_add_test(tc, notify_sends_to_the_socket);
     suite_add_tcase(s, tc);
