@@ -51,12 +51,19 @@ int edit_check(const trellis_object *o, const store_edit *e, char *err, size_t e
         return errf(err, errlen, "%s: unknown edit %d", path, e->op);
     if (e->op >= STORE_LIST_ADD && !e->value)
         return errf(err, errlen, "%s %s: %s: a list edit needs a value", o->kind, o->key, path);
+    /* walked a key at a time from the object's root: prefix is the path
+     * up to the key, seg the key (what object_get(prefix) would read) */
+    const trellis_value *v = o->root;
+    char seg[sizeof prefix];
     size_t i = 0;
     for (;;) {
+        size_t start = i;
         i = key_end(path, i);
         memcpy(prefix, path, i);
         prefix[i] = '\0';
-        const trellis_value *v = object_get(o, prefix);
+        memcpy(seg, path + start, i - start);
+        seg[i - start] = '\0';
+        v = i > start ? value_path(v, seg) : NULL;
         if (!v)
             return 0; /* created from here on */
         trellis_value_type t = value_type(v);
