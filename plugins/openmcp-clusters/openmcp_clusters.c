@@ -24,13 +24,16 @@
  * prepared and released, in the request's namespace under a Namespaced
  * scope; only the recovered one after recovery; none for an Exclusive
  * purpose. The index notes where each Cluster was last found among the
- * cycle's targets, and looks again only for those that moved. A Cluster left out is explained by
- * the plain filter, as before. The hot loop is filter_span over target-value columns computed once
- * per Cluster change (purpose mask, namespace id, request count, deletion) and the host's
- * per-target counters of placed and of bound requests (their difference: the assumed ones): no
- * string is compared per (request, Cluster) pair. Arguments: config, default_scope (the scope when
- * the configuration sets none: "Namespaced" as openMCP's document says,
- * "Cluster" as its current code defaults), and the four switches above.
+ * cycle's targets, and looks again only for those that moved; a purpose's
+ * last narrowing is kept, and takes in a Cluster created since. A Cluster
+ * left out is explained by the plain filter, as before. The hot loop is
+ * filter_span over target-value columns computed once per Cluster change
+ * (purpose mask, namespace id, request count, deletion) and the host's
+ * per-target counters of placed and of bound requests (their difference: the
+ * assumed ones): no string is compared per (request, Cluster) pair.
+ * Arguments: config, default_scope (the scope when the configuration sets
+ * none: "Namespaced" as openMCP's document says, "Cluster" as its current
+ * code defaults), and the four switches above.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +79,11 @@ typedef struct conf {
     /* counts the Clusters prepared and released: while it and the
      * cycle's target count stay, every Cluster keeps its position */
     uint64_t gen;
+    /* the Cluster prepared last, at gen added_gen (NULL once released): a
+     * narrowing one step older, with one target fewer, takes it in
+     * without looking for every other Cluster again */
+    struct clu *added;
+    uint64_t added_gen;
     /* the last narrowings, by purpose and namespace (direct-mapped): the
      * positions they gave, at gen with n targets */
     struct narrowing {
@@ -207,6 +215,8 @@ static void release(trellis_plugin *self, void *data)
     clu *t = data;
     if (t && t->tag == T_CLU) {
         t->cf->gen++;
+        if (t->cf->added == t)
+            t->cf->added = NULL;
         unlist(t);
         free(t->at);
         for (size_t i = 0; i < t->n_fins; i++) {
@@ -266,6 +276,8 @@ static int prepare_target(trellis_plugin *self, const trellis_object *o, void **
     }
     t->tag = T_CLU;
     t->cf = cf;
+    cf->added = t;
+    cf->added_gen = cf->gen;
     t->v[V_PURPOSES] = (int64_t)omcp_cluster_purposes(&cf->c, o);
     t->v[V_NAMESPACE] = intern_id(&cf->ids, t->ns);
     t->v[V_REQUESTS] = omcp_cluster_requests(host, o);
@@ -373,20 +385,6 @@ static void columns(trellis_cycle *c, const trellis_plugin *self, const int64_t 
     col[C_BOUND] = host->cycle_target_counter(c, self, 1);
 }
 
-/* Whether target i is feasible, from the columns (its prepared data only
- * when a tenancy count applies). */
-static int feasible(const conf *cf, const cyc *y, const int64_t *const *col, void *const *data,
-                    size_t i)
-{
-    if (y->rec >= 0)
-        return (long)i == y->rec;
-    if (passed_over(cf, y, (uint64_t)col[V_PURPOSES][i], col[V_NAMESPACE][i], col[V_DELETING][i]) !=
-        R_NONE)
-        return 0;
-    return !(y->limit > 0 && omcp_held(col[V_REQUESTS][i], col[C_PLACED][i], col[C_BOUND][i],
-                                       data[i] ? ((const clu *)data[i])->dup : 0) >= y->limit);
-}
-
 /* A request placed on a Cluster that carries its finalizer already is
  * counted once (the finalizer), not also as assumed. */
 static int reserve(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
@@ -460,12 +458,15 @@ static long recovered(const conf *cf, trellis_cycle *c, const trellis_plugin *se
     return -1;
 }
 
+#define SCAN_AHEAD 32 /* more targets added than this: a binary search */
+
 /* Where the Cluster of entry e is among the cycle's n targets (data: the
  * prepared data column), noted in e: where it was last found, unless
  * targets were added since (positions only move up then: it is looked for
- * among the next n - at_n places), else by name (a binary search). Reads
- * the data column and, only when it moved, the Cluster. POS_GONE when it
- * is not a target of the cycle (its object was replaced or removed). */
+ * among the next n - at_n places, while they are few), else by name (a
+ * binary search). Reads the data column and, only when it moved, the
+ * Cluster. POS_GONE when it is not a target of the cycle (its object was
+ * replaced or removed). */
 static uint32_t position(trellis_cycle *c, struct member *e, void *const *data, size_t n)
 {
     if (e->pos < n && data[e->pos] == e->t)
@@ -473,7 +474,7 @@ static uint32_t position(trellis_cycle *c, struct member *e, void *const *data, 
     if (e->pos == POS_GONE && e->at_n == n)
         return POS_GONE; /* the same set as when it was missing */
     uint32_t found = POS_GONE;
-    if (e->pos < POS_GONE && n > e->at_n) {
+    if (e->pos < POS_GONE && n > e->at_n && n - e->at_n <= SCAN_AHEAD) {
         size_t last = e->pos + (n - e->at_n);
         for (size_t i = e->pos + 1; i <= last && i < n && found == POS_GONE; i++)
             if (data[i] == e->t)
@@ -487,6 +488,34 @@ static uint32_t position(trellis_cycle *c, struct member *e, void *const *data, 
     e->pos = found;
     e->at_n = (uint32_t)n;
     return found;
+}
+
+/* Narrowing g, made one Cluster ago with one target fewer, updated for
+ * the Cluster t prepared since, now the only target it had not: the
+ * places at and after t's move up one; t's own is added when it serves
+ * g's purpose (in g's namespace). 0, or -1 when t is not among the n
+ * targets or memory ran out (g is then made again). */
+static int took_in(trellis_cycle *c, struct narrowing *g, const clu *t, void *const *data, size_t n)
+{
+    long at = find_target(c, t->ns, t->name);
+    if (at < 0 || data[at] != t)
+        return -1;
+    int serves =
+        ((uint64_t)t->v[V_PURPOSES] >> g->purpose & 1) && (g->ns < 0 || t->v[V_NAMESPACE] == g->ns);
+    if (serves && g->n == g->cap) {
+        uint32_t *v = realloc(g->idx, (g->cap + 1) * 2 * sizeof *v);
+        if (!v)
+            return -1;
+        g->idx = v;
+        g->cap = (g->cap + 1) * 2;
+    }
+    for (size_t k = 0; k < g->n; k++)
+        g->idx[k] += g->idx[k] >= (uint32_t)at;
+    if (serves)
+        g->idx[g->n++] = (uint32_t)at;
+    g->gen++;
+    g->n_targets = n;
+    return 0;
 }
 
 /* Narrow the cycle to the Clusters that can be candidates for y: the
@@ -509,8 +538,11 @@ static int narrow(conf *cf, trellis_cycle *c, const trellis_plugin *self, const 
     int32_t ns = y->r->ns;
     struct narrowing *g =
         &cf->narrowed[((size_t)y->r->purpose * 31 + (size_t)(ns + 1)) & (NARROWED - 1)];
-    if (g->idx && g->purpose == y->r->purpose && g->ns == ns && g->gen == cf->gen &&
-        g->n_targets == n) /* nothing moved since */
+    int mine = g->idx && g->purpose == y->r->purpose && g->ns == ns;
+    if (mine && g->gen == cf->gen && g->n_targets == n) /* nothing moved since */
+        return host->cycle_narrow(c, self, g->idx, g->n);
+    if (mine && cf->added && cf->added_gen == cf->gen && g->gen + 1 == cf->gen &&
+        g->n_targets + 1 == n && took_in(c, g, cf->added, data, n) == 0)
         return host->cycle_narrow(c, self, g->idx, g->n);
     if (ms->n > g->cap) {
         uint32_t *v = realloc(g->idx, ms->n * sizeof *v);
@@ -567,17 +599,48 @@ static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_ob
     const cyc *y = host->cycle_get(c, self);
     if (!y)
         return;
+    size_t words = (n + 63) / 64;
+    if (y->rec >= 0 || y->exclusive) {
+        /* the recovered Cluster alone; none for an Exclusive purpose
+         * (bits past n are not this span's) */
+        for (size_t wd = 0; wd < words; wd++) {
+            uint64_t keep = n - wd * 64 < 64 ? ~UINT64_C(0) << (n - wd * 64) : 0;
+            if (y->rec >= 0 && (size_t)y->rec >= first + wd * 64 &&
+                (size_t)y->rec - first - wd * 64 < 64)
+                keep |= UINT64_C(1) << (((size_t)y->rec - first) % 64);
+            pass[wd] &= keep;
+        }
+        return;
+    }
+    /* A Cluster is feasible when it is a candidate, not skipped as being
+     * deleted, and (a tenancy count applying) holds fewer requests than
+     * it; the invariants are read once (the loop stores into pass, which
+     * the compiler cannot tell from the cycle's fields). */
     const int64_t *col[N_COLS];
     columns(c, self, col);
     void *const *data = host->cycle_target_data(c, self);
-    for (size_t wd = 0; wd < (n + 63) / 64; wd++) {
-        uint64_t bits = pass[wd];
+    const int64_t *purposes = col[V_PURPOSES] + first, *nsc = col[V_NAMESPACE] + first,
+                  *deleting = col[V_DELETING] + first, *requests = col[V_REQUESTS] + first,
+                  *placed = col[C_PLACED] + first, *bound = col[C_BOUND] + first;
+    void *const *dat = data ? data + first : NULL;
+    const int purpose = y->r->purpose, skip_deleting = cf->skip_deleting;
+    const int64_t ns = y->r->ns, limit = y->limit;
+    for (size_t wd = 0; wd < words; wd++) {
+        uint64_t bits = pass[wd], out = bits;
         while (bits) {
             size_t j = wd * 64 + (size_t)__builtin_ctzll(bits);
             bits &= bits - 1;
-            if (j < n && !feasible(cf, y, col, data, first + j))
-                pass[wd] &= ~(UINT64_C(1) << (j % 64));
+            if (j >= n)
+                continue;
+            int ok = ((uint64_t)purposes[j] >> purpose & 1) && (ns < 0 || nsc[j] == ns) &&
+                     !(skip_deleting && deleting[j]);
+            if (ok && limit > 0)
+                ok = omcp_held(requests[j], placed[j], bound[j],
+                               dat && dat[j] ? ((const clu *)dat[j])->dup : 0) < limit;
+            if (!ok)
+                out &= ~(UINT64_C(1) << (j % 64));
         }
+        pass[wd] = out;
     }
 }
 

@@ -136,14 +136,17 @@ static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_obj
     const int64_t *placed = host->cycle_target_counter(c, self, 0);
     const int64_t *bound = host->cycle_target_counter(c, self, 1);
     void *const *data = host->cycle_target_data(c, self);
-    for (size_t j = 0; j < n; j++) {
-        if (cf->strategy == OMCP_RANDOM)
+    if (cf->strategy == OMCP_RANDOM) {
+        for (size_t j = 0; j < n; j++)
             scores[j] = y && host->cycle_target(c, idx[j]) == y->pick;
-        else if (cf->strategy == OMCP_SIMPLE)
-            scores[j] = 0;
-        else
-            scores[j] = -omcp_held(fin[idx[j]], placed[idx[j]], bound[idx[j]],
-                                   data[idx[j]] ? ((const tgt *)data[idx[j]])->dup : 0);
+    } else if (cf->strategy == OMCP_SIMPLE) {
+        memset(scores, 0, n * sizeof *scores);
+    } else {
+        for (size_t j = 0; j < n; j++) {
+            uint32_t i = idx[j];
+            scores[j] =
+                -omcp_held(fin[i], placed[i], bound[i], data[i] ? ((const tgt *)data[i])->dup : 0);
+        }
     }
 }
 

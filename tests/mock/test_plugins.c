@@ -800,6 +800,80 @@ START_TEST(openmcp_narrowing_follows_the_clusters)
     ck_assert_int_eq(codes[1], TRELLIS_SUCCESS);
 }
 END_TEST
+
+/* A Cluster created since the last narrowing of a purpose (one more
+ * target, the only one prepared since) is taken into the kept narrowing:
+ * the places after it move up, its own is added when it serves the
+ * purpose. Each step's verdicts are those of the plain filter (mock_filter
+ * compares), and the Clusters left out are exactly those not serving. */
+static void expect_served(trellis_plugin *pl, trellis_object *w, trellis_object *const *t, size_t n,
+                          const char *serving)
+{
+    int codes[12];
+    trellis_status st[12];
+    char err[512];
+    ck_assert_int_eq(mock_filter(m, pl, w, t, n, codes, st, err, sizeof err), 0);
+    long want = 0;
+    for (size_t i = 0; i < n; i++) {
+        want += serving[i] == 'y';
+        ck_assert_msg(codes[i] == (serving[i] == 'y' ? TRELLIS_SUCCESS : TRELLIS_UNRESOLVABLE),
+                      "target %zu: code %d", i, codes[i]);
+    }
+    ck_assert_int_eq(mock_narrowed(m), want);
+}
+
+START_TEST(openmcp_narrowing_takes_in_created_clusters)
+{
+    trellis_plugin *pl =
+        load("openmcp-clusters",
+             "{\"config\":{\"scheduler\":{\"scope\":\"Cluster\",\"purposeMappings\":{\"mcp\":{"
+             "\"template\":{\"spec\":{\"profile\":\"p\",\"tenancy\":\"Shared\"}}}}}}}");
+    /* prepared, not targets yet */
+    trellis_object *y = OMCP_CLUSTER("c6", "[\"mcp\"]"), *y2 = OMCP_CLUSTER("cb", "[\"mcp\"]");
+    trellis_object *t[12] = {OMCP_CLUSTER("c1", "[\"mcp\"]"), OMCP_CLUSTER("c2", "[\"other\"]"),
+                             OMCP_CLUSTER("c3", "[\"mcp\"]")};
+    expect_served(pl, OMCP_REQUEST("a"), t, 3, "yny");
+    /* created before every other, serving */
+    trellis_object *c0 = OMCP_CLUSTER("c0", "[\"mcp\"]");
+    memmove(t + 1, t, 3 * sizeof *t);
+    t[0] = c0;
+    expect_served(pl, OMCP_REQUEST("b"), t, 4, "yyny");
+    /* in the middle, not serving */
+    trellis_object *c25 = OMCP_CLUSTER("c25", "[\"other\"]");
+    memmove(t + 4, t + 3, sizeof *t);
+    t[3] = c25;
+    expect_served(pl, OMCP_REQUEST("c"), t, 5, "yynny");
+    /* last, serving */
+    t[5] = OMCP_CLUSTER("c4", "[\"mcp\"]");
+    expect_served(pl, OMCP_REQUEST("d"), t, 6, "yynnyy");
+    /* one more target, but not the one prepared since: made again */
+    trellis_object *c7 = OMCP_CLUSTER("c7", "[\"mcp\"]");
+    (void)c7;
+    t[6] = y;
+    expect_served(pl, OMCP_REQUEST("e"), t, 7, "yynnyyy");
+    /* the same narrowing again; then one created between the first two */
+    expect_served(pl, OMCP_REQUEST("f"), t, 7, "yynnyyy");
+    trellis_object *c05 = OMCP_CLUSTER("c05", "[\"mcp\"]");
+    memmove(t + 2, t + 1, 6 * sizeof *t);
+    t[1] = c05;
+    expect_served(pl, OMCP_REQUEST("g"), t, 8, "yyynnyyy");
+    /* two created at once: made again */
+    trellis_object *c8 = OMCP_CLUSTER("c8", "[\"mcp\"]"), *c9 = OMCP_CLUSTER("c9", "[\"other\"]");
+    t[8] = c8;
+    t[9] = c9;
+    expect_served(pl, OMCP_REQUEST("h"), t, 10, "yyynnyyyyn");
+    /* one created and another replaced (c3 no longer serving): made again */
+    t[5] = OMCP_CLUSTER("c3", "[\"other\"]");
+    t[10] = OMCP_CLUSTER("ca", "[\"mcp\"]");
+    expect_served(pl, OMCP_REQUEST("i"), t, 11, "yyynnnyyyny");
+    /* the one prepared since is a new copy of c1, not the c1 among the
+     * targets, and one more target came: made again */
+    trellis_object *c1b = OMCP_CLUSTER("c1", "[\"other\"]");
+    (void)c1b;
+    t[11] = y2;
+    expect_served(pl, OMCP_REQUEST("j"), t, 12, "yyynnnyyynyy");
+}
+END_TEST
 #undef OMCP_CLUSTER
 #undef OMCP_REQUEST
 
@@ -2286,7 +2360,8 @@ int main(void)
     const TTest *fleet_elig[] = {fleet_eligibility_follows_the_clock, NULL};
     const TTest *fleet_pol[] = {fleet_policy_from_the_latest_snapshot, NULL};
     const TTest *fleet_taints[] = {fleet_taints_match_as_kubefleet, NULL};
-    const TTest *omcp[] = {openmcp_narrowing_follows_the_clusters, NULL};
+    const TTest *omcp[] = {openmcp_narrowing_follows_the_clusters,
+                           openmcp_narrowing_takes_in_created_clusters, NULL};
     const TTest *fleet_aff[] = {fleet_affinity_properties,
                                 fleet_affinity_scores_follow_the_clusters, NULL};
     const TTest *fleet_more[] = {fleet_topology_spread_counts_domains,
