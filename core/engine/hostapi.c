@@ -16,6 +16,7 @@
 #include "cycle.h"
 #include "decision.h"
 #include "fieldline.h"
+#include "fmt.h"
 #include "framework.h"
 #include "guard.h"
 #include "log.h"
@@ -184,12 +185,14 @@ static int status(trellis_status *st, trellis_code code, const char *reason, con
     if (!st)
         return code;
     st->code = code;
-    snprintf(st->reason, sizeof st->reason, "%s", reason ? reason : "");
+    size_t k = reason ? strnlen(reason, sizeof st->reason - 1) : 0;
+    memcpy(st->reason, reason ? reason : "", k);
+    st->reason[k] = '\0';
     st->message[0] = '\0';
     if (fmt) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(st->message, sizeof st->message, fmt, ap);
+        fmt_v(st->message, sizeof st->message, fmt, ap);
         va_end(ap);
     }
     return code;
@@ -488,7 +491,7 @@ static void cycle_note(trellis_cycle *c, const trellis_plugin *self, const char 
     char text[TRELLIS_MESSAGE_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    fmt_v(text, sizeof text, fmt, ap);
     va_end(ap);
     decision_add_note(c->d, self->name, text);
 }

@@ -1,11 +1,13 @@
 /*
  * test_base.c - the base layer's small modules: the string map (hmap.c),
- * the worker pool (pool.c) and systemd notifications (notify.c, against a
- * real datagram socket).
+ * the message formatter (fmt.c), the worker pool (pool.c) and systemd
+ * notifications (notify.c, against a real datagram socket).
  */
 #include "config.h"
 
 #include <check.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "fmt.h"
 #include "hmap.h"
 #include "labelsel.h"
 #include "notify.h"
@@ -166,6 +169,46 @@ START_TEST(hmap_slot_is_put_in_one_probe)
 }
 END_TEST
 
+/* fmt_v against the C library's vsnprintf: the same text and return value
+ * for every buffer size from none to more than enough, over the
+ * conversions it writes itself and some it hands over (width, precision,
+ * flags, %x, %f, %p). */
+static void both(size_t len, const char *fmt, ...)
+{
+    char a[128], b[128];
+    memset(a, 'x', sizeof a);
+    memset(b, 'x', sizeof b);
+    va_list ap, aq;
+    va_start(ap, fmt);
+    va_copy(aq, ap);
+    int ra = fmt_v(a, len, fmt, ap);
+    int rb = vsnprintf(b, len, fmt, aq);
+    va_end(aq);
+    va_end(ap);
+    ck_assert_msg(ra == rb, "'%s' in %zu bytes: %d, vsnprintf %d", fmt, len, ra, rb);
+    ck_assert_msg(memcmp(a, b, sizeof a) == 0, "'%s' in %zu bytes: '%.*s', vsnprintf '%.*s'", fmt,
+                  len, (int)(len < sizeof a ? len : sizeof a), a,
+                  (int)(len < sizeof b ? len : sizeof b), b);
+}
+
+START_TEST(fmt_writes_what_vsnprintf_writes)
+{
+    for (size_t len = 0; len <= 70; len++) {
+        both(len, "plain text, no conversion");
+        both(len, "%s held the fewest requests (%lld) of %zu candidates", "ns/c-1", (long long)-42,
+             (size_t)250);
+        both(len, "%d %i %u %ld %lu %lld %llu %zd %zu", -2147483647 - 1, 7, 4294967295u,
+             -9223372036854775807L - 1, 18446744073709551615UL, -9223372036854775807LL - 1,
+             18446744073709551615ULL, (ptrdiff_t)-5, (size_t)0);
+        both(len, "%c%c %% %s|%s|", 'a', 'z', "", (const char *)NULL);
+        both(len, "%5d|%-3s|%.2s|%x|%08.3f|%+d|%p", 42, "ab", "abc", 255u, 3.14159, 9,
+             (void *)&len);
+        both(len, "a %s then %lx", "b", 255ul);
+        both(len, "%s%s%s%s", "one", "two", "three", "four");
+    }
+}
+END_TEST
+
 static void add_range(void *ctx, size_t b, size_t e)
 {
     int *seen = ctx;
@@ -280,6 +323,7 @@ int main(void)
     tcase_add_test(tc, clock_formats_whole_seconds);
     tcase_add_test(tc, hmap_put_get_del_grow);
     tcase_add_test(tc, hmap_slot_is_put_in_one_probe);
+    tcase_add_test(tc, fmt_writes_what_vsnprintf_writes);
     tcase_add_test(tc, pool_covers_every_index_once);
     tcase_add_test(tc, notify_sends_to_the_socket);
     suite_add_tcase(s, tc);

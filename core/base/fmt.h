@@ -1,0 +1,24 @@
+/*
+ * fmt.h - vsnprintf for the messages a scheduling cycle writes.
+ *
+ * A plugin's decision notes and rejection messages are formatted in every
+ * cycle (openMCP's strategy notes each choice); the C library's vsnprintf
+ * goes through its stream machinery and costs a few thousand instructions
+ * a call. fmt_v writes the plain conversions itself: %s, %c, %d and %i,
+ * %u, each with the length modifiers l, ll and z, and %%, without flags,
+ * width or precision. Any other conversion hands the whole format to
+ * vsnprintf. The result is vsnprintf's, byte for byte, return value
+ * included (a NULL %s argument prints "(null)", as glibc does).
+ */
+#ifndef TRELLIS_FMT_H
+#define TRELLIS_FMT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/* vsnprintf(buf, len, fmt, ap): at most len - 1 bytes and a NUL (nothing
+ * when len is 0); returns the length the whole text has, or -1 on an
+ * encoding error of the fallback. ap is consumed, as vsnprintf does. */
+int fmt_v(char *buf, size_t len, const char *fmt, va_list ap);
+
+#endif
