@@ -52,6 +52,7 @@ enum { V_PURPOSES, V_NAMESPACE, V_REQUESTS, V_DELETING, N_VALUES };
 struct clu;
 
 #define NARROWED 64 /* narrowings kept (a power of two) */
+#define ADDED_MAX 8 /* preparings a kept narrowing can take in */
 
 typedef struct conf {
     omcp_config c;
@@ -79,11 +80,15 @@ typedef struct conf {
     /* counts the Clusters prepared and released: while it and the
      * cycle's target count stay, every Cluster keeps its position */
     uint64_t gen;
-    /* the Cluster prepared last, at gen added_gen (NULL once released): a
-     * narrowing one step older, with one target fewer, takes it in
-     * without looking for every other Cluster again */
-    struct clu *added;
-    uint64_t added_gen;
+    /* the Clusters prepared last (a ring; an entry's Cluster NULL once
+     * released), each with the gen its preparing made: a narrowing made
+     * k steps ago, all of them preparings kept here, and with k targets
+     * fewer, takes those k in without looking for every other Cluster */
+    struct added {
+        struct clu *t;
+        uint64_t gen;
+    } added[ADDED_MAX];
+    size_t n_added; /* preparings recorded: the last is added[(n_added - 1) % ADDED_MAX] */
     /* the last narrowings, by purpose and namespace (direct-mapped): the
      * positions they gave, at gen with n targets */
     struct narrowing {
@@ -215,8 +220,9 @@ static void release(trellis_plugin *self, void *data)
     clu *t = data;
     if (t && t->tag == T_CLU) {
         t->cf->gen++;
-        if (t->cf->added == t)
-            t->cf->added = NULL;
+        for (size_t k = 0; k < ADDED_MAX; k++)
+            if (t->cf->added[k].t == t)
+                t->cf->added[k].t = NULL;
         unlist(t);
         free(t->at);
         for (size_t i = 0; i < t->n_fins; i++) {
@@ -276,8 +282,7 @@ static int prepare_target(trellis_plugin *self, const trellis_object *o, void **
     }
     t->tag = T_CLU;
     t->cf = cf;
-    cf->added = t;
-    cf->added_gen = cf->gen;
+    cf->added[cf->n_added++ % ADDED_MAX] = (struct added){t, cf->gen};
     t->v[V_PURPOSES] = (int64_t)omcp_cluster_purposes(&cf->c, o);
     t->v[V_NAMESPACE] = intern_id(&cf->ids, t->ns);
     t->v[V_REQUESTS] = omcp_cluster_requests(host, o);
@@ -458,7 +463,7 @@ static long recovered(const conf *cf, trellis_cycle *c, const trellis_plugin *se
     return -1;
 }
 
-#define SCAN_AHEAD 32 /* more targets added than this: a binary search */
+#define SCAN_AHEAD 512 /* more targets added than this: a binary search */
 
 /* Where the Cluster of entry e is among the cycle's n targets (data: the
  * prepared data column), noted in e: where it was last found, unless
@@ -490,30 +495,59 @@ static uint32_t position(trellis_cycle *c, struct member *e, void *const *data, 
     return found;
 }
 
-/* Narrowing g, made one Cluster ago with one target fewer, updated for
- * the Cluster t prepared since, now the only target it had not: the
- * places at and after t's move up one; t's own is added when it serves
- * g's purpose (in g's namespace). 0, or -1 when t is not among the n
- * targets or memory ran out (g is then made again). */
-static int took_in(trellis_cycle *c, struct narrowing *g, const clu *t, void *const *data, size_t n)
+/* Narrowing g, made k = cf->gen - g->gen steps ago with k targets fewer,
+ * updated for the Clusters prepared since, when each step was one of the
+ * preparings kept and each of those Clusters is now a target: an old place
+ * moves up by the number of them placed before it; a new one's place is
+ * added when it serves g's purpose (in g's namespace). 0, or -1 when that
+ * is not so or memory ran out (g is then made again). */
+static int took_in(const conf *cf, trellis_cycle *c, struct narrowing *g, void *const *data,
+                   size_t n)
 {
-    long at = find_target(c, t->ns, t->name);
-    if (at < 0 || data[at] != t)
+    uint64_t k = cf->gen - g->gen;
+    if (k == 0 || k > ADDED_MAX || k > cf->n_added || g->n_targets + k != n)
         return -1;
-    int serves =
-        ((uint64_t)t->v[V_PURPOSES] >> g->purpose & 1) && (g->ns < 0 || t->v[V_NAMESPACE] == g->ns);
-    if (serves && g->n == g->cap) {
-        uint32_t *v = realloc(g->idx, (g->cap + 1) * 2 * sizeof *v);
+    uint32_t at[ADDED_MAX];
+    int serves[ADDED_MAX];
+    size_t m = 0; /* the new places, ascending */
+    for (uint64_t i = 0; i < k; i++) {
+        const struct added *a = &cf->added[(cf->n_added - k + i) % ADDED_MAX];
+        if (!a->t || a->gen != g->gen + 1 + i)
+            return -1;
+        long pos = find_target(c, a->t->ns, a->t->name);
+        if (pos < 0 || data[pos] != a->t)
+            return -1;
+        size_t j = m++;
+        for (; j > 0 && at[j - 1] > (uint32_t)pos; j--) {
+            at[j] = at[j - 1];
+            serves[j] = serves[j - 1];
+        }
+        at[j] = (uint32_t)pos;
+        serves[j] = ((uint64_t)a->t->v[V_PURPOSES] >> g->purpose & 1) &&
+                    (g->ns < 0 || a->t->v[V_NAMESPACE] == g->ns);
+    }
+    size_t more = 0;
+    for (size_t j = 0; j < m; j++)
+        more += (size_t)serves[j];
+    if (g->n + more > g->cap) {
+        size_t cap = (g->n + more) * 2;
+        uint32_t *v = realloc(g->idx, cap * sizeof *v);
         if (!v)
             return -1;
         g->idx = v;
-        g->cap = (g->cap + 1) * 2;
+        g->cap = cap;
     }
-    for (size_t k = 0; k < g->n; k++)
-        g->idx[k] += g->idx[k] >= (uint32_t)at;
-    if (serves)
-        g->idx[g->n++] = (uint32_t)at;
-    g->gen++;
+    /* the j-th new place (ascending) has at[j] - j old places before it */
+    for (size_t q = 0; q < g->n; q++) {
+        uint32_t p = g->idx[q], up = 0;
+        for (size_t j = 0; j < m && at[j] - j <= p; j++)
+            up++;
+        g->idx[q] = p + up;
+    }
+    for (size_t j = 0; j < m; j++)
+        if (serves[j])
+            g->idx[g->n++] = at[j];
+    g->gen = cf->gen;
     g->n_targets = n;
     return 0;
 }
@@ -541,8 +575,7 @@ static int narrow(conf *cf, trellis_cycle *c, const trellis_plugin *self, const 
     int mine = g->idx && g->purpose == y->r->purpose && g->ns == ns;
     if (mine && g->gen == cf->gen && g->n_targets == n) /* nothing moved since */
         return host->cycle_narrow(c, self, g->idx, g->n);
-    if (mine && cf->added && cf->added_gen == cf->gen && g->gen + 1 == cf->gen &&
-        g->n_targets + 1 == n && took_in(c, g, cf->added, data, n) == 0)
+    if (mine && took_in(cf, c, g, data, n) == 0) /* Clusters created since */
         return host->cycle_narrow(c, self, g->idx, g->n);
     if (ms->n > g->cap) {
         uint32_t *v = realloc(g->idx, ms->n * sizeof *v);

@@ -801,16 +801,18 @@ START_TEST(openmcp_narrowing_follows_the_clusters)
 }
 END_TEST
 
-/* A Cluster created since the last narrowing of a purpose (one more
- * target, the only one prepared since) is taken into the kept narrowing:
- * the places after it move up, its own is added when it serves the
- * purpose. Each step's verdicts are those of the plain filter (mock_filter
- * compares), and the Clusters left out are exactly those not serving. */
+/* Clusters created since the last narrowing of a purpose (as many more
+ * targets as were prepared since, at most eight, each of them a target
+ * now) are taken into the kept narrowing: the places after each move up,
+ * its own is added when it serves the purpose; otherwise the narrowing is
+ * made again. Each step's verdicts are those of the plain filter
+ * (mock_filter compares), and the Clusters left out are exactly those not
+ * serving. */
 static void expect_served(trellis_plugin *pl, trellis_object *w, trellis_object *const *t, size_t n,
                           const char *serving)
 {
-    int codes[12];
-    trellis_status st[12];
+    int codes[26];
+    trellis_status st[26];
     char err[512];
     ck_assert_int_eq(mock_filter(m, pl, w, t, n, codes, st, err, sizeof err), 0);
     long want = 0;
@@ -857,7 +859,7 @@ START_TEST(openmcp_narrowing_takes_in_created_clusters)
     memmove(t + 2, t + 1, 6 * sizeof *t);
     t[1] = c05;
     expect_served(pl, OMCP_REQUEST("g"), t, 8, "yyynnyyy");
-    /* two created at once: made again */
+    /* two created at once: both taken in */
     trellis_object *c8 = OMCP_CLUSTER("c8", "[\"mcp\"]"), *c9 = OMCP_CLUSTER("c9", "[\"other\"]");
     t[8] = c8;
     t[9] = c9;
@@ -872,6 +874,29 @@ START_TEST(openmcp_narrowing_takes_in_created_clusters)
     (void)c1b;
     t[11] = y2;
     expect_served(pl, OMCP_REQUEST("j"), t, 12, "yyynnnyyynyy");
+    /* three created at once (last, first, in the middle): taken in */
+    trellis_object *cc = OMCP_CLUSTER("cc", "[\"mcp\"]");
+    trellis_object *u[24] = {OMCP_CLUSTER("a1", "[\"mcp\"]")};
+    memcpy(u + 1, t, 4 * sizeof *t);
+    u[5] = OMCP_CLUSTER("c15", "[\"other\"]");
+    memcpy(u + 6, t + 4, 8 * sizeof *t);
+    u[14] = cc;
+    expect_served(pl, OMCP_REQUEST("k"), u, 15, "yyyynnnnyyynyyy");
+    /* more created at once than are kept: made again */
+    for (int i = 0; i < 9; i++) {
+        char json[256];
+        snprintf(json, sizeof json,
+                 "{\"apiVersion\":\"clusters.openmcp.cloud/v1alpha1\",\"kind\":\"Cluster\","
+                 "\"metadata\":{\"name\":\"d%d\",\"namespace\":\"ns\"},"
+                 "\"spec\":{\"purposes\":[\"mcp\"]}}",
+                 i);
+        u[15 + i] = TARGET(json);
+    }
+    expect_served(pl, OMCP_REQUEST("l"), u, 24, "yyyynnnnyyynyyyyyyyyyyyy");
+    /* two created at once before every other: taken in */
+    trellis_object *v[26] = {OMCP_CLUSTER("a0", "[\"other\"]"), OMCP_CLUSTER("a05", "[\"mcp\"]")};
+    memcpy(v + 2, u, 24 * sizeof *u);
+    expect_served(pl, OMCP_REQUEST("m"), v, 26, "nyyyyynnnnyyynyyyyyyyyyyyy");
 }
 END_TEST
 #undef OMCP_CLUSTER
