@@ -139,6 +139,9 @@ typedef struct cyc {
     int exclusive;
     int64_t limit; /* tenancyCount when it applies, else 0 */
     long rec;      /* the recovered Cluster's index, -1 when none */
+    /* narrowed to the Clusters serving the purpose (in the namespace): the
+     * host offers the filter no other */
+    int narrowed;
 } cyc;
 
 static int prepare_workload(trellis_plugin *self, const trellis_object *w, void **data, char *err,
@@ -556,7 +559,16 @@ static int took_in(const conf *cf, trellis_cycle *c, struct narrowing *g, void *
  * recovered one, none for an Exclusive purpose, else those serving the
  * purpose (in the request's namespace when the scope is Namespaced). 0,
  * or -1 when out of memory. */
-static int narrow(conf *cf, trellis_cycle *c, const trellis_plugin *self, const cyc *y)
+/* Narrow the cycle to the n places at idx, the purpose's Clusters. */
+static int narrowed(trellis_cycle *c, const trellis_plugin *self, cyc *y, const uint32_t *idx,
+                    size_t n)
+{
+    int rc = host->cycle_narrow(c, self, idx, n);
+    y->narrowed = rc == 0;
+    return rc;
+}
+
+static int narrow(conf *cf, trellis_cycle *c, const trellis_plugin *self, cyc *y)
 {
     if (y->rec >= 0) {
         uint32_t one = (uint32_t)y->rec;
@@ -573,10 +585,9 @@ static int narrow(conf *cf, trellis_cycle *c, const trellis_plugin *self, const 
     struct narrowing *g =
         &cf->narrowed[((size_t)y->r->purpose * 31 + (size_t)(ns + 1)) & (NARROWED - 1)];
     int mine = g->idx && g->purpose == y->r->purpose && g->ns == ns;
-    if (mine && g->gen == cf->gen && g->n_targets == n) /* nothing moved since */
-        return host->cycle_narrow(c, self, g->idx, g->n);
-    if (mine && took_in(cf, c, g, data, n) == 0) /* Clusters created since */
-        return host->cycle_narrow(c, self, g->idx, g->n);
+    if ((mine && g->gen == cf->gen && g->n_targets == n) || /* nothing moved since */
+        (mine && took_in(cf, c, g, data, n) == 0))          /* Clusters created since */
+        return narrowed(c, self, y, g->idx, g->n);
     if (ms->n > g->cap) {
         uint32_t *v = realloc(g->idx, ms->n * sizeof *v);
         if (!v)
@@ -595,7 +606,7 @@ static int narrow(conf *cf, trellis_cycle *c, const trellis_plugin *self, const 
             g->idx[m++] = pos;
     }
     *g = (struct narrowing){y->r->purpose, ns, cf->gen, n, g->idx, m, g->cap};
-    return host->cycle_narrow(c, self, g->idx, m);
+    return narrowed(c, self, y, g->idx, m);
 }
 
 static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
@@ -613,6 +624,7 @@ static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obje
     y->exclusive = cf->exclusive && p->exclusive;
     y->limit = cf->tenancy_count && !p->exclusive ? p->tenancy_count : 0;
     y->rec = cf->recover && r->fin[0] ? recovered(cf, c, self, r) : -1;
+    y->narrowed = 0;
     if (y->rec >= 0)
         host->cycle_note(c, self,
                          "recovered: Cluster %s already carries the request's finalizer %s",
@@ -645,10 +657,12 @@ static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_ob
         }
         return;
     }
-    /* A Cluster is feasible when it is a candidate, not skipped as being
-     * deleted, and (a tenancy count applying) holds fewer requests than
-     * it; the invariants are read once (the loop stores into pass, which
-     * the compiler cannot tell from the cycle's fields). */
+    /* A Cluster is feasible when it is a candidate (the only ones offered
+     * when the cycle was narrowed to them), not skipped as being deleted,
+     * and (a tenancy count applying) holds fewer requests than it (its
+     * data read only when it might not: dup only lowers the count); the
+     * invariants are read once (the loop stores into pass, which the
+     * compiler cannot tell from the cycle's fields). */
     const int64_t *col[N_COLS];
     columns(c, self, col);
     void *const *data = host->cycle_target_data(c, self);
@@ -656,7 +670,7 @@ static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_ob
                   *deleting = col[V_DELETING] + first, *requests = col[V_REQUESTS] + first,
                   *placed = col[C_PLACED] + first, *bound = col[C_BOUND] + first;
     void *const *dat = data ? data + first : NULL;
-    const int purpose = y->r->purpose, skip_deleting = cf->skip_deleting;
+    const int purpose = y->r->purpose, skip_deleting = cf->skip_deleting, any = !y->narrowed;
     const int64_t ns = y->r->ns, limit = y->limit;
     for (size_t wd = 0; wd < words; wd++) {
         uint64_t bits = pass[wd], out = bits;
@@ -665,9 +679,9 @@ static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_ob
             bits &= bits - 1;
             if (j >= n)
                 continue;
-            int ok = ((uint64_t)purposes[j] >> purpose & 1) && (ns < 0 || nsc[j] == ns) &&
-                     !(skip_deleting && deleting[j]);
-            if (ok && limit > 0)
+            int ok = !(skip_deleting && deleting[j]) &&
+                     (!any || (((uint64_t)purposes[j] >> purpose & 1) && (ns < 0 || nsc[j] == ns)));
+            if (ok && limit > 0 && omcp_held(requests[j], placed[j], bound[j], 0) >= limit)
                 ok = omcp_held(requests[j], placed[j], bound[j],
                                dat && dat[j] ? ((const clu *)dat[j])->dup : 0) < limit;
             if (!ok)

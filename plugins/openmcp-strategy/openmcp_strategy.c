@@ -30,6 +30,9 @@ typedef struct conf {
     omcp_config c;
     int strategy;
     uint64_t seed;
+    /* per purpose, the dup of the Clusters serving it, summed: while it is
+     * 0, scoring a request of the purpose reads no Cluster's data */
+    int64_t dups[OMCP_PURPOSES_MAX];
 } conf;
 
 static void amounts(trellis_plugin *self, const trellis_object *w, int64_t *out)
@@ -37,42 +40,61 @@ static void amounts(trellis_plugin *self, const trellis_object *w, int64_t *out)
     omcp_request_counters(host, self, w, out);
 }
 
-/* one cycle: how many candidates, and the Random draw */
+/* one cycle: how many candidates, the Random draw, the request's purpose
+ * (-1: unknown) */
 typedef struct cyc {
     size_t n;
     const trellis_target *pick;
+    int purpose;
 } cyc;
 
 /* A Cluster, prepared once per change: its request finalizers, and the
  * requests assumed on it in this run that it carries the finalizer of
  * already (recovered or created), counted once; dup changes in reserve /
- * unreserve on the main thread. */
+ * unreserve on the main thread, and so do the sums by purpose. */
 typedef struct tgt {
     int64_t finalizers, dup;
+    uint64_t purposes;
+    conf *cf;
 } tgt;
+
+/* Add d to t's dup and to the sums of the purposes it serves. */
+static void add_dup(tgt *t, int64_t d)
+{
+    t->dup += d;
+    for (uint64_t m = t->purposes; m; m &= m - 1)
+        t->cf->dups[__builtin_ctzll(m)] += d;
+}
 
 static int prepare_target(trellis_plugin *self, const trellis_object *o, void **data, char *err,
                           size_t errlen)
 {
-    (void)self;
+    conf *cf = host->get_private(self);
     tgt *t = calloc(1, sizeof *t);
     if (!t)
         return snprintf(err, errlen, "out of memory"), -1;
     t->finalizers = omcp_cluster_requests(host, o);
+    t->purposes = omcp_cluster_purposes(&cf->c, o);
+    t->cf = cf;
     *data = t;
     return 0;
 }
 
+/* The columns score_span reads: request finalizers, purposes served. */
 static void target_values(trellis_plugin *self, const trellis_object *o, int64_t *out)
 {
     const tgt *t = host->object_data(self, o);
     out[0] = t ? t->finalizers : 0;
+    out[1] = t ? (int64_t)t->purposes : 0;
 }
 
 static void release(trellis_plugin *self, void *data)
 {
     (void)self;
-    free(data);
+    tgt *t = data;
+    if (t)
+        add_dup(t, -t->dup);
+    free(t);
 }
 
 static void unreserve(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
@@ -81,7 +103,7 @@ static void unreserve(trellis_plugin *self, trellis_cycle *c, const trellis_obje
     (void)c;
     tgt *tt = host->object_data(self, host->target_object(t));
     if (tt && tt->dup > 0 && omcp_carries_own(host, w, host->target_object(t)))
-        tt->dup--;
+        add_dup(tt, -1);
 }
 
 /* omcp_held() of one target (outside the hot loop). */
@@ -112,6 +134,7 @@ static int pre_score(trellis_plugin *self, trellis_cycle *c, const trellis_objec
     if (!y)
         return host->status(st, TRELLIS_ERROR, "OutOfMemory", NULL);
     y->n = n;
+    y->purpose = omcp_purpose_index(&cf->c, omcp_request_purpose(host, w));
     host->cycle_set(c, self, y);
     if (n == 1) /* only explain scores a single candidate */
         note_only(c, self, w, feasible[0]);
@@ -141,6 +164,17 @@ static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_obj
             scores[j] = y && host->cycle_target(c, idx[j]) == y->pick;
     } else if (cf->strategy == OMCP_SIMPLE) {
         memset(scores, 0, n * sizeof *scores);
+    } else if (y && y->purpose >= 0 && cf->dups[y->purpose] == 0) {
+        /* no Cluster serving the request's purpose has a dup: only the
+         * others' data is read */
+        const int64_t *purposes = host->cycle_target_values(c, self, 1);
+        for (size_t j = 0; j < n; j++) {
+            uint32_t i = idx[j];
+            int64_t dup = (uint64_t)purposes[i] >> y->purpose & 1 ? 0
+                          : data[i]                               ? ((const tgt *)data[i])->dup
+                                                                  : 0;
+            scores[j] = -omcp_held(fin[i], placed[i], bound[i], dup);
+        }
     } else {
         for (size_t j = 0; j < n; j++) {
             uint32_t i = idx[j];
@@ -186,7 +220,7 @@ static int reserve(trellis_plugin *self, trellis_cycle *c, const trellis_object 
         host->cycle_note(c, self, "Balanced: %s held the fewest requests (%lld) of %zu candidates",
                          host->target_key(t), (long long)requests_on(self, t), n);
     if (own && tt)
-        tt->dup++;
+        add_dup(tt, 1);
     return TRELLIS_SUCCESS;
 }
 
@@ -211,7 +245,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
                    -1;
     }
     cf->seed = (uint64_t)h->arg_int(args, "seed");
-    if (h->declare_target_values(self, 1, target_values) < 0 ||
+    if (h->declare_target_values(self, 2, target_values) < 0 ||
         h->declare_counters(self, 2, amounts) < 0 || h->register_pre_score(self, pre_score) < 0 ||
         h->register_score(self, score) < 0 || h->register_score_span(self, score_span) < 0 ||
         h->register_reserve(self, reserve) < 0 || h->register_unreserve(self, unreserve) < 0 ||
