@@ -78,11 +78,10 @@ int edit_check(const trellis_object *o, const store_edit *e, char *err, size_t e
             if (e->op >= STORE_LIST_ADD && t != TRELLIS_VALUE_LIST && t != TRELLIS_VALUE_NULL)
                 return errf(err, errlen, "%s %s: cannot edit the list %s: it is a %s", o->kind,
                             o->key, path, type_name(t));
-            for (size_t k = 0; e->op >= STORE_LIST_ADD && k < value_len(v); k++)
-                if (value_type(value_at(v, k)) != TRELLIS_VALUE_STRING)
-                    return errf(err, errlen,
-                                "%s %s: cannot edit the list %s: item %zu is not a string", o->kind,
-                                o->key, path, k);
+            size_t k = e->op >= STORE_LIST_ADD ? value_first_non_string(v) : SIZE_MAX;
+            if (k != SIZE_MAX)
+                return errf(err, errlen, "%s %s: cannot edit the list %s: item %zu is not a string",
+                            o->kind, o->key, path, k);
             return 0;
         }
         if (path[i] == '.')

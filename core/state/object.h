@@ -124,6 +124,9 @@ size_t value_len(const trellis_value *v);
  * counted), or NULL when v is not a string. */
 const char *value_string_len(const trellis_value *v, size_t *len);
 const trellis_value *value_at(const trellis_value *list, size_t i);
+/* The index of list's first item that is not a string; SIZE_MAX when all
+ * are (or list is not a list). */
+size_t value_first_non_string(const trellis_value *list);
 const trellis_value *value_get(const trellis_value *map, const char *key);
 const trellis_value *value_path(const trellis_value *v, const char *path);
 int value_foreach(const trellis_value *map,

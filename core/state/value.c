@@ -128,6 +128,18 @@ size_t value_len(const trellis_value *v)
     return 0;
 }
 
+size_t value_first_non_string(const trellis_value *list)
+{
+    const onode *n = N(list);
+    if (!n || ntype(n) != N_LIST)
+        return SIZE_MAX;
+    uint32_t len = nlen(n);
+    for (uint32_t i = 0; i < len; i++)
+        if (ntype(nchild(n, i)) != N_STRING)
+            return i;
+    return SIZE_MAX;
+}
+
 const trellis_value *value_at(const trellis_value *list, size_t i)
 {
     const onode *n = N(list);

@@ -371,6 +371,23 @@ START_TEST(list_edits_add_and_remove_strings)
     ck_assert_msg(strstr(err, "a list edit needs a value"), "%s", err);
     manifest_set_free(&ms);
     s->ops->destroy(s);
+    /* nor of a list that holds anything but strings: the first such item
+     * is named */
+    put("c.json", "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\",\n"
+                  " \"metadata\": {\"name\": \"k\", \"namespace\": \"ns\",\n"
+                  "              \"finalizers\": [\"keep.io/x\", \"b\", 3, null]}}\n");
+    s = open_listed(&ms);
+    ck_assert_uint_eq(ms.n_objects, 4);
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[3], NULL, &add_a, 1, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "cannot edit the list metadata.finalizers: item 2 is not a string"),
+                  "%s", err);
+    /* the check every store's patch makes first says so too */
+    ck_assert_int_eq(edit_check(ms.objects[3], &add_a, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "cannot edit the list metadata.finalizers: item 2 is not a string"),
+                  "%s", err);
+    ck_assert_int_eq(edit_check(ms.objects[2], &add_a, err, sizeof err), 0);
+    manifest_set_free(&ms);
+    s->ops->destroy(s);
 }
 END_TEST
 
