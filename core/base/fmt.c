@@ -97,3 +97,12 @@ int fmt_v(char *buf, size_t len, const char *fmt, va_list ap)
         buf[o.n < len ? o.n : len - 1] = '\0';
     return (int)o.n;
 }
+
+int fmt_s(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = fmt_v(buf, len, fmt, ap);
+    va_end(ap);
+    return n;
+}

@@ -21,4 +21,13 @@
  * encoding error of the fallback. ap is consumed, as vsnprintf does. */
 int fmt_v(char *buf, size_t len, const char *fmt, va_list ap);
 
+#if defined(__GNUC__)
+#define FMT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define FMT_PRINTF(a, b)
+#endif
+
+/* snprintf(buf, len, fmt, ...), through fmt_v. */
+int fmt_s(char *buf, size_t len, const char *fmt, ...) FMT_PRINTF(3, 4);
+
 #endif

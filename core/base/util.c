@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "fmt.h"
+
 int errf(char *err, size_t errlen, const char *fmt, ...)
 {
     if (err && errlen) {
@@ -86,15 +88,20 @@ char *xstrdup(const char *s)
 
 char *xasprintf(const char *fmt, ...)
 {
+    char tmp[256]; /* one pass when it fits */
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = fmt_v(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
     if (n < 0)
         oom();
     char *s = xmalloc((size_t)n + 1);
+    if ((size_t)n < sizeof tmp) {
+        memcpy(s, tmp, (size_t)n + 1);
+        return s;
+    }
     va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    fmt_v(s, (size_t)n + 1, fmt, ap);
     va_end(ap);
     return s;
 }
@@ -156,7 +163,7 @@ void sb_printf(strbuf *b, const char *fmt, ...)
     char tmp[256];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    int n = fmt_v(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
     if (n < 0)
         return;
@@ -166,7 +173,7 @@ void sb_printf(strbuf *b, const char *fmt, ...)
     }
     char *big = xmalloc((size_t)n + 1);
     va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    fmt_v(big, (size_t)n + 1, fmt, ap);
     va_end(ap);
     sb_add(b, big, (size_t)n);
     free(big);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "edit.h"
+#include "fmt.h"
 #include "hmap.h"
 #include "log.h"
 #include "util.h"
@@ -101,7 +102,7 @@ static int workload_id(const cfg_profile *pc, const trellis_object *b, char *id,
     const char *w = value_string(object_get(b, pc->bobj_workload_field));
     if (!w || !*w)
         return -1;
-    int n = snprintf(id, len, "%s/%s/%s", pc->workload_kind, b->namespace_, w);
+    int n = fmt_s(id, len, "%s/%s/%s", pc->workload_kind, b->namespace_, w);
     if (n > 0 && (size_t)n < len)
         return 0;
     id[0] = '\0';
@@ -244,12 +245,12 @@ const char *placements_object_name(const trellis_object *w, const char *target, 
                                    size_t len)
 {
     char full[1024];
-    int n = snprintf(full, sizeof full, "%s-%s", w->name, target);
+    int n = fmt_s(full, sizeof full, "%s-%s", w->name, target);
     for (char *q = full; *q; q++)
         if (*q == '/')
             *q = '-';
     if (n >= 0 && (size_t)n <= 200) {
-        snprintf(buf, len, "%s", full);
+        fmt_s(buf, len, "%s", full);
         return buf;
     }
     uint32_t h = 2166136261u; /* FNV-1a over the id and the key */

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt.h"
 #include "hmap.h"
 #include "onode.h"
 #include "util.h"
@@ -214,7 +215,7 @@ oref ob_int(obuild *b, int64_t v, const char *text)
 {
     char buf[32];
     if (!text) {
-        snprintf(buf, sizeof buf, "%" PRId64, v);
+        fmt_s(buf, sizeof buf, "%lld", (long long)v);
         text = buf;
     }
     size_t len = strlen(text);

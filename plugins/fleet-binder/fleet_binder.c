@@ -113,6 +113,24 @@ static void put(sbuf *b, const char *fmt, ...)
 
 static void put(sbuf *b, const char *fmt, ...)
 {
+    if (!strchr(fmt, '%')) { /* most are plain text */
+        size_t n = strlen(fmt);
+        if (!b->failed && (!b->s || b->len + n >= b->cap)) {
+            size_t cap = (b->cap + n + 1) * 2;
+            char *s = realloc(b->s, cap);
+            if (!s) {
+                b->failed = 1;
+                return;
+            }
+            b->s = s;
+            b->cap = cap;
+        }
+        if (!b->failed) {
+            memcpy(b->s + b->len, fmt, n + 1);
+            b->len += n;
+        }
+        return;
+    }
     for (int tries = 0; tries < 2 && !b->failed; tries++) {
         va_list ap;
         va_start(ap, fmt);
