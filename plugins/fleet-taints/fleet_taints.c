@@ -193,10 +193,20 @@ static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_ob
                         size_t first, size_t n, uint64_t *pass)
 {
     const items *tols = host->object_data(self, w);
+    if (tols && tols->fixed)
+        return; /* tolerates every taint */
+    /* the clusters still in the running, and of them those with taints */
     void *const *data = host->cycle_target_data(c, self);
-    for (size_t j = 0; j < n; j++)
-        if (untolerated(tols, data[first + j]))
-            pass[j / 64] &= ~(1ull << (j % 64));
+    for (size_t wd = 0; wd < (n + 63) / 64; wd++) {
+        uint64_t bits = pass[wd];
+        while (bits) {
+            size_t j = wd * 64 + (size_t)__builtin_ctzll(bits);
+            bits &= bits - 1;
+            const items *taints = j < n ? data[first + j] : NULL;
+            if (taints && taints->n && untolerated(tols, taints))
+                pass[wd] &= ~(1ull << (j % 64));
+        }
+    }
 }
 
 static int same_items(const items *a, const items *b)

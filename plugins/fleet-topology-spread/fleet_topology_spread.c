@@ -371,18 +371,23 @@ static void apply(config *cfg, const constraint *k, int16_t ki, const domains *d
     }
     if (d->n_dom == 1)
         second = smallest;
+    /* what one more binding in a domain does depends on its count alone:
+     * worked out once a domain, in place of the count (INT64_MIN: it
+     * violates a DoNotSchedule constraint; else the score added) */
+    int64_t *effect = (int64_t *)counts;
+    for (uint32_t i = 0; i < d->n_dom; i++) {
+        int64_t change;
+        int bad = will_violate((int64_t)counts[i], smallest, second, largest, k->max_skew, &change);
+        effect[i] = !bad ? -change : k->do_not_schedule ? INT64_MIN : -1000;
+    }
     for (size_t x = 0; x < v->n && x < d->n; x++) {
         if (d->dom[x] == NO_DOMAIN || v->violated[x] >= 0)
             continue; /* in no domain: no skew; out already: no score kept */
-        int64_t change;
-        int bad = will_violate((int64_t)counts[d->dom[x]], smallest, second, largest, k->max_skew,
-                               &change);
-        if (bad && k->do_not_schedule)
+        int64_t e = effect[d->dom[x]];
+        if (e == INT64_MIN)
             v->violated[x] = ki;
-        else if (bad)
-            v->score[x] -= 1000;
         else
-            v->score[x] -= change;
+            v->score[x] += e;
     }
 }
 
