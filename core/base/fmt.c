@@ -5,6 +5,8 @@
 
 #include "fmt.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -95,6 +97,10 @@ int fmt_v(char *buf, size_t len, const char *fmt, va_list ap)
     va_end(again);
     if (len)
         buf[o.n < len ? o.n : len - 1] = '\0';
+    if (o.n > INT_MAX) { /* vsnprintf's answer to a text an int cannot count */
+        errno = EOVERFLOW;
+        return -1;
+    }
     return (int)o.n;
 }
 

@@ -4,11 +4,12 @@
  * A plugin's decision notes and rejection messages are formatted in every
  * cycle (openMCP's strategy notes each choice); the C library's vsnprintf
  * goes through its stream machinery and costs a few thousand instructions
- * a call. fmt_v writes the plain conversions itself: %s, %c, %d and %i,
- * %u, each with the length modifiers l, ll and z, and %%, without flags,
- * width or precision. Any other conversion hands the whole format to
- * vsnprintf. The result is vsnprintf's, byte for byte, return value
- * included (a NULL %s argument prints "(null)", as glibc does).
+ * a call. fmt_v writes the plain conversions itself: %s, %c and %%, and
+ * %d, %i and %u with or without the length modifier l, ll or z, none with
+ * flags, width or precision. Any other conversion hands the whole format
+ * to vsnprintf. The result is vsnprintf's, byte for byte, return value
+ * included (a NULL %s argument prints "(null)", as glibc does; a text
+ * longer than INT_MAX gives -1 with errno EOVERFLOW).
  */
 #ifndef TRELLIS_FMT_H
 #define TRELLIS_FMT_H

@@ -526,7 +526,9 @@ static int took_in(const conf *cf, trellis_cycle *c, struct narrowing *g, void *
             serves[j] = serves[j - 1];
         }
         at[j] = (uint32_t)pos;
-        serves[j] = ((uint64_t)a->t->v[V_PURPOSES] >> g->purpose & 1) &&
+        /* as the purpose index has it (a Cluster whose listing ran out of
+         * memory is in no purpose) */
+        serves[j] = a->t->listed && ((uint64_t)a->t->v[V_PURPOSES] >> g->purpose & 1) &&
                     (g->ns < 0 || a->t->v[V_NAMESPACE] == g->ns);
     }
     size_t more = 0;
@@ -555,10 +557,6 @@ static int took_in(const conf *cf, trellis_cycle *c, struct narrowing *g, void *
     return 0;
 }
 
-/* Narrow the cycle to the Clusters that can be candidates for y: the
- * recovered one, none for an Exclusive purpose, else those serving the
- * purpose (in the request's namespace when the scope is Namespaced). 0,
- * or -1 when out of memory. */
 /* Narrow the cycle to the n places at idx, the purpose's Clusters. */
 static int narrowed(trellis_cycle *c, const trellis_plugin *self, cyc *y, const uint32_t *idx,
                     size_t n)
@@ -568,6 +566,10 @@ static int narrowed(trellis_cycle *c, const trellis_plugin *self, cyc *y, const 
     return rc;
 }
 
+/* Narrow the cycle to the Clusters that can be candidates for y: the
+ * recovered one, none for an Exclusive purpose, else those serving the
+ * purpose (in the request's namespace when the scope is Namespaced). 0,
+ * or -1 when out of memory. */
 static int narrow(conf *cf, trellis_cycle *c, const trellis_plugin *self, cyc *y)
 {
     if (y->rec >= 0) {
@@ -660,9 +662,8 @@ static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_ob
     /* A Cluster is feasible when it is a candidate (the only ones offered
      * when the cycle was narrowed to them), not skipped as being deleted,
      * and (a tenancy count applying) holds fewer requests than it (its
-     * data read only when it might not: dup only lowers the count); the
-     * invariants are read once (the loop stores into pass, which the
-     * compiler cannot tell from the cycle's fields). */
+     * data read only when it might not: dup only lowers the count). What
+     * stays the same over the span is read once, before the loop. */
     const int64_t *col[N_COLS];
     columns(c, self, col);
     void *const *data = host->cycle_target_data(c, self);

@@ -632,6 +632,11 @@ START_TEST(keys_with_dots_and_slashes)
     store_edit under = {"metadata.name[\"x.y\"]", "v", STORE_SET};
     ck_assert_int_eq(s->ops->patch(s, ms.objects[0], NULL, &under, 1, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "'metadata.name' is not a map"), "%s", err);
+    /* a bracketed key after a dot names the same field as without the dot
+     * (the edit would write there): a map is not set to a string */
+    store_edit dotted = {"metadata.[\"labels\"]", "v", STORE_SET};
+    ck_assert_int_eq(s->ops->patch(s, ms.objects[0], NULL, &dotted, 1, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "it is a map, not a scalar"), "%s", err);
     ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), 0);
     manifest_set_free(&ms);
     s->ops->destroy(s);
