@@ -111,21 +111,29 @@ static void put(sbuf *b, const char *fmt, ...)
 #endif
     ;
 
+/* Room on b for more bytes and a NUL. 0, or -1 (failed set). */
+static int room(sbuf *b, size_t more)
+{
+    if (b->failed)
+        return -1;
+    if (b->s && b->len + more < b->cap)
+        return 0;
+    size_t cap = (b->cap + more + 1) * 2;
+    char *s = realloc(b->s, cap);
+    if (!s) {
+        b->failed = 1;
+        return -1;
+    }
+    b->s = s;
+    b->cap = cap;
+    return 0;
+}
+
 static void put(sbuf *b, const char *fmt, ...)
 {
     if (!strchr(fmt, '%')) { /* most are plain text */
         size_t n = strlen(fmt);
-        if (!b->failed && (!b->s || b->len + n >= b->cap)) {
-            size_t cap = (b->cap + n + 1) * 2;
-            char *s = realloc(b->s, cap);
-            if (!s) {
-                b->failed = 1;
-                return;
-            }
-            b->s = s;
-            b->cap = cap;
-        }
-        if (!b->failed) {
+        if (room(b, n) == 0) {
             memcpy(b->s + b->len, fmt, n + 1);
             b->len += n;
         }
@@ -144,14 +152,7 @@ static void put(sbuf *b, const char *fmt, ...)
             b->len += (size_t)n;
             return;
         }
-        size_t cap = (b->cap + (size_t)n + 1) * 2;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->failed = 1;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
+        room(b, (size_t)n);
     }
 }
 
@@ -160,17 +161,7 @@ static void put(sbuf *b, const char *fmt, ...)
 static void put_string(sbuf *b, const char *text)
 {
     const unsigned char *q = (const unsigned char *)(text ? text : "");
-    size_t need = b->len + 6 * strlen((const char *)q) + 3;
-    if (!b->failed && need > b->cap) {
-        char *ns = realloc(b->s, need * 2);
-        if (!ns) {
-            b->failed = 1;
-            return;
-        }
-        b->s = ns;
-        b->cap = need * 2;
-    }
-    if (b->failed)
+    if (room(b, 6 * strlen((const char *)q) + 2) < 0) /* the quotes too */
         return;
     char *o = b->s + b->len;
     *o++ = '"';
