@@ -29,7 +29,6 @@ static void free_target(cache_target *t)
     if (t->t.obj)
         object_unref(t->t.obj);
     free(t->key);
-    free(t->kind);
     free(t->name);
     free(t);
 }
@@ -96,10 +95,12 @@ static cache_target *ensure_target(cache *c, const char *kind, const char *name)
     cache_target *t = cache_get_target(c, kind, name);
     if (t)
         return t;
-    t = xcalloc(1, sizeof *t);
+    size_t kl = strlen(kind);
+    t = xcalloc(1, sizeof *t + kl + 1);
+    memcpy(t->kind, kind, kl + 1);
     t->key = target_key(kind, name);
-    t->kind = xstrdup(kind);
     t->name = xstrdup(name);
+    t->name_hash = hmap_hash(t->name);
     t->t.name = t->name;
     t->t.sums = xcalloc((size_t)(c->n_counters ? c->n_counters : 1), sizeof(int64_t));
     t->t.wl_cut = ++c->cuts;

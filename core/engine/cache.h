@@ -48,9 +48,10 @@ struct trellis_target {
 typedef struct cache_target {
     struct trellis_target t;
     char *key;                        /* "Kind/<t.name>", owned */
-    char *kind;                       /* owned */
     char *name;                       /* owned, t.name points here (the object's key) */
+    uint64_t name_hash;               /* hmap_hash(name): a snapshot finds its copy by it */
     struct cache_target *prev, *next; /* most recently changed first */
+    char kind[];                      /* beside the rest: read for every change */
 } cache_target;
 
 typedef struct cache_assignment {

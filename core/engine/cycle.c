@@ -102,7 +102,8 @@ void cycle_reset(trellis_cycle *c, profile *p, trellis_object *w)
     c->targets = p->snap.targets;
     c->n = p->snap.n;
     if (c->n > c->cap_targets || !c->pass) { /* allocated even for no target */
-        size_t cap = c->n + 64;
+        /* with room to grow: a post-filter may add a target a cycle */
+        size_t cap = c->n + c->n / 4 + 64;
         c->pass = xrealloc(c->pass, ((cap + 63) / 64) * sizeof *c->pass);
         c->cands = xrealloc(c->cands, cap * sizeof *c->cands);
         c->feasible = xrealloc(c->feasible, cap * sizeof *c->feasible);

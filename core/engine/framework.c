@@ -772,26 +772,33 @@ static fw_result select_tuple(profile *p, trellis_cycle *c, unsigned flags,
                               const struct trellis_target **best, char *msg, size_t msglen)
 {
     size_t nf = c->n_feasible;
-    for (size_t k = 0; k < p->score.n; k++) {
-        trellis_plugin *pl = p->score.v[k];
-        if (!c->skip_score[pl->index] && score_failed(c, pl, c->rows[k], nf, msg, msglen))
+    /* one score plugin in play (the usual tuple: a strategy): its row
+     * alone, as rank_before would compare it, then the tie-break; the
+     * pass that finds the first also finds a failed score */
+    size_t active = 0, row = 0;
+    for (size_t k = 0; k < p->score.n; k++)
+        if (!c->skip_score[p->score.v[k]->index])
+            active++, row = k;
+    uint32_t top = 0;
+    if (active == 1 && !(flags & FW_EXPLAIN)) {
+        const int64_t *sc = c->rows[row];
+        int desc = p->cfg->tie_break_desc, failed = nf && sc[0] == INT64_MIN;
+        for (uint32_t j = 1; j < nf; j++) {
+            failed |= sc[j] == INT64_MIN;
+            if (sc[j] > sc[top] || (desc && sc[j] == sc[top]))
+                top = j;
+        }
+        if (failed && score_failed(c, p->score.v[row], sc, nf, msg, msglen))
             return FW_ERROR;
+    } else {
+        for (size_t k = 0; k < p->score.n; k++) {
+            trellis_plugin *pl = p->score.v[k];
+            if (!c->skip_score[pl->index] && score_failed(c, pl, c->rows[k], nf, msg, msglen))
+                return FW_ERROR;
+        }
     }
     if (!(flags & FW_EXPLAIN)) {
-        uint32_t top = 0;
-        /* one score plugin in play (the usual tuple: a strategy): its row
-         * alone, as rank_before would compare it, then the tie-break */
-        size_t active = 0, row = 0;
-        for (size_t k = 0; k < p->score.n; k++)
-            if (!c->skip_score[p->score.v[k]->index])
-                active++, row = k;
-        if (active == 1) {
-            const int64_t *sc = c->rows[row];
-            int desc = p->cfg->tie_break_desc;
-            for (uint32_t j = 1; j < nf; j++)
-                if (sc[j] > sc[top] || (desc && sc[j] == sc[top]))
-                    top = j;
-        } else {
+        if (active != 1) {
             for (uint32_t j = 1; j < nf; j++)
                 if (rank_before(p, c, j, top))
                     top = j;

@@ -133,6 +133,18 @@ struct trellis_target *snapshot_find(const snapshot *s, const char *name)
     return hmap_get(&s->by_name, name);
 }
 
+/* The snapshot's copy of cached target ct, or NULL. */
+static struct trellis_target *copy_of(const snapshot *s, const cache_target *ct)
+{
+    return hmap_get_h(&s->by_name, ct->name, ct->name_hash);
+}
+
+/* Whether ct is a target of s's kind that s has no copy of. */
+static int is_new(const snapshot *s, const cache_target *ct)
+{
+    return ct->t.obj && strcmp(ct->kind, s->kind) == 0 && !copy_of(s, ct);
+}
+
 /* The k columns (one when k is 0) of elements of size sz at stride cap in
  * old (its block starting off elements before it; NULL: none yet), moved
  * to stride ncap in a block with noff free elements before them, the first
@@ -292,11 +304,11 @@ static void add_new(snapshot *s, const cache *c)
 {
     size_t n_new = 0;
     for (const cache_target *ct = c->mru; ct && ct->t.gen > s->gen; ct = ct->next)
-        n_new += ct->t.obj && strcmp(ct->kind, s->kind) == 0 && !snapshot_find(s, ct->name);
+        n_new += (size_t)is_new(s, ct);
     if (s->n + n_new > s->cap_cols)
         grow_columns(s, s->n + n_new, s->n);
     for (const cache_target *ct = c->mru; ct && ct->t.gen > s->gen; ct = ct->next) {
-        if (!ct->t.obj || strcmp(ct->kind, s->kind) != 0 || snapshot_find(s, ct->name))
+        if (!is_new(s, ct))
             continue;
         struct trellis_target *t = xcalloc(1, sizeof *t);
         copy_into(s, t, &ct->t);
@@ -321,7 +333,7 @@ void snapshot_update(snapshot *s, const cache *c)
         for (const cache_target *ct = c->mru; ct && ct->t.gen > s->gen; ct = ct->next) {
             if (!ct->t.obj || strcmp(ct->kind, s->kind) != 0)
                 continue;
-            struct trellis_target *t = snapshot_find(s, ct->name);
+            struct trellis_target *t = copy_of(s, ct);
             if (t) {
                 copy_into(s, t, &ct->t);
                 fill_columns(s, snapshot_pos(s, t));

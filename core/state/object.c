@@ -668,6 +668,7 @@ static uint32_t local_key(obuild *b, const char *key)
 /* Interned file names: objects of one file share one copy. */
 typedef struct fname {
     size_t refs;
+    uint64_t h; /* hmap_hash(s) */
     char s[];
 } fname;
 
@@ -683,6 +684,7 @@ static const char *fname_get(const char *file)
         f = xmalloc(sizeof *f + len + 1);
         f->refs = 0;
         memcpy(f->s, file, len + 1);
+        f->h = hmap_hash(f->s);
         hmap_put(&fname_map, f->s, f);
     }
     f->refs++;
@@ -949,6 +951,11 @@ trellis_object *object_copy(const trellis_object *o)
     object_set_origin(c, o->file, o->doc, o->item, o->line);
     c->version = o->version;
     return c;
+}
+
+uint64_t object_file_hash(const trellis_object *o)
+{
+    return ((const fname *)(const void *)(o->file - offsetof(fname, s)))->h;
 }
 
 void object_set_origin(trellis_object *o, const char *file, int doc, int item, int line)

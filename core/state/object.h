@@ -80,6 +80,8 @@ trellis_object *object_ref(trellis_object *o);
 void object_unref(trellis_object *o);
 /* Set provenance; file is interned (objects of one file share it). */
 void object_set_origin(trellis_object *o, const char *file, int doc, int item, int line);
+/* hmap_hash(o->file), kept with the shared name (o->file not NULL) */
+uint64_t object_file_hash(const trellis_object *o);
 /* Whether two objects hold the same value tree, byte for byte (the same
  * document parsed twice gives the same tree). */
 int object_same_content(const trellis_object *a, const trellis_object *b);

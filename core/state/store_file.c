@@ -587,7 +587,7 @@ static const trellis_object *current(file_store *fs, const fs_file *f, const tre
 static int patch_locked(file_store *fs, const trellis_object *o, const store_edit *edits, size_t n,
                         char *err, size_t errlen)
 {
-    fs_file *f = o->file ? hmap_get(&fs->by_path, o->file) : NULL;
+    fs_file *f = o->file ? hmap_get_h(&fs->by_path, o->file, object_file_hash(o)) : NULL;
     if (!f) {
         for (size_t i = 0; i < fs->n_created; i++)
             if (strcmp(fs->created[i]->id, o->id) == 0)
@@ -712,7 +712,7 @@ static int remove_locked(file_store *fs, const trellis_object *o, char *err, siz
             object_unref(eo);
         return 0;
     }
-    fs_file *f = o->file ? hmap_get(&fs->by_path, o->file) : NULL;
+    fs_file *f = o->file ? hmap_get_h(&fs->by_path, o->file, object_file_hash(o)) : NULL;
     if (!en || !f)
         return errf(err, errlen, "%s %s: not in this store", o->kind, o->key);
     const trellis_object *cur = current(fs, f, o);
