@@ -582,12 +582,11 @@ int64_t omcp_cluster_requests(const trellis_host *h, const trellis_object *clust
 }
 
 void omcp_request_counters(const trellis_host *h, const trellis_plugin *self,
-                           const trellis_object *w, int64_t out[2])
+                           const trellis_object *w, int64_t out[1])
 {
     const trellis_value *b = h->object_get(w, h->binding_field(self));
     const char *s = values_scalar_text(h, b);
-    out[0] = 1;
-    out[1] = s && *s;
+    out[0] = !(s && *s);
 }
 
 int omcp_carries_own(const trellis_host *h, const trellis_object *w, const trellis_object *cluster)

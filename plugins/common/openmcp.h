@@ -116,21 +116,22 @@ uint64_t omcp_cluster_purposes(const omcp_config *c, const trellis_object *clust
  * count). */
 int64_t omcp_cluster_requests(const trellis_host *h, const trellis_object *cluster);
 
-/* The two counters of a request (declare_counters(self, 2, ...)): 1, and
- * 1 when it is bound (the profile's binding field is set) when read. Their
- * sums over a Cluster's requests differ by the requests assumed on it in
- * this run, whose finalizers are not on the Cluster yet: a Cluster holds
- * its request finalizers plus that difference (openMCP's tenancy count). */
+/* The counter of a request (declare_counters(self, 1, ...)): 1 unless it
+ * is bound (the profile's binding field is set) when read. Its sum over a
+ * Cluster's requests is the requests assumed on it in this run, whose
+ * finalizers are not on the Cluster yet: a Cluster holds its request
+ * finalizers plus those (openMCP's tenancy count). One column, so that a
+ * hot loop reads one place per Cluster for it. */
 void omcp_request_counters(const trellis_host *h, const trellis_plugin *self,
-                           const trellis_object *w, int64_t out[2]);
+                           const trellis_object *w, int64_t out[1]);
 
 /* The requests a Cluster holds in a run (its tenancy count): the request
  * finalizers on it plus the requests placed on it and not bound when read
  * (assumed in this run), less those of them whose finalizer it carries
  * already (recovered, or created for them: counted by reserve). */
-static inline int64_t omcp_held(int64_t finalizers, int64_t placed, int64_t bound, int64_t carried)
+static inline int64_t omcp_held(int64_t finalizers, int64_t assumed, int64_t carried)
 {
-    return finalizers + placed - bound - carried;
+    return finalizers + assumed - carried;
 }
 
 /* Whether cluster already carries request w's finalizer: a request

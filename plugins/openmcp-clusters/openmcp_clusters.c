@@ -28,8 +28,8 @@
  * last narrowing is kept, and takes in a Cluster created since. A Cluster
  * left out is explained by the plain filter, as before. The hot loop is
  * filter_span over target-value columns computed once per Cluster change
- * (purpose mask, namespace id, request count, deletion) and the host's
- * per-target counters of placed and of bound requests (their difference: the
+ * (purpose mask, namespace id, request count with deletion) and the host's
+ * per-target counter of the requests placed and not bound when read (the
  * assumed ones): no string is compared per (request, Cluster) pair.
  * Arguments: config, default_scope (the scope when the configuration sets
  * none: "Namespaced" as openMCP's document says, "Cluster" as its current
@@ -47,7 +47,11 @@
 
 static const trellis_host *host;
 
-enum { V_PURPOSES, V_NAMESPACE, V_REQUESTS, V_DELETING, N_VALUES };
+/* A Cluster's prepared values. The first N_COLUMNS are its columns: the
+ * purposes it serves, its namespace id, and V_LOAD, its request finalizers
+ * or, when it is being deleted, -1 minus them (the filter reads one column
+ * for both). */
+enum { V_PURPOSES, V_NAMESPACE, V_LOAD, N_COLUMNS, V_REQUESTS = N_COLUMNS, V_DELETING, N_VALUES };
 
 struct clu;
 
@@ -290,6 +294,7 @@ static int prepare_target(trellis_plugin *self, const trellis_object *o, void **
     t->v[V_NAMESPACE] = intern_id(&cf->ids, t->ns);
     t->v[V_REQUESTS] = omcp_cluster_requests(host, o);
     t->v[V_DELETING] = omcp_being_deleted(host, o);
+    t->v[V_LOAD] = t->v[V_DELETING] ? -1 - t->v[V_REQUESTS] : t->v[V_REQUESTS];
     *data = t; /* released by the host whatever happens below */
     if (list(t) < 0)
         return snprintf(err, errlen, "out of memory"), -1;
@@ -308,13 +313,12 @@ static int prepare_target(trellis_plugin *self, const trellis_object *o, void **
 static void target_values(trellis_plugin *self, const trellis_object *o, int64_t *out)
 {
     const clu *t = host->object_data(self, o);
-    for (int k = 0; t && k < N_VALUES; k++)
+    for (int k = 0; t && k < N_COLUMNS; k++)
         out[k] = t->v[k];
 }
 
-/* Counters: every request placed on a Cluster, and those bound when read
- * (the others are assumed in this run; their finalizers are not written
- * yet). */
+/* The counter: the requests placed on a Cluster and not bound when read
+ * (assumed in this run; their finalizers are not written yet). */
 static void amounts(trellis_plugin *self, const trellis_object *w, int64_t *out)
 {
     omcp_request_counters(host, self, w, out);
@@ -358,8 +362,8 @@ static void allocated(trellis_plugin *self, const trellis_object *o,
 
 static int name_counters(trellis_plugin *self, const trellis_host *h)
 {
-    static const char *const names[] = {"requests", NULL};
-    static const trellis_unit units[] = {TRELLIS_UNIT_COUNT, TRELLIS_UNIT_COUNT};
+    static const char *const names[] = {"requests"};
+    static const trellis_unit units[] = {TRELLIS_UNIT_COUNT};
     return h->name_counters(self, names, units, allocated);
 }
 
@@ -381,16 +385,15 @@ static int passed_over(const conf *cf, const cyc *y, uint64_t purposes, int64_t 
     return cf->skip_deleting && deleting ? R_DELETING : R_NONE;
 }
 
-/* The columns a cycle reads: the target values, then the counters of
- * placed and of bound requests (their difference: the assumed ones). */
-enum { C_PLACED = N_VALUES, C_BOUND, N_COLS };
+/* The columns a cycle reads: the target values, then the counter of
+ * assumed requests. */
+enum { C_ASSUMED = N_COLUMNS, N_COLS };
 
 static void columns(trellis_cycle *c, const trellis_plugin *self, const int64_t *col[N_COLS])
 {
-    for (int k = 0; k < N_VALUES; k++)
+    for (int k = 0; k < N_COLUMNS; k++)
         col[k] = host->cycle_target_values(c, self, k);
-    col[C_PLACED] = host->cycle_target_counter(c, self, 0);
-    col[C_BOUND] = host->cycle_target_counter(c, self, 1);
+    col[C_ASSUMED] = host->cycle_target_counter(c, self, 0);
 }
 
 /* A request placed on a Cluster that carries its finalizer already is
@@ -668,8 +671,7 @@ static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_ob
     columns(c, self, col);
     void *const *data = host->cycle_target_data(c, self);
     const int64_t *purposes = col[V_PURPOSES] + first, *nsc = col[V_NAMESPACE] + first,
-                  *deleting = col[V_DELETING] + first, *requests = col[V_REQUESTS] + first,
-                  *placed = col[C_PLACED] + first, *bound = col[C_BOUND] + first;
+                  *load = col[V_LOAD] + first, *assumed = col[C_ASSUMED] + first;
     void *const *dat = data ? data + first : NULL;
     const int purpose = y->r->purpose, skip_deleting = cf->skip_deleting, any = !y->narrowed;
     const int64_t ns = y->r->ns, limit = y->limit;
@@ -680,10 +682,11 @@ static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_ob
             bits &= bits - 1;
             if (j >= n)
                 continue;
-            int ok = !(skip_deleting && deleting[j]) &&
+            int64_t l = load[j], requests = l < 0 ? -1 - l : l;
+            int ok = !(skip_deleting && l < 0) &&
                      (!any || (((uint64_t)purposes[j] >> purpose & 1) && (ns < 0 || nsc[j] == ns)));
-            if (ok && limit > 0 && omcp_held(requests[j], placed[j], bound[j], 0) >= limit)
-                ok = omcp_held(requests[j], placed[j], bound[j],
+            if (ok && limit > 0 && omcp_held(requests, assumed[j], 0) >= limit)
+                ok = omcp_held(requests, assumed[j],
                                dat && dat[j] ? ((const clu *)dat[j])->dup : 0) < limit;
             if (!ok)
                 out &= ~(UINT64_C(1) << (j % 64));
@@ -733,7 +736,7 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
                                         "the request's finalizer is on Cluster %s",
                                         host->target_key(mine));
     }
-    int64_t a = k ? omcp_held(0, k[0], k[1], tc->dup) : 0; /* assumed in this run */
+    int64_t a = k ? omcp_held(0, k[0], tc->dup) : 0; /* assumed in this run */
     int why = passed_over(cf, y, (uint64_t)v[V_PURPOSES], v[V_NAMESPACE], v[V_DELETING]);
     if (why == R_NONE && y->limit > 0 && v[V_REQUESTS] + a >= y->limit)
         why = R_FULL;
@@ -798,8 +801,8 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     if (h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_prepare_target(self, prepare_target) < 0 ||
         h->register_release(self, release) < 0 ||
-        h->declare_target_values(self, N_VALUES, target_values) < 0 ||
-        h->declare_counters(self, 2, amounts) < 0 || name_counters(self, h) < 0 ||
+        h->declare_target_values(self, N_COLUMNS, target_values) < 0 ||
+        h->declare_counters(self, 1, amounts) < 0 || name_counters(self, h) < 0 ||
         h->register_pre_filter(self, pre_filter) < 0 || h->register_filter(self, filter) < 0 ||
         h->register_filter_span(self, filter_span) < 0 || h->register_reserve(self, reserve) < 0 ||
         h->register_unreserve(self, unreserve) < 0 ||

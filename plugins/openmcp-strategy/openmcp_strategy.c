@@ -111,7 +111,7 @@ static int64_t requests_on(const trellis_plugin *self, const trellis_target *t)
 {
     const int64_t *k = host->target_counters(self, t);
     const tgt *d = host->object_data(self, host->target_object(t));
-    return d ? omcp_held(d->finalizers, k[0], k[1], d->dup) : 0;
+    return d ? omcp_held(d->finalizers, k[0], d->dup) : 0;
 }
 
 /* "reused X, the only candidate left", unless X carries the request's
@@ -156,8 +156,7 @@ static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_obj
     const conf *cf = host->get_private(self);
     const cyc *y = host->cycle_get(c, self);
     const int64_t *fin = host->cycle_target_values(c, self, 0);
-    const int64_t *placed = host->cycle_target_counter(c, self, 0);
-    const int64_t *bound = host->cycle_target_counter(c, self, 1);
+    const int64_t *assumed = host->cycle_target_counter(c, self, 0);
     void *const *data = host->cycle_target_data(c, self);
     if (cf->strategy == OMCP_RANDOM) {
         for (size_t j = 0; j < n; j++)
@@ -173,13 +172,12 @@ static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_obj
             int64_t dup = (uint64_t)purposes[i] >> y->purpose & 1 ? 0
                           : data[i]                               ? ((const tgt *)data[i])->dup
                                                                   : 0;
-            scores[j] = -omcp_held(fin[i], placed[i], bound[i], dup);
+            scores[j] = -omcp_held(fin[i], assumed[i], dup);
         }
     } else {
         for (size_t j = 0; j < n; j++) {
             uint32_t i = idx[j];
-            scores[j] =
-                -omcp_held(fin[i], placed[i], bound[i], data[i] ? ((const tgt *)data[i])->dup : 0);
+            scores[j] = -omcp_held(fin[i], assumed[i], data[i] ? ((const tgt *)data[i])->dup : 0);
         }
     }
 }
@@ -246,7 +244,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     }
     cf->seed = (uint64_t)h->arg_int(args, "seed");
     if (h->declare_target_values(self, 2, target_values) < 0 ||
-        h->declare_counters(self, 2, amounts) < 0 || h->register_pre_score(self, pre_score) < 0 ||
+        h->declare_counters(self, 1, amounts) < 0 || h->register_pre_score(self, pre_score) < 0 ||
         h->register_score(self, score) < 0 || h->register_score_span(self, score_span) < 0 ||
         h->register_reserve(self, reserve) < 0 || h->register_unreserve(self, unreserve) < 0 ||
         h->register_prepare_target(self, prepare_target) < 0 ||
