@@ -33,7 +33,21 @@ typedef struct conf {
     /* per purpose, the dup of the Clusters serving it, summed: while it is
      * 0, scoring a request of the purpose reads no Cluster's data */
     int64_t dups[OMCP_PURPOSES_MAX];
+    /* at most PACKED_MAX purposes: the purposes a Cluster serves are in
+     * the high half of its finalizer column, and score_span reads one
+     * column of its own for both */
+    int packed;
 } conf;
+
+#define PACKED_MAX 32
+
+enum { T_REQ = 1, T_CLU };
+
+/* a request, prepared once per change: its purpose's index (-1: unknown) */
+typedef struct req {
+    int tag; /* T_REQ */
+    int purpose;
+} req;
 
 static void amounts(trellis_plugin *self, const trellis_object *w, int64_t *out)
 {
@@ -53,6 +67,7 @@ typedef struct cyc {
  * already (recovered or created), counted once; dup changes in reserve /
  * unreserve on the main thread, and so do the sums by purpose. */
 typedef struct tgt {
+    int tag; /* T_CLU */
     int64_t finalizers, dup;
     uint64_t purposes;
     conf *cf;
@@ -73,6 +88,7 @@ static int prepare_target(trellis_plugin *self, const trellis_object *o, void **
     tgt *t = calloc(1, sizeof *t);
     if (!t)
         return snprintf(err, errlen, "out of memory"), -1;
+    t->tag = T_CLU;
     t->finalizers = omcp_cluster_requests(host, o);
     t->purposes = omcp_cluster_purposes(&cf->c, o);
     t->cf = cf;
@@ -80,11 +96,29 @@ static int prepare_target(trellis_plugin *self, const trellis_object *o, void **
     return 0;
 }
 
-/* The columns score_span reads: request finalizers, purposes served. */
+static int prepare_workload(trellis_plugin *self, const trellis_object *w, void **data, char *err,
+                            size_t errlen)
+{
+    const conf *cf = host->get_private(self);
+    req *r = malloc(sizeof *r);
+    if (!r)
+        return snprintf(err, errlen, "out of memory"), -1;
+    r->tag = T_REQ;
+    r->purpose = omcp_purpose_index(&cf->c, omcp_request_purpose(host, w));
+    *data = r;
+    return 0;
+}
+
+/* The columns score_span reads: request finalizers (fewer than 2^31: an
+ * object holds less than 2 GiB), with the purposes served in the high half
+ * when packed; the purposes served. */
 static void target_values(trellis_plugin *self, const trellis_object *o, int64_t *out)
 {
+    const conf *cf = host->get_private(self);
     const tgt *t = host->object_data(self, o);
-    out[0] = t ? t->finalizers : 0;
+    out[0] = !t           ? 0
+             : cf->packed ? (int64_t)(t->purposes << 32 | (uint64_t)t->finalizers)
+                          : t->finalizers;
     out[1] = t ? (int64_t)t->purposes : 0;
 }
 
@@ -92,7 +126,7 @@ static void release(trellis_plugin *self, void *data)
 {
     (void)self;
     tgt *t = data;
-    if (t)
+    if (t && t->tag == T_CLU)
         add_dup(t, -t->dup);
     free(t);
 }
@@ -134,7 +168,8 @@ static int pre_score(trellis_plugin *self, trellis_cycle *c, const trellis_objec
     if (!y)
         return host->status(st, TRELLIS_ERROR, "OutOfMemory", NULL);
     y->n = n;
-    y->purpose = omcp_purpose_index(&cf->c, omcp_request_purpose(host, w));
+    const req *r = host->object_data(self, w);
+    y->purpose = r ? r->purpose : omcp_purpose_index(&cf->c, omcp_request_purpose(host, w));
     host->cycle_set(c, self, y);
     if (n == 1) /* only explain scores a single candidate */
         note_only(c, self, w, feasible[0]);
@@ -163,9 +198,16 @@ static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_obj
             scores[j] = y && host->cycle_target(c, idx[j]) == y->pick;
     } else if (cf->strategy == OMCP_SIMPLE) {
         memset(scores, 0, n * sizeof *scores);
-    } else if (y && y->purpose >= 0 && cf->dups[y->purpose] == 0) {
+    } else if (y && y->purpose >= 0 && cf->dups[y->purpose] == 0 && cf->packed) {
         /* no Cluster serving the request's purpose has a dup: only the
-         * others' data is read */
+         * others' data is read (the purposes: fin's high half) */
+        for (size_t j = 0; j < n; j++) {
+            uint32_t i = idx[j];
+            uint64_t v = (uint64_t)fin[i];
+            int64_t dup = v >> 32 >> y->purpose & 1 ? 0 : data[i] ? ((const tgt *)data[i])->dup : 0;
+            scores[j] = -omcp_held((int64_t)(uint32_t)v, assumed[i], dup);
+        }
+    } else if (y && y->purpose >= 0 && cf->dups[y->purpose] == 0) {
         const int64_t *purposes = host->cycle_target_values(c, self, 1);
         for (size_t j = 0; j < n; j++) {
             uint32_t i = idx[j];
@@ -175,9 +217,11 @@ static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_obj
             scores[j] = -omcp_held(fin[i], assumed[i], dup);
         }
     } else {
+        const uint64_t mask = cf->packed ? UINT32_MAX : UINT64_MAX;
         for (size_t j = 0; j < n; j++) {
             uint32_t i = idx[j];
-            scores[j] = -omcp_held(fin[i], assumed[i], data[i] ? ((const tgt *)data[i])->dup : 0);
+            scores[j] = -omcp_held((int64_t)((uint64_t)fin[i] & mask), assumed[i],
+                                   data[i] ? ((const tgt *)data[i])->dup : 0);
         }
     }
 }
@@ -243,11 +287,13 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
                    -1;
     }
     cf->seed = (uint64_t)h->arg_int(args, "seed");
+    cf->packed = cf->c.n_purposes <= PACKED_MAX;
     if (h->declare_target_values(self, 2, target_values) < 0 ||
         h->declare_counters(self, 1, amounts) < 0 || h->register_pre_score(self, pre_score) < 0 ||
         h->register_score(self, score) < 0 || h->register_score_span(self, score_span) < 0 ||
         h->register_reserve(self, reserve) < 0 || h->register_unreserve(self, unreserve) < 0 ||
         h->register_prepare_target(self, prepare_target) < 0 ||
+        h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_release(self, release) < 0 ||
         (cf->strategy != OMCP_RANDOM &&
          trellis_register_equivalent(h, self, trellis_equal_always) < 0))

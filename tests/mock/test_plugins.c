@@ -899,6 +899,53 @@ START_TEST(openmcp_narrowing_takes_in_created_clusters)
     expect_served(pl, OMCP_REQUEST("m"), v, 26, "nyyyyynnnnyyynyyyyyyyyyyyy");
 }
 END_TEST
+
+/* openmcp-strategy, Balanced: minus the request finalizers on a Cluster
+ * plus the requests assumed there; the span's score (one column holding
+ * the finalizer count and, up to 32 purposes, the purposes served) equal
+ * to the plain score, with 2 purposes and with 33 (two columns). */
+#define OMCP_HOLDING(name, purposes, finalizers)                                                   \
+    TARGET("{\"apiVersion\":\"clusters.openmcp.cloud/v1alpha1\",\"kind\":\"Cluster\","             \
+           "\"metadata\":{\"name\":\"" name "\",\"namespace\":\"ns\",\"finalizers\":" finalizers   \
+           "},\"spec\":{\"purposes\":" purposes "}}")
+#define OMCP_FIN(uid) "\"request.clusters.openmcp.cloud/" uid "\""
+#define OMCP_SHARED "{\"template\":{\"spec\":{\"profile\":\"p\",\"tenancy\":\"Shared\"}}}"
+static void expect_balanced(const char *args)
+{
+    trellis_plugin *pl = load("openmcp-strategy", args);
+    trellis_object *t[] = {
+        OMCP_HOLDING("c1", "[\"mcp\"]",
+                     "[" OMCP_FIN("a") "," OMCP_FIN("b") "," OMCP_FIN("c") ",\"other.io/keep\"]"),
+        OMCP_HOLDING("c2", "[\"other\"]", "[" OMCP_FIN("d") "]"),
+        OMCP_HOLDING("c3", "[\"other\",\"mcp\"]", "[" OMCP_FIN("e") "," OMCP_FIN("f") "]"),
+        OMCP_HOLDING("c4", "[\"mcp\"]", "[]"),
+    };
+    mock_assign(m, t[2], OMCP_REQUEST("assumed")); /* placed, not bound: one more */
+    int64_t s[4];
+    score(pl, OMCP_REQUEST("r"), t, 4, s);
+    ck_assert_int_eq(s[0], -3);
+    ck_assert_int_eq(s[1], -1);
+    ck_assert_int_eq(s[2], -3);
+    ck_assert_int_eq(s[3], 0);
+}
+
+START_TEST(openmcp_balanced_counts_finalizers_and_assumed)
+{
+    expect_balanced("{\"config\":{\"scheduler\":{\"scope\":\"Cluster\",\"strategy\":\"Balanced\","
+                    "\"purposeMappings\":{\"mcp\":" OMCP_SHARED ",\"other\":" OMCP_SHARED "}}}}");
+    char args[8192];
+    size_t k = (size_t)snprintf(args, sizeof args,
+                                "{\"config\":{\"scheduler\":{\"scope\":\"Cluster\",\"strategy\":"
+                                "\"Balanced\",\"purposeMappings\":{");
+    for (int i = 0; i < 31; i++)
+        k += (size_t)snprintf(args + k, sizeof args - k, "\"p%d\":" OMCP_SHARED ",", i);
+    snprintf(args + k, sizeof args - k, "\"mcp\":" OMCP_SHARED ",\"other\":" OMCP_SHARED "}}}}");
+    expect_balanced(args); /* 33 purposes */
+}
+END_TEST
+#undef OMCP_HOLDING
+#undef OMCP_FIN
+#undef OMCP_SHARED
 #undef OMCP_CLUSTER
 #undef OMCP_REQUEST
 
@@ -2386,7 +2433,8 @@ int main(void)
     const TTest *fleet_pol[] = {fleet_policy_from_the_latest_snapshot, NULL};
     const TTest *fleet_taints[] = {fleet_taints_match_as_kubefleet, NULL};
     const TTest *omcp[] = {openmcp_narrowing_follows_the_clusters,
-                           openmcp_narrowing_takes_in_created_clusters, NULL};
+                           openmcp_narrowing_takes_in_created_clusters,
+                           openmcp_balanced_counts_finalizers_and_assumed, NULL};
     const TTest *fleet_aff[] = {fleet_affinity_properties,
                                 fleet_affinity_scores_follow_the_clusters, NULL};
     const TTest *fleet_more[] = {fleet_topology_spread_counts_domains,
