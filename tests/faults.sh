@@ -128,6 +128,18 @@ check "json logs: a SIGSEGV outside a plugin ends the host" wait_for 20 stopped 
 check "json logs: and is reported as a JSON line" \
     grep -E -q '^\{"time":"[^"]*","level":"error","msg":"fatal: SIGSEGV outside any plugin call","signal":"SIGSEGV"\}$' "$tmp/outside.log"
 
+# ---- a score that fails, in tuple mode (first in name order, and last) ----
+# Two nodes, one score plugin: the host looks for the first and finds the
+# failed score on the way; the decision is an error that names the target.
+for tb in name name-desc; do
+    state "$tmp/sf-$tb"
+    profile "$tmp/sf-$tb.cfg" 'fail_score_on = "n2";' "score_mode = \"tuple\"; tie_break = \"$tb\";"
+    "$TRELLIS" schedule -c "$tmp/sf-$tb.cfg" -s "$tmp/sf-$tb" --dry-run -o json >"$tmp/sf-$tb.out" 2>&1
+    check "tuple, tie_break $tb: a failed score makes the decision an error naming the target" \
+        grep -q '"message": *"plugin fx-faults: score failed for target n2: told to fail on n2"' "$tmp/sf-$tb.out"
+    check "tuple, tie_break $tb: no pod is bound" test "$(grep -c '"result": *"error"' "$tmp/sf-$tb.out")" -eq 3
+done
+
 # ---- an abort in init ----
 state "$tmp/s2"
 profile "$tmp/abort.cfg" 'crash_in = "init"; how = "abort";'

@@ -190,9 +190,11 @@ size_t cycle_pos(const trellis_cycle *c, const struct trellis_target *t)
 
 int cycle_narrow_to(trellis_cycle *c, int by, const uint32_t *idx, size_t n)
 {
+    uint32_t most = 0; /* every place checked in one pass, without a branch */
     for (size_t k = 0; k < n; k++)
-        if (idx[k] >= c->n)
-            return -1;
+        most = idx[k] > most ? idx[k] : most;
+    if (n && most >= c->n)
+        return -1;
     size_t words = (c->n + 63) / 64;
     if (words > c->cap_narrow || !c->narrow) {
         c->cap_narrow = (c->cap_targets + 63) / 64;

@@ -782,13 +782,23 @@ static fw_result select_tuple(profile *p, trellis_cycle *c, unsigned flags,
     uint32_t top = 0;
     if (active == 1 && !(flags & FW_EXPLAIN)) {
         const int64_t *sc = c->rows[row];
-        int desc = p->cfg->tie_break_desc, failed = nf && sc[0] == INT64_MIN;
-        for (uint32_t j = 1; j < nf; j++) {
-            failed |= sc[j] == INT64_MIN;
-            if (sc[j] > sc[top] || (desc && sc[j] == sc[top]))
-                top = j;
+        int64_t first = nf ? sc[0] : 0, low = first; /* low: INT64_MIN when one failed */
+        if (p->cfg->tie_break_desc) {
+            for (uint32_t j = 1; j < nf; j++) {
+                int64_t v = sc[j];
+                low = v < low ? v : low;
+                if (v >= first)
+                    first = v, top = j;
+            }
+        } else {
+            for (uint32_t j = 1; j < nf; j++) {
+                int64_t v = sc[j];
+                low = v < low ? v : low;
+                if (v > first)
+                    first = v, top = j;
+            }
         }
-        if (failed && score_failed(c, p->score.v[row], sc, nf, msg, msglen))
+        if (low == INT64_MIN && score_failed(c, p->score.v[row], sc, nf, msg, msglen))
             return FW_ERROR;
     } else {
         for (size_t k = 0; k < p->score.n; k++) {

@@ -5,6 +5,7 @@
  *   crash_on = NAME      only for the workload of that name ("" any)
  *   hang_in = "filter" | "score"             never return from that hook
  *   hang_on = NAME       only for the workload of that name ("" any)
+ *   fail_score_on = NAME score fails (an error) for the target of that name
  *   touch = PATH         pre-bind appends a comment to PATH, so the file a
  *                        binding goes to has changed on disk by the flush
  *   late_thread = PATH   init starts a thread that outlives fini and then
@@ -28,7 +29,8 @@
 static const trellis_host *host;
 
 typedef struct faults {
-    char crash_in[16], crash_on[128], how[16], hang_in[16], hang_on[128], touch[512];
+    char crash_in[16], crash_on[128], how[16], hang_in[16], hang_on[128], touch[512],
+        fail_score_on[128];
 } faults;
 
 static atomic_int finished; /* set by fini: the late thread's cue */
@@ -69,7 +71,10 @@ static int score(trellis_plugin *self, trellis_cycle *c, const trellis_object *w
                  const trellis_target *t, int64_t *out, trellis_status *st)
 {
     misbehave(self, "score", w);
+    const faults *f = host->get_private(self);
     *out = 0;
+    if (f && *f->fail_score_on && strcmp(f->fail_score_on, host->target_name(t)) == 0)
+        return host->status(st, TRELLIS_ERROR, "Refused", "told to fail on %s", f->fail_score_on);
     return TRELLIS_SUCCESS;
 }
 
@@ -125,6 +130,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     copy(f->hang_in, sizeof f->hang_in, h->arg_string(args, "hang_in"));
     copy(f->hang_on, sizeof f->hang_on, h->arg_string(args, "hang_on"));
     copy(f->touch, sizeof f->touch, h->arg_string(args, "touch"));
+    copy(f->fail_score_on, sizeof f->fail_score_on, h->arg_string(args, "fail_score_on"));
     h->set_private(self, f, free);
     if (strcmp(f->crash_in, "init") == 0) {
         if (strcmp(f->how, "abort") == 0)
@@ -158,6 +164,7 @@ static const trellis_arg_spec args[] = {
     {"hang_in", TRELLIS_ARG_STRING, "", "filter or score: never return"},
     {"hang_on", TRELLIS_ARG_STRING, "", "only for the workload of this name"},
     {"touch", TRELLIS_ARG_STRING, "", "pre-bind appends a comment to this file"},
+    {"fail_score_on", TRELLIS_ARG_STRING, "", "score fails for the target of this name"},
     {"late_thread", TRELLIS_ARG_STRING, "", "a thread calls the host after fini; result here"},
     {NULL, 0, NULL, NULL},
 };
