@@ -111,7 +111,7 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *w, void 
 
 /* The columns score_span reads: request finalizers (fewer than 2^31: an
  * object holds less than 2 GiB), with the purposes served in the high half
- * when packed; the purposes served. */
+ * when packed; else the purposes served as a second column. */
 static void target_values(trellis_plugin *self, const trellis_object *o, int64_t *out)
 {
     const conf *cf = host->get_private(self);
@@ -119,7 +119,8 @@ static void target_values(trellis_plugin *self, const trellis_object *o, int64_t
     out[0] = !t           ? 0
              : cf->packed ? (int64_t)(t->purposes << 32 | (uint64_t)t->finalizers)
                           : t->finalizers;
-    out[1] = t ? (int64_t)t->purposes : 0;
+    if (!cf->packed)
+        out[1] = t ? (int64_t)t->purposes : 0;
 }
 
 static void release(trellis_plugin *self, void *data)
@@ -288,7 +289,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     }
     cf->seed = (uint64_t)h->arg_int(args, "seed");
     cf->packed = cf->c.n_purposes <= PACKED_MAX;
-    if (h->declare_target_values(self, 2, target_values) < 0 ||
+    if (h->declare_target_values(self, cf->packed ? 1 : 2, target_values) < 0 ||
         h->declare_counters(self, 1, amounts) < 0 || h->register_pre_score(self, pre_score) < 0 ||
         h->register_score(self, score) < 0 || h->register_score_span(self, score_span) < 0 ||
         h->register_reserve(self, reserve) < 0 || h->register_unreserve(self, unreserve) < 0 ||
