@@ -42,25 +42,23 @@ static const char *type_name(trellis_value_type t)
 
 int edit_check(const trellis_object *o, const store_edit *e, char *err, size_t errlen)
 {
-    char prefix[512];
+    char seg[512];
     const char *path = e->path ? e->path : "";
     size_t len = strlen(path);
-    if (len == 0 || len >= sizeof prefix || path[0] == '.' || path[0] == '[')
+    if (len == 0 || len >= sizeof seg || path[0] == '.' || path[0] == '[')
         return errf(err, errlen, "bad field path '%s'", path);
     if (e->op > STORE_LIST_REMOVE || e->op < STORE_SET)
         return errf(err, errlen, "%s: unknown edit %d", path, e->op);
     if (e->op >= STORE_LIST_ADD && !e->value)
         return errf(err, errlen, "%s %s: %s: a list edit needs a value", o->kind, o->key, path);
-    /* walked a key at a time from the object's root: prefix is the path
-     * up to the key, seg the key (what object_get(prefix) would read) */
+    /* walked a key at a time from the object's root: path[0..i) is the
+     * path up to the key, seg the key (what object_get of that path would
+     * read) */
     const trellis_value *v = o->root;
-    char seg[sizeof prefix];
     size_t i = 0;
     for (;;) {
         size_t start = i;
         i = key_end(path, i);
-        memcpy(prefix, path, i);
-        prefix[i] = '\0';
         memcpy(seg, path + start, i - start);
         seg[i - start] = '\0';
         v = i > start ? value_path(v, seg) : NULL;
@@ -68,8 +66,8 @@ int edit_check(const trellis_object *o, const store_edit *e, char *err, size_t e
             return 0; /* created from here on */
         trellis_value_type t = value_type(v);
         if (path[i] && t != TRELLIS_VALUE_MAP && t != TRELLIS_VALUE_NULL)
-            return errf(err, errlen, "%s %s: cannot set %s: '%s' is not a map", o->kind, o->key,
-                        path, prefix);
+            return errf(err, errlen, "%s %s: cannot set %s: '%.*s' is not a map", o->kind, o->key,
+                        path, (int)i, path);
         if (!path[i]) {
             if (e->op == STORE_SET && e->value &&
                 (t == TRELLIS_VALUE_MAP || t == TRELLIS_VALUE_LIST))
