@@ -34,19 +34,22 @@
 #include "treewalk.h"
 #include "writeback.h"
 
-/* A pending field edit. Path and value are pooled strings (see pool_get):
- * fifty thousand bindings name one path and a few thousand targets. A
- * list edit's whole list is the exception: no two are alike, so it is not
- * pooled (hashing it would cost as much as the edit) but owned, with what
+/* A pending field edit. The path is a pooled string (see pool_get): fifty
+ * thousand bindings name a few paths. A value is copied to the end of its
+ * file's value text (fs_file.vals, cleared with the edits): looking it up
+ * in a pool cost a miss or two for each of thousands of target names,
+ * copying it costs its bytes. A list edit's whole list is owned, with what
  * edits it in place (a hundred thousand edits of a run are not lists). */
 typedef struct fs_edit {
     int doc, item;
     const char *path;
-    const char *value; /* NULL = remove; a list's: list->s */
-    int raw;           /* value is JSON text */
-    uint32_t prev;     /* the object's edit before this one: index + 1, 0 = none */
-    edit_text *list;   /* a list edit's result (owned), or NULL */
+    size_t value;    /* offset in the file's vals; NO_VALUE: remove */
+    int raw;         /* the value is JSON text */
+    uint32_t prev;   /* the object's edit before this one: index + 1, 0 = none */
+    edit_text *list; /* a list edit's result (owned: the value), or NULL */
 } fs_edit;
+
+#define NO_VALUE SIZE_MAX
 
 static void list_free(edit_text *t)
 {
@@ -81,7 +84,27 @@ typedef struct fs_file {
     uint64_t prev_hash;
     fs_del *touched;
     size_t n_touched, cap_touched;
+    char *vals; /* the edits' values, each with its NUL */
+    size_t n_vals, cap_vals;
 } fs_file;
+
+/* Edit e's value: NULL (remove), its list's text, or its copy in vals. */
+static const char *edit_value(const fs_file *f, const fs_edit *e)
+{
+    return e->list ? e->list->s : e->value == NO_VALUE ? NULL : f->vals + e->value;
+}
+
+/* A copy of s at the end of f's values: its offset, NO_VALUE for NULL. */
+static size_t keep_value(fs_file *f, const char *s)
+{
+    if (!s)
+        return NO_VALUE;
+    size_t len = strlen(s) + 1, at = f->n_vals;
+    grow(&f->vals, &f->cap_vals, at + len, 1);
+    memcpy(f->vals + at, s, len);
+    f->n_vals += len;
+    return at;
+}
 
 /* an indexed object, keyed by its id; the entry holds one reference */
 typedef struct fs_entry {
@@ -120,7 +143,7 @@ typedef struct file_store {
     int ino;             /* inotify descriptor, -1 when not watching */
     fs_wd *watches;
     size_t n_watches, cap_watches;
-    hmap pool; /* text -> pstr, the strings pending edits share */
+    hmap pool; /* text -> pstr, the paths pending edits share */
 } file_store;
 
 /* A pooled string, counted by the edits that hold it; h: its hash_mem
@@ -211,12 +234,10 @@ static void clear_edits(file_store *fs, fs_file *f)
 {
     for (size_t j = 0; j < f->n_edits; j++) {
         pool_put(fs, f->edits[j].path);
-        if (f->edits[j].list)
-            list_free(f->edits[j].list);
-        else
-            pool_put(fs, f->edits[j].value);
+        list_free(f->edits[j].list);
     }
     f->n_edits = 0;
+    f->n_vals = 0;
     f->n_dels = 0;
     free(f->eslots);
     f->eslots = NULL;
@@ -285,6 +306,7 @@ static void file_free(file_store *fs, fs_file *f)
     free(f->edits);
     free(f->dels);
     free(f->touched);
+    free(f->vals);
     free(f->objs);
     free(f->path);
     free(f);
@@ -612,11 +634,10 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
             int unchanged;
             if (q && q->list) { /* a list edited before: edited where it is */
                 edit_list_in_place(q->list, &edits[i]);
-                q->value = q->list->s;
                 pool_put(fs, path);
                 continue;
             }
-            edit_pending pending = {q ? q->value : NULL, q ? q->raw : 0};
+            edit_pending pending = {q ? edit_value(f, q) : NULL, q ? q->raw : 0};
             list = edit_list_result(o, q ? &pending : NULL, &edits[i], &unchanged, err, errlen);
             if (!list) {
                 pool_put(fs, path);
@@ -630,10 +651,7 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
         fs_edit *e = q;
         if (e) {
             pool_put(fs, path);
-            if (e->list)
-                list_free(e->list);
-            else
-                pool_put(fs, e->value);
+            list_free(e->list);
         } else {
             grow(&f->edits, &f->cap_edits, f->n_edits + 1, sizeof *f->edits);
             e = &f->edits[f->n_edits++];
@@ -651,7 +669,7 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
             e->list->len = strlen(list);
             e->list->cap = e->list->len + 1;
         }
-        e->value = list ? list : pool_get(fs, value);
+        e->value = list ? NO_VALUE : keep_value(f, value);
         e->raw = raw;
     }
     return 0;
@@ -824,7 +842,7 @@ static int new_text(fs_file *f, const char *text, size_t len, char **out, size_t
             we[j].doc = f->edits[j].doc;
             we[j].item = f->edits[j].item;
             we[j].path = f->edits[j].path;
-            we[j].value = f->edits[j].value;
+            we[j].value = edit_value(f, &f->edits[j]);
             we[j].raw = f->edits[j].raw;
         }
         int rc = writeback_apply(text, len, json, we, f->n_edits, out, outlen, e, elen);
