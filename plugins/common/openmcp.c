@@ -52,18 +52,24 @@ static void puts_(buf *b, const char *s)
 static void put_json_string(buf *b, const char *s)
 {
     put(b, "\"", 1);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        const unsigned char *run = p; /* what needs no escape, put at once */
+        while (*p && *p != '"' && *p != '\\' && *p >= 0x20)
+            p++;
+        put(b, (const char *)run, (size_t)(p - run));
+        if (!*p)
+            break;
         char esc[8];
         if (*p == '"' || *p == '\\') {
             esc[0] = '\\';
             esc[1] = (char)*p;
             put(b, esc, 2);
-        } else if (*p < 0x20) {
+        } else {
             snprintf(esc, sizeof esc, "\\u%04x", *p);
             put(b, esc, 6);
-        } else {
-            put(b, (const char *)p, 1);
         }
+        p++;
     }
     put(b, "\"", 1);
 }
