@@ -849,8 +849,15 @@ static void exclude_held(const profile *p, trellis_cycle *c)
     }
 }
 
-/* The best k feasible targets, the best first, into c->picks. */
-static fw_result select_many(profile *p, trellis_cycle *c, size_t k, char *msg, size_t msglen)
+/* Picks of at most this many, not explained, are found pass by pass. */
+#define PICK_BY_PASSES 8
+
+/* The best k feasible targets, the best first, into c->picks. Explained,
+ * or many, from the whole ranking (totals[j]: how many j outranks, which
+ * --explain shows); otherwise k passes, each the first by rank_before of
+ * those left (a total order: the same as the ranking's first k). */
+static fw_result select_many(profile *p, trellis_cycle *c, unsigned flags, size_t k, char *msg,
+                             size_t msglen)
 {
     size_t nf = c->n_feasible;
     for (size_t s = 0; s < p->score.n && p->cfg->score_mode != SCORE_WEIGHTED; s++) {
@@ -867,6 +874,21 @@ static fw_result select_many(profile *p, trellis_cycle *c, size_t k, char *msg, 
     }
     for (size_t j = 0; j < nf; j++)
         idx[j] = (uint32_t)j;
+    if (!(flags & FW_EXPLAIN) && k <= PICK_BY_PASSES) {
+        for (size_t r = 0; r < k; r++) {
+            size_t first = r;
+            for (size_t j = r + 1; j < nf; j++)
+                if (rank_before(p, c, idx[j], idx[first]))
+                    first = j;
+            uint32_t x = idx[r];
+            idx[r] = idx[first];
+            idx[first] = x;
+            c->picks[r] = c->feasible[idx[r]];
+        }
+        c->n_picks = k;
+        c->scored = 1;
+        return FW_SCHEDULED;
+    }
     rank_sort(p, c, idx, tmp, nf);
     for (size_t r = 0; r < k; r++)
         c->picks[r] = c->feasible[idx[r]];
@@ -1071,8 +1093,8 @@ size_t framework_more_wanted(const trellis_cycle *c)
 
 /* A decision of several targets: every feasible one (no scoring), or the
  * best `more` of the ranking. */
-static fw_result schedule_many(profile *p, trellis_cycle *c, size_t more, int scores_usable,
-                               char *msg, size_t msglen)
+static fw_result schedule_many(profile *p, trellis_cycle *c, unsigned flags, size_t more,
+                               int scores_usable, char *msg, size_t msglen)
 {
     size_t nf = c->n_feasible;
     if (more == SIZE_MAX) {
@@ -1083,7 +1105,7 @@ static fw_result schedule_many(profile *p, trellis_cycle *c, size_t more, int sc
     if (run_pre_score(c, msg, msglen) == TRELLIS_ERROR ||
         prioritise(p, c, scores_usable, msg, msglen) == FW_ERROR)
         return FW_ERROR;
-    return select_many(p, c, more < nf ? more : nf, msg, msglen);
+    return select_many(p, c, flags, more < nf ? more : nf, msg, msglen);
 }
 
 fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, unsigned flags,
@@ -1117,7 +1139,7 @@ fw_result framework_schedule(profile *p, trellis_cycle *c, trellis_object *w, un
     if (c->n_feasible == 0)
         return post_filter(c, flags, msg, msglen);
     if (more > 1)
-        return schedule_many(p, c, more, scores_usable, msg, msglen);
+        return schedule_many(p, c, flags, more, scores_usable, msg, msglen);
     if (c->n_feasible == 1 && !(flags & FW_EXPLAIN)) {
         *best = c->feasible[0];
         return FW_SCHEDULED;
