@@ -18,6 +18,14 @@
  * chunk points to the previous one. */
 void *cycle_alloc(trellis_cycle *c, size_t size)
 {
+    void *p = cycle_alloc_raw(c, size);
+    if (p)
+        memset(p, 0, size);
+    return p;
+}
+
+void *cycle_alloc_raw(trellis_cycle *c, size_t size)
+{
     size = (size + 15) & ~(size_t)15;
     if (size > (size_t)1 << 30)
         return NULL;
@@ -31,7 +39,6 @@ void *cycle_alloc(trellis_cycle *c, size_t size)
     }
     void *p = c->arena + c->arena_used;
     c->arena_used += size;
-    memset(p, 0, size);
     return p;
 }
 

@@ -156,6 +156,8 @@ struct trellis_cycle {
  * starts (behind the SDK's cycle_alloc); NULL when size is absurd. Main
  * thread only. */
 void *cycle_alloc(trellis_cycle *c, size_t size);
+/* cycle_alloc, not zeroed: for what the host writes whole before reading. */
+void *cycle_alloc_raw(trellis_cycle *c, size_t size);
 void cycle_init(trellis_cycle *c);
 /* Start a cycle for w: clear the per-plugin slots and the arena, size the
  * buffers to the profile's snapshot. */

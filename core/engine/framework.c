@@ -763,6 +763,9 @@ static void rank_sort(const profile *p, const trellis_cycle *c, uint32_t *idx, u
     memcpy(idx, tmp, n * sizeof *idx);
 }
 
+/* Score rows a tuple's first is found with at hand (more: rank_before). */
+#define TUPLE_ROWS_MAX 16
+
 /* score_mode = "tuple" (Fleet): raw signed scores, no normalize, compared
  * plugin by plugin in profile order, then the tie-break; the first is
  * picked, or the nominated target when it ties with the first. With
@@ -808,7 +811,23 @@ static fw_result select_tuple(profile *p, trellis_cycle *c, unsigned flags,
         }
     }
     if (!(flags & FW_EXPLAIN)) {
-        if (active != 1) {
+        const int64_t *act[TUPLE_ROWS_MAX]; /* the rows in play, in profile order */
+        size_t na = 0;
+        for (size_t k = 0; active > 1 && active <= TUPLE_ROWS_MAX && k < p->score.n; k++)
+            if (!c->skip_score[p->score.v[k]->index])
+                act[na++] = c->rows[k];
+        if (na) {
+            /* rank_before(j, top) with the rows at hand; j comes after top
+             * in name order, so a tie goes to j only with name-desc */
+            int desc = p->cfg->tie_break_desc;
+            for (uint32_t j = 1; j < nf; j++) {
+                size_t q = 0;
+                while (q < na && act[q][j] == act[q][top])
+                    q++;
+                if (q < na ? act[q][j] > act[q][top] : desc)
+                    top = j;
+            }
+        } else if (active != 1) {
             for (uint32_t j = 1; j < nf; j++)
                 if (rank_before(p, c, j, top))
                     top = j;
@@ -820,8 +839,8 @@ static fw_result select_tuple(profile *p, trellis_cycle *c, unsigned flags,
         c->scored = 1;
         return FW_SCHEDULED;
     }
-    uint32_t *idx = cycle_alloc(c, nf * sizeof *idx);
-    uint32_t *tmp = cycle_alloc(c, nf * sizeof *tmp);
+    uint32_t *idx = cycle_alloc_raw(c, nf * sizeof *idx);
+    uint32_t *tmp = cycle_alloc_raw(c, nf * sizeof *tmp);
     for (size_t j = 0; j < nf; j++)
         idx[j] = (uint32_t)j;
     rank_sort(p, c, idx, tmp, nf);
@@ -865,16 +884,17 @@ static fw_result select_many(profile *p, trellis_cycle *c, unsigned flags, size_
         if (!c->skip_score[pl->index] && score_failed(c, pl, c->rows[s], nf, msg, msglen))
             return FW_ERROR;
     }
-    uint32_t *idx = cycle_alloc(c, nf * sizeof *idx);
-    uint32_t *tmp = cycle_alloc(c, nf * sizeof *tmp);
-    c->picks = cycle_alloc(c, k * sizeof *c->picks);
-    if (!idx || !tmp || !c->picks) {
+    int passes = !(flags & FW_EXPLAIN) && k <= PICK_BY_PASSES;
+    uint32_t *idx = cycle_alloc_raw(c, nf * sizeof *idx);
+    uint32_t *tmp = passes ? NULL : cycle_alloc_raw(c, nf * sizeof *tmp);
+    c->picks = cycle_alloc_raw(c, k * sizeof *c->picks);
+    if (!idx || (!passes && !tmp) || !c->picks) {
         snprintf(msg, msglen, "%zu targets are too many to rank", nf);
         return FW_ERROR;
     }
     for (size_t j = 0; j < nf; j++)
         idx[j] = (uint32_t)j;
-    if (!(flags & FW_EXPLAIN) && k <= PICK_BY_PASSES) {
+    if (passes) {
         for (size_t r = 0; r < k; r++) {
             size_t first = r;
             for (size_t j = r + 1; j < nf; j++)
@@ -1029,7 +1049,10 @@ static fw_result prioritise(profile *p, trellis_cycle *c, int scores_usable, cha
         if (p->eq.cur)
             equiv_save_scores(p, c);
     }
-    memset(c->totals, 0, nf * sizeof *c->totals);
+    /* summed (weighted), counted (lexicographic); tuple writes them whole
+     * when it ranks them all (--explain), and reads them only then */
+    if (p->cfg->score_mode != SCORE_TUPLE)
+        memset(c->totals, 0, nf * sizeof *c->totals);
     if (p->cfg->score_mode != SCORE_WEIGHTED)
         return FW_SCHEDULED; /* normalized round by round, or raw */
     for (size_t k = 0; k < p->score.n; k++) {
