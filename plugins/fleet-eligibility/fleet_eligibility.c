@@ -12,9 +12,10 @@
  * clock is the run's (clock_now: `--now` makes a one-shot run
  * repeatable), and the messages are KubeFleet's, minutes with two
  * decimals. What depends on the cluster alone is read once per cluster
- * change (prepare_target); the filter compares two instants with the
- * clock. A cluster that is eligible now and turns ineligible by itself
- * (its heartbeat ages, an unhealthy spell lasts) asks for a retry then
+ * change (prepare_target), down to the instant it stops being eligible
+ * (a target-value column: filter_span compares the clock with it, reading
+ * no cluster's data); the plain filter says why. A cluster that is eligible now and turns
+ * ineligible by itself (its heartbeat ages, an unhealthy spell lasts) asks for a retry then
  * (cycle_retry_at), so a placement is looked at again without a change
  * of the object. Every rejection is UNRESOLVABLE: evicting placements
  * never makes a cluster eligible.
@@ -44,7 +45,31 @@ typedef struct cluster {
     /* Healthy is not True since then (INT64_MIN: no time given); INT64_MAX:
      * it is True */
     int64_t unhealthy_ms;
+    /* eligible while the clock is before it (INT64_MIN: never): the first
+     * instant the heartbeat or an unhealthy spell is too old */
+    int64_t until;
 } cluster;
+
+/* a + b, b >= 0, at most INT64_MAX */
+static int64_t add_sat(int64_t a, int64_t b)
+{
+    return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+/* cluster.until, as verdict() decides: not stale while now - heartbeat <=
+ * heartbeat_ms, not unhealthy for too long while now - unhealthy <=
+ * health_ms. */
+static int64_t eligible_until(const config *cfg, const cluster *c)
+{
+    if (c->state != E_OK || c->heartbeat_ms == INT64_MIN || c->unhealthy_ms == INT64_MIN)
+        return INT64_MIN;
+    int64_t until = add_sat(c->heartbeat_ms, add_sat(cfg->heartbeat_ms, 1));
+    if (c->unhealthy_ms != INT64_MAX) {
+        int64_t u = add_sat(c->unhealthy_ms, add_sat(cfg->health_ms, 1));
+        until = u < until ? u : until;
+    }
+    return until;
+}
 
 static const trellis_arg_spec args_table[] = {
     {"heartbeat_timeout_s", TRELLIS_ARG_INT, "300",
@@ -90,7 +115,6 @@ static int is_true(const trellis_value *cond)
 static int prepare_target(trellis_plugin *self, const trellis_object *obj, void **data, char *err,
                           size_t errlen)
 {
-    (void)self;
     const trellis_value *agents = host->object_get(obj, "status.agentStatus");
     if (agents && host->value_type(agents) != TRELLIS_VALUE_LIST &&
         host->value_type(agents) != TRELLIS_VALUE_NULL) {
@@ -117,8 +141,17 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
                : !joined || !is_true(joined)                      ? E_NOT_JOINED
                : !healthy                                         ? E_NO_HEALTH
                                                                   : E_OK;
+    c->until = eligible_until(host->get_private(self), c);
     *data = c;
     return 0;
+}
+
+/* The column filter_span reads: cluster.until (INT64_MAX without data:
+ * no verdict, as the plain filter). */
+static void target_values(trellis_plugin *self, const trellis_object *o, int64_t *out)
+{
+    const cluster *c = host->object_data(self, o);
+    out[0] = c ? c->until : INT64_MAX;
 }
 
 static void release(trellis_plugin *self, void *data)
@@ -204,17 +237,13 @@ static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_ob
                         size_t first, size_t n, uint64_t *pass)
 {
     (void)workload;
-    const config *cfg = host->get_private(self);
-    void *const *data = host->cycle_target_data(c, self);
-    int64_t now = host->clock_now(self), soonest = INT64_MAX, expires;
+    const int64_t *until = host->cycle_target_values(c, self, 0) + first;
+    int64_t now = host->clock_now(self), soonest = INT64_MAX;
     for (size_t j = 0; j < n; j++) {
-        const cluster *cl = data[first + j];
-        if (!cl)
-            continue;
-        if (verdict(cfg, cl, now, NULL, &expires) != TRELLIS_SUCCESS)
+        if (now >= until[j])
             pass[j / 64] &= ~(1ull << (j % 64));
-        else if (expires < soonest)
-            soonest = expires;
+        else if (until[j] < soonest)
+            soonest = until[j];
     }
     if (soonest != INT64_MAX)
         host->cycle_retry_at(c, soonest);
@@ -258,6 +287,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     h->set_private(self, cfg, free);
     /* no `equivalent`: the verdicts depend on the clock */
     if (h->register_prepare_target(self, prepare_target) < 0 ||
+        h->declare_target_values(self, 1, target_values) < 0 ||
         h->register_release(self, release) < 0 || h->register_filter(self, filter) < 0 ||
         h->register_filter_span(self, filter_span) < 0) {
         snprintf(err, errlen, "cannot register hooks");

@@ -476,6 +476,15 @@ START_TEST(fleet_eligibility_follows_the_clock)
     ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE);
     ck_assert_str_eq(st[1].message,
                      "cluster is not connected to the fleet: member agent not online yet");
+    /* the last instant it is eligible, and the first it is not: the span
+     * (one instant per cluster, compared with the clock) agrees with the
+     * plain verdict at both */
+    mock_set_now(m, 1767225600000 + 60000);
+    filter(pl, w, t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    mock_set_now(m, 1767225600000 + 60001);
+    filter(pl, w, t, 2, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
     mock_set_now(m, 1767225600000 + 90000); /* 1.5 minutes */
     filter(pl, w, t, 2, codes, st);
     ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
