@@ -786,20 +786,12 @@ static fw_result select_tuple(profile *p, trellis_cycle *c, unsigned flags,
     if (active == 1 && !(flags & FW_EXPLAIN)) {
         const int64_t *sc = c->rows[row];
         int64_t first = nf ? sc[0] : 0, low = first; /* low: INT64_MIN when one failed */
-        if (p->cfg->tie_break_desc) {
-            for (uint32_t j = 1; j < nf; j++) {
-                int64_t v = sc[j];
-                low = v < low ? v : low;
-                if (v >= first)
-                    first = v, top = j;
-            }
-        } else {
-            for (uint32_t j = 1; j < nf; j++) {
-                int64_t v = sc[j];
-                low = v < low ? v : low;
-                if (v > first)
-                    first = v, top = j;
-            }
+        int desc = p->cfg->tie_break_desc;
+        for (uint32_t j = 1; j < nf; j++) {
+            int64_t v = sc[j];
+            low = v < low ? v : low;
+            if (v > first || (desc && v == first))
+                first = v, top = j;
         }
         if (low == INT64_MIN && score_failed(c, p->score.v[row], sc, nf, msg, msglen))
             return FW_ERROR;

@@ -14,8 +14,9 @@
  * decimals. What depends on the cluster alone is read once per cluster
  * change (prepare_target), down to the instant it stops being eligible
  * (a target-value column: filter_span compares the clock with it, reading
- * no cluster's data); the plain filter says why. A cluster that is eligible now and turns
- * ineligible by itself (its heartbeat ages, an unhealthy spell lasts) asks for a retry then
+ * no cluster's data; the plain filter decides the same way and says why).
+ * A cluster that is eligible now and turns ineligible by itself (its
+ * heartbeat ages, an unhealthy spell lasts) asks for a retry then
  * (cycle_retry_at), so a placement is looked at again without a change
  * of the object. Every rejection is UNRESOLVABLE: evicting placements
  * never makes a cluster eligible.
@@ -56,9 +57,9 @@ static int64_t add_sat(int64_t a, int64_t b)
     return a > INT64_MAX - b ? INT64_MAX : a + b;
 }
 
-/* cluster.until, as verdict() decides: not stale while now - heartbeat <=
- * heartbeat_ms, not unhealthy for too long while now - unhealthy <=
- * health_ms. */
+/* cluster.until: KubeFleet's checks that do not depend on the clock
+ * passed, the first instant when now - heartbeat > heartbeat_ms or
+ * now - unhealthy > health_ms. */
 static int64_t eligible_until(const config *cfg, const cluster *c)
 {
     if (c->state != E_OK || c->heartbeat_ms == INT64_MIN || c->unhealthy_ms == INT64_MIN)
@@ -168,9 +169,10 @@ static double minutes(int64_t now, int64_t since)
     return (double)(now - (since == INT64_MIN ? year1_ms : since)) / 60000.0;
 }
 
-/* The verdict on one cluster at now; TRELLIS_SUCCESS, or UNRESOLVABLE
- * with st filled (st may be NULL). *expires: when an eligible cluster
- * stops being so by itself (INT64_MAX: never). KubeFleet's order. */
+/* The verdict on one cluster at now: TRELLIS_SUCCESS while the clock is
+ * before cluster.until (what filter_span compares), else UNRESOLVABLE
+ * with st filled (st may be NULL) by the first of KubeFleet's checks that
+ * fails. *expires: when an eligible cluster stops being so by itself. */
 static int verdict(const config *cfg, const cluster *c, int64_t now, trellis_status *st,
                    int64_t *expires)
 {
@@ -181,41 +183,28 @@ static int verdict(const config *cfg, const cluster *c, int64_t now, trellis_sta
         [E_NO_HEALTH] = "cluster is not connected to the fleet: health condition from member "
                         "agent is not available",
     };
+    *expires = c->until;
+    if (now < c->until)
+        return TRELLIS_SUCCESS;
     *expires = INT64_MAX;
-    if (c->state == E_LEFT || c->state == E_NO_AGENT) {
-        if (st)
-            host->status(st, TRELLIS_UNRESOLVABLE,
-                         c->state == E_LEFT ? "ClusterLeft" : "NotConnected", "%s",
-                         fixed[c->state]);
+    if (!st)
         return TRELLIS_UNRESOLVABLE;
-    }
-    int hb_stale = c->heartbeat_ms == INT64_MIN || now - c->heartbeat_ms > cfg->heartbeat_ms;
-    if (hb_stale) {
-        if (st)
-            host->status(st, TRELLIS_UNRESOLVABLE, "NotConnected",
-                         "cluster is not connected to the fleet: no recent heartbeat signals "
-                         "(last received %.2f minutes ago)",
-                         minutes(now, c->heartbeat_ms));
-        return TRELLIS_UNRESOLVABLE;
-    }
-    if (c->state != E_OK) {
-        if (st)
-            host->status(st, TRELLIS_UNRESOLVABLE, "NotConnected", "%s", fixed[c->state]);
-        return TRELLIS_UNRESOLVABLE;
-    }
-    if (c->unhealthy_ms != INT64_MAX &&
-        (c->unhealthy_ms == INT64_MIN || now - c->unhealthy_ms > cfg->health_ms)) {
-        if (st)
-            host->status(st, TRELLIS_UNRESOLVABLE, "Unhealthy",
-                         "cluster is not connected to the fleet: unhealthy for a prolonged "
-                         "period of time (last transitioned %.2f minutes ago)",
-                         minutes(now, c->unhealthy_ms));
-        return TRELLIS_UNRESOLVABLE;
-    }
-    *expires = c->heartbeat_ms + cfg->heartbeat_ms + 1;
-    if (c->unhealthy_ms != INT64_MAX && c->unhealthy_ms + cfg->health_ms + 1 < *expires)
-        *expires = c->unhealthy_ms + cfg->health_ms + 1;
-    return TRELLIS_SUCCESS;
+    if (c->state == E_LEFT || c->state == E_NO_AGENT)
+        host->status(st, TRELLIS_UNRESOLVABLE, c->state == E_LEFT ? "ClusterLeft" : "NotConnected",
+                     "%s", fixed[c->state]);
+    else if (c->heartbeat_ms == INT64_MIN || now - c->heartbeat_ms > cfg->heartbeat_ms)
+        host->status(st, TRELLIS_UNRESOLVABLE, "NotConnected",
+                     "cluster is not connected to the fleet: no recent heartbeat signals "
+                     "(last received %.2f minutes ago)",
+                     minutes(now, c->heartbeat_ms));
+    else if (c->state != E_OK)
+        host->status(st, TRELLIS_UNRESOLVABLE, "NotConnected", "%s", fixed[c->state]);
+    else /* what is left: an unhealthy spell too long */
+        host->status(st, TRELLIS_UNRESOLVABLE, "Unhealthy",
+                     "cluster is not connected to the fleet: unhealthy for a prolonged "
+                     "period of time (last transitioned %.2f minutes ago)",
+                     minutes(now, c->unhealthy_ms));
+    return TRELLIS_UNRESOLVABLE;
 }
 
 static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *workload,

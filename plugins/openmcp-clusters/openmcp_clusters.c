@@ -47,11 +47,21 @@
 
 static const trellis_host *host;
 
-/* A Cluster's prepared values. The first N_COLUMNS are its columns: the
- * purposes it serves, its namespace id, and V_LOAD, its request finalizers
- * or, when it is being deleted, -1 minus them (the filter reads one column
- * for both). */
-enum { V_PURPOSES, V_NAMESPACE, V_LOAD, N_COLUMNS, V_REQUESTS = N_COLUMNS, V_DELETING, N_VALUES };
+/* A Cluster's prepared values, its columns: the purposes it serves, its
+ * namespace id, and V_LOAD, its request finalizers or, when it is being
+ * deleted, -1 minus them (the filter reads one column for both). */
+enum { V_PURPOSES, V_NAMESPACE, V_LOAD, N_VALUES };
+
+/* A load's request finalizers, and whether its Cluster is being deleted. */
+static inline int64_t load_requests(int64_t load)
+{
+    return load < 0 ? -1 - load : load;
+}
+
+static inline int load_deleting(int64_t load)
+{
+    return load < 0;
+}
 
 struct clu;
 
@@ -292,9 +302,8 @@ static int prepare_target(trellis_plugin *self, const trellis_object *o, void **
     cf->added[cf->n_added++ % ADDED_MAX] = (struct added){t, cf->gen};
     t->v[V_PURPOSES] = (int64_t)omcp_cluster_purposes(&cf->c, o);
     t->v[V_NAMESPACE] = intern_id(&cf->ids, t->ns);
-    t->v[V_REQUESTS] = omcp_cluster_requests(host, o);
-    t->v[V_DELETING] = omcp_being_deleted(host, o);
-    t->v[V_LOAD] = t->v[V_DELETING] ? -1 - t->v[V_REQUESTS] : t->v[V_REQUESTS];
+    int64_t requests = omcp_cluster_requests(host, o);
+    t->v[V_LOAD] = omcp_being_deleted(host, o) ? -1 - requests : requests;
     *data = t; /* released by the host whatever happens below */
     if (list(t) < 0)
         return snprintf(err, errlen, "out of memory"), -1;
@@ -313,7 +322,7 @@ static int prepare_target(trellis_plugin *self, const trellis_object *o, void **
 static void target_values(trellis_plugin *self, const trellis_object *o, int64_t *out)
 {
     const clu *t = host->object_data(self, o);
-    for (int k = 0; t && k < N_COLUMNS; k++)
+    for (int k = 0; t && k < N_VALUES; k++)
         out[k] = t->v[k];
 }
 
@@ -339,7 +348,7 @@ static void allocated(trellis_plugin *self, const trellis_object *o,
     const clu *t = host->object_data(self, o);
     if (!t)
         return;
-    used[0] = t->v[V_REQUESTS];
+    used[0] = load_requests(t->v[V_LOAD]);
     for (size_t i = 0; i < n; i++)
         used[0] += !omcp_carries_own(host, placed[i], o);
     int64_t most = 0;
@@ -387,11 +396,11 @@ static int passed_over(const conf *cf, const cyc *y, uint64_t purposes, int64_t 
 
 /* The columns a cycle reads: the target values, then the counter of
  * assumed requests. */
-enum { C_ASSUMED = N_COLUMNS, N_COLS };
+enum { C_ASSUMED = N_VALUES, N_COLS };
 
 static void columns(trellis_cycle *c, const trellis_plugin *self, const int64_t *col[N_COLS])
 {
-    for (int k = 0; k < N_COLUMNS; k++)
+    for (int k = 0; k < N_VALUES; k++)
         col[k] = host->cycle_target_values(c, self, k);
     col[C_ASSUMED] = host->cycle_target_counter(c, self, 0);
 }
@@ -682,8 +691,8 @@ static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_ob
             bits &= bits - 1;
             if (j >= n)
                 continue;
-            int64_t l = load[j], requests = l < 0 ? -1 - l : l;
-            int ok = !(skip_deleting && l < 0) &&
+            int64_t l = load[j], requests = load_requests(l);
+            int ok = !(skip_deleting && load_deleting(l)) &&
                      (!any || (((uint64_t)purposes[j] >> purpose & 1) && (ns < 0 || nsc[j] == ns)));
             if (ok && limit > 0 && omcp_held(requests, assumed[j], 0) >= limit)
                 ok = omcp_held(requests, assumed[j],
@@ -737,8 +746,9 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
                                         host->target_key(mine));
     }
     int64_t a = k ? omcp_held(0, k[0], tc->dup) : 0; /* assumed in this run */
-    int why = passed_over(cf, y, (uint64_t)v[V_PURPOSES], v[V_NAMESPACE], v[V_DELETING]);
-    if (why == R_NONE && y->limit > 0 && v[V_REQUESTS] + a >= y->limit)
+    int64_t requests = load_requests(v[V_LOAD]);
+    int why = passed_over(cf, y, (uint64_t)v[V_PURPOSES], v[V_NAMESPACE], load_deleting(v[V_LOAD]));
+    if (why == R_NONE && y->limit > 0 && requests + a >= y->limit)
         why = R_FULL;
     switch (why) {
     case R_CANDIDATE:
@@ -755,8 +765,7 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
         return host->status(st, TRELLIS_UNSCHEDULABLE, "TenancyFull",
                             "holds %lld requests (%lld assumed in this run); purpose '%s' "
                             "allows %lld per Cluster",
-                            (long long)(v[V_REQUESTS] + a), (long long)a, p->name,
-                            (long long)y->limit);
+                            (long long)(requests + a), (long long)a, p->name, (long long)y->limit);
     }
     return TRELLIS_SUCCESS;
 }
@@ -801,7 +810,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     if (h->register_prepare_workload(self, prepare_workload) < 0 ||
         h->register_prepare_target(self, prepare_target) < 0 ||
         h->register_release(self, release) < 0 ||
-        h->declare_target_values(self, N_COLUMNS, target_values) < 0 ||
+        h->declare_target_values(self, N_VALUES, target_values) < 0 ||
         h->declare_counters(self, 1, amounts) < 0 || name_counters(self, h) < 0 ||
         h->register_pre_filter(self, pre_filter) < 0 || h->register_filter(self, filter) < 0 ||
         h->register_filter_span(self, filter_span) < 0 || h->register_reserve(self, reserve) < 0 ||

@@ -35,7 +35,8 @@ typedef struct conf {
     int64_t dups[OMCP_PURPOSES_MAX];
     /* at most PACKED_MAX purposes: the purposes a Cluster serves are in
      * the high half of its finalizer column, and score_span reads one
-     * column of its own for both */
+     * column of its own for both (more purposes: it reads every
+     * candidate's dup) */
     int packed;
 } conf;
 
@@ -109,9 +110,9 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *w, void 
     return 0;
 }
 
-/* The columns score_span reads: request finalizers (fewer than 2^31: an
+/* The column score_span reads: request finalizers (fewer than 2^31: an
  * object holds less than 2 GiB), with the purposes served in the high half
- * when packed; else the purposes served as a second column. */
+ * when packed. */
 static void target_values(trellis_plugin *self, const trellis_object *o, int64_t *out)
 {
     const conf *cf = host->get_private(self);
@@ -119,8 +120,6 @@ static void target_values(trellis_plugin *self, const trellis_object *o, int64_t
     out[0] = !t           ? 0
              : cf->packed ? (int64_t)(t->purposes << 32 | (uint64_t)t->finalizers)
                           : t->finalizers;
-    if (!cf->packed)
-        out[1] = t ? (int64_t)t->purposes : 0;
 }
 
 static void release(trellis_plugin *self, void *data)
@@ -208,15 +207,6 @@ static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_obj
             int64_t dup = v >> 32 >> y->purpose & 1 ? 0 : data[i] ? ((const tgt *)data[i])->dup : 0;
             scores[j] = -omcp_held((int64_t)(uint32_t)v, assumed[i], dup);
         }
-    } else if (y && y->purpose >= 0 && cf->dups[y->purpose] == 0) {
-        const int64_t *purposes = host->cycle_target_values(c, self, 1);
-        for (size_t j = 0; j < n; j++) {
-            uint32_t i = idx[j];
-            int64_t dup = (uint64_t)purposes[i] >> y->purpose & 1 ? 0
-                          : data[i]                               ? ((const tgt *)data[i])->dup
-                                                                  : 0;
-            scores[j] = -omcp_held(fin[i], assumed[i], dup);
-        }
     } else {
         const uint64_t mask = cf->packed ? UINT32_MAX : UINT64_MAX;
         for (size_t j = 0; j < n; j++) {
@@ -289,7 +279,7 @@ static int init(trellis_plugin *self, const trellis_host *h, const trellis_args 
     }
     cf->seed = (uint64_t)h->arg_int(args, "seed");
     cf->packed = cf->c.n_purposes <= PACKED_MAX;
-    if (h->declare_target_values(self, cf->packed ? 1 : 2, target_values) < 0 ||
+    if (h->declare_target_values(self, 1, target_values) < 0 ||
         h->declare_counters(self, 1, amounts) < 0 || h->register_pre_score(self, pre_score) < 0 ||
         h->register_score(self, score) < 0 || h->register_score_span(self, score_span) < 0 ||
         h->register_reserve(self, reserve) < 0 || h->register_unreserve(self, unreserve) < 0 ||

@@ -912,7 +912,7 @@ END_TEST
 /* openmcp-strategy, Balanced: minus the request finalizers on a Cluster
  * plus the requests assumed there; the span's score (one column holding
  * the finalizer count and, up to 32 purposes, the purposes served) equal
- * to the plain score, with 2 purposes and with 33 (two columns). */
+ * to the plain score, with 2 purposes and with 33 (the count alone). */
 #define OMCP_HOLDING(name, purposes, finalizers)                                                   \
     TARGET("{\"apiVersion\":\"clusters.openmcp.cloud/v1alpha1\",\"kind\":\"Cluster\","             \
            "\"metadata\":{\"name\":\"" name "\",\"namespace\":\"ns\",\"finalizers\":" finalizers   \
