@@ -55,7 +55,8 @@ typedef struct kwatch {
     int thr_on;
     int gone; /* 410: list again */
     char error[512];
-    char said[1024]; /* the last trouble logged as a warning (not repeated) */
+    long said; /* the kind of trouble logged as a warning (not repeated while it
+                * lasts): an HTTP status, TROUBLE_NO_ANSWER or TROUBLE_UNSERVED; 0 none */
 } kwatch;
 
 typedef struct kube_store {
@@ -141,7 +142,7 @@ static void sb_query(strbuf *b, const char *s)
  * 0, or -1 with err. Objects that are not readable are logged and left
  * out. */
 static int list_kind(kube_store *s, const kube_resource *r, trellis_object ***objs, size_t *n,
-                     char **rv, manifest_set *errors, char *err, size_t errlen)
+                     char **rv, manifest_set *errors, long *failed, char *err, size_t errlen)
 {
     size_t cap = 0;
     char *cont = NULL;
@@ -187,6 +188,8 @@ static int list_kind(kube_store *s, const kube_resource *r, trellis_object ***ob
             else if (hr == HTTPC_ANSWERED && !reply)
                 errf(err, errlen, "GET %s: HTTP %ld%s", base, status, hint);
             json_object_put(reply);
+            if (failed)
+                *failed = hr == HTTPC_ANSWERED ? status : 0;
             rc = -1;
             break;
         }
@@ -299,7 +302,7 @@ static int ks_list(store *st, manifest_set *out, char *err, size_t errlen)
         trellis_object **objs;
         size_t n;
         char *rv;
-        if (list_kind(s, r, &objs, &n, &rv, out, e, sizeof e) < 0) {
+        if (list_kind(s, r, &objs, &n, &rv, out, NULL, e, sizeof e) < 0) {
             rc = errf(err, errlen, "the Kubernetes API store %s: cannot list %s: %s",
                       kubeapi_server(s->api), kinds[i], e);
             break;
@@ -916,6 +919,40 @@ static void set_rv(kwatch *w, const char *rv)
     w->rv = xstrdup(rv);
 }
 
+/* Kinds of a watch's trouble besides an HTTP status. */
+enum { TROUBLE_NO_ANSWER = -1, TROUBLE_UNSERVED = -2 };
+
+/* A watch's trouble, logged as a warning once while trouble of its kind
+ * lasts (at debug level after that: a watch retried every few seconds
+ * for hours would otherwise fill the log). The kind, not the words,
+ * decides: a resource no longer served answers the watch and the list
+ * with different 404s, and its texts change as the API server forgets
+ * it; that is one trouble. */
+static void watch_trouble(kwatch *w, long what, const char *fmt, ...) UTIL_PRINTF(3, 4);
+static void watch_trouble(kwatch *w, long what, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (w->said == what) {
+        log_debug("kubernetes store: %s", buf);
+        return;
+    }
+    w->said = what;
+    log_warn("kubernetes store: %s (said once while it lasts; tried again every few seconds)", buf);
+}
+
+/* The watch delivers again: say so when its trouble was said. */
+static void watch_well(kwatch *w)
+{
+    if (!w->said)
+        return;
+    w->said = 0;
+    log_info("kubernetes store: the watch of %s works again", w->kind);
+}
+
 static int on_watch_line(void *ud, const char *text, size_t len)
 {
     kwatch *w = ud;
@@ -925,6 +962,8 @@ static int on_watch_line(void *ud, const char *text, size_t len)
         return 1; /* open the watch again rather than lose track */
     json_object_object_get_ex(obj, "metadata", &md);
     int stop = 0;
+    if (type != KUBE_EV_ERROR)
+        watch_well(w);
     if (type == KUBE_EV_BOOKMARK) {
         set_rv(w, jstr(md, "resourceVersion"));
     } else if (type == KUBE_EV_ERROR) {
@@ -948,34 +987,6 @@ static int on_watch_line(void *ud, const char *text, size_t len)
     }
     json_object_put(obj);
     return stop;
-}
-
-/* A watch's trouble, logged as a warning once (again at debug level
- * while it lasts: a watch retried every few seconds for hours would
- * otherwise fill the log). */
-static void watch_trouble(kwatch *w, const char *fmt, ...) UTIL_PRINTF(2, 3);
-static void watch_trouble(kwatch *w, const char *fmt, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (strncmp(w->said, buf, sizeof w->said - 1) == 0) {
-        log_debug("kubernetes store: %s", buf);
-        return;
-    }
-    memcpy(w->said, buf, sizeof w->said);
-    log_warn("kubernetes store: %s (said once while it lasts; tried again every few seconds)", buf);
-}
-
-/* The trouble is over: say so when it was said. */
-static void watch_well(kwatch *w)
-{
-    if (!w->said[0])
-        return;
-    w->said[0] = '\0';
-    log_info("kubernetes store: the watch of %s works again", w->kind);
 }
 
 /* Wait ms unless told to stop: 1 when told. */
@@ -1003,7 +1014,7 @@ static void *watch_thread(void *arg)
             char e[1024];
             const kube_resource *r = kubeapi_resource(s->api, NULL, w->kind, e, sizeof e);
             if (!r) {
-                watch_trouble(w, "%s; %s is read once it is served", e, w->kind);
+                watch_trouble(w, TROUBLE_UNSERVED, "%s; %s is read once it is served", e, w->kind);
                 if (pause_ms(s, 5000))
                     break;
                 continue;
@@ -1017,8 +1028,10 @@ static void *watch_thread(void *arg)
             trellis_object **objs;
             size_t n;
             char *rv, err[1024];
-            if (list_kind(s, w->r, &objs, &n, &rv, NULL, err, sizeof err) < 0) {
-                watch_trouble(w, "listing %s again: %s", w->kind, err);
+            long failed;
+            if (list_kind(s, w->r, &objs, &n, &rv, NULL, &failed, err, sizeof err) < 0) {
+                watch_trouble(w, failed ? failed : TROUBLE_NO_ANSWER, "listing %s again: %s",
+                              w->kind, err);
                 if (pause_ms(s, backoff))
                     break;
                 backoff = backoff < 5000 ? backoff * 2 : 5000;
@@ -1029,7 +1042,6 @@ static void *watch_thread(void *arg)
             free(w->rv);
             w->rv = rv;
             w->gone = 0;
-            watch_well(w);
         }
         uint32_t timeout_s = s->watch_timeout_ms / 1000;
         strbuf p;
@@ -1058,7 +1070,7 @@ static void *watch_thread(void *arg)
              * deleted): list it until it is again, and hand the host the
              * differences then */
             w->gone = 1;
-            watch_trouble(w,
+            watch_trouble(w, 404,
                           "the watch of %s: %s: the API server %s no longer serves %s (was its "
                           "CustomResourceDefinition deleted?); %s is listed again once it does",
                           w->kind, err, kubeapi_server(s->api), base, w->kind);
@@ -1079,10 +1091,11 @@ static void *watch_thread(void *arg)
             log_info("kubernetes store: the watch of %s is too old (410 Gone): listing again",
                      w->kind);
         else if (rc < 0 || w->error[0])
-            watch_trouble(w, "the watch of %s (%s) ended: %s; resuming from resourceVersion %s",
+            watch_trouble(w, status > 0 && status != 200 ? status : TROUBLE_NO_ANSWER,
+                          "the watch of %s (%s) ended: %s; resuming from resourceVersion %s",
                           w->kind, base, rc < 0 ? err : w->error, w->rv ? w->rv : "(none)");
         else
-            watch_trouble(w,
+            watch_trouble(w, status > 0 && status != 200 ? status : TROUBLE_NO_ANSWER,
                           "the watch of %s (%s) ended without a word (HTTP %ld); resuming from "
                           "resourceVersion %s",
                           w->kind, base, status, w->rv ? w->rv : "(none)");

@@ -75,6 +75,7 @@ START_TEST(store_group)
         load("store = { type = \"file\"; lease_name = \"x\"; };\n", &sc, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "store.lease_name is a setting of the Kubernetes API store"), "%s",
                   err);
+    tu_rmtree(dir);
 }
 END_TEST
 
@@ -213,6 +214,7 @@ START_TEST(kubeconfig_contexts)
     ck_assert_int_eq(kubeconfig_load(NULL, NULL, &kc, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "KUBECONFIG names no file"), "%s", err);
     unsetenv("KUBECONFIG");
+    tu_rmtree(dir);
 }
 END_TEST
 
@@ -251,6 +253,7 @@ START_TEST(kubeconfig_errors)
     ck_assert_int_eq(
         kubeconfig_parse("x", dir, noserver, strlen(noserver), NULL, &kc, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "expected server: https://HOST:PORT"), "%s", err);
+    tu_rmtree(dir);
 }
 END_TEST
 
