@@ -6,16 +6,16 @@
 #  2. build with -Wall -Wextra -Werror, AddressSanitizer and UBSan, and run
 #     `make check` (Check unit tests, scenario tests, CLI tests);
 #  3. build without sanitizers and run the scenario suite under valgrind
-#     (any error or leak fails);
+#     (any error or leak fails; the whole suite runs unsanitized in 6);
 #  4. build with ThreadSanitizer and run the tests of `trellis run` (the
 #     binding thread, the HTTP thread, the watchdog, kill -9 rounds, the
 #     etcd and Kubernetes API stores and the HTTP extenders against real
 #     servers);
 #  5. build the libFuzzer targets with clang, replay their corpora and
-#     fuzz each for 20 seconds (FUZZ_SECONDS);
+#     fuzz each for 20 seconds (FUZZ_SECONDS), a target per processor;
 #  5b. build every in-tree plugin into the binary and run the scenario,
 #     explain and admin suites against it;
-#  6. make distcheck;
+#  6. make distcheck: the tarball builds and passes the whole suite;
 #  7. install into a temporary prefix, build the out-of-tree example
 #     plugin with pkg-config alone, run its mock-host test, load it, and
 #     build the custom scheduler against the installed libtrellis.
@@ -43,11 +43,12 @@ stage() {
     name=$1
     shift
     echo "==> $name"
+    t0=$(date +%s)
     if "$@"; then
-        echo "==> $name: ok"
+        echo "==> $name: ok ($(($(date +%s) - t0)) s)"
         passed=$((passed + 1))
     else
-        echo "==> $name: FAILED"
+        echo "==> $name: FAILED ($(($(date +%s) - t0)) s)"
         failed=$((failed + 1))
     fi
 }
@@ -75,7 +76,6 @@ plain_valgrind() {
     rm -rf build-plain && mkdir build-plain && cd build-plain &&
         ../configure -q --enable-werror CFLAGS="-g -O2" >/dev/null &&
         make -s -j"$jobs" >/dev/null &&
-        make -s -j"$jobs" check >/dev/null 2>&1 &&
         TRELLIS_VALGRIND=1 make -s check TESTS=scenarios.sh >/dev/null 2>&1
     rc=$?
     cd "$top"
@@ -118,7 +118,7 @@ fuzz() {
     return $rc
 }
 distcheck() {
-    make -s -C build-plain distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >/dev/null 2>&1 ||
+    make -s -j"$jobs" -C build-plain distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >/dev/null 2>&1 ||
         { make -C build-plain distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror 2>&1 | tail -n 40; return 1; }
 }
 install_test() {
