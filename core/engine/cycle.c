@@ -197,11 +197,6 @@ size_t cycle_pos(const trellis_cycle *c, const struct trellis_target *t)
 
 int cycle_narrow_to(trellis_cycle *c, int by, const uint32_t *idx, size_t n)
 {
-    uint32_t most = 0; /* every place checked in one pass, without a branch */
-    for (size_t k = 0; k < n; k++)
-        most = idx[k] > most ? idx[k] : most;
-    if (n && most >= c->n)
-        return -1;
     size_t words = (c->n + 63) / 64;
     if (words > c->cap_narrow || !c->narrow) {
         c->cap_narrow = (c->cap_targets + 63) / 64;
@@ -211,20 +206,21 @@ int cycle_narrow_to(trellis_cycle *c, int by, const uint32_t *idx, size_t n)
         c->narrow_tmp =
             xrealloc(c->narrow_tmp, (c->cap_narrow ? c->cap_narrow : 1) * sizeof *c->narrow_tmp);
     }
+    /* the set is built where it is not yet read: a place out of range
+     * stops it half made, and the cycle is as it was */
     uint64_t *set = c->narrowed ? c->narrow_tmp : c->narrow;
     memset(set, 0, words * sizeof *set);
-    size_t count = 0; /* the first narrowing counts as it sets */
     for (size_t k = 0; k < n; k++) {
-        uint64_t bit = 1ull << (idx[k] % 64);
-        count += !(set[idx[k] / 64] & bit);
-        set[idx[k] / 64] |= bit;
+        uint32_t i = idx[k];
+        if (i >= c->n)
+            return -1;
+        set[i / 64] |= 1ull << (i % 64);
     }
-    if (c->narrowed) {
-        count = 0;
-        for (size_t wi = 0; wi < words; wi++) {
-            c->narrow[wi] &= set[wi];
-            count += (size_t)__builtin_popcountll(c->narrow[wi]);
-        }
+    size_t count = 0; /* a later narrowing keeps what both leave in */
+    for (size_t wi = 0; wi < words; wi++) {
+        uint64_t v = c->narrowed ? c->narrow[wi] & set[wi] : set[wi];
+        c->narrow[wi] = v;
+        count += (size_t)__builtin_popcountll(v);
     }
     c->narrowed = 1;
     c->n_narrow = count;

@@ -13,6 +13,9 @@
 #include "hmap.h"
 #include "util.h"
 
+/* A field path an edit names is shorter than this. */
+enum { EDIT_PATH_MAX = 512 };
+
 /* Where the key that starts at path[i] ends: at the next '.' or '[', or
  * after a bracketed key ('["a.b/c"]', whose dots do not split). */
 static size_t key_end(const char *path, size_t i)
@@ -42,26 +45,20 @@ static const char *type_name(trellis_value_type t)
 
 int edit_check(const trellis_object *o, const store_edit *e, char *err, size_t errlen)
 {
-    char seg[512];
     const char *path = e->path ? e->path : "";
     size_t len = strlen(path);
-    if (len == 0 || len >= sizeof seg || path[0] == '.' || path[0] == '[')
+    if (len == 0 || len >= EDIT_PATH_MAX || path[0] == '.' || path[0] == '[')
         return errf(err, errlen, "bad field path '%s'", path);
     if (e->op > STORE_LIST_REMOVE || e->op < STORE_SET)
         return errf(err, errlen, "%s: unknown edit %d", path, e->op);
     if (e->op >= STORE_LIST_ADD && !e->value)
         return errf(err, errlen, "%s %s: %s: a list edit needs a value", o->kind, o->key, path);
     /* walked a key at a time from the object's root: path[0..i) is the
-     * path up to the key, seg the key (what object_get of that path would
-     * read) */
+     * path up to the key (what object_get of that path would read) */
     const trellis_value *v = o->root;
     size_t i = 0;
     for (;;) {
-        size_t start = i;
-        i = key_end(path, i);
-        memcpy(seg, path + start, i - start);
-        seg[i - start] = '\0';
-        v = i > start ? value_path(v, seg) : NULL;
+        v = value_step(v, path, &i);
         if (!v)
             return 0; /* created from here on */
         trellis_value_type t = value_type(v);
@@ -82,8 +79,6 @@ int edit_check(const trellis_object *o, const store_edit *e, char *err, size_t e
                             o->kind, o->key, path, k);
             return 0;
         }
-        if (path[i] == '.')
-            i++;
     }
 }
 

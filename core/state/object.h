@@ -131,6 +131,11 @@ const trellis_value *value_at(const trellis_value *list, size_t i);
 size_t value_first_non_string(const trellis_value *list);
 const trellis_value *value_get(const trellis_value *map, const char *key);
 const trellis_value *value_path(const trellis_value *v, const char *path);
+/* One key or [index] of path from v, starting at path[*pos]: the value
+ * it names, *pos moved past it (and past the '.' before it), so that
+ * path[*pos] is '\0' at the end. NULL when v holds no such value or the
+ * path is malformed there. What value_path does a step at a time. */
+const trellis_value *value_step(const trellis_value *v, const char *path, size_t *pos);
 int value_foreach(const trellis_value *map,
                   int (*cb)(const char *key, const trellis_value *v, void *ud), void *ud);
 

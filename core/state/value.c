@@ -252,45 +252,53 @@ static const char *parse_bracket(const char *p, segment *g, size_t *index, int *
     return p + 1;
 }
 
+/* One step of a path from cur: the member or item path[*pos..] names,
+ * *pos moved past it (and past the '.' before it, after the first: a
+ * bracket after a dot names what it names without one, as edits have
+ * it). NULL when there is none or the path is malformed there. */
+static const onode *step(const onode *cur, const char *path, size_t *pos)
+{
+    const char *p = path + *pos;
+    if (*pos > 0 && *p != '.' && *p != '[')
+        return NULL; /* a key runs into what follows a ']' */
+    if (*pos > 0 && *p == '.')
+        p++;
+    if (*p == '[') {
+        segment g = {NULL, 0, 0};
+        size_t index = 0;
+        int is_key = 0;
+        p = parse_bracket(p + 1, &g, &index, &is_key);
+        if (!p)
+            return NULL;
+        *pos = (size_t)(p - path);
+        if (is_key)
+            return map_lookup(cur, &g);
+        if (ntype(cur) != N_LIST || index >= nlen(cur))
+            return NULL;
+        cur = nchild(cur, index);
+        return ntype(cur) == N_NULL ? NULL : cur;
+    }
+    segment g = {p, 0, 0};
+    while (*p && *p != '.' && *p != '[')
+        p++;
+    g.len = (size_t)(p - g.s);
+    *pos = (size_t)(p - path);
+    return g.len ? map_lookup(cur, &g) : NULL;
+}
+
+const trellis_value *value_step(const trellis_value *v, const char *path, size_t *pos)
+{
+    const onode *cur = v && path && path[*pos] ? step(N(v), path, pos) : NULL;
+    return cur ? V(cur) : NULL;
+}
+
 const trellis_value *value_path(const trellis_value *v, const char *path)
 {
-    const onode *cur = N(v);
-    const char *p = path;
-    if (!p)
+    if (!path)
         return NULL;
-    int need_key = *p != '[' && *p != '\0';
-    while (cur && (need_key || *p)) {
-        if (need_key || *p == '.') {
-            if (!need_key)
-                p++;
-            need_key = 0;
-            segment g = {p, 0, 0};
-            while (*p && *p != '.' && *p != '[')
-                p++;
-            g.len = (size_t)(p - g.s);
-            if (g.len == 0)
-                return NULL;
-            cur = map_lookup(cur, &g);
-        } else if (*p == '[') {
-            segment g = {NULL, 0, 0};
-            size_t index = 0;
-            int is_key = 0;
-            p = parse_bracket(p + 1, &g, &index, &is_key);
-            if (!p)
-                return NULL;
-            if (is_key) {
-                cur = map_lookup(cur, &g);
-            } else {
-                if (ntype(cur) != N_LIST || index >= nlen(cur))
-                    return NULL;
-                cur = nchild(cur, index);
-                if (ntype(cur) == N_NULL)
-                    cur = NULL;
-            }
-        } else {
-            return NULL;
-        }
-    }
+    const onode *cur = N(v);
+    for (size_t pos = 0; cur && path[pos];)
+        cur = step(cur, path, &pos);
     return cur ? V(cur) : NULL;
 }
 

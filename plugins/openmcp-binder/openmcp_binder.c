@@ -55,15 +55,15 @@ static int bind(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
     if (!omcp_has_finalizer(host, w, OMCP_REQUEST_FINALIZER) &&
         host->store_patch(self, w, NULL, &onr, 1, err, sizeof err) < 0)
         return host->status(st, TRELLIS_ERROR, "BindFailed", "%s", err);
-    if (host->store_bind(self, w, t, err, sizeof err) < 0)
-        return host->status(st, TRELLIS_ERROR, "BindFailed", "%s", err);
     const trellis_value *g = host->object_get(w, "metadata.generation");
     int64_t gv;
     if (g && host->value_int(g, &gv) == 0)
         snprintf(gen, sizeof gen, "%lld", (long long)gv);
+    /* status.cluster (the binding field) and the phase in one write: the
+     * phase lives beside the binding, so it goes where the binding goes */
     const trellis_edit status[2] = {{TRELLIS_EDIT_SET, "status.phase", "Granted"},
                                     {TRELLIS_EDIT_SET_JSON, "status.observedGeneration", gen}};
-    if (host->store_patch(self, w, "status", status, 2, err, sizeof err) < 0)
+    if (host->store_bind_edits(self, w, t, status, 2, err, sizeof err) < 0)
         return host->status(st, TRELLIS_ERROR, "BindFailed", "%s", err);
     return TRELLIS_SUCCESS;
 }

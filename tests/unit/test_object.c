@@ -206,6 +206,10 @@ START_TEST(paths)
     ck_assert_ptr_eq(value_path(spec, ""), spec);
     ck_assert_str_eq(value_string(value_path(spec, "containers[1].name")), "c1");
     ck_assert_str_eq(value_string(value_path(spec, "[\"priority\"]")), "7");
+    /* a bracket after a dot names what it names without the dot, as an
+     * edit of the same path writes it */
+    ck_assert_str_eq(value_string(value_path(spec, "containers.[1].name")), "c1");
+    ck_assert_str_eq(value_string(object_get(o, "spec.[\"priority\"]")), "7");
     /* absent, null, out of range, wrong shape, malformed: NULL */
     static const char *const absent[] = {"spec.missing",
                                          "spec.nothing",
