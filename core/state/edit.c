@@ -363,25 +363,33 @@ char *edit_list_result(const trellis_object *o, const edit_pending *pending, con
     return text;
 }
 
+/* Where the text of the key path[i..end) lies, its brackets and quotes
+ * left out: [*a, *z). */
+static void key_bounds(const char *path, size_t i, size_t end, size_t *a, size_t *z)
+{
+    *a = i;
+    *z = end;
+    if (path[i] != '[')
+        return;
+    *a = i + 1;
+    *z = end > i + 1 && path[end - 1] == ']' ? end - 1 : end;
+    if (*a < *z && (path[*a] == '"' || path[*a] == '\'') && *z - 1 > *a &&
+        path[*z - 1] == path[*a]) {
+        (*a)++;
+        (*z)--;
+    }
+}
+
 /* The key of path[i..end) as text: a plain key as it is, a bracketed one
  * without its brackets and quotes, escapes undone. Owned by the caller. */
 static char *key_text(const char *path, size_t i, size_t end)
 {
-    if (path[i] != '[') {
-        char *k = xmalloc(end - i + 1);
-        memcpy(k, path + i, end - i);
-        k[end - i] = '\0';
-        return k;
-    }
+    size_t a, z;
+    key_bounds(path, i, end, &a, &z);
     strbuf b;
     sb_init(&b);
-    size_t a = i + 1, z = end > i + 1 && path[end - 1] == ']' ? end - 1 : end;
-    if (a < z && (path[a] == '"' || path[a] == '\'') && z - 1 > a && path[z - 1] == path[a]) {
-        a++;
-        z--;
-    }
     for (size_t k = a; k < z; k++) {
-        if (path[k] == '\\' && k + 1 < z)
+        if (path[i] == '[' && path[k] == '\\' && k + 1 < z)
             k++;
         sb_add(&b, path + k, 1);
     }
@@ -454,7 +462,9 @@ int edit_apply_json(json_object *root, const store_edit *e, char *err, size_t er
  * and lists of strings. Node 0 is "none"; node 1 the root map. */
 enum { EB_MAP, EB_STRING, EB_JSON, EB_LIST };
 typedef struct eb_node {
-    char *key;         /* owned; NULL for the root and list items */
+    const char *key; /* NULL for the root and list items; in an edit's path */
+    uint32_t klen;   /* unless owned (unescaped from a bracket): then its own */
+    int owned;
     int type;          /* EB_* */
     const char *value; /* EB_STRING, EB_JSON: the edit's */
     uint32_t first, last, next;
@@ -465,11 +475,36 @@ typedef struct eb_tree {
     size_t n, cap;
 } eb_tree;
 
-static uint32_t eb_add(eb_tree *t, uint32_t parent, char *key, int type, const char *value)
+/* A key of a path: path[i..end) as key_end found it, its text borrowed
+ * from the path unless a bracket's escapes had to be undone (then owned). */
+typedef struct eb_key {
+    const char *s;
+    uint32_t len;
+    int owned;
+} eb_key;
+
+static eb_key key_at(const char *path, size_t i, size_t end)
+{
+    size_t a, z;
+    key_bounds(path, i, end, &a, &z);
+    if (path[i] == '[' && memchr(path + a, '\\', z - a)) {
+        char *k = key_text(path, i, end);
+        return (eb_key){k, (uint32_t)strlen(k), 1};
+    }
+    return (eb_key){path + a, (uint32_t)(z - a), 0};
+}
+
+static void key_drop(eb_key k)
+{
+    if (k.owned)
+        free((char *)k.s);
+}
+
+static uint32_t eb_add(eb_tree *t, uint32_t parent, eb_key key, int type, const char *value)
 {
     grow(&t->v, &t->cap, t->n + 1, sizeof *t->v);
     uint32_t i = (uint32_t)t->n++;
-    t->v[i] = (eb_node){key, type, value, 0, 0, 0};
+    t->v[i] = (eb_node){key.s, key.len, key.owned, type, value, 0, 0, 0};
     if (parent) {
         if (t->v[parent].last)
             t->v[t->v[parent].last].next = i;
@@ -480,22 +515,23 @@ static uint32_t eb_add(eb_tree *t, uint32_t parent, char *key, int type, const c
     return i;
 }
 
-static uint32_t eb_member(const eb_tree *t, uint32_t map, const char *key)
+static uint32_t eb_member(const eb_tree *t, uint32_t map, eb_key key)
 {
     for (uint32_t k = t->v[map].first; k; k = t->v[k].next)
-        if (strcmp(t->v[k].key, key) == 0)
+        if (t->v[k].klen == key.len && memcmp(t->v[k].key, key.s, key.len) == 0)
             return k;
     return 0;
 }
 
-/* The member k (owned: kept or freed) of the map cur, added as an empty
- * node of that type when absent; 0 when it is there with another type. */
-static uint32_t eb_child(eb_tree *t, uint32_t cur, char *k, int type)
+/* The member k (kept, or dropped when there) of the map cur, added as an
+ * empty node of that type when absent; 0 when it is there with another
+ * type. */
+static uint32_t eb_child(eb_tree *t, uint32_t cur, eb_key k, int type)
 {
     uint32_t m = eb_member(t, cur, k);
     if (!m)
         return eb_add(t, cur, k, type, NULL);
-    free(k);
+    key_drop(k);
     return t->v[m].type == type ? m : 0;
 }
 
@@ -511,22 +547,22 @@ static int eb_apply(eb_tree *t, const store_edit *e)
     uint32_t cur = 1;
     size_t i = 0, end;
     while (path[end = key_end(path, i)]) {
-        if (!(cur = eb_child(t, cur, key_text(path, i, end), EB_MAP)))
+        if (!(cur = eb_child(t, cur, key_at(path, i, end), EB_MAP)))
             return 1;
         i = path[end] == '.' ? end + 1 : end;
     }
-    char *k = key_text(path, i, end);
+    eb_key k = key_at(path, i, end);
     if (e->op == STORE_LIST_ADD) {
         uint32_t m = eb_child(t, cur, k, EB_LIST), it = m ? t->v[m].first : 0;
         while (it && strcmp(t->v[it].value, e->value) != 0)
             it = t->v[it].next;
         if (m && !it)
-            eb_add(t, m, NULL, EB_STRING, e->value);
+            eb_add(t, m, (eb_key){0}, EB_STRING, e->value);
         return !m;
     }
     uint32_t m = eb_member(t, cur, k);
     if (m) /* replaced where it stands */
-        free(k);
+        key_drop(k);
     else
         m = eb_add(t, cur, k, EB_STRING, NULL);
     t->v[m].type = e->op == STORE_SET ? EB_STRING : EB_JSON;
@@ -560,7 +596,7 @@ static oref eb_emit(const eb_tree *t, obuild *b, uint32_t i)
         if (nd->type == EB_LIST)
             ob_item(b, v);
         else
-            ob_member(b, mark, t->v[k].key, strlen(t->v[k].key), v, 0);
+            ob_member(b, mark, t->v[k].key, t->v[k].klen, v, 0);
     }
     return nd->type == EB_LIST ? ob_close_list(b, mark) : ob_close_map(b, mark);
 }
@@ -568,8 +604,8 @@ static oref eb_emit(const eb_tree *t, obuild *b, uint32_t i)
 trellis_object *edit_build_object(const store_edit *edits, size_t n, char *err, size_t errlen)
 {
     eb_tree t = {0};
-    eb_add(&t, 0, NULL, EB_MAP, NULL); /* node 0: none */
-    eb_add(&t, 0, NULL, EB_MAP, NULL); /* node 1: the root */
+    eb_add(&t, 0, (eb_key){0}, EB_MAP, NULL); /* node 0: none */
+    eb_add(&t, 0, (eb_key){0}, EB_MAP, NULL); /* node 1: the root */
     int fast = 1;
     for (size_t k = 0; k < n && fast; k++)
         fast = eb_apply(&t, &edits[k]) == 0;
@@ -583,7 +619,8 @@ trellis_object *edit_build_object(const store_edit *edits, size_t n, char *err, 
             fast = 0;
     }
     for (size_t k = 0; k < t.n; k++)
-        free(t.v[k].key);
+        if (t.v[k].owned)
+            free((char *)t.v[k].key);
     free(t.v);
     if (fast)
         return o;

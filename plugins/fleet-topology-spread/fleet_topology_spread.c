@@ -24,9 +24,11 @@
  * While a placement's policy has a constraint, it gets one cluster per
  * cycle and another cycle at once until it holds what it wants
  * (KubeFleet's batch limit of one), so each pick is counted before the
- * next. The counts are made once per cycle in pre_filter; filter and
- * score read them by snapshot index.
+ * next. The counts are made once per cycle in pre_filter, and what one
+ * more binding does in each domain with them; filter and score look a
+ * cluster's domains up (only the clusters they are asked about, not all).
  */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,11 +48,15 @@ typedef struct domains {
     char *key;
     size_t n;          /* clusters */
     uint64_t *serials; /* of the clusters when counted */
-    uint32_t *dom;     /* their domain, NO_DOMAIN: without the label */
+    uint32_t *dom;     /* their domain; n_dom: without the label */
     uint32_t n_dom;
+    uint64_t epoch; /* clusters_epoch when numbered */
 } domains;
 
-#define NO_DOMAIN UINT32_MAX
+/* Counts every cluster prepared or released: while it stays, the
+ * clusters are the ones numbered (a cluster added, changed or gone is
+ * prepared or released), and their serials need not be compared. */
+static _Atomic uint64_t clusters_epoch;
 
 typedef struct config {
     const char *snapshot_kind; /* host-owned; first (fleet_setup) */
@@ -82,12 +88,23 @@ typedef struct spread {
     size_t n;
 } spread;
 
-/* This cycle's verdicts, by snapshot index. */
+/* One constraint as this cycle applies it: the domain of each cluster
+ * (by snapshot index, n of them) and what one more binding does in each
+ * domain (INT64_MIN: it violates a DoNotSchedule constraint; else the
+ * score it adds; 0 in the domain of the clusters without the label). */
+typedef struct applied {
+    int16_t k; /* the constraint's index in its spread */
+    const uint32_t *dom;
+    const int64_t *effect;
+} applied;
+
+/* This cycle's verdicts: the constraints in the order KubeFleet applies
+ * them (DoNotSchedule first). */
 typedef struct verdicts {
     size_t n;
-    int64_t *score;
-    int16_t *violated; /* the DoNotSchedule constraint violated first, or -1 */
     const spread *sp;
+    applied *a;
+    size_t n_a;
 } verdicts;
 
 static const trellis_arg_spec args_table[] = {
@@ -111,9 +128,10 @@ static void spread_free(spread *sp)
 static void release(trellis_plugin *self, void *data)
 {
     (void)self;
-    if (data && *(const int *)data)
+    if (data && *(const int *)data) {
+        atomic_fetch_add(&clusters_epoch, 1);
         free(data);
-    else
+    } else
         spread_free(data);
 }
 
@@ -123,6 +141,7 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
     (void)self;
     (void)obj;
     static uint64_t next_serial; /* prepare runs on the main thread */
+    atomic_fetch_add(&clusters_epoch, 1);
     cluster *cl = malloc(sizeof *cl);
     if (!cl) {
         snprintf(err, errlen, "out of memory");
@@ -264,9 +283,11 @@ static domains *domains_of(config *cfg, trellis_cycle *c, trellis_plugin *self, 
             return NULL;
         cfg->n_cache++;
     }
+    uint64_t epoch = atomic_load(&clusters_epoch);
     int same = d->n == n && td;
-    for (size_t i = 0; same && i < n; i++)
+    for (size_t i = 0; same && d->epoch != epoch && i < n; i++)
         same = td[i] && ((const cluster *)td[i])->serial == d->serials[i];
+    d->epoch = epoch; /* compared with it, or numbered again below */
     if (same)
         return d;
     /* number the domains again: the clusters changed */
@@ -282,7 +303,7 @@ static domains *domains_of(config *cfg, trellis_cycle *c, trellis_plugin *self, 
     size_t nm = 0;
     for (size_t i = 0; i < n; i++) {
         serials[i] = td && td[i] ? ((const cluster *)td[i])->serial : 0;
-        dom[i] = NO_DOMAIN;
+        dom[i] = UINT32_MAX; /* until numbered */
         const char *v = host->object_label(host->target_object(host->cycle_target(c, i)), key);
         if (v)
             m[nm++] = (member){v, (uint32_t)i};
@@ -294,13 +315,16 @@ static domains *domains_of(config *cfg, trellis_cycle *c, trellis_plugin *self, 
             nd++;
         dom[m[i].idx] = nd;
     }
+    nd = nm ? nd + 1 : 0;
+    for (size_t i = 0; i < n; i++) /* without the label: the domain past the last */
+        dom[i] = dom[i] == UINT32_MAX ? nd : dom[i];
     free(m);
     free(d->serials);
     free(d->dom);
     d->serials = serials;
     d->dom = dom;
     d->n = n;
-    d->n_dom = nm ? nd + 1 : 0;
+    d->n_dom = nd;
     return d;
 }
 
@@ -344,16 +368,18 @@ static size_t index_of_key(trellis_cycle *c, const char *key)
     return n;
 }
 
-/* Count one constraint (its domains d) and apply it to v. current: the
- * snapshot indices of the clusters where the placement has a binding of
- * its current snapshot. */
-static void apply(config *cfg, const constraint *k, int16_t ki, const domains *d,
-                  const size_t *current, size_t n_current, verdicts *v)
+/* What one more binding does in each domain of one constraint (its
+ * domains d), into effect[0..d->n_dom] (the last: without the label,
+ * nothing). current: the snapshot indices of
+ * the clusters where the placement has a binding of its current
+ * snapshot. */
+static void effects(config *cfg, const constraint *k, const domains *d, const size_t *current,
+                    size_t n_current, int64_t *effect)
 {
     uint64_t *counts = cfg->counts;
     memset(counts, 0, d->n_dom * sizeof *counts);
     for (size_t i = 0; i < n_current; i++)
-        if (current[i] < d->n && d->dom[current[i]] != NO_DOMAIN)
+        if (current[i] < d->n && d->dom[current[i]] != d->n_dom)
             counts[d->dom[current[i]]]++;
     /* the sorted counts' smallest, second smallest and largest, as
      * KubeFleet takes them (one count is all three) */
@@ -371,24 +397,32 @@ static void apply(config *cfg, const constraint *k, int16_t ki, const domains *d
     }
     if (d->n_dom == 1)
         second = smallest;
-    /* what one more binding in a domain does depends on its count alone:
-     * worked out once a domain, in place of the count (INT64_MIN: it
-     * violates a DoNotSchedule constraint; else the score added) */
-    int64_t *effect = (int64_t *)counts;
+    /* it depends on the domain's count alone */
     for (uint32_t i = 0; i < d->n_dom; i++) {
         int64_t change;
         int bad = will_violate((int64_t)counts[i], smallest, second, largest, k->max_skew, &change);
         effect[i] = !bad ? -change : k->do_not_schedule ? INT64_MIN : -1000;
     }
-    for (size_t x = 0; x < v->n && x < d->n; x++) {
-        if (d->dom[x] == NO_DOMAIN || v->violated[x] >= 0)
-            continue; /* in no domain: no skew; out already: no score kept */
-        int64_t e = effect[d->dom[x]];
-        if (e == INT64_MIN)
-            v->violated[x] = ki;
-        else
-            v->score[x] += e;
+    effect[d->n_dom] = 0; /* in no domain: no skew */
+}
+
+/* The verdict on the cluster at snapshot index x: the DoNotSchedule
+ * constraint it violates first, or -1; *score what the constraints
+ * applied before that add (all of them when none is violated). */
+static int verdict(const verdicts *v, size_t x, int64_t *score)
+{
+    int64_t sum = 0;
+    int out = -1;
+    for (size_t j = 0; x < v->n && j < v->n_a; j++) {
+        int64_t e = v->a[j].effect[v->a[j].dom[x]];
+        if (e == INT64_MIN) {
+            out = v->a[j].k;
+            break;
+        }
+        sum += e;
     }
+    *score = sum;
+    return out;
 }
 
 static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
@@ -408,10 +442,8 @@ static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obje
     verdicts *v = host->cycle_alloc(c, sizeof *v);
     size_t n = host->cycle_target_count(c), nh = host->cycle_held_count(c);
     size_t *current = host->cycle_alloc(c, (nh ? nh : 1) * sizeof *current);
-    if (v) {
-        v->score = host->cycle_alloc(c, (n ? n : 1) * sizeof *v->score);
-        v->violated = host->cycle_alloc(c, (n ? n : 1) * sizeof *v->violated);
-    }
+    if (v)
+        v->a = host->cycle_alloc(c, sp->n * sizeof *v->a);
     if (n > cfg->cap_counts) {
         uint64_t *counts = realloc(cfg->counts, n * sizeof *counts);
         if (counts) {
@@ -419,13 +451,12 @@ static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obje
             cfg->cap_counts = n;
         }
     }
-    if (!v || !current || !v->score || !v->violated || cfg->cap_counts < n) {
+    if (!v || !current || !v->a || cfg->cap_counts < n) {
         host->status(st, TRELLIS_ERROR, "OutOfMemory", "no room to count %zu clusters", n);
         return TRELLIS_ERROR;
     }
     v->n = n;
     v->sp = sp;
-    memset(v->violated, 0xff, n * sizeof *v->violated); /* -1: none */
     size_t n_current = 0;
     for (size_t i = 0; i < nh; i++)
         if (fleet_held_class(host, self, c, i, sp->policy->snapshot, cfg->target_kind) <=
@@ -437,11 +468,15 @@ static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obje
             if (sp->v[k].do_not_schedule != pass)
                 continue;
             const domains *d = domains_of(cfg, c, self, sp->v[k].key);
-            if (!d) {
+            int64_t *effect = d ? host->cycle_alloc(c, (d->n_dom + 1) * sizeof *effect) : NULL;
+            if (!effect) {
                 host->status(st, TRELLIS_ERROR, "OutOfMemory", "no room to count %zu clusters", n);
                 return TRELLIS_ERROR;
             }
-            apply(cfg, &sp->v[k], (int16_t)k, d, current, n_current, v);
+            effects(cfg, &sp->v[k], d, current, n_current, effect);
+            /* the domains stay where they are for the cycle: numbered
+             * again only in a later pre_filter */
+            v->a[v->n_a++] = (applied){(int16_t)k, d->dom, effect};
         }
     }
     host->cycle_set(c, self, v);
@@ -467,10 +502,11 @@ static int filter(trellis_plugin *self, trellis_cycle *c, const trellis_object *
 {
     (void)w;
     const verdicts *v = host->cycle_get(c, self);
-    size_t i = v ? index_of(c, t) : 0;
-    if (!v || i >= v->n || v->violated[i] < 0)
+    int64_t sum;
+    int out = v ? verdict(v, index_of(c, t), &sum) : -1;
+    if (out < 0)
         return TRELLIS_SUCCESS;
-    const constraint *k = &v->sp->v[v->violated[i]];
+    const constraint *k = &v->sp->v[out];
     host->status(st, TRELLIS_UNSCHEDULABLE, "TopologySpreadViolated",
                  "violated doNotSchedule topology spread constraint \"%s\" (max skew %lld)", k->key,
                  (long long)k->max_skew);
@@ -482,9 +518,32 @@ static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_ob
 {
     (void)w;
     const verdicts *v = host->cycle_get(c, self);
-    for (size_t j = 0; v && j < n && first + j < v->n; j++)
-        if (v->violated[first + j] >= 0)
-            pass[j / 64] &= ~(1ull << (j % 64));
+    if (!v)
+        return;
+    /* one constraint (the usual): its domain's effect alone decides,
+     * looked up for every cluster of a word that has one still in */
+    const uint32_t *dom = v->n_a == 1 ? v->a[0].dom : NULL;
+    const int64_t *effect = v->n_a == 1 ? v->a[0].effect : NULL;
+    int64_t sum;
+    size_t upto = first + n < v->n ? n : v->n > first ? v->n - first : 0;
+    for (size_t wd = 0; wd < (upto + 63) / 64; wd++) {
+        uint64_t bits = pass[wd], bad = 0;
+        size_t base = wd * 64, m = upto - base < 64 ? upto - base : 64;
+        if (!bits)
+            continue;
+        if (dom) {
+            const uint32_t *dw = dom + first + base;
+            for (size_t b = 0; b < m; b++)
+                bad |= (uint64_t)(effect[dw[b]] == INT64_MIN) << b;
+        } else {
+            for (; bits; bits &= bits - 1) {
+                size_t b = (size_t)__builtin_ctzll(bits);
+                if (b < m && verdict(v, first + base + b, &sum) >= 0)
+                    bad |= 1ull << b;
+            }
+        }
+        pass[wd] &= ~bad;
+    }
 }
 
 static int score(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
@@ -493,8 +552,9 @@ static int score(trellis_plugin *self, trellis_cycle *c, const trellis_object *w
     (void)w;
     (void)st;
     const verdicts *v = host->cycle_get(c, self);
-    size_t i = v ? index_of(c, t) : 0;
-    *out = v && i < v->n ? v->score[i] : 0;
+    *out = 0;
+    if (v)
+        verdict(v, index_of(c, t), out);
     return TRELLIS_SUCCESS;
 }
 
@@ -503,8 +563,20 @@ static void score_span(trellis_plugin *self, trellis_cycle *c, const trellis_obj
 {
     (void)w;
     const verdicts *v = host->cycle_get(c, self);
-    for (size_t j = 0; j < n; j++)
-        scores[j] = v && idx[j] < v->n ? v->score[idx[j]] : 0;
+    if (v && v->n_a == 1) { /* one constraint: its domain's effect, 0 when it violates */
+        const uint32_t *dom = v->a[0].dom;
+        const int64_t *effect = v->a[0].effect;
+        for (size_t j = 0; j < n; j++) {
+            int64_t e = idx[j] < v->n ? effect[dom[idx[j]]] : 0;
+            scores[j] = e == INT64_MIN ? 0 : e;
+        }
+        return;
+    }
+    for (size_t j = 0; j < n; j++) {
+        scores[j] = 0;
+        if (v)
+            verdict(v, idx[j], &scores[j]);
+    }
 }
 
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,

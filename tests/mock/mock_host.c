@@ -1944,6 +1944,14 @@ int mock_score(mock *m, trellis_plugin *pl, const trellis_object *w, trellis_obj
     cycle_start(&c, m, w, targets, n);
     memset(&st, 0, sizeof st);
     const trellis_target *const *tp = target_ptrs(&c);
+    /* as in the host's cycle: the plugin's pre_filter has run before it
+     * scores (what it counted there may be what it scores by) */
+    int pf = pl->pre_filter ? pl->pre_filter(pl, &c, w, &st) : TRELLIS_SUCCESS;
+    if (pf != TRELLIS_SUCCESS && pf != TRELLIS_SKIP) {
+        snprintf(err, errlen, "pre_filter failed: %s", st.message);
+        cycle_end(&c);
+        return -1;
+    }
     int pre = pl->pre_score ? pl->pre_score(pl, &c, w, tp, n, &st) : TRELLIS_SUCCESS;
     if (pre == TRELLIS_SKIP || !pl->score) {
         memset(scores, 0, n * sizeof *scores);

@@ -105,8 +105,10 @@ typedef struct mock_candidate {
 int mock_review_candidates(mock *m, trellis_plugin *pl, const trellis_object *w,
                            trellis_object *const *targets, size_t nt, mock_candidate *cands,
                            size_t *n, trellis_status *st);
-/* Pre-score, score (plain, and batch or span, which must agree) and
- * normalize of pl for w over targets[0..n) into scores. 0; -1 with err. */
+/* Pre-filter (run first, as in the host's cycle: what a plugin counts
+ * there it may score by), pre-score, score (plain, and batch or span,
+ * which must agree) and normalize of pl for w over targets[0..n) into
+ * scores. 0; -1 with err. */
 int mock_score(mock *m, trellis_plugin *pl, const trellis_object *w, trellis_object *const *targets,
                size_t n, int64_t *scores, char *err, size_t errlen);
 /* pl's queueing hint (TRELLIS_QUEUE when it registered no function). */

@@ -647,6 +647,49 @@ START_TEST(fleet_topology_spread_counts_domains)
 }
 END_TEST
 
+START_TEST(fleet_topology_spread_applies_do_not_schedule_first)
+{
+    /* b1 (region b, zone z1) holds a binding. region: a 0, b 1 (a +1, b
+     * violates); zone: z1 1, z2 0 (z2 +1, z1 violates); rack, listed
+     * first but ScheduleAnyway, so applied last: r1 0, r2 0 (b1 has no
+     * rack), every domain equal: -1. b2 violates region and zone: the
+     * first DoNotSchedule one, region, is the one said; a3 only zone.
+     * a1: 1 + 1 - 1 = 1; c1 (no zone): 1 + 0 - 1 = 0. */
+    trellis_plugin *pl = load("fleet-topology-spread", NULL);
+    trellis_object *t[] = {
+        TARGET(MEMBER("a1", "\"region\":\"a\",\"zone\":\"z2\",\"rack\":\"r1\"")),
+        TARGET(MEMBER("a3", "\"region\":\"a\",\"zone\":\"z1\",\"rack\":\"r1\"")),
+        TARGET(MEMBER("b1", "\"region\":\"b\",\"zone\":\"z1\"")),
+        TARGET(MEMBER("b2", "\"region\":\"b\",\"zone\":\"z1\"")),
+        TARGET(MEMBER("c1", "\"region\":\"a\",\"rack\":\"r2\"")),
+    };
+    const char *held[] = {"b1"};
+    const trellis_object *objs[] = {obj(-1, BINDING("p", "b1", "", "Scheduled"))};
+    mock_set_held_objects(m, held, objs, 1);
+    trellis_object *w = WORKLOAD(
+        "{\"apiVersion\":\"v1\",\"kind\":\"ClusterResourcePlacement\",\"metadata\":{\"name\":"
+        "\"p\"},\"spec\":{\"policy\":{\"placementType\":\"PickN\",\"numberOfClusters\":3,"
+        "\"topologySpreadConstraints\":[{\"topologyKey\":\"rack\",\"whenUnsatisfiable\":"
+        "\"ScheduleAnyway\"},{\"topologyKey\":\"region\"},{\"topologyKey\":\"zone\"}]}}}");
+    int codes[5];
+    trellis_status st[5];
+    filter(pl, w, t, 5, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    ck_assert_int_eq(codes[1], TRELLIS_UNSCHEDULABLE);
+    ck_assert_str_eq(st[1].message,
+                     "violated doNotSchedule topology spread constraint \"zone\" (max skew 1)");
+    ck_assert_int_eq(codes[3], TRELLIS_UNSCHEDULABLE);
+    ck_assert_str_eq(st[3].message,
+                     "violated doNotSchedule topology spread constraint \"region\" (max skew 1)");
+    ck_assert_int_eq(codes[4], TRELLIS_SUCCESS);
+    int64_t sc[5];
+    score(pl, w, t, 5, sc);
+    ck_assert_msg(sc[0] == 1 && sc[4] == 0, "%lld %lld %lld %lld %lld", (long long)sc[0],
+                  (long long)sc[1], (long long)sc[2], (long long)sc[3], (long long)sc[4]);
+    mock_set_held(m, NULL, 0);
+}
+END_TEST
+
 START_TEST(fleet_same_placement_scores_older_bindings)
 {
     trellis_plugin *pl = load("fleet-same-placement", NULL);
@@ -2446,9 +2489,9 @@ int main(void)
                            openmcp_balanced_counts_finalizers_and_assumed, NULL};
     const TTest *fleet_aff[] = {fleet_affinity_properties,
                                 fleet_affinity_scores_follow_the_clusters, NULL};
-    const TTest *fleet_more[] = {fleet_topology_spread_counts_domains,
-                                 fleet_same_placement_scores_older_bindings,
-                                 fleet_binder_writes_the_cluster_decision, NULL};
+    const TTest *fleet_more[] = {
+        fleet_topology_spread_counts_domains, fleet_topology_spread_applies_do_not_schedule_first,
+        fleet_same_placement_scores_older_bindings, fleet_binder_writes_the_cluster_decision, NULL};
     const TTest *zones[] = {gardener_zones_rules, NULL};
     const TTest *access[] = {gardener_access_restrictions, NULL};
     const TTest *selfh[] = {gardener_self_hosted_left_alone, NULL};
