@@ -571,6 +571,26 @@ static int eb_apply(eb_tree *t, const store_edit *e)
     return 0;
 }
 
+/* The JSON text of a scalar as json-c reads it, when it is one of the
+ * plain forms an edit sets (true, false, null, an integer of at most 18
+ * digits without a leading zero); else OB_NONE (the whole-text reader
+ * takes documents, not scalars, and json-c decides the rest). */
+static oref eb_scalar(obuild *b, const char *text)
+{
+    if (strcmp(text, "true") == 0 || strcmp(text, "false") == 0)
+        return ob_bool(b, text[0] == 't');
+    if (strcmp(text, "null") == 0)
+        return ob_null(b);
+    const char *d = text + (text[0] == '-');
+    size_t n = strspn(d, "0123456789");
+    if (n == 0 || n > 18 || d[n] || (d[0] == '0' && n > 1))
+        return OB_NONE;
+    int64_t v = 0;
+    for (size_t k = 0; k < n; k++)
+        v = v * 10 + (d[k] - '0');
+    return ob_int(b, text[0] == '-' ? -v : v, NULL);
+}
+
 /* Node i into b, or OB_NONE for a JSON text the fast reader does not take
  * whole (or takes where json-c's parse, edit_apply_json's, would not). */
 static oref eb_emit(const eb_tree *t, obuild *b, uint32_t i)
@@ -579,8 +599,10 @@ static oref eb_emit(const eb_tree *t, obuild *b, uint32_t i)
     if (nd->type == EB_STRING)
         return ob_string(b, nd->value, strlen(nd->value));
     if (nd->type == EB_JSON) {
+        oref v = eb_scalar(b, nd->value);
+        if (v != OB_NONE)
+            return v;
         size_t len = strlen(nd->value);
-        oref v = OB_NONE;
         /* nested deeper than json-c's parse takes (a value at depth 32):
          * its way, with its error */
         size_t at = ob_parse_json_nest(b, nd->value, len, JSON_TOKENER_DEFAULT_DEPTH, &v);

@@ -127,6 +127,16 @@ static int jp_string_escaped(jparse *p, size_t start, size_t i, const char **s, 
     char *sb = ob_scratch(p->b, o + 64);
     memcpy(sb, t + start, o);
     for (;;) {
+        /* a run of plain characters at once */
+        size_t r = i;
+        while (r < n && t[r] != '"' && t[r] != '\\' && (unsigned char)t[r] - 1u < 0x7fu)
+            r++;
+        if (r > i) {
+            sb = ob_scratch(p->b, o + (r - i) + 8);
+            memcpy(sb + o, t + i, r - i);
+            o += r - i;
+            i = r;
+        }
         if (i >= n)
             return -1;
         sb = ob_scratch(p->b, o + 8);

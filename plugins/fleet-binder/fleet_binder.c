@@ -180,20 +180,58 @@ static void put_string(sbuf *b, const char *text)
     b->len = (size_t)(o - b->s);
 }
 
+/* text onto o, stopping at end; where it ended. */
+static char *cat(char *o, const char *end, const char *text)
+{
+    while (*text && o < end)
+        *o++ = *text++;
+    return o;
+}
+
+/* v in decimal onto o, stopping at end; where it ended. */
+static char *cat_int(char *o, const char *end, int64_t v)
+{
+    char t[24];
+    size_t n = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do
+        t[n++] = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0 && o < end)
+        *o++ = '-';
+    while (n && o < end)
+        *o++ = t[--n];
+    return o;
+}
+
+/* v in decimal onto b. */
+static void put_int(sbuf *b, int64_t v)
+{
+    if (room(b, 24) == 0) {
+        char *o = cat_int(b->s + b->len, b->s + b->cap - 1, v);
+        *o = '\0';
+        b->len = (size_t)(o - b->s);
+    }
+}
+
 /* The reason KubeFleet gives a selected cluster: with the scores it was
- * ranked by, or (PickFixed, scores NULL) without. */
+ * ranked by, or (PickFixed, scores NULL) without; cut to len like
+ * snprintf (written out: it is made for every binding). */
 static void success_reason(char *buf, size_t len, const char *name, const int64_t *scores)
 {
-    if (!scores)
-        snprintf(buf, len,
-                 "Successfully scheduled resources for placement in \"%s\": picked by scheduling "
-                 "policy",
-                 name);
-    else
-        snprintf(buf, len,
-                 "Successfully scheduled resources for placement in \"%s\" (affinity score: "
-                 "%" PRId64 ", topology spread score: %" PRId64 "): picked by scheduling policy",
-                 name, scores[0], scores[1]);
+    char *o = buf, *end = buf + len - 1;
+    o = cat(o, end, "Successfully scheduled resources for placement in \"");
+    o = cat(o, end, name);
+    if (scores) {
+        o = cat(o, end, "\" (affinity score: ");
+        o = cat_int(o, end, scores[0]);
+        o = cat(o, end, ", topology spread score: ");
+        o = cat_int(o, end, scores[1]);
+        o = cat(o, end, "): picked by scheduling policy");
+    } else {
+        o = cat(o, end, "\": picked by scheduling policy");
+    }
+    *o = '\0';
 }
 
 /* A ClusterDecision in KubeFleet's JSON (field order as its Go type):
@@ -204,12 +242,17 @@ static void put_decision(sbuf *b, const char *name, int selected, const int64_t 
 {
     put(b, "{\"clusterName\":");
     put_string(b, name);
-    put(b, ",\"selected\":%s,\"clusterScore\":", selected ? "true" : "false");
-    if (scores)
-        put(b, "{\"affinityScore\":%" PRId64 ",\"priorityScore\":%" PRId64 "}", scores[0],
-            scores[1]);
-    else
+    put(b, selected ? ",\"selected\":true,\"clusterScore\":"
+                    : ",\"selected\":false,\"clusterScore\":");
+    if (scores) {
+        put(b, "{\"affinityScore\":");
+        put_int(b, scores[0]);
+        put(b, ",\"priorityScore\":");
+        put_int(b, scores[1]);
+        put(b, "}");
+    } else {
         put(b, "null");
+    }
     put(b, ",\"reason\":");
     put_string(b, reason ? reason : "");
     put(b, "}");

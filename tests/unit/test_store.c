@@ -581,6 +581,19 @@ START_TEST(object_built_from_edits_as_json_c_makes_it)
          {"spec.j", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[{\"a\":1}]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
           STORE_SET_JSON}},
         {HEAD, {"spec.j", "[\"[[[[\", {\"a\": \"]]]\"}]", STORE_SET_JSON}},
+        /* scalars: the plain forms built directly (one other in a case
+         * leaves the whole object to json-c), the rest json-c's */
+        {HEAD,
+         {"spec.t", "true", STORE_SET_JSON},
+         {"spec.f", "false", STORE_SET_JSON},
+         {"spec.n", "-12", STORE_SET_JSON},
+         {"spec.d", "0", STORE_SET_JSON}},
+        {HEAD, {"spec.a", "123456789012345678", STORE_SET_JSON}, {"spec.c", "-0", STORE_SET_JSON}},
+        {HEAD, {"spec.b", "1234567890123456789", STORE_SET_JSON}},
+        {HEAD, {"spec.z", "007", STORE_SET_JSON}},
+        {HEAD, {"spec.e", "-", STORE_SET_JSON}},
+        {HEAD, {"spec.e", "truex", STORE_SET_JSON}},
+        {HEAD, {"spec.e", "1.5", STORE_SET_JSON}, {"spec.s", "\"q\\\"x\"", STORE_SET_JSON}},
     };
 #undef HEAD
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
