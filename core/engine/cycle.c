@@ -210,17 +210,21 @@ int cycle_narrow_to(trellis_cycle *c, int by, const uint32_t *idx, size_t n)
      * stops it half made, and the cycle is as it was */
     uint64_t *set = c->narrowed ? c->narrow_tmp : c->narrow;
     memset(set, 0, words * sizeof *set);
+    size_t count = 0; /* the first narrowing counts as it sets */
     for (size_t k = 0; k < n; k++) {
         uint32_t i = idx[k];
         if (i >= c->n)
             return -1;
-        set[i / 64] |= 1ull << (i % 64);
+        uint64_t bit = 1ull << (i % 64);
+        count += !(set[i / 64] & bit);
+        set[i / 64] |= bit;
     }
-    size_t count = 0; /* a later narrowing keeps what both leave in */
-    for (size_t wi = 0; wi < words; wi++) {
-        uint64_t v = c->narrowed ? c->narrow[wi] & set[wi] : set[wi];
-        c->narrow[wi] = v;
-        count += (size_t)__builtin_popcountll(v);
+    if (c->narrowed) { /* a later one keeps what both leave in */
+        count = 0;
+        for (size_t wi = 0; wi < words; wi++) {
+            c->narrow[wi] &= set[wi];
+            count += (size_t)__builtin_popcountll(c->narrow[wi]);
+        }
     }
     c->narrowed = 1;
     c->n_narrow = count;
