@@ -1948,7 +1948,10 @@ int mock_score(mock *m, trellis_plugin *pl, const trellis_object *w, trellis_obj
      * scores (what it counted there may be what it scores by) */
     int pf = pl->pre_filter ? pl->pre_filter(pl, &c, w, &st) : TRELLIS_SUCCESS;
     if (pf != TRELLIS_SUCCESS && pf != TRELLIS_SKIP) {
-        snprintf(err, errlen, "pre_filter failed: %s", st.message);
+        snprintf(err, errlen,
+                 "pre_filter returned %d (%s): the host scores no target after that; give "
+                 "mock_score a workload the pre_filter lets through",
+                 pf, st.message);
         cycle_end(&c);
         return -1;
     }
