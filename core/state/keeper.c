@@ -23,6 +23,7 @@ struct keeper {
     pthread_cond_t cv;  /* the pause between rounds, cut short by a poke or stop */
     pthread_t thr;
     int thr_on, stop;
+    int poked;   /* a poke since the current round began: the pause is skipped */
     int pipe[2]; /* the run loop's wake-up */
 };
 
@@ -46,13 +47,17 @@ static void *run(void *arg)
     keeper *k = arg;
     pthread_mutex_lock(&k->mu);
     while (!k->stop) {
+        k->poked = 0;
         pthread_mutex_unlock(&k->mu);
         uint32_t pause_ms = k->tick(k->ud);
         pthread_mutex_lock(&k->mu);
         struct timespec ts;
         clock_deadline(&ts, pause_ms);
-        if (!k->stop)
-            pthread_cond_timedwait(&k->cv, &k->mu, &ts);
+        /* a poke made while the round ran is kept, not lost: it was made
+         * before this thread waits, and a broadcast then would wake no one */
+        while (!k->stop && !k->poked)
+            if (pthread_cond_timedwait(&k->cv, &k->mu, &ts) == ETIMEDOUT)
+                break;
     }
     pthread_mutex_unlock(&k->mu);
     return NULL;
@@ -80,6 +85,7 @@ void keeper_unlock(keeper *k)
 
 void keeper_poke(keeper *k)
 {
+    k->poked = 1;
     pthread_cond_broadcast(&k->cv);
 }
 
