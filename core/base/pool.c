@@ -31,7 +31,7 @@ struct pool {
     /* current job, written before `round` moves */
     pool_fn fn;
     void *ctx;
-    size_t total, block;
+    size_t end, block; /* items [next, end), block by block */
     atomic_size_t next;
 };
 
@@ -46,9 +46,9 @@ static void work(pool *p)
 {
     for (;;) {
         size_t b = atomic_fetch_add(&p->next, p->block);
-        if (b >= p->total)
+        if (b >= p->end)
             return;
-        size_t e = b + p->block < p->total ? b + p->block : p->total;
+        size_t e = b + p->block < p->end ? b + p->block : p->end;
         p->fn(p->ctx, b, e);
     }
 }
@@ -133,21 +133,28 @@ int pool_size(const pool *p)
 
 void pool_run(pool *p, size_t n, size_t block, pool_fn fn, void *ctx)
 {
+    pool_run_range(p, 0, n, block, fn, ctx);
+}
+
+void pool_run_range(pool *p, size_t begin, size_t end, size_t block, pool_fn fn, void *ctx)
+{
     if (block == 0)
         block = 1;
+    if (end <= begin)
+        return;
     /* waking the workers costs more than a few blocks of filtering */
-    if (p->n == 1 || n <= block * POOL_MIN_BLOCKS) {
+    if (p->n == 1 || end - begin <= block * POOL_MIN_BLOCKS) {
         /* inline, but still block by block: callers size per-block
          * buffers by `block` */
-        for (size_t b = 0; b < n; b += block)
-            fn(ctx, b, b + block < n ? b + block : n);
+        for (size_t b = begin; b < end; b += block)
+            fn(ctx, b, end - b > block ? b + block : end);
         return;
     }
     p->fn = fn;
     p->ctx = ctx;
-    p->total = n;
+    p->end = end;
     p->block = block;
-    atomic_store(&p->next, 0);
+    atomic_store(&p->next, begin);
     atomic_store(&p->busy, p->n - 1);
     atomic_fetch_add(&p->round, 1);
     if (atomic_load(&p->sleepers) > 0) {

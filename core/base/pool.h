@@ -27,5 +27,9 @@ int pool_size(const pool *p);
  * whatever the number of workers); returns when all are done. Not
  * reentrant. */
 void pool_run(pool *p, size_t n, size_t block, pool_fn fn, void *ctx);
+/* The same over [begin, end): the blocks start at begin, begin + block,
+ * ... (a caller whose blocks own words of a bitmap passes a multiple of
+ * the word). */
+void pool_run_range(pool *p, size_t begin, size_t end, size_t block, pool_fn fn, void *ctx);
 
 #endif

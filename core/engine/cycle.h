@@ -144,6 +144,10 @@ struct trellis_cycle {
     int narrowed;
     uint64_t *narrow, *narrow_tmp;
     size_t n_narrow, cap_narrow;
+    /* the words of narrow that may have a bit set: [narrow_lo, narrow_hi)
+     * (every word outside is 0), so that filtering a narrowed cycle walks
+     * only them */
+    size_t narrow_lo, narrow_hi;
     int narrow_by[NARROW_NAMED];
     size_t n_narrow_by;
     int requeue_now; /* cycle_requeue_now */

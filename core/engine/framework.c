@@ -950,6 +950,10 @@ static fw_result find_feasible(profile *p, trellis_cycle *c, trellis_object *w, 
             filter_sampled(p, c, want);
         else if (reused)
             equiv_filter(p, c, filter_target);
+        else if (c->narrowed) /* its words alone: pass is 0 elsewhere */
+            pool_run_range(p->sched_pool, c->narrow_lo * 64,
+                           c->narrow_hi * 64 < c->n ? c->narrow_hi * 64 : c->n, FILTER_BLOCK,
+                           filter_block, c);
         else
             pool_run(p->sched_pool, c->n, FILTER_BLOCK, filter_block, c);
         cycle_settle_abandoned(c, c->skip_filter);
@@ -964,7 +968,12 @@ static fw_result find_feasible(profile *p, trellis_cycle *c, trellis_object *w, 
         entry->valid = entry->scored = 0;
     }
     c->filtered = 1;
-    for (size_t wi = 0; wi < words; wi++) {
+    size_t w_lo = 0, w_hi = words; /* the words pass may have bits in */
+    if (c->narrowed) {
+        w_lo = c->narrow_lo;
+        w_hi = c->narrow_hi;
+    }
+    for (size_t wi = w_lo; wi < w_hi; wi++) {
         uint64_t bits = c->pass[wi];
         while (bits) {
             size_t i = wi * 64 + (size_t)__builtin_ctzll(bits);

@@ -225,7 +225,13 @@ START_TEST(pool_covers_every_index_once)
         pool_run(p, 10007, 256, add_range, seen);
         for (size_t i = 0; i < 10007; i++)
             ck_assert_int_eq(seen[i], 1);
-        pool_run(p, 0, 256, add_range, seen); /* nothing to do */
+        pool_run(p, 0, 256, add_range, seen);                /* nothing to do */
+        pool_run_range(p, 512, 10007, 256, add_range, seen); /* from 512 on */
+        for (size_t i = 0; i < 10007; i++)
+            ck_assert_int_eq(seen[i], i < 512 ? 1 : 2);
+        pool_run_range(p, 700, 700, 256, add_range, seen); /* an empty range */
+        pool_run_range(p, 9000, 700, 256, add_range, seen);
+        ck_assert_int_eq(seen[700], 2);
         free(seen);
         pool_free(p);
     }

@@ -120,6 +120,8 @@ START_TEST(cycle_narrowed_to_a_set)
     ck_assert_uint_eq(c.n_narrow, 3);
     ck_assert(cycle_in_set(&c, 5) && cycle_in_set(&c, 70) && cycle_in_set(&c, 129));
     ck_assert(!cycle_in_set(&c, 0) && !cycle_in_set(&c, 6) && !cycle_in_set(&c, 128));
+    ck_assert_uint_eq(c.narrow_lo, 0); /* the words with a place set */
+    ck_assert_uint_eq(c.narrow_hi, 3);
     const uint32_t out[] = {1, 130};
     ck_assert_int_eq(cycle_narrow_to(&c, 3, out, 2), -1);
     ck_assert_uint_eq(c.n_narrow, 3);
@@ -132,11 +134,23 @@ START_TEST(cycle_narrowed_to_a_set)
     ck_assert_uint_eq(c.n_narrow_by, 2);
     ck_assert_int_eq(c.narrow_by[0], 2);
     ck_assert_int_eq(c.narrow_by[1], 4);
+    ck_assert_uint_eq(c.narrow_lo, 0); /* no wider than either set */
+    ck_assert_uint_eq(c.narrow_hi, 2);
     ck_assert_int_eq(cycle_narrow_to(&c, 4, second, 1), 0); /* the same plugin is named once */
     ck_assert_uint_eq(c.n_narrow_by, 2);
+    ck_assert_uint_eq(c.narrow_lo, 1);
+    ck_assert_uint_eq(c.narrow_hi, 2);
     ck_assert_int_eq(cycle_narrow_to(&c, 2, NULL, 0), 0); /* nothing left */
     ck_assert_uint_eq(c.n_narrow, 0);
     ck_assert(!cycle_in_set(&c, 70));
+    ck_assert_uint_eq(c.narrow_lo, c.narrow_hi);
+    cycle_reset(&c, &p, w);
+    c.n = 130;
+    const uint32_t last[] = {129, 128};
+    ck_assert_int_eq(cycle_narrow_to(&c, 2, last, 2), 0); /* the last word alone */
+    ck_assert_uint_eq(c.narrow_lo, 2);
+    ck_assert_uint_eq(c.narrow_hi, 3);
+    ck_assert(c.narrow[0] == 0 && c.narrow[1] == 0 && c.narrow[2] == 3ull);
     cycle_reset(&c, &p, w);
     ck_assert(!c.narrowed);
     ck_assert(cycle_in_set(&c, 70));
