@@ -51,9 +51,11 @@ int fleet_policy_type(const trellis_host *h, const trellis_value *policy)
 {
     static const char *const names[] = {"PickAll", "PickN", "PickFixed"};
     const trellis_value *v = policy ? h->value_get(policy, "placementType") : NULL;
-    const char *t = v ? h->value_string(v) : NULL;
-    if (!t)
+    if (!v || h->value_type(v) == TRELLIS_VALUE_NULL)
         return FLEET_PICK_ALL;
+    const char *t = h->value_type(v) == TRELLIS_VALUE_STRING ? h->value_string(v) : NULL;
+    if (!t)
+        return FLEET_PICK_UNKNOWN; /* a list, a map, a number: not a type */
     for (int i = 0; i < 3; i++)
         if (strcmp(t, names[i]) == 0)
             return i;
@@ -134,15 +136,29 @@ int fleet_key_cmp(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
+int fleet_atoi(const char *s, int64_t *out)
+{
+    const char *p = s && (*s == '+' || *s == '-') ? s + 1 : s;
+    if (!p || !*p)
+        return -1;
+    int64_t v = 0;
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9' || v > (INT64_MAX - (*p - '0')) / 10)
+            return -1;
+        v = v * 10 + (*p - '0');
+    }
+    *out = *s == '-' ? -v : v;
+    return 0;
+}
+
 static int read_count(const trellis_host *host, const trellis_object *snap,
                       const trellis_value *pol, fleet_policy *p, char *err, size_t errlen)
 {
     int64_t n;
     if (snap) {
         const char *t = host->object_annotation(snap, FLEET_COUNT_ANNOTATION);
-        char *end = NULL;
-        long long v = t ? strtoll(t, &end, 10) : -1;
-        if (!t || !*t || *end || v < 0 || v > 100000) {
+        int64_t v = -1;
+        if (!t || fleet_atoi(t, &v) < 0 || v < 0 || v > 100000) {
             snprintf(err, errlen,
                      "%s %s: annotation %s: expected a count of clusters (0..100000), got %s%s%s",
                      host->object_kind(snap), host->object_name(snap), FLEET_COUNT_ANNOTATION,
@@ -153,7 +169,8 @@ static int read_count(const trellis_host *host, const trellis_object *snap,
         return 0;
     }
     const trellis_value *v = host->value_get(pol, "numberOfClusters");
-    if (!v || host->value_int(v, &n) < 0 || n < 0 || n > 100000) {
+    if (!v || host->value_type(v) != TRELLIS_VALUE_INT || host->value_int(v, &n) < 0 || n < 0 ||
+        n > 100000) {
         snprintf(err, errlen,
                  "spec.policy.numberOfClusters: expected a count of clusters (0..100000) for "
                  "PickN");
@@ -163,12 +180,20 @@ static int read_count(const trellis_host *host, const trellis_object *snap,
     return 0;
 }
 
-/* The names of a PickFixed policy, sorted. */
+/* The names of a PickFixed policy, sorted: a list of names, each once
+ * (KubeFleet's admission refuses a repeated name, or none). */
 static int read_names(const trellis_host *host, const trellis_value *pol, const char *where,
                       fleet_policy *p, char *err, size_t errlen)
 {
     const trellis_value *l = host->value_get(pol, "clusterNames");
-    size_t n = l && host->value_type(l) == TRELLIS_VALUE_LIST ? host->value_len(l) : 0;
+    trellis_value_type ty = l ? host->value_type(l) : TRELLIS_VALUE_NULL;
+    if (ty != TRELLIS_VALUE_LIST || host->value_len(l) == 0) {
+        snprintf(err, errlen,
+                 "%s.clusterNames: expected a list of cluster names for PickFixed, got %s", where,
+                 ty == TRELLIS_VALUE_LIST ? "an empty list" : values_type_name(ty));
+        return -1;
+    }
+    size_t n = host->value_len(l);
     p->names = calloc(n ? n : 1, sizeof *p->names);
     if (!p->names) {
         snprintf(err, errlen, "out of memory");
@@ -187,6 +212,13 @@ static int read_names(const trellis_host *host, const trellis_value *pol, const 
         p->n_names++;
     }
     qsort(p->names, p->n_names, sizeof *p->names, fleet_key_cmp);
+    for (size_t i = 1; i < p->n_names; i++) {
+        if (strcmp(p->names[i - 1], p->names[i]) == 0) {
+            snprintf(err, errlen, "%s.clusterNames: %s is named twice (each cluster once)", where,
+                     p->names[i]);
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -208,8 +240,14 @@ static int read_policy(const trellis_host *host, const trellis_object *snap,
         return read_names(host, pol, where, p, err, errlen);
     if (p->type == FLEET_PICK_ALL)
         return 0;
-    snprintf(err, errlen, "%s.placementType: expected PickAll, PickN or PickFixed, got \"%s\"",
-             where, values_scalar_text(host, host->value_get(pol, "placementType")));
+    const trellis_value *t = host->value_get(pol, "placementType");
+    const char *text = values_scalar_text(host, t);
+    if (text)
+        snprintf(err, errlen, "%s.placementType: expected PickAll, PickN or PickFixed, got \"%s\"",
+                 where, text);
+    else
+        snprintf(err, errlen, "%s.placementType: expected PickAll, PickN or PickFixed, got %s",
+                 where, values_type_name(host->value_type(t)));
     return -1;
 }
 

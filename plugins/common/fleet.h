@@ -23,9 +23,13 @@
 #define FLEET_COUNT_ANNOTATION "kubernetes-fleet.io/number-of-clusters"
 
 /* A policy's placement type: KubeFleet's default is PickAll (also for no
- * policy, NULL); FLEET_PICK_UNKNOWN for any other text. */
+ * policy, NULL); FLEET_PICK_UNKNOWN for any other text, or a value that
+ * is no text. */
 enum { FLEET_PICK_ALL = 0, FLEET_PICK_N, FLEET_PICK_FIXED, FLEET_PICK_UNKNOWN };
 int fleet_policy_type(const trellis_host *h, const trellis_value *policy);
+/* A decimal integer as Go's strconv.Atoi reads it (an optional sign, then
+ * digits only; no space): 0 with *out, or -1. */
+int fleet_atoi(const char *s, int64_t *out);
 
 /* The policy of placement w: *snap gets its latest snapshot of kind
  * snapshot_kind (NULL: none, the policy is w's spec.policy), and the

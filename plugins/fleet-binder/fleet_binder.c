@@ -31,7 +31,8 @@
  * that did not score high enough, the best first, then clusters filtered
  * out, by name, with KubeFleet's "ClusterUnschedulable, <reason>"; PickFixed:
  * the named clusters found, those not eligible and those not found),
- * status.observedCRPGeneration (the snapshot's CRP-generation annotation)
+ * status.observedCRPGeneration (the snapshot's CRP-generation annotation;
+ * without a valid one nothing is written, as KubeFleet writes nothing)
  * and the Scheduled condition (SchedulingPolicyFulfilled when it holds as
  * many clusters as wanted, else SchedulingPolicyUnfulfilled). Nothing is
  * written when all three are as they were, so a status write that makes
@@ -574,10 +575,19 @@ static void decided(trellis_plugin *self, trellis_cycle *c, const trellis_object
                  p->type == FLEET_PICK_FIXED ? found : selected);
     const char *reason = fulfilled ? "SchedulingPolicyFulfilled" : "SchedulingPolicyUnfulfilled";
     const char *status = fulfilled ? "True" : "False";
-    int64_t gen = 0, obs = -1, snap_gen = 0;
+    int64_t gen = -1, obs = -1, snap_gen = 0;
     const char *ga = host->object_annotation(snap, GENERATION_ANNOTATION);
-    if (ga)
-        gen = strtoll(ga, NULL, 10);
+    if (!ga || fleet_atoi(ga, &gen) < 0 || gen < 0) {
+        /* KubeFleet stops there too (an unexpected-behaviour error): the
+         * placement controller writes the annotation with the snapshot */
+        host->log(self, TRELLIS_LOG_WARN,
+                  "%s %s: status not written: annotation %s: expected the placement's "
+                  "generation (a non-negative integer), got %s%s%s",
+                  cfg->snapshot_kind, p->snapshot, GENERATION_ANNOTATION, ga ? "\"" : "",
+                  ga ? ga : "none", ga ? "\"" : "");
+        free(b.s);
+        return;
+    }
     const trellis_value *st = host->object_get(snap, "status");
     const trellis_value *x = st ? host->value_get(st, "observedCRPGeneration") : NULL;
     if (x)
@@ -652,7 +662,7 @@ static void decided(trellis_plugin *self, trellis_cycle *c, const trellis_object
     char err[TRELLIS_MESSAGE_MAX];
     if (b.failed || cb.failed)
         host->log(self, TRELLIS_LOG_ERROR, "%s: status not written: out of memory", p->snapshot);
-    else if (host->store_patch(self, snap, "status", e, ga ? 3 : 2, err, sizeof err) < 0)
+    else if (host->store_patch(self, snap, "status", e, 3, err, sizeof err) < 0)
         host->log(self, TRELLIS_LOG_WARN, "%s %s: status not written: %s", cfg->snapshot_kind,
                   p->snapshot, err);
     free(b.s);
