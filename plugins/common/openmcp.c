@@ -860,6 +860,37 @@ static void put_spec(const trellis_host *h, buf *b, const omcp_purpose *p)
     puts_(b, "]}");
 }
 
+char *omcp_finalizers_json(const trellis_host *h, const trellis_object *o, const char *const *drop,
+                           size_t n_drop, const char *add)
+{
+    buf b = {0};
+    puts_(&b, "[");
+    const trellis_value *f = h->object_get(o, "metadata.finalizers");
+    size_t k = 0;
+    for (size_t i = 0; f && i < h->value_len(f); i++) {
+        const char *s = h->value_string(h->value_at(f, i));
+        size_t j = 0;
+        while (s && j < n_drop && strcmp(drop[j], s) != 0)
+            j++;
+        if (!s || j < n_drop || (add && strcmp(s, add) == 0))
+            continue; /* dropped, or added below once */
+        if (k++)
+            puts_(&b, ",");
+        put_json_string(&b, s);
+    }
+    if (add) {
+        if (k)
+            puts_(&b, ",");
+        put_json_string(&b, add);
+    }
+    puts_(&b, "]");
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
 char *omcp_spec_json(const omcp_config *c, const omcp_purpose *p)
 {
     buf b = {0};

@@ -188,6 +188,12 @@ char *omcp_cluster_manifest(const omcp_config *c, const omcp_purpose *p, const t
  * object (malloc'd; NULL when out of memory). */
 char *omcp_spec_json(const omcp_config *c, const omcp_purpose *p);
 
+/* o's metadata.finalizers as a JSON list without drop[0..n_drop) and
+ * with add (NULL: none) at the end, once; non-strings are left out. The
+ * caller frees it; NULL when out of memory. */
+char *omcp_finalizers_json(const trellis_host *h, const trellis_object *o, const char *const *drop,
+                           size_t n_drop, const char *add);
+
 /* Edits that set the template's labels (with delete-without-requests
  * "true" unless it sets that label) and annotations on an existing
  * Cluster, into e[0..max); paths[i] is the malloc'd path of e[i], which

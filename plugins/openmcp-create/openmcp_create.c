@@ -79,17 +79,21 @@ static int has_uid(const trellis_object *o, void *ud)
 }
 
 /* The request finalizers on o other than fin: a live request's makes
- * *owner that request; the dead ones go into dead[0..*n_dead) (borrowed
- * from o). */
-static void other_requests(const trellis_plugin *self, const trellis_object *o, const char *fin,
-                           const char *kind, const trellis_object **owner, const char **dead,
-                           size_t max_dead, size_t *n_dead)
+ * *owner that request; the dead ones go into *dead (malloc'd, the strings
+ * borrowed from o; the caller frees it), *n_dead of them. -1 when out of
+ * memory. */
+static int other_requests(const trellis_plugin *self, const trellis_object *o, const char *fin,
+                          const char *kind, const trellis_object **owner, const char ***dead,
+                          size_t *n_dead)
 {
     static const size_t plen = sizeof OMCP_CLUSTER_FINALIZER_PREFIX - 1;
     const trellis_value *f = host->object_get(o, "metadata.finalizers");
+    size_t n = f ? host->value_len(f) : 0;
     *owner = NULL;
     *n_dead = 0;
-    for (size_t i = 0; f && i < host->value_len(f) && !*owner; i++) {
+    if (!(*dead = malloc((n ? n : 1) * sizeof **dead)))
+        return -1;
+    for (size_t i = 0; i < n && !*owner; i++) {
         const char *s = host->value_string(host->value_at(f, i));
         if (!s || strcmp(s, fin) == 0 || strncmp(s, OMCP_CLUSTER_FINALIZER_PREFIX, plen) != 0)
             continue;
@@ -97,10 +101,16 @@ static void other_requests(const trellis_plugin *self, const trellis_object *o, 
         host->foreach_object(self, kind, NULL, has_uid, &x);
         if (x.found)
             *owner = x.found;
-        else if (*n_dead < max_dead)
-            dead[(*n_dead)++] = s;
+        else
+            (*dead)[(*n_dead)++] = s;
     }
+    return 0;
 }
+
+/* Dead requests' finalizers removed one list edit each, up to this many;
+ * more are written as the whole list (one write, whatever their number:
+ * a patch holds at most TRELLIS_EDITS_MAX edits). */
+#define DEAD_EDITS 16
 
 /* Take over have, a Cluster of the new Cluster's name that no live
  * request holds: the dead requests' finalizers go, this request's comes,
@@ -114,12 +124,21 @@ static int take_over(trellis_plugin *self, trellis_cycle *c, const conf *cf, con
     trellis_edit e[TRELLIS_EDITS_MAX];
     size_t n = 0;
     char err[512];
-    for (size_t i = 0; i < n_dead; i++)
-        e[n++] = (trellis_edit){TRELLIS_EDIT_LIST_REMOVE, "metadata.finalizers", dead[i]};
-    e[n++] = (trellis_edit){TRELLIS_EDIT_LIST_ADD, "metadata.finalizers", fin};
+    char *list = NULL;
+    if (n_dead > DEAD_EDITS) {
+        if (!(list = omcp_finalizers_json(host, have, dead, n_dead, fin)))
+            return host->status(st, TRELLIS_ERROR, "OutOfMemory", NULL);
+        e[n++] = (trellis_edit){TRELLIS_EDIT_SET_JSON, "metadata.finalizers", list};
+    } else {
+        for (size_t i = 0; i < n_dead; i++)
+            e[n++] = (trellis_edit){TRELLIS_EDIT_LIST_REMOVE, "metadata.finalizers", dead[i]};
+        e[n++] = (trellis_edit){TRELLIS_EDIT_LIST_ADD, "metadata.finalizers", fin};
+    }
     char *spec = omcp_spec_json(&cf->c, p);
-    if (!spec)
+    if (!spec) {
+        free(list);
         return host->status(st, TRELLIS_ERROR, "OutOfMemory", NULL);
+    }
     e[n++] = (trellis_edit){TRELLIS_EDIT_SET_JSON, "spec", spec};
     char *paths[TRELLIS_EDITS_MAX];
     size_t np = omcp_template_label_edits(&cf->c, p, e + n, paths, TRELLIS_EDITS_MAX - n);
@@ -128,6 +147,7 @@ static int take_over(trellis_plugin *self, trellis_cycle *c, const conf *cf, con
     for (size_t i = 0; i < np; i++)
         free(paths[i]);
     free(spec);
+    free(list);
     const char *ns = host->object_namespace(have), *name = host->object_name(have);
     if (rc < 0)
         return host->status(st, TRELLIS_ERROR, "PatchFailed", "Cluster %s/%s: %s", ns, name, err);
@@ -154,17 +174,22 @@ static int post_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obj
     const trellis_object *have = host->lookup_object(self, cf->kind, ns, name);
     if (have) {
         const trellis_object *owner;
-        const char *dead[8];
+        const char **dead;
         size_t n_dead;
-        other_requests(self, have, fin, host->object_kind(w), &owner, dead, 8, &n_dead);
-        if (owner)
-            return host->status(st, TRELLIS_ERROR, "ClusterConflict",
-                                "cluster '%s/%s' already exists and is used by a different "
-                                "ClusterRequest (%s/%s): label the request %s: \"true\" to "
-                                "randomize the name and avoid this conflict",
-                                ns, name, host->object_namespace(owner), host->object_name(owner),
-                                OMCP_RANDOMIZE_LABEL);
-        return take_over(self, c, cf, p, have, fin, dead, n_dead, st);
+        if (other_requests(self, have, fin, host->object_kind(w), &owner, &dead, &n_dead) < 0)
+            return host->status(st, TRELLIS_ERROR, "OutOfMemory", NULL);
+        if (!owner) {
+            int rc = take_over(self, c, cf, p, have, fin, dead, n_dead, st);
+            free(dead);
+            return rc;
+        }
+        free(dead);
+        return host->status(st, TRELLIS_ERROR, "ClusterConflict",
+                            "cluster '%s/%s' already exists and is used by a different "
+                            "ClusterRequest (%s/%s): label the request %s: \"true\" to "
+                            "randomize the name and avoid this conflict",
+                            ns, name, host->object_namespace(owner), host->object_name(owner),
+                            OMCP_RANDOMIZE_LABEL);
     }
     const char *fins[1] = {fin};
     char *json = omcp_cluster_manifest(&cf->c, p, w, cf->api_version, cf->kind, ns, name, fins, 1);
