@@ -94,6 +94,57 @@ bad "validate: a template whose labels miss the purpose's selector" 'scheduler:
       template:
         spec: { profile: gcp, tenancy: Shared }' \
     "labels do not match specified local cluster selector (size in (small,large))"
+bad "validate: a template namespace the API server refuses" 'scheduler:
+  purposeMappings:
+    mcp:
+      template:
+        metadata: { name: ok, namespace: ../../x }
+        spec: { profile: gcp, tenancy: Shared }' \
+    "scheduler.purposeMappings.mcp.template.metadata.namespace: \"../../x\" must consist of lowercase letters, digits and '-'"
+bad "validate: a template name the API server refuses" 'scheduler:
+  purposeMappings:
+    mcp:
+      template:
+        metadata: { name: ../../../../tmp/PWNED }
+        spec: { profile: gcp, tenancy: Shared }' \
+    "scheduler.purposeMappings.mcp.template.metadata.name: \"../../../../tmp/PWNED\" must not have an empty part between '.'s (a name of the API server)"
+bad "validate: a generateName the API server refuses" 'scheduler:
+  purposeMappings:
+    mcp:
+      template:
+        metadata: { generateName: My_Cluster. }
+        spec: { profile: gcp, tenancy: Exclusive }' \
+    "scheduler.purposeMappings.mcp.template.metadata.generateName: \"My_Cluster.\" must consist of lowercase letters"
+bad "validate: a purpose whose name cannot start a Cluster name" 'scheduler:
+  purposeMappings:
+    Big_MCP:
+      template:
+        spec: { profile: gcp, tenancy: Exclusive }' \
+    "new Clusters of purpose 'Big_MCP' are named after it, and a name must consist of lowercase letters, digits, '-' and '.', each part starting and ending with a letter or digit: set generateName (or name)"
+bad "validate: a template label key the API server refuses" 'scheduler:
+  purposeMappings:
+    mcp:
+      template:
+        metadata:
+          labels: { "c\\": "y" }
+        spec: { profile: gcp, tenancy: Shared }' \
+    "scheduler.purposeMappings.mcp.template.metadata.labels.c\\: the key must consist of letters, digits, '-', '_' and '.' (a key is [prefix/]name; the API server would refuse the Cluster)"
+bad "validate: a template label value the API server refuses" 'scheduler:
+  purposeMappings:
+    mcp:
+      template:
+        metadata:
+          labels: { team: "a b" }
+        spec: { profile: gcp, tenancy: Shared }' \
+    "scheduler.purposeMappings.mcp.template.metadata.labels.team: the label value \"a b\" must consist of letters, digits, '-', '_' and '.'"
+bad "validate: an annotation key the API server refuses" 'scheduler:
+  purposeMappings:
+    mcp:
+      template:
+        metadata:
+          annotations: { "a/b/c": "x" }
+        spec: { profile: gcp, tenancy: Shared }' \
+    "the key must have at most one '/'"
 bad "validate: an unknown scope" 'scheduler:
   scope: Global
   purposeMappings: {}' \

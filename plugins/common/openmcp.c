@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "k8sname.h"
 #include "shake.h"
 #include "values.h"
 
@@ -220,21 +221,39 @@ static void drop_overridden(selector *local, const selector *global)
 typedef struct strings_ctx {
     const trellis_host *h;
     const char *path;
+    int labels; /* the map is labels: each value is a label value too */
     char *err;
     size_t errlen;
     int bad;
 } strings_ctx;
 
+/* A member of a labels or annotations map: a string under a key the API
+ * server takes (and, for a label, a value it takes). */
 static int member_is_string(const char *key, const trellis_value *v, void *ud)
 {
     strings_ctx *x = ud;
-    if (x->h->value_type(v) == TRELLIS_VALUE_STRING)
-        return 0;
     char where[400];
     values_member_path(where, sizeof where, x->path, key, "./");
-    x->bad = fail(x->err, x->errlen, "%s: expected a string, got %s (quote it)", where,
-                  values_type_name(x->h->value_type(v)));
-    return 1;
+    const char *why = k8s_qualified_name(key);
+    if (why) {
+        x->bad = fail(x->err, x->errlen,
+                      "%s: the key %s (a key is [prefix/]name; the API server would refuse "
+                      "the Cluster)",
+                      where, why);
+        return 1;
+    }
+    if (x->h->value_type(v) != TRELLIS_VALUE_STRING) {
+        x->bad = fail(x->err, x->errlen, "%s: expected a string, got %s (quote it)", where,
+                      values_type_name(x->h->value_type(v)));
+        return 1;
+    }
+    if (x->labels && (why = k8s_label_value(x->h->value_string(v)))) {
+        x->bad = fail(x->err, x->errlen,
+                      "%s: the label value \"%s\" %s (the API server would refuse the Cluster)",
+                      where, x->h->value_string(v), why);
+        return 1;
+    }
+    return 0;
 }
 
 /* The labels or annotations map (or the list spec.purposes) at
@@ -244,7 +263,7 @@ static int strings_only(const trellis_host *h, const trellis_value *v, const cha
 {
     char path[400];
     snprintf(path, sizeof path, "%s.%s", parent, key);
-    strings_ctx x = {h, path, err, errlen, 0};
+    strings_ctx x = {h, path, strcmp(key, "labels") == 0, err, errlen, 0};
     if (!v || h->value_type(v) == TRELLIS_VALUE_NULL)
         return 0;
     if (h->value_type(v) == TRELLIS_VALUE_MAP) {
@@ -259,6 +278,34 @@ static int strings_only(const trellis_host *h, const trellis_value *v, const cha
         if (h->value_type(h->value_at(v, i)) != TRELLIS_VALUE_STRING)
             return fail(err, errlen, "%s[%zu]: expected a string, got %s", path, i,
                         values_type_name(h->value_type(h->value_at(v, i))));
+    return 0;
+}
+
+/* The names new Clusters get from the template (at metadata path mp) are
+ * names the API server takes: its namespace, its name, its generateName,
+ * or without either the purpose's name as the prefix. */
+static int template_names(const omcp_purpose *p, const char *mp, char *err, size_t errlen)
+{
+    const char *why;
+    if (p->namespace_ && (why = k8s_dns_label(p->namespace_)))
+        return fail(err, errlen, "%s.namespace: \"%s\" %s (a namespace of the API server)", mp,
+                    p->namespace_, why);
+    if (p->name_ && (why = k8s_dns_subdomain(p->name_)))
+        return fail(err, errlen, "%s.name: \"%s\" %s (a name of the API server)", mp, p->name_,
+                    why);
+    if (p->generate_name && (why = k8s_name_prefix(p->generate_name)))
+        return fail(err, errlen,
+                    "%s.generateName: \"%s\" %s (the names of new Clusters start with it)", mp,
+                    p->generate_name, why);
+    if (!p->generate_name && !p->name_) {
+        char prefix[OMCP_NAME_MAX + 2];
+        snprintf(prefix, sizeof prefix, "%s-", p->name);
+        if ((why = k8s_name_prefix(prefix)))
+            return fail(err, errlen,
+                        "%s: new Clusters of purpose '%s' are named after it, and a name %s: "
+                        "set generateName (or name)",
+                        mp, p->name, why);
+    }
     return 0;
 }
 
@@ -285,6 +332,8 @@ static int parse_template(const trellis_host *h, const trellis_value *def, const
         strings_only(h, p->annotations, mp, "annotations", err, errlen) < 0 ||
         strings_only(h, p->spec ? h->value_get(p->spec, "purposes") : NULL, sp, "purposes", err,
                      errlen) < 0)
+        return -1;
+    if (template_names(p, mp, err, errlen) < 0)
         return -1;
     if (!profile)
         return fail(err, errlen, "%s.spec.profile: required (the cluster profile of new Clusters)",
