@@ -20,6 +20,7 @@
 #include "manifest.h"
 
 #include "../../plugins/common/intern.c"
+#include "../../plugins/common/k8sname.c"
 #include "../../plugins/common/openmcp.c"
 #include "../../plugins/common/selector.c"
 #include "../../plugins/common/shake.c"
