@@ -55,16 +55,26 @@ static void double_digits(unsigned char *dig, size_t *nd)
     }
 }
 
-int res_quantity_parse(const char *text, res_unit unit, int64_t *out)
-{
+/* A quantity's text read as Kubernetes reads it: its significant digits
+ * (no leading zero; none for zero), times 10^exp10 and 2^exp2, and its
+ * sign. RES_OK or RES_ESYNTAX. */
+typedef struct scanned {
     unsigned char dig[MAX_DIGITS];
+    size_t nd;
+    long exp10;
+    int exp2, negative;
+} scanned;
+
+static int scan(const char *text, scanned *q)
+{
+    unsigned char *dig = q->dig;
     size_t nd = 0;
     long exp10 = 0;
     int exp2 = 0, negative = 0, seen_digit = 0, seen_point = 0;
     const char *p = text;
-    long int_len;
-    int64_t v = 0;
 
+    if (!p)
+        return RES_ESYNTAX;
     if (*p == '+' || *p == '-')
         negative = *p++ == '-';
     for (;; p++) {
@@ -118,12 +128,30 @@ int res_quantity_parse(const char *text, res_unit unit, int64_t *out)
         exp10 += suffixes[i].exp10;
         exp2 = suffixes[i].exp2;
     }
+    q->nd = nd;
+    q->exp10 = exp10;
+    q->exp2 = exp2;
+    q->negative = negative;
+    return RES_OK;
+}
+
+int res_quantity_parse(const char *text, res_unit unit, int64_t *out)
+{
+    scanned q;
+    int rc = scan(text, &q);
+    if (rc != RES_OK)
+        return rc;
+    unsigned char *dig = q.dig;
+    size_t nd = q.nd;
+    long exp10 = q.exp10, int_len;
+    int exp2 = q.exp2;
+    int64_t v = 0;
 
     if (nd == 0) {
         *out = 0;
         return RES_OK;
     }
-    if (negative)
+    if (q.negative)
         return RES_ENEGATIVE;
     if (unit == RES_UNIT_MILLI)
         exp10 += 3;
@@ -614,4 +642,111 @@ void res_format(int64_t v, res_unit unit, char *buf, size_t len)
         }
     }
     snprintf(buf, len, "%lld", (long long)v);
+}
+
+/* 2^63 - 1, ParseQuantity's cap of a binary-suffixed quantity */
+static const char int64_max_digits[] = "9223372036854775807";
+
+int res_exact_parse(const char *text, res_exact *out)
+{
+    scanned q;
+    int rc = scan(text, &q);
+    if (rc != RES_OK)
+        return rc;
+    memset(out, 0, sizeof *out);
+    if (q.nd == 0)
+        return RES_OK; /* zero, whatever its sign */
+    if (q.exp10 > MAX_EXPONENT)
+        return RES_ERANGE;
+    for (int i = 0; i < q.exp2; i++)
+        double_digits(q.dig, &q.nd);
+    /* round the magnitude up to the nano: keep the digits of places
+     * 10^-9 and above (keep may be none or fewer than 1) */
+    long keep = (long)q.nd + q.exp10 + 9;
+    if (keep < (long)q.nd) {
+        if (keep <= 0) { /* below a nano: one nano */
+            q.dig[0] = 1;
+            q.nd = 1;
+            q.exp10 = -9;
+        } else {
+            int up = 0;
+            for (size_t i = (size_t)keep; i < q.nd; i++)
+                up |= q.dig[i] != 0;
+            q.exp10 += (long)q.nd - keep;
+            q.nd = (size_t)keep;
+            for (size_t i = q.nd; up && i-- > 0;) { /* add one at the last place */
+                up = q.dig[i] == 9;
+                q.dig[i] = (unsigned char)(up ? 0 : q.dig[i] + 1);
+            }
+            if (up) { /* 99.9 became 100.0 */
+                memmove(q.dig + 1, q.dig, q.nd);
+                q.dig[0] = 1;
+                q.nd++;
+            }
+        }
+    }
+    while (q.nd > 1 && q.dig[q.nd - 1] == 0) { /* no trailing zero */
+        q.nd--;
+        q.exp10++;
+    }
+    long point = (long)q.nd + q.exp10; /* places before the decimal point */
+    if (q.exp2 > 0) {
+        /* the magnitude compared with 2^63 - 1 (19 places) */
+        int above = point > 19;
+        for (size_t i = 0; point == 19 && !above && i < 19; i++) {
+            int d = i < q.nd ? q.dig[i] : 0, m = int64_max_digits[i] - '0';
+            if (d != m) {
+                above = d > m;
+                break;
+            }
+            if (i == 18 && q.nd > 19)
+                above = 1;
+        }
+        if (above) {
+            for (size_t i = 0; i < 19; i++)
+                q.dig[i] = (unsigned char)(int64_max_digits[i] - '0');
+            q.nd = 19;
+            point = 19;
+        }
+    }
+    if (q.nd > RES_EXACT_DIGITS)
+        return RES_ERANGE;
+    out->sign = q.negative ? -1 : 1;
+    out->point = (int16_t)point;
+    out->nd = (uint8_t)q.nd;
+    memcpy(out->dig, q.dig, q.nd);
+    return RES_OK;
+}
+
+int res_exact_cmp(const res_exact *a, const res_exact *b)
+{
+    if (a->sign != b->sign)
+        return a->sign < b->sign ? -1 : 1;
+    if (a->sign == 0)
+        return 0;
+    int mag = 0; /* the magnitudes' order */
+    if (a->point != b->point) {
+        mag = a->point < b->point ? -1 : 1;
+    } else {
+        size_t n = a->nd > b->nd ? a->nd : b->nd;
+        for (size_t i = 0; i < n && !mag; i++) {
+            int x = i < a->nd ? a->dig[i] : 0, y = i < b->nd ? b->dig[i] : 0;
+            mag = x < y ? -1 : x > y;
+        }
+    }
+    return a->sign < 0 ? -mag : mag;
+}
+
+double res_exact_approx(const res_exact *q)
+{
+    if (q->sign == 0)
+        return 0;
+    char text[RES_EXACT_DIGITS + 24];
+    size_t n = 0;
+    text[n++] = q->sign < 0 ? '-' : '+';
+    text[n++] = '.';
+    for (size_t i = 0; i < q->nd; i++)
+        text[n++] = (char)('0' + q->dig[i]);
+    snprintf(text + n, sizeof text - n, "e%d", (int)q->point);
+    return strtod(text, NULL);
 }

@@ -103,6 +103,25 @@ int res_config_read(const trellis_host *h, const trellis_args *a, const char *li
  * rounding any fraction up. Returns RES_OK or an RES_E* code. */
 int res_quantity_parse(const char *text, res_unit unit, int64_t *out);
 
+/* A quantity as Kubernetes' resource.Quantity holds it, for comparing
+ * exactly: any sign and size (a decimal exponent up to 400), its
+ * magnitude rounded up to the nano, a binary-suffixed one capped at
+ * 2^63 - 1 (ParseQuantity's rules). The value is
+ * sign x 0.dig[0]dig[1]...dig[nd-1] x 10^point; zero has sign 0. */
+#define RES_EXACT_DIGITS 120
+typedef struct res_exact {
+    int8_t sign;
+    uint8_t nd;
+    int16_t point;
+    unsigned char dig[RES_EXACT_DIGITS]; /* no trailing zero */
+} res_exact;
+/* RES_OK, RES_ESYNTAX or RES_ERANGE (an exponent above 400). */
+int res_exact_parse(const char *text, res_exact *out);
+/* -1, 0 or 1 as a is below, equal to or above b (Quantity.Cmp). */
+int res_exact_cmp(const res_exact *a, const res_exact *b);
+/* The nearest double (Quantity.AsApproximateFloat64; +-inf beyond). */
+double res_exact_approx(const res_exact *q);
+
 /* A workload's effective request per configured resource: the sum over
  * its containers, at least the largest init container (plus the sidecars
  * started before it), plus the overhead; requests default to limits as the

@@ -55,6 +55,7 @@ typedef struct config {
     /* counts the clusters prepared and released: a memo made at another
      * count may hold a cluster that is gone (main thread) */
     uint64_t gen;
+    size_t n_bad;       /* prepared clusters with a reading that is no quantity */
     struct memo *memos; /* MEMO_ENTRIES of them, made at the first use */
     uint64_t tick;      /* of the last memo use */
 } config;
@@ -70,19 +71,32 @@ static void config_free(void *p)
     free(cfg);
 }
 
+/* A quantity as KubeFleet compares it (Quantity.Cmp, exact) and
+ * interpolates it (AsApproximateFloat64). */
 typedef struct quantity {
-    int64_t milli; /* exact, in thousandths (rounded up) */
+    res_exact x;
     double f;
 } quantity;
+
+/* A reading that is not a quantity: KubeFleet fails on it only when a
+ * policy names the property, so it is kept, not refused. */
+typedef struct bad_reading {
+    int32_t id;
+    char *text;
+} bad_reading;
+
+enum { READ_NONE = 0, READ_OK, READ_BAD };
 
 /* Prepared data of a cluster and of a placement share the release hook:
  * both begin with is_cluster. */
 typedef struct cluster {
     int is_cluster; /* 1 */
     label_set labels;
-    quantity *q;  /* by property id: q[id], when has[id] */
-    uint8_t *has; /* the cluster reports property id */
-    size_t n_ids; /* ids below n_ids may be reported; any other is not */
+    quantity *q;      /* by property id: q[id], when has[id] is READ_OK */
+    uint8_t *has;     /* READ_*: whether the cluster reports property id */
+    size_t n_ids;     /* ids below n_ids may be reported; any other is not */
+    bad_reading *bad; /* the readings that are no quantity, n_bad */
+    size_t n_bad;
 } cluster;
 
 enum { OP_GT = 0, OP_GE, OP_EQ, OP_NE, OP_LT, OP_LE };
@@ -119,9 +133,9 @@ static const trellis_arg_spec args_table[] = {
 
 static int parse_quantity(const char *text, quantity *q)
 {
-    if (!text || res_quantity_parse(text, RES_UNIT_MILLI, &q->milli) != RES_OK)
+    if (!text || res_exact_parse(text, &q->x) != RES_OK)
         return -1;
-    q->f = (double)q->milli / 1000.0;
+    q->f = res_exact_approx(&q->x);
     return 0;
 }
 
@@ -131,6 +145,9 @@ static void cluster_free(cluster *c)
         label_set_clear(&c->labels);
         free(c->q);
         free(c->has);
+        for (size_t i = 0; i < c->n_bad; i++)
+            free(c->bad[i].text);
+        free(c->bad);
     }
     free(c);
 }
@@ -150,10 +167,7 @@ static int add_one(const char *key, const trellis_value *v, void *ud)
     char name[512];
     snprintf(name, sizeof name, "%s%s", x->prefix, key);
     quantity q;
-    if (parse_quantity(t, &q) < 0) {
-        snprintf(x->err, x->errlen, "%s.%s: \"%s\" is not a quantity", x->where, key, t ? t : "");
-        return 1;
-    }
+    int ok = parse_quantity(t, &q) == 0;
     int32_t id = intern_id(x->ids, name);
     cluster *c = x->c;
     if (id >= 0 && (size_t)id >= c->n_ids) {
@@ -174,10 +188,23 @@ static int add_one(const char *key, const trellis_value *v, void *ud)
     }
     /* a name read twice (a custom property named like a resource one):
      * the first reading counts, as status.properties come first */
-    if (!c->has[id]) {
+    if (c->has[id])
+        return 0;
+    if (ok) {
         c->q[id] = q;
-        c->has[id] = 1;
+        c->has[id] = READ_OK;
+        return 0;
     }
+    bad_reading *nb = realloc(c->bad, (c->n_bad + 1) * sizeof *nb);
+    char *text = nb ? values_strdup(t ? t : "") : NULL;
+    if (nb)
+        c->bad = nb;
+    if (!text) {
+        snprintf(x->err, x->errlen, "out of memory");
+        return 1;
+    }
+    c->bad[c->n_bad++] = (bad_reading){id, text};
+    c->has[id] = READ_BAD;
     return 0;
 }
 
@@ -223,16 +250,28 @@ static int prepare_target(trellis_plugin *self, const trellis_object *obj, void 
         cluster_free(c);
         return -1;
     }
+    cfg->n_bad += c->n_bad > 0;
     *data = c;
     return 0;
 }
 
-/* The cluster's reading of the property of id, or NULL. */
+/* The cluster's reading of the property of id, or NULL (none, or one
+ * that is no quantity). */
 static inline const quantity *property(const cluster *c, int32_t id)
 {
-    if (!c || id < 0 || (size_t)id >= c->n_ids || !c->has[id])
+    if (!c || id < 0 || (size_t)id >= c->n_ids || c->has[id] != READ_OK)
         return NULL;
     return &c->q[id];
+}
+
+/* The text of the cluster's reading of property id that is no quantity,
+ * or NULL. */
+static const char *bad_text(const cluster *c, int32_t id)
+{
+    for (size_t i = 0; c && i < c->n_bad; i++)
+        if (c->bad[i].id == id)
+            return c->bad[i].text;
+    return NULL;
 }
 
 /* ---- the policy ---- */
@@ -259,8 +298,10 @@ static void release(trellis_plugin *self, void *data)
 {
     if (data && *(const int *)data) {
         config *cfg = host->get_private(self);
-        if (cfg) /* the memo must not outlive the cluster */
+        if (cfg) { /* the memo must not outlive the cluster */
             cfg->gen++;
+            cfg->n_bad -= ((const cluster *)data)->n_bad > 0;
+        }
         cluster_free(data);
     } else {
         affinity_free(data);
@@ -432,7 +473,7 @@ static int prepare_workload(trellis_plugin *self, const trellis_object *obj, voi
 
 static int cmp_ok(int op, const quantity *have, const quantity *want)
 {
-    int c = have->milli < want->milli ? -1 : have->milli > want->milli;
+    int c = res_exact_cmp(&have->x, &want->x);
     switch (op) {
     case OP_GT:
         return c > 0;
@@ -473,13 +514,33 @@ static int rejects(const affinity *a, const cluster *c)
     return 1;
 }
 
+/* A property a required term named that the cluster reports with a
+ * value that is no quantity: its id, or -1. */
+static int32_t bad_named(const affinity *a, const cluster *c)
+{
+    for (size_t i = 0; c && c->n_bad && i < a->n_required; i++)
+        for (size_t k = 0; k < a->required[i].n_exprs; k++)
+            if (bad_text(c, a->required[i].exprs[k].name))
+                return a->required[i].exprs[k].name;
+    return -1;
+}
+
 static int filter(trellis_plugin *self, trellis_cycle *cy, const trellis_object *w,
                   const trellis_target *target, trellis_status *st)
 {
     (void)cy;
     const trellis_object *o = host->target_object(target);
-    if (!rejects(host->object_data(self, w), host->object_data(self, o)))
+    const affinity *a = host->object_data(self, w);
+    const cluster *c = host->object_data(self, o);
+    if (!rejects(a, c))
         return TRELLIS_SUCCESS;
+    int32_t id = bad_named(a, c);
+    if (id >= 0) {
+        config *cfg = host->get_private(self);
+        return host->status(st, TRELLIS_UNRESOLVABLE, "PropertyNotAQuantity",
+                            "value %s of property %s from cluster %s is not a valid quantity",
+                            bad_text(c, id), intern_str(&cfg->props, id), host->object_name(o));
+    }
     host->status(st, TRELLIS_UNRESOLVABLE, "AffinityMismatch",
                  "cluster does not match with any of the required cluster affinity terms");
     return TRELLIS_UNRESOLVABLE;
@@ -514,16 +575,18 @@ static void extremes_of(const term *terms, size_t n_terms, void *const *data, si
         ex[k] = (extremes){0, 0, 0};
         if (terms[k].sorter < 0)
             continue;
+        const quantity *lo = NULL, *hi = NULL; /* by Quantity.Cmp, as KubeFleet keeps them */
         for (size_t i = 0; i < n; i++) {
             const quantity *q = property(data[i], terms[k].sorter);
             if (!q)
                 continue;
-            if (!ex[k].seen || q->f < ex[k].min)
-                ex[k].min = q->f;
-            if (!ex[k].seen || q->f > ex[k].max)
-                ex[k].max = q->f;
-            ex[k].seen = 1;
+            if (!lo || res_exact_cmp(&q->x, &lo->x) < 0)
+                lo = q;
+            if (!hi || res_exact_cmp(&q->x, &hi->x) > 0)
+                hi = q;
         }
+        if (lo)
+            ex[k] = (extremes){lo->f, hi->f, 1};
     }
 }
 
@@ -536,7 +599,9 @@ static int64_t preference(const term *t, const extremes *ex, const cluster *c)
     if (t->sorter < 0)
         return t->weight;
     const quantity *q = property(c, t->sorter);
-    if (!q || !ex->seen || ex->min == ex->max)
+    /* beyond a double (a reading above 1e308), KubeFleet refuses to
+     * interpolate: no weight here, and no undefined conversion */
+    if (!q || !ex->seen || ex->min == ex->max || !__builtin_isfinite(ex->max - ex->min))
         return 0;
     double share = (q->f - ex->min) / (ex->max - ex->min);
     double w = (t->ascending ? 1 - share : share) * (double)t->weight;
@@ -678,19 +743,32 @@ typedef struct scoring {
 static int pre_score(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
                      const trellis_target *const *feasible, size_t n_feasible, trellis_status *st)
 {
-    (void)st;
     (void)feasible;
     (void)n_feasible;
     const affinity *a = host->object_data(self, w);
     if (!a || !a->n_preferred)
         return TRELLIS_SKIP;
+    config *cfg = host->get_private(self);
+    size_t n = host->cycle_target_count(c);
+    void *const *data = host->cycle_target_data(c, self);
+    for (size_t k = 0; cfg->n_bad && data && k < a->n_preferred; k++) {
+        /* KubeFleet's PreScore reads the sorted property of every cluster
+         * and fails on one that is no quantity */
+        for (size_t i = 0; a->preferred[k].sorter >= 0 && i < n; i++) {
+            const char *t = bad_text(data[i], a->preferred[k].sorter);
+            if (t)
+                return host->status(
+                    st, TRELLIS_ERROR, "PropertyNotAQuantity",
+                    "value %s of property %s from cluster %s is not a valid quantity", t,
+                    intern_str(&cfg->props, a->preferred[k].sorter),
+                    host->object_name(host->target_object(host->cycle_target(c, i))));
+        }
+    }
     scoring *sc = host->cycle_alloc(c, sizeof *sc);
     extremes *ex = host->cycle_alloc(c, a->n_preferred * sizeof *ex);
     if (!sc || !ex)
         return TRELLIS_SKIP;
-    size_t n = host->cycle_target_count(c);
-    void *const *data = host->cycle_target_data(c, self);
-    const memo *m = data ? memo_for(host->get_private(self), a, data, n) : NULL;
+    const memo *m = data ? memo_for(cfg, a, data, n) : NULL;
     sc->ex = ex;
     sc->scores = m && n ? host->cycle_alloc(c, n * sizeof *sc->scores) : NULL;
     if (sc->scores) {

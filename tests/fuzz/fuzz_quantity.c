@@ -54,6 +54,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(rc[0] == RES_OK && v[0] == whole, "'%s': %lld units but %lld milli-units", text,
                    (long long)v[0], (long long)v[1]);
     }
+    /* the exact reading (KubeFleet's comparisons) agrees on syntax, lies
+     * in the millicount's thousandth ((v - 1)m < x <= vm: both round
+     * magnitudes up), and its negation is the same digits */
+    res_exact x, y;
+    int rx = res_exact_parse(text, &x);
+    FUZZ_CHECK(rx == RES_OK || rx == RES_ESYNTAX || rx == RES_ERANGE, "'%s': exact rc %d", text,
+               rx);
+    FUZZ_CHECK((rx == RES_ESYNTAX) == (rc[1] == RES_ESYNTAX), "'%s': syntax %d vs exact %d", text,
+               rc[1], rx);
+    if (rx == RES_OK && rc[1] == RES_OK) {
+        char m[32];
+        snprintf(m, sizeof m, "%lldm", (long long)v[1]);
+        FUZZ_CHECK(res_exact_parse(m, &y) == RES_OK && res_exact_cmp(&x, &y) <= 0,
+                   "'%s' is above its millicount %s", text, m);
+        snprintf(m, sizeof m, "%lldm", (long long)v[1] - 1);
+        FUZZ_CHECK(v[1] == 0 || (res_exact_parse(m, &y) == RES_OK && res_exact_cmp(&x, &y) > 0),
+                   "'%s' is not above %s", text, m);
+    }
+    size_t len = strlen(text);
+    if (rx == RES_OK && (text[0] == '.' || (text[0] >= '0' && text[0] <= '9'))) {
+        char *neg = malloc(len + 2);
+        neg[0] = '-';
+        memcpy(neg + 1, text, len + 1);
+        FUZZ_CHECK(res_exact_parse(neg, &y) == RES_OK && y.sign == -x.sign && y.nd == x.nd &&
+                       y.point == x.point && memcmp(y.dig, x.dig, x.nd) == 0 &&
+                       res_exact_cmp(&y, &x) == (x.sign ? -1 : 0),
+                   "'%s': its negation is not its mirror", text);
+        free(neg);
+    }
     free(text);
     return 0;
 }

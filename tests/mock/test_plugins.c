@@ -769,12 +769,64 @@ START_TEST(fleet_affinity_properties)
     ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);      /* 2Gi >= 2048Mi */
     ck_assert_int_eq(codes[1], TRELLIS_UNRESOLVABLE); /* no reading: no match */
     ck_assert_str_eq(st[1].reason, "AffinityMismatch");
-    /* a property that is not a quantity makes the cluster malformed */
-    trellis_object *bad = TARGET("{\"apiVersion\":\"v1\",\"kind\":\"MemberCluster\","
-                                 "\"metadata\":{\"name\":\"m3\"},\"status\":{\"properties\":{"
-                                 "\"x\":{\"value\":\"lots\"}}}}");
-    ck_assert_str_eq(mock_prepare_error(bad, pl),
-                     "status.properties.x: \"lots\" is not a quantity");
+    /* a reading that is no quantity matters only to a policy that names
+     * it (KubeFleet parses a property when an expression or a sorter
+     * reads it): the cluster is prepared, and matches other policies */
+    trellis_object *odd[] = {
+        TARGET("{\"apiVersion\":\"v1\",\"kind\":\"MemberCluster\",\"metadata\":{\"name\":"
+               "\"m3\"},\"status\":{\"properties\":{\"x\":{\"value\":\"lots\"},"
+               "\"cost\":{\"value\":\"0.0012\"},\"debt\":{\"value\":\"-5\"}},"
+               "\"resourceUsage\":{\"capacity\":{\"ephemeral-storage\":\"10Pi\"}}}}"),
+    };
+    ck_assert_str_eq(mock_prepare_error(odd[0], pl), "");
+#define FLEET_EXPR(name, op, value)                                                                \
+    WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"CRP\",\"metadata\":{\"name\":\"e\"},"              \
+             "\"spec\":{\"policy\":{\"affinity\":{\"clusterAffinity\":{"                           \
+             "\"requiredDuringSchedulingIgnoredDuringExecution\":{\"clusterSelectorTerms\":[{"     \
+             "\"propertySelector\":{\"matchExpressions\":[{\"name\":\"" name "\",\"operator\":"    \
+             "\"" op "\",\"values\":[\"" value "\"]}]}}]}}}}}}")
+    /* exact comparisons (Quantity.Cmp): thousandths rounded up made
+     * 0.0012 equal to 0.0015 */
+    filter(pl, FLEET_EXPR("cost", "Lt", "0.0015"), odd, 1, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    filter(pl, FLEET_EXPR("cost", "Eq", "0.0015"), odd, 1, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    filter(pl, FLEET_EXPR("cost", "Eq", "1.2m"), odd, 1, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    filter(pl, FLEET_EXPR("debt", "Lt", "-4"), odd, 1, codes, st); /* negative readings */
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    filter(pl,
+           FLEET_EXPR("resources.kubernetes-fleet.io/total-ephemeral-storage", "Gt",
+                      "11258999068426239"),
+           odd, 1, codes, st); /* 10Pi = 11258999068426240, beyond thousandths in an int64 */
+    ck_assert_int_eq(codes[0], TRELLIS_SUCCESS);
+    filter(pl,
+           FLEET_EXPR("resources.kubernetes-fleet.io/total-ephemeral-storage", "Gt",
+                      "11258999068426240"),
+           odd, 1, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    filter(pl, FLEET_EXPR("x", "Gt", "1"), odd, 1, codes, st); /* named: passed over, and why */
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[0].reason, "PropertyNotAQuantity");
+    ck_assert_str_eq(st[0].message,
+                     "value lots of property x from cluster m3 is not a valid quantity");
+#undef FLEET_EXPR
+    /* a sorter over a property some cluster reports as no quantity fails
+     * the cycle, as KubeFleet's PreScore does */
+    int64_t sc[1];
+    char err[512];
+    ck_assert_int_eq(
+        mock_score(m, pl,
+                   WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"CRP\",\"metadata\":{\"name\":"
+                            "\"s\"},\"spec\":{\"policy\":{\"placementType\":\"PickN\","
+                            "\"numberOfClusters\":1,\"affinity\":{\"clusterAffinity\":{"
+                            "\"preferredDuringSchedulingIgnoredDuringExecution\":[{\"weight\":"
+                            "100,\"preference\":{\"propertySorter\":{\"name\":\"x\","
+                            "\"sortOrder\":\"Ascending\"}}}]}}}}}"),
+                   odd, 1, sc, err, sizeof err),
+        -1);
+    ck_assert_msg(strstr(err, "value lots of property x from cluster m3 is not a valid quantity"),
+                  "%s", err);
 }
 END_TEST
 
