@@ -48,9 +48,15 @@ static int bind(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
     const trellis_object *cluster = host->target_object(t);
     const trellis_edit onc = {TRELLIS_EDIT_LIST_ADD, "metadata.finalizers", fin};
     if (!omcp_has_finalizer(host, cluster, fin) &&
-        host->store_patch(self, cluster, NULL, &onc, 1, err, sizeof err) < 0)
-        return host->status(st, TRELLIS_ERROR, "BindFailed", "Cluster %s: %s", host->target_key(t),
-                            err);
+        host->store_patch(self, cluster, NULL, &onc, 1, err, sizeof err) < 0) {
+        /* named once: most of the store's errors name the object first */
+        char who[OMCP_FINALIZER_MAX + 64];
+        snprintf(who, sizeof who, "%s %s:", host->object_kind(cluster), host->target_key(t));
+        return strncmp(err, who, strlen(who)) == 0
+                   ? host->status(st, TRELLIS_ERROR, "BindFailed", "%s", err)
+                   : host->status(st, TRELLIS_ERROR, "BindFailed", "%s %s: %s",
+                                  host->object_kind(cluster), host->target_key(t), err);
+    }
     const trellis_edit onr = {TRELLIS_EDIT_LIST_ADD, "metadata.finalizers", OMCP_REQUEST_FINALIZER};
     if (!omcp_has_finalizer(host, w, OMCP_REQUEST_FINALIZER) &&
         host->store_patch(self, w, NULL, &onr, 1, err, sizeof err) < 0)
