@@ -211,29 +211,28 @@ int cycle_narrow_to(trellis_cycle *c, int by, const uint32_t *idx, size_t n)
      * stops it half made, and the cycle is as it was */
     uint64_t *set = c->narrowed ? c->narrow_tmp : c->narrow;
     memset(set, 0, words * sizeof *set);
-    size_t count = 0;                 /* the first narrowing counts as it sets */
     uint32_t lo = UINT32_MAX, hi = 0; /* the places set, lowest and highest */
     for (size_t k = 0; k < n; k++) {
         uint32_t i = idx[k];
         if (i >= c->n)
             return -1;
-        uint64_t bit = 1ull << (i % 64);
-        count += !(set[i / 64] & bit);
-        set[i / 64] |= bit;
+        set[i / 64] |= 1ull << (i % 64);
         lo = i < lo ? i : lo;
         hi = i > hi ? i : hi;
     }
     size_t wlo = n ? lo / 64 : 0, whi = n ? hi / 64 + 1 : 0;
     if (c->narrowed) { /* a later one keeps what both leave in */
-        count = 0;
-        for (size_t wi = c->narrow_lo; wi < c->narrow_hi; wi++) {
+        for (size_t wi = c->narrow_lo; wi < c->narrow_hi; wi++)
             c->narrow[wi] &= set[wi];
-            count += (size_t)__builtin_popcountll(c->narrow[wi]);
-        }
         wlo = wlo > c->narrow_lo ? wlo : c->narrow_lo;
         whi = whi < c->narrow_hi ? whi : c->narrow_hi;
         whi = whi > wlo ? whi : wlo;
     }
+    /* counted over the words the set spans (no more than the places
+     * given, mostly: a purpose's Clusters lie together) */
+    size_t count = 0;
+    for (size_t wi = wlo; wi < whi; wi++)
+        count += (size_t)__builtin_popcountll(c->narrow[wi]);
     c->narrowed = 1;
     c->n_narrow = count;
     c->narrow_lo = wlo;
