@@ -93,6 +93,24 @@ profile "$tmp/fine.cfg" ''
 check "a changed workload is scheduled again" grep -q "nodeName: n1" "$tmp/s1/pod-poison.yaml"
 check "and its record is gone" test ! -e "$tmp/s1/.trellis.quarantine"
 
+# ---- the lock and the quarantine are never written through a link ----
+state "$tmp/sl"
+printf 'precious\n' >"$tmp/victim-lock"
+printf 'precious\n' >"$tmp/victim-q"
+ln -s "$tmp/victim-lock" "$tmp/sl/.trellis.lock"
+"$TRELLIS" schedule -c "$tmp/fine.cfg" -s "$tmp/sl" -o json >"$tmp/ol" 2>"$tmp/el"
+rc=$?
+check "a linked state lock is refused (exit 2), saying what to do" \
+    sh -c "test $rc -eq 2 && grep -q 'trellis.lock: cannot open the state lock: it is a symbolic link.*remove it' '$tmp/el'"
+check "... and the file it leads to is untouched" grep -qx precious "$tmp/victim-lock"
+rm -f "$tmp/sl/.trellis.lock"
+ln -s "$tmp/victim-q" "$tmp/sl/.trellis.quarantine"
+"$TRELLIS" schedule -c "$tmp/segv.cfg" -s "$tmp/sl" -o json >"$tmp/ol2" 2>"$tmp/el2"
+check "a crash is not recorded through a linked quarantine file" grep -qx precious "$tmp/victim-q"
+"$TRELLIS" schedule -c "$tmp/fine.cfg" -s "$tmp/sl" -o json >"$tmp/ol3" 2>"$tmp/el3"
+check "... nor is it replaced by the next run" \
+    sh -c "grep -qx precious '$tmp/victim-q' && test -L '$tmp/sl/.trellis.quarantine'"
+
 # ---- the crash report under --log-format json: one JSON line ----
 state "$tmp/s1j"
 day_before=$(date -u +%Y-%m-%d)

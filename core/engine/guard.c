@@ -217,7 +217,7 @@ static void append_record(const char *text, size_t len)
     const char *p = atomic_load(&record_path);
     if (!p)
         return;
-    int fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
         return;
     ssize_t w = write(fd, text, len);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -59,6 +60,9 @@ quarantine *quarantine_open(const char *path, int read_only)
     q->read_only = read_only;
     char err[256];
     size_t len;
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+        return q; /* not ours: writing it is refused (quarantine_save) */
     char *text = read_file(path, &len, err, sizeof err);
     if (!text)
         return q;
@@ -194,7 +198,14 @@ int quarantine_save(quarantine *q, int drop_unseen, char *err, size_t errlen)
         sb_puts(&b, "\n");
     }
     int rc;
-    if (kept == 0) {
+    struct stat st;
+    if (lstat(q->path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        /* written through, it would replace a file outside the state */
+        rc = errf(err, errlen,
+                  "%s: is a symbolic link (trellis keeps its quarantine in the state directory "
+                  "itself): remove it",
+                  q->path);
+    } else if (kept == 0) {
         rc = unlink(q->path) == 0 || errno == ENOENT
                  ? 0
                  : errf(err, errlen, "%s: cannot remove: %s", q->path, strerror(errno));

@@ -19,13 +19,21 @@
 int statelock_open(const char *dir, char **path, int *created, char *err, size_t errlen)
 {
     char *p = xasprintf("%s/%s", dir, STATELOCK_FILE);
-    int fd = open(p, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    /* never through a link: the lock holds a pid, written over whatever
+     * it opens, and nothing of trellis is written outside the state */
+    int fd = open(p, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (created)
         *created = fd >= 0;
     if (fd < 0 && errno == EEXIST)
-        fd = open(p, O_RDWR | O_CLOEXEC);
+        fd = open(p, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
-        errf(err, errlen, "%s: cannot open the state lock: %s", p, strerror(errno));
+        if (errno == ELOOP)
+            errf(err, errlen,
+                 "%s: cannot open the state lock: it is a symbolic link (trellis writes its "
+                 "lock in the state directory itself): remove it",
+                 p);
+        else
+            errf(err, errlen, "%s: cannot open the state lock: %s", p, strerror(errno));
         free(p);
         return -1;
     }
