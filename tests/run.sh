@@ -91,6 +91,13 @@ spec:
 Y
 check "a pod in a new subdirectory is bound" \
     wait_for 20 grep -q "nodeName:" "$st/team/new.yaml"
+# a manifest that appears as a link (made complete elsewhere first): a
+# link raises no close-after-write, only its creation
+mkdir -p "$st/.src"
+sed 's/late-arrival/linked-arrival/' "$st/team/new.yaml" | grep -v nodeName >"$st/.src/linked.yaml"
+ln -s ../.src/linked.yaml "$st/team/linked.yaml"
+check "a pod in a manifest that appears as a link is bound" \
+    wait_for 20 grep -q "nodeName:" "$st/.src/linked.yaml"
 
 # scheduling gates (kube's SchedulingGates): held back in the gated queue
 # until whoever owns the gate removes it; then the pod is scheduled
@@ -716,6 +723,38 @@ check "summary_interval_ms = 0: the host runs" test -n "$port"
 check "... and has scheduled what it could" \
     wait_for 20 metric_at_least 'scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"}' 1
 check "... without a summary line" sh -c "! grep -q 'summary:' '$tmp/nosum.log'"
+kill -TERM "$pid"
+wait_for 20 stopped "$pid"
+
+# ---- more changes at once than inotify queues: the state read again ----
+cp -r "$TOP_SRCDIR/examples/kube" "$tmp/s-ovf"
+start ovf "$tmp/s-ovf" "$cfg"
+check "overflow: the host is ready" wait_for 20 http_is /readyz 200
+queued=$(cat /proc/sys/fs/inotify/max_queued_events 2>/dev/null || echo 16384)
+mkdir "$tmp/s-ovf/noise"
+cat >"$tmp/s-ovf/noise/watched.yaml" <<'Y'
+apiVersion: v1
+kind: Pod
+metadata: { name: watched, namespace: team }
+spec: { containers: [ { name: c, image: app } ] }
+Y
+check "overflow: a new directory is watched" wait_for 20 grep -q "nodeName" "$tmp/s-ovf/noise/watched.yaml"
+kill -STOP "$pid"
+# each empty file is two events or more (created, closed after writing):
+# the queue overflows while the host is stopped, and the pod's file is
+# lost in it
+(cd "$tmp/s-ovf/noise" && seq 1 $((queued / 2 + 64)) | xargs touch)
+cat >"$tmp/s-ovf/after-overflow.yaml" <<'Y'
+apiVersion: v1
+kind: Pod
+metadata: { name: after-overflow, namespace: team }
+spec: { containers: [ { name: c, image: app } ] }
+Y
+kill -CONT "$pid"
+check "overflow: said, and the whole state read again" \
+    wait_for 20 grep -q "more changes at once than inotify queues.*reading the whole state again" "$tmp/ovf.log"
+check "overflow: the pod whose file came in the flood is bound" \
+    wait_for 20 grep -q "nodeName" "$tmp/s-ovf/after-overflow.yaml"
 kill -TERM "$pid"
 wait_for 20 stopped "$pid"
 

@@ -1103,9 +1103,11 @@ static void watch_dir(file_store *fs, const char *dir)
     struct stat st;
     if (stat(dir, &st) != 0)
         return;
+    /* IN_ATTRIB: a file or directory that could not be read may be
+     * readable again (chmod) */
     int wd = inotify_add_watch(fs->ino, dir,
                                IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |
-                                   IN_DELETE | IN_ONLYDIR);
+                                   IN_DELETE | IN_ATTRIB | IN_ONLYDIR);
     if (wd < 0) {
         log_warn("%s: cannot watch: %s", dir, strerror(errno));
         return;
@@ -1191,11 +1193,29 @@ static void reload_path(file_store *fs, const char *path)
         if (out)
             return;
     }
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        /* a directory appeared: watch it and read what it holds (once) */
+    int got = stat(path, &st);
+    if (got != 0 && errno != ENOENT && errno != ENOTDIR) {
+        /* there, but not to be looked at now (a directory made
+         * unreadable): nothing read from it is dropped; a chmod that makes
+         * it readable again reads it again (IN_ATTRIB) */
+        log_warn("%s: %s (objects read earlier from it are kept; it is read again when it "
+                 "can be)",
+                 path, strerror(errno));
+        return;
+    }
+    if (got == 0 && S_ISDIR(st.st_mode)) {
+        /* a directory appeared: watch it and read what it holds (once);
+         * one known already (its mode changed) has its files read again */
         char **paths = NULL;
-        size_t n = 0, cap = 0;
+        size_t n = 0, cap = 0, plen = strlen(path);
         watch_tree(fs, path, 0, &paths, &n, &cap);
+        for (size_t i = 0; i < fs->n_files; i++) {
+            const char *g = fs->files[i]->path;
+            if (strncmp(g, path, plen) == 0 && g[plen] == '/') {
+                grow(&paths, &cap, n + 1, sizeof *paths);
+                paths[n++] = xstrdup(g);
+            }
+        }
         for (size_t i = 0; i < n; i++) {
             reload_path(fs, paths[i]);
             free(paths[i]);
@@ -1203,12 +1223,14 @@ static void reload_path(file_store *fs, const char *path)
         free(paths);
         return;
     }
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && manifest_is_manifest_name(base)) {
+    if (got == 0 && S_ISREG(st.st_mode) && manifest_is_manifest_name(base)) {
         size_t len;
         char e[512];
         char *text = read_file(path, &len, e, sizeof e);
         if (!text) {
-            log_warn("%s (objects read earlier from it are kept)", e);
+            log_warn("%s (objects read earlier from it are kept; it is read again when it "
+                     "changes, or its mode does)",
+                     e);
             return;
         }
         if (!f || hash_bytes(text, len) != f->hash)
@@ -1233,12 +1255,43 @@ static void reload_path(file_store *fs, const char *path)
     }
 }
 
+/* The kernel's queue of changes overflowed: some were lost, so every
+ * file is read again (an unchanged one costs its hash), the new ones
+ * found and the ones gone dropped, and every directory watched. */
+static void rescan(file_store *fs)
+{
+    log_warn("%s: more changes at once than inotify queues (fs.inotify.max_queued_events): "
+             "reading the whole state again",
+             fs->dir);
+    walker wk;
+    treewalk_init(&wk, fs->root, &fs->errors);
+    wk.want_dirs = 1;
+    char **paths = NULL;
+    size_t n = 0, cap = 0;
+    char e[512];
+    if (treewalk_state(&wk, fs->dir, &paths, &n, &cap, e, sizeof e) < 0)
+        log_warn("%s", e);
+    for (size_t i = 0; i < wk.n_dirs; i++)
+        watch_dir(fs, wk.dirs[i]);
+    treewalk_free(&wk);
+    for (size_t i = 0; i < fs->n_files; i++) { /* the known ones too: those gone go */
+        grow(&paths, &cap, n + 1, sizeof *paths);
+        paths[n++] = xstrdup(fs->files[i]->path);
+    }
+    for (size_t i = 0; i < n; i++) {
+        reload_path(fs, paths[i]);
+        free(paths[i]);
+    }
+    free(paths);
+}
+
 /* Drain the inotify descriptor: the paths that changed, each once. */
 static void read_inotify(file_store *fs)
 {
     char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
     char **paths = NULL;
     size_t n = 0, cap = 0;
+    int overflow = 0;
     for (;;) {
         ssize_t len = read(fs->ino, buf, sizeof buf);
         if (len <= 0)
@@ -1246,6 +1299,10 @@ static void read_inotify(file_store *fs)
         for (char *p = buf; p < buf + len;) {
             struct inotify_event *ev = (struct inotify_event *)p;
             p += sizeof *ev + ev->len;
+            if (ev->mask & IN_Q_OVERFLOW) {
+                overflow = 1;
+                continue;
+            }
             if (ev->mask & IN_IGNORED) {
                 for (size_t i = 0; i < fs->n_watches; i++)
                     if (fs->watches[i].wd == ev->wd) {
@@ -1263,9 +1320,13 @@ static void read_inotify(file_store *fs)
                     dir = fs->watches[i].dir;
             if (!dir)
                 continue;
-            if ((ev->mask & IN_CREATE) && !(ev->mask & IN_ISDIR))
-                continue; /* the content comes with IN_CLOSE_WRITE */
             char *path = xasprintf("%s/%s", dir, ev->name);
+            struct stat lst;
+            if ((ev->mask & IN_CREATE) && !(ev->mask & IN_ISDIR) &&
+                !(lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))) {
+                free(path); /* the content comes with IN_CLOSE_WRITE; a link has none */
+                continue;
+            }
             int dup = 0;
             for (size_t i = 0; i < n && !dup; i++)
                 dup = strcmp(paths[i], path) == 0;
@@ -1278,10 +1339,13 @@ static void read_inotify(file_store *fs)
         }
     }
     for (size_t i = 0; i < n; i++) {
-        reload_path(fs, paths[i]);
+        if (!overflow)
+            reload_path(fs, paths[i]);
         free(paths[i]);
     }
     free(paths);
+    if (overflow)
+        rescan(fs);
 }
 
 static size_t fs_dispatch(store *s, store_watch_cb cb, void *ud)
