@@ -693,6 +693,17 @@ else
     not_ok "progress: trellis-gen or script(1) missing"
 fi
 
+# ---- SIGTERM amid bindings: the last line counts those it finished ----
+if [ -d "$tmp/gen" ]; then
+    start many "$tmp/gen" "$cfg"
+    check "many: the first pods are bound" wait_for 20 grep -q ": bound to" "$tmp/many.log"
+    kill -TERM "$pid"
+    check "many: SIGTERM ends the host" wait_for 60 stopped "$pid"
+    said=$(sed -n 's/.*bound \([0-9]*\) workload(s);.*/\1/p' "$tmp/many.log" | tail -n 1)
+    check "many: the last line counts every binding it logged, those in flight at SIGTERM too" \
+        test "${said:-none}" = "$(grep -c ': bound to' "$tmp/many.log")"
+fi
+
 # ---- the summary line a long run logs (every summary_interval_ms) ----
 { echo 'summary_interval_ms = 200;'; cat "$cfg"; } >"$tmp/summary.cfg"
 cp -r "$TOP_SRCDIR/examples/kube" "$tmp/s-summary"

@@ -606,6 +606,8 @@ static int be_active(host *h, const char *dir, int sigfd, int *rc)
     atomic_store(&h->looping, 0);
     set_ready(h, 0, lost ? "stepped down: the state lock was lost" : "stopping");
     if (h->s) {
+        /* the bindings in flight are finished first: they are counted */
+        sched_stop(h->s);
         sched_stats ss;
         sched_get_stats(h->s, &ss);
         log_info("bound %zu workload(s); %zu binding error(s)", ss.bound_total, ss.bind_errors);
