@@ -693,6 +693,29 @@ else
     not_ok "progress: trellis-gen or script(1) missing"
 fi
 
+# ---- the state directory away for a moment: waited for, not fatal ----
+cp -r "$TOP_SRCDIR/examples/kube" "$tmp/s-away"
+start away "$tmp/s-away" "$cfg"
+check "away: the host is ready" wait_for 20 http_is /readyz 200
+mv "$tmp/s-away" "$tmp/s-away.moved"
+kill -HUP "$pid"
+check "away: SIGHUP while the state is gone keeps the running config" \
+    wait_for 20 grep -q "reload: .*s-away: No such file or directory; the running config stays in force" "$tmp/away.log"
+check "away: the host steps down and waits for the state" \
+    wait_for 20 grep -q "the store is not ready" "$tmp/away.log"
+mv "$tmp/s-away.moved" "$tmp/s-away"
+cat >"$tmp/s-away/back.yaml" <<'Y'
+apiVersion: v1
+kind: Pod
+metadata: { name: back, namespace: team }
+spec: { containers: [ { name: c, image: app } ] }
+Y
+check "away: when it is back, the host leads again and schedules" \
+    wait_for 30 grep -q "nodeName" "$tmp/s-away/back.yaml"
+check "away: the host is still running" kill -0 "$pid"
+kill -TERM "$pid"
+wait_for 20 stopped "$pid"
+
 # ---- SIGTERM amid bindings: the last line counts those it finished ----
 if [ -d "$tmp/gen" ]; then
     start many "$tmp/gen" "$cfg"

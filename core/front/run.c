@@ -66,6 +66,7 @@ typedef struct host {
     double summary_bound; /* bindings done by then */
     char *http_address;   /* where HTTP is served (NULL: it is not) */
     int http_port;        /* the port bound, --listen ADDR:0 included */
+    int led;              /* it has been active: a state that goes is waited for */
 } host;
 
 static void set_ready(host *h, int ready, const char *why)
@@ -260,7 +261,10 @@ static int take_lead(host *h, int sigfd, char *err, size_t errlen)
     for (;;) {
         char holder[256];
         int rc = election_campaign(h->el, holder, sizeof holder, err, errlen);
-        if (rc < 0 && store_is_remote(h)) {
+        /* a state directory that was there and went (moved away, a mount
+         * replaced) is waited for, as a store that does not answer; one
+         * that never was is a mistake to say at once */
+        if (rc < 0 && (store_is_remote(h) || h->led)) {
             if (wait_for_store(h, sigfd, err, &tries))
                 return 0;
             continue;
@@ -272,6 +276,7 @@ static int take_lead(host *h, int sigfd, char *err, size_t errlen)
         tries = 0;
         if (rc == 1) {
             metrics_set_leader(1);
+            h->led = 1;
             return 1;
         }
         log_info("standby: %s is held by %s; taking over when it is released",
@@ -304,6 +309,7 @@ static int take_lead(host *h, int sigfd, char *err, size_t errlen)
         if (rc == 1) {
             log_info("took over the state lock %s", election_where(h->el));
             metrics_set_leader(1);
+            h->led = 1;
             return 1;
         }
     }
@@ -382,6 +388,16 @@ static void reload(host *h)
         log_error("reload: %s: the store changed; restart trellis to use another state; the "
                   "running config stays in force",
                   h->o->config);
+        config_free(nc);
+        free(nc);
+        metrics_config_reload(0);
+        return;
+    }
+    const char *sd = store_dir(&nc->store, h->o->state);
+    struct stat sst;
+    if (sd && stat(sd, &sst) != 0) {
+        /* the running scheduler is not closed for a state it cannot read */
+        log_error("reload: %s: %s; the running config stays in force", sd, strerror(errno));
         config_free(nc);
         free(nc);
         metrics_config_reload(0);
