@@ -693,6 +693,56 @@ else
     not_ok "progress: trellis-gen or script(1) missing"
 fi
 
+# ---- objects that move: between files, with their directory ----
+cp -r "$TOP_SRCDIR/examples/kube" "$tmp/s-mv"
+start mv "$tmp/s-mv" "$cfg"
+check "moves: the host is ready" wait_for 20 http_is /readyz 200
+probe() { # probe NAME CPU: a pending pod asking for CPU cores
+    printf 'apiVersion: v1\nkind: Pod\nmetadata: { name: %s, namespace: team }\nspec: { containers: [ { name: c, image: app, resources: { requests: { cpu: "%s" } } } ] }\n' "$1" "$2"
+}
+node() { # node NAME CPU
+    printf 'apiVersion: v1\nkind: Node\nmetadata: { name: %s }\nstatus: { allocatable: { cpu: "%s", memory: 64Gi, pods: "110" } }\n' "$1" "$2"
+}
+node mover 100 >"$tmp/s-mv/a.yaml"
+probe p-a 90 >"$tmp/s-mv/p-a.yaml"
+check "moves: a pod needing the big node is bound to it" wait_for 20 grep -q "nodeName: mover" "$tmp/s-mv/p-a.yaml"
+# the node written into a second file (ignored there: defined twice),
+# then taken out of the first: the second's definition is the node now
+node mover 100 >"$tmp/s-mv/b.yaml"
+check "moves: the second definition is ignored while the first stands" \
+    wait_for 20 grep -q "b.yaml:1: .*Node mover is defined twice" "$tmp/mv.log"
+echo '# emptied' >"$tmp/s-mv/a.yaml"
+probe p-b 5 >"$tmp/s-mv/p-b.yaml"
+check "moves: a node moved to another file is still there (a pod fits beside the first)" \
+    wait_for 20 grep -q "nodeName: mover" "$tmp/s-mv/p-b.yaml"
+# a directory renamed: what it holds is read under its new name, and a
+# file written there later is seen
+mkdir "$tmp/s-mv/sub"
+node sub-node 200 >"$tmp/s-mv/sub/n.yaml"
+probe p-c 150 >"$tmp/s-mv/p-c.yaml"
+check "moves: a node in a subdirectory takes a pod" wait_for 20 grep -q "nodeName: sub-node" "$tmp/s-mv/p-c.yaml"
+mv "$tmp/s-mv/sub" "$tmp/s-mv/sub2"
+probe p-d 30 >"$tmp/s-mv/sub2/p-d.yaml"
+check "moves: a pod written into the renamed directory is bound, to the node read there" \
+    wait_for 20 grep -q "nodeName: sub-node" "$tmp/s-mv/sub2/p-d.yaml"
+# a directory moved out and a file of its name put in its place: what the
+# directory held is gone
+mkdir "$tmp/s-mv/z.yaml"
+node ghost 300 >"$tmp/s-mv/z.yaml/n.yaml"
+probe p-f 250 >"$tmp/s-mv/p-f.yaml"
+check "moves: a node in a directory named like a manifest takes a pod" \
+    wait_for 20 grep -q "nodeName: ghost" "$tmp/s-mv/p-f.yaml"
+kill -STOP "$pid"
+mv "$tmp/s-mv/z.yaml" "$tmp/aside"
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: cm, namespace: team }\n' >"$tmp/s-mv/z.yaml"
+kill -CONT "$pid"
+probe p-g 40 >"$tmp/s-mv/p-g.yaml"
+check "moves: a directory replaced by a file: its node is gone (only it had 40 cores left)" \
+    wait_for 20 grep -q "team/p-g: unschedulable" "$tmp/mv.log"
+check "moves: ... not bound to the ghost" sh -c "! grep -q nodeName '$tmp/s-mv/p-g.yaml'"
+kill -TERM "$pid"
+wait_for 20 stopped "$pid"
+
 # ---- the state directory away for a moment: waited for, not fatal ----
 cp -r "$TOP_SRCDIR/examples/kube" "$tmp/s-away"
 start away "$tmp/s-away" "$cfg"

@@ -144,6 +144,12 @@ typedef struct file_store {
     fs_wd *watches;
     size_t n_watches, cap_watches;
     hmap pool; /* text -> pstr, the paths pending edits share */
+    /* files with a definition ignored as defined before elsewhere: read
+     * again when an object goes (theirs may be the one left); `dropped`:
+     * an object went since they were last read again */
+    char **shadowed;
+    size_t n_shadowed, cap_shadowed;
+    int dropped;
 } file_store;
 
 /* A pooled string, counted by the edits that hold it; h: its hash_mem
@@ -368,6 +374,13 @@ static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t ha
                           o->doc, o->kind, o->namespace_, *o->namespace_ ? "/" : "", o->name,
                           prev->file ? prev->file : "(created)", prev->line));
             object_unref(o);
+            size_t at = 0;
+            while (at < fs->n_shadowed && strcmp(fs->shadowed[at], f->path) != 0)
+                at++;
+            if (at == fs->n_shadowed) {
+                grow(&fs->shadowed, &fs->cap_shadowed, fs->n_shadowed + 1, sizeof *fs->shadowed);
+                fs->shadowed[fs->n_shadowed++] = xstrdup(f->path);
+            }
             continue;
         }
         o->version = hash;
@@ -408,6 +421,7 @@ static void load_parsed(file_store *fs, fs_file *f, manifest_set ms, uint64_t ha
         }
         push_event(fs, STORE_DELETED, e->o, NULL);
         entry_drop(fs, e);
+        fs->dropped = 1;
     }
     free(f->objs);
     f->objs = objs;
@@ -1176,6 +1190,40 @@ static int fs_watch(store *s, char *err, size_t errlen)
     return fd;
 }
 
+/* Stop watching the directories at or below path (plen its length). */
+static void unwatch_below(file_store *fs, const char *path, size_t plen)
+{
+    for (size_t i = 0; i < fs->n_watches;) {
+        const char *d = fs->watches[i].dir;
+        if (strncmp(d, path, plen) == 0 && (d[plen] == '\0' || d[plen] == '/')) {
+            inotify_rm_watch(fs->ino, fs->watches[i].wd);
+            free(fs->watches[i].dir);
+            fs->watches[i] = fs->watches[--fs->n_watches];
+        } else {
+            i++;
+        }
+    }
+}
+
+/* Drop the files known at or below path (plen its length; below only,
+ * when below): what a path that became something else held. */
+static void drop_files(file_store *fs, const char *path, size_t plen, int below)
+{
+    for (size_t i = 0; i < fs->n_files;) {
+        fs_file *g = fs->files[i];
+        if ((!below && strcmp(g->path, path) == 0) ||
+            (strncmp(g->path, path, plen) == 0 && g->path[plen] == '/')) {
+            load_text(fs, g, NULL, 0, &fs->errors);
+            hmap_del(&fs->by_path, g->path);
+            memmove(fs->files + i, fs->files + i + 1, (fs->n_files - i - 1) * sizeof *fs->files);
+            fs->n_files--;
+            file_free(fs, g);
+        } else {
+            i++;
+        }
+    }
+}
+
 /* Read path again (or drop it when it is gone or no manifest any more). */
 static void reload_path(file_store *fs, const char *path)
 {
@@ -1208,6 +1256,8 @@ static void reload_path(file_store *fs, const char *path)
          * one known already (its mode changed) has its files read again */
         char **paths = NULL;
         size_t n = 0, cap = 0, plen = strlen(path);
+        if (f) /* a file replaced by a directory */
+            drop_files(fs, path, plen, 0);
         watch_tree(fs, path, 0, &paths, &n, &cap);
         for (size_t i = 0; i < fs->n_files; i++) {
             const char *g = fs->files[i]->path;
@@ -1224,8 +1274,16 @@ static void reload_path(file_store *fs, const char *path)
         return;
     }
     if (got == 0 && S_ISREG(st.st_mode) && manifest_is_manifest_name(base)) {
-        size_t len;
+        size_t len, plen = strlen(path);
         char e[512];
+        for (size_t i = 0; i < fs->n_watches; i++) {
+            if (strcmp(fs->watches[i].dir, path) == 0) {
+                /* a directory replaced by a file: what it held went */
+                drop_files(fs, path, plen, 1);
+                unwatch_below(fs, path, plen);
+                break;
+            }
+        }
         char *text = read_file(path, &len, e, sizeof e);
         if (!text) {
             log_warn("%s (objects read earlier from it are kept; it is read again when it "
@@ -1238,21 +1296,38 @@ static void reload_path(file_store *fs, const char *path)
         free(text);
         return;
     }
-    /* gone: every file at or below path */
+    /* gone: every file at or below path, and the watches of the
+     * directories there (moved within the state, it is walked again
+     * under its new name: its watch would keep the old one) */
     size_t plen = strlen(path);
-    for (size_t i = 0; i < fs->n_files;) {
-        fs_file *g = fs->files[i];
-        if (strcmp(g->path, path) == 0 ||
-            (strncmp(g->path, path, plen) == 0 && g->path[plen] == '/')) {
-            load_text(fs, g, NULL, 0, &fs->errors);
-            hmap_del(&fs->by_path, g->path);
-            memmove(fs->files + i, fs->files + i + 1, (fs->n_files - i - 1) * sizeof *fs->files);
-            fs->n_files--;
-            file_free(fs, g);
-        } else {
-            i++;
-        }
+    unwatch_below(fs, path, plen);
+    drop_files(fs, path, plen, 0);
+}
+
+/* An object went: the files that had a definition of some object ignored
+ * (defined before elsewhere) are read again, whatever their hash, so that
+ * the definition left takes the place of the one that went; each that
+ * still has one is listed again as it is read. */
+static void reread_shadowed(file_store *fs)
+{
+    if (!fs->dropped || !fs->n_shadowed)
+        return;
+    fs->dropped = 0;
+    char **v = fs->shadowed;
+    size_t n = fs->n_shadowed;
+    fs->shadowed = NULL;
+    fs->n_shadowed = fs->cap_shadowed = 0;
+    for (size_t i = 0; i < n; i++) {
+        fs_file *f = hmap_get(&fs->by_path, v[i]);
+        size_t len;
+        char e[512];
+        char *text = f ? read_file(v[i], &len, e, sizeof e) : NULL;
+        if (text)
+            load_text(fs, f, text, len, &fs->errors);
+        free(text);
+        free(v[i]);
     }
+    free(v);
 }
 
 /* The kernel's queue of changes overflowed: some were lost, so every
@@ -1346,6 +1421,7 @@ static void read_inotify(file_store *fs)
     free(paths);
     if (overflow)
         rescan(fs);
+    reread_shadowed(fs);
 }
 
 static size_t fs_dispatch(store *s, store_watch_cb cb, void *ud)
@@ -1400,6 +1476,9 @@ static void fs_destroy(store *s)
     for (size_t j = 0; j < fs->n_watches; j++)
         free(fs->watches[j].dir);
     free(fs->watches);
+    for (size_t j = 0; j < fs->n_shadowed; j++)
+        free(fs->shadowed[j]);
+    free(fs->shadowed);
     if (fs->ino >= 0)
         close(fs->ino);
     pthread_mutex_destroy(&fs->mu);
