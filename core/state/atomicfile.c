@@ -58,6 +58,9 @@ typedef struct staged {
     char *dir;    /* its directory */
     char *tmp;    /* the temporary file, written and closed; NULL: failed */
     char *err;    /* why it failed, NULL while it has not */
+    /* the file it replaces must still be this one at the rename */
+    int expect;
+    struct stat was;
 } staged;
 
 struct atomicfile_batch {
@@ -219,7 +222,11 @@ static int batch_add(atomicfile_batch *b, const char *path, const char *data, si
         goto fail;
     }
     grow(&b->v, &b->cap, b->n + 1, sizeof *b->v);
-    b->v[b->n++] = (staged){target, dir, tmp, NULL};
+    memset(&b->v[b->n], 0, sizeof b->v[b->n]);
+    b->v[b->n].target = target;
+    b->v[b->n].dir = dir;
+    b->v[b->n].tmp = tmp;
+    b->n++;
     return 0;
 fail:
     if (fd >= 0) {
@@ -275,6 +282,15 @@ int atomicfile_batch_commit(atomicfile_batch *b, void (*done)(void *ud, size_t i
     sync_staged(b);
     for (size_t i = 0; i < b->n; i++) {
         staged *x = &b->v[i];
+        struct stat now;
+        if (!x->err && x->expect &&
+            (stat(x->target, &now) != 0 || now.st_dev != x->was.st_dev ||
+             now.st_ino != x->was.st_ino || now.st_size != x->was.st_size ||
+             now.st_mtim.tv_sec != x->was.st_mtim.tv_sec ||
+             now.st_mtim.tv_nsec != x->was.st_mtim.tv_nsec))
+            x->err = xasprintf("%s: changed on disk while it was being written (replaced or "
+                               "rewritten by someone else); not written",
+                               x->target);
         if (!x->err && rename(x->tmp, x->target) < 0)
             x->err = xasprintf("%s: rename: %s", x->target, strerror(errno));
         if (x->err)
@@ -322,8 +338,18 @@ static void one_done(void *ud, size_t i, const char *e)
 int atomicfile_write(const char *path, const char *within, const char *data, size_t len, char *err,
                      size_t errlen)
 {
+    return atomicfile_write_unchanged(path, within, data, len, NULL, err, errlen);
+}
+
+int atomicfile_write_unchanged(const char *path, const char *within, const char *data, size_t len,
+                               const struct stat *was, char *err, size_t errlen)
+{
     atomicfile_batch *b = atomicfile_batch_new(within);
     int rc = atomicfile_batch_add(b, path, data, len, err, errlen);
+    if (rc == 0 && was) {
+        b->v[b->n - 1].expect = 1;
+        b->v[b->n - 1].was = *was;
+    }
     char *e = NULL;
     if (rc == 0 && atomicfile_batch_commit(b, one_done, &e) < 0) {
         errf(err, errlen, "%s", e ? e : "not written");

@@ -7,6 +7,7 @@
 #define TRELLIS_ATOMICFILE_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 /* Replace `path` by data atomically: a temporary file
  * (".NAME.tmp.HOST.PID.XXXXXX") in the directory of the file path leads
@@ -16,6 +17,14 @@
  * untouched then). The file's permission bits are kept. */
 int atomicfile_write(const char *path, const char *within, const char *data, size_t len, char *err,
                      size_t errlen);
+
+/* atomicfile_write, but only while the file it replaces is still the one
+ * was describes (stat(2) of path: its device, inode, size and
+ * modification time), checked right before the rename: a file another
+ * writer replaced or rewrote meanwhile is left as it is, -1 with err
+ * saying so. was NULL: no check. */
+int atomicfile_write_unchanged(const char *path, const char *within, const char *data, size_t len,
+                               const struct stat *was, char *err, size_t errlen);
 
 /* Several files replaced as atomicfile_write replaces one, with one
  * sync for all: each file is staged (its temporary written), then commit

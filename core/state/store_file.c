@@ -888,6 +888,11 @@ static int flush_file(file_store *fs, fs_file *f, store_fail_cb failed, void *ud
                       size_t elen)
 {
     size_t len;
+    /* what is read is what is replaced: the file as it was before the
+     * read must still be there at the rename (another writer's rename
+     * over it in between is not undone) */
+    struct stat was;
+    int have_was = stat(f->path, &was) == 0;
     char *text = read_file(f->path, &len, e, elen);
     int rc = -1;
     char *outp = NULL;
@@ -912,7 +917,8 @@ static int flush_file(file_store *fs, fs_file *f, store_fail_cb failed, void *ud
             rc = 0;
         if (rc == 0)
             load_text(fs, f, NULL, 0, &fs->errors);
-    } else if (atomicfile_write(f->path, fs->root, outp, outlen, e, elen) == 0) {
+    } else if (atomicfile_write_unchanged(f->path, fs->root, outp, outlen, have_was ? &was : NULL,
+                                          e, elen) == 0) {
         rc = 0;
         if (fs->ino >= 0 || f->n_dels) {
             /* what was written comes back as changes, like anyone's */

@@ -2108,6 +2108,43 @@ START_TEST(atomic_replace_keeps_mode)
 }
 END_TEST
 
+/* A write made against a file as it was is not made when another writer
+ * replaced (renamed over) or rewrote the file meanwhile: theirs stays. */
+START_TEST(atomic_write_unchanged_keeps_another_writers_file)
+{
+    char *d = make_tmpdir();
+    char *f = xasprintf("%s/pods.yaml", d), *t = xasprintf("%s/.other", d);
+    FILE *fp = fopen(f, "w");
+    ck_assert_ptr_nonnull(fp);
+    fputs("read\n", fp);
+    fclose(fp);
+    struct stat was;
+    ck_assert_int_eq(stat(f, &was), 0);
+    char err[256] = "";
+    fp = fopen(t, "w");
+    ck_assert_ptr_nonnull(fp);
+    fputs("theirs\n", fp);
+    fclose(fp);
+    ck_assert_int_eq(rename(t, f), 0); /* another writer's rename over it */
+    ck_assert_int_eq(atomicfile_write_unchanged(f, NULL, "mine\n", 5, &was, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "changed on disk while it was being written"), "%s", err);
+    size_t len;
+    char *got = read_file(f, &len, err, sizeof err);
+    ck_assert_str_eq(got, "theirs\n");
+    free(got);
+    ck_assert_uint_eq(count_entries(d), 1); /* no temporary left */
+    /* unchanged since: written */
+    ck_assert_int_eq(stat(f, &was), 0);
+    ck_assert_int_eq(atomicfile_write_unchanged(f, NULL, "mine\n", 5, &was, err, sizeof err), 0);
+    got = read_file(f, &len, err, sizeof err);
+    ck_assert_str_eq(got, "mine\n");
+    free(got);
+    free(f);
+    free(t);
+    remove_tree(d);
+}
+END_TEST
+
 /* A batch resolves its directory once: files of one directory, new and
  * old, through a link inside the state and a link leading out of it. */
 START_TEST(atomic_batch_one_directory)
@@ -2393,6 +2430,7 @@ static Suite *writeback_suite(void)
     suite_add_tcase(s, r);
     TCase *a = tcase_create("atomic");
     tcase_add_test(a, atomic_replace_keeps_mode);
+    tcase_add_test(a, atomic_write_unchanged_keeps_another_writers_file);
     tcase_add_test(a, atomic_failure_leaves_nothing);
     tcase_add_test(a, atomic_batch_one_directory);
     tcase_add_test(a, atomic_batch_add_new);
