@@ -740,6 +740,24 @@ probe p-g 40 >"$tmp/s-mv/p-g.yaml"
 check "moves: a directory replaced by a file: its node is gone (only it had 40 cores left)" \
     wait_for 20 grep -q "team/p-g: unschedulable" "$tmp/mv.log"
 check "moves: ... not bound to the ghost" sh -c "! grep -q nodeName '$tmp/s-mv/p-g.yaml'"
+# the idiom that replaces a directory, in one batch of changes: the new
+# name comes before the old one
+mkdir "$tmp/s-mv/A" "$tmp/s-mv/B"
+node a-node 500 >"$tmp/s-mv/A/n.yaml"
+probe p-h 450 >"$tmp/s-mv/p-h.yaml"
+check "moves: a node in A takes a pod" wait_for 20 grep -q "nodeName: a-node" "$tmp/s-mv/p-h.yaml"
+kill -STOP "$pid"
+rm -rf "$tmp/s-mv/B" && mv "$tmp/s-mv/A" "$tmp/s-mv/B"
+kill -CONT "$pid"
+probe p-i 30 >"$tmp/s-mv/B/p-i.yaml"
+check "moves: rm -rf B && mv A B: B's node is known, and B watched" \
+    wait_for 20 grep -q "nodeName: a-node" "$tmp/s-mv/B/p-i.yaml"
+# a manifest that appears as a hard link
+mkdir -p "$tmp/s-mv/.src"
+probe p-j 1 >"$tmp/s-mv/.src/p-j.yaml"
+ln "$tmp/s-mv/.src/p-j.yaml" "$tmp/s-mv/p-j.yaml"
+check "moves: a pod in a manifest that appears as a hard link is bound" \
+    wait_for 20 grep -q "nodeName" "$tmp/s-mv/p-j.yaml"
 kill -TERM "$pid"
 wait_for 20 stopped "$pid"
 
@@ -823,10 +841,14 @@ metadata: { name: watched, namespace: team }
 spec: { containers: [ { name: c, image: app } ] }
 Y
 check "overflow: a new directory is watched" wait_for 20 grep -q "nodeName" "$tmp/s-ovf/noise/watched.yaml"
+mkdir "$tmp/s-ovf/sub"
+printf 'apiVersion: v1\nkind: Node\nmetadata: { name: sub-node }\nstatus: { allocatable: { cpu: "64", memory: 64Gi, pods: "110" } }\n' >"$tmp/s-ovf/sub/n.yaml"
+check "overflow: a node in a subdirectory is known" wait_for 20 grep -q "sub-node" "$tmp/ovf.log"
 kill -STOP "$pid"
 # each empty file is two events or more (created, closed after writing):
 # the queue overflows while the host is stopped, and the pod's file is
 # lost in it
+mv "$tmp/s-ovf/sub" "$tmp/s-ovf/sub2" # renamed while the events are lost
 (cd "$tmp/s-ovf/noise" && seq 1 $((queued / 2 + 64)) | xargs touch)
 cat >"$tmp/s-ovf/after-overflow.yaml" <<'Y'
 apiVersion: v1
@@ -839,6 +861,9 @@ check "overflow: said, and the whole state read again" \
     wait_for 20 grep -q "more changes at once than inotify queues.*reading the whole state again" "$tmp/ovf.log"
 check "overflow: the pod whose file came in the flood is bound" \
     wait_for 20 grep -q "nodeName" "$tmp/s-ovf/after-overflow.yaml"
+printf 'apiVersion: v1\nkind: Pod\nmetadata: { name: in-sub2, namespace: team }\nspec: { containers: [ { name: c, image: app, resources: { requests: { cpu: "40" } } } ] }\n' >"$tmp/s-ovf/sub2/p.yaml"
+check "overflow: a directory renamed meanwhile is watched under its new name" \
+    wait_for 20 grep -q "nodeName: sub-node" "$tmp/s-ovf/sub2/p.yaml"
 kill -TERM "$pid"
 wait_for 20 stopped "$pid"
 

@@ -1132,9 +1132,20 @@ static void watch_dir(file_store *fs, const char *dir)
         log_warn("%s: cannot watch: %s", dir, strerror(errno));
         return;
     }
-    for (size_t i = 0; i < fs->n_watches; i++)
-        if (fs->watches[i].wd == wd)
-            return; /* the same directory by another path */
+    for (size_t i = 0; i < fs->n_watches; i++) {
+        fs_wd *w = &fs->watches[i];
+        if (w->wd != wd)
+            continue;
+        /* the same directory by another path: a link to it (kept as
+         * it is), or its new name when the one known is not it any more
+         * (renamed while events were lost) */
+        struct stat old;
+        if (stat(w->dir, &old) != 0 || old.st_dev != w->dev || old.st_ino != w->ino) {
+            free(w->dir);
+            w->dir = xstrdup(dir);
+        }
+        return;
+    }
     grow(&fs->watches, &fs->cap_watches, fs->n_watches + 1, sizeof *fs->watches);
     fs_wd *w = &fs->watches[fs->n_watches++];
     w->wd = wd;
@@ -1264,6 +1275,20 @@ static void reload_path(file_store *fs, const char *path)
         size_t n = 0, cap = 0, plen = strlen(path);
         if (f) /* a file replaced by a directory */
             drop_files(fs, path, plen, 0);
+        for (size_t i = 0; i < fs->n_watches; i++) {
+            fs_wd *w = &fs->watches[i];
+            if (w->dev == st.st_dev && w->ino == st.st_ino && strcmp(w->dir, path) != 0) {
+                struct stat old;
+                if (stat(w->dir, &old) == 0 && old.st_dev == w->dev && old.st_ino == w->ino)
+                    continue; /* reached by another path too (a link): both stand */
+                /* renamed here, its old name not handled yet (it comes
+                 * later in this batch, as gone): watched and read anew */
+                char *was = xstrdup(w->dir);
+                unwatch_below(fs, was, strlen(was));
+                free(was);
+                i = (size_t)-1; /* the list changed: from the start */
+            }
+        }
         watch_tree(fs, path, 0, &paths, &n, &cap);
         for (size_t i = 0; i < fs->n_files; i++) {
             const char *g = fs->files[i]->path;
@@ -1404,8 +1429,11 @@ static void read_inotify(file_store *fs)
             char *path = xasprintf("%s/%s", dir, ev->name);
             struct stat lst;
             if ((ev->mask & IN_CREATE) && !(ev->mask & IN_ISDIR) &&
-                !(lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))) {
-                free(path); /* the content comes with IN_CLOSE_WRITE; a link has none */
+                !(lstat(path, &lst) == 0 &&
+                  (S_ISLNK(lst.st_mode) || (S_ISREG(lst.st_mode) && lst.st_nlink > 1)))) {
+                /* the content comes with IN_CLOSE_WRITE; a link, symbolic
+                 * or hard, has none */
+                free(path);
                 continue;
             }
             int dup = 0;
