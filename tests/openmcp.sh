@@ -137,6 +137,11 @@ bad "validate: a template label value the API server refuses" 'scheduler:
           labels: { team: "a b" }
         spec: { profile: gcp, tenancy: Shared }' \
     "scheduler.purposeMappings.mcp.template.metadata.labels.team: the label value \"a b\" must consist of letters, digits, '-', '_' and '.'"
+mkdir -p "$tmp/ann"
+printf 'scheduler:\n  purposeMappings:\n    mcp:\n      template:\n        metadata:\n          annotations: { Example.com/owner: x }\n        spec: { profile: gcp, tenancy: Shared }\n' >"$tmp/ann/scheduler.yaml"
+sed 's|config = "openmcp-scheduler.yaml";|config = "scheduler.yaml";|' "$cfg" >"$tmp/ann/openmcp.cfg"
+check "validate: an annotation key's prefix is checked lower-cased, as the API server does" \
+    "$TRELLIS" validate -c "$tmp/ann/openmcp.cfg"
 bad "validate: an annotation key the API server refuses" 'scheduler:
   purposeMappings:
     mcp:

@@ -211,6 +211,15 @@ static int store_is_remote(const host *h)
     return !store_dir(&h->c->store, h->o->state);
 }
 
+/* The state directory is not there (moved away, a mount replaced): what
+ * a host that has led waits for; any other trouble with it is said. */
+static int state_gone(const host *h)
+{
+    const char *d = store_dir(&h->c->store, h->o->state);
+    struct stat st;
+    return d && stat(d, &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
+}
+
 /* The store cannot be reached: say why (on /readyz, and in the log when
  * the reason changes), then wait for the next try. The wait grows from
  * 100 ms to 5 s with each failure in a row (*tries). 1 when a signal
@@ -264,7 +273,7 @@ static int take_lead(host *h, int sigfd, char *err, size_t errlen)
         /* a state directory that was there and went (moved away, a mount
          * replaced) is waited for, as a store that does not answer; one
          * that never was is a mistake to say at once */
-        if (rc < 0 && (store_is_remote(h) || h->led)) {
+        if (rc < 0 && (store_is_remote(h) || (h->led && state_gone(h)))) {
             if (wait_for_store(h, sigfd, err, &tries))
                 return 0;
             continue;
@@ -395,9 +404,11 @@ static void reload(host *h)
     }
     const char *sd = store_dir(&nc->store, h->o->state);
     struct stat sst;
-    if (sd && stat(sd, &sst) != 0) {
+    int sok = sd ? stat(sd, &sst) : 0;
+    if (sd && (sok != 0 || !S_ISDIR(sst.st_mode))) {
         /* the running scheduler is not closed for a state it cannot read */
-        log_error("reload: %s: %s; the running config stays in force", sd, strerror(errno));
+        log_error("reload: %s: %s; the running config stays in force", sd,
+                  sok != 0 ? strerror(errno) : "not a directory");
         config_free(nc);
         free(nc);
         metrics_config_reload(0);

@@ -287,7 +287,9 @@ int atomicfile_batch_commit(atomicfile_batch *b, void (*done)(void *ud, size_t i
             (stat(x->target, &now) != 0 || now.st_dev != x->was.st_dev ||
              now.st_ino != x->was.st_ino || now.st_size != x->was.st_size ||
              now.st_mtim.tv_sec != x->was.st_mtim.tv_sec ||
-             now.st_mtim.tv_nsec != x->was.st_mtim.tv_nsec))
+             now.st_mtim.tv_nsec != x->was.st_mtim.tv_nsec ||
+             now.st_ctim.tv_sec != x->was.st_ctim.tv_sec ||
+             now.st_ctim.tv_nsec != x->was.st_ctim.tv_nsec))
             x->err = xasprintf("%s: changed on disk while it was being written (replaced or "
                                "rewritten by someone else); not written",
                                x->target);

@@ -19,10 +19,11 @@ int atomicfile_write(const char *path, const char *within, const char *data, siz
                      size_t errlen);
 
 /* atomicfile_write, but only while the file it replaces is still the one
- * was describes (stat(2) of path: its device, inode, size and
- * modification time), checked right before the rename: a file another
+ * was describes (stat(2) of path: its device, inode, size, modification
+ * and change times), checked right before the rename: a file another
  * writer replaced or rewrote meanwhile is left as it is, -1 with err
- * saying so. was NULL: no check. */
+ * saying so (a rewrite of the same size within one tick of the file
+ * system's clock is not seen). was NULL: no check. */
 int atomicfile_write_unchanged(const char *path, const char *within, const char *data, size_t len,
                                const struct stat *was, char *err, size_t errlen);
 

@@ -70,7 +70,7 @@ const char *k8s_name_prefix(const char *s)
     size_t n = strlen(s);
     if (n == 0)
         return "must not be empty";
-    if (n > 253)
+    if (n > 254 || (n == 254 && s[n - 1] != '-'))
         return "must be no more than 253 characters";
     memcpy(buf, s, n + 1);
     if (n > 1 && buf[n - 1] == '-') {

@@ -490,39 +490,46 @@ static int cmp_ok(int op, const quantity *have, const quantity *want)
     }
 }
 
-/* KubeFleet's clusterRequirement.Matches. */
-static int term_matches(const term *t, const cluster *c)
+/* KubeFleet's clusterRequirement.Matches: 1 when the term matches, 0
+ * when it does not, -1 - id when its walk (labels, then each expression
+ * in order) reached the cluster's reading of property id that is no
+ * quantity, where KubeFleet stops with an error. */
+static int64_t term_matches(const term *t, const cluster *c)
 {
     static const label_set none = {NULL, 0};
     if (t->has_labels && selector_ids_first_mismatch(&t->labels, c ? &c->labels : &none) >= 0)
         return 0;
     for (size_t i = 0; i < t->n_exprs; i++) {
-        const quantity *q = property(c, t->exprs[i].name);
+        int32_t id = t->exprs[i].name;
+        if (c && id >= 0 && (size_t)id < c->n_ids && c->has[id] == READ_BAD)
+            return -1 - (int64_t)id;
+        const quantity *q = property(c, id);
         if (!q || !cmp_ok(t->exprs[i].op, q, &t->exprs[i].q))
             return 0;
     }
     return 1;
 }
 
-static int rejects(const affinity *a, const cluster *c)
+/* Whether the required terms, in order, pass c over: none matches before
+ * one reaches a reading that is no quantity (*bad: its property id; -1
+ * when none did). KubeFleet's Filter fails the placement's cycle there;
+ * here that cluster alone is passed over (a span filter fails no cycle),
+ * and the plain filter says why. */
+static int rejects(const affinity *a, const cluster *c, int32_t *bad)
 {
+    *bad = -1;
     if (!a || !a->n_required)
         return 0;
-    for (size_t i = 0; i < a->n_required; i++)
-        if (term_matches(&a->required[i], c))
+    for (size_t i = 0; i < a->n_required; i++) {
+        int64_t r = term_matches(&a->required[i], c);
+        if (r == 1)
             return 0;
+        if (r < 0) {
+            *bad = (int32_t)(-1 - r);
+            return 1;
+        }
+    }
     return 1;
-}
-
-/* A property a required term named that the cluster reports with a
- * value that is no quantity: its id, or -1. */
-static int32_t bad_named(const affinity *a, const cluster *c)
-{
-    for (size_t i = 0; c && c->n_bad && i < a->n_required; i++)
-        for (size_t k = 0; k < a->required[i].n_exprs; k++)
-            if (bad_text(c, a->required[i].exprs[k].name))
-                return a->required[i].exprs[k].name;
-    return -1;
 }
 
 static int filter(trellis_plugin *self, trellis_cycle *cy, const trellis_object *w,
@@ -532,9 +539,9 @@ static int filter(trellis_plugin *self, trellis_cycle *cy, const trellis_object 
     const trellis_object *o = host->target_object(target);
     const affinity *a = host->object_data(self, w);
     const cluster *c = host->object_data(self, o);
-    if (!rejects(a, c))
+    int32_t id;
+    if (!rejects(a, c, &id))
         return TRELLIS_SUCCESS;
-    int32_t id = bad_named(a, c);
     if (id >= 0) {
         config *cfg = host->get_private(self);
         return host->status(st, TRELLIS_UNRESOLVABLE, "PropertyNotAQuantity",
@@ -554,8 +561,9 @@ static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_ob
     if (!a || !a->n_required)
         return;
     void *const *data = host->cycle_target_data(c, self);
+    int32_t bad;
     for (size_t j = 0; j < n; j++)
-        if (rejects(a, data ? data[first + j] : NULL))
+        if (rejects(a, data ? data[first + j] : NULL, &bad))
             pass[j / 64] &= ~(1ull << (j % 64));
 }
 

@@ -810,6 +810,19 @@ START_TEST(fleet_affinity_properties)
     ck_assert_str_eq(st[0].reason, "PropertyNotAQuantity");
     ck_assert_str_eq(st[0].message,
                      "value lots of property x from cluster m3 is not a valid quantity");
+    /* only a reading the walk reaches counts: a term whose labels do not
+     * match never reads it */
+    filter(
+        pl,
+        WORKLOAD("{\"apiVersion\":\"v1\",\"kind\":\"CRP\",\"metadata\":{\"name\":\"f\"},"
+                 "\"spec\":{\"policy\":{\"affinity\":{\"clusterAffinity\":{"
+                 "\"requiredDuringSchedulingIgnoredDuringExecution\":{\"clusterSelectorTerms\":[{"
+                 "\"labelSelector\":{\"matchLabels\":{\"env\":\"dev\"}},"
+                 "\"propertySelector\":{\"matchExpressions\":[{\"name\":\"x\",\"operator\":"
+                 "\"Gt\",\"values\":[\"1\"]}]}}]}}}}}}"),
+        odd, 1, codes, st);
+    ck_assert_int_eq(codes[0], TRELLIS_UNRESOLVABLE);
+    ck_assert_str_eq(st[0].reason, "AffinityMismatch");
 #undef FLEET_EXPR
     /* a sorter over a property some cluster reports as no quantity fails
      * the cycle, as KubeFleet's PreScore does */

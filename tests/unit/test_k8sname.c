@@ -66,6 +66,12 @@ START_TEST(dns_subdomains_and_prefixes)
     ck_assert_ptr_nonnull(k8s_name_prefix("-"));
     ck_assert_ptr_nonnull(k8s_name_prefix("My_Cluster."));
     ck_assert_ptr_nonnull(k8s_name_prefix(""));
+    char *p = repeat('a', 254); /* 253 once its trailing '-' is masked */
+    p[253] = '-';
+    ck_assert_ptr_null(k8s_name_prefix(p));
+    p[253] = 'a';
+    ck_assert_ptr_nonnull(k8s_name_prefix(p));
+    free(p);
 }
 END_TEST
 
