@@ -697,64 +697,67 @@ fi
 cp -r "$TOP_SRCDIR/examples/kube" "$tmp/s-mv"
 start mv "$tmp/s-mv" "$cfg"
 check "moves: the host is ready" wait_for 20 http_is /readyz 200
-probe() { # probe NAME CPU: a pending pod asking for CPU cores
-    printf 'apiVersion: v1\nkind: Pod\nmetadata: { name: %s, namespace: team }\nspec: { containers: [ { name: c, image: app, resources: { requests: { cpu: "%s" } } } ] }\n' "$1" "$2"
+# each probe is pinned to the node it is about (its hostname label), so
+# where the example's pending pods land does not matter; the nodes have
+# room for them too
+probe() { # probe NAME CPU NODE: a pending pod asking for CPU cores on NODE
+    printf 'apiVersion: v1\nkind: Pod\nmetadata: { name: %s, namespace: team }\nspec: { nodeSelector: { kubernetes.io/hostname: %s }, containers: [ { name: c, image: app, resources: { requests: { cpu: "%s" } } } ] }\n' "$1" "$3" "$2"
 }
 node() { # node NAME CPU
-    printf 'apiVersion: v1\nkind: Node\nmetadata: { name: %s }\nstatus: { allocatable: { cpu: "%s", memory: 64Gi, pods: "110" } }\n' "$1" "$2"
+    printf 'apiVersion: v1\nkind: Node\nmetadata: { name: %s, labels: { kubernetes.io/hostname: %s } }\nstatus: { allocatable: { cpu: "%s", memory: 64Gi, pods: "110" } }\n' "$1" "$1" "$2"
 }
-node mover 100 >"$tmp/s-mv/a.yaml"
-probe p-a 90 >"$tmp/s-mv/p-a.yaml"
-check "moves: a pod needing the big node is bound to it" wait_for 20 grep -q "nodeName: mover" "$tmp/s-mv/p-a.yaml"
+node mover 200 >"$tmp/s-mv/a.yaml"
+probe p-a 90 mover >"$tmp/s-mv/p-a.yaml"
+check "moves: a pod for the big node is bound to it" wait_for 20 grep -q "nodeName: mover" "$tmp/s-mv/p-a.yaml"
 # the node written into a second file (ignored there: defined twice),
 # then taken out of the first: the second's definition is the node now
-node mover 100 >"$tmp/s-mv/b.yaml"
+node mover 200 >"$tmp/s-mv/b.yaml"
 check "moves: the second definition is ignored while the first stands" \
     wait_for 20 grep -q "b.yaml:1: .*Node mover is defined twice" "$tmp/mv.log"
 echo '# emptied' >"$tmp/s-mv/a.yaml"
-probe p-b 5 >"$tmp/s-mv/p-b.yaml"
-check "moves: a node moved to another file is still there (a pod fits beside the first)" \
+probe p-b 20 mover >"$tmp/s-mv/p-b.yaml"
+check "moves: a node moved to another file is still there" \
     wait_for 20 grep -q "nodeName: mover" "$tmp/s-mv/p-b.yaml"
 # a directory renamed: what it holds is read under its new name, and a
 # file written there later is seen
 mkdir "$tmp/s-mv/sub"
 node sub-node 200 >"$tmp/s-mv/sub/n.yaml"
-probe p-c 150 >"$tmp/s-mv/p-c.yaml"
+probe p-c 150 sub-node >"$tmp/s-mv/p-c.yaml"
 check "moves: a node in a subdirectory takes a pod" wait_for 20 grep -q "nodeName: sub-node" "$tmp/s-mv/p-c.yaml"
 mv "$tmp/s-mv/sub" "$tmp/s-mv/sub2"
-probe p-d 30 >"$tmp/s-mv/sub2/p-d.yaml"
+probe p-d 30 sub-node >"$tmp/s-mv/sub2/p-d.yaml"
 check "moves: a pod written into the renamed directory is bound, to the node read there" \
     wait_for 20 grep -q "nodeName: sub-node" "$tmp/s-mv/sub2/p-d.yaml"
 # a directory moved out and a file of its name put in its place: what the
 # directory held is gone
 mkdir "$tmp/s-mv/z.yaml"
 node ghost 300 >"$tmp/s-mv/z.yaml/n.yaml"
-probe p-f 250 >"$tmp/s-mv/p-f.yaml"
+probe p-f 250 ghost >"$tmp/s-mv/p-f.yaml"
 check "moves: a node in a directory named like a manifest takes a pod" \
     wait_for 20 grep -q "nodeName: ghost" "$tmp/s-mv/p-f.yaml"
 kill -STOP "$pid"
 mv "$tmp/s-mv/z.yaml" "$tmp/aside"
 printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: cm, namespace: team }\n' >"$tmp/s-mv/z.yaml"
 kill -CONT "$pid"
-probe p-g 40 >"$tmp/s-mv/p-g.yaml"
-check "moves: a directory replaced by a file: its node is gone (only it had 40 cores left)" \
+probe p-g 10 ghost >"$tmp/s-mv/p-g.yaml"
+check "moves: a directory replaced by a file: its node is gone" \
     wait_for 20 grep -q "team/p-g: unschedulable" "$tmp/mv.log"
 check "moves: ... not bound to the ghost" sh -c "! grep -q nodeName '$tmp/s-mv/p-g.yaml'"
 # the idiom that replaces a directory, in one batch of changes: the new
 # name comes before the old one
 mkdir "$tmp/s-mv/A" "$tmp/s-mv/B"
 node a-node 500 >"$tmp/s-mv/A/n.yaml"
-probe p-h 450 >"$tmp/s-mv/p-h.yaml"
+probe p-h 450 a-node >"$tmp/s-mv/p-h.yaml"
 check "moves: a node in A takes a pod" wait_for 20 grep -q "nodeName: a-node" "$tmp/s-mv/p-h.yaml"
 kill -STOP "$pid"
 rm -rf "$tmp/s-mv/B" && mv "$tmp/s-mv/A" "$tmp/s-mv/B"
 kill -CONT "$pid"
-probe p-i 30 >"$tmp/s-mv/B/p-i.yaml"
+probe p-i 30 a-node >"$tmp/s-mv/B/p-i.yaml"
 check "moves: rm -rf B && mv A B: B's node is known, and B watched" \
     wait_for 20 grep -q "nodeName: a-node" "$tmp/s-mv/B/p-i.yaml"
 # a manifest that appears as a hard link
 mkdir -p "$tmp/s-mv/.src"
-probe p-j 1 >"$tmp/s-mv/.src/p-j.yaml"
+probe p-j 1 a-node >"$tmp/s-mv/.src/p-j.yaml"
 ln "$tmp/s-mv/.src/p-j.yaml" "$tmp/s-mv/p-j.yaml"
 check "moves: a pod in a manifest that appears as a hard link is bound" \
     wait_for 20 grep -q "nodeName" "$tmp/s-mv/p-j.yaml"
@@ -842,7 +845,7 @@ spec: { containers: [ { name: c, image: app } ] }
 Y
 check "overflow: a new directory is watched" wait_for 20 grep -q "nodeName" "$tmp/s-ovf/noise/watched.yaml"
 mkdir "$tmp/s-ovf/sub"
-printf 'apiVersion: v1\nkind: Node\nmetadata: { name: sub-node }\nstatus: { allocatable: { cpu: "64", memory: 64Gi, pods: "110" } }\n' >"$tmp/s-ovf/sub/n.yaml"
+printf 'apiVersion: v1\nkind: Node\nmetadata: { name: sub-node, labels: { kubernetes.io/hostname: sub-node } }\nstatus: { allocatable: { cpu: "64", memory: 64Gi, pods: "110" } }\n' >"$tmp/s-ovf/sub/n.yaml"
 check "overflow: a node in a subdirectory is known" wait_for 20 grep -q "sub-node" "$tmp/ovf.log"
 kill -STOP "$pid"
 # each empty file is two events or more (created, closed after writing):
@@ -861,7 +864,7 @@ check "overflow: said, and the whole state read again" \
     wait_for 20 grep -q "more changes at once than inotify queues.*reading the whole state again" "$tmp/ovf.log"
 check "overflow: the pod whose file came in the flood is bound" \
     wait_for 20 grep -q "nodeName" "$tmp/s-ovf/after-overflow.yaml"
-printf 'apiVersion: v1\nkind: Pod\nmetadata: { name: in-sub2, namespace: team }\nspec: { containers: [ { name: c, image: app, resources: { requests: { cpu: "40" } } } ] }\n' >"$tmp/s-ovf/sub2/p.yaml"
+printf 'apiVersion: v1\nkind: Pod\nmetadata: { name: in-sub2, namespace: team }\nspec: { nodeSelector: { kubernetes.io/hostname: sub-node }, containers: [ { name: c, image: app, resources: { requests: { cpu: "20" } } } ] }\n' >"$tmp/s-ovf/sub2/p.yaml"
 check "overflow: a directory renamed meanwhile is watched under its new name" \
     wait_for 20 grep -q "nodeName: sub-node" "$tmp/s-ovf/sub2/p.yaml"
 kill -TERM "$pid"
