@@ -107,6 +107,8 @@ rm -f "$tmp/sl/.trellis.lock"
 ln -s "$tmp/victim-q" "$tmp/sl/.trellis.quarantine"
 "$TRELLIS" schedule -c "$tmp/segv.cfg" -s "$tmp/sl" -o json >"$tmp/ol2" 2>"$tmp/el2"
 check "a crash is not recorded through a linked quarantine file" grep -qx precious "$tmp/victim-q"
+check "... and the crash report says it was not recorded, and why" \
+    grep -q "; not recorded: .*\.trellis\.quarantine could not be written (a link, or no room)" "$tmp/el2"
 "$TRELLIS" schedule -c "$tmp/fine.cfg" -s "$tmp/sl" -o json >"$tmp/ol3" 2>"$tmp/el3"
 check "... nor is it replaced by the next run" \
     sh -c "grep -qx precious '$tmp/victim-q' && test -L '$tmp/sl/.trellis.quarantine'"

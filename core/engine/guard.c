@@ -211,19 +211,20 @@ static void on_cut(int sig, siginfo_t *si, void *uc)
 
 /* ---- records ---------------------------------------------------------- */
 
-/* Append text to the record file; async-signal-safe. */
-static void append_record(const char *text, size_t len)
+/* Append text to the record file (never through a link); async-signal-
+ * safe. 0, or -1 when it was not written whole. */
+static int append_record(const char *text, size_t len)
 {
     const char *p = atomic_load(&record_path);
     if (!p)
-        return;
+        return -1;
     int fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
-        return;
+        return -1;
     ssize_t w = write(fd, text, len);
-    (void)w;
-    fsync(fd);
+    int rc = w == (ssize_t)len && fsync(fd) == 0 ? 0 : -1;
     close(fd);
+    return rc;
 }
 
 /* A small buffer filled without stdio (stdio is not async-signal-safe). */
@@ -404,7 +405,11 @@ static void on_crash(int sig, siginfo_t *si, void *uc)
         const char *hook = atomic_load_explicit(&s->hook, memory_order_relaxed);
         const char *what = atomic_load_explicit(&s->what, memory_order_relaxed);
         int is_init = hook && strcmp(hook, "init") == 0;
-        int recorded = !is_init && what && *what && atomic_load(&record_path);
+        int record = !is_init && what && *what && atomic_load(&record_path), recorded = 0;
+        if (record) { /* first: the report says whether it was */
+            record_line(&l, signame(sig), pl, hook, what);
+            recorded = append_record(l.b, l.n) == 0;
+        }
         l.n = 0;
         put_raw(&l, "fatal: ");
         put_raw(&l, signame(sig));
@@ -420,12 +425,13 @@ static void on_crash(int sig, siginfo_t *si, void *uc)
         }
         if (recorded)
             put_raw(&l, "; recorded: the next start quarantines the object");
+        else if (record) {
+            put_raw(&l, "; not recorded: ");
+            put_raw(&l, atomic_load(&record_path));
+            put_raw(&l, " could not be written (a link, or no room): remove what is in its way");
+        }
         l.b[l.n] = '\0';
         report_crash(l.b, sig, pl, hook, what, is_init);
-        if (recorded) {
-            record_line(&l, signame(sig), pl, hook, what);
-            append_record(l.b, l.n);
-        }
     } else {
         l.n = 0;
         put_raw(&l, "fatal: ");
