@@ -1207,12 +1207,18 @@ static int fs_watch(store *s, char *err, size_t errlen)
     return fd;
 }
 
+/* Whether p is path (plen its length) or below it; strictly below only
+ * when below is set. */
+static int at_or_below(const char *p, const char *path, size_t plen, int below)
+{
+    return strncmp(p, path, plen) == 0 && (p[plen] == '/' || (!below && p[plen] == '\0'));
+}
+
 /* Stop watching the directories at or below path (plen its length). */
 static void unwatch_below(file_store *fs, const char *path, size_t plen)
 {
     for (size_t i = 0; i < fs->n_watches;) {
-        const char *d = fs->watches[i].dir;
-        if (strncmp(d, path, plen) == 0 && (d[plen] == '\0' || d[plen] == '/')) {
+        if (at_or_below(fs->watches[i].dir, path, plen, 0)) {
             inotify_rm_watch(fs->ino, fs->watches[i].wd);
             free(fs->watches[i].dir);
             fs->watches[i] = fs->watches[--fs->n_watches];
@@ -1228,8 +1234,7 @@ static void drop_files(file_store *fs, const char *path, size_t plen, int below)
 {
     for (size_t i = 0; i < fs->n_files;) {
         fs_file *g = fs->files[i];
-        if ((!below && strcmp(g->path, path) == 0) ||
-            (strncmp(g->path, path, plen) == 0 && g->path[plen] == '/')) {
+        if (at_or_below(g->path, path, plen, below)) {
             load_text(fs, g, NULL, 0, &fs->errors);
             hmap_del(&fs->by_path, g->path);
             memmove(fs->files + i, fs->files + i + 1, (fs->n_files - i - 1) * sizeof *fs->files);
@@ -1291,10 +1296,9 @@ static void reload_path(file_store *fs, const char *path)
         }
         watch_tree(fs, path, 0, &paths, &n, &cap);
         for (size_t i = 0; i < fs->n_files; i++) {
-            const char *g = fs->files[i]->path;
-            if (strncmp(g, path, plen) == 0 && g[plen] == '/') {
+            if (at_or_below(fs->files[i]->path, path, plen, 1)) {
                 grow(&paths, &cap, n + 1, sizeof *paths);
-                paths[n++] = xstrdup(g);
+                paths[n++] = xstrdup(fs->files[i]->path);
             }
         }
         for (size_t i = 0; i < n; i++) {

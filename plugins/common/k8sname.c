@@ -108,6 +108,17 @@ const char *k8s_qualified_name(const char *s)
     return name_n(slash + 1, strlen(slash + 1));
 }
 
+const char *k8s_annotation_key(const char *s)
+{
+    char low[320];
+    size_t n = strlen(s);
+    if (n >= sizeof low)
+        return "must be no more than 317 characters ([prefix/]name)";
+    for (size_t i = 0; i <= n; i++)
+        low[i] = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
+    return k8s_qualified_name(low);
+}
+
 const char *k8s_label_value(const char *s)
 {
     return *s ? name_n(s, strlen(s)) : NULL;

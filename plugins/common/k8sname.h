@@ -22,6 +22,8 @@ const char *k8s_name_prefix(const char *s);
  * the name at most 63 letters, digits, '-', '_' and '.', starting and
  * ending with a letter or digit. */
 const char *k8s_qualified_name(const char *s);
+/* An annotation key: a label key once lower-cased (ValidateAnnotations). */
+const char *k8s_annotation_key(const char *s);
 /* A label value: empty, or a name as in a key (without a prefix). */
 const char *k8s_label_value(const char *s);
 

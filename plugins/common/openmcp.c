@@ -234,16 +234,7 @@ static int member_is_string(const char *key, const trellis_value *v, void *ud)
     strings_ctx *x = ud;
     char where[400];
     values_member_path(where, sizeof where, x->path, key, "./");
-    /* an annotation's key is checked lower-cased, as the API server's
-     * ValidateAnnotations does; a label's as it is */
-    char low[320];
-    size_t kl = strlen(key);
-    if (!x->labels && kl < sizeof low) {
-        for (size_t i = 0; i <= kl; i++)
-            low[i] = key[i] >= 'A' && key[i] <= 'Z' ? (char)(key[i] - 'A' + 'a') : key[i];
-        key = low;
-    }
-    const char *why = k8s_qualified_name(key);
+    const char *why = x->labels ? k8s_qualified_name(key) : k8s_annotation_key(key);
     if (why) {
         x->bad = fail(x->err, x->errlen,
                       "%s: the key %s (a key is [prefix/]name; the API server would refuse "

@@ -88,6 +88,8 @@ START_TEST(qualified_names_and_values)
     ck_assert_ptr_nonnull(k8s_qualified_name("a/b/c"));
     ck_assert_ptr_nonnull(k8s_qualified_name("Example.com/a"));
     ck_assert_ptr_nonnull(k8s_qualified_name("_a"));
+    ck_assert_ptr_null(k8s_annotation_key("Example.com/Owner")); /* checked lower-cased */
+    ck_assert_ptr_nonnull(k8s_annotation_key("a/b/c"));
     ck_assert_ptr_null(k8s_label_value(""));
     ck_assert_ptr_null(k8s_label_value("true"));
     ck_assert_ptr_null(k8s_label_value("v1.2_x-Y"));
