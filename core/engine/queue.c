@@ -35,32 +35,37 @@ void queue_free(queue *q)
         free_item(s->val);
     hmap_free(&q->items);
     free(q->active.v);
+    free(q->active.k);
     free(q->backoff.v);
+    free(q->backoff.k);
     memset(q, 0, sizeof *q);
 }
 
-/* heap ordering: active uses the queue-sort hook, backoff the due time */
-static int before(const queue *q, const qheap *h, const qitem *a, const qitem *b)
+/* heap ordering: active uses the queue-sort hook, then (as the backoff,
+ * by due time first) the order of first queueing */
+static int before(const queue *q, const qheap *h, size_t i, size_t j)
 {
-    if (h == &q->backoff) {
-        if (a->ready_ms != b->ready_ms)
-            return a->ready_ms < b->ready_ms;
-        return a->seq < b->seq;
-    }
-    if (q->less) {
-        if (q->less(q->less_ud, a->w, a->seq, b->w, b->seq))
+    const qkey *a = &h->k[i], *b = &h->k[j];
+    if (h == &q->active && q->less) {
+        const qitem *x = h->v[i], *y = h->v[j];
+        if (q->less(q->less_ud, x->w, x->seq, y->w, y->seq))
             return 1;
-        if (q->less(q->less_ud, b->w, b->seq, a->w, a->seq))
+        if (q->less(q->less_ud, y->w, y->seq, x->w, x->seq))
             return 0;
     }
+    if (a->due != b->due)
+        return a->due < b->due;
     return a->seq < b->seq;
 }
 
 static void hswap(qheap *h, size_t i, size_t j)
 {
     qitem *t = h->v[i];
+    qkey tk = h->k[i];
     h->v[i] = h->v[j];
+    h->k[i] = h->k[j];
     h->v[j] = t;
+    h->k[j] = tk;
     h->v[i]->hidx = i;
     h->v[j]->hidx = j;
 }
@@ -79,7 +84,7 @@ static void up(const queue *q, qheap *h, size_t i)
     int entered = i > 0 && order_enter(q, h, h->v[i]);
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        if (!before(q, h, h->v[i], h->v[p]))
+        if (!before(q, h, i, p))
             break;
         hswap(h, i, p);
         i = p;
@@ -93,9 +98,9 @@ static void down(const queue *q, qheap *h, size_t i)
     int entered = 2 * i + 1 < h->n && order_enter(q, h, h->v[i]);
     for (;;) {
         size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < h->n && before(q, h, h->v[l], h->v[m]))
+        if (l < h->n && before(q, h, l, m))
             m = l;
-        if (r < h->n && before(q, h, h->v[r], h->v[m]))
+        if (r < h->n && before(q, h, r, m))
             m = r;
         if (m == i)
             break;
@@ -109,7 +114,9 @@ static void down(const queue *q, qheap *h, size_t i)
 static void hpush(const queue *q, qheap *h, qitem *it)
 {
     grow(&h->v, &h->cap, h->n + 1, sizeof *h->v);
+    grow(&h->k, &h->cap_k, h->n + 1, sizeof *h->k);
     it->hidx = h->n;
+    h->k[h->n] = (qkey){h == &q->backoff ? it->ready_ms : 0, it->seq};
     h->v[h->n++] = it;
     up(q, h, it->hidx);
 }
@@ -120,6 +127,7 @@ static void hremove(const queue *q, qheap *h, qitem *it)
     h->n--;
     if (i != h->n) {
         h->v[i] = h->v[h->n];
+        h->k[i] = h->k[h->n];
         h->v[i]->hidx = i;
         down(q, h, i);
         up(q, h, i);
@@ -237,7 +245,7 @@ size_t queue_gated(const queue *q)
 
 static void flush_backoff(queue *q, uint64_t now_ms)
 {
-    while (q->backoff.n && q->backoff.v[0]->ready_ms <= now_ms) {
+    while (q->backoff.n && q->backoff.k[0].due <= now_ms) {
         qitem *it = q->backoff.v[0];
         detach(q, it);
         to_active(q, it, QE_BACKOFF);
@@ -402,7 +410,7 @@ void queue_delete(queue *q, const trellis_object *w)
 
 uint64_t queue_next_due(const queue *q)
 {
-    return q->backoff.n ? q->backoff.v[0]->ready_ms : UINT64_MAX;
+    return q->backoff.n ? q->backoff.k[0].due : UINT64_MAX;
 }
 
 size_t queue_len(const queue *q)

@@ -64,9 +64,18 @@ typedef struct qitem {
     int queued;
 } qitem;
 
+/* A heap's order keys beside its items, so that a sift compares without
+ * reaching into them (each a cache miss in a queue of many): the backoff
+ * orders by (due, seq), the active queue without a sort hook by seq (due
+ * 0). Taken when the item goes in; neither changes while it is there. */
+typedef struct qkey {
+    uint64_t due, seq;
+} qkey;
+
 typedef struct qheap {
     qitem **v;
-    size_t n, cap;
+    qkey *k;
+    size_t n, cap, cap_k;
 } qheap;
 
 typedef struct queue {

@@ -77,6 +77,50 @@ START_TEST(sort_hook_orders_active)
 }
 END_TEST
 
+/* The heaps order by keys kept beside the items: the backoff by due time,
+ * then by when each was first queued; back in the active queue, by when
+ * first queued again, not by when each came back. Many items, so that a
+ * sift crosses several levels. */
+START_TEST(backoff_and_active_order_by_due_then_first_queued)
+{
+    queue q;
+    queue_init(&q, 1000, 10000, 300000);
+    enum { N = 40 };
+    char name[N][16];
+    qitem *it[N];
+    for (int i = 0; i < N; i++) {
+        snprintf(name[i], sizeof name[i], "w%02d", i);
+        add(&q, name[i], 0);
+    }
+    for (int i = 0; i < N; i++) {
+        it[i] = queue_pop(&q, 0);
+        ck_assert_str_eq(it[i]->w->name, name[i]);
+    }
+    /* requeued last to first; the even ones fail at 500 (due 1500), the
+     * odd ones at 0 (due 1000) */
+    for (int i = N - 1; i >= 0; i--)
+        queue_requeue(&q, it[i], 0, i % 2 ? 0 : 500);
+    ck_assert_uint_eq(queue_next_due(&q), 1000);
+    ck_assert_ptr_null(queue_pop(&q, 999));
+    for (int i = 1; i < N; i += 2) { /* at 1200: the odd ones, in first order */
+        qitem *x = queue_pop(&q, 1200);
+        ck_assert_ptr_nonnull(x);
+        ck_assert_str_eq(x->w->name, name[i]);
+        queue_done(&q, x);
+    }
+    ck_assert_ptr_null(queue_pop(&q, 1200));
+    ck_assert_uint_eq(queue_next_due(&q), 1500);
+    for (int i = 0; i < N; i += 2) {
+        qitem *x = queue_pop(&q, 1500);
+        ck_assert_ptr_nonnull(x);
+        ck_assert_str_eq(x->w->name, name[i]);
+        queue_done(&q, x);
+    }
+    ck_assert_uint_eq(queue_next_due(&q), UINT64_MAX);
+    queue_free(&q);
+}
+END_TEST
+
 START_TEST(backoff_doubles_and_caps)
 {
     queue q;
@@ -348,6 +392,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, fifo_without_sort);
     tcase_add_test(tc, sort_hook_orders_active);
+    tcase_add_test(tc, backoff_and_active_order_by_due_then_first_queued);
     tcase_add_test(tc, backoff_doubles_and_caps);
     tcase_add_test(tc, unschedulable_pool_moves);
     tcase_add_test(tc, move_all_respects_backoff);
