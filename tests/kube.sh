@@ -4,7 +4,8 @@
 # a real etcd on 127.0.0.1: seeding it with `trellis store copy`, the
 # kube example scheduled through it (Pods bound through pods/binding, the
 # same decisions as the file store), the Gardener example through custom
-# resources (one-shot and in `trellis run`), export back to a directory,
+# resources (one-shot and in `trellis run`), the openMCP and Fleet examples
+# through their CustomResourceDefinitions, export back to a directory,
 # config and kubeconfig errors;
 # `trellis run` hosts sharing one API server through a Lease (kill -9 of
 # the leader, SIGSTOP past its lease, the API server restarted mid-watch,
@@ -137,17 +138,18 @@ check "a patch of spec.nodeName is refused by the API server and the profile cha
 # ---- the Gardener example through custom resources ----
 # Seeds, Shoots, CloudProfiles and Projects as CustomResourceDefinitions
 # (schemaless, with a status subresource), as a garden cluster serves them
-crd() { # KIND PLURAL SCOPE
-    cat >"$tmp/crd-$2.json" <<CRD
+crd_in() { # GROUP VERSION KIND PLURAL SCOPE
+    cat >"$tmp/crd-$4.json" <<CRD
 {"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
- "metadata":{"name":"$2.core.gardener.cloud"},
- "spec":{"group":"core.gardener.cloud","scope":"$3",
-  "names":{"kind":"$1","plural":"$2","singular":"$(echo "$1" | tr 'A-Z' 'a-z')","listKind":"$1List"},
-  "versions":[{"name":"v1beta1","served":true,"storage":true,"subresources":{"status":{}},
+ "metadata":{"name":"$4.$1"},
+ "spec":{"group":"$1","scope":"$5",
+  "names":{"kind":"$3","plural":"$4","singular":"$(echo "$3" | tr 'A-Z' 'a-z')","listKind":"$3List"},
+  "versions":[{"name":"$2","served":true,"storage":true,"subresources":{"status":{}},
    "schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}
 CRD
-    kube_send POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions "$tmp/crd-$2.json" >/dev/null
+    kube_send POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions "$tmp/crd-$4.json" >/dev/null
 }
+crd() { crd_in core.gardener.cloud v1beta1 "$@"; } # KIND PLURAL SCOPE
 crd Seed seeds Cluster
 crd Shoot shoots Namespaced
 crd CloudProfile cloudprofiles Cluster
@@ -242,6 +244,117 @@ wait_for 30 sh -c "curl -s -m 5 --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/clie
 check "CRD installed later: the host reads the Shoots then and schedules a new one" wait_for 30 grep -q "Shoot garden/later: bound to" "$tmp/crd2.log"
 kill -TERM "$pid_crd2" 2>/dev/null
 wait_for 20 stopped "$pid_crd2"
+
+# ---- the openMCP and Fleet examples through custom resources ----
+# their CustomResourceDefinitions as the openMCP operator and KubeFleet
+# install them (schemaless here, each with a status subresource): a
+# status written with the object is dropped by the API server, so what
+# lands shows the status subresource was used
+crd_in clusters.openmcp.cloud v1alpha1 Cluster clusters Namespaced
+crd_in clusters.openmcp.cloud v1alpha1 ClusterRequest clusterrequests Namespaced
+crd_in placement.kubernetes-fleet.io v1beta1 ClusterResourcePlacement clusterresourceplacements Cluster
+crd_in placement.kubernetes-fleet.io v1beta1 ClusterSchedulingPolicySnapshot clusterschedulingpolicysnapshots Cluster
+crd_in placement.kubernetes-fleet.io v1beta1 ClusterResourceBinding clusterresourcebindings Cluster
+crd_in cluster.kubernetes-fleet.io v1beta1 MemberCluster memberclusters Cluster
+mc_served() {
+    kube_get /apis/clusters.openmcp.cloud/v1alpha1 | grep -q '"name": "clusterrequests"' &&
+        kube_get /apis/placement.kubernetes-fleet.io/v1beta1 | grep -q '"name": "clusterresourcebindings"' &&
+        kube_get /apis/cluster.kubernetes-fleet.io/v1beta1 | grep -q '"name": "memberclusters"'
+}
+check "the openMCP and Fleet CustomResourceDefinitions are served" wait_for 30 mc_served
+
+# openMCP: the example's decisions through the API server are the file
+# store's; the request's status (phase, cluster) is where the status
+# subresource keeps it, the Clusters carry the requests' finalizers, and
+# the Cluster made for an Exclusive request exists with its labels
+mkdir -p "$tmp/omcp-files" "$tmp/omcp-clusters"
+cp "$top/examples/openmcp/requests.yaml" "$tmp/omcp-files/"
+cp "$top/examples/openmcp/clusters.yaml" "$tmp/omcp-clusters/"
+chmod -R u+w "$tmp/omcp-files" "$tmp/omcp-clusters"
+for ns in $(sed -n 's/^  namespace: //p' "$top/examples/openmcp/"*.yaml | sort -u); do
+    printf -- '---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n' "$ns" >>"$tmp/omcp-files/namespaces.yaml"
+done
+cp "$top/conf/openmcp-scheduler.yaml" "$tmp/" # named in openmcp.cfg, beside it
+store_cfg "$tmp/omcp-store.cfg" "$tmp/kubeconfig" 'kinds = [ "Namespace", "Cluster", "ClusterRequest" ];'
+with_store openmcp.cfg "$tmp/omcp-store.cfg" "$tmp/omcp-api.cfg"
+"$T" store copy "$tmp/omcp-files" "$tmp/omcp-store.cfg" >"$tmp/o-copy.out" 2>&1
+# the API server gives each request its own uid: the example's Clusters
+# carry the requests' finalizers by uid (recovery), so they are copied in
+# with the uids the server gave, and the file store decides on the same
+awk '/^  name: / { n = $2 } /^  namespace: / { ns = $2 } /^  uid: / { print ns, n, $2 }' "$tmp/omcp-files/requests.yaml" >"$tmp/o-uids"
+while read -r ns n old; do
+    new=$(kube_get "/apis/clusters.openmcp.cloud/v1alpha1/namespaces/$ns/clusterrequests/$n" | sed -n 's/.*"uid": *"\([^"]*\)".*/\1/p')
+    [ -n "$new" ] && sed -i "s/$old/$new/" "$tmp/omcp-clusters/clusters.yaml" "$tmp/omcp-files/requests.yaml"
+done <"$tmp/o-uids"
+"$T" store copy "$tmp/omcp-clusters" "$tmp/omcp-store.cfg" >>"$tmp/o-copy.out" 2>&1
+nobj=$(cat "$tmp/omcp-files/"*.yaml "$tmp/omcp-clusters/"*.yaml | grep -c '^kind:')
+check "store copy: the openMCP example ($nobj objects) into the API server, the requests' uids as it gave them" sh -c "[ \$(sed -n 's/^copied \\([0-9]*\\) .*/\\1/p' '$tmp/o-copy.out' | awk '{ n += \$1 } END { print n }') -eq $nobj ] && ! grep -q '5f0c1a2b-0001-4d3e-9f00-000000000001' '$tmp/omcp-clusters/clusters.yaml'"
+mkdir -p "$tmp/omcp-files2"
+cp "$tmp/omcp-files/"* "$tmp/omcp-clusters/"* "$tmp/omcp-files2/"
+"$T" schedule -c "$top/conf/openmcp.cfg" -s "$tmp/omcp-files2" -o json >"$tmp/o-file.json" 2>&1
+"$T" schedule -c "$tmp/omcp-api.cfg" -o json >"$tmp/o-api.json" 2>"$tmp/o-api.log"
+check "schedule: openMCP through the API server decides as through the file store" cmp "$tmp/o-file.json" "$tmp/o-api.json"
+check "schedule: openMCP made decisions, a Cluster created among them" sh -c "grep -q '\"result\": \"scheduled\"' '$tmp/o-api.json' && grep -q '\"created\"' '$tmp/o-api.json'"
+# every request the file store granted is Granted in the API server, on
+# the Cluster the file store wrote, which carries its finalizer
+o_granted() {
+    for f in "$tmp/omcp-files2/"*; do
+        awk 'BEGIN { RS = "\n---\n" }
+            /kind: ClusterRequest/ && /phase: Granted/ {
+                k = split($0, l, "\n")
+                for (i = 1; i <= k; i++) {
+                    if (l[i] ~ /^  name: /) n = substr(l[i], 9)
+                    if (l[i] ~ /^  namespace: /) ns = substr(l[i], 14)
+                    if (l[i] ~ /^    name: /) c = substr(l[i], 11)
+                    if (l[i] ~ /^    namespace: /) cns = substr(l[i], 16)
+                }
+                print ns, n, cns, c
+            }' "$f"
+    done
+}
+o_granted >"$tmp/o-granted"
+ngr=$(wc -l <"$tmp/o-granted")
+o_api_ok() {
+    while read -r ns n cns c; do
+        r=$(kube_get "/apis/clusters.openmcp.cloud/v1alpha1/namespaces/$ns/clusterrequests/$n")
+        echo "$r" | tr -d ' \n' | grep -q "\"phase\":\"Granted\"" || { echo "$ns/$n: not Granted: $r"; return 1; }
+        echo "$r" | tr -d ' \n' | grep -q "\"cluster\":{\"name\":\"$c\",\"namespace\":\"$cns\"}" || { echo "$ns/$n: status.cluster is not $cns/$c: $r"; return 1; }
+        k=$(kube_get "/apis/clusters.openmcp.cloud/v1alpha1/namespaces/$cns/clusters/$c")
+        uid=$(kube_get "/apis/clusters.openmcp.cloud/v1alpha1/namespaces/$ns/clusterrequests/$n" | sed -n 's/.*"uid": *"\([^"]*\)".*/\1/p')
+        echo "$k" | grep -q "\"request.clusters.openmcp.cloud/$uid\"" || { echo "$cns/$c lacks the finalizer of $ns/$n ($uid): $k"; return 1; }
+    done <"$tmp/o-granted"
+}
+check "schedule: the file store granted requests ($ngr)" test "$ngr" -gt 2
+check "schedule: they are Granted in the API server (status subresource), on the same Clusters, which carry their finalizers" o_api_ok
+
+# Fleet: the example at its clock; the ClusterResourceBindings the file
+# store wrote are created in the API server with the same names, states
+# and clusters, and the policy snapshots' status lands
+mkdir -p "$tmp/fleet-files"
+cp "$top/examples/fleet/"*.yaml "$tmp/fleet-files/"
+chmod -R u+w "$tmp/fleet-files"
+cp -r "$tmp/fleet-files" "$tmp/fleet-files2"
+store_cfg "$tmp/kf-store.cfg" "$tmp/kubeconfig" 'kinds = [ "ClusterResourcePlacement", "ClusterSchedulingPolicySnapshot", "ClusterResourceBinding", "MemberCluster" ];'
+with_store fleet.cfg "$tmp/kf-store.cfg" "$tmp/kf-api.cfg"
+"$T" store copy "$tmp/fleet-files" "$tmp/kf-store.cfg" >"$tmp/kf-copy.out" 2>&1
+nobj=$(cat "$tmp/fleet-files/"*.yaml | grep -c '^kind:')
+check "store copy: the Fleet example ($nobj objects) into the API server" grep -q "copied $nobj object" "$tmp/kf-copy.out"
+"$T" schedule -c "$top/conf/fleet.cfg" -s "$tmp/fleet-files2" --now 2026-11-20T12:00:00Z -o json >"$tmp/kf-file.json" 2>&1
+"$T" schedule -c "$tmp/kf-api.cfg" --now 2026-11-20T12:00:00Z -o json >"$tmp/kf-api.json" 2>"$tmp/kf-api.log"
+check "schedule: Fleet through the API server decides as through the file store" cmp "$tmp/kf-file.json" "$tmp/kf-api.json"
+# each binding as "name state cluster", both stores exported alike
+kf_rows() { # DIR
+    for f in "$1"/clusterresourcebinding-*.json; do
+        echo "$(basename "$f" .json) $(grep -o '"state": "[^"]*"' "$f") $(grep -o '"targetCluster": "[^"]*"' "$f")"
+    done
+}
+"$T" store copy "$tmp/fleet-files2" "$tmp/kf-file-back" >/dev/null 2>&1
+"$T" store copy "$tmp/kf-store.cfg" "$tmp/kf-back" >"$tmp/kf-back.out" 2>&1
+kf_rows "$tmp/kf-file-back" >"$tmp/kf-file-rows"
+kf_rows "$tmp/kf-back" >"$tmp/kf-api-rows"
+nb=$(wc -l <"$tmp/kf-file-rows")
+check "schedule: the $nb ClusterResourceBindings of the file store are in the API server, same names, states and clusters" sh -c "[ $nb -gt 11 ] && cmp '$tmp/kf-file-rows' '$tmp/kf-api-rows'"
+check "schedule: the latest policy snapshots' Scheduled condition landed (status subresource)" sh -c "kube_get() { curl -s --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' '$kube_url'\$1; }; kube_get /apis/placement.kubernetes-fleet.io/v1beta1/clusterschedulingpolicysnapshots | grep -q SchedulingPolicyFulfilled"
 
 # ---- trellis run: hosts sharing one API server through a Lease ----
 # three nodes of 6 CPUs, pods of 1 CPU each: at most 6 on a node (the

@@ -446,13 +446,13 @@ static char *jtext(json_object *j)
         json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
-/* The merge patch of w's edits made on base: the changes, restricted to
+/* The merge patch of edits[0..n) made on base: the changes, restricted to
  * status for the status subresource, with base's resourceVersion as the
  * precondition. NULL with err. */
-static char *patch_body(const kwrite *w, const trellis_object *base, int status_only, char *err,
-                        size_t errlen)
+static char *patch_body(const store_edit *edits, size_t n, const trellis_object *base,
+                        int status_only, char *err, size_t errlen)
 {
-    trellis_object *nw = edit_apply_object(base, w->edits, w->n_edits, err, errlen);
+    trellis_object *nw = edit_apply_object(base, edits, n, err, errlen);
     if (!nw)
         return NULL;
     json_object *a = object_to_json(base), *b = object_to_json(nw);
@@ -592,47 +592,31 @@ static void bind_object(kube_store *s, kwrite *w, const kube_resource *r)
     free(path);
 }
 
-/* Whether every edit of w is a list edit (made again against the object
- * as it is now when the server refuses the version). */
-static int list_edits_only(const kwrite *w)
+/* Whether every edit of edits[0..n) is a list edit (made again against
+ * the object as it is now when the server refuses the version). */
+static int list_edits_only(const store_edit *edits, size_t n)
 {
-    for (size_t i = 0; i < w->n_edits; i++)
-        if (w->edits[i].op < STORE_LIST_ADD)
+    for (size_t i = 0; i < n; i++)
+        if (edits[i].op < STORE_LIST_ADD)
             return 0;
-    return w->n_edits > 0;
+    return n > 0;
 }
 
-static void patch_one(kube_store *s, kwrite *w, const kube_resource *r)
+/* One PATCH of edits[0..n) made on base, of the object or its
+ * subresource sub ("status": the changes to the status alone); with
+ * after, the object as the server answered (a reference, or NULL). 0, or
+ * -1 with w failed. */
+static int patch_part(kube_store *s, kwrite *w, const kube_resource *r, const char *sub,
+                      const store_edit *edits, size_t n, const trellis_object *base_in,
+                      trellis_object **after)
 {
     const trellis_object *o = w->o;
-    const char *sub = NULL;
-    int status_only = 0;
-    if (w->sub && strcmp(w->sub, "status") == 0 && r->has_status) {
-        /* the server takes only the status through it: say what would
-         * be lost rather than report it written */
-        for (size_t i = 0; i < w->n_edits; i++) {
-            const char *p = w->edits[i].path;
-            if (strncmp(p, "status", 6) != 0 || (p[6] && p[6] != '.' && p[6] != '[')) {
-                fail(w,
-                     "%s %s: %s is outside the status, which is all the status subresource "
-                     "writes: patch it without the subresource",
-                     o->kind, o->key, p);
-                return;
-            }
-        }
-        sub = "status";
-        status_only = 1;
-    } else if (w->sub && strcmp(w->sub, "binding") == 0 && r->binding == KUBE_BINDING_OBJECT) {
-        bind_object(s, w, r);
-        return;
-    } else if (w->sub && strcmp(w->sub, "binding") == 0 && r->binding == KUBE_BINDING_PATCH) {
-        sub = "binding";
-    }
+    int status_only = sub && strcmp(sub, "status") == 0, rc = -1;
     char *path = kubeapi_path(r, o->namespace_, o->name, sub);
-    trellis_object *base = object_ref((trellis_object *)o);
+    trellis_object *base = object_ref((trellis_object *)base_in);
     for (int tries = 0;; tries++) {
         char err[512];
-        char *body = patch_body(w, base, status_only, err, sizeof err);
+        char *body = patch_body(edits, n, base, status_only, err, sizeof err);
         if (!body) {
             fail(w, "%s %s: %s", o->kind, o->key, err);
             break;
@@ -644,8 +628,16 @@ static void patch_one(kube_store *s, kwrite *w, const kube_resource *r)
         if (sent < 0)
             break;
         if (status == 200 || status == 201) {
-            w->state = 1;
-        } else if (status == 409 && list_edits_only(w) && tries < REBASE_TRIES) {
+            rc = 0;
+            if (after) {
+                *after = reply ? to_object(s, json_object_get(reply), r, err, sizeof err) : NULL;
+                if (!*after) {
+                    rc = -1;
+                    fail(w, "%s %s: patched, but the API server's answer is no object: %s", o->kind,
+                         o->key, err);
+                }
+            }
+        } else if (status == 409 && list_edits_only(edits, n) && tries < REBASE_TRIES) {
             /* made against the object as it is now */
             json_object_put(reply);
             trellis_object *cur = ks_get(&s->base, o->kind, o->namespace_, o->name);
@@ -659,7 +651,7 @@ static void patch_one(kube_store *s, kwrite *w, const kube_resource *r)
         } else if (status == 409) {
             fail(w, "%s %s changed in the API server since it was read (HTTP 409: %s)", o->kind,
                  o->key, kubeapi_message(reply));
-        } else if (status == 422 && w->sub && strcmp(w->sub, "binding") == 0) {
+        } else if (status == 422 && sub && strcmp(sub, "binding") == 0) {
             fail(w, "%s %s: HTTP 422: %s", o->kind, o->key, kubeapi_message(reply));
         } else if (status == 422) {
             fail(w, "%s %s: the API server refused the patch (HTTP 422: %s)%s", o->kind, o->key,
@@ -677,6 +669,77 @@ static void patch_one(kube_store *s, kwrite *w, const kube_resource *r)
     }
     object_unref(base);
     free(path);
+    return rc;
+}
+
+/* Whether an edit of edits[0..n) that went through the status
+ * subresource (in_status[i], or all when in_status is NULL) is outside
+ * the status, which is all the server takes through it: w failed, saying
+ * what would be lost rather than reporting it written. */
+static int outside_status(kwrite *w, const store_edit *edits, const unsigned char *in_status,
+                          size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *p = edits[i].path;
+        if ((!in_status || in_status[i]) &&
+            (strncmp(p, "status", 6) != 0 || (p[6] && p[6] != '.' && p[6] != '['))) {
+            fail(w,
+                 "%s %s: %s is outside the status, which is all the status subresource "
+                 "writes: patch it without the subresource",
+                 w->o->kind, w->o->key, p);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A patch of the object and one of its status queued together: the
+ * object's edits first, then the status's made on the object the server
+ * answered (its resourceVersion the precondition), two requests in that
+ * order, as a controller sends them. */
+static void patch_both(kube_store *s, kwrite *w, const kube_resource *r)
+{
+    if (outside_status(w, w->edits, w->in_status, w->n_edits))
+        return;
+    store_edit *v = xcalloc(w->n_edits, sizeof *v);
+    size_t nm = 0;
+    for (size_t i = 0; i < w->n_edits; i++) /* the object's, in order */
+        if (!w->in_status[i])
+            v[nm++] = w->edits[i];
+    for (size_t i = 0, k = nm; i < w->n_edits; i++) /* then the status's */
+        if (w->in_status[i])
+            v[k++] = w->edits[i];
+    trellis_object *after = NULL;
+    if (patch_part(s, w, r, NULL, v, nm, w->o, &after) == 0 &&
+        patch_part(s, w, r, "status", v + nm, w->n_edits - nm, after, NULL) == 0)
+        w->state = 1;
+    if (after)
+        object_unref(after);
+    free(v);
+}
+
+static void patch_one(kube_store *s, kwrite *w, const kube_resource *r)
+{
+    size_t in_status = 0;
+    for (size_t i = 0; i < w->n_edits; i++)
+        in_status += w->in_status[i];
+    if (r->has_status && in_status && in_status < w->n_edits) {
+        patch_both(s, w, r);
+        return;
+    }
+    const char *sub = NULL;
+    if (w->sub && strcmp(w->sub, "status") == 0 && r->has_status) {
+        if (outside_status(w, w->edits, NULL, w->n_edits))
+            return;
+        sub = "status";
+    } else if (w->sub && strcmp(w->sub, "binding") == 0 && r->binding == KUBE_BINDING_OBJECT) {
+        bind_object(s, w, r);
+        return;
+    } else if (w->sub && strcmp(w->sub, "binding") == 0 && r->binding == KUBE_BINDING_PATCH) {
+        sub = "binding";
+    }
+    if (patch_part(s, w, r, sub, w->edits, w->n_edits, w->o, NULL) == 0)
+        w->state = 1;
 }
 
 static void create_one(kube_store *s, kwrite *w, const kube_resource *r)

@@ -62,7 +62,10 @@ static wq_write *write_for(wqueue *q, const trellis_object *o, int op, const cha
     if (at) {
         free(ix);
         wq_write *w = &q->v[at - 1];
-        if (w->op != op || op != WQ_PATCH || !w->sub != !sub || (sub && strcmp(sub, w->sub))) {
+        int same = !w->sub == !sub && (!sub || strcmp(sub, w->sub) == 0);
+        /* the object and its status: parts of one write (beside) */
+        int parts = beside && (!w->sub || is_status(w->sub)) && (!sub || is_status(sub));
+        if (w->op != op || op != WQ_PATCH || !(same || parts)) {
             queued_already(o, op, w, err, errlen);
             return NULL;
         }
@@ -96,9 +99,12 @@ int wqueue_patch(wqueue *q, const trellis_object *o, const char *sub, const stor
     if (!w)
         return -1;
     w->edits = xrealloc(w->edits, (w->n_edits + n + 1) * sizeof *w->edits);
-    for (size_t i = 0; i < n; i++)
+    w->in_status = xrealloc(w->in_status, w->n_edits + n + 1);
+    for (size_t i = 0; i < n; i++) {
+        w->in_status[w->n_edits] = (unsigned char)is_status(sub);
         w->edits[w->n_edits++] = (store_edit){
             xstrdup(edits[i].path), edits[i].value ? xstrdup(edits[i].value) : NULL, edits[i].op};
+    }
     return 0;
 }
 
@@ -123,6 +129,7 @@ void wq_write_free(wq_write *w)
         free((char *)w->edits[i].value);
     }
     free(w->edits);
+    free(w->in_status);
     object_unref(w->o);
     free(w->id);
     free(w->ix);

@@ -22,6 +22,10 @@ typedef struct wq_write {
     trellis_object *o; /* as read (patch, remove) or to create; one reference */
     char *sub;         /* the subresource of a patch, or NULL */
     store_edit *edits; /* path and value owned */
+    /* for each edit, 1 when it came through the status subresource: a
+     * patch of the object and one of its status may be queued together
+     * (with beside), each edit keeping its part */
+    unsigned char *in_status;
     size_t n_edits;
     int state; /* the flush's own: 0 on queueing */
     char *why; /* the flush's own: NULL on queueing, freed with the write */
@@ -41,10 +45,12 @@ int wqueue_add(wqueue *q, const trellis_object *o, int op, char *err, size_t err
 
 /* Queue edits[0..n) of o's part sub (NULL: the object), checked against
  * o first (edit_check), after those of a patch of the same part queued
- * before. With beside, a Binding (sub "binding") and a status patch of
- * the same object may both be queued (the Kubernetes API's two
- * subresources; kube-scheduler writes status.nominatedNodeName before it
- * binds). 0, or -1 with err. */
+ * before. With beside, the Kubernetes API's parts: a Binding (sub
+ * "binding") and a status patch of the same object may both be queued
+ * (kube-scheduler writes status.nominatedNodeName before it binds), and
+ * a patch of the object and one of its status go into one write, each
+ * edit marked with its part (openMCP's binder adds a finalizer to a
+ * request, then writes its status.cluster). 0, or -1 with err. */
 int wqueue_patch(wqueue *q, const trellis_object *o, const char *sub, const store_edit *edits,
                  size_t n, int beside, char *err, size_t errlen);
 

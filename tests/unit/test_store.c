@@ -957,6 +957,21 @@ START_TEST(write_queue_merges_and_refuses)
     for (size_t i = 0; i < n; i++)
         wq_write_free(&v[i]);
     free(v);
+    /* a patch of the object and one of its status: one write, each edit
+     * marked with its part, in the order queued */
+    ck_assert_int_eq(wqueue_patch(&q, cm, NULL, &a, 1, 1, err, sizeof err), 0);
+    ck_assert_int_eq(wqueue_patch(&q, cm, "status", &st, 1, 1, err, sizeof err), 0);
+    ck_assert_int_eq(wqueue_patch(&q, cm, NULL, &b, 1, 1, err, sizeof err), 0);
+    ck_assert_int_eq(wqueue_add(&q, cm, WQ_REMOVE, err, sizeof err), -1);
+    v = wqueue_take(&q, &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(v[0].n_edits, 3);
+    ck_assert_str_eq(v[0].edits[1].path, "status.nominatedNodeName");
+    ck_assert_int_eq(v[0].in_status[0], 0);
+    ck_assert_int_eq(v[0].in_status[1], 1);
+    ck_assert_int_eq(v[0].in_status[2], 0);
+    wq_write_free(&v[0]);
+    free(v);
     /* without parts a Binding is a patch of the object like any other */
     ck_assert_int_eq(wqueue_patch(&q, pod, NULL, &st, 1, 0, err, sizeof err), 0);
     ck_assert_int_eq(wqueue_patch(&q, pod, NULL, &bind, 1, 0, err, sizeof err), 0);
