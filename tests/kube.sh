@@ -356,6 +356,33 @@ nb=$(wc -l <"$tmp/kf-file-rows")
 check "schedule: the $nb ClusterResourceBindings of the file store are in the API server, same names, states and clusters" sh -c "[ $nb -gt 11 ] && cmp '$tmp/kf-file-rows' '$tmp/kf-api-rows'"
 check "schedule: the latest policy snapshots' Scheduled condition landed (status subresource)" sh -c "kube_get() { curl -s --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' '$kube_url'\$1; }; kube_get /apis/placement.kubernetes-fleet.io/v1beta1/clusterschedulingpolicysnapshots | grep -q SchedulingPolicyFulfilled"
 
+# kinds of two API groups named in store.resources: each group's
+# subresources are read (a second group used to wait 5 s after the
+# first, and the statuses of its kind went into the POST, where the
+# server drops them)
+mkdir -p "$tmp/two-groups"
+cat >"$tmp/two-groups/objects.yaml" <<'TWO'
+apiVersion: placement.kubernetes-fleet.io/v1beta1
+kind: ClusterResourcePlacement
+metadata: { name: two-groups }
+spec: { policy: { placementType: PickAll } }
+status: { observedResourceIndex: "0" }
+---
+apiVersion: cluster.kubernetes-fleet.io/v1beta1
+kind: MemberCluster
+metadata: { name: two-groups }
+spec: { identity: { kind: ServiceAccount, name: agent, namespace: fleet-system } }
+status:
+  agentStatus:
+  - type: MemberAgent
+    lastReceivedHeartbeat: "2026-11-20T11:59:30Z"
+TWO
+store_cfg "$tmp/two-store.cfg" "$tmp/kubeconfig" 'kinds = [ "ClusterResourcePlacement", "MemberCluster" ];
+  resources = ( { kind = "ClusterResourcePlacement"; api_version = "placement.kubernetes-fleet.io/v1beta1"; plural = "clusterresourceplacements"; namespaced = false; },
+                { kind = "MemberCluster"; api_version = "cluster.kubernetes-fleet.io/v1beta1"; plural = "memberclusters"; namespaced = false; } );'
+"$T" store copy "$tmp/two-groups" "$tmp/two-store.cfg" >"$tmp/two-copy.out" 2>&1
+check "store copy: kinds of two groups named in store.resources, each status through its subresource" sh -c "curl -s --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' '$kube_url/apis/cluster.kubernetes-fleet.io/v1beta1/memberclusters/two-groups' | grep -q lastReceivedHeartbeat && curl -s --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' '$kube_url/apis/placement.kubernetes-fleet.io/v1beta1/clusterresourceplacements/two-groups' | grep -q observedResourceIndex"
+
 # ---- trellis run: hosts sharing one API server through a Lease ----
 # three nodes of 6 CPUs, pods of 1 CPU each: at most 6 on a node (the
 # kube example's nodes are there too, with room for a few)

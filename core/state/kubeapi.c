@@ -32,7 +32,13 @@ struct kubeapi {
     size_t n_gv, cap_gv;
     int discovered;
     uint64_t discovered_ms;
-    uint64_t configured_tried_ms; /* a configured resource's group version asked */
+    /* the group versions of resources named in store.resources asked,
+     * and when: each is asked again apart from the others */
+    struct gv_try {
+        char *gv;
+        uint64_t ms;
+    } * tried;
+    size_t n_tried, cap_tried;
 };
 
 static void split_gv(const char *gv, char **group, char **version)
@@ -111,6 +117,9 @@ void kubeapi_free(kubeapi *k)
     for (size_t i = 0; i < k->n_gv; i++)
         free(k->read_gv[i]);
     free(k->read_gv);
+    for (size_t i = 0; i < k->n_tried; i++)
+        free(k->tried[i].gv);
+    free(k->tried);
     httpc_free(k->http);
     kubeconfig_free(&k->kc);
     pthread_mutex_destroy(&k->mu);
@@ -212,6 +221,26 @@ static int gv_read(const kubeapi *k, const char *gv)
         if (strcmp(k->read_gv[i], gv) == 0)
             return 1;
     return 0;
+}
+
+/* Whether the group version gv of a resource named in store.resources
+ * may be asked now (never asked, or not within REDISCOVER_MS); marks it
+ * asked. Each group version has its own time: one read does not hold
+ * back another group's (k->mu held). */
+static int may_ask(kubeapi *k, const char *gv)
+{
+    uint64_t now = clock_mono_ms();
+    for (size_t i = 0; i < k->n_tried; i++) {
+        if (strcmp(k->tried[i].gv, gv) != 0)
+            continue;
+        if (now - k->tried[i].ms < REDISCOVER_MS)
+            return 0;
+        k->tried[i].ms = now;
+        return 1;
+    }
+    grow(&k->tried, &k->cap_tried, k->n_tried + 1, sizeof *k->tried);
+    k->tried[k->n_tried++] = (struct gv_try){xstrdup(gv), now};
+    return 1;
 }
 
 static kube_resource *find(const kubeapi *k, const char *gv, const char *plural)
@@ -362,13 +391,11 @@ const kube_resource *kubeapi_resource(kubeapi *k, const char *api_version, const
     pthread_mutex_lock(&k->mu);
     const kube_resource *other, *r = pick(k, api_version, kind, &other);
     char e[512] = "";
-    if (r && r->configured && !gv_read(k, r->api_version) &&
-        (!k->configured_tried_ms || clock_mono_ms() - k->configured_tried_ms >= REDISCOVER_MS)) {
+    if (r && r->configured && !gv_read(k, r->api_version) && may_ask(k, r->api_version)) {
         /* named in store.resources: its subresources (status, binding)
          * are still the server's to say, or a status would be written
          * into the object, where the server drops it */
         char e2[512];
-        k->configured_tried_ms = clock_mono_ms();
         read_gv(k, r->api_version, 0, e2, sizeof e2);
     }
     if (!r || other) {
