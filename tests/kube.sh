@@ -327,6 +327,34 @@ o_api_ok() {
 check "schedule: the file store granted requests ($ngr)" test "$ngr" -gt 2
 check "schedule: they are Granted in the API server (status subresource), on the same Clusters, which carry their finalizers" o_api_ok
 
+# openMCP in `trellis run`: a request made, Granted a new Cluster, then
+# deleted: its finalizer comes off the Cluster, the Cluster (labelled
+# delete-without-requests) is deleted, then the request goes (the
+# Cluster's patch and its deletion in one flush were refused, and the
+# request stayed, being deleted, for good)
+store_cfg "$tmp/omcp-run-store.cfg" "$tmp/kubeconfig" 'lease_name = "trellis-openmcp";'
+with_store openmcp.cfg "$tmp/omcp-run-store.cfg" "$tmp/omcp-run.cfg"
+"$T" run -c "$tmp/omcp-run.cfg" --listen 127.0.0.1:0 --log-level info >"$tmp/o-run.out" 2>"$tmp/o-run.log" &
+pid_o=$!
+pids="$pids $pid_o"
+check "run: the openMCP profile reads the custom resources" wait_for 30 grep -q "state kubernetes" "$tmp/o-run.log"
+cat >"$tmp/req-late.json" <<'REQ'
+{"apiVersion":"clusters.openmcp.cloud/v1alpha1","kind":"ClusterRequest",
+ "metadata":{"name":"mcp-late","namespace":"team-c"},"spec":{"purpose":"mcp"}}
+REQ
+kube_send POST /apis/clusters.openmcp.cloud/v1alpha1/namespaces/team-c/clusterrequests "$tmp/req-late.json" >/dev/null
+late_granted() {
+    kube_get /apis/clusters.openmcp.cloud/v1alpha1/namespaces/team-c/clusterrequests/mcp-late | tr -d ' \n' | grep -q '"phase":"Granted"'
+}
+check "run: a request for an Exclusive purpose is Granted a new Cluster" wait_for 30 late_granted
+late_cluster=$(kube_get /apis/clusters.openmcp.cloud/v1alpha1/namespaces/team-c/clusterrequests/mcp-late | tr -d ' \n' | sed -n 's/.*"cluster":{"name":"\([^"]*\)".*/\1/p')
+kube_send DELETE /apis/clusters.openmcp.cloud/v1alpha1/namespaces/team-c/clusterrequests/mcp-late >/dev/null
+gone() { kube_get "$1" | grep -q '"code": *404\|"code":404'; }
+check "run: the request deleted, its Cluster $late_cluster (delete-without-requests) is deleted" wait_for 30 gone "/apis/clusters.openmcp.cloud/v1alpha1/namespaces/mcp-clusters/clusters/$late_cluster"
+check "run: ... and then the request goes (its finalizer released)" wait_for 30 gone /apis/clusters.openmcp.cloud/v1alpha1/namespaces/team-c/clusterrequests/mcp-late
+kill -TERM "$pid_o"
+wait_for 20 stopped "$pid_o"
+
 # Fleet: the example at its clock; the ClusterResourceBindings the file
 # store wrote are created in the API server with the same names, states
 # and clusters, and the policy snapshots' status lands

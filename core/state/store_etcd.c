@@ -342,7 +342,7 @@ static trellis_object *es_create(store *s, trellis_object *o, char *err, size_t 
 {
     etcd_store *e = (etcd_store *)s;
     pthread_mutex_lock(&e->mu);
-    int rc = wqueue_add(&e->pend, o, WQ_CREATE, err, errlen);
+    int rc = wqueue_add(&e->pend, o, WQ_CREATE, 0, err, errlen);
     pthread_mutex_unlock(&e->mu);
     return rc == 0 ? object_ref(o) : NULL;
 }
@@ -351,7 +351,7 @@ static int es_remove(store *s, const trellis_object *o, char *err, size_t errlen
 {
     etcd_store *e = (etcd_store *)s;
     pthread_mutex_lock(&e->mu);
-    int rc = wqueue_add(&e->pend, o, WQ_REMOVE, err, errlen);
+    int rc = wqueue_add(&e->pend, o, WQ_REMOVE, 0, err, errlen);
     pthread_mutex_unlock(&e->mu);
     return rc;
 }

@@ -386,7 +386,7 @@ static trellis_object *ks_create(store *st, trellis_object *o, char *err, size_t
 {
     kube_store *s = (kube_store *)st;
     pthread_mutex_lock(&s->mu);
-    int rc = wqueue_add(&s->pend, o, WQ_CREATE, err, errlen);
+    int rc = wqueue_add(&s->pend, o, WQ_CREATE, 1, err, errlen);
     pthread_mutex_unlock(&s->mu);
     return rc == 0 ? object_ref(o) : NULL;
 }
@@ -395,7 +395,7 @@ static int ks_remove(store *st, const trellis_object *o, char *err, size_t errle
 {
     kube_store *s = (kube_store *)st;
     pthread_mutex_lock(&s->mu);
-    int rc = wqueue_add(&s->pend, o, WQ_REMOVE, err, errlen);
+    int rc = wqueue_add(&s->pend, o, WQ_REMOVE, 1, err, errlen);
     pthread_mutex_unlock(&s->mu);
     return rc;
 }
@@ -514,11 +514,11 @@ static int send(kube_store *s, kwrite *w, const char *method, const char *path, 
 
 static const char *MERGE = "application/merge-patch+json";
 
-static void remove_one(kube_store *s, kwrite *w, const kube_resource *r);
-
 /* Bind a Pod: a Binding posted to its binding subresource. The edit that
  * sets a string outside metadata names the target; annotation edits go
  * into the Binding (the API server copies them onto the Pod). */
+static void remove_as(kube_store *s, kwrite *w, const kube_resource *r, const trellis_object *o);
+
 static void bind_object(kube_store *s, kwrite *w, const kube_resource *r)
 {
     const trellis_object *o = w->o;
@@ -543,7 +543,7 @@ static void bind_object(kube_store *s, kwrite *w, const kube_resource *r)
                  * workload is deleted (its controller makes a new one),
                  * as kube-scheduler deletes a preemption victim */
                 json_object_put(ann);
-                remove_one(s, w, r);
+                remove_as(s, w, r, w->o);
                 return;
             }
         } else {
@@ -819,9 +819,10 @@ static void create_one(kube_store *s, kwrite *w, const kube_resource *r)
     free(path);
 }
 
-static void remove_one(kube_store *s, kwrite *w, const kube_resource *r)
+/* Delete the object, o as last seen (its resourceVersion and uid the
+ * preconditions). */
+static void remove_as(kube_store *s, kwrite *w, const kube_resource *r, const trellis_object *o)
 {
-    const trellis_object *o = w->o;
     json_object *d = json_object_new_object(), *pre = json_object_new_object();
     json_object_object_add(d, "apiVersion", json_object_new_string("v1"));
     json_object_object_add(d, "kind", json_object_new_string("DeleteOptions"));
@@ -850,6 +851,19 @@ static void remove_one(kube_store *s, kwrite *w, const kube_resource *r)
     free(path);
 }
 
+/* A patch, then a removal of the object: the patch (every edit, the
+ * object's), then the DELETE made on what the server answered, so that
+ * a finalizer taken off is off before the object goes (with it on, the
+ * server would keep the object, being deleted, for good). */
+static void patch_then_remove(kube_store *s, kwrite *w, const kube_resource *r)
+{
+    trellis_object *after = NULL;
+    if (patch_part(s, w, r, NULL, w->edits, w->n_edits, w->o, &after) == 0)
+        remove_as(s, w, r, after);
+    if (after)
+        object_unref(after);
+}
+
 static void write_one(kube_store *s, kwrite *w)
 {
     char err[1024];
@@ -862,7 +876,9 @@ static void write_one(kube_store *s, kwrite *w)
     if (w->op == WQ_CREATE)
         create_one(s, w, r);
     else if (w->op == WQ_REMOVE)
-        remove_one(s, w, r);
+        remove_as(s, w, r, w->o);
+    else if (w->then_remove)
+        patch_then_remove(s, w, r);
     else
         patch_one(s, w, r);
 }

@@ -65,7 +65,20 @@ static wq_write *write_for(wqueue *q, const trellis_object *o, int op, const cha
         int same = !w->sub == !sub && (!sub || strcmp(sub, w->sub) == 0);
         /* the object and its status: parts of one write (beside) */
         int parts = beside && (!w->sub || is_status(w->sub)) && (!sub || is_status(sub));
-        if (w->op != op || op != WQ_PATCH || !(same || parts)) {
+        if (op == WQ_REMOVE && w->op == WQ_PATCH && !w->then_remove) {
+            if (beside) {
+                w->then_remove = 1;
+            } else { /* the object goes: its edits with it */
+                for (size_t i = 0; i < w->n_edits; i++) {
+                    free((char *)w->edits[i].path);
+                    free((char *)w->edits[i].value);
+                }
+                w->n_edits = 0;
+                w->op = WQ_REMOVE;
+            }
+            return w;
+        }
+        if (w->op != op || op != WQ_PATCH || w->then_remove || !(same || parts)) {
             queued_already(o, op, w, err, errlen);
             return NULL;
         }
@@ -84,9 +97,9 @@ static wq_write *write_for(wqueue *q, const trellis_object *o, int op, const cha
     return w;
 }
 
-int wqueue_add(wqueue *q, const trellis_object *o, int op, char *err, size_t errlen)
+int wqueue_add(wqueue *q, const trellis_object *o, int op, int beside, char *err, size_t errlen)
 {
-    return write_for(q, o, op, NULL, 0, err, errlen) ? 0 : -1;
+    return write_for(q, o, op, NULL, beside, err, errlen) ? 0 : -1;
 }
 
 int wqueue_patch(wqueue *q, const trellis_object *o, const char *sub, const store_edit *edits,

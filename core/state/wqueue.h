@@ -27,6 +27,9 @@ typedef struct wq_write {
      * (with beside), each edit keeping its part */
     unsigned char *in_status;
     size_t n_edits;
+    /* a patch, then a removal of the object (with beside; without, the
+     * removal takes the patch's place) */
+    int then_remove;
     int state; /* the flush's own: 0 on queueing */
     char *why; /* the flush's own: NULL on queueing, freed with the write */
 } wq_write;
@@ -40,8 +43,11 @@ typedef struct wqueue {
 void wqueue_init(wqueue *q);
 
 /* Queue a creation or removal of o (a reference is taken). 0, or -1 with
- * err when another write of o is queued. */
-int wqueue_add(wqueue *q, const trellis_object *o, int op, char *err, size_t errlen);
+ * err when another write of o is queued; but a removal after a patch of
+ * the object (openMCP's binder takes its finalizer off a Cluster, then
+ * deletes it): with beside, the write is the patch, then the removal
+ * (then_remove); without, the removal alone. */
+int wqueue_add(wqueue *q, const trellis_object *o, int op, int beside, char *err, size_t errlen);
 
 /* Queue edits[0..n) of o's part sub (NULL: the object), checked against
  * o first (edit_check), after those of a patch of the same part queued

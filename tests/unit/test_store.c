@@ -924,10 +924,10 @@ START_TEST(write_queue_merges_and_refuses)
     /* two patches of the object merge, edits in order */
     ck_assert_int_eq(wqueue_patch(&q, pod, NULL, &a, 1, 0, err, sizeof err), 0);
     ck_assert_int_eq(wqueue_patch(&q, pod, NULL, &b, 1, 0, err, sizeof err), 0);
-    /* a creation or removal of it cannot be queued beside */
-    ck_assert_int_eq(wqueue_add(&q, pod, WQ_REMOVE, err, sizeof err), -1);
+    /* a creation of it cannot be queued beside */
+    ck_assert_int_eq(wqueue_add(&q, pod, WQ_CREATE, 0, err, sizeof err), -1);
     ck_assert_str_eq(err, "Pod shop/web: a patch is queued already");
-    ck_assert_int_eq(wqueue_add(&q, cm, WQ_CREATE, err, sizeof err), 0);
+    ck_assert_int_eq(wqueue_add(&q, cm, WQ_CREATE, 0, err, sizeof err), 0);
     ck_assert_int_eq(wqueue_patch(&q, cm, NULL, &a, 1, 0, err, sizeof err), -1);
     ck_assert_str_eq(err, "ConfigMap shop/board: a creation is queued already");
     size_t n;
@@ -942,7 +942,7 @@ START_TEST(write_queue_merges_and_refuses)
         wq_write_free(&v[i]);
     free(v);
     /* taken: the queue is empty and takes the object again */
-    ck_assert_int_eq(wqueue_add(&q, pod, WQ_REMOVE, err, sizeof err), 0);
+    ck_assert_int_eq(wqueue_add(&q, pod, WQ_REMOVE, 0, err, sizeof err), 0);
     wqueue_clear(&q);
     /* the Kubernetes API's parts: a Binding beside a status patch, and
      * patches of different parts of one object refused */
@@ -962,7 +962,6 @@ START_TEST(write_queue_merges_and_refuses)
     ck_assert_int_eq(wqueue_patch(&q, cm, NULL, &a, 1, 1, err, sizeof err), 0);
     ck_assert_int_eq(wqueue_patch(&q, cm, "status", &st, 1, 1, err, sizeof err), 0);
     ck_assert_int_eq(wqueue_patch(&q, cm, NULL, &b, 1, 1, err, sizeof err), 0);
-    ck_assert_int_eq(wqueue_add(&q, cm, WQ_REMOVE, err, sizeof err), -1);
     v = wqueue_take(&q, &n);
     ck_assert_uint_eq(n, 1);
     ck_assert_uint_eq(v[0].n_edits, 3);
@@ -971,6 +970,25 @@ START_TEST(write_queue_merges_and_refuses)
     ck_assert_int_eq(v[0].in_status[1], 1);
     ck_assert_int_eq(v[0].in_status[2], 0);
     wq_write_free(&v[0]);
+    free(v);
+    /* a removal after a patch: with parts, the patch then the removal (a
+     * finalizer off before the object goes); without, the removal alone;
+     * nothing after the removal */
+    ck_assert_int_eq(wqueue_patch(&q, cm, NULL, &a, 1, 1, err, sizeof err), 0);
+    ck_assert_int_eq(wqueue_add(&q, cm, WQ_REMOVE, 1, err, sizeof err), 0);
+    ck_assert_int_eq(wqueue_patch(&q, cm, NULL, &b, 1, 1, err, sizeof err), -1);
+    ck_assert_int_eq(wqueue_add(&q, cm, WQ_REMOVE, 1, err, sizeof err), -1);
+    ck_assert_int_eq(wqueue_patch(&q, pod, NULL, &a, 1, 0, err, sizeof err), 0);
+    ck_assert_int_eq(wqueue_add(&q, pod, WQ_REMOVE, 0, err, sizeof err), 0);
+    v = wqueue_take(&q, &n);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_int_eq(v[0].op, WQ_PATCH);
+    ck_assert_int_eq(v[0].then_remove, 1);
+    ck_assert_uint_eq(v[0].n_edits, 1);
+    ck_assert_int_eq(v[1].op, WQ_REMOVE);
+    ck_assert_uint_eq(v[1].n_edits, 0);
+    for (size_t i = 0; i < n; i++)
+        wq_write_free(&v[i]);
     free(v);
     /* without parts a Binding is a patch of the object like any other */
     ck_assert_int_eq(wqueue_patch(&q, pod, NULL, &st, 1, 0, err, sizeof err), 0);
