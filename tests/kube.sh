@@ -94,6 +94,10 @@ check "store copy: a Node's status is written through its status subresource" sh
 "$T" store copy "$tmp/kube-files" "$tmp/kube-store.cfg" >"$tmp/copy2.out" 2>&1
 check "store copy again: what exists is named, nothing overwritten (exit 1)" grep -q "Pod shop/payments-0 exists already in the API server" "$tmp/copy2.out"
 
+mkdir -p "$tmp/nons"
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lost\n  namespace: nowhere\n' >"$tmp/nons/cm.yaml"
+"$T" store copy "$tmp/nons" "$tmp/kube-store.cfg" >"$tmp/nons.out" 2>&1
+check "store copy: an object in a Namespace the server lacks: the Namespace is named, and what to do" grep -q "ConfigMap nowhere/lost: HTTP 404: .*(create the Namespace nowhere first)" "$tmp/nons.out"
 "$T" schedule -c "$top/conf/kube.cfg" -s "$tmp/kube-files" -o json >"$tmp/kube-file.json" 2>"$tmp/kube-file.log"
 "$T" schedule -c "$tmp/kube-api.cfg" -o json >"$tmp/kube-api.json" 2>"$tmp/kube-api.log"
 check "schedule: kube through the API server decides as through the file store" cmp "$tmp/kube-file.json" "$tmp/kube-api.json"

@@ -764,9 +764,16 @@ static void create_one(kube_store *s, kwrite *w, const kube_resource *r)
             w->state = 1;
         } else if (status == 409) {
             fail(w, "%s %s exists already in the API server", o->kind, o->key);
-        } else if (status == 404 && *o->namespace_) {
+        } else if (status == 404 && *o->namespace_ && reply &&
+                   strstr(kubeapi_message(reply), "namespaces \"")) {
             fail(w, "%s %s: HTTP 404: %s (create the Namespace %s first)", o->kind, o->key,
                  kubeapi_message(reply), o->namespace_);
+        } else if (status == 404) {
+            /* the kind's resource is gone: its CRD deleted since it was read */
+            fail(w,
+                 "%s %s: HTTP 404: the API server %s no longer serves %s (was its "
+                 "CustomResourceDefinition deleted?)",
+                 o->kind, o->key, kubeapi_server(s->api), path);
         } else {
             fail(w, "%s %s: HTTP %ld: %s", o->kind, o->key, status, kubeapi_message(reply));
         }
