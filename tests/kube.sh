@@ -356,6 +356,28 @@ kube_send DELETE /apis/clusters.openmcp.cloud/v1alpha1/namespaces/team-c/cluster
 gone() { kube_get "$1" | grep -q '"code": *404\|"code":404'; }
 check "run: the request deleted, its Cluster $late_cluster (delete-without-requests) is deleted" wait_for 30 gone "/apis/clusters.openmcp.cloud/v1alpha1/namespaces/mcp-clusters/clusters/$late_cluster"
 check "run: ... and then the request goes (its finalizer released)" wait_for 30 gone /apis/clusters.openmcp.cloud/v1alpha1/namespaces/team-c/clusterrequests/mcp-late
+# ... and one whose Cluster another finalizer holds: the Cluster is
+# marked deleted (a DELETE: the server sets deletionTimestamp, which a
+# patch may not) and keeps only the other finalizer; the request goes
+sed 's/"mcp-late"/"mcp-late2"/' "$tmp/req-late.json" >"$tmp/req-late2.json"
+kube_send POST /apis/clusters.openmcp.cloud/v1alpha1/namespaces/team-c/clusterrequests "$tmp/req-late2.json" >/dev/null
+late2_granted() {
+    kube_get /apis/clusters.openmcp.cloud/v1alpha1/namespaces/team-c/clusterrequests/mcp-late2 | tr -d ' \n' | grep -q '"phase":"Granted"'
+}
+check "run: a second request for the Exclusive purpose is Granted a new Cluster" wait_for 30 late2_granted
+r2=$(kube_get /apis/clusters.openmcp.cloud/v1alpha1/namespaces/team-c/clusterrequests/mcp-late2 | tr -d ' \n')
+c2=$(echo "$r2" | sed -n 's/.*"cluster":{"name":"\([^"]*\)".*/\1/p')
+u2=$(echo "$r2" | sed -n 's/.*"uid":"\([^"]*\)".*/\1/p')
+printf '{"metadata":{"finalizers":["request.clusters.openmcp.cloud/%s","example.com/cleanup"]}}' "$u2" >"$tmp/fin2.json"
+kube_send PATCH "/apis/clusters.openmcp.cloud/v1alpha1/namespaces/mcp-clusters/clusters/$c2" "$tmp/fin2.json" application/merge-patch+json >/dev/null
+kube_send DELETE /apis/clusters.openmcp.cloud/v1alpha1/namespaces/team-c/clusterrequests/mcp-late2 >/dev/null
+check "run: ... deleted while another finalizer holds its Cluster: the request goes" wait_for 30 gone /apis/clusters.openmcp.cloud/v1alpha1/namespaces/team-c/clusterrequests/mcp-late2
+c2_marked() {
+    kube_get "/apis/clusters.openmcp.cloud/v1alpha1/namespaces/mcp-clusters/clusters/$c2" | tr -d ' \n' |
+        grep '"deletionTimestamp"' | grep -q '"finalizers":\["example.com/cleanup"\]'
+}
+check "run: ... its Cluster $c2 is marked deleted and keeps only the other finalizer" wait_for 30 c2_marked
+check "run: ... no write of the host was refused" sh -c "! grep -q 'HTTP 422' '$tmp/o-run.log'"
 kill -TERM "$pid_o"
 wait_for 20 stopped "$pid_o"
 

@@ -376,9 +376,29 @@ static int ks_patch(store *st, const trellis_object *o, const char *sub, const s
                     size_t n, char *err, size_t errlen)
 {
     kube_store *s = (kube_store *)st;
+    /* metadata.deletionTimestamp is the server's to set: a patch that
+     * sets it (a plugin marks an object deleted, as a directory of
+     * manifests keeps that) is a DELETE after the patch's other edits,
+     * and the server marks the object so while finalizers hold it */
+    size_t k = n;
+    for (size_t i = 0; i < n && !sub; i++)
+        if (edits[i].op == STORE_SET && edits[i].value &&
+            strcmp(edits[i].path, "metadata.deletionTimestamp") == 0)
+            k = i;
+    store_edit *rest = NULL;
+    if (k < n) {
+        rest = xcalloc(n, sizeof *rest);
+        memcpy(rest, edits, k * sizeof *rest);
+        memcpy(rest + k, edits + k + 1, (n - k - 1) * sizeof *rest);
+    }
     pthread_mutex_lock(&s->mu);
-    int rc = wqueue_patch(&s->pend, o, sub, edits, n, 1, err, errlen);
+    int rc = k == n  ? wqueue_patch(&s->pend, o, sub, edits, n, 1, err, errlen)
+             : n > 1 ? wqueue_patch(&s->pend, o, sub, rest, n - 1, 1, err, errlen)
+                     : 0;
+    if (rc == 0 && k < n)
+        rc = wqueue_add(&s->pend, o, WQ_REMOVE, 1, err, errlen);
     pthread_mutex_unlock(&s->mu);
+    free(rest);
     return rc;
 }
 
