@@ -290,6 +290,10 @@ rm -f "$st/cluster-mcp-clusters-mcp-qv7vav6k.json"
 check "run: a bound request's deleted Cluster is created again, same name" \
     wait_for 20 holds "$st/cluster-mcp-clusters-mcp-qv7vav6k.json" \
     "request.clusters.openmcp.cloud/5f0c1a2b-0002-4d3e-9f00-000000000002"
+rm -f "$st/cluster-mcp-clusters-mcp-qv7vav6k.json"
+check "run: ... and again when it is deleted a second time" \
+    wait_for 20 holds "$st/cluster-mcp-clusters-mcp-qv7vav6k.json" \
+    "request.clusters.openmcp.cloud/5f0c1a2b-0002-4d3e-9f00-000000000002"
 
 kill -TERM "$pid"
 check "run: SIGTERM ends the host" wait_for 20 stopped "$pid"

@@ -42,18 +42,27 @@ typedef struct conf {
     omcp_config c;
     uint64_t seed;
     const char *api_version, *kind;
-    /* Clusters this process created again ("ns/name"), so the other
-     * requests bound to one do not create it twice before the store
-     * reports it */
+    /* Clusters created again ("ns/name") at the run's clock
+     * recreated_at: the other requests bound to one, asked in the same
+     * pass (the host reads its clock once a turn), do not create it twice
+     * before the store reports it; a later pass finds it in the store, or
+     * gone again, to be created again */
     char **recreated;
     size_t n_recreated;
+    int64_t recreated_at;
 } conf;
+
+static void forget_recreated(conf *cf)
+{
+    for (size_t i = 0; i < cf->n_recreated; i++)
+        free(cf->recreated[i]);
+    cf->n_recreated = 0;
+}
 
 static void more_free(void *p)
 {
     conf *cf = p;
-    for (size_t i = 0; i < cf->n_recreated; i++)
-        free(cf->recreated[i]);
+    forget_recreated(cf);
     free(cf->recreated);
 }
 
@@ -254,6 +263,11 @@ static int target_lost(trellis_plugin *self, const trellis_object *w, const char
         return TRELLIS_SKIP;
     char key[2 * OMCP_NAME_MAX + 64], err[512];
     snprintf(key, sizeof key, "%s/%s", ns, name);
+    int64_t now = host->clock_now(self);
+    if (now != cf->recreated_at) { /* an earlier pass's: seen since, or gone again */
+        forget_recreated(cf);
+        cf->recreated_at = now;
+    }
     for (size_t i = 0; i < cf->n_recreated; i++)
         if (strcmp(cf->recreated[i], key) == 0)
             return TRELLIS_SKIP; /* created for another request bound to it */
