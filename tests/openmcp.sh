@@ -313,4 +313,14 @@ check "restart: no state file changed (no new Cluster, no status rewritten)" \
     cmp "$tmp/before" "$tmp/after"
 check "restart: the host made no decision" \
     sh -c "! grep -q 'unschedulable:\|bound ClusterRequest' '$tmp/b.log'"
+
+# a bound request's Cluster deleted while no host runs: the next host
+# creates it again once it has read the state, as a one-shot run does
+rm -f "$st/cluster-mcp-clusters-mcp-qv7vav6k.json"
+start c "$st" "$cfg"
+check "restart: a Cluster deleted while no host ran is created again" \
+    wait_for 20 holds "$st/cluster-mcp-clusters-mcp-qv7vav6k.json" \
+    "request.clusters.openmcp.cloud/5f0c1a2b-0002-4d3e-9f00-000000000002"
+kill -TERM "$pid"
+wait_for 20 stopped "$pid"
 finish

@@ -846,7 +846,10 @@ Y
 check "overflow: a new directory is watched" wait_for 20 grep -q "nodeName" "$tmp/s-ovf/noise/watched.yaml"
 mkdir "$tmp/s-ovf/sub"
 printf 'apiVersion: v1\nkind: Node\nmetadata: { name: sub-node, labels: { kubernetes.io/hostname: sub-node } }\nstatus: { allocatable: { cpu: "64", memory: 64Gi, pods: "110" } }\n' >"$tmp/s-ovf/sub/n.yaml"
-check "overflow: a node in a subdirectory is known" wait_for 20 grep -q "sub-node" "$tmp/ovf.log"
+# known: a probe that only it can take is bound to it (where the
+# example's pending pods land is theirs to decide)
+printf 'apiVersion: v1\nkind: Pod\nmetadata: { name: on-sub, namespace: team }\nspec: { nodeSelector: { kubernetes.io/hostname: sub-node }, containers: [ { name: c, image: app } ] }\n' >"$tmp/s-ovf/on-sub.yaml"
+check "overflow: a node in a subdirectory is known" wait_for 20 grep -q "nodeName: sub-node" "$tmp/s-ovf/on-sub.yaml"
 kill -STOP "$pid"
 # each empty file is two events or more (created, closed after writing):
 # the queue overflows while the host is stopped, and the pod's file is

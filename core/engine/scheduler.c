@@ -677,6 +677,11 @@ int sched_run_once(sched *s, char *err, size_t errlen)
 
 /* ---- the long-running host ---- */
 
+void sched_check_bound(sched *s)
+{
+    evictions_check(s);
+}
+
 int sched_start(sched *s, char *err, size_t errlen)
 {
     sched_set_long_running(s);

@@ -80,6 +80,10 @@ int sched_step(sched *s);
 void sched_collect(sched *s);
 /* Timers: unschedulable workloads waiting too long, permit timeouts. */
 void sched_tick(sched *s);
+/* The bound workloads checked against their targets as they are now
+ * (eviction and target-lost plugins), as a one-shot run does first: a
+ * long-running host when it has read the state. */
+void sched_check_bound(sched *s);
 /* The next time (now_ms clock) something is due, or UINT64_MAX. */
 uint64_t sched_next_due(const sched *s);
 /* A descriptor readable when the binder has finished bindings, or -1. */

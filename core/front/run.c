@@ -337,6 +337,15 @@ static sched *new_sched(host *h, cfg *c, char *err, size_t errlen)
 
 /* Give s (from new_sched) the store: read it and start following it.
  * s is consumed on failure. 0, or -1 with err. */
+/* The scheduler's clocks: the monotonic one, and the wall clock plugins
+ * see (the config's `now` moving on from the start), read once per turn. */
+static void set_clocks(host *h, const cfg *c, sched *s)
+{
+    sched_set_now(s, clock_mono_ms());
+    sched_set_wall_clock(s, c->now ? c->now_ms + (int64_t)(clock_mono_ms() - h->start_ms)
+                                   : clock_wall_ms());
+}
+
 static int attach_store(host *h, cfg *c, sched *s, char *err, size_t errlen)
 {
     char dir[512];
@@ -359,6 +368,11 @@ static int attach_store(host *h, cfg *c, sched *s, char *err, size_t errlen)
     h->s = s;
     h->st = st;
     h->store_fd = fd;
+    /* what changed while no host ran: a bound workload's target gone (its
+     * target-lost plugins repair it), one to evict, as a one-shot run
+     * checks first */
+    set_clocks(h, c, s);
+    sched_check_bound(s);
     sched_stats ss;
     sched_get_stats(s, &ss);
     log_info("state %s: %zu targets, %zu workloads, %zu pending; %zu malformed document(s) "
@@ -525,10 +539,7 @@ static int take_signals(host *h, int sigfd, int *rc)
 static int turn(host *h, int sigfd, int *rc)
 {
     sched *s = h->s;
-    sched_set_now(s, clock_mono_ms());
-    /* the wall clock plugins see: read once per turn */
-    sched_set_wall_clock(s, h->c->now ? h->c->now_ms + (int64_t)(clock_mono_ms() - h->start_ms)
-                                      : clock_wall_ms());
+    set_clocks(h, h->c, s);
     sched_collect(s);
     if (h->st->ops->dispatch(h->st, sched_on_change, s))
         sched_after_changes(s);
