@@ -335,8 +335,6 @@ static sched *new_sched(host *h, cfg *c, char *err, size_t errlen)
     return s;
 }
 
-/* Give s (from new_sched) the store: read it and start following it.
- * s is consumed on failure. 0, or -1 with err. */
 /* The scheduler's clocks: the monotonic one, and the wall clock plugins
  * see (the config's `now` moving on from the start), read once per turn. */
 static void set_clocks(host *h, const cfg *c, sched *s)
@@ -346,6 +344,8 @@ static void set_clocks(host *h, const cfg *c, sched *s)
                                    : clock_wall_ms());
 }
 
+/* Give s (from new_sched) the store: read it and start following it.
+ * s is consumed on failure. 0, or -1 with err. */
 static int attach_store(host *h, cfg *c, sched *s, char *err, size_t errlen)
 {
     char dir[512];
