@@ -47,6 +47,13 @@ kube_kubeconfig "$tmp/kubeconfig-data" data
 # a config: the profiles of CONF with the store group of STORECFG (as an
 # operator would: conf/kube.cfg binds Pods through pods/binding already)
 with_store() { { cat "$top/conf/$1"; cat "$2"; } >"$3"; }
+# start_host NAME CONFIG: `trellis run` in the background, its log in
+# $tmp/NAME.log, its pid in $pid_NAME (and $pids)
+start_host() { # NAME CONFIG
+    "$T" run -c "$2" --listen 127.0.0.1:0 --log-level info >"$tmp/$1.out" 2>"$tmp/$1.log" &
+    eval "pid_$1=$!"
+    pids="$pids $!"
+}
 store_cfg() { # FILE KUBECONFIG [MORE]
     printf 'store = { type = "kubernetes"; kubeconfig = "%s"; %s };\n' "$2" "${3:-}" >"$1"
 }
@@ -338,10 +345,8 @@ check "schedule: they are Granted in the API server (status subresource), on the
 # request stayed, being deleted, for good)
 store_cfg "$tmp/omcp-run-store.cfg" "$tmp/kubeconfig" 'lease_name = "trellis-openmcp";'
 with_store openmcp.cfg "$tmp/omcp-run-store.cfg" "$tmp/omcp-run.cfg"
-"$T" run -c "$tmp/omcp-run.cfg" --listen 127.0.0.1:0 --log-level info >"$tmp/o-run.out" 2>"$tmp/o-run.log" &
-pid_o=$!
-pids="$pids $pid_o"
-check "run: the openMCP profile reads the custom resources" wait_for 30 grep -q "state kubernetes" "$tmp/o-run.log"
+start_host omcp "$tmp/omcp-run.cfg"
+check "run: the openMCP profile reads the custom resources" wait_for 30 grep -q "state kubernetes" "$tmp/omcp.log"
 cat >"$tmp/req-late.json" <<'REQ'
 {"apiVersion":"clusters.openmcp.cloud/v1alpha1","kind":"ClusterRequest",
  "metadata":{"name":"mcp-late","namespace":"team-c"},"spec":{"purpose":"mcp"}}
@@ -377,9 +382,9 @@ c2_marked() {
         grep '"deletionTimestamp"' | grep -q '"finalizers":\["example.com/cleanup"\]'
 }
 check "run: ... its Cluster $c2 is marked deleted and keeps only the other finalizer" wait_for 30 c2_marked
-check "run: ... no write of the host was refused" sh -c "! grep -q 'HTTP 422' '$tmp/o-run.log'"
-kill -TERM "$pid_o"
-wait_for 20 stopped "$pid_o"
+check "run: ... no write of the host was refused" sh -c "! grep -q 'HTTP 422' '$tmp/omcp.log'"
+kill -TERM "$pid_omcp"
+wait_for 20 stopped "$pid_omcp"
 
 # Fleet: the example at its clock; the ClusterResourceBindings the file
 # store wrote are created in the API server with the same names, states
@@ -479,11 +484,6 @@ state_ok() {
     [ -z "$over" ] || { echo "over capacity: $over"; return 1; }
     twice=$(bound_lines | sort | uniq -d)
     [ -z "$twice" ] || { echo "bound twice: $twice"; return 1; }
-}
-start_host() { # NAME CONFIG
-    "$T" run -c "$2" --listen 127.0.0.1:0 --log-level info >"$tmp/$1.out" 2>"$tmp/$1.log" &
-    eval "pid_$1=$!"
-    pids="$pids $!"
 }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
