@@ -730,8 +730,9 @@ check "moves: a pod written into the renamed directory is bound, to the node rea
     wait_for 20 grep -q "nodeName: sub-node" "$tmp/s-mv/sub2/p-d.yaml"
 # a directory moved out and a file of its name put in its place: what the
 # directory held is gone
-mkdir "$tmp/s-mv/z.yaml"
-node ghost 300 >"$tmp/s-mv/z.yaml/n.yaml"
+mkdir "$tmp/z.yaml" # made whole, then moved in: a directory named like a manifest
+node ghost 300 >"$tmp/z.yaml/n.yaml"
+mv "$tmp/z.yaml" "$tmp/s-mv/z.yaml"
 probe p-f 250 ghost >"$tmp/s-mv/p-f.yaml"
 check "moves: a node in a directory named like a manifest takes a pod" \
     wait_for 20 grep -q "nodeName: ghost" "$tmp/s-mv/p-f.yaml"
