@@ -122,6 +122,51 @@ chmod -R u+w "$tmp/garden-files"
 check "schedule: Gardener through etcd decides as through the file store" cmp "$tmp/g-file.json" "$tmp/g-etcd.json"
 check "schedule: Gardener made decisions" grep -q '"result": "scheduled"' "$tmp/g-etcd.json"
 
+# ---- Fleet in `trellis run`, at the example's clock ----
+# reports (PickN 2) scaled out to 3 clusters, then in to 1, by its latest
+# snapshot's number-of-clusters annotation (the whole object put again,
+# as another writer does), then only its CRP-generation moved. The
+# snapshot's status is written after each cycle, sooner than the watch
+# brings the host etcd's copy: a write compared with the copy's
+# mod_revision was refused, though only the host's own writes came
+# between; a status written by a cycle that binds nothing waited for some
+# later binding's flush.
+etcd_store_cfg "$tmp/kf-store.cfg" /kf "lease_ttl_s = 2;"
+with_store fleet.cfg "$tmp/kf-store.cfg" "$tmp/kf-etcd.cfg"
+"$T" store copy "$top/examples/fleet" "$tmp/kf-store.cfg" >/dev/null 2>&1
+"$T" run -c "$tmp/kf-etcd.cfg" --listen 127.0.0.1:0 --log-level info --now 2026-11-20T12:00:00Z >/dev/null 2>"$tmp/kf.log" &
+kf_pid=$!
+pids="$pids $kf_pid"
+kf_snap=/kf/o/ClusterSchedulingPolicySnapshot//reports-1
+kf_reports() { # STATE: how many of reports' bindings are in STATE
+    curl -s -m 5 -X POST "$etcd_url_1/v3/kv/range" \
+        -d "{\"key\":\"$(b64 /kf/o/ClusterResourceBinding/)\",\"range_end\":\"$(b64 /kf/o/ClusterResourceBinding0)\"}" |
+        grep -o '"value":"[^"]*"' | sed 's/"value":"\(.*\)"/\1/' | while read -r v; do
+        printf '%s' "$v" | base64 -d | tr -d ' \n'
+        echo
+    done | grep '"kubernetes-fleet.io/parent-CRP":"reports"' | grep -c "\"state\":\"$1\""
+}
+kf_holds() { # N: reports holds N clusters (Scheduled or Bound) and its snapshot says so
+    [ $(($(kf_reports Scheduled) + $(kf_reports Bound))) -eq "$1" ] &&
+        etcd_get "$kf_snap" | grep -q "found $1 cluster(s)"
+}
+kf_annotate() { # ANNOTATION VALUE: the snapshot put again with it
+    etcd_put "$kf_snap" "$(etcd_get "$kf_snap" | tr -d '\n' |
+        sed "s|\"kubernetes-fleet.io/$1\": *\"[^\"]*\"|\"kubernetes-fleet.io/$1\":\"$2\"|")"
+}
+check "run: Fleet through etcd: reports holds its 2 clusters" wait_for 30 kf_holds 2
+kf_annotate number-of-clusters 3
+check "run: scaled out to 3, reports holds 3 clusters and its snapshot's status says so" wait_for 30 kf_holds 3
+kf_annotate number-of-clusters 1
+kf_scaled_in() { kf_holds 1 && [ "$(kf_reports Bound)" -eq 1 ]; }
+check "run: scaled in to 1, it keeps only its Bound cluster" wait_for 30 kf_scaled_in
+kf_annotate CRP-generation 7
+kf_observed() { etcd_get "$kf_snap" | tr -d ' \n' | grep -q '"observedCRPGeneration":7'; }
+check "run: a cycle that binds nothing: its snapshot's status is written at once" wait_for 20 kf_observed
+check "run: no write of the Fleet host was refused or undone" sh -c "! grep -E 'changed since it was read|was not made|binding to .* failed' '$tmp/kf.log'"
+kill -TERM "$kf_pid"
+wait_for 20 stopped "$kf_pid"
+
 # ---- trellis run: hosts sharing one etcd, one active ----
 # three nodes of 4 CPUs, pods of 1 CPU each: at most 4 on a node
 mkdir -p "$tmp/fleet"

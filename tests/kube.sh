@@ -47,11 +47,13 @@ kube_kubeconfig "$tmp/kubeconfig-data" data
 # a config: the profiles of CONF with the store group of STORECFG (as an
 # operator would: conf/kube.cfg binds Pods through pods/binding already)
 with_store() { { cat "$top/conf/$1"; cat "$2"; } >"$3"; }
-# start_host NAME CONFIG: `trellis run` in the background, its log in
-# $tmp/NAME.log, its pid in $pid_NAME (and $pids)
-start_host() { # NAME CONFIG
-    "$T" run -c "$2" --listen 127.0.0.1:0 --log-level info >"$tmp/$1.out" 2>"$tmp/$1.log" &
-    eval "pid_$1=$!"
+# start_host NAME CONFIG [OPTION...]: `trellis run` in the background,
+# its log in $tmp/NAME.log, its pid in $pid_NAME (and $pids)
+start_host() { # NAME CONFIG [OPTION...]
+    name=$1 cfg=$2
+    shift 2
+    "$T" run -c "$cfg" --listen 127.0.0.1:0 --log-level info "$@" >"$tmp/$name.out" 2>"$tmp/$name.log" &
+    eval "pid_$name=$!"
     pids="$pids $!"
 }
 store_cfg() { # FILE KUBECONFIG [MORE]
@@ -441,6 +443,46 @@ store_cfg "$tmp/two-store.cfg" "$tmp/kubeconfig" 'kinds = [ "ClusterResourcePlac
                 { kind = "MemberCluster"; api_version = "cluster.kubernetes-fleet.io/v1beta1"; plural = "memberclusters"; namespaced = false; } );'
 "$T" store copy "$tmp/two-groups" "$tmp/two-store.cfg" >"$tmp/two-copy.out" 2>&1
 check "store copy: kinds of two groups named in store.resources, each status through its subresource" sh -c "curl -s --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' '$kube_url/apis/cluster.kubernetes-fleet.io/v1beta1/memberclusters/two-groups' | grep -q lastReceivedHeartbeat && curl -s --cacert '$tmp/pki/ca.crt' --cert '$tmp/pki/client.crt' --key '$tmp/pki/client.key' '$kube_url/apis/placement.kubernetes-fleet.io/v1beta1/clusterresourceplacements/two-groups' | grep -q observedResourceIndex"
+
+# Fleet in `trellis run` at the example's clock: reports (PickN 2) is
+# scaled out to 3 clusters, then in to 1, by its latest snapshot's
+# number-of-clusters annotation, as KubeFleet's placement controller
+# changes it; then only the snapshot's CRP-generation annotation moves.
+# The snapshot's status is written after each cycle, sooner than the
+# watch brings the host the server's copy: written with the copy's
+# resourceVersion as precondition, it was refused (409) and undone, and
+# bindings flapped; a status written by a cycle that binds nothing
+# waited for some later binding's flush.
+store_cfg "$tmp/kf-run-store.cfg" "$tmp/kubeconfig" 'kinds = [ "ClusterResourcePlacement", "ClusterSchedulingPolicySnapshot", "ClusterResourceBinding", "MemberCluster" ]; lease_name = "trellis-fleet";'
+with_store fleet.cfg "$tmp/kf-run-store.cfg" "$tmp/kf-run.cfg"
+start_host kf "$tmp/kf-run.cfg" --now 2026-11-20T12:00:00Z
+check "run: the Fleet profile reads the custom resources" wait_for 30 grep -q "state kubernetes" "$tmp/kf.log"
+kf_snap=/apis/placement.kubernetes-fleet.io/v1beta1/clusterschedulingpolicysnapshots/reports-1
+kf_reports() { # STATE: how many of reports' bindings are in STATE
+    kube_get "/apis/placement.kubernetes-fleet.io/v1beta1/clusterresourcebindings?labelSelector=kubernetes-fleet.io%2Fparent-CRP%3Dreports" |
+        tr -d ' \n' | grep -o "\"state\":\"$1\"" | wc -l
+}
+kf_holds() { # N: reports holds N clusters (Scheduled or Bound) and its snapshot says so
+    [ $(($(kf_reports Scheduled) + $(kf_reports Bound))) -eq "$1" ] &&
+        kube_get "$kf_snap" | grep -q "found $1 cluster(s)"
+}
+kf_scale() { # N
+    printf '{"metadata":{"annotations":{"kubernetes-fleet.io/number-of-clusters":"%s"}}}' "$1" >"$tmp/kf-scale.json"
+    kube_send PATCH "$kf_snap" "$tmp/kf-scale.json" application/merge-patch+json >/dev/null
+}
+check "run: reports holds its 2 clusters" wait_for 30 kf_holds 2
+kf_scale 3
+check "run: scaled out to 3, reports holds 3 clusters and its snapshot's status says so" wait_for 30 kf_holds 3
+kf_scale 1
+kf_scaled_in() { kf_holds 1 && [ "$(kf_reports Bound)" -eq 1 ]; }
+check "run: scaled in to 1, it keeps only its Bound cluster" wait_for 30 kf_scaled_in
+printf '{"metadata":{"annotations":{"kubernetes-fleet.io/CRP-generation":"7"}}}' >"$tmp/kf-gen.json"
+kube_send PATCH "$kf_snap" "$tmp/kf-gen.json" application/merge-patch+json >/dev/null
+kf_observed() { kube_get "$kf_snap" | tr -d ' \n' | grep -q '"observedCRPGeneration":7'; }
+check "run: a cycle that binds nothing: its snapshot's status is written at once" wait_for 20 kf_observed
+check "run: no write of the Fleet host was refused or undone" sh -c "! grep -E 'HTTP 409|was not made|binding to .* failed' '$tmp/kf.log'"
+kill -TERM "$pid_kf"
+wait_for 20 stopped "$pid_kf"
 
 # ---- trellis run: hosts sharing one API server through a Lease ----
 # three nodes of 6 CPUs, pods of 1 CPU each: at most 6 on a node (the

@@ -360,13 +360,17 @@ void changes_apply_own(sched *s)
         trellis_object *o = v[i].o;
         const trellis_object *cur = index_lookup_id(s->ix, o->id);
         /* an undo of a refused write: only while the host holds what the
-         * write made it see */
+         * write made it see; a patch: only while the store has delivered
+         * no other version of the object than the one it was made on
+         * (the patched copy keeps that version: taken over the store's
+         * newer one, it would stay the host's, stale, for good) */
         const trellis_object *ex = v[i].expect;
-        int stale = v[i].undo == OWN_IF_ABSENT ? cur != NULL
-                    : v[i].undo == OWN_IF_SAME ? cur != ex
-                    : v[i].undo == OWN_IF_HELD
-                        ? cur != ex && !(cur && ex && object_same_content(cur, ex))
-                        : 0;
+        int stale =
+            v[i].undo == OWN_IF_ABSENT ? cur != NULL
+            : v[i].undo == OWN_IF_SAME ? cur != ex
+            : v[i].undo == OWN_IF_HELD ? cur != ex && !(cur && ex && object_same_content(cur, ex))
+            : v[i].undo == OWN_IF_VERSION ? !cur || (cur != ex && cur->version != ex->version)
+                                          : 0;
         if (v[i].expect)
             object_unref(v[i].expect);
         if (stale) {

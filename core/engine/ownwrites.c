@@ -26,6 +26,11 @@ void own_note(sched *s, trellis_object *o, int deleted)
     note(s, o, deleted, 0, NULL);
 }
 
+void own_note_patched(sched *s, trellis_object *o, trellis_object *base)
+{
+    note(s, o, 0, OWN_IF_VERSION, base);
+}
+
 uint64_t own_pending(sched *s, int op, trellis_object *before, trellis_object *after)
 {
     pthread_mutex_lock(&s->own_mu);

@@ -16,6 +16,12 @@
 
 /* o as the host wrote it, or deleted (a reference is taken). Any thread. */
 void own_note(sched *s, trellis_object *o, int deleted);
+/* o as the host patched it on base (a reference to each is taken): seen
+ * while the host holds base or what was noted on it (the same store
+ * version); once the store has delivered another version of the object
+ * (the write read back, or another writer's), that one stays. Any
+ * thread. */
+void own_note_patched(sched *s, trellis_object *o, trellis_object *base);
 /* What a binding write changed (ch->obj may be NULL; its reference is
  * dropped). Any thread. */
 void own_note_binding(sched *s, binding_change *ch);
@@ -32,9 +38,10 @@ void own_forget(sched *s, const char *id);
  * (with the object the host is told, now), or own_pending_drop when it
  * refused it at once. Any thread. */
 enum { OWN_PATCH, OWN_CREATE, OWN_DELETE };
-/* When an undo applies (struct own_write's undo): the host holds expect
- * or an object of its content; holds expect itself; holds nothing. */
-enum { OWN_IF_HELD = 1, OWN_IF_SAME, OWN_IF_ABSENT };
+/* When a noted write applies (struct own_write's undo): the host holds
+ * expect or an object of its content; holds expect itself; holds
+ * nothing; holds an object of expect's store version. */
+enum { OWN_IF_HELD = 1, OWN_IF_SAME, OWN_IF_ABSENT, OWN_IF_VERSION };
 uint64_t own_pending(sched *s, int op, trellis_object *before, trellis_object *after);
 void own_pending_queued(sched *s, uint64_t gen, trellis_object *now);
 void own_pending_drop(sched *s, uint64_t gen);

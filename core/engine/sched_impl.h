@@ -95,9 +95,10 @@ struct sched {
     struct own_write {
         trellis_object *o; /* one reference */
         int deleted;
-        /* an undo (ownwrites.c OWN_IF_*, 0: none): applied only while the
-         * host holds what the refused write made it see (expect, one
-         * reference, or nothing) */
+        /* a condition (ownwrites.h OWN_IF_*, 0: none): an undo applied
+         * only while the host holds what the refused write made it see,
+         * a patch only while the host holds the version it was made on
+         * (expect, one reference, or nothing) */
         int undo;
         trellis_object *expect;
     } * own;

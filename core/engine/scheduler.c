@@ -706,8 +706,13 @@ int sched_step(sched *s)
         qitem *it = queue_pop(&p->q, s->now_ms);
         if (!it)
             continue;
-        uint64_t c0 = now_ns();
+        uint64_t c0 = now_ns(), w0 = services_writes_here();
         dec_result r = schedule_one(s, p, it);
+        /* what its plugins wrote on this thread (a policy snapshot's
+         * status, a created target) goes out now, not with the next
+         * binding's flush, which a cycle that binds nothing never asks */
+        if (s->binder && services_writes_here() != w0)
+            binder_request_flush(s->binder);
         metrics_attempt(p->mcache, p->cfg->name,
                         r == DEC_SCHEDULED       ? MR_SCHEDULED
                         : r == DEC_UNSCHEDULABLE ? MR_UNSCHEDULABLE

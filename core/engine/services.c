@@ -18,6 +18,14 @@
 #include "sched_impl.h"
 #include "util.h"
 
+/* the store writes plugins made on this thread (services_writes_here) */
+static _Thread_local uint64_t writes_here;
+
+uint64_t services_writes_here(void)
+{
+    return writes_here;
+}
+
 /* Clear the victim's placement, take it off the targets it was placed on
  * (a status field counting it elsewhere stays) and queue it again. */
 static int svc_evict(void *ud, trellis_cycle *c, const trellis_plugin *pl,
@@ -92,6 +100,7 @@ static int svc_create_target(void *ud, trellis_cycle *c, const trellis_plugin *p
     object_unref(o);
     if (!t)
         return -1;
+    writes_here++;
     index_prepare(s->ix, t, 0);
     cache_set_target(&s->cache, t);
     index_set(s->ix, t);
@@ -128,11 +137,12 @@ static int svc_patch(void *ud, const trellis_plugin *pl, const trellis_object *o
         seen_at_once(s, o) ? edit_apply_object(o, edits, n, why, sizeof why) : NULL;
     uint64_t gen = now ? own_pending(s, OWN_PATCH, (trellis_object *)o, now) : 0;
     int rc = s->st->ops->patch(s->st, o, subresource, edits, n, err, errlen);
+    writes_here += rc == 0;
     if (now && rc < 0) {
         own_pending_drop(s, gen);
     } else if (now) {
         own_pending_queued(s, gen, now);
-        own_note(s, now, 0);
+        own_note_patched(s, now, (trellis_object *)o);
     }
     if (now)
         object_unref(now);
@@ -151,6 +161,7 @@ static int svc_create(void *ud, const trellis_plugin *pl, const char *json, char
     uint64_t gen = own_pending(s, OWN_CREATE, NULL, o);
     trellis_object *stored = s->st->ops->create(s->st, o, err, errlen);
     if (stored) {
+        writes_here++;
         log_info("plugin %s: created %s %s", pl->name, o->kind, o->key);
         own_pending_queued(s, gen, stored);
         own_note(s, stored, 0); /* read your writes: lookups see it at once */
@@ -171,6 +182,7 @@ static int svc_remove(void *ud, const trellis_plugin *pl, const trellis_object *
     int seen = seen_at_once(s, o);
     uint64_t gen = seen ? own_pending(s, OWN_DELETE, (trellis_object *)o, (trellis_object *)o) : 0;
     int rc = s->st->ops->remove(s->st, o, err, errlen);
+    writes_here += rc == 0;
     if (rc == 0)
         log_info("plugin %s: deleted %s %s", pl->name, o->kind, o->key);
     if (seen && rc < 0) {
@@ -194,6 +206,7 @@ static int svc_bind(void *ud, const trellis_plugin *pl, const trellis_object *w,
     binding_change ch;
     if (binding_record(pl->profile, s->st, w, t, extra, n_extra, &ch, err, errlen) < 0)
         return -1;
+    writes_here++;
     own_note_binding(s, &ch); /* seen at once, on the scheduling thread */
     return 0;
 }

@@ -51,5 +51,9 @@ typedef struct host_services {
 struct sched;
 /* The scheduler's services over s (services.c). */
 void services_init(struct sched *s, host_services *out);
+/* How many store writes (patch, create, remove, bind, create_target)
+ * plugins have handed to the store on the calling thread: the scheduling
+ * thread compares it around a cycle. */
+uint64_t services_writes_here(void);
 
 #endif

@@ -41,6 +41,7 @@
 #include "hmap.h"
 #include "log.h"
 #include "util.h"
+#include "verchain.h"
 #include "wqueue.h"
 
 #define TXN_MAX_WRITES 127
@@ -57,7 +58,8 @@ typedef struct qitem {
 } qitem;
 
 typedef struct etcd_store {
-    store base; /* first */
+    store base;   /* first */
+    verchain *vc; /* the mod_revisions its own writes made */
     etcd_client *cl;
     char *okey;     /* "<prefix>/o/" */
     char *okey_end; /* its range_end */
@@ -450,16 +452,29 @@ static int response_kv(json_object *resp, etcd_kv *kv)
     return 0;
 }
 
-/* A patch of list edits only is made against the object as it is now
- * (store.h): rebuild its text from cur. 0, or -1 when it cannot be. */
-static int rebase(wprep *w, const etcd_kv *cur)
+/* The decimal text of a revision (buf of at least 24 bytes). */
+static const char *rev_text(int64_t rev, char *buf, size_t len)
+{
+    snprintf(buf, len, "%lld", (long long)rev);
+    return buf;
+}
+
+/* A patch of list edits only (store.h), or one whose key changed only by
+ * this store's own writes since the version it was made on, is made
+ * against the object as it is now: rebuild its text from cur. 0, or -1
+ * when it cannot be. */
+static int rebase(etcd_store *e, wprep *w, const etcd_kv *cur)
 {
     wq_write *p = w->p;
     if (p->op != WQ_PATCH || !cur->key || w->tries >= REBASE_TRIES)
         return -1;
+    char from[24], to[24];
+    int lists = 1;
     for (size_t i = 0; i < p->n_edits; i++)
-        if (p->edits[i].op < STORE_LIST_ADD)
-            return -1;
+        lists &= p->edits[i].op >= STORE_LIST_ADD;
+    if (!lists && !verchain_own_between(e->vc, p->id, rev_text(w->rev, from, sizeof from),
+                                        rev_text(cur->mod_revision, to, sizeof to)))
+        return -1;
     json_object *j = json_tokener_parse(cur->value);
     if (!j || !json_object_is_type(j, json_type_object)) {
         json_object_put(j);
@@ -576,8 +591,18 @@ static int txn(flush_ctx *f, wprep **b, size_t n)
         json_object_object_get_ex(reply, "succeeded", &sv) && json_object_get_boolean(sv);
     json_object_object_get_ex(reply, "responses", &resps);
     if (succeeded) {
-        for (size_t i = 0; i < n; i++)
+        /* each key written has the transaction's revision */
+        json_object *h;
+        int64_t made = 0;
+        char from[24], to[24];
+        if (json_object_object_get_ex(reply, "header", &h))
+            etcd_int64(h, "revision", &made);
+        for (size_t i = 0; i < n; i++) {
             b[i]->state = 1;
+            if (made > 0 && b[i]->p->op != WQ_REMOVE) /* a creation: from 0 */
+                verchain_wrote(f->e->vc, b[i]->p->id, rev_text(b[i]->rev, from, sizeof from),
+                               rev_text(made, to, sizeof to));
+        }
     } else {
         size_t nr = resps && json_object_is_type(resps, json_type_array)
                         ? json_object_array_length(resps)
@@ -607,7 +632,7 @@ static int txn(flush_ctx *f, wprep **b, size_t n)
                 wprep *w = b[i];
                 int exists = cur.key != NULL;
                 int holds = w->rev == 0 ? !exists : exists && cur.mod_revision == w->rev;
-                if (!holds && rebase(w, &cur) < 0) {
+                if (!holds && rebase(f->e, w, &cur) < 0) {
                     char why[256];
                     if (w->rev == 0)
                         snprintf(why, sizeof why, "already exists in etcd");
@@ -908,6 +933,7 @@ static size_t deliver(etcd_store *e, const etcd_kv *kv, int deleted, store_watch
         return 0;
     trellis_object *old = hmap_get(&e->held, id);
     if (deleted) {
+        verchain_forget(e->vc, id);
         if (!old)
             return 0;
         hmap_del(&e->held, id);
@@ -951,6 +977,7 @@ static size_t resync(etcd_store *e, etcd_kv *all, size_t n, store_watch_cb cb, v
         }
     for (size_t i = 0; i < nd; i++) {
         hmap_del(&e->held, gone[i]->id);
+        verchain_forget(e->vc, gone[i]->id);
         cb(ud, STORE_DELETED, gone[i], NULL);
         object_unref(gone[i]);
         count++;
@@ -1024,6 +1051,7 @@ static void es_destroy(store *s)
     wqueue_clear(&e->pend);
     held_clear(e);
     hmap_free(&e->held);
+    verchain_free(e->vc);
     for (size_t i = 0; i < e->n_kinds; i++)
         free(e->kinds[i]);
     free(e->kinds);
@@ -1068,6 +1096,7 @@ store *store_etcd_open(const cfg_store *sc, int dry_run, char *err, size_t errle
     pthread_mutex_init(&e->qmu, NULL);
     pthread_cond_init(&e->qcv, NULL);
     wqueue_init(&e->pend);
+    e->vc = verchain_new(0);
     hmap_init(&e->held);
     if (pipe2(e->pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
         errf(err, errlen, "cannot create a pipe: %s", strerror(errno));

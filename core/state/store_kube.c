@@ -27,6 +27,7 @@
 #include "kubeapi.h"
 #include "log.h"
 #include "util.h"
+#include "verchain.h"
 #include "wqueue.h"
 
 #define LIST_PAGE 500
@@ -66,6 +67,7 @@ typedef struct kube_store {
     atomic_uint_fast64_t next_version;
     pthread_mutex_t mu; /* the queued writes, the kinds, the counts */
     wqueue pend;        /* the writes queued */
+    verchain *vc;       /* the resourceVersions its own patches made */
     char **kinds;
     size_t n_kinds;
     size_t writes, requests;
@@ -622,6 +624,22 @@ static int list_edits_only(const store_edit *edits, size_t n)
     return n > 0;
 }
 
+/* After a 409 on a write made on version rv of o: the object as the
+ * server has it now when the write may be made again on it (any change,
+ * with lists_only: a patch of list edits; else only this host's own
+ * writes since rv), else NULL: *gone when it is no more. */
+static trellis_object *again_on(kube_store *s, const trellis_object *o, const char *rv,
+                                int lists_only, int *gone)
+{
+    trellis_object *cur = ks_get(&s->base, o->kind, o->namespace_, o->name);
+    *gone = !cur;
+    if (cur && !lists_only && !verchain_own_between(s->vc, o->id, rv, rv_of(cur))) {
+        object_unref(cur);
+        cur = NULL;
+    }
+    return cur;
+}
+
 /* One PATCH of edits[0..n) made on base, of the object or its
  * subresource sub ("status": the changes to the status alone); with
  * after, the object as the server answered (a reference, or NULL). 0, or
@@ -636,6 +654,7 @@ static int patch_part(kube_store *s, kwrite *w, const kube_resource *r, const ch
     trellis_object *base = object_ref((trellis_object *)base_in);
     for (int tries = 0;; tries++) {
         char err[512];
+        const char *rv = rv_of(base);
         char *body = patch_body(edits, n, base, status_only, err, sizeof err);
         if (!body) {
             fail(w, "%s %s: %s", o->kind, o->key, err);
@@ -647,8 +666,14 @@ static int patch_part(kube_store *s, kwrite *w, const kube_resource *r, const ch
         free(body);
         if (sent < 0)
             break;
+        trellis_object *cur;
+        int gone = 0;
         if (status == 200 || status == 201) {
             rc = 0;
+            json_object *rmd;
+            if (reply && json_object_object_get_ex(reply, "metadata", &rmd) &&
+                jstr(rmd, "resourceVersion"))
+                verchain_wrote(s->vc, o->id, rv, jstr(rmd, "resourceVersion"));
             if (after) {
                 *after = reply ? to_object(s, json_object_get(reply), r, err, sizeof err) : NULL;
                 if (!*after) {
@@ -657,17 +682,18 @@ static int patch_part(kube_store *s, kwrite *w, const kube_resource *r, const ch
                          o->key, err);
                 }
             }
-        } else if (status == 409 && list_edits_only(edits, n) && tries < REBASE_TRIES) {
-            /* made against the object as it is now */
+        } else if (status == 409 && tries < REBASE_TRIES &&
+                   (cur = again_on(s, o, rv, list_edits_only(edits, n), &gone))) {
+            /* made again on the object as it is now: a patch of lists
+             * (added to or taken from), or one whose object changed
+             * only by this host's own writes since the copy it was made
+             * on (the watch had not brought them yet) */
             json_object_put(reply);
-            trellis_object *cur = ks_get(&s->base, o->kind, o->namespace_, o->name);
-            if (!cur) {
-                fail(w, "%s %s: it is gone", o->kind, o->key);
-                break;
-            }
             object_unref(base);
             base = cur;
             continue;
+        } else if (status == 409 && gone) {
+            fail(w, "%s %s: it is gone", o->kind, o->key);
         } else if (status == 409) {
             fail(w, "%s %s changed in the API server since it was read (HTTP 409: %s)", o->kind,
                  o->key, kubeapi_message(reply));
@@ -847,34 +873,51 @@ static void create_one(kube_store *s, kwrite *w, const kube_resource *r)
 }
 
 /* Delete the object, o as last seen (its resourceVersion and uid the
- * preconditions). */
-static void remove_as(kube_store *s, kwrite *w, const kube_resource *r, const trellis_object *o)
+ * preconditions); made again on the object as it is now when it changed
+ * only by this host's own writes since. */
+static void remove_as(kube_store *s, kwrite *w, const kube_resource *r, const trellis_object *o_in)
 {
-    json_object *d = json_object_new_object(), *pre = json_object_new_object();
-    json_object_object_add(d, "apiVersion", json_object_new_string("v1"));
-    json_object_object_add(d, "kind", json_object_new_string("DeleteOptions"));
-    const char *rv = rv_of(o), *uid = value_string(object_get(o, "metadata.uid"));
-    if (*rv)
-        json_object_object_add(pre, "resourceVersion", json_object_new_string(rv));
-    if (uid)
-        json_object_object_add(pre, "uid", json_object_new_string(uid));
-    json_object_object_add(d, "preconditions", pre);
-    char *body = jtext(d);
-    json_object_put(d);
+    trellis_object *o = object_ref((trellis_object *)o_in);
     char *path = kubeapi_path(r, o->namespace_, o->name, NULL);
-    long status;
-    json_object *reply;
-    if (send(s, w, "DELETE", path, body, NULL, &status, &reply) == 0) {
-        if (status == 200 || status == 202 || status == 404)
+    for (int tries = 0;; tries++) {
+        json_object *d = json_object_new_object(), *pre = json_object_new_object();
+        json_object_object_add(d, "apiVersion", json_object_new_string("v1"));
+        json_object_object_add(d, "kind", json_object_new_string("DeleteOptions"));
+        const char *rv = rv_of(o), *uid = value_string(object_get(o, "metadata.uid"));
+        if (*rv)
+            json_object_object_add(pre, "resourceVersion", json_object_new_string(rv));
+        if (uid)
+            json_object_object_add(pre, "uid", json_object_new_string(uid));
+        json_object_object_add(d, "preconditions", pre);
+        char *body = jtext(d);
+        json_object_put(d);
+        long status;
+        json_object *reply;
+        int sent = send(s, w, "DELETE", path, body, NULL, &status, &reply);
+        free(body);
+        if (sent < 0)
+            break;
+        trellis_object *cur;
+        int gone = 0;
+        if (status == 200 || status == 202 || status == 404) {
             w->state = 1; /* 404: gone already */
-        else if (status == 409)
+        } else if (status == 409 && tries < REBASE_TRIES && (cur = again_on(s, o, rv, 0, &gone))) {
+            json_object_put(reply);
+            object_unref(o);
+            o = cur;
+            continue;
+        } else if (status == 409 && gone) {
+            w->state = 1; /* gone meanwhile */
+        } else if (status == 409) {
             fail(w, "%s %s changed in the API server since it was read (HTTP 409: %s)", o->kind,
                  o->key, kubeapi_message(reply));
-        else
+        } else {
             fail(w, "%s %s: HTTP %ld: %s", o->kind, o->key, status, kubeapi_message(reply));
+        }
         json_object_put(reply);
+        break;
     }
-    free(body);
+    object_unref(o);
     free(path);
 }
 
@@ -1246,6 +1289,7 @@ static size_t deliver(kube_store *s, trellis_object *o, int deleted, store_watch
 {
     trellis_object *old = hmap_get(&s->held, o->id);
     if (deleted) {
+        verchain_forget(s->vc, o->id);
         object_unref(o);
         if (!old)
             return 0;
@@ -1284,6 +1328,7 @@ static size_t resync(kube_store *s, qitem *it, store_watch_cb cb, void *ud)
     }
     for (size_t i = 0; i < nd; i++) {
         hmap_del(&s->held, gone[i]->id);
+        verchain_forget(s->vc, gone[i]->id);
         cb(ud, STORE_DELETED, gone[i], NULL);
         object_unref(gone[i]);
         count++;
@@ -1364,6 +1409,7 @@ static void ks_destroy(store *st)
     pthread_mutex_destroy(&s->qmu);
     pthread_cond_destroy(&s->qcv);
     kubeapi_free(s->api);
+    verchain_free(s->vc);
     free(s);
 }
 
@@ -1395,6 +1441,7 @@ store *store_kube_open(const cfg_store *sc, int dry_run, char *err, size_t errle
     pthread_mutex_init(&s->qmu, NULL);
     pthread_cond_init(&s->qcv, NULL);
     wqueue_init(&s->pend);
+    s->vc = verchain_new(0);
     hmap_init(&s->held);
     s->pipe[0] = s->pipe[1] = -1;
     if (sc->n_kinds)

@@ -392,35 +392,63 @@ START_TEST(a_refused_plugin_write_is_undone)
 }
 END_TEST
 
-/* The undo of a refused write (ownwrites.c) applies only while the host
- * holds what the write made it see: when the watch brought another
- * change of the object meanwhile, the host keeps that one. The engine's
- * own calls, in the order trellis run makes them. */
-static void undo_after(int watched)
+/* The host the two tests below write through: a profile with a plugin
+ * that writes (fx-writes) on a memory store holding ConfigMap
+ * team-a/board (data.owner platform); *v1 the host's copy of it (a
+ * reference). The engine's own calls follow, in the order trellis run
+ * makes them. */
+#define BOARD(data)                                                                                \
+    "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"board\","              \
+    "\"namespace\":\"team-a\"},\"data\":{" data "}}"
+typedef struct board_host {
+    char dir[64];
+    cfg c;
+    sched *s;
+    store *st;
+    trellis_object *v1;
+} board_host;
+
+static void board_open(board_host *b, const char *name)
 {
-    char dir[64], err[1024];
-    tu_mkdtemp(dir, "memundo");
-    tu_write(dir, "t.cfg",
+    char err[1024];
+    tu_mkdtemp(b->dir, name);
+    tu_write(b->dir, "t.cfg",
              "profiles = ( { name = \"cluster-scheduler\"; default = true;"
              " workload = { kind = \"ClusterRequest\"; }; target = { kind = \"Cluster\"; };"
              " binding = { field = \"spec.cluster\"; };"
              " plugins = ( { name = \"fx-writes\"; }, { name = \"default-binder\"; } ); } );\n");
-    cfg c;
-    sched *s = open_sched(dir, &c, 1);
-    store *st = memstore_new();
-#define BOARD(data)                                                                                \
-    "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"board\","              \
-    "\"namespace\":\"team-a\"},\"data\":{" data "}}"
-    put(st, BOARD("\"owner\":\"platform\""));
-    ck_assert_msg(sched_load(s, st, err, sizeof err) == 0, "%s", err);
-    trellis_object *v1 = (trellis_object *)sched_lookup(s, "ConfigMap", "team-a", "board");
-    ck_assert_ptr_nonnull(v1);
-    object_ref(v1);
+    b->s = open_sched(b->dir, &b->c, 1);
+    b->st = memstore_new();
+    put(b->st, BOARD("\"owner\":\"platform\""));
+    ck_assert_msg(sched_load(b->s, b->st, err, sizeof err) == 0, "%s", err);
+    b->v1 = (trellis_object *)sched_lookup(b->s, "ConfigMap", "team-a", "board");
+    ck_assert_ptr_nonnull(b->v1);
+    object_ref(b->v1);
+}
+
+static void board_close(board_host *b)
+{
+    object_unref(b->v1);
+    sched_close(b->s);
+    b->st->ops->destroy(b->st);
+    config_free(&b->c);
+    tu_rmtree(b->dir);
+}
+
+/* The undo of a refused write (ownwrites.c) applies only while the host
+ * holds what the write made it see: when the watch brought another
+ * change of the object meanwhile, the host keeps that one. */
+static void undo_after(int watched)
+{
+    char err[1024];
+    board_host b;
+    board_open(&b, "memundo");
+    sched *s = b.s;
     /* a plugin marks the board: the store queues it, the host sees it */
     trellis_object *marked = tu_obj(BOARD("\"owner\":\"platform\",\"marked\":\"r2\""));
     store_edit e = {"data.marked", "r2", STORE_SET};
-    uint64_t gen = own_pending(s, OWN_PATCH, v1, marked);
-    ck_assert_int_eq(st->ops->patch(st, v1, NULL, &e, 1, err, sizeof err), 0);
+    uint64_t gen = own_pending(s, OWN_PATCH, b.v1, marked);
+    ck_assert_int_eq(b.st->ops->patch(b.st, b.v1, NULL, &e, 1, err, sizeof err), 0);
     own_pending_queued(s, gen, marked);
     own_note(s, marked, 0);
     changes_apply_own(s);
@@ -429,27 +457,66 @@ static void undo_after(int watched)
     if (watched) /* another writer's change, delivered before the flush ends */
         changes_apply(s, STORE_MODIFIED, marked, v2);
     /* the flush refuses the mark; its undo is applied at the next turn */
-    memstore_fail_next(st, "ConfigMap/team-a/board", "refused");
+    memstore_fail_next(b.st, "ConfigMap/team-a/board", "refused");
     ck_assert_int_eq(own_flush(s, NULL, NULL, err, sizeof err), -1);
     changes_apply_own(s);
     const trellis_object *now = sched_lookup(s, "ConfigMap", "team-a", "board");
     ck_assert_ptr_nonnull(now);
     ck_assert_str_eq(value_string(object_get(now, "data.owner")), watched ? "ops" : "platform");
     ck_assert_ptr_null(object_get(now, "data.marked"));
-#undef BOARD
-    object_unref(v1);
     object_unref(v2);
     object_unref(marked);
-    sched_close(s);
-    st->ops->destroy(st);
-    config_free(&c);
-    tu_rmtree(dir);
+    board_close(&b);
 }
 
 START_TEST(an_undo_yields_to_a_later_change)
 {
     undo_after(0);
     undo_after(1);
+}
+END_TEST
+
+/* A plugin's patch is seen at once, on the copy it was made on, which
+ * keeps that copy's store version: when the store has delivered another
+ * version of the object before the patch is applied (the write read
+ * back, with its new version), the host keeps the store's. Taken over
+ * it, the patched copy stayed the host's, with the old version, for good:
+ * every later write of the object was made against it and refused. */
+static void patched_after(int read_back)
+{
+    char err[1024];
+    board_host b;
+    board_open(&b, "mempatch");
+    sched *s = b.s;
+    trellis_object *marked = tu_obj(BOARD("\"owner\":\"platform\",\"marked\":\"r2\""));
+    marked->version = b.v1->version; /* as edit_apply_object makes it */
+    store_edit e = {"data.marked", "r2", STORE_SET};
+    uint64_t gen = own_pending(s, OWN_PATCH, b.v1, marked);
+    ck_assert_int_eq(b.st->ops->patch(b.st, b.v1, NULL, &e, 1, err, sizeof err), 0);
+    own_pending_queued(s, gen, marked);
+    own_note_patched(s, marked, b.v1);
+    trellis_object *v2 =
+        tu_obj(BOARD("\"owner\":\"platform\",\"marked\":\"r2\",\"resourceVersion\":\"9\""));
+    v2->version = b.v1->version + 1;
+    if (read_back) /* the write read back before the turn applies the patch */
+        changes_apply(s, STORE_MODIFIED, b.v1, v2);
+    changes_apply_own(s);
+    ck_assert_ptr_eq(sched_lookup(s, "ConfigMap", "team-a", "board"), read_back ? v2 : marked);
+    if (!read_back) { /* read back after: the store's version replaces it */
+        changes_apply(s, STORE_MODIFIED, marked, v2);
+        ck_assert_ptr_eq(sched_lookup(s, "ConfigMap", "team-a", "board"), v2);
+    }
+    ck_assert_int_eq(own_flush(s, NULL, NULL, err, sizeof err), 0);
+    object_unref(v2);
+    object_unref(marked);
+    board_close(&b);
+}
+#undef BOARD
+
+START_TEST(a_patch_yields_to_the_store_version)
+{
+    patched_after(0);
+    patched_after(1);
 }
 END_TEST
 
@@ -463,6 +530,7 @@ int main(void)
     tcase_add_test(tc, a_release_lands_after_its_replacement);
     tcase_add_test(tc, a_refused_plugin_write_is_undone);
     tcase_add_test(tc, an_undo_yields_to_a_later_change);
+    tcase_add_test(tc, a_patch_yields_to_the_store_version);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

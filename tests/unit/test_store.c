@@ -2,7 +2,8 @@
  * test_store.c - the file store: listing in path order with hidden files
  * skipped, duplicate objects reported, patches refused when the file
  * changed on disk (nothing is overwritten), dry runs, created objects;
- * the write queue of the networked stores (wqueue.c).
+ * the write queue of the networked stores (wqueue.c) and the versions
+ * their own writes made (verchain.c).
  */
 #include "config.h"
 
@@ -18,6 +19,7 @@
 #include "edit.h"
 #include "store_file.h"
 #include "testutil.h"
+#include "verchain.h"
 #include "wqueue.h"
 #include "util.h"
 
@@ -906,6 +908,76 @@ START_TEST(stale_temporary_files_removed)
 }
 END_TEST
 
+/* ---- the versions own writes made (verchain.c) ---- */
+
+START_TEST(version_chain_follows_own_writes_only)
+{
+    verchain *v = verchain_new(0);
+    const char *id = "K/ns/a";
+    /* nothing written: only a version is itself */
+    ck_assert(verchain_own_between(v, id, "10", "10"));
+    ck_assert(!verchain_own_between(v, id, "10", "11"));
+    /* written from 10 to 11, then from 11 to 12: a write made on the
+     * copy read at 10 (or 11) may be made again on 12 */
+    verchain_wrote(v, id, "10", "11");
+    verchain_wrote(v, id, "11", "12");
+    ck_assert(verchain_own_between(v, id, "10", "12"));
+    ck_assert(verchain_own_between(v, id, "11", "12"));
+    ck_assert(verchain_own_between(v, id, "10", "11"));
+    /* another object, a version outside the chain (another writer's),
+     * no version: not own */
+    ck_assert(!verchain_own_between(v, "K/ns/b", "10", "12"));
+    ck_assert(!verchain_own_between(v, id, "9", "12"));
+    ck_assert(!verchain_own_between(v, id, "10", "15"));
+    ck_assert(!verchain_own_between(v, id, "", "12"));
+    /* a write made on another writer's version (15) starts a new chain
+     * without the versions before it */
+    verchain_wrote(v, id, "15", "16");
+    ck_assert(!verchain_own_between(v, id, "11", "16"));
+    ck_assert(verchain_own_between(v, id, "15", "16"));
+    ck_assert_uint_eq(verchain_count(v), 1);
+    /* the versions replaced are kept up to a bound: the oldest go */
+    char from[16], to[16];
+    for (int i = 16; i < 40; i++) {
+        snprintf(from, sizeof from, "%d", i);
+        snprintf(to, sizeof to, "%d", i + 1);
+        verchain_wrote(v, id, from, to);
+    }
+    ck_assert(verchain_own_between(v, id, "32", "40"));
+    ck_assert(!verchain_own_between(v, id, "31", "40"));
+    /* a write that made no new version, or of no version: nothing */
+    verchain_wrote(v, id, "40", "40");
+    verchain_wrote(v, id, "", "41");
+    ck_assert(!verchain_own_between(v, id, "40", "41"));
+    /* deleted: gone */
+    verchain_forget(v, id);
+    ck_assert_uint_eq(verchain_count(v), 0);
+    ck_assert(!verchain_own_between(v, id, "39", "40"));
+    verchain_free(v);
+
+    /* at most max chains: the oldest started goes first, a chain started
+     * again counts from then */
+    v = verchain_new(3);
+    verchain_wrote(v, "a", "1", "2");
+    verchain_wrote(v, "b", "1", "2");
+    verchain_wrote(v, "c", "1", "2");
+    verchain_wrote(v, "a", "7", "8"); /* a starts again: now the newest */
+    verchain_wrote(v, "d", "1", "2"); /* b goes */
+    ck_assert_uint_eq(verchain_count(v), 3);
+    ck_assert(!verchain_own_between(v, "b", "1", "2"));
+    ck_assert(verchain_own_between(v, "c", "1", "2"));
+    ck_assert(verchain_own_between(v, "a", "7", "8"));
+    verchain_wrote(v, "e", "1", "2"); /* c goes */
+    verchain_wrote(v, "f", "1", "2"); /* then a */
+    ck_assert(!verchain_own_between(v, "c", "1", "2"));
+    ck_assert(!verchain_own_between(v, "a", "7", "8"));
+    ck_assert(verchain_own_between(v, "d", "1", "2"));
+    ck_assert(verchain_own_between(v, "f", "1", "2"));
+    ck_assert_uint_eq(verchain_count(v), 3);
+    verchain_free(v);
+}
+END_TEST
+
 /* ---- the write queue (wqueue.c) ---- */
 
 START_TEST(write_queue_merges_and_refuses)
@@ -1032,6 +1104,7 @@ int main(void)
     suite_add_tcase(s, tc);
     TCase *wq = tcase_create("wqueue");
     tcase_add_test(wq, write_queue_merges_and_refuses);
+    tcase_add_test(wq, version_chain_follows_own_writes_only);
     suite_add_tcase(s, wq);
     return tu_run(s);
 }
