@@ -163,7 +163,9 @@ check "run: scaled in to 1, it keeps only its Bound cluster" wait_for 30 kf_scal
 kf_annotate CRP-generation 7
 kf_observed() { etcd_get "$kf_snap" | tr -d ' \n' | grep -q '"observedCRPGeneration":7'; }
 check "run: a cycle that binds nothing: its snapshot's status is written at once" wait_for 20 kf_observed
-check "run: no write of the Fleet host was refused or undone" sh -c "! grep -E 'changed since it was read|was not made|binding to .* failed' '$tmp/kf.log'"
+# (a status of reports-1 the host writes as the test changes the snapshot
+# is refused: it was made without seeing that change)
+check "run: no write of the Fleet host was refused or undone but where the test wrote" sh -c "! grep -E 'changed since it was read|was not made|binding to .* failed' '$tmp/kf.log' | grep -v reports-1"
 kill -TERM "$kf_pid"
 wait_for 20 stopped "$kf_pid"
 
