@@ -18,7 +18,21 @@
 #include "routing.h"
 #include "placements.h"
 #include "sched_impl.h"
+#include "services.h"
 #include "util.h"
+
+/* What the cycle's decided hooks wrote (held back until its bindings
+ * landed): written now, or dropped saying why_not. In `trellis run` a
+ * flush is asked for, as these come after the binding's own. */
+static void finish_held(sched *s, trellis_cycle *c, const char *why_not)
+{
+    if (!c->writes_held)
+        return;
+    services_held_finish(s, c->writes_held, why_not);
+    c->writes_held = NULL;
+    if (!why_not && s->binder)
+        binder_request_flush(s->binder);
+}
 
 /* Undo w's assumption on ct: the unreserve hooks, then the cache. */
 static void undo_assumed(sched *s, profile *p, trellis_cycle *c, trellis_object *w,
@@ -78,10 +92,12 @@ static void bind_here(sched *s, profile *p, trellis_cycle *c, decision *d, qitem
 {
     char msg[1024];
     if (run_bind(p, c, it->w, &ct->t, msg, sizeof msg) < 0) {
+        finish_held(s, c, "the binding failed");
         fail_assumed(s, p, c, d, it, ct, DEC_ERROR, msg);
         return;
     }
     run_post_bind(p, c, it->w, &ct->t);
+    finish_held(s, c, NULL);
     bind_done(s, p, d, it, ct);
 }
 
@@ -152,6 +168,7 @@ static bind_job *job_new(sched *s, profile *p, trellis_cycle *c, decision *d, qi
 
 static void job_free(bind_job *j)
 {
+    services_held_finish(NULL, j->c.writes_held, "the host stopped"); /* collected: none */
     cycle_free(&j->c);
     for (size_t k = 0; k < j->n; k++) {
         if (j->t[k].obj)
@@ -278,17 +295,21 @@ void bindcycle_run(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *i
     }
     cache_assume(&s->cache, it->w, ct);
     if (run_reserve(p, c, it->w, best, msg, sizeof msg) < 0) {
+        finish_held(s, c, "reserve failed");
         fail_assumed(s, p, c, d, it, ct, DEC_ERROR, msg);
         return;
     }
     uint64_t wait_ms;
     int rc = run_permit(p, c, it->w, best, &wait_ms, msg, sizeof msg);
-    if (rc == TRELLIS_UNSCHEDULABLE)
+    if (rc == TRELLIS_UNSCHEDULABLE) {
+        finish_held(s, c, "permit refused the binding");
         fail_assumed(s, p, c, d, it, ct, DEC_UNSCHEDULABLE, msg);
-    else if (rc == TRELLIS_WAIT)
+    } else if (rc == TRELLIS_WAIT) {
+        finish_held(s, c, NULL); /* the waiting binding takes no cycle state along */
         wait_on_permit(s, p, d, it, ct, wait_ms);
-    else
+    } else {
         bind_now(s, p, c, d, it, ct);
+    }
 }
 
 void bindcycle_shortfall(const decision *d, uint32_t want, char *msg, size_t len)
@@ -536,6 +557,7 @@ void bindcycle_run_many(sched *s, profile *p, trellis_cycle *c, decision *d, qit
         if (!refresh[k]) /* a refreshed one is among the targets kept */
             cts[landed++] = cts[k];
     }
+    finish_held(s, c, failure[0] ? "a binding failed" : NULL);
     finish_many(s, p, d, it, requeue_now, c->want, cts, landed, failure[0] ? failure : NULL);
     free(cts);
     free(refresh);
@@ -653,6 +675,7 @@ static void collect_many(sched *s, bind_job *j)
     }
     metrics_binding(j->p->cfg->name, failure[0] ? "error" : "success",
                     (double)(now_ns() - j->t0) / 1e9);
+    finish_held(s, &j->c, failure[0] ? "a binding failed" : NULL);
     trellis_object *w = object_ref(j->it->w);
     finish_many(s, j->p, j->d, j->it, j->requeue_now, j->want, on, landed,
                 failure[0] ? failure : NULL);
@@ -673,6 +696,7 @@ static size_t collect_from(sched *s, binder *b)
         if (j->many) {
             collect_many(s, j);
         } else if (!j->failed[0]) {
+            finish_held(s, &j->c, NULL);
             metrics_binding(pname, "success", secs);
             trellis_object *w = object_ref(j->it->w);
             bind_done(s, j->p, j->d, j->it, j->ct[0]);
@@ -680,6 +704,7 @@ static size_t collect_from(sched *s, binder *b)
             object_unref(w);
             s->n_bound_total++;
         } else {
+            finish_held(s, &j->c, "the binding failed");
             metrics_binding(pname, "error", secs);
             metrics_bind_error(pname);
             s->n_bind_errors++;

@@ -161,6 +161,8 @@ void cycle_move_state(trellis_cycle *to, trellis_cycle *from)
     to->arena = from->arena;
     to->arena_cap = from->arena_cap;
     to->arena_used = from->arena_used;
+    to->writes_held = from->writes_held;
+    from->writes_held = NULL;
     from->slots = xcalloc(from->cap_plugins ? from->cap_plugins : 1, sizeof *from->slots);
     from->arena = NULL;
     from->arena_cap = from->arena_used = 0;

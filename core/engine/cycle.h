@@ -58,6 +58,9 @@ struct trellis_cycle {
     /* the arena behind cycle_alloc */
     char *arena;
     size_t arena_cap, arena_used;
+    /* what its decided hooks wrote, held until its bindings landed
+     * (services.h held_writes; the binding cycle writes or drops it) */
+    struct held_writes *writes_held;
     /* the snapshot this cycle looks at */
     struct trellis_target **targets;
     size_t n;
@@ -166,8 +169,8 @@ void cycle_init(trellis_cycle *c);
 /* Start a cycle for w: clear the per-plugin slots and the arena, size the
  * buffers to the profile's snapshot. */
 void cycle_reset(trellis_cycle *c, struct profile *p, trellis_object *w);
-/* Hand the slots and the arena of from to to (a binding cycle taking the
- * scheduling cycle's state along); from gets fresh ones. */
+/* Hand the slots, the arena and the held writes of from to to (a binding
+ * cycle taking the scheduling cycle's state along); from gets fresh ones. */
 void cycle_move_state(trellis_cycle *to, trellis_cycle *from);
 void cycle_free(trellis_cycle *c);
 

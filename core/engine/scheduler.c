@@ -495,7 +495,15 @@ static dec_result cycle_one(sched *s, profile *p, qitem *it)
         c->picks[0] = best; /* one pick: what bindcycle_release and decided ask about */
         c->n_picks = 1;
     }
+    /* with binding objects, what decided writes goes out once they
+     * landed, and not when one failed (KubeFleet writes a policy
+     * snapshot's status after the bindings it made); otherwise in the
+     * same flush as the binding (kube's preemption clears a Pod's
+     * nomination beside its Binding) */
+    if (p->placed)
+        services_hold();
     run_decided(p, c, it->w, c->requeue_now);
+    c->writes_held = services_held();
     if (p->placed) {
         bindcycle_run_many(s, p, c, d, it, c->n_picks ? c->picks : &best,
                            c->n_picks ? c->n_picks : 1);

@@ -123,14 +123,100 @@ static int seen_at_once(const sched *s, const trellis_object *o)
     return !routing_owner_for(s, o) && !routing_binding_owner(s, o) && !routing_is_target(s, o);
 }
 
+/* A patch held back (services_hold): the object, its subresource and a
+ * copy of the edits. */
+typedef struct held_patch {
+    const trellis_plugin *pl;
+    trellis_object *o;
+    char *sub;
+    store_edit *edits;
+    size_t n;
+} held_patch;
+
+struct held_writes {
+    held_patch *v;
+    size_t n, cap;
+};
+
+/* the patches this thread holds back, NULL when it holds none */
+static _Thread_local held_writes *holding;
+
+void services_hold(void)
+{
+    if (!holding)
+        holding = xcalloc(1, sizeof *holding);
+}
+
+held_writes *services_held(void)
+{
+    held_writes *h = holding;
+    holding = NULL;
+    if (h && !h->n) {
+        free(h);
+        h = NULL;
+    }
+    return h;
+}
+
+static void hold_patch(held_writes *h, const trellis_plugin *pl, const trellis_object *o,
+                       const char *subresource, const store_edit *edits, size_t n)
+{
+    grow(&h->v, &h->cap, h->n + 1, sizeof *h->v);
+    held_patch *p = &h->v[h->n++];
+    p->pl = pl;
+    p->o = object_ref((trellis_object *)o);
+    p->sub = subresource ? xstrdup(subresource) : NULL;
+    p->edits = xcalloc(n ? n : 1, sizeof *p->edits);
+    p->n = n;
+    for (size_t i = 0; i < n; i++)
+        p->edits[i] = (store_edit){xstrdup(edits[i].path),
+                                   edits[i].value ? xstrdup(edits[i].value) : NULL, edits[i].op};
+}
+
+static int patch_now(sched *s, const trellis_object *o, const char *subresource,
+                     const store_edit *edits, size_t n, char *err, size_t errlen);
+
+void services_held_finish(sched *s, held_writes *h, const char *why_not)
+{
+    if (!h)
+        return;
+    for (size_t i = 0; i < h->n; i++) {
+        held_patch *p = &h->v[i];
+        char err[1024];
+        if (why_not)
+            log_warn("plugin %s: %s %s: not written: %s", p->pl->name, p->o->kind, p->o->key,
+                     why_not);
+        else if (patch_now(s, p->o, p->sub, p->edits, p->n, err, sizeof err) < 0)
+            log_warn("plugin %s: %s %s: not written: %s", p->pl->name, p->o->kind, p->o->key, err);
+        object_unref(p->o);
+        free(p->sub);
+        for (size_t k = 0; k < p->n; k++) {
+            free((char *)p->edits[k].path);
+            free((char *)p->edits[k].value);
+        }
+        free(p->edits);
+    }
+    free(h->v);
+    free(h);
+}
+
 static int svc_patch(void *ud, const trellis_plugin *pl, const trellis_object *o,
                      const char *subresource, const store_edit *edits, size_t n, char *err,
                      size_t errlen)
 {
     sched *s = ud;
-    (void)pl;
     if (!s->st)
         return errf(err, errlen, "no store");
+    if (holding) {
+        hold_patch(holding, pl, o, subresource, edits, n);
+        return 0;
+    }
+    return patch_now(s, o, subresource, edits, n, err, errlen);
+}
+
+static int patch_now(sched *s, const trellis_object *o, const char *subresource,
+                     const store_edit *edits, size_t n, char *err, size_t errlen)
+{
     /* the cycles that follow see the patched object */
     char why[256];
     trellis_object *now =

@@ -692,8 +692,11 @@ typedef int (*trellis_target_lost_fn)(trellis_plugin *self, const trellis_object
  * (cycle_target_status) and the scores (cycle_score). again: the
  * workload gets another cycle at once (cycle_requeue_now), so this one is
  * not the last word. What a plugin records about the outcome goes here:
- * Fleet's policy snapshot status, its decisions and Scheduled condition
- * (written with store_patch in the same flush as the bindings). Called
+ * Fleet's policy snapshot status, its decisions and Scheduled condition.
+ * Its store_patch calls are written with the bindings; with binding
+ * objects (binding model "object") they are held back until the cycle's
+ * bindings landed and dropped when one failed, as KubeFleet writes the
+ * status only after the bindings it made. Called
  * for every cycle that reached the filters or found the workload holding
  * what it wants, not for an error. Main thread; may read and write. */
 typedef void (*trellis_decided_fn)(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
