@@ -1154,33 +1154,62 @@ static void watch_dir(file_store *fs, const char *dir)
     w->ino = st.st_ino;
 }
 
-/* Walk below dir (the root when top), watching every directory; the
- * manifest files found go to *out unless out is NULL. */
-static void watch_tree(file_store *fs, const char *dir, int top, char ***out, size_t *n,
-                       size_t *cap)
+/* Walk below dir (the root when top), the directories of the first
+ * `known` watches left out, and watch every directory found; the manifest
+ * files found are appended to *paths. */
+static void walk_and_watch(file_store *fs, const char *dir, int top, size_t known, char ***paths,
+                           size_t *np, size_t *cp)
 {
     walker wk;
     treewalk_init(&wk, fs->root, &fs->errors);
     wk.want_dirs = 1;
-    /* what is watched already is not walked again */
-    for (size_t i = 0; i < fs->n_watches; i++) {
+    for (size_t i = 0; i < known; i++) {
         struct stat st = {0};
         st.st_dev = fs->watches[i].dev;
         st.st_ino = fs->watches[i].ino;
         treewalk_first_visit(&wk, &st);
     }
-    char **paths = NULL;
-    size_t np = 0, cp = 0;
     char e[512];
     struct stat st;
     if (top || stat(dir, &st) != 0 || treewalk_first_visit(&wk, &st)) {
-        if ((top ? treewalk_state(&wk, dir, &paths, &np, &cp, e, sizeof e)
-                 : treewalk_dir(&wk, dir, &paths, &np, &cp, e, sizeof e)) < 0)
+        if ((top ? treewalk_state(&wk, dir, paths, np, cp, e, sizeof e)
+                 : treewalk_dir(&wk, dir, paths, np, cp, e, sizeof e)) < 0)
             log_warn("%s", e);
     }
     for (size_t i = 0; i < wk.n_dirs; i++)
         watch_dir(fs, wk.dirs[i]);
     treewalk_free(&wk);
+}
+
+static void free_paths(char **paths, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+}
+
+/* Walk below dir (the root when top), watching every directory (what is
+ * watched already is not walked again); the manifest files found go to
+ * *out unless out is NULL. A directory is walked before it is watched, so
+ * a file made in it between the two is in no event: for *out the tree is
+ * walked again once its directories are watched, until a walk finds no
+ * directory to watch (a directory that appeared, then a file written
+ * into it at once, was missed for good). */
+static void watch_tree(file_store *fs, const char *dir, int top, char ***out, size_t *n,
+                       size_t *cap)
+{
+    size_t known = fs->n_watches, np = 0, cp = 0;
+    char **paths = NULL;
+    walk_and_watch(fs, dir, top, known, &paths, &np, &cp);
+    for (int pass = 0; out && pass < 8; pass++) {
+        size_t before = fs->n_watches;
+        free_paths(paths, np);
+        paths = NULL;
+        np = cp = 0;
+        walk_and_watch(fs, dir, top, known, &paths, &np, &cp);
+        if (fs->n_watches == before)
+            break;
+    }
     for (size_t i = 0; i < np; i++) {
         if (out) {
             grow(out, cap, *n + 1, sizeof **out);
