@@ -249,6 +249,23 @@ check "run: a request added later is granted" \
 check "run: ... and its finalizer is on the Cluster" \
     wait_for 20 holds "$st/clusters.yaml" "request.clusters.openmcp.cloud/5f0c1a2b-00d2-4d3e-9f00-0000000000d2"
 
+# a request for a purpose the configuration does not name: an error,
+# logged (it was only in the decision, which `trellis run` prints nowhere)
+cat >"$st/team-d/w3.yaml" <<'Y'
+apiVersion: clusters.openmcp.cloud/v1alpha1
+kind: ClusterRequest
+metadata:
+  name: w3
+  namespace: team-d
+  uid: 5f0c1a2b-00d3-4d3e-9f00-0000000000d3
+  generation: 1
+spec:
+  purpose: no-such-purpose
+Y
+check "run: a request for an unknown purpose is an error the host logs, naming the purpose" \
+    wait_for 20 grep -q "ClusterRequest team-d/w3: error (tried again after its backoff): .*no-such-purpose" "$tmp/a.log"
+rm "$st/team-d/w3.yaml" # gone: the restart below makes no decision
+
 # kubectl delete: the request gets a deletionTimestamp (it keeps the
 # scheduler's finalizer), then, once that is gone, it is gone.
 cat >"$st/team-d/w2.yaml" <<'Y'

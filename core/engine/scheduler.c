@@ -470,6 +470,9 @@ static dec_result cycle_one(sched *s, profile *p, qitem *it)
         decision_record_candidates(d, c);
     if (r == FW_ERROR) {
         decision_set_result(d, DEC_ERROR, msg, NULL);
+        if (s->run_mode) /* as kube-scheduler logs an error, then retries */
+            log_warn("%s %s: error (tried again after its backoff): %s", it->w->kind, it->w->key,
+                     msg);
         queue_requeue(&p->q, it, 0, s->now_ms);
         return DEC_ERROR;
     }
