@@ -124,6 +124,7 @@ typedef struct bind_job {
     /* releases of the same decision, written once its bindings are */
     binding_release_w *late;
     size_t n_late;
+    char *failed_before; /* a pick that failed before binding (NULL: none) */
 } bind_job;
 
 static bind_job *job_new(sched *s, profile *p, trellis_cycle *c, decision *d, qitem *it,
@@ -183,6 +184,7 @@ static void job_free(bind_job *j)
     free(j->failed);
     free(j->refresh);
     free(j->msg);
+    free(j->failed_before);
     for (size_t k = 0; k < j->n_late; k++)
         binding_release_forget(&j->late[k]);
     free(j->late);
@@ -540,6 +542,7 @@ void bindcycle_run_many(sched *s, profile *p, trellis_cycle *c, decision *d, qit
         bind_job *j = job_new(s, p, c, d, it, cts, refresh, m);
         j->late = late;
         j->n_late = n_late;
+        j->failed_before = failure[0] ? xstrdup(failure) : NULL;
         binder_push(s->binder, j);
         free(cts);
         free(refresh);
@@ -657,10 +660,16 @@ int bindcycle_start(sched *s, char *err, size_t errlen)
 static void collect_many(sched *s, bind_job *j)
 {
     size_t landed = 0;
+    /* as a decision bound on this thread says it: the last pick that
+     * failed, before binding (reserve, permit) or in it */
     char failure[1100] = "";
+    if (j->failed_before)
+        snprintf(failure, sizeof failure, "%.1000s", j->failed_before);
+    int bind_failed = 0;
     cache_target **on = xcalloc(j->n, sizeof *on);
     for (size_t k = 0; k < j->n; k++) {
         if (j->failed[k]) {
+            bind_failed = 1;
             own_forget(s, j->written[k]); /* not written: not the host's to see */
             if (!j->refresh[k])
                 undo_assumed(s, j->p, &j->c, j->it->w, j->ct[k]);
@@ -673,7 +682,7 @@ static void collect_many(sched *s, bind_job *j)
             s->n_bound_total++;
         }
     }
-    metrics_binding(j->p->cfg->name, failure[0] ? "error" : "success",
+    metrics_binding(j->p->cfg->name, bind_failed ? "error" : "success",
                     (double)(now_ns() - j->t0) / 1e9);
     finish_held(s, &j->c, failure[0] ? "a binding failed" : NULL);
     trellis_object *w = object_ref(j->it->w);

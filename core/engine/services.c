@@ -207,7 +207,10 @@ static int svc_patch(void *ud, const trellis_plugin *pl, const trellis_object *o
     sched *s = ud;
     if (!s->st)
         return errf(err, errlen, "no store");
-    if (holding) {
+    if (holding) { /* what can be told now is; the store's own refusal is logged */
+        for (size_t i = 0; i < n; i++)
+            if (edit_check(o, &edits[i], err, errlen) < 0)
+                return -1;
         hold_patch(holding, pl, o, subresource, edits, n);
         return 0;
     }

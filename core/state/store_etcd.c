@@ -599,7 +599,7 @@ static int txn(flush_ctx *f, wprep **b, size_t n)
             etcd_int64(h, "revision", &made);
         for (size_t i = 0; i < n; i++) {
             b[i]->state = 1;
-            if (made > 0 && b[i]->p->op != WQ_REMOVE) /* a creation: from 0 */
+            if (made > 0 && b[i]->p->op != WQ_REMOVE) /* patches; creations from 0 */
                 verchain_wrote(f->e->vc, b[i]->p->id, rev_text(b[i]->rev, from, sizeof from),
                                rev_text(made, to, sizeof to));
         }

@@ -1193,23 +1193,27 @@ static void free_paths(char **paths, size_t n)
  * *out unless out is NULL. A directory is walked before it is watched, so
  * a file made in it between the two is in no event: for *out the tree is
  * walked again once its directories are watched, until a walk finds no
- * directory to watch (a directory that appeared, then a file written
- * into it at once, was missed for good). */
+ * directory to watch (at most 8 times more; a directory that appeared,
+ * then a file written into it at once, was missed for good). */
 static void watch_tree(file_store *fs, const char *dir, int top, char ***out, size_t *n,
                        size_t *cap)
 {
     size_t known = fs->n_watches, np = 0, cp = 0;
     char **paths = NULL;
     walk_and_watch(fs, dir, top, known, &paths, &np, &cp);
-    for (int pass = 0; out && pass < 8; pass++) {
+    int settled = !out;
+    for (int pass = 0; !settled && pass < 8; pass++) {
         size_t before = fs->n_watches;
         free_paths(paths, np);
         paths = NULL;
         np = cp = 0;
         walk_and_watch(fs, dir, top, known, &paths, &np, &cp);
-        if (fs->n_watches == before)
-            break;
+        settled = fs->n_watches == before;
     }
+    if (!settled)
+        log_warn("%s: new directories kept appearing while it was watched; a file written "
+                 "into one just made may be read only at its next change",
+                 dir);
     for (size_t i = 0; i < np; i++) {
         if (out) {
             grow(out, cap, *n + 1, sizeof **out);

@@ -344,10 +344,13 @@ static int ks_list(store *st, manifest_set *out, char *err, size_t errlen)
     return 0;
 }
 
-static trellis_object *ks_get(store *st, const char *kind, const char *ns, const char *name)
+/* The object as the server has it, or NULL (*gone when the server said
+ * 404, not for another failure, which is logged). */
+static trellis_object *get_object(kube_store *s, const char *kind, const char *ns, const char *name,
+                                  int *gone)
 {
-    kube_store *s = (kube_store *)st;
     char err[1024];
+    *gone = 0;
     const kube_resource *r = kubeapi_resource(s->api, NULL, kind, err, sizeof err);
     if (!r) {
         log_warn("kubernetes store: get %s %s: %s", kind, name, err);
@@ -363,13 +366,21 @@ static trellis_object *ks_get(store *st, const char *kind, const char *ns, const
         reply = NULL;
         if (!o)
             log_warn("kubernetes store: GET %s: %s; skipped", path, err);
-    } else if (!(hr == HTTPC_ANSWERED && status == 404)) {
+    } else if (hr == HTTPC_ANSWERED && status == 404) {
+        *gone = 1;
+    } else {
         log_warn("kubernetes store: GET %s: %s", path,
                  hr == HTTPC_ANSWERED ? kubeapi_message(reply) : err);
     }
     json_object_put(reply);
     free(path);
     return o;
+}
+
+static trellis_object *ks_get(store *st, const char *kind, const char *ns, const char *name)
+{
+    int gone;
+    return get_object((kube_store *)st, kind, ns, name, &gone);
 }
 
 /* ---- queued writes ---- */
@@ -627,12 +638,12 @@ static int list_edits_only(const store_edit *edits, size_t n)
 /* After a 409 on a write made on version rv of o: the object as the
  * server has it now when the write may be made again on it (any change,
  * with lists_only: a patch of list edits; else only this host's own
- * writes since rv), else NULL: *gone when it is no more. */
+ * writes since rv), else NULL: *gone when the server says it is no more
+ * (not when it could not be read). */
 static trellis_object *again_on(kube_store *s, const trellis_object *o, const char *rv,
                                 int lists_only, int *gone)
 {
-    trellis_object *cur = ks_get(&s->base, o->kind, o->namespace_, o->name);
-    *gone = !cur;
+    trellis_object *cur = get_object(s, o->kind, o->namespace_, o->name, gone);
     if (cur && !lists_only && !verchain_own_between(s->vc, o->id, rv, rv_of(cur))) {
         object_unref(cur);
         cur = NULL;

@@ -695,8 +695,10 @@ typedef int (*trellis_target_lost_fn)(trellis_plugin *self, const trellis_object
  * Fleet's policy snapshot status, its decisions and Scheduled condition.
  * Its store_patch calls are written with the bindings; with binding
  * objects (binding model "object") they are held back until the cycle's
- * bindings landed and dropped when one failed, as KubeFleet writes the
- * status only after the bindings it made. Called
+ * bindings were made (in `trellis run`: written by the store; in a
+ * one-shot run: taken by it, written in the same flush) and dropped when
+ * one failed, as KubeFleet writes the status only after the bindings it
+ * made. Called
  * for every cycle that reached the filters or found the workload holding
  * what it wants, not for an error. Main thread; may read and write. */
 typedef void (*trellis_decided_fn)(trellis_plugin *self, trellis_cycle *c, const trellis_object *w,
