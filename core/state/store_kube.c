@@ -635,6 +635,16 @@ static int list_edits_only(const store_edit *edits, size_t n)
     return n > 0;
 }
 
+/* Whether every edit of edits[0..n) takes an item off a list: nothing
+ * is left to do on an object that is gone. */
+static int removals_only(const store_edit *edits, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (edits[i].op != STORE_LIST_REMOVE)
+            return 0;
+    return n > 0;
+}
+
 /* After a 409 on a write made on version rv of o: the object as the
  * server has it now when the write may be made again on it (any change,
  * with lists_only: a patch of list edits; else only this host's own
@@ -705,6 +715,9 @@ static int patch_part(kube_store *s, kwrite *w, const kube_resource *r, const ch
             continue;
         } else if (status == 409 && gone) {
             fail(w, "%s %s: it is gone", o->kind, o->key);
+        } else if (status == 404 && !after && removals_only(edits, n)) {
+            rc = 0; /* gone (its last finalizer taken off by an earlier write): nothing to take off
+                     */
         } else if (status == 409) {
             fail(w, "%s %s changed in the API server since it was read (HTTP 409: %s)", o->kind,
                  o->key, kubeapi_message(reply));
