@@ -138,29 +138,30 @@ struct held_writes {
     size_t n, cap;
 };
 
-/* the patches this thread holds back, NULL when it holds none */
-static _Thread_local held_writes *holding;
+/* whether this thread holds patches back, and those it holds (made at
+ * the first: a cycle that writes nothing allocates nothing) */
+static _Thread_local int holding;
+static _Thread_local held_writes *held;
 
 void services_hold(void)
 {
-    if (!holding)
-        holding = xcalloc(1, sizeof *holding);
+    holding = 1;
 }
 
 held_writes *services_held(void)
 {
-    held_writes *h = holding;
-    holding = NULL;
-    if (h && !h->n) {
-        free(h);
-        h = NULL;
-    }
+    held_writes *h = held;
+    holding = 0;
+    held = NULL;
     return h;
 }
 
-static void hold_patch(held_writes *h, const trellis_plugin *pl, const trellis_object *o,
-                       const char *subresource, const store_edit *edits, size_t n)
+static void hold_patch(const trellis_plugin *pl, const trellis_object *o, const char *subresource,
+                       const store_edit *edits, size_t n)
 {
+    if (!held)
+        held = xcalloc(1, sizeof *held);
+    held_writes *h = held;
     grow(&h->v, &h->cap, h->n + 1, sizeof *h->v);
     held_patch *p = &h->v[h->n++];
     p->pl = pl;
@@ -211,7 +212,7 @@ static int svc_patch(void *ud, const trellis_plugin *pl, const trellis_object *o
         for (size_t i = 0; i < n; i++)
             if (edit_check(o, &edits[i], err, errlen) < 0)
                 return -1;
-        hold_patch(holding, pl, o, subresource, edits, n);
+        hold_patch(pl, o, subresource, edits, n);
         return 0;
     }
     return patch_now(s, o, subresource, edits, n, err, errlen);
