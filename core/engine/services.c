@@ -126,7 +126,7 @@ static int seen_at_once(const sched *s, const trellis_object *o)
 /* A patch held back (services_hold): the object, its subresource and a
  * copy of the edits. */
 typedef struct held_patch {
-    const trellis_plugin *pl;
+    char *plugin; /* its name (a copy: the instance may be reloaded before) */
     trellis_object *o;
     char *sub;
     store_edit *edits;
@@ -164,7 +164,7 @@ static void hold_patch(const trellis_plugin *pl, const trellis_object *o, const 
     held_writes *h = held;
     grow(&h->v, &h->cap, h->n + 1, sizeof *h->v);
     held_patch *p = &h->v[h->n++];
-    p->pl = pl;
+    p->plugin = xstrdup(pl->name);
     p->o = object_ref((trellis_object *)o);
     p->sub = subresource ? xstrdup(subresource) : NULL;
     p->edits = xcalloc(n ? n : 1, sizeof *p->edits);
@@ -185,10 +185,11 @@ void services_held_finish(sched *s, held_writes *h, const char *why_not)
         held_patch *p = &h->v[i];
         char err[1024];
         if (why_not)
-            log_warn("plugin %s: %s %s: not written: %s", p->pl->name, p->o->kind, p->o->key,
+            log_warn("plugin %s: %s %s: not written: %s", p->plugin, p->o->kind, p->o->key,
                      why_not);
         else if (patch_now(s, p->o, p->sub, p->edits, p->n, err, sizeof err) < 0)
-            log_warn("plugin %s: %s %s: not written: %s", p->pl->name, p->o->kind, p->o->key, err);
+            log_warn("plugin %s: %s %s: not written: %s", p->plugin, p->o->kind, p->o->key, err);
+        free(p->plugin);
         object_unref(p->o);
         free(p->sub);
         for (size_t k = 0; k < p->n; k++) {
