@@ -663,8 +663,9 @@ static trellis_object *again_on(kube_store *s, const trellis_object *o, const ch
 
 /* One PATCH of edits[0..n) made on base, of the object or its
  * subresource sub ("status": the changes to the status alone); with
- * after, the object as the server answered (a reference, or NULL). 0, or
- * -1 with w failed. */
+ * after, the object as the server answered (a reference, or NULL when the
+ * patch only took items off lists of an object that is gone). 0, or -1
+ * with w failed. */
 static int patch_part(kube_store *s, kwrite *w, const kube_resource *r, const char *sub,
                       const store_edit *edits, size_t n, const trellis_object *base_in,
                       trellis_object **after)
@@ -715,9 +716,10 @@ static int patch_part(kube_store *s, kwrite *w, const kube_resource *r, const ch
             continue;
         } else if (status == 409 && gone) {
             fail(w, "%s %s: it is gone", o->kind, o->key);
-        } else if (status == 404 && !after && removals_only(edits, n)) {
-            rc = 0; /* gone (its last finalizer taken off by an earlier write): nothing to take off
-                     */
+        } else if (status == 404 && removals_only(edits, n)) {
+            /* gone (an earlier write took its last finalizer off): nothing
+             * left to take off; *after stays NULL */
+            rc = 0;
         } else if (status == 409) {
             fail(w, "%s %s changed in the API server since it was read (HTTP 409: %s)", o->kind,
                  o->key, kubeapi_message(reply));
@@ -780,9 +782,12 @@ static void patch_both(kube_store *s, kwrite *w, const kube_resource *r)
         if (w->in_status[i])
             v[k++] = w->edits[i];
     trellis_object *after = NULL;
-    if (patch_part(s, w, r, NULL, v, nm, w->o, &after) == 0 &&
-        patch_part(s, w, r, "status", v + nm, w->n_edits - nm, after, NULL) == 0)
-        w->state = 1;
+    if (patch_part(s, w, r, NULL, v, nm, w->o, &after) == 0) {
+        if (!after)
+            fail(w, "%s %s: it is gone", w->o->kind, w->o->key);
+        else if (patch_part(s, w, r, "status", v + nm, w->n_edits - nm, after, NULL) == 0)
+            w->state = 1;
+    }
     if (after)
         object_unref(after);
     free(v);
@@ -952,7 +957,9 @@ static void remove_as(kube_store *s, kwrite *w, const kube_resource *r, const tr
 static void patch_then_remove(kube_store *s, kwrite *w, const kube_resource *r)
 {
     trellis_object *after = NULL;
-    if (patch_part(s, w, r, NULL, w->edits, w->n_edits, w->o, &after) == 0)
+    if (patch_part(s, w, r, NULL, w->edits, w->n_edits, w->o, &after) == 0 && !after)
+        w->state = 1; /* gone already */
+    else if (after)
         remove_as(s, w, r, after);
     if (after)
         object_unref(after);
