@@ -384,9 +384,10 @@ c2_marked() {
         grep '"deletionTimestamp"' | grep -q '"finalizers":\["example.com/cleanup"\]'
 }
 check "run: ... its Cluster $c2 is marked deleted and keeps only the other finalizer" wait_for 30 c2_marked
-# (nor a finalizer taken off a request the server had deleted already:
-# that was logged as an error, HTTP 404)
-check "run: ... no write of the host was refused" sh -c "! grep -E 'HTTP (4[0-9][0-9])' '$tmp/omcp.log'"
+# (nor a finalizer taken off a request or Cluster the server had deleted
+# already: that was logged as an error, HTTP 404; a 409 may be right, as
+# the test changes the Cluster's finalizers itself)
+check "run: ... no write of the host was refused" sh -c "! grep -E 'HTTP (404|422)' '$tmp/omcp.log'"
 kill -TERM "$pid_omcp"
 wait_for 20 stopped "$pid_omcp"
 
