@@ -18,8 +18,17 @@
 #include "routing.h"
 #include "placements.h"
 #include "sched_impl.h"
-#include "services.h"
+#include "heldwrites.h"
 #include "util.h"
+
+/* A held patch written through the scheduler's patch service (on this
+ * thread nothing is held now). */
+static int write_held(void *ud, const trellis_object *o, const char *sub, const store_edit *edits,
+                      size_t n, char *err, size_t errlen)
+{
+    sched *s = ud;
+    return s->svc.patch(s->svc.ud, NULL, o, sub, edits, n, err, errlen);
+}
 
 /* What the cycle's decided hooks wrote (held back until its bindings
  * landed): written now, or dropped saying why_not. In `trellis run` a
@@ -28,7 +37,7 @@ static void finish_held(sched *s, trellis_cycle *c, const char *why_not)
 {
     if (!c->writes_held)
         return;
-    services_held_finish(s, c->writes_held, why_not);
+    held_writes_finish(c->writes_held, write_held, s, why_not);
     c->writes_held = NULL;
     if (!why_not && s->binder)
         binder_request_flush(s->binder);
@@ -169,7 +178,7 @@ static bind_job *job_new(sched *s, profile *p, trellis_cycle *c, decision *d, qi
 
 static void job_free(bind_job *j)
 {
-    services_held_finish(NULL, j->c.writes_held, "the host stopped"); /* collected: none */
+    held_writes_finish(j->c.writes_held, NULL, NULL, "the host stopped"); /* collected: none */
     cycle_free(&j->c);
     for (size_t k = 0; k < j->n; k++) {
         if (j->t[k].obj)

@@ -59,7 +59,7 @@ struct trellis_cycle {
     char *arena;
     size_t arena_cap, arena_used;
     /* what its decided hooks wrote, held until its bindings landed
-     * (services.h held_writes; the binding cycle writes or drops it) */
+     * (heldwrites.h; the binding cycle writes or drops it) */
     struct held_writes *writes_held;
     /* the snapshot this cycle looks at */
     struct trellis_target **targets;

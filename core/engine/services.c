@@ -12,6 +12,7 @@
 #include "bindcycle.h"
 #include "binding.h"
 #include "edit.h"
+#include "heldwrites.h"
 #include "log.h"
 #include "ownwrites.h"
 #include "routing.h"
@@ -123,21 +124,6 @@ static int seen_at_once(const sched *s, const trellis_object *o)
     return !routing_owner_for(s, o) && !routing_binding_owner(s, o) && !routing_is_target(s, o);
 }
 
-/* A patch held back (services_hold): the object, its subresource and a
- * copy of the edits. */
-typedef struct held_patch {
-    char *plugin; /* its name (a copy: the instance may be reloaded before) */
-    trellis_object *o;
-    char *sub;
-    store_edit *edits;
-    size_t n;
-} held_patch;
-
-struct held_writes {
-    held_patch *v;
-    size_t n, cap;
-};
-
 /* whether this thread holds patches back, and those it holds (made at
  * the first: a cycle that writes nothing allocates nothing) */
 static _Thread_local int holding;
@@ -156,51 +142,8 @@ held_writes *services_held(void)
     return h;
 }
 
-static void hold_patch(const trellis_plugin *pl, const trellis_object *o, const char *subresource,
-                       const store_edit *edits, size_t n)
-{
-    if (!held)
-        held = xcalloc(1, sizeof *held);
-    held_writes *h = held;
-    grow(&h->v, &h->cap, h->n + 1, sizeof *h->v);
-    held_patch *p = &h->v[h->n++];
-    p->plugin = xstrdup(pl->name);
-    p->o = object_ref((trellis_object *)o);
-    p->sub = subresource ? xstrdup(subresource) : NULL;
-    p->edits = xcalloc(n ? n : 1, sizeof *p->edits);
-    p->n = n;
-    for (size_t i = 0; i < n; i++)
-        p->edits[i] = (store_edit){xstrdup(edits[i].path),
-                                   edits[i].value ? xstrdup(edits[i].value) : NULL, edits[i].op};
-}
-
 static int patch_now(sched *s, const trellis_object *o, const char *subresource,
                      const store_edit *edits, size_t n, char *err, size_t errlen);
-
-void services_held_finish(sched *s, held_writes *h, const char *why_not)
-{
-    if (!h)
-        return;
-    for (size_t i = 0; i < h->n; i++) {
-        held_patch *p = &h->v[i];
-        char err[1024];
-        if (why_not)
-            log_warn("plugin %s: %s %s: not written: %s", p->plugin, p->o->kind, p->o->key,
-                     why_not);
-        else if (patch_now(s, p->o, p->sub, p->edits, p->n, err, sizeof err) < 0)
-            log_warn("plugin %s: %s %s: not written: %s", p->plugin, p->o->kind, p->o->key, err);
-        free(p->plugin);
-        object_unref(p->o);
-        free(p->sub);
-        for (size_t k = 0; k < p->n; k++) {
-            free((char *)p->edits[k].path);
-            free((char *)p->edits[k].value);
-        }
-        free(p->edits);
-    }
-    free(h->v);
-    free(h);
-}
 
 static int svc_patch(void *ud, const trellis_plugin *pl, const trellis_object *o,
                      const char *subresource, const store_edit *edits, size_t n, char *err,
@@ -213,7 +156,7 @@ static int svc_patch(void *ud, const trellis_plugin *pl, const trellis_object *o
         for (size_t i = 0; i < n; i++)
             if (edit_check(o, &edits[i], err, errlen) < 0)
                 return -1;
-        hold_patch(pl, o, subresource, edits, n);
+        held_writes_add(&held, pl->name, o, subresource, edits, n);
         return 0;
     }
     return patch_now(s, o, subresource, edits, n, err, errlen);

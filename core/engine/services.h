@@ -59,12 +59,10 @@ uint64_t services_writes_here(void);
  * from now on: a decided hook's of a cycle that binds, written once its
  * bindings landed (KubeFleet writes a policy snapshot's status after the
  * bindings it made). */
-typedef struct held_writes held_writes;
+struct held_writes;
 void services_hold(void);
-/* Stop holding: what was held (NULL: nothing), for services_held_finish. */
-held_writes *services_held(void);
-/* Write what h holds (why_not NULL), or drop it saying why_not (s may
- * then be NULL); frees h (NULL: nothing). Scheduling thread. */
-void services_held_finish(struct sched *s, held_writes *h, const char *why_not);
+/* Stop holding: what was held (NULL: nothing; heldwrites.h writes it,
+ * through the patch service, or drops it). */
+struct held_writes *services_held(void);
 
 #endif
