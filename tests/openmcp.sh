@@ -233,17 +233,13 @@ check "run: the ignored request is left alone (still Pending, no finalizer)" \
     sh -c "grep -q '^  phase: Pending' '$tmp/paused' && ! grep -q finalizers '$tmp/paused'"
 
 mkdir -p "$st/team-d"
-cat >"$st/team-d/w2.yaml" <<'Y'
-apiVersion: clusters.openmcp.cloud/v1alpha1
-kind: ClusterRequest
-metadata:
-  name: w2
-  namespace: team-d
-  uid: 5f0c1a2b-00d2-4d3e-9f00-0000000000d2
-  generation: 1
-spec:
-  purpose: workload
-Y
+# request NAME PURPOSE: ClusterRequest team-d/NAME written into the state,
+# its uid ending in NAME's number
+request() {
+    printf 'apiVersion: clusters.openmcp.cloud/v1alpha1\nkind: ClusterRequest\nmetadata:\n  name: %s\n  namespace: team-d\n  uid: 5f0c1a2b-00%s-4d3e-9f00-0000000000%s\n  generation: 1\nspec:\n  purpose: %s\n' \
+        "$1" "d${1#w}" "d${1#w}" "$2" >"$st/team-d/$1.yaml"
+}
+request w2 workload
 check "run: a request added later is granted" \
     wait_for 20 granted "$st/team-d/w2.yaml" team-d w2 workload-clusters workload-small
 check "run: ... and its finalizer is on the Cluster" \
@@ -251,17 +247,7 @@ check "run: ... and its finalizer is on the Cluster" \
 
 # a request for a purpose the configuration does not name: an error,
 # logged (it was only in the decision, which `trellis run` prints nowhere)
-cat >"$st/team-d/w3.yaml" <<'Y'
-apiVersion: clusters.openmcp.cloud/v1alpha1
-kind: ClusterRequest
-metadata:
-  name: w3
-  namespace: team-d
-  uid: 5f0c1a2b-00d3-4d3e-9f00-0000000000d3
-  generation: 1
-spec:
-  purpose: no-such-purpose
-Y
+request w3 no-such-purpose
 check "run: a request for an unknown purpose is an error the host logs, naming the purpose" \
     wait_for 20 grep -q "ClusterRequest team-d/w3: error (tried again after its backoff): .*no-such-purpose" "$tmp/a.log"
 rm "$st/team-d/w3.yaml" # gone: the restart below makes no decision

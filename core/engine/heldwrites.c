@@ -37,8 +37,7 @@ void held_writes_add(held_writes **hp, const char *plugin, const trellis_object 
     p->edits = xcalloc(n ? n : 1, sizeof *p->edits);
     p->n = n;
     for (size_t i = 0; i < n; i++)
-        p->edits[i] = (store_edit){xstrdup(edits[i].path),
-                                   edits[i].value ? xstrdup(edits[i].value) : NULL, edits[i].op};
+        p->edits[i] = store_edit_copy(&edits[i]);
 }
 
 void held_writes_finish(held_writes *h, held_write_fn write, void *ud, const char *why_not)
@@ -56,10 +55,8 @@ void held_writes_finish(held_writes *h, held_write_fn write, void *ud, const cha
         free(p->plugin);
         object_unref(p->o);
         free(p->sub);
-        for (size_t k = 0; k < p->n; k++) {
-            free((char *)p->edits[k].path);
-            free((char *)p->edits[k].value);
-        }
+        for (size_t k = 0; k < p->n; k++)
+            store_edit_free(&p->edits[k]);
         free(p->edits);
     }
     free(h->v);

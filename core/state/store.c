@@ -6,6 +6,7 @@
 #include "store.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store_file.h"
@@ -14,6 +15,17 @@
 #include "store_etcd.h"
 #include "store_kube.h"
 #endif
+
+store_edit store_edit_copy(const store_edit *e)
+{
+    return (store_edit){xstrdup(e->path), e->value ? xstrdup(e->value) : NULL, e->op};
+}
+
+void store_edit_free(store_edit *e)
+{
+    free((char *)e->path);
+    free((char *)e->value);
+}
 
 int store_type_built(const char *type)
 {

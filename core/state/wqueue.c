@@ -69,10 +69,8 @@ static wq_write *write_for(wqueue *q, const trellis_object *o, int op, const cha
             if (beside) {
                 w->then_remove = 1;
             } else { /* the object goes: its edits with it */
-                for (size_t i = 0; i < w->n_edits; i++) {
-                    free((char *)w->edits[i].path);
-                    free((char *)w->edits[i].value);
-                }
+                for (size_t i = 0; i < w->n_edits; i++)
+                    store_edit_free(&w->edits[i]);
                 w->n_edits = 0;
                 w->op = WQ_REMOVE;
             }
@@ -115,8 +113,7 @@ int wqueue_patch(wqueue *q, const trellis_object *o, const char *sub, const stor
     w->in_status = xrealloc(w->in_status, w->n_edits + n + 1);
     for (size_t i = 0; i < n; i++) {
         w->in_status[w->n_edits] = (unsigned char)is_status(sub);
-        w->edits[w->n_edits++] = (store_edit){
-            xstrdup(edits[i].path), edits[i].value ? xstrdup(edits[i].value) : NULL, edits[i].op};
+        w->edits[w->n_edits++] = store_edit_copy(&edits[i]);
     }
     return 0;
 }
@@ -137,10 +134,8 @@ int wq_write_is_binding(const wq_write *w)
 
 void wq_write_free(wq_write *w)
 {
-    for (size_t i = 0; i < w->n_edits; i++) {
-        free((char *)w->edits[i].path);
-        free((char *)w->edits[i].value);
-    }
+    for (size_t i = 0; i < w->n_edits; i++)
+        store_edit_free(&w->edits[i]);
     free(w->edits);
     free(w->in_status);
     object_unref(w->o);
