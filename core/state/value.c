@@ -195,20 +195,45 @@ static const onode *map_lookup(const onode *m, const segment *g)
     if (!m || ntype(m) != N_MAP)
         return NULL;
     const onode *c = nchild(m, 0);
-    uint32_t len = nlen(m);
-    if (!g->escaped) {
-        /* the common case: compare whole keys, first byte first */
-        for (uint32_t i = 0; i < len; i++, c++) {
-            const char *k = nkey(c);
-            if (g->len == 0 ? k[0] == '\0'
-                            : k[0] == g->s[0] && strncmp(k, g->s, g->len) == 0 && k[g->len] == '\0')
-                return handle(c) ? c : NULL;
-        }
-        return NULL;
-    }
-    for (uint32_t i = 0; i < len; i++, c++)
+    for (uint32_t i = 0, len = nlen(m); i < len; i++, c++)
         if (seg_equal(nkey(c), g))
             return handle(c) ? c : NULL;
+    return NULL;
+}
+
+/* Whether c ends a plain key of a path: '\0', '.' or '[' (one load in
+ * the loops that compare keys byte by byte). */
+static const unsigned char ends_key[256] = {['\0'] = 1, ['.'] = 1, ['['] = 1};
+
+static int ends_segment(char c)
+{
+    return ends_key[(unsigned char)c];
+}
+
+/* The member of map m named by the plain key at p (not empty: up to the
+ * next '.', '[' or the end), compared where it stands, first byte first:
+ * the common case of a path, read without a pass to find where the key
+ * ends. *end: where it ends. */
+static const onode *map_lookup_plain(const onode *m, const char *p, const char **end)
+{
+    if (m && ntype(m) == N_MAP) {
+        const onode *c = nchild(m, 0);
+        for (uint32_t i = 0, len = nlen(m); i < len; i++, c++) {
+            const char *k = nkey(c);
+            if (k[0] != p[0])
+                continue;
+            size_t j = 1; /* k[0..j) == p[0..j), none of them '\0', '.' or '[' */
+            while (k[j] == p[j] && !ends_segment(p[j]))
+                j++;
+            if (!k[j] && ends_segment(p[j])) {
+                *end = p + j;
+                return handle(c) ? c : NULL;
+            }
+        }
+    }
+    while (!ends_segment(*p))
+        p++;
+    *end = p;
     return NULL;
 }
 
@@ -278,12 +303,14 @@ static const onode *step(const onode *cur, const char *path, size_t *pos)
         cur = nchild(cur, index);
         return ntype(cur) == N_NULL ? NULL : cur;
     }
-    segment g = {p, 0, 0};
-    while (*p && *p != '.' && *p != '[')
-        p++;
-    g.len = (size_t)(p - g.s);
-    *pos = (size_t)(p - path);
-    return g.len ? map_lookup(cur, &g) : NULL;
+    if (ends_segment(*p)) { /* an empty key */
+        *pos = (size_t)(p - path);
+        return NULL;
+    }
+    const char *end;
+    const onode *found = map_lookup_plain(cur, p, &end);
+    *pos = (size_t)(end - path);
+    return found;
 }
 
 const trellis_value *value_step(const trellis_value *v, const char *path, size_t *pos)

@@ -579,6 +579,17 @@ START_TEST(big_maps)
     ck_assert_str_eq(value_string(object_get(o, "x.ab")), "2");
     ck_assert_str_eq(value_string(object_get(o, "x[\"a.b\"]")), "4");
     ck_assert_ptr_null(object_get(o, "x[\"abc\"]"));
+    /* a plain key ends at a dot, whatever the map's keys hold */
+    ck_assert_ptr_null(object_get(o, "x.a.b"));
+    ck_assert_ptr_null(object_get(o, "x.a[0]"));
+    ck_assert_ptr_null(object_get(o, "x..a"));
+    ck_assert_ptr_null(object_get(o, "x.a."));
+    ck_assert_ptr_null(object_get(o, "x.abc"));
+    ck_assert_ptr_null(object_get(o, "x.b"));
+    object_unref(o);
+    o = from_json(HEAD "{\"a.b\": 4, \"a\": {\"b\": 5}}}");
+    ck_assert_str_eq(value_string(object_get(o, "x.a.b")), "5");
+    ck_assert_str_eq(value_string(object_get(o, "x[\"a.b\"]")), "4");
     ref = via_json_c(HEAD "{}}");
     object_unref(o);
     object_unref(ref);
