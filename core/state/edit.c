@@ -283,8 +283,9 @@ void edit_list_in_place(edit_text *t, const store_edit *e)
 }
 
 /* list_after over the object's value v (absent, null or a list of
- * strings), printed into b as json-c prints its result, without json-c:
- * 0, or -1 when v is anything else (json-c's way says why). */
+ * strings), printed into b as json-c prints its result, without json-c
+ * (e NULL: the list as it is): 0, or -1 when v is anything else (json-c's
+ * way says why). */
 static int list_after_text(const trellis_value *v, const store_edit *e, strbuf *b, int *changed)
 {
     trellis_value_type ty = v ? value_type(v) : TRELLIS_VALUE_NULL;
@@ -300,7 +301,7 @@ static int list_after_text(const trellis_value *v, const store_edit *e, strbuf *
     for (size_t i = 0; i < n; i++) {
         size_t len;
         const char *it = value_string_len(value_at(v, i), &len);
-        int same = strcmp(it, e->value) == 0; /* as list_after compares */
+        int same = e && strcmp(it, e->value) == 0; /* as list_after compares */
         found |= same;
         if (same && e->op == STORE_LIST_REMOVE)
             continue;
@@ -308,14 +309,33 @@ static int list_after_text(const trellis_value *v, const store_edit *e, strbuf *
             sb_add(b, ",", 1);
         object_json_string(b, it, len);
     }
-    if (!found && e->op == STORE_LIST_ADD) {
+    if (e && !found && e->op == STORE_LIST_ADD) {
         if (items)
             sb_add(b, ",", 1);
         object_json_string(b, e->value, strlen(e->value));
     }
     sb_add(b, "]", 1);
-    *changed = found != (e->op == STORE_LIST_ADD);
+    *changed = e && found != (e->op == STORE_LIST_ADD);
     return 0;
+}
+
+char *edit_lists_result(const trellis_object *o, const store_edit *e, size_t n, char *err,
+                        size_t errlen)
+{
+    strbuf b;
+    sb_init(&b);
+    int changed;
+    if (list_after_text(object_get(o, e[0].path), NULL, &b, &changed) < 0) {
+        sb_free(&b);
+        errf(err, errlen, "%s %s: cannot edit the list %s: it is not a list of strings", o->kind,
+             o->key, e[0].path);
+        return NULL;
+    }
+    edit_text t = {b.s, b.len, b.cap, NULL, 0, 0};
+    for (size_t k = 0; k < n; k++)
+        edit_list_in_place(&t, &e[k]);
+    free(t.seen);
+    return t.s;
 }
 
 char *edit_list_result(const trellis_object *o, const edit_pending *pending, const store_edit *e,

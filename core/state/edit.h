@@ -57,6 +57,13 @@ typedef struct edit_text {
  * Cluster gaining its thousandth finalizer in one run; an addition goes
  * at the end, after a look at the item set rather than the text). */
 void edit_list_in_place(edit_text *t, const store_edit *e);
+/* The list at e[0].path of o after the list edits e[0..n) of that path,
+ * one after the other, as the JSON text of the whole list (malloc'd,
+ * ownership transfers): what applying them one by one to the object makes
+ * of it (a list, even when no item changed), read once and edited in
+ * place. NULL with err when the field is not a list of strings. */
+char *edit_lists_result(const trellis_object *o, const store_edit *e, size_t n, char *err,
+                        size_t errlen);
 void edit_text_free(edit_text *t);
 
 /* Apply e to a json-c tree in place (an object created in this run and

@@ -109,9 +109,23 @@ static size_t keep_value(fs_file *f, const char *s)
 /* an indexed object, keyed by its id; the entry holds one reference */
 typedef struct fs_entry {
     trellis_object *o;
-    fs_file *f;     /* NULL for a created object not written yet */
-    uint32_t claim; /* the load_parsed call that last found it in its file */
+    fs_file *f;       /* NULL for a created object not written yet */
+    uint32_t claim;   /* the load_parsed call that last found it in its file */
+    uint32_t created; /* its place in the store's created + 1 until written, else 0 */
 } fs_entry;
+
+/* An object created in this run and not written yet. The list edits made
+ * of it while no watch reads the store wait in `lists` and are made all at
+ * once when it is read or written: a Cluster created in a run that then
+ * takes a thousand requests is copied once, not once a request. */
+typedef struct fs_created {
+    trellis_object *o; /* one reference (the entry's object); NULL once removed */
+    fs_entry *en;
+    store_edit *lists; /* copies (store_edit_copy), in the order made */
+    size_t n_lists, cap_lists;
+    const char **paths; /* the distinct paths of lists (pointers into them) */
+    size_t n_paths, cap_paths;
+} fs_created;
 
 typedef struct fs_event {
     store_event_type type;
@@ -135,7 +149,7 @@ typedef struct file_store {
     hmap by_path;   /* path -> fs_file */
     hmap objects;   /* "Kind/ns/name" -> fs_entry */
     uint32_t epoch; /* load_parsed calls so far */
-    trellis_object **created;
+    fs_created *created;
     size_t n_created, cap_created;
     fs_event *events; /* waiting for dispatch */
     size_t n_events, cap_events;
@@ -558,30 +572,39 @@ static int fs_list(store *s, manifest_set *out, char *err, size_t errlen)
     return rc;
 }
 
-static trellis_object *fs_get(store *s, const char *kind, const char *ns, const char *name)
+/* Forget the list edits waiting on cr. */
+static void created_lists_free(fs_created *cr)
 {
-    file_store *fs = (file_store *)s;
-    char *k = obj_key(kind, ns, name);
-    pthread_mutex_lock(&fs->mu);
-    fs_entry *e = hmap_get(&fs->objects, k);
-    trellis_object *o = e ? object_ref(e->o) : NULL;
-    pthread_mutex_unlock(&fs->mu);
-    free(k);
-    return o;
+    for (size_t k = 0; k < cr->n_lists; k++)
+        store_edit_free(&cr->lists[k]);
+    free(cr->lists);
+    free(cr->paths);
+    cr->lists = NULL;
+    cr->paths = NULL;
+    cr->n_lists = cr->cap_lists = cr->n_paths = cr->cap_paths = 0;
 }
 
-/* A patch of an object created in this run and not written yet: the
- * edits go to the object that will be written (read-your-writes), all or
- * none. */
-static int patch_created(file_store *fs, size_t i, const store_edit *edits, size_t n, char *err,
-                         size_t errlen)
+/* Forget every created object (written, failed or dropped): the entries
+ * of those not written stay, as objects of no file. */
+static void created_clear(file_store *fs)
 {
-    trellis_object *o = fs->created[i];
-    trellis_object *c = edit_apply_object(o, edits, n, err, errlen);
-    if (!c)
-        return -1;
-    fs_entry *en = hmap_get_h(&fs->objects, o->id, o->id_hash);
-    if (en && en->o == o) {
+    for (size_t i = 0; i < fs->n_created; i++) {
+        fs_created *cr = &fs->created[i];
+        if (cr->en)
+            cr->en->created = 0;
+        created_lists_free(cr);
+        if (cr->o)
+            object_unref(cr->o);
+    }
+    fs->n_created = 0;
+}
+
+/* cr's object is c now (its reference taken over). */
+static void created_becomes(file_store *fs, fs_created *cr, trellis_object *c)
+{
+    trellis_object *o = cr->o;
+    fs_entry *en = cr->en;
+    if (en->o == o) {
         en->o = object_ref(c);
         hmap_put_h(&fs->objects, c->id, c->id_hash, en);
         /* a watching host holds o: it learns of the new content as of any
@@ -591,9 +614,117 @@ static int patch_created(file_store *fs, size_t i, const store_edit *edits, size
         else
             object_unref(o);
     }
-    fs->created[i] = c; /* the list's reference moves to the new object */
+    cr->o = c; /* the record's reference moves to the new object */
     object_unref(o);
+}
+
+/* Make the list edits waiting on cr: each path's list worked out in
+ * place, then the object made once. 0, or -1 with err (they are dropped:
+ * can_wait let none wait that could fail here). */
+static int created_settle(file_store *fs, fs_created *cr, char *err, size_t errlen)
+{
+    if (!cr->n_lists)
+        return 0;
+    store_edit *sets = xcalloc(cr->n_paths, sizeof *sets);
+    store_edit *same = xcalloc(cr->n_lists, sizeof *same);
+    size_t m = 0;
+    int rc = 0;
+    for (size_t p = 0; p < cr->n_paths && rc == 0; p++) {
+        size_t k = 0;
+        for (size_t j = 0; j < cr->n_lists; j++)
+            if (strcmp(cr->lists[j].path, cr->paths[p]) == 0)
+                same[k++] = cr->lists[j];
+        char *text = edit_lists_result(cr->o, same, k, err, errlen);
+        if (!text)
+            rc = -1;
+        else
+            sets[m++] = (store_edit){cr->paths[p], text, STORE_SET_JSON};
+    }
+    trellis_object *c = rc == 0 ? edit_apply_object(cr->o, sets, m, err, errlen) : NULL;
+    if (c)
+        created_becomes(fs, cr, c);
+    for (size_t p = 0; p < m; p++)
+        free((char *)sets[p].value);
+    free(sets);
+    free(same);
+    created_lists_free(cr);
+    return c ? 0 : -1;
+}
+
+/* Whether path a names a field inside the one b names, or b one inside a. */
+static int nested(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    const char *s = la < lb ? a : b, *l = la < lb ? b : a;
+    size_t n = la < lb ? la : lb;
+    return la != lb && strncmp(s, l, n) == 0 && (l[n] == '.' || l[n] == '[');
+}
+
+/* Whether the edits may wait on cr: no watch reads the store (it would
+ * learn of each change), and each is a list edit that can be made of the
+ * object as it is whatever waits already (its field a list or absent on
+ * the object, no waiting edit of a field inside it or around it). */
+static int can_wait(const file_store *fs, const fs_created *cr, const store_edit *edits, size_t n)
+{
+    if (fs->ino >= 0)
+        return 0;
+    char e[256];
+    for (size_t k = 0; k < n; k++) {
+        if (edits[k].op < STORE_LIST_ADD || edit_check(cr->o, &edits[k], e, sizeof e) < 0)
+            return 0;
+        for (size_t p = 0; p < cr->n_paths; p++)
+            if (nested(cr->paths[p], edits[k].path))
+                return 0;
+        for (size_t j = 0; j < k; j++)
+            if (nested(edits[j].path, edits[k].path))
+                return 0;
+    }
+    return 1;
+}
+
+/* A patch of an object created in this run and not written yet: the
+ * edits go to the object that will be written (read-your-writes), all or
+ * none; list edits wait while they can (can_wait). */
+static int patch_created(file_store *fs, fs_created *cr, const store_edit *edits, size_t n,
+                         char *err, size_t errlen)
+{
+    if (can_wait(fs, cr, edits, n)) {
+        grow(&cr->lists, &cr->cap_lists, cr->n_lists + n, sizeof *cr->lists);
+        for (size_t k = 0; k < n; k++) {
+            store_edit *w = &cr->lists[cr->n_lists++];
+            *w = store_edit_copy(&edits[k]);
+            size_t p = 0;
+            while (p < cr->n_paths && strcmp(cr->paths[p], w->path) != 0)
+                p++;
+            if (p == cr->n_paths) {
+                grow(&cr->paths, &cr->cap_paths, cr->n_paths + 1, sizeof *cr->paths);
+                cr->paths[cr->n_paths++] = w->path;
+            }
+        }
+        return 0;
+    }
+    if (created_settle(fs, cr, err, errlen) < 0)
+        return -1;
+    trellis_object *c = edit_apply_object(cr->o, edits, n, err, errlen);
+    if (!c)
+        return -1;
+    created_becomes(fs, cr, c);
     return 0;
+}
+
+static trellis_object *fs_get(store *s, const char *kind, const char *ns, const char *name)
+{
+    file_store *fs = (file_store *)s;
+    char *k = obj_key(kind, ns, name);
+    pthread_mutex_lock(&fs->mu);
+    fs_entry *e = hmap_get(&fs->objects, k);
+    char err[512];
+    if (e && e->created && created_settle(fs, &fs->created[e->created - 1], err, sizeof err) < 0)
+        log_error("store: %s", err);
+    trellis_object *o = e ? object_ref(e->o) : NULL;
+    pthread_mutex_unlock(&fs->mu);
+    free(k);
+    return o;
 }
 
 /* The object a write made against o goes to, as this store holds it now:
@@ -625,9 +756,9 @@ static int patch_locked(file_store *fs, const trellis_object *o, const store_edi
 {
     fs_file *f = o->file ? hmap_get_h(&fs->by_path, o->file, object_file_hash(o)) : NULL;
     if (!f) {
-        for (size_t i = 0; i < fs->n_created; i++)
-            if (strcmp(fs->created[i]->id, o->id) == 0)
-                return patch_created(fs, i, edits, n, err, errlen);
+        const fs_entry *en = hmap_get_h(&fs->objects, o->id, o->id_hash);
+        if (en && en->created)
+            return patch_created(fs, &fs->created[en->created - 1], edits, n, err, errlen);
         return errf(err, errlen, "%s %s: not read from this store", o->kind, o->key);
     }
     const trellis_object *cur = current(fs, f, o);
@@ -718,7 +849,8 @@ static trellis_object *fs_create(store *s, trellis_object *o, char *err, size_t 
         e->o = object_ref(o);
         hmap_put_h(&fs->objects, k, o->id_hash, e);
         grow(&fs->created, &fs->cap_created, fs->n_created + 1, sizeof *fs->created);
-        fs->created[fs->n_created++] = object_ref(o);
+        fs->created[fs->n_created++] = (fs_created){.o = object_ref(o), .en = e};
+        e->created = (uint32_t)fs->n_created;
         stored = object_ref(o);
     }
     pthread_mutex_unlock(&fs->mu);
@@ -728,14 +860,14 @@ static trellis_object *fs_create(store *s, trellis_object *o, char *err, size_t 
 static int remove_locked(file_store *fs, const trellis_object *o, char *err, size_t errlen)
 {
     fs_entry *en = hmap_get_h(&fs->objects, o->id, o->id_hash);
-    for (size_t i = 0; en && !en->f && i < fs->n_created; i++) {
-        if (fs->created[i] != en->o)
-            continue;
-        /* created in this run, not written: forget it */
-        object_unref(fs->created[i]);
-        memmove(fs->created + i, fs->created + i + 1,
-                (fs->n_created - i - 1) * sizeof *fs->created);
-        fs->n_created--;
+    if (en && en->created) {
+        /* created in this run, not written: forget it (its place stays,
+         * empty: the others keep theirs) */
+        fs_created *cr = &fs->created[en->created - 1];
+        created_lists_free(cr);
+        object_unref(cr->o);
+        cr->o = NULL;
+        cr->en = NULL;
         trellis_object *eo = en->o;
         entry_drop(fs, en);
         if (fs->ino >= 0)
@@ -1049,11 +1181,15 @@ static void flush_created(file_store *fs, store_fail_cb failed, void *ud, strbuf
     atomicfile_batch *b = atomicfile_batch_new(fs->root);
     char e[1024];
     for (size_t i = 0; i < fs->n_created; i++) {
-        trellis_object *o = fs->created[i];
-        if (stage_created(fs, b, &cb, &n, o, e, sizeof e) < 0) {
+        fs_created *cr = &fs->created[i];
+        if (!cr->o)
+            continue;        /* removed */
+        cr->en->created = 0; /* written or not, no longer waiting */
+        if (created_settle(fs, cr, e, sizeof e) < 0 ||
+            stage_created(fs, b, &cb, &n, cr->o, e, sizeof e) < 0) {
             sb_printf(problems, "%s%s", problems->len ? "; " : "", e);
             if (failed)
-                failed(ud, o->id, e);
+                failed(ud, cr->o->id, e);
         }
     }
     if (n)
@@ -1068,9 +1204,7 @@ static void flush_created(file_store *fs, store_fail_cb failed, void *ud, strbuf
     free(cb.objs);
     free(cb.paths);
     free(cb.texts);
-    for (size_t i = 0; i < fs->n_created; i++)
-        object_unref(fs->created[i]);
-    fs->n_created = 0;
+    created_clear(fs);
 }
 
 static int fs_flush(store *s, store_fail_cb failed, void *ud, char *err, size_t errlen)
@@ -1092,12 +1226,10 @@ static int fs_flush(store *s, store_fail_cb failed, void *ud, char *err, size_t 
             report_failed(f, failed, ud, e);
             clear_edits(fs, f);
         }
-        for (size_t i = 0; i < fs->n_created; i++) {
-            if (failed)
-                failed(ud, fs->created[i]->id, e);
-            object_unref(fs->created[i]);
-        }
-        fs->n_created = 0;
+        for (size_t i = 0; i < fs->n_created; i++)
+            if (failed && fs->created[i].o)
+                failed(ud, fs->created[i].o->id, e);
+        created_clear(fs);
         pthread_mutex_unlock(&fs->mu);
         return errf(err, errlen, "%s", e);
     }
@@ -1531,6 +1663,8 @@ static void fs_destroy(store *s)
     for (size_t i = 0; i < fs->n_files; i++)
         file_free(fs, fs->files[i]);
     free(fs->files);
+    created_clear(fs); /* before the entries it names go */
+    free(fs->created);
     size_t i = 0;
     hmap_slot *sl;
     while ((sl = hmap_next(&fs->objects, &i))) {
@@ -1541,9 +1675,6 @@ static void fs_destroy(store *s)
     hmap_free(&fs->objects);
     hmap_free(&fs->by_path);
     hmap_free(&fs->pool); /* empty: every edit gave its strings back */
-    for (size_t j = 0; j < fs->n_created; j++)
-        object_unref(fs->created[j]);
-    free(fs->created);
     for (size_t j = 0; j < fs->n_watches; j++)
         free(fs->watches[j].dir);
     free(fs->watches);

@@ -146,13 +146,21 @@ START_TEST(dry_run_writes_nothing)
 }
 END_TEST
 
+/* The store of tmp, opened and read (ms: what it read). */
+static store *opened(manifest_set *ms, char *err, size_t errlen)
+{
+    store *s = store_file_open(tmp, 0, err, errlen);
+    ck_assert_ptr_nonnull(s);
+    manifest_set_init(ms);
+    s->ops->list(s, ms, err, errlen);
+    return s;
+}
+
 START_TEST(create_writes_a_new_file)
 {
     char err[512];
-    store *s = store_file_open(tmp, 0, err, sizeof err);
     manifest_set ms;
-    manifest_set_init(&ms);
-    s->ops->list(s, &ms, err, sizeof err);
+    store *s = opened(&ms, err, sizeof err);
     trellis_object *n = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Node\","
                                "\"metadata\":{\"name\":\"new-1\"}}");
     ck_assert_int_eq(tu_created(s, n, err, sizeof err), 0);
@@ -180,6 +188,80 @@ START_TEST(create_writes_a_new_file)
     ck_assert_str_eq(value_string(object_get(back, "spec.taints[0].effect")), "NoSchedule");
     object_unref(back);
     free(t);
+    object_unref(n);
+    manifest_set_free(&ms);
+    s->ops->destroy(s);
+}
+END_TEST
+
+/* List edits of a created object wait (no watch reads this store) and
+ * are made at once when it is read or written, with what they would have
+ * made one by one; an edit that could fail does not wait, and fails at
+ * once, as it always did. */
+START_TEST(created_list_edits_wait_then_settle)
+{
+    char err[512];
+    manifest_set ms;
+    store *s = opened(&ms, err, sizeof err);
+    trellis_object *n = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Node\","
+                               "\"metadata\":{\"name\":\"new-1\",\"finalizers\":[\"a/0\"]}}");
+    ck_assert_int_eq(tu_created(s, n, err, sizeof err), 0);
+    char v[32];
+    for (int i = 1; i <= 1000; i++) { /* 1000 additions, then 2 of them again */
+        snprintf(v, sizeof v, "a/%d", i);
+        store_edit e = {"metadata.finalizers", v, STORE_LIST_ADD};
+        ck_assert_int_eq(s->ops->patch(s, n, NULL, &e, 1, err, sizeof err), 0);
+    }
+    store_edit more[3] = {{"metadata.finalizers", "a/7", STORE_LIST_ADD},
+                          {"metadata.finalizers", "a/0", STORE_LIST_REMOVE},
+                          {"spec.taintKeys", "k", STORE_LIST_ADD}};
+    ck_assert_int_eq(s->ops->patch(s, n, NULL, more, 3, err, sizeof err), 0);
+    /* read: the edits made */
+    trellis_object *got = s->ops->get(s, "Node", "", "new-1");
+    const trellis_value *f = object_get(got, "metadata.finalizers");
+    ck_assert_uint_eq(value_len(f), 1000);
+    ck_assert_str_eq(value_string(value_at(f, 0)), "a/1");
+    ck_assert_str_eq(value_string(value_at(f, 999)), "a/1000");
+    ck_assert_str_eq(value_string(object_get(got, "spec.taintKeys[0]")), "k");
+    object_unref(got);
+    /* a list inside a list that waits, a list edit of what a set made a
+     * string: refused at once, nothing of them made */
+    store_edit inner[2] = {{"metadata.finalizers", "b/1", STORE_LIST_ADD},
+                           {"spec.extra", "e", STORE_LIST_ADD}};
+    ck_assert_int_eq(s->ops->patch(s, n, NULL, inner, 2, err, sizeof err), 0);
+    store_edit nested = {"spec.extra.x", "c", STORE_LIST_ADD};
+    ck_assert_int_eq(s->ops->patch(s, n, NULL, &nested, 1, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "is not a map"), "%s", err);
+    store_edit str = {"spec.taintKeys", "\"k\"", STORE_SET_JSON};
+    ck_assert_int_eq(s->ops->patch(s, n, NULL, &str, 1, err, sizeof err), 0);
+    store_edit onstr = {"spec.taintKeys", "k2", STORE_LIST_ADD};
+    ck_assert_int_eq(s->ops->patch(s, n, NULL, &onstr, 1, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "not a list"), "%s", err);
+    store_edit last = {"metadata.finalizers", "b/2", STORE_LIST_ADD};
+    ck_assert_int_eq(s->ops->patch(s, n, NULL, &last, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), 0);
+    char *t = get("node-new-1.json");
+    trellis_object *back = tu_obj(t);
+    f = object_get(back, "metadata.finalizers");
+    ck_assert_uint_eq(value_len(f), 1002);
+    ck_assert_str_eq(value_string(value_at(f, 1000)), "b/1");
+    ck_assert_str_eq(value_string(value_at(f, 1001)), "b/2");
+    ck_assert_str_eq(value_string(object_get(back, "spec.taintKeys")), "k");
+    ck_assert_str_eq(value_string(object_get(back, "spec.extra[0]")), "e");
+    object_unref(back);
+    free(t);
+    /* one removed with edits waiting: forgotten, edits and all */
+    trellis_object *m = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Node\","
+                               "\"metadata\":{\"name\":\"new-2\"}}");
+    ck_assert_int_eq(tu_created(s, m, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->patch(s, m, NULL, &last, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->remove(s, m, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), 0);
+    char gone[128];
+    snprintf(gone, sizeof gone, "%s/node-new-2.json", tmp);
+    ck_assert_int_eq(access(gone, F_OK), -1);
+    ck_assert_ptr_null(s->ops->get(s, "Node", "", "new-2"));
+    object_unref(m);
     object_unref(n);
     manifest_set_free(&ms);
     s->ops->destroy(s);
@@ -1091,6 +1173,7 @@ int main(void)
     tcase_add_test(tc, list_edits_as_text_match_a_reparse);
     tcase_add_test(tc, list_edits_from_the_object_match_json_c);
     tcase_add_test(tc, create_writes_a_new_file);
+    tcase_add_test(tc, created_list_edits_wait_then_settle);
     tcase_add_test(tc, many_created_files_written_in_order);
     tcase_add_test(tc, open_errors);
     tcase_add_test(tc, links_walked_once_and_kept_inside);
