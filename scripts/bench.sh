@@ -20,8 +20,11 @@
 # with a zone spread constraint, maxSkew 5 DoNotSchedule; no two are
 # equivalent, so every cycle counts the domains), gardener
 # (conf/gardener.cfg), openmcp (conf/openmcp.cfg with the configuration below: 5 purposes, a tenth of the requests
-# Exclusive, each creating a Cluster; not a dry run, so write_s is the
-# write-back of every status, finalizer and new Cluster, on a copy), fleet
+# Exclusive, each creating a Cluster; the default scope, Namespaced, as
+# openMCP's document says: a shared request looks among its namespace's
+# Clusters; not a dry run, so write_s is the write-back of every status,
+# finalizer and new Cluster, on a copy), openmcp-cluster (the same with
+# scope: Cluster, current openMCP's default: every namespace's), fleet
 # (conf/fleet.cfg at the generated fleet's clock: PickN 3 with preferred
 # affinity and a topology spread constraint, one cluster per cycle, and
 # PickAll placements; not a dry run: write_s is every ClusterResourceBinding
@@ -62,7 +65,7 @@ kube-full:500:10000:1 kube-full:1000:10000:1 kube-full:2000:10000:1 kube-full:50
 kube-full:10000:10000:1 kube-full:20000:10000:1 kube-full:5000:50000:2 \
 kube-sampled:5000:50000:1 kube-sampled:5000:50000:2 kube-sampled:20000:50000:2 \
 gardener:100:10000:1 gardener:1000:100000:1 gardener:1000:100000:2 kube:5000:50000:1:yaml \
-openmcp:1000:100000:1 fleet:1000:10000:1 kube-spread:5000:2000:1 kube-spread:5000:5000:1 \
+openmcp:1000:100000:1 openmcp-cluster:1000:100000:1 fleet:1000:10000:1 kube-spread:5000:2000:1 kube-spread:5000:5000:1 \
 kube-antiaffinity:5000:3000:1 kube-antiaffinity-sampled:5000:3000:1"}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -98,7 +101,6 @@ cp "$tmp/kube-sampled.cfg" "$tmp/kube-antiaffinity-sampled.cfg"
 
 cat >"$tmp/openmcp-bench.yaml" <<'YAML'
 scheduler:
-  scope: Cluster
   strategy: Balanced
   selectors:
     clusters:
@@ -120,6 +122,8 @@ for i in 1 2 3 4; do
 done
 sed -e 's|config = "openmcp-scheduler.yaml"|config = "openmcp-bench.yaml"|' -e 's|^plugin_dirs = .*||' \
     "$top/conf/openmcp.cfg" >"$tmp/openmcp.cfg"
+sed 's|^scheduler:|scheduler:\n  scope: Cluster|' "$tmp/openmcp-bench.yaml" >"$tmp/openmcp-cluster-bench.yaml"
+sed 's|openmcp-bench.yaml|openmcp-cluster-bench.yaml|' "$tmp/openmcp.cfg" >"$tmp/openmcp-cluster.cfg"
 
 printf '%-13s %8s %9s %3s %5s %9s %9s %9s %12s %11s %9s %9s %9s %8s %9s\n' profile targets \
     workloads j fmt load_s sched_s write_s decisions/s written/s p50_us p99_us ns/target rss_MiB \
@@ -133,6 +137,7 @@ EOC
     fmt=${fmt:-json}
     kind=${prof%-sampled}
     kind=${kind%-full}
+    kind=${kind%-cluster}
     dir="$tmp/state-$kind-$nt-$nw-$fmt"
     [ -d "$dir" ] || "$gen" "$kind" "$dir" "$nt" "$nw" 1 "$fmt"
     cfg="$tmp/$prof.cfg"
@@ -142,7 +147,7 @@ EOC
     [ "$prof" = fleet ] && now="--now 2026-11-20T12:00:00Z"
     bytes=$(du -sb "$dir" | cut -f1)
     state=$dir dry=--dry-run
-    if [ "$prof" = openmcp ] || [ "$prof" = fleet ]; then # written back, on a copy
+    if [ "$kind" = openmcp ] || [ "$prof" = fleet ]; then # written back, on a copy
         rm -rf "$tmp/copy" && cp -R "$dir" "$tmp/copy"
         state=$tmp/copy dry=
     fi
