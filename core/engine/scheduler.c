@@ -32,6 +32,7 @@
 #include "sched_impl.h"
 #include "services.h"
 #include "util.h"
+#include "writers.h"
 
 /* ---- open ---- */
 
@@ -545,46 +546,6 @@ static void show_progress(sched *s, size_t done, uint64_t t0, uint64_t *last)
     fflush(stderr);
 }
 
-/* The decision whose post-filter created the object id ("Kind/ns/name"),
- * NULL when none did. */
-static decision *creator_of(const decisions *ds, const char *id)
-{
-    for (size_t i = 0; i < decisions_count(ds); i++) {
-        decision *d = decisions_at(ds, i);
-        for (size_t k = 0; k < d->n_created; k++) {
-            const obj_id *c = &d->created[k];
-            size_t kl = strlen(c->kind), nl = strlen(c->namespace_);
-            if (strncmp(id, c->kind, kl) == 0 && id[kl] == '/' &&
-                strncmp(id + kl + 1, c->namespace_, nl) == 0 && id[kl + 1 + nl] == '/' &&
-                strcmp(id + kl + nl + 2, c->name) == 0)
-                return d;
-        }
-    }
-    return NULL;
-}
-
-/* The decision that placed its workload on, or released it from, *target
- * through the binding object of id (binding model "object"), NULL when
- * none did; *released says which. */
-static decision *binder_of(const decisions *ds, const char *id, const char **target, int *released)
-{
-    for (size_t i = 0; i < decisions_count(ds); i++) {
-        decision *d = decisions_at(ds, i);
-        for (int r = 0; d->p->placed && r < 2; r++) {
-            char **v = r ? d->released : d->added;
-            for (uint32_t k = 0; k < (r ? d->n_released : d->n_added); k++) {
-                char buf[PLACEMENTS_ID_MAX];
-                if (strcmp(binding_written_id(d->p, d->w, v[k], buf, sizeof buf), id) == 0) {
-                    *target = v[k];
-                    *released = r;
-                    return d;
-                }
-            }
-        }
-    }
-    return NULL;
-}
-
 /* A binding object of d's was not written: d holds what it held, the
  * decision says so and is an error. */
 static void binding_not_written(decision *d, const char *target, int released, const char *why)
@@ -599,23 +560,31 @@ static void binding_not_written(decision *d, const char *target, int released, c
     free(t);
 }
 
+/* A flush's failures: the writers of its objects, found at the first. */
+typedef struct not_written {
+    sched *s;
+    writers *w;
+} not_written;
+
 /* The store could not write the object id: a decision that placed it (or
  * whose binding object it is), or whose post-filter created it (the
  * workload would be bound to a target that does not exist), is an error,
  * with the store's reason. */
 static void decision_not_written(void *ud, const char *id, const char *why)
 {
-    sched *s = ud;
-    decision *d = decisions_get(s->dec, id);
+    not_written *nw = ud;
+    decision *d = decisions_get(nw->s->dec, id);
     const char *bound = NULL;
     int released = 0;
-    if (!d && (d = binder_of(s->dec, id, &bound, &released)) != NULL) {
+    if (!d && !nw->w)
+        nw->w = writers_new(nw->s->dec);
+    if (!d && (d = writers_take_binding(nw->w, id, &bound, &released)) != NULL) {
         binding_not_written(d, bound, released, why);
         return;
     }
     int created = !d;
     if (created)
-        d = creator_of(s->dec, id);
+        d = writers_creator(nw->w, id);
     if (!d || d->result != DEC_SCHEDULED)
         return;
     char msg[1200];
@@ -672,7 +641,9 @@ int sched_run_once(sched *s, char *err, size_t errlen)
         show_progress(s, SIZE_MAX, t0, &last);
     decisions_sort(s->dec);
     uint64_t w0 = now_ns();
-    int rc = s->st ? own_flush(s, decision_not_written, s, err, errlen) : 0;
+    not_written nw = {s, NULL};
+    int rc = s->st ? own_flush(s, decision_not_written, &nw, err, errlen) : 0;
+    writers_free(nw.w);
     /* then what the decisions released: never before the bindings that
      * replace it */
     char lerr[1024];

@@ -10,6 +10,7 @@
 
 #include "binding.h"
 #include "decision.h"
+#include "writers.h"
 #include "depends.h"
 #include "index.h"
 #include "memstore.h"
@@ -286,6 +287,40 @@ START_TEST(decisions_table)
 }
 END_TEST
 
+/* The writers of a flush's objects: the first decision that created an
+ * object, by its id; no binding object where no profile has them. */
+START_TEST(writers_by_id)
+{
+    decisions *ds = decisions_new(1);
+    trellis_object *a = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
+                               "{\"name\":\"a\",\"namespace\":\"x\"}}");
+    trellis_object *b = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
+                               "{\"name\":\"b\",\"namespace\":\"x\"}}");
+    trellis_object *n1 = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":"
+                                "{\"name\":\"n1\"}}");
+    trellis_object *c = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Cluster\",\"metadata\":"
+                               "{\"name\":\"c\",\"namespace\":\"y\"}}");
+    decision *da = decisions_for(ds, a, NULL), *db = decisions_for(ds, b, NULL);
+    decision_add_created(da, n1);
+    decision_add_created(db, n1); /* the first one found is the one */
+    decision_add_created(db, c);
+    writers *w = writers_new(ds);
+    ck_assert_ptr_eq(writers_creator(w, "Node//n1"), da);
+    ck_assert_ptr_eq(writers_creator(w, "Cluster/y/c"), db);
+    ck_assert_ptr_null(writers_creator(w, "Cluster/y/d"));
+    ck_assert_ptr_null(writers_creator(w, "Cluster/y"));
+    const char *target = NULL;
+    int released = -1;
+    ck_assert_ptr_null(writers_take_binding(w, "Pod/x/a", &target, &released));
+    writers_free(w);
+    object_unref(a);
+    object_unref(b);
+    object_unref(n1);
+    object_unref(c);
+    decisions_free(ds);
+}
+END_TEST
+
 /* Notes: one said again is kept once; past DECISION_NOTES_MAX the last
  * entry says how many were not kept, and an attempt that joins its notes
  * to the last one's (explain's second pass) does not count them twice. */
@@ -462,6 +497,7 @@ int main(void)
     tcase_add_test(tc, binding_object_model);
     tcase_add_test(tc, binding_with_namespace_field);
     tcase_add_test(tc, decisions_table);
+    tcase_add_test(tc, writers_by_id);
     tcase_add_test(tc, decision_notes_capped_visibly);
     tcase_add_test(tc, decision_added_each_once);
     tcase_add_test(tc, index_order_and_replacement);
