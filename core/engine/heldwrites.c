@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 
+#include "edit.h"
 #include "log.h"
 #include "util.h"
 

@@ -43,6 +43,17 @@ static const char *type_name(trellis_value_type t)
     return t == TRELLIS_VALUE_MAP ? "map" : t == TRELLIS_VALUE_LIST ? "list" : "scalar";
 }
 
+store_edit store_edit_copy(const store_edit *e)
+{
+    return (store_edit){xstrdup(e->path), e->value ? xstrdup(e->value) : NULL, e->op};
+}
+
+void store_edit_free(store_edit *e)
+{
+    free((char *)e->path);
+    free((char *)e->value);
+}
+
 int edit_check(const trellis_object *o, const store_edit *e, char *err, size_t errlen)
 {
     const char *path = e->path ? e->path : "";

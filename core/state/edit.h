@@ -26,6 +26,11 @@
  * -1 with err naming the object and the path otherwise. */
 int edit_check(const trellis_object *o, const store_edit *e, char *err, size_t errlen);
 
+/* A copy of e owning its path and value (store_edit_free frees them): an
+ * edit kept past the call that made it. */
+store_edit store_edit_copy(const store_edit *e);
+void store_edit_free(store_edit *e);
+
 /* What is queued for the field already (a store's pending write). */
 typedef struct edit_pending {
     const char *value; /* NULL: removed */

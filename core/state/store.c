@@ -16,17 +16,6 @@
 #include "store_kube.h"
 #endif
 
-store_edit store_edit_copy(const store_edit *e)
-{
-    return (store_edit){xstrdup(e->path), e->value ? xstrdup(e->value) : NULL, e->op};
-}
-
-void store_edit_free(store_edit *e)
-{
-    free((char *)e->path);
-    free((char *)e->value);
-}
-
 int store_type_built(const char *type)
 {
     if (!type || strcmp(type, "file") == 0)

@@ -54,10 +54,6 @@ typedef struct store_edit {
     int op; /* store_edit_op */
 } store_edit;
 
-/* A copy of e owning its path and value (store_edit_free frees them). */
-store_edit store_edit_copy(const store_edit *e);
-void store_edit_free(store_edit *e);
-
 typedef enum { STORE_ADDED = 1, STORE_MODIFIED, STORE_DELETED } store_event_type;
 /* A change: old is NULL when added, new_obj NULL when deleted. Both are
  * borrowed for the call (take a reference to keep one). */
