@@ -651,6 +651,32 @@ static int created_settle(file_store *fs, fs_created *cr, char *err, size_t errl
     return c ? 0 : -1;
 }
 
+/* Whether a list edit of path may wait: a plain path (keys joined by
+ * dots, none empty, no brackets: one way to write it, so that its edits
+ * are told apart by their text) that names no field of what an object is
+ * (kind, apiVersion, metadata other than its finalizers). */
+static int plain_list_path(const char *path)
+{
+    static const char *const own[] = {"kind", "apiVersion", "metadata"};
+    if (strcmp(path, "metadata.finalizers") == 0)
+        return 1;
+    for (size_t i = 0; i < sizeof own / sizeof *own; i++) {
+        size_t n = strlen(own[i]);
+        if (strncmp(path, own[i], n) == 0 && (path[n] == '\0' || path[n] == '.'))
+            return 0;
+    }
+    for (const char *p = path;; p++) {
+        if (*p == '.' || *p == '\0') {
+            if (p == path || p[-1] == '.')
+                return 0; /* an empty key */
+            if (!*p)
+                return 1;
+        } else if (*p == '[' || *p == ']' || *p == '"' || *p == '\'' || *p == '\\') {
+            return 0;
+        }
+    }
+}
+
 /* Whether path a names a field inside the one b names, or b one inside a. */
 static int nested(const char *a, const char *b)
 {
@@ -661,16 +687,18 @@ static int nested(const char *a, const char *b)
 }
 
 /* Whether the edits may wait on cr: no watch reads the store (it would
- * learn of each change), and each is a list edit that can be made of the
- * object as it is whatever waits already (its field a list or absent on
- * the object, no waiting edit of a field inside it or around it). */
+ * learn of each change), and each is a list edit of a plain path that can
+ * be made of the object as it is whatever waits already (its field a list
+ * or absent on the object, no waiting edit of a field inside it or around
+ * it): then none can fail when they are made. */
 static int can_wait(const file_store *fs, const fs_created *cr, const store_edit *edits, size_t n)
 {
     if (fs->ino >= 0)
         return 0;
     char e[256];
     for (size_t k = 0; k < n; k++) {
-        if (edits[k].op < STORE_LIST_ADD || edit_check(cr->o, &edits[k], e, sizeof e) < 0)
+        if (edits[k].op < STORE_LIST_ADD || !plain_list_path(edits[k].path) ||
+            edit_check(cr->o, &edits[k], e, sizeof e) < 0)
             return 0;
         for (size_t p = 0; p < cr->n_paths; p++)
             if (nested(cr->paths[p], edits[k].path))
@@ -1226,9 +1254,17 @@ static int fs_flush(store *s, store_fail_cb failed, void *ud, char *err, size_t 
             report_failed(f, failed, ud, e);
             clear_edits(fs, f);
         }
-        for (size_t i = 0; i < fs->n_created; i++)
-            if (failed && fs->created[i].o)
-                failed(ud, fs->created[i].o->id, e);
+        for (size_t i = 0; i < fs->n_created; i++) {
+            fs_created *cr = &fs->created[i];
+            if (!cr->o)
+                continue;
+            if (failed)
+                failed(ud, cr->o->id, e);
+            /* not written, its entry stays: with the edits made of it */
+            char se[512];
+            if (created_settle(fs, cr, se, sizeof se) < 0)
+                log_error("store: %s", se);
+        }
         created_clear(fs);
         pthread_mutex_unlock(&fs->mu);
         return errf(err, errlen, "%s", e);
@@ -1366,6 +1402,12 @@ static int fs_watch(store *s, char *err, size_t errlen)
     if (fd < 0)
         return errf(err, errlen, "%s: cannot watch: %s", fs->dir, strerror(errno));
     pthread_mutex_lock(&fs->mu);
+    /* a watching host learns of each change: what waits is made first,
+     * before there is anyone to tell */
+    char se[512];
+    for (size_t i = 0; i < fs->n_created; i++)
+        if (fs->created[i].o && created_settle(fs, &fs->created[i], se, sizeof se) < 0)
+            log_error("store: %s", se);
     fs->ino = fd;
     watch_tree(fs, fs->dir, 1, NULL, NULL, NULL);
     pthread_mutex_unlock(&fs->mu);

@@ -239,13 +239,21 @@ START_TEST(created_list_edits_wait_then_settle)
     ck_assert_msg(strstr(err, "not a list"), "%s", err);
     store_edit last = {"metadata.finalizers", "b/2", STORE_LIST_ADD};
     ck_assert_int_eq(s->ops->patch(s, n, NULL, &last, 1, err, sizeof err), 0);
+    /* the same list written another way: made after what waits */
+    store_edit alias = {"metadata[\"finalizers\"]", "b/3", STORE_LIST_ADD};
+    ck_assert_int_eq(s->ops->patch(s, n, NULL, &alias, 1, err, sizeof err), 0);
+    /* a field of what the object is: refused at once, as ever */
+    store_edit ns = {"metadata.namespace", "x", STORE_LIST_ADD};
+    ck_assert_int_eq(s->ops->patch(s, n, NULL, &ns, 1, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "changes what the object is"), "%s", err);
     ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), 0);
     char *t = get("node-new-1.json");
     trellis_object *back = tu_obj(t);
     f = object_get(back, "metadata.finalizers");
-    ck_assert_uint_eq(value_len(f), 1002);
+    ck_assert_uint_eq(value_len(f), 1003);
     ck_assert_str_eq(value_string(value_at(f, 1000)), "b/1");
     ck_assert_str_eq(value_string(value_at(f, 1001)), "b/2");
+    ck_assert_str_eq(value_string(value_at(f, 1002)), "b/3");
     ck_assert_str_eq(value_string(object_get(back, "spec.taintKeys")), "k");
     ck_assert_str_eq(value_string(object_get(back, "spec.extra[0]")), "e");
     object_unref(back);
@@ -261,6 +269,61 @@ START_TEST(created_list_edits_wait_then_settle)
     snprintf(gone, sizeof gone, "%s/node-new-2.json", tmp);
     ck_assert_int_eq(access(gone, F_OK), -1);
     ck_assert_ptr_null(s->ops->get(s, "Node", "", "new-2"));
+    object_unref(m);
+    object_unref(n);
+    manifest_set_free(&ms);
+    s->ops->destroy(s);
+}
+END_TEST
+
+/* What waits is made when the store cannot write it (its entry stays,
+ * as an object of no file) and before a watch starts (a watching host
+ * learns of each change; there was none to tell). */
+static int no_fence(void *ud, char *why, size_t n)
+{
+    (void)ud;
+    snprintf(why, n, "fenced");
+    return 0;
+}
+
+static void count_events(void *ud, store_event_type type, trellis_object *old_obj,
+                         trellis_object *new_obj)
+{
+    (void)type;
+    (void)old_obj; /* borrowed */
+    (void)new_obj;
+    (*(int *)ud)++;
+}
+
+START_TEST(created_list_edits_made_when_not_written_or_watched)
+{
+    char err[512];
+    manifest_set ms;
+    store *s = opened(&ms, err, sizeof err);
+    s->fence = no_fence;
+    trellis_object *n = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Node\","
+                               "\"metadata\":{\"name\":\"n1\"}}");
+    ck_assert_int_eq(tu_created(s, n, err, sizeof err), 0);
+    store_edit e = {"metadata.finalizers", "x", STORE_LIST_ADD};
+    ck_assert_int_eq(s->ops->patch(s, n, NULL, &e, 1, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->flush(s, NULL, NULL, err, sizeof err), -1);
+    trellis_object *got = s->ops->get(s, "Node", "", "n1");
+    ck_assert_str_eq(value_string(object_get(got, "metadata.finalizers[0]")), "x");
+    object_unref(got);
+    s->fence = NULL;
+    trellis_object *m = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Node\","
+                               "\"metadata\":{\"name\":\"n2\"}}");
+    ck_assert_int_eq(tu_created(s, m, err, sizeof err), 0);
+    ck_assert_int_eq(s->ops->patch(s, m, NULL, &e, 1, err, sizeof err), 0);
+    ck_assert_int_ge(s->ops->watch(s, err, sizeof err), 0);
+    int events = 0;
+    s->ops->dispatch(s, count_events, &events);
+    ck_assert_int_eq(events, 0);
+    got = s->ops->get(s, "Node", "", "n2");
+    ck_assert_str_eq(value_string(object_get(got, "metadata.finalizers[0]")), "x");
+    object_unref(got);
+    s->ops->dispatch(s, count_events, &events);
+    ck_assert_int_eq(events, 0); /* nothing changed since the watch began */
     object_unref(m);
     object_unref(n);
     manifest_set_free(&ms);
@@ -1174,6 +1237,7 @@ int main(void)
     tcase_add_test(tc, list_edits_from_the_object_match_json_c);
     tcase_add_test(tc, create_writes_a_new_file);
     tcase_add_test(tc, created_list_edits_wait_then_settle);
+    tcase_add_test(tc, created_list_edits_made_when_not_written_or_watched);
     tcase_add_test(tc, many_created_files_written_in_order);
     tcase_add_test(tc, open_errors);
     tcase_add_test(tc, links_walked_once_and_kept_inside);
