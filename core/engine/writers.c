@@ -19,6 +19,7 @@ typedef struct wrote {
     decision *d;
     char *target; /* NULL: a created target */
     int released;
+    struct wrote *next; /* the next decision (or list) found with the same id */
 } wrote;
 
 struct writers {
@@ -26,18 +27,27 @@ struct writers {
     char *last;             /* the target writers_take_binding gave last */
 };
 
-/* Note that d wrote id, unless a decision before it did (the first one
- * found, as a search in decision order would). */
-static void note(hmap *m, const char *id, decision *d, const char *target, int released)
+/* Note that d wrote id, after the writers of id noted before it (in the
+ * order a search of the decisions finds them: a decision's placements
+ * before its releases); with only_first, none when one is noted. */
+static void note(hmap *m, const char *id, decision *d, const char *target, int released,
+                 int only_first)
 {
-    if (hmap_get(m, id))
+    wrote *first = hmap_get(m, id);
+    if (first && only_first)
         return;
     wrote *e = xcalloc(1, sizeof *e);
     e->id = xstrdup(id);
     e->d = d;
     e->target = target ? xstrdup(target) : NULL;
     e->released = released;
-    hmap_put(m, e->id, e);
+    if (!first) {
+        hmap_put(m, e->id, e);
+        return;
+    }
+    while (first->next)
+        first = first->next;
+    first->next = e;
 }
 
 writers *writers_new(const decisions *ds)
@@ -52,13 +62,13 @@ writers *writers_new(const decisions *ds)
             for (uint32_t k = 0; k < (r ? d->n_released : d->n_added); k++) {
                 char buf[PLACEMENTS_ID_MAX];
                 note(&w->bindings, binding_written_id(d->p, d->w, v[k], buf, sizeof buf), d, v[k],
-                     r);
+                     r, 0);
             }
         }
         for (size_t k = 0; k < d->n_created; k++) {
             const obj_id *c = &d->created[k];
             char *id = xasprintf("%s/%s/%s", c->kind, c->namespace_, c->name);
-            note(&w->created, id, d, NULL, 0);
+            note(&w->created, id, d, NULL, 0, 1);
             free(id);
         }
     }
@@ -77,6 +87,8 @@ decision *writers_take_binding(writers *w, const char *id, const char **target, 
     wrote *e = hmap_del(&w->bindings, id);
     if (!e)
         return NULL;
+    if (e->next) /* the next one is found by the next report */
+        hmap_put(&w->bindings, e->next->id, e->next);
     decision *d = e->d;
     free(w->last);
     w->last = e->target; /* kept for the caller until the next call */
@@ -98,7 +110,10 @@ static void free_map(hmap *m)
     size_t i = 0;
     hmap_slot *sl;
     while ((sl = hmap_next(m, &i)))
-        free_wrote(sl->val);
+        for (wrote *e = sl->val, *next; e; e = next) {
+            next = e->next;
+            free_wrote(e);
+        }
     hmap_free(m);
 }
 

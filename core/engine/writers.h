@@ -21,8 +21,10 @@ typedef struct writers writers;
 writers *writers_new(const decisions *ds);
 /* The decision whose placement wrote (or released) the binding object id:
  * *target (owned by w, valid until the next call) the target it names,
- * *released which; the entry is taken out (a second report of the same
- * object finds none, as the decision no longer holds it). NULL when none. */
+ * *released which. It is taken out: a second report of the same object
+ * finds the next one a search of the decisions would (a decision that
+ * released a target and placed it again, or another decision), as that
+ * decision no longer holds it. NULL when none (left). */
 decision *writers_take_binding(writers *w, const char *id, const char **target, int *released);
 /* The decision whose post-filter created the object id, or NULL. */
 decision *writers_creator(const writers *w, const char *id);
