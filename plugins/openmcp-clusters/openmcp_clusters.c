@@ -147,15 +147,9 @@ typedef struct clu {
 #define POS_NEW UINT32_MAX
 #define POS_GONE (UINT32_MAX - 1)
 
-/* The columns a cycle reads: the target values, then the counter of
- * assumed requests. */
-enum { C_ASSUMED = N_VALUES, N_COLS };
-
 /* one cycle */
 typedef struct cyc {
     const req *r;
-    const int64_t *col[N_COLS];
-    void *const *data; /* the prepared data column (NULL: no target) */
     int exclusive;
     int64_t limit; /* tenancyCount when it applies, else 0 */
     long rec;      /* the recovered Cluster's index, -1 when none */
@@ -400,14 +394,22 @@ static int passed_over(const conf *cf, const cyc *y, uint64_t purposes, int64_t 
     return cf->skip_deleting && deleting ? R_DELETING : R_NONE;
 }
 
-/* The columns a cycle reads (read once, in pre_filter: they stay where
- * they are for the cycle), and the prepared data column. */
-static void columns(trellis_cycle *c, const trellis_plugin *self, cyc *y)
+/* The columns a hook reads: the target values, then the counter of
+ * assumed requests; and the prepared data column (NULL: no target). Read
+ * once a hook (they are the host's until the hook returns). */
+enum { C_ASSUMED = N_VALUES, N_COLS };
+
+typedef struct cols {
+    const int64_t *col[N_COLS];
+    void *const *data;
+} cols;
+
+static void columns(trellis_cycle *c, const trellis_plugin *self, cols *k)
 {
-    for (int k = 0; k < N_VALUES; k++)
-        y->col[k] = host->cycle_target_values(c, self, k);
-    y->col[C_ASSUMED] = host->cycle_target_counter(c, self, 0);
-    y->data = host->cycle_target_data(c, self);
+    for (int v = 0; v < N_VALUES; v++)
+        k->col[v] = host->cycle_target_values(c, self, v);
+    k->col[C_ASSUMED] = host->cycle_target_counter(c, self, 0);
+    k->data = host->cycle_target_data(c, self);
 }
 
 /* A request placed on a Cluster that carries its finalizer already is
@@ -464,13 +466,13 @@ static long find_target(trellis_cycle *c, const char *ns, const char *name)
 /* The first candidate that carries r's finalizer: the one Cluster that
  * holds it, found by name, or (several hold it, or the one went) the
  * first in order; -1 when none. */
-static long recovered(const conf *cf, trellis_cycle *c, const cyc *y)
+static long recovered(const conf *cf, trellis_cycle *c, const cyc *y, const cols *k)
 {
     const req *r = y->r;
     if (!held(cf, r->fin))
         return -1;
     int32_t id = intern_find(&cf->ids, r->fin);
-    const int64_t *const *col = y->col;
+    const int64_t *const *col = k->col;
     if (cf->holders[id] == 1 && cf->where[id]) {
         long i = find_target(c, cf->where[id]->ns, cf->where[id]->name);
         return i >= 0 && candidate(r, (uint64_t)col[V_PURPOSES][i], col[V_NAMESPACE][i]) ? i : -1;
@@ -587,7 +589,7 @@ static int narrowed(trellis_cycle *c, const trellis_plugin *self, cyc *y, const 
  * recovered one, none for an Exclusive purpose, else those serving the
  * purpose (in the request's namespace when the scope is Namespaced). 0,
  * or -1 when out of memory. */
-static int narrow(conf *cf, trellis_cycle *c, const trellis_plugin *self, cyc *y)
+static int narrow(conf *cf, trellis_cycle *c, const trellis_plugin *self, cyc *y, const cols *k)
 {
     if (y->rec >= 0) {
         uint32_t one = (uint32_t)y->rec;
@@ -597,7 +599,7 @@ static int narrow(conf *cf, trellis_cycle *c, const trellis_plugin *self, cyc *y
         return host->cycle_narrow(c, self, NULL, 0);
     struct members *ms = &cf->serves[y->r->purpose];
     size_t n = host->cycle_target_count(c);
-    void *const *data = y->data;
+    void *const *data = k->data;
     if (!data || !n) /* no target at all */
         return host->cycle_narrow(c, self, NULL, 0);
     int32_t ns = y->r->ns;
@@ -640,17 +642,18 @@ static int pre_filter(trellis_plugin *self, trellis_cycle *c, const trellis_obje
         return host->status(st, TRELLIS_ERROR, "OutOfMemory", NULL);
     const omcp_purpose *p = &cf->c.purposes[r->purpose];
     y->r = r;
-    columns(c, self, y);
+    cols k;
+    columns(c, self, &k);
     y->exclusive = cf->exclusive && p->exclusive;
     y->limit = cf->tenancy_count && !p->exclusive ? p->tenancy_count : 0;
-    y->rec = cf->recover && r->fin[0] ? recovered(cf, c, y) : -1;
+    y->rec = cf->recover && r->fin[0] ? recovered(cf, c, y, &k) : -1;
     y->narrowed = 0;
     if (y->rec >= 0)
         host->cycle_note(c, self,
                          "recovered: Cluster %s already carries the request's finalizer %s",
                          host->target_key(host->cycle_target(c, (size_t)y->rec)), r->fin);
     host->cycle_set(c, self, y);
-    if (TRELLIS_HOST_HAS(host, cycle_narrow) && narrow(cf, c, self, y) < 0)
+    if (TRELLIS_HOST_HAS(host, cycle_narrow) && narrow(cf, c, self, y, &k) < 0)
         return host->status(st, TRELLIS_ERROR, "NarrowFailed",
                             "cannot narrow the cycle to the candidates of purpose '%s'", p->name);
     return TRELLIS_SUCCESS;
@@ -682,8 +685,10 @@ static void filter_span(trellis_plugin *self, trellis_cycle *c, const trellis_ob
      * and (a tenancy count applying) holds fewer requests than it (its
      * data read only when it might not: dup only lowers the count). What
      * stays the same over the span is read once, before the loop. */
-    const int64_t *const *col = y->col;
-    void *const *data = y->data;
+    cols k;
+    columns(c, self, &k);
+    const int64_t *const *col = k.col;
+    void *const *data = k.data;
     const int64_t *purposes = col[V_PURPOSES] + first, *nsc = col[V_NAMESPACE] + first,
                   *load = col[V_LOAD] + first, *assumed = col[C_ASSUMED] + first;
     void *const *dat = data ? data + first : NULL;
