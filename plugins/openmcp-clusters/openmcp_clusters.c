@@ -65,8 +65,7 @@ static inline int load_deleting(int64_t load)
 
 struct clu;
 
-#define NARROWED 64 /* narrowings kept (a power of two) */
-#define ADDED_MAX 8 /* preparings a kept narrowing can take in */
+#define ADDED_MAX 32 /* preparings a kept narrowing can take in */
 
 typedef struct conf {
     omcp_config c;
@@ -101,18 +100,28 @@ typedef struct conf {
     struct added {
         struct clu *t;
         uint64_t gen;
+        /* where it was found among at_n targets (0: not looked for): the
+         * narrowings that take it in while no other target came find it
+         * there, not each by name */
+        uint32_t pos;
+        size_t at_n;
     } added[ADDED_MAX];
     size_t n_added; /* preparings recorded: the last is added[(n_added - 1) % ADDED_MAX] */
-    /* the last narrowings, by purpose and namespace (direct-mapped): the
-     * positions they gave, at gen with n targets */
+    /* the narrowings, by purpose and namespace (open addressing, at most
+     * half full; one for each the requests asked for, none dropped: a
+     * table of fixed size made the namespaces of a Namespaced scope take
+     * each other's place): the positions each gave, at gen with n targets */
     struct narrowing {
-        int purpose; /* -1: empty */
+        int purpose;
         int64_t ns;
+        int used;   /* the slot holds purpose and ns */
+        int filled; /* idx[0..n) is a narrowing */
         uint64_t gen;
         size_t n_targets;
         uint32_t *idx;
         size_t n, cap;
-    } narrowed[NARROWED];
+    } * narrowed;
+    size_t n_narrowed, cap_narrowed;
 } conf;
 
 enum { T_REQ = 1, T_CLU };
@@ -299,7 +308,7 @@ static int prepare_target(trellis_plugin *self, const trellis_object *o, void **
     }
     t->tag = T_CLU;
     t->cf = cf;
-    cf->added[cf->n_added++ % ADDED_MAX] = (struct added){t, cf->gen};
+    cf->added[cf->n_added++ % ADDED_MAX] = (struct added){t, cf->gen, 0, 0};
     t->v[V_PURPOSES] = (int64_t)omcp_cluster_purposes(&cf->c, o);
     t->v[V_NAMESPACE] = intern_id(&cf->ids, t->ns);
     int64_t requests = omcp_cluster_requests(host, o);
@@ -523,8 +532,7 @@ static uint32_t position(trellis_cycle *c, struct member *e, void *const *data, 
  * moves up by the number of them placed before it; a new one's place is
  * added when it serves g's purpose (in g's namespace). 0, or -1 when that
  * is not so or memory ran out (g is then made again). */
-static int took_in(const conf *cf, trellis_cycle *c, struct narrowing *g, void *const *data,
-                   size_t n)
+static int took_in(conf *cf, trellis_cycle *c, struct narrowing *g, void *const *data, size_t n)
 {
     uint64_t k = cf->gen - g->gen;
     if (k == 0 || k > ADDED_MAX || k > cf->n_added || g->n_targets + k != n)
@@ -533,12 +541,15 @@ static int took_in(const conf *cf, trellis_cycle *c, struct narrowing *g, void *
     int serves[ADDED_MAX];
     size_t m = 0; /* the new places, ascending */
     for (uint64_t i = 0; i < k; i++) {
-        const struct added *a = &cf->added[(cf->n_added - k + i) % ADDED_MAX];
+        struct added *a = &cf->added[(cf->n_added - k + i) % ADDED_MAX];
         if (!a->t || a->gen != g->gen + 1 + i)
             return -1;
-        long pos = find_target(c, a->t->ns, a->t->name);
+        long pos = a->at_n == n && data[a->pos] == a->t ? (long)a->pos
+                                                        : find_target(c, a->t->ns, a->t->name);
         if (pos < 0 || data[pos] != a->t)
             return -1;
+        a->pos = (uint32_t)pos;
+        a->at_n = n;
         size_t j = m++;
         for (; j > 0 && at[j - 1] > (uint32_t)pos; j--) {
             at[j] = at[j - 1];
@@ -576,6 +587,42 @@ static int took_in(const conf *cf, trellis_cycle *c, struct narrowing *g, void *
     return 0;
 }
 
+static size_t narrowing_slot(const struct narrowing *v, size_t cap, int purpose, int64_t ns)
+{
+    uint64_t h =
+        (uint64_t)purpose * 0x9e3779b97f4a7c15ull ^ (uint64_t)(ns + 1) * 0xbf58476d1ce4e5b9ull;
+    size_t i = (size_t)(h ^ h >> 31) & (cap - 1);
+    while (v[i].used && (v[i].purpose != purpose || v[i].ns != ns))
+        i = (i + 1) & (cap - 1);
+    return i;
+}
+
+/* The narrowing of purpose in namespace ns (-1: any), made (empty) when
+ * there is none yet; NULL when memory ran out. */
+static struct narrowing *narrowing_of(conf *cf, int purpose, int64_t ns)
+{
+    if ((cf->n_narrowed + 1) * 2 > cf->cap_narrowed) {
+        size_t cap = cf->cap_narrowed ? cf->cap_narrowed * 2 : 64;
+        struct narrowing *v = calloc(cap, sizeof *v);
+        if (!v)
+            return NULL;
+        for (size_t k = 0; k < cf->cap_narrowed; k++)
+            if (cf->narrowed[k].used)
+                v[narrowing_slot(v, cap, cf->narrowed[k].purpose, cf->narrowed[k].ns)] =
+                    cf->narrowed[k];
+        free(cf->narrowed);
+        cf->narrowed = v;
+        cf->cap_narrowed = cap;
+    }
+    struct narrowing *g =
+        &cf->narrowed[narrowing_slot(cf->narrowed, cf->cap_narrowed, purpose, ns)];
+    if (!g->used) {
+        *g = (struct narrowing){.purpose = purpose, .ns = ns, .used = 1};
+        cf->n_narrowed++;
+    }
+    return g;
+}
+
 /* Narrow the cycle to the n places at idx, the purpose's Clusters. */
 static int narrowed(trellis_cycle *c, const trellis_plugin *self, cyc *y, const uint32_t *idx,
                     size_t n)
@@ -603,9 +650,10 @@ static int narrow(conf *cf, trellis_cycle *c, const trellis_plugin *self, cyc *y
     if (!data || !n) /* no target at all */
         return host->cycle_narrow(c, self, NULL, 0);
     int32_t ns = y->r->ns;
-    struct narrowing *g =
-        &cf->narrowed[((size_t)y->r->purpose * 31 + (size_t)(ns + 1)) & (NARROWED - 1)];
-    int mine = g->idx && g->purpose == y->r->purpose && g->ns == ns;
+    struct narrowing *g = narrowing_of(cf, y->r->purpose, ns);
+    if (!g)
+        return -1;
+    int mine = g->filled;
     if ((mine && g->gen == cf->gen && g->n_targets == n) || /* nothing moved since */
         (mine && took_in(cf, c, g, data, n) == 0))          /* Clusters created since */
         return narrowed(c, self, y, g->idx, g->n);
@@ -616,7 +664,7 @@ static int narrow(conf *cf, trellis_cycle *c, const trellis_plugin *self, cyc *y
         g->idx = v;
         g->cap = ms->n;
     }
-    g->purpose = -1; /* until it is filled */
+    g->filled = 0;
     size_t m = 0;
     for (size_t j = 0; j < ms->n; j++) {
         struct member *e = &ms->v[j];
@@ -626,7 +674,10 @@ static int narrow(conf *cf, trellis_cycle *c, const trellis_plugin *self, cyc *y
         if (pos != POS_GONE)
             g->idx[m++] = pos;
     }
-    *g = (struct narrowing){y->r->purpose, ns, cf->gen, n, g->idx, m, g->cap};
+    g->gen = cf->gen;
+    g->n_targets = n;
+    g->n = m;
+    g->filled = 1;
     return narrowed(c, self, y, g->idx, m);
 }
 
@@ -801,8 +852,9 @@ static void more_free(void *p)
     free(cf->where);
     for (size_t k = 0; k < OMCP_PURPOSES_MAX; k++)
         free(cf->serves[k].v);
-    for (size_t k = 0; k < NARROWED; k++)
+    for (size_t k = 0; k < cf->cap_narrowed; k++)
         free(cf->narrowed[k].idx);
+    free(cf->narrowed);
 }
 
 static int init(trellis_plugin *self, const trellis_host *h, const trellis_args *args, char *err,
