@@ -651,6 +651,16 @@ static int created_settle(file_store *fs, fs_created *cr, char *err, size_t errl
     return c ? 0 : -1;
 }
 
+/* Make what waits on every created object (none of it can fail: a
+ * failure is logged). */
+static void created_settle_all(file_store *fs)
+{
+    char err[512];
+    for (size_t i = 0; i < fs->n_created; i++)
+        if (fs->created[i].o && created_settle(fs, &fs->created[i], err, sizeof err) < 0)
+            log_error("store: %s", err);
+}
+
 /* Whether a list edit of path may wait: a plain path (keys joined by
  * dots, none empty, no brackets: one way to write it, so that its edits
  * are told apart by their text) that names no field of what an object is
@@ -1254,17 +1264,10 @@ static int fs_flush(store *s, store_fail_cb failed, void *ud, char *err, size_t 
             report_failed(f, failed, ud, e);
             clear_edits(fs, f);
         }
-        for (size_t i = 0; i < fs->n_created; i++) {
-            fs_created *cr = &fs->created[i];
-            if (!cr->o)
-                continue;
-            if (failed)
-                failed(ud, cr->o->id, e);
-            /* not written, its entry stays: with the edits made of it */
-            char se[512];
-            if (created_settle(fs, cr, se, sizeof se) < 0)
-                log_error("store: %s", se);
-        }
+        for (size_t i = 0; i < fs->n_created; i++)
+            if (failed && fs->created[i].o)
+                failed(ud, fs->created[i].o->id, e);
+        created_settle_all(fs); /* not written, their entries stay: with their edits */
         created_clear(fs);
         pthread_mutex_unlock(&fs->mu);
         return errf(err, errlen, "%s", e);
@@ -1404,10 +1407,7 @@ static int fs_watch(store *s, char *err, size_t errlen)
     pthread_mutex_lock(&fs->mu);
     /* a watching host learns of each change: what waits is made first,
      * before there is anyone to tell */
-    char se[512];
-    for (size_t i = 0; i < fs->n_created; i++)
-        if (fs->created[i].o && created_settle(fs, &fs->created[i], se, sizeof se) < 0)
-            log_error("store: %s", se);
+    created_settle_all(fs);
     fs->ino = fd;
     watch_tree(fs, fs->dir, 1, NULL, NULL, NULL);
     pthread_mutex_unlock(&fs->mu);
