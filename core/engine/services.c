@@ -143,26 +143,6 @@ held_writes *services_held(void)
 }
 
 static int patch_now(sched *s, const trellis_object *o, const char *subresource,
-                     const store_edit *edits, size_t n, char *err, size_t errlen);
-
-static int svc_patch(void *ud, const trellis_plugin *pl, const trellis_object *o,
-                     const char *subresource, const store_edit *edits, size_t n, char *err,
-                     size_t errlen)
-{
-    sched *s = ud;
-    if (!s->st)
-        return errf(err, errlen, "no store");
-    if (holding) { /* what can be told now is; the store's own refusal is logged */
-        for (size_t i = 0; i < n; i++)
-            if (edit_check(o, &edits[i], err, errlen) < 0)
-                return -1;
-        held_writes_add(&held, pl->name, o, subresource, edits, n);
-        return 0;
-    }
-    return patch_now(s, o, subresource, edits, n, err, errlen);
-}
-
-static int patch_now(sched *s, const trellis_object *o, const char *subresource,
                      const store_edit *edits, size_t n, char *err, size_t errlen)
 {
     /* the cycles that follow see the patched object */
@@ -181,6 +161,23 @@ static int patch_now(sched *s, const trellis_object *o, const char *subresource,
     if (now)
         object_unref(now);
     return rc;
+}
+
+static int svc_patch(void *ud, const trellis_plugin *pl, const trellis_object *o,
+                     const char *subresource, const store_edit *edits, size_t n, char *err,
+                     size_t errlen)
+{
+    sched *s = ud;
+    if (!s->st)
+        return errf(err, errlen, "no store");
+    if (holding) { /* what can be told now is; the store's own refusal is logged */
+        for (size_t i = 0; i < n; i++)
+            if (edit_check(o, &edits[i], err, errlen) < 0)
+                return -1;
+        held_writes_add(&held, pl->name, o, subresource, edits, n);
+        return 0;
+    }
+    return patch_now(s, o, subresource, edits, n, err, errlen);
 }
 
 static int svc_create(void *ud, const trellis_plugin *pl, const char *json, char *err,

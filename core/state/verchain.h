@@ -16,11 +16,14 @@
  * not the copy: the copy may lack one of those writes): nothing but this
  * store's writes came between. Another writer's version enters a chain
  * only as the first of a new one (a write made on it starts one, without
- * the versions before), so a write made before it stays refused. A chain ends with its object's
- * deletion; the watch bringing a version ends nothing, as the answer to the write that made it may
- * come after it and writes made on the older copy may still be queued. At most VERCHAIN_MAX chains
- * are kept, the oldest dropped first (a write made on a version of a dropped chain is refused, as
- * without one). Versions are the server's opaque strings. Every function locks: writes finish on
+ * the versions before), so a write made before it stays refused.
+ *
+ * A chain ends with its object's deletion; the watch bringing a version
+ * ends nothing, as the answer to the write that made it may come after it
+ * and writes made on the older copy may still be queued. At most
+ * VERCHAIN_MAX chains are kept, the oldest dropped first (a write made on
+ * a version of a dropped chain is refused, as without one). Versions are
+ * the server's opaque strings. Every function locks: writes finish on
  * several threads.
  */
 #ifndef TRELLIS_VERCHAIN_H

@@ -257,13 +257,21 @@ START_TEST(binding_object_model)
 }
 END_TEST
 
+/* An object of kind named ns/name (ns "": cluster-scoped). */
+static trellis_object *named(const char *kind, const char *ns, const char *name)
+{
+    char json[256];
+    snprintf(json, sizeof json,
+             "{\"apiVersion\":\"v1\",\"kind\":\"%s\",\"metadata\":{\"name\":\"%s\"%s%s%s}}", kind,
+             name, *ns ? ",\"namespace\":\"" : "", ns, *ns ? "\"" : "");
+    return tu_obj(json);
+}
+
 START_TEST(decisions_table)
 {
     decisions *ds = decisions_new(1);
-    trellis_object *b = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
-                               "{\"name\":\"b\",\"namespace\":\"x\"}}");
-    trellis_object *a = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
-                               "{\"name\":\"a\",\"namespace\":\"x\"}}");
+    trellis_object *b = named("Pod", "x", "b");
+    trellis_object *a = named("Pod", "x", "a");
     decision *db = decisions_for(ds, b, NULL);
     decision *da = decisions_for(ds, a, NULL);
     ck_assert_ptr_eq(decisions_for(ds, b, NULL), db); /* one per workload */
@@ -292,14 +300,10 @@ END_TEST
 START_TEST(writers_by_id)
 {
     decisions *ds = decisions_new(1);
-    trellis_object *a = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
-                               "{\"name\":\"a\",\"namespace\":\"x\"}}");
-    trellis_object *b = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
-                               "{\"name\":\"b\",\"namespace\":\"x\"}}");
-    trellis_object *n1 = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":"
-                                "{\"name\":\"n1\"}}");
-    trellis_object *c = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Cluster\",\"metadata\":"
-                               "{\"name\":\"c\",\"namespace\":\"y\"}}");
+    trellis_object *a = named("Pod", "x", "a");
+    trellis_object *b = named("Pod", "x", "b");
+    trellis_object *n1 = named("Node", "", "n1");
+    trellis_object *c = named("Cluster", "y", "c");
     decision *da = decisions_for(ds, a, NULL), *db = decisions_for(ds, b, NULL);
     decision_add_created(da, n1);
     decision_add_created(db, n1); /* the first one found is the one */
@@ -327,8 +331,7 @@ END_TEST
 START_TEST(decision_notes_capped_visibly)
 {
     decisions *ds = decisions_new(1);
-    trellis_object *a = tu_obj("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
-                               "{\"name\":\"a\",\"namespace\":\"x\"}}");
+    trellis_object *a = named("Pod", "x", "a");
     decision *d = decisions_for(ds, a, NULL);
     char text[32];
     decision_add_note(d, "p", "same");
